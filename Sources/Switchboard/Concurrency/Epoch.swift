@@ -1,0 +1,209 @@
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Epoch-based reclamation: how `perform` reads the registry without a lock
+/// and without touching a shared reference count, and how a writer knows when
+/// an object it unlinked can no longer be in use.
+///
+/// A reader *pins* the current epoch (it writes only its own thread's record),
+/// reads, and unpins. A writer that unlinks an object *retires* it; the object
+/// is released once the global epoch has advanced twice past its retirement,
+/// which happens only after every reader that might have seen it has unpinned
+/// (Fraser, "Practical lock-freedom", 2004; the scheme crossbeam-epoch uses).
+///
+/// Releasing a retired object runs its deinit, which may run user destructors
+/// (`free_userdata`, a plugin's `destroy`). That happens outside every lock,
+/// either on the thread that retires or on the next thread to unpin.
+final class EpochDomain: @unchecked Sendable {
+    // @unchecked: `records` and `retired` are only touched under `lock`;
+    // everything readers touch is atomic or owned by their thread.
+
+    static let shared = EpochDomain()
+
+    private let global = Atomic<UInt>(0)
+    private let hasGarbage = Atomic<Bool>(false)
+    private let lock = Lock()
+    private var records: ThreadRecord?
+    private var retired: [(epoch: UInt, object: Unmanaged<AnyObject>)] = []
+    private let key: pthread_key_t
+
+    private init() {
+        var key = pthread_key_t()
+        // On thread exit the record is emptied and left for another thread.
+        let status = pthread_key_create(&key) { raw in
+            guard let raw else { return }
+            let record = ThreadRecord(raw)
+            record.depth.pointee = 0
+            record.state.pointee.store(0, ordering: .releasing)
+            record.inUse.pointee.store(false, ordering: .releasing)
+        }
+        precondition(status == 0, "Switchboard: out of pthread keys")
+        self.key = key
+    }
+
+    // MARK: Readers
+
+    /// Enters a critical section: registry objects read until the matching
+    /// `unpin` stay alive. Nests (an action may perform).
+    @inline(__always)
+    func pin() -> ThreadRecord {
+        let record = currentRecord()
+        if record.depth.pointee == 0 {
+            record.state.pointee.store(global.load(ordering: .relaxed) << 1 | 1, ordering: .relaxed)
+            // Pairs with the fence in `collect`: either the collector sees this
+            // pin, or this thread's later reads see the writer's unlink.
+            atomicMemoryFence(ordering: .sequentiallyConsistent)
+        }
+        record.depth.pointee += 1
+        return record
+    }
+
+    @inline(__always)
+    func unpin(_ record: ThreadRecord) {
+        record.depth.pointee -= 1
+        if record.depth.pointee == 0 {
+            record.state.pointee.store(0, ordering: .releasing)
+            if hasGarbage.load(ordering: .relaxed) { collect(wait: false) }
+        }
+    }
+
+    @inline(__always)
+    func withPinned<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+        let record = pin()
+        defer { unpin(record) }
+        return try body()
+    }
+
+    // MARK: Writers
+
+    /// Takes over one strong reference to an object that is no longer
+    /// reachable from shared memory. It is released by a later `collect`,
+    /// once no reader can hold it. Callers usually hold a lock here, so this
+    /// never runs a destructor itself; call `collect(wait: true)` after
+    /// unlocking.
+    func retire<T: AnyObject>(_ object: Unmanaged<T>) {
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
+        lock.withLock {
+            retired.append((global.load(ordering: .relaxed), Unmanaged<AnyObject>.fromOpaque(object.toOpaque())))
+            hasGarbage.store(true, ordering: .relaxed)
+        }
+    }
+
+    /// Advances the epoch as far as readers allow and releases what is safe.
+    /// `wait: false` gives up at once if another thread is collecting.
+    func collect(wait: Bool) {
+        if wait { lock.lock() } else if !lock.tryLock() { return }
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
+        if tryAdvance() { _ = tryAdvance() }
+        let now = global.load(ordering: .relaxed)
+        var ready: [Unmanaged<AnyObject>] = []
+        retired.removeAll { item in
+            guard item.epoch &+ 2 <= now else { return false }
+            ready.append(item.object)
+            return true
+        }
+        hasGarbage.store(!retired.isEmpty, ordering: .relaxed)
+        lock.unlock()
+        for object in ready { object.release() }
+    }
+
+    /// Objects retired but not yet released (for tests).
+    var pendingCount: Int { lock.withLock { retired.count } }
+
+    /// Moves the epoch on if every pinned thread has seen the current one.
+    private func tryAdvance() -> Bool {
+        let now = global.load(ordering: .relaxed)
+        var next = records
+        while let record = next {
+            let state = record.state.pointee.load(ordering: .acquiring)
+            if state & 1 == 1 && state >> 1 != now { return false }
+            next = record.next
+        }
+        global.store(now &+ 1, ordering: .releasing)
+        return true
+    }
+
+    // MARK: Thread records
+
+    @inline(__always)
+    private func currentRecord() -> ThreadRecord {
+        if let raw = pthread_getspecific(key) {
+            return ThreadRecord(raw)
+        }
+        return adoptRecord()
+    }
+
+    /// First use on this thread: reuse a record left by an exited thread, or
+    /// make one. Records are never freed; there is one per live thread at most.
+    private func adoptRecord() -> ThreadRecord {
+        let record: ThreadRecord = lock.withLock {
+            var next = records
+            while let candidate = next {
+                if candidate.inUse.pointee.compareExchange(expected: false, desired: true,
+                                                           ordering: .acquiring).exchanged {
+                    return candidate
+                }
+                next = candidate.next
+            }
+            // A whole cache line each, so pinning never contends with a neighbour.
+            let fresh = ThreadRecord(next: records)
+            records = fresh
+            return fresh
+        }
+        pthread_setspecific(key, record.base)
+        return record
+    }
+}
+
+/// One thread's view of the epoch: a handle to a cache line of its own.
+///
+/// Each field is reached through its own pointer, so the owner updating
+/// `depth` and a collector reading `state` touch disjoint memory (a Swift
+/// struct behind one pointer would be one access to the whole record, which
+/// the exclusivity checker and ThreadSanitizer rightly call a race).
+struct ThreadRecord {
+    let base: UnsafeMutableRawPointer
+
+    private static let stateOffset = 0
+    private static let depthOffset = MemoryLayout<Atomic<UInt>>.stride
+    private static let inUseOffset = depthOffset + MemoryLayout<Int>.stride
+    private static let nextOffset = inUseOffset + MemoryLayout<Atomic<Bool>>.stride
+    private static let size = nextOffset + MemoryLayout<UnsafeMutableRawPointer?>.stride
+
+    /// A new record for the calling thread, linked before `next`.
+    init(next: ThreadRecord?) {
+        base = .allocate(byteCount: max(Self.size, 128), alignment: 128)
+        (base + Self.stateOffset).initializeMemory(as: Atomic<UInt>.self, to: Atomic(0))
+        (base + Self.depthOffset).initializeMemory(as: Int.self, repeating: 0, count: 1)
+        (base + Self.inUseOffset).initializeMemory(as: Atomic<Bool>.self, to: Atomic(true))
+        (base + Self.nextOffset).initializeMemory(as: UnsafeMutableRawPointer?.self, repeating: next?.base, count: 1)
+    }
+
+    init(_ base: UnsafeMutableRawPointer) { self.base = base }
+
+    /// 0 outside any critical section, else `(epoch << 1) | 1`.
+    var state: UnsafeMutablePointer<Atomic<UInt>> {
+        (base + Self.stateOffset).assumingMemoryBound(to: Atomic<UInt>.self)
+    }
+
+    /// Nesting of critical sections; touched only by the owning thread.
+    var depth: UnsafeMutablePointer<Int> {
+        (base + Self.depthOffset).assumingMemoryBound(to: Int.self)
+    }
+
+    /// False once the owning thread has exited.
+    var inUse: UnsafeMutablePointer<Atomic<Bool>> {
+        (base + Self.inUseOffset).assumingMemoryBound(to: Atomic<Bool>.self)
+    }
+
+    /// The next record; immutable once published (under the domain lock).
+    var next: ThreadRecord? {
+        (base + Self.nextOffset).assumingMemoryBound(to: UnsafeMutableRawPointer?.self).pointee.map(ThreadRecord.init)
+    }
+}

@@ -1,0 +1,40 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A pthread mutex in stable heap memory.
+///
+/// Not `Synchronization.Mutex`: on this toolchain ThreadSanitizer cannot see
+/// that lock and reports races in correct code; it understands pthread
+/// mutexes. Only writers (registration, discovery) take locks; `perform`
+/// never does.
+final class Lock: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    init() {
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
+    }
+
+    func lock() { pthread_mutex_lock(mutex) }
+    func unlock() { pthread_mutex_unlock(mutex) }
+    func tryLock() -> Bool { pthread_mutex_trylock(mutex) == 0 }
+
+    @inline(__always)
+    func withLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+        lock()
+        defer { unlock() }
+        return try body()
+    }
+}

@@ -1,0 +1,95 @@
+// Finding targets that were never registered: Swift `Target_<Name>` classes by
+// type name (the counterpart of CTMediator's NSClassFromString), then the
+// providers other faces add (C plugins, Lua search paths). What is found is
+// kept in the registry, so the search runs once per name.
+
+extension Mediator {
+    /// The entry for `key` after looking for its class, or nil when there is
+    /// neither an entry nor a class. The caller is pinned.
+    func discoverEntry(_ key: NameRef) -> Unmanaged<TargetEntry>? {
+        let generation = discoveryGeneration.load(ordering: .acquiring)
+        let name = key.string
+        // Searching may run user code (a Lua file), so no lock is held here.
+        let found = searchClass(named: name)
+        return write {
+            if let current = targets.find(key) {
+                let entry = current.takeUnretainedValue()
+                if entry.targetClass != nil || entry.searchedAt == generation { return current }
+                let updated = entry.with(targetClass: found, searchedAt: generation)
+                targets.put(updated)
+                return Unmanaged.passUnretained(updated)
+            }
+            guard let found else { return nil }
+            let entry = TargetEntry(name: name, targetClass: found, searchedAt: generation)
+            targets.put(entry)
+            return Unmanaged.passUnretained(entry)
+        }
+    }
+
+    /// True when `entry` has no class and discovery might find one now.
+    @inline(__always)
+    func mightDiscoverClass(for entry: TargetEntry) -> Bool {
+        entry.targetClass == nil && entry.searchedAt != discoveryGeneration.load(ordering: .relaxed)
+    }
+
+    private func searchClass(named name: String) -> TargetClass? {
+        if let (type, qualifiedName) = swiftTargetType(named: name) {
+            return TargetClass(swiftType: type, origin: "Swift type \(qualifiedName)")
+        }
+        for provider in providers {
+            if let foreign = provider.targetClass(named: name) {
+                return TargetClass(foreign: foreign)
+            }
+        }
+        return nil
+    }
+
+    /// `Module.Target_<Name>` for each module in `modules`, or only the module
+    /// a qualified name `Module.Name` gives.
+    private func swiftTargetType(named name: String) -> (any Target.Type, String)? {
+        let candidates: [String]
+        if let dot = name.lastIndex(of: ".") {
+            candidates = ["\(name[..<dot]).Target_\(name[name.index(after: dot)...])"]
+        } else {
+            candidates = modules.map { "\($0).Target_\(name)" }
+        }
+        for candidate in candidates where Self.isPlainTypePath(candidate) {
+            if let type = _typeByName(candidate) as? any Target.Type {
+                return (type, candidate)
+            }
+        }
+        return nil
+    }
+
+    /// Only `Identifier.Identifier` reaches the runtime's type lookup: names
+    /// can come from URLs, and the demangler has no business parsing them.
+    private static func isPlainTypePath(_ path: String) -> Bool {
+        let parts = path.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        return parts.count == 2 && parts.allSatisfy { part in
+            guard let first = part.first, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { return false }
+            return part.allSatisfy { byte in
+                byte == UInt8(ascii: "_")
+                    || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                    || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+            }
+        }
+    }
+}
+
+extension TargetClass {
+    /// The class another face describes. A repeated action name keeps its
+    /// first definition, as a C table read top to bottom would.
+    convenience init(foreign: ForeignTargetClass) {
+        var seen = Set<String>()
+        let entries = foreign.actions.compactMap { action -> ActionEntry? in
+            guard seen.insert(action.name).inserted else { return nil }
+            return ActionEntry(name: action.name, body: .foreign(action.function))
+        }
+        let create = foreign.create
+        let destroy = foreign.destroy
+        self.init(origin: foreign.origin, actions: ActionMap(entries)) { () throws(SwitchboardError) -> TargetInstance in
+            TargetInstance(state: try create(), destroy: destroy)
+        }
+    }
+}

@@ -1,0 +1,83 @@
+// The entry point other faces call with their own value representation
+// (for C: `const sb_value *` params, `sb_value **` out). A C caller reaching a
+// C action converts nothing; only calls that cross into Swift convert.
+
+/// What the dispatcher needs from a face to call Swift actions for it.
+@_spi(Faces) public protocol ForeignBridge: Sendable {
+    /// The Swift value of a borrowed native value (NULL reads as `.null`).
+    func value(from native: OpaquePointer?) -> Value
+    /// A new native reference for `value`, or nil if allocation failed.
+    func native(from value: Value) -> OpaquePointer?
+    func release(_ native: OpaquePointer?)
+    /// New NoTargetAction params: `originParams` (the caller's params, or an
+    /// empty dict), `targetString`, `selectorString`.
+    func fallbackParams(origin: OpaquePointer?, target: String, action: String) -> OpaquePointer?
+    /// Makes `error` the calling thread's last error (`sb_last_error`).
+    func report(_ error: SwitchboardError)
+}
+
+extension Mediator {
+    /// Performs a call for another face, with the NoTargetAction fallback.
+    /// Returns 0 with `out` set to a new reference, or a status code with
+    /// `out` set to nil and the message reported through `bridge`.
+    ///
+    /// `target` and `action` must be non-empty; `module` is the value of
+    /// ``moduleKey`` in the params, if any.
+    @_spi(Faces) public func performNative(target: UnsafePointer<CChar>, action: UnsafePointer<CChar>,
+                                           module: String?, params: OpaquePointer?, cache: Bool,
+                                           out: UnsafeMutablePointer<OpaquePointer?>,
+                                           bridge: any ForeignBridge) -> Int32 {
+        let called = NameRef(cString: target)
+        let convention = ForeignConvention(bridge: bridge, out: out)
+        if let module {
+            return withNameRef(module + "." + called.string) { lookup in
+                dispatch(lookup, as: called, NameRef(cString: action), args: params, cache: cache,
+                         fallback: true, via: convention)
+            }
+        }
+        return dispatch(called, as: called, NameRef(cString: action), args: params, cache: cache,
+                        fallback: true, via: convention)
+    }
+}
+
+/// Foreign callers: native params in, status and native `out` back.
+struct ForeignConvention: CallConvention {
+    let bridge: any ForeignBridge
+    let out: UnsafeMutablePointer<OpaquePointer?>
+
+    func invoke(_ entry: ActionEntry, on instance: TargetInstance?, args: OpaquePointer?,
+                target: NameRef, action: NameRef) -> Int32 {
+        switch entry.body {
+        case .foreign(let function):
+            return function.callNative(args, state: instance?.state, out: out)
+        case .swift(let body):
+            let params = bridge.value(from: args).dict ?? [:]
+            let result: Value
+            do {
+                result = try body(instance?.object, params)
+            } catch {
+                return fail(.wrapping(error, in: "\(target.string).\(action.string)"))
+            }
+            guard let native = bridge.native(from: result) else {
+                return fail(.outOfMemory("out of memory converting the result of \(target.string).\(action.string)"))
+            }
+            out.pointee = native
+            return 0
+        }
+    }
+
+    func fail(_ error: SwitchboardError) -> Int32 {
+        out.pointee = nil
+        bridge.report(error)
+        return error.code.rawValue
+    }
+
+    func withFallbackArgs(origin: OpaquePointer?, target: String, action: String,
+                          _ body: (OpaquePointer?) -> Int32) -> Int32 {
+        guard let params = bridge.fallbackParams(origin: origin, target: target, action: action) else {
+            return fail(.outOfMemory("out of memory building NoTargetAction params"))
+        }
+        defer { bridge.release(params) }
+        return body(params)
+    }
+}

@@ -1,0 +1,107 @@
+// Explicit registration: closures, Swift target classes, foreign functions.
+// Registered actions are found before a discovered class's own actions.
+
+extension Mediator {
+    /// Registers one closure action. Replaces an action of the same name on
+    /// the same target; the replaced closure is released once no call is
+    /// still running it.
+    public func register(target: String, action: String,
+                         _ body: @escaping @Sendable (Params) throws -> Value) throws(SwitchboardError) {
+        try register(target: target, actions: [action: body])
+    }
+
+    /// Registers several closure actions on one target at once.
+    public func register(target: String,
+                         actions: [String: @Sendable (Params) throws -> Value]) throws(SwitchboardError) {
+        let entries = try actions.sorted { $0.key < $1.key }.map { name, body throws(SwitchboardError) in
+            try Self.check(name, kind: "action")
+            return ActionEntry(name: name, body: .swift { _, params in try body(params) })
+        }
+        try add(entries, to: target)
+    }
+
+    /// Registers a `Target` class under `name` without discovery. Replaces a
+    /// class registered or discovered under that name (and its cached instance).
+    public func register<T: Target>(_ type: T.Type, as name: String) throws(SwitchboardError) {
+        try Self.check(name, kind: "target")
+        let targetClass = TargetClass(swiftType: type, origin: "Swift type \(String(reflecting: type)) registered as \(name)")
+        write {
+            let registered = withNameRef(name) { targets.find($0) }?.takeUnretainedValue().registered ?? .empty
+            targets.put(TargetEntry(name: name, registered: registered, targetClass: targetClass, searchedAt: .max))
+        }
+    }
+
+    /// Registers an action implemented by another face.
+    @_spi(Faces) public func register(target: String, action: String,
+                                      foreign function: any ForeignFunction) throws(SwitchboardError) {
+        try Self.check(action, kind: "action")
+        try add([ActionEntry(name: action, body: .foreign(function))], to: target)
+    }
+
+    /// Removes everything registered or discovered under `target` and drops
+    /// its cached instance. A discoverable target is found again on next use.
+    /// Returns false if there was nothing under that name.
+    @discardableResult
+    public func unregister(target: String) -> Bool {
+        write { withNameRef(target) { targets.remove($0) } }
+    }
+
+    /// Removes one registered action. Actions of a discovered class cannot be
+    /// removed this way. Returns false if there was no such registration.
+    @discardableResult
+    public func unregister(target: String, action: String) -> Bool {
+        write {
+            withNameRef(target) { key in
+                guard let entry = targets.find(key)?.takeUnretainedValue(),
+                      let remaining = entry.registered.removing(action) else { return false }
+                if remaining.isEmpty && entry.targetClass == nil {
+                    targets.remove(key)
+                } else {
+                    targets.put(entry.with(registered: remaining))
+                }
+                return true
+            }
+        }
+    }
+
+    /// Drops the cached instance of `target` (CTMediator's
+    /// `releaseCachedTargetWithFullTargetName:`). Calls already running keep
+    /// using it; it is destroyed when the last of them returns. For a call
+    /// that named a module with ``moduleKey``, the name is `Module.Name`.
+    /// Returns false if nothing was cached.
+    @discardableResult
+    public func releaseCachedTarget(_ target: String) -> Bool {
+        let released: Bool = epochs.withPinned {
+            withNameRef(target) { key in
+                guard let entry = targets.find(key) else { return false }
+                let bits = entry._withUnsafeGuaranteedRef { $0.cache.slot.exchange(0, ordering: .acquiringAndReleasing) }
+                guard bits != 0 else { return false }
+                epochs.retire(Unmanaged<TargetInstance>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!))
+                return true
+            }
+        }
+        if released { epochs.collect(wait: true) }
+        return released
+    }
+
+    /// Adds `entries` to the registered actions of `target`.
+    private func add(_ entries: [ActionEntry], to target: String) throws(SwitchboardError) {
+        try Self.check(target, kind: "target")
+        write {
+            withNameRef(target) { key in
+                if let entry = targets.find(key)?.takeUnretainedValue() {
+                    let registered = entries.reduce(entry.registered) { $0.replacing($1) }
+                    targets.put(entry.with(registered: registered))
+                } else {
+                    targets.put(TargetEntry(name: target, registered: ActionMap(entries)))
+                }
+            }
+        }
+    }
+
+    static func check(_ name: String, kind: String) throws(SwitchboardError) {
+        if let problem = NameCheck.problem(with: name, kind: kind) {
+            throw .invalidArgument(problem)
+        }
+    }
+}

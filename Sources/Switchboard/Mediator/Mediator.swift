@@ -1,0 +1,100 @@
+import Synchronization
+
+/// The router: callers name a target and an action, the mediator finds who
+/// answers and runs it with a params dictionary.
+///
+/// Thread-safe. `perform` and `call` take no lock and write no shared memory
+/// on the way to an action; registration takes a lock that `perform` never
+/// waits for. No lock is held while an action runs, so an action may itself
+/// perform, register or release (re-entrancy), and a slow action never blocks
+/// another call.
+public final class Mediator: @unchecked Sendable {
+    // @unchecked: mutable state is either atomic, behind `lock`, or published
+    // through `targets` under the epoch scheme (see EpochDomain).
+
+    /// The process-wide mediator. Never freed.
+    public static let shared = Mediator()
+
+    /// The params key that names the Swift module of the target for one call
+    /// (CTMediator's `kCTMediatorParamsKeySwiftTargetModuleName`):
+    /// `["switchboard.module": "ModuleA"]` finds `ModuleA.Target_<Name>`.
+    /// The key stays in the params the action receives.
+    public static let moduleKey = "switchboard.module"
+
+    let epochs = EpochDomain.shared
+    /// Serializes writers (registration, discovery results, configuration).
+    let lock = Lock()
+    let targets: TargetTable
+    /// Bumped whenever what discovery could find changes (module list,
+    /// providers), so targets looked for in vain are looked for again.
+    let discoveryGeneration = Atomic<UInt64>(1)
+    /// Bumped on every registry change; prepared routes compare against it.
+    let registryGeneration = Atomic<UInt64>(1)
+
+    private var _modules: [String]
+    private var _providers: [any TargetProvider] = []
+
+    /// A mediator that finds `Target_<Name>` classes in `modules`, in order.
+    public init(modules: [String] = []) {
+        _modules = modules
+        targets = TargetTable(epochs: epochs)
+    }
+
+    /// The Swift modules searched, in order, for a `Target_<Name>` class when
+    /// a call names a target that is not registered. Changing the list makes
+    /// targets that were not found before findable again; targets already
+    /// found stay until unregistered.
+    public var modules: [String] {
+        get { lock.withLock { _modules } }
+        set {
+            write { _modules = newValue }
+            discoveryGeneration.add(1, ordering: .releasing)
+        }
+    }
+
+    var providers: [any TargetProvider] { lock.withLock { _providers } }
+
+    /// Adds a source of targets consulted after Swift types (C plugins, Lua
+    /// search paths). Providers are asked in the order they were added.
+    @_spi(Faces) public func addProvider(_ provider: any TargetProvider) {
+        write { _providers.append(provider) }
+        discoveryGeneration.add(1, ordering: .releasing)
+    }
+
+    /// Runs a registry change under the writer lock, then releases whatever
+    /// the change retired once readers allow (outside the lock, because
+    /// releasing may run user destructors that call back in).
+    func write<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+        defer { epochs.collect(wait: true) }
+        return try lock.withLock { () throws(E) -> R in
+            defer { registryGeneration.add(1, ordering: .releasing) }
+            return try body()
+        }
+    }
+}
+
+/// A source of targets found by name at first use (the C face's plugins, the
+/// Lua face's search path).
+@_spi(Faces) public protocol TargetProvider: AnyObject, Sendable {
+    /// The target class called `name`, or nil. Called with no mediator lock
+    /// held; may be called from several threads at once.
+    func targetClass(named name: String) -> ForeignTargetClass?
+}
+
+/// A target class described by another face: named foreign actions, and how
+/// to make and destroy an instance's state.
+@_spi(Faces) public struct ForeignTargetClass: Sendable {
+    public var origin: String
+    public var actions: [(name: String, function: any ForeignFunction)]
+    public var create: @Sendable () throws(SwitchboardError) -> UnsafeMutableRawPointer?
+    public var destroy: @Sendable (UnsafeMutableRawPointer?) -> Void
+
+    public init(origin: String, actions: [(name: String, function: any ForeignFunction)],
+                create: @escaping @Sendable () throws(SwitchboardError) -> UnsafeMutableRawPointer?,
+                destroy: @escaping @Sendable (UnsafeMutableRawPointer?) -> Void) {
+        self.origin = origin
+        self.actions = actions
+        self.create = create
+        self.destroy = destroy
+    }
+}

@@ -1,0 +1,99 @@
+/// Why a call did not produce a value.
+///
+/// Every case carries a message for people; `code` is what programs act on,
+/// and it is the same number as the C face's `sb_status`.
+public enum SwitchboardError: Error, Sendable {
+    /// A caller passed something unusable: an empty name, a name with a NUL.
+    case invalidArgument(String)
+    /// No target answers to the name (and no fallback did either).
+    case noTarget(String)
+    /// The target exists but has neither the action nor `notFound`.
+    case noAction(String)
+    /// The action (or callback) ran and failed. `underlying` is the Swift error
+    /// it threw; it is nil when the failure came from C or Lua as a message.
+    case actionFailed(String, underlying: (any Error)?)
+    /// A value had the wrong kind for what was asked of it.
+    case typeMismatch(String)
+    /// A policy refused the call before any target code ran.
+    case rejected(String)
+    /// A URL could not be parsed.
+    case badURL(String)
+    /// An allocation failed.
+    case outOfMemory(String)
+
+    /// Status codes shared by all three faces. The raw values are the
+    /// `sb_status` values of `include/switchboard.h`; a test keeps them equal.
+    public enum Code: Int32, Sendable, CaseIterable {
+        case invalidArgument = 1
+        case noTarget
+        case noAction
+        case actionFailed
+        case typeMismatch
+        case rejected
+        case badURL
+        case outOfMemory
+
+        /// The short name used in C (`SB_` + name) and Lua (`"ENOTARGET"`).
+        public var name: String {
+            switch self {
+            case .invalidArgument: "EINVAL"
+            case .noTarget: "ENOTARGET"
+            case .noAction: "ENOACTION"
+            case .actionFailed: "EACTION"
+            case .typeMismatch: "ETYPE"
+            case .rejected: "EREJECTED"
+            case .badURL: "EBADURL"
+            case .outOfMemory: "ENOMEM"
+            }
+        }
+    }
+
+    /// Builds the error for a status and message that came from another face.
+    public init(code: Code, message: String) {
+        switch code {
+        case .invalidArgument: self = .invalidArgument(message)
+        case .noTarget: self = .noTarget(message)
+        case .noAction: self = .noAction(message)
+        case .actionFailed: self = .actionFailed(message, underlying: nil)
+        case .typeMismatch: self = .typeMismatch(message)
+        case .rejected: self = .rejected(message)
+        case .badURL: self = .badURL(message)
+        case .outOfMemory: self = .outOfMemory(message)
+        }
+    }
+
+    public var code: Code {
+        switch self {
+        case .invalidArgument: .invalidArgument
+        case .noTarget: .noTarget
+        case .noAction: .noAction
+        case .actionFailed: .actionFailed
+        case .typeMismatch: .typeMismatch
+        case .rejected: .rejected
+        case .badURL: .badURL
+        case .outOfMemory: .outOfMemory
+        }
+    }
+
+    public var message: String {
+        switch self {
+        case .invalidArgument(let m), .noTarget(let m), .noAction(let m), .typeMismatch(let m),
+             .rejected(let m), .badURL(let m), .outOfMemory(let m):
+            m
+        case .actionFailed(let m, _):
+            m
+        }
+    }
+
+    /// Wraps whatever an action or callback threw. A `SwitchboardError` passes
+    /// through unchanged (an action may fail with any status, as in C); any
+    /// other error becomes `.actionFailed` naming `what` failed.
+    static func wrapping(_ error: any Error, in what: @autoclosure () -> String) -> SwitchboardError {
+        if let own = error as? SwitchboardError { return own }
+        return .actionFailed("\(what()) failed: \(error)", underlying: error)
+    }
+}
+
+extension SwitchboardError: CustomStringConvertible {
+    public var description: String { "\(code.name): \(message)" }
+}

@@ -1,0 +1,114 @@
+/// A name being looked up: borrowed UTF-8 bytes and their hash.
+///
+/// Lookups work on bytes so that a C caller's `const char *` and a Swift
+/// `String` find the same entry without building anything.
+struct NameRef {
+    let base: UnsafePointer<UInt8>
+    let count: Int
+    let hash: UInt64
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        base = bytes.baseAddress ?? NameRef.emptyBase
+        count = bytes.count
+        var h = FNV1a.offset
+        for byte in bytes { h = (h ^ UInt64(byte)) &* FNV1a.prime }
+        hash = h
+    }
+
+    init(base: UnsafePointer<UInt8>, count: Int, hash: UInt64) {
+        self.base = base
+        self.count = count
+        self.hash = hash
+    }
+
+    /// Hashes and measures a NUL-terminated string in one pass.
+    init(cString: UnsafePointer<CChar>) {
+        let bytes = UnsafeRawPointer(cString).assumingMemoryBound(to: UInt8.self)
+        var h = FNV1a.offset
+        var n = 0
+        while bytes[n] != 0 {
+            h = (h ^ UInt64(bytes[n])) &* FNV1a.prime
+            n += 1
+        }
+        base = bytes
+        count = n
+        hash = h
+    }
+
+    var buffer: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
+    var string: String { String(decoding: buffer, as: UTF8.self) }
+    var isEmpty: Bool { count == 0 }
+
+    /// The index of this name's first probe in a power-of-two table.
+    @inline(__always)
+    func slot(mask: Int) -> Int { Int(truncatingIfNeeded: hash ^ (hash >> 29)) & mask }
+
+    // Immutable after initialization (one zero byte), so sharing it is safe.
+    private nonisolated(unsafe) static let emptyBase: UnsafePointer<UInt8> = {
+        let p = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
+        p.initialize(to: 0)
+        return UnsafePointer(p)
+    }()
+}
+
+/// Calls `body` with a lookup key for `name`.
+@inline(__always)
+func withNameRef<R>(_ name: String, _ body: (NameRef) -> R) -> R {
+    var name = name
+    // Native strings are already contiguous: no copy is made.
+    return name.withUTF8 { body(NameRef($0)) }
+}
+
+/// A registry entry's own copy of its name, NUL-terminated for C.
+struct OwnedName: @unchecked Sendable {
+    // @unchecked: the bytes are written once in init and never again.
+
+    let string: String
+    let base: UnsafeMutablePointer<UInt8>
+    let count: Int
+    let hash: UInt64
+
+    init(_ string: String) {
+        self.string = string
+        (base, count, hash) = withNameRef(string) { key in
+            let copy = UnsafeMutablePointer<UInt8>.allocate(capacity: key.count + 1)
+            copy.initialize(from: key.base, count: key.count)
+            copy[key.count] = 0
+            return (copy, key.count, key.hash)
+        }
+    }
+
+    /// A lookup key for this name, valid while the owner lives.
+    var ref: NameRef { NameRef(base: base, count: count, hash: hash) }
+
+    @inline(__always)
+    func matches(_ key: NameRef) -> Bool {
+        hash == key.hash && count == key.count && (count == 0 || memcmp(base, key.base, count) == 0)
+    }
+
+    /// Called once, from the owning entry's deinit.
+    func free() { base.deallocate() }
+}
+
+private enum FNV1a {
+    static let offset: UInt64 = 0xcbf2_9ce4_8422_2325
+    static let prime: UInt64 = 0x0000_0100_0000_01b3
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The reasons a name cannot be a target or action name.
+enum NameCheck {
+    /// nil when `name` is usable, else why not.
+    static func problem(with name: String, kind: String) -> String? {
+        if name.isEmpty { return "\(kind) name is empty" }
+        if name.utf8.contains(0) { return "\(kind) name contains a NUL byte" }
+        return nil
+    }
+}

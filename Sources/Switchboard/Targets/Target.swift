@@ -1,0 +1,77 @@
+/// A Swift class that provides actions, found by its type name at run time.
+///
+/// Name the class `Target_<Name>`, put it in a module the mediator searches
+/// (``Mediator/modules``), and `perform(target: "<Name>", ...)` finds it — no
+/// registration, no central list (CTMediator's `Target_A` classes and
+/// `NSClassFromString`). An action named `"notFound"` answers for actions the
+/// table does not have.
+///
+///     final class Target_A: Target {
+///         static let actions: Actions<Target_A> = [
+///             "showAlert": { a, params in try a.showAlert(params) },
+///             "notFound": { _, _ in "A has no such action" },
+///         ]
+///         func showAlert(_ params: Params) throws -> Value { ... }
+///     }
+///
+/// The mediator makes an instance per call, or keeps one when the caller asks
+/// to cache the target; a cached instance is shared by every thread that
+/// calls it, hence `Sendable`.
+public protocol Target: AnyObject, Sendable {
+    init()
+    /// The actions this target answers, by name.
+    static var actions: Actions<Self> { get }
+}
+
+/// A target's table of actions: name → `(instance, params) throws -> Value`.
+public struct Actions<T: Target>: Sendable, ExpressibleByDictionaryLiteral {
+    public typealias Body = @Sendable (T, Params) throws -> Value
+
+    let bodies: [(name: String, body: Body)]
+
+    /// A repeated name keeps its last body.
+    public init(dictionaryLiteral elements: (String, Body)...) {
+        var seen: [String: Int] = [:]
+        var bodies: [(name: String, body: Body)] = []
+        for (name, body) in elements {
+            if let index = seen[name] {
+                bodies[index].body = body
+            } else {
+                seen[name] = bodies.count
+                bodies.append((name, body))
+            }
+        }
+        self.bodies = bodies
+    }
+
+    /// The names, in declaration order.
+    public var names: [String] { bodies.map(\.name) }
+}
+
+/// Action names with a meaning of their own.
+public enum ActionName {
+    /// Answers for any action a target does not have, with the same params.
+    public static let notFound = "notFound"
+    /// The action of the `NoTargetAction` fallback target.
+    public static let response = "response"
+}
+
+/// Target names with a meaning of their own.
+public enum TargetName {
+    /// The fallback target: its `response` action answers calls nothing else
+    /// answers, with params `originParams`, `targetString`, `selectorString`.
+    public static let noTargetAction = "NoTargetAction"
+}
+
+extension TargetClass {
+    /// The class for a Swift `Target` type.
+    convenience init<T: Target>(swiftType: T.Type, origin: String) {
+        let entries = T.actions.bodies.map { name, body in
+            ActionEntry(name: name, body: .swift { object, params in
+                // The mediator passes only instances made by `T.init()` below.
+                try body(unsafeDowncast(object!, to: T.self), params)
+            })
+        }
+        self.init(origin: origin, actions: ActionMap(entries)) { TargetInstance(object: T()) }
+    }
+}

@@ -1,0 +1,68 @@
+// Typed accessors. Each one is strict: it answers only for its own kind, so
+// `Value.int(3).double` is nil (3 is not 3.0) and `Value.bytes(...).string` is nil.
+
+extension Value {
+    public var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
+
+    public var bool: Bool? {
+        if case .bool(let b) = self { return b }
+        return nil
+    }
+
+    public var int: Int64? {
+        if case .int(let i) = self { return i }
+        return nil
+    }
+
+    public var double: Double? {
+        if case .double(let d) = self { return d }
+        return nil
+    }
+
+    public var string: String? {
+        if case .string(let s) = self { return s }
+        return nil
+    }
+
+    public var bytes: [UInt8]? {
+        if case .bytes(let b) = self { return b }
+        return nil
+    }
+
+    public var array: [Value]? {
+        if case .array(let a) = self { return a }
+        return nil
+    }
+
+    public var dict: [String: Value]? {
+        if case .dict(let d) = self { return d }
+        return nil
+    }
+
+    public var callback: Callback? {
+        if case .callback(let c) = self { return c }
+        return nil
+    }
+
+    public var pointer: Pointer? {
+        if case .pointer(let p) = self { return p }
+        return nil
+    }
+
+    /// The value under `key` when this is a dict; nil when the key is absent
+    /// or this is not a dict.
+    public subscript(key: String) -> Value? {
+        if case .dict(let d) = self { return d[key] }
+        return nil
+    }
+
+    /// The element at `index` when this is an array and the index is in
+    /// range; nil otherwise (never a trap).
+    public subscript(index: Int) -> Value? {
+        if case .array(let a) = self, a.indices.contains(index) { return a[index] }
+        return nil
+    }
+}

@@ -1,0 +1,69 @@
+/// The parameter bag every action receives: a dictionary of named values.
+///
+/// Callers pack what they want to say into `Params`; targets unpack it again.
+/// Nothing else is shared between the two, which is what keeps components
+/// independent of each other.
+public typealias Params = [String: Value]
+
+/// A value that crosses the mediator: in params, in results, in callbacks.
+///
+/// The same ten kinds exist in the C face (`sb_type`) and the Lua face.
+/// `int` and `double` stay distinct: `.int(3)` is not `.double(3)`.
+/// Callbacks and pointers compare by identity.
+public enum Value: Sendable {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case double(Double)
+    /// UTF-8 text. Byte strings that are not valid UTF-8 travel as `.bytes`.
+    case string(String)
+    case bytes([UInt8])
+    case array([Value])
+    case dict([String: Value])
+    /// Something callable, from any of the three languages.
+    case callback(Callback)
+    /// An opaque host object the mediator carries but never looks into.
+    case pointer(Pointer)
+}
+
+extension Value {
+    /// The kind of a value, in the order of `sb_type` in `switchboard.h`.
+    public enum Kind: Int32, Sendable, CaseIterable {
+        case null = 0, bool, int, double, string, bytes, array, dict, callback, pointer
+    }
+
+    public var kind: Kind {
+        switch self {
+        case .null: .null
+        case .bool: .bool
+        case .int: .int
+        case .double: .double
+        case .string: .string
+        case .bytes: .bytes
+        case .array: .array
+        case .dict: .dict
+        case .callback: .callback
+        case .pointer: .pointer
+        }
+    }
+}
+
+extension Value: Equatable {
+    /// Structural equality for data, identity for callbacks and pointers.
+    /// Doubles compare as IEEE 754 numbers, so `.double(.nan) != .double(.nan)`.
+    public static func == (lhs: Value, rhs: Value) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case let (.bool(a), .bool(b)): a == b
+        case let (.int(a), .int(b)): a == b
+        case let (.double(a), .double(b)): a == b
+        case let (.string(a), .string(b)): a == b
+        case let (.bytes(a), .bytes(b)): a == b
+        case let (.array(a), .array(b)): a == b
+        case let (.dict(a), .dict(b)): a == b
+        case let (.callback(a), .callback(b)): a === b
+        case let (.pointer(a), .pointer(b)): a === b
+        default: false
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import Testing
+import FixtureTargetsA
+@testable import Switchboard
+
+/// `Target_Counter` numbers its instances; its counters are process-wide, so
+/// these tests run one at a time and compare against values read first.
+@Suite("Target caching", .serialized)
+struct CachingTests {
+    let m = fixtureMediator()
+
+    func serial(cache: Bool = false, _ m: Mediator? = nil) throws -> Int64 {
+        try #require((m ?? self.m).call(target: "Counter", action: "serial", cacheTarget: cache).int)
+    }
+
+    @Test("a cached target is the same instance on every call")
+    func cachedIsReused() throws {
+        let first = try serial(cache: true)
+        #expect(try serial(cache: true) == first)
+        #expect(try serial(cache: true) == first)
+    }
+
+    @Test("an uncached target is made fresh for each call and destroyed after it")
+    func uncachedIsFresh() throws {
+        let alive = Target_Counter.instancesAlive.load(ordering: .acquiring)
+        let a = try serial()
+        let b = try serial()
+        #expect(b > a)
+        #expect(Target_Counter.instancesAlive.load(ordering: .acquiring) == alive)
+    }
+
+    @Test("an uncached call reuses an instance that is already cached (as CTMediator does)")
+    func uncachedReusesCached() throws {
+        let cached = try serial(cache: true)
+        #expect(try serial(cache: false) == cached)
+    }
+
+    @Test("after release, the next call gets a fresh instance and the old one is destroyed")
+    func releaseDropsInstance() throws {
+        let alive = Target_Counter.instancesAlive.load(ordering: .acquiring)
+        let first = try serial(cache: true)
+        #expect(Target_Counter.instancesAlive.load(ordering: .acquiring) == alive + 1)
+        #expect(m.releaseCachedTarget("Counter"))
+        #expect(eventually { Target_Counter.instancesAlive.load(ordering: .acquiring) == alive })
+        let second = try serial(cache: true)
+        #expect(second != first)
+        #expect(m.releaseCachedTarget("Counter"))
+    }
+
+    @Test("release reports whether anything was cached")
+    func releaseReports() throws {
+        #expect(!m.releaseCachedTarget("Counter"))
+        #expect(!m.releaseCachedTarget("NeverHeardOf"))
+        _ = try serial(cache: true)
+        #expect(m.releaseCachedTarget("Counter"))
+        #expect(!m.releaseCachedTarget("Counter"))
+    }
+
+    @Test("notFound runs on the target instance with the same params")
+    func notFoundOnInstance() throws {
+        let cached = try serial(cache: true)
+        let result = try m.call(target: "Counter", action: "noSuchAction", params: ["p": 1])
+        #expect(result == ["serial": .int(cached), "params": ["p": 1]])
+    }
+
+    @Test("registering one more action on a class target keeps its cached instance")
+    func registrationKeepsCache() throws {
+        let cached = try serial(cache: true)
+        try m.register(target: "Counter", action: "extra") { _ in "extra" }
+        #expect(try m.call(target: "Counter", action: "extra") == "extra")
+        #expect(try serial(cache: true) == cached)
+    }
+
+    @Test("unregistering a target destroys its cached instance; it is rediscovered fresh")
+    func unregisterDropsCache() throws {
+        let alive = Target_Counter.instancesAlive.load(ordering: .acquiring)
+        let first = try serial(cache: true)
+        #expect(m.unregister(target: "Counter"))
+        #expect(eventually { Target_Counter.instancesAlive.load(ordering: .acquiring) == alive })
+        #expect(try serial(cache: true) != first)
+        m.releaseCachedTarget("Counter")
+    }
+
+    @Test("a module-qualified cached target is released by its qualified name")
+    func qualifiedRelease() throws {
+        let params: Params = [Mediator.moduleKey: "FixtureTargetsA"]
+        let first = try m.call(target: "Counter", action: "serial", params: params, cacheTarget: true)
+        #expect(try m.call(target: "Counter", action: "serial", params: params, cacheTarget: true) == first)
+        #expect(!m.releaseCachedTarget("Counter"))
+        #expect(m.releaseCachedTarget("FixtureTargetsA.Counter"))
+    }
+
+    @Test("each mediator keeps its own cache")
+    func perMediator() throws {
+        let other = fixtureMediator()
+        let mine = try serial(cache: true)
+        let theirs = try serial(cache: true, other)
+        #expect(mine != theirs)
+        m.releaseCachedTarget("Counter")
+        other.releaseCachedTarget("Counter")
+    }
+}

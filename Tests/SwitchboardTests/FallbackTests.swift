@@ -1,0 +1,150 @@
+import Testing
+@testable import Switchboard
+
+private struct Boom: Error, CustomStringConvertible {
+    var description: String { "boom" }
+}
+
+@Suite("notFound, NoTargetAction and errors")
+struct FallbackTests {
+    /// A mediator with a closure target "B" and a NoTargetAction that echoes
+    /// what it was given.
+    func mediatorWithFallback() throws -> Mediator {
+        let m = Mediator()
+        try m.register(target: "B", action: "ok") { _ in "ok" }
+        try m.register(target: "NoTargetAction", action: "response") { params in .dict(params) }
+        return m
+    }
+
+    @Test("a missing action is answered by the target's notFound, with the same params")
+    func notFound() throws {
+        let m = Mediator()
+        try m.register(target: "B", actions: [
+            "ok": { _ in "ok" },
+            "notFound": { params in ["notFound": .dict(params)] },
+        ])
+        #expect(try m.call(target: "B", action: "missing", params: ["x": 1]) == ["notFound": ["x": 1]])
+        #expect(m.perform(target: "B", action: "missing") == ["notFound": [:]])
+        #expect(try m.call(target: "B", action: "ok") == "ok")
+    }
+
+    @Test("a missing target reaches NoTargetAction.response with the three keys")
+    func noTargetFallback() throws {
+        let m = try mediatorWithFallback()
+        let result = m.perform(target: "Nowhere", action: "go", params: ["k": "v"])
+        #expect(result == [
+            "originParams": ["k": "v"],
+            "targetString": "Nowhere",
+            "selectorString": "go",
+        ])
+    }
+
+    @Test("a missing action without notFound also reaches NoTargetAction")
+    func noActionFallback() throws {
+        let m = try mediatorWithFallback()
+        let result = m.perform(target: "B", action: "absent")
+        #expect(result == ["originParams": [:], "targetString": "B", "selectorString": "absent"])
+    }
+
+    @Test("the fallback reports the target name as called, not module-qualified")
+    func fallbackReportsCalledName() throws {
+        let m = try mediatorWithFallback()
+        let result = m.perform(target: "Ghost", action: "x", params: [Mediator.moduleKey: "Nope"])
+        #expect(result["targetString"] == "Ghost")
+    }
+
+    @Test("with no NoTargetAction either, perform gives null")
+    func nothingAnswers() {
+        let m = Mediator()
+        #expect(m.perform(target: "Nowhere", action: "go") == .null)
+    }
+
+    @Test("call reports noTarget and noAction instead of falling back")
+    func callReports() throws {
+        let m = try mediatorWithFallback()
+        #expect {
+            try m.call(target: "Nowhere", action: "go")
+        } throws: { ($0 as? SwitchboardError)?.code == .noTarget }
+        #expect {
+            try m.call(target: "B", action: "absent")
+        } throws: { error in
+            guard let error = error as? SwitchboardError else { return false }
+            return error.code == .noAction && error.message.contains("absent") && error.message.contains("\"B\"")
+        }
+    }
+
+    @Test("an action's error comes back as actionFailed with the underlying error")
+    func actionFailed() throws {
+        let m = Mediator()
+        try m.register(target: "B", action: "fail") { _ in throw Boom() }
+        do {
+            _ = try m.call(target: "B", action: "fail")
+            Issue.record("expected a failure")
+        } catch {
+            #expect(error.code == .actionFailed)
+            guard case .actionFailed(let message, let underlying) = error else {
+                Issue.record("wrong case \(error)")
+                return
+            }
+            #expect(underlying is Boom)
+            #expect(message.contains("B.fail"))
+            #expect(message.contains("boom"))
+        }
+        #expect(m.perform(target: "B", action: "fail") == .null)
+    }
+
+    @Test("a SwitchboardError thrown by an action passes through unchanged")
+    func passThrough() throws {
+        let m = Mediator()
+        try m.register(target: "B", action: "reject") { _ in throw SwitchboardError.rejected("not today") }
+        #expect {
+            try m.call(target: "B", action: "reject")
+        } throws: { error in
+            guard case .rejected("not today") = error as? SwitchboardError else { return false }
+            return true
+        }
+    }
+
+    @Test("empty names and names with NUL are invalid arguments",
+          arguments: [("", "a"), ("t", ""), ("t\0x", "a"), ("t", "a\0")])
+    func invalidNames(target: String, action: String) throws {
+        let m = try mediatorWithFallback()
+        #expect {
+            try m.call(target: target, action: action)
+        } throws: { ($0 as? SwitchboardError)?.code == .invalidArgument }
+        #expect(m.perform(target: target, action: action) == .null)
+    }
+
+    @Test("an error message names its status")
+    func errorDescription() {
+        #expect(SwitchboardError.noTarget("no target named \"A\"").description == "ENOTARGET: no target named \"A\"")
+        #expect(SwitchboardError(code: .badURL, message: "m").code == .badURL)
+        for code in SwitchboardError.Code.allCases {
+            #expect(SwitchboardError(code: code, message: "m").code == code)
+            #expect(SwitchboardError(code: code, message: "m").message == "m")
+        }
+    }
+
+    @Test("status codes keep the numbers of the C header's sb_status")
+    func codeNumbers() {
+        let expected: [(SwitchboardError.Code, Int32, String)] = [
+            (.invalidArgument, 1, "EINVAL"), (.noTarget, 2, "ENOTARGET"), (.noAction, 3, "ENOACTION"),
+            (.actionFailed, 4, "EACTION"), (.typeMismatch, 5, "ETYPE"), (.rejected, 6, "EREJECTED"),
+            (.badURL, 7, "EBADURL"), (.outOfMemory, 8, "ENOMEM"),
+        ]
+        for (code, number, name) in expected {
+            #expect(code.rawValue == number)
+            #expect(code.name == name)
+        }
+    }
+
+    @Test("a Swift callback's errors come back as SwitchboardError")
+    func callbackErrors() throws {
+        let ok = Callback { args in ["got": args] }
+        #expect(try ok(5) == ["got": 5])
+        let failing = Callback { _ in throw Boom() }
+        #expect {
+            try failing()
+        } throws: { ($0 as? SwitchboardError)?.code == .actionFailed }
+    }
+}

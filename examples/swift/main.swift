@@ -1,0 +1,2 @@
+import Switchboard
+print(Mediator.shared.perform(target: "X", action: "y"))
