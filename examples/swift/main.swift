@@ -1,2 +1,66 @@
+// The CTMediator demo, on Switchboard: each case of the original demo's table,
+// printed as it happens.
 import Switchboard
-print(Mediator.shared.perform(target: "X", action: "y"))
+
+let mediator = Mediator.shared
+// Where Target_<Name> classes live: this program's own module.
+mediator.modules = ["SwitchboardDemo"]
+
+func step(_ title: String, _ body: () -> Void) {
+    print("\n== \(title)")
+    body()
+}
+
+step("1. present detail page (nativeFetchDetailViewController)") {
+    print("   ->", mediator.moduleADetailPage(key: "present from the demo"))
+}
+
+step("2. push detail page (same action, another key)") {
+    print("   ->", mediator.moduleADetailPage(key: "pushed from the demo"))
+}
+
+step("3. present image (nativePresentImage)") {
+    print("   ->", mediator.moduleAImagePage(image: "switchboard.png"))
+}
+
+step("4. present image with no image: the nil-image fallback (nativeNoImage)") {
+    print("   ->", mediator.moduleAImagePage(image: nil))
+}
+
+step("5. show alert; the user taps Confirm (confirmAction callback)") {
+    let result = mediator.moduleAShowAlert(
+        message: "Delete the draft?", answer: "confirm",
+        confirm: { info in print("   [caller] confirmAction called with", info); return "confirmed" },
+        cancel: { info in print("   [caller] cancelAction called with", info); return "cancelled" })
+    print("   ->", result)
+}
+
+step("6. show alert; the user taps Cancel (cancelAction callback)") {
+    let result = mediator.moduleAShowAlert(
+        message: "Delete the draft?", answer: "cancel",
+        confirm: { _ in "confirmed" },
+        cancel: { info in print("   [caller] cancelAction called with", info); return "cancelled" })
+    print("   ->", result)
+}
+
+step("7. table cells from a cached target (cell + configCell), then release it") {
+    for row in 1...3 {
+        print("   row \(row) ->", mediator.moduleATableCell(identifier: "DemoCell", title: "Row \(row)"))
+    }
+    mediator.moduleACleanTableCellTarget()
+    print("   released the cached target A; the next cell comes from a new instance:")
+    print("   row 1 ->", mediator.moduleATableCell(identifier: "DemoCell", title: "Row 1"))
+    mediator.moduleACleanTableCellTarget()
+}
+
+step("8. a target that does not exist: the NoTargetAction response") {
+    print("   ->", mediator.perform(target: "B", action: "nativeFetchDetailViewController", params: ["key": "x"]))
+}
+
+step("9. an action target A does not have, reported by call() instead of falling back") {
+    do throws(SwitchboardError) {
+        _ = try mediator.call(target: "A", action: "doesNotExist")
+    } catch {
+        print("   -> error \(error.code.name): \(error.message)")
+    }
+}

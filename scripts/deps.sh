@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the build and the tests need, if any is missing.
+# Needs root (or sudo) on Debian/Ubuntu; elsewhere it says what to install.
+set -euo pipefail
+source "$(dirname "$0")/lib/common.sh"
+
+# package -> a file or command that proves it is installed
+declare -A probe=(
+  [lua5.4]=/usr/bin/lua5.4
+  [liblua5.4-dev]=/usr/include/lua5.4/lua.h
+  [lua-busted]=/usr/bin/busted
+  [pkg-config]=/usr/bin/pkg-config
+  [valgrind]=/usr/bin/valgrind
+)
+
+missing=()
+for package in "${!probe[@]}"; do
+  [ -e "${probe[$package]}" ] || missing+=("$package")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+command -v swift >/dev/null || sb_die "swift is not on PATH; install a Swift 6 toolchain first"
+command -v apt-get >/dev/null || sb_die "missing packages: ${missing[*]} (no apt-get here: install them by hand)"
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || sb_die "missing packages: ${missing[*]}; run as root or install sudo"
+  sudo=sudo
+fi
+echo "installing: ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null

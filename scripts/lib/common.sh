@@ -1,0 +1,35 @@
+# Shared helpers for scripts/*.sh. Source it; do not run it.
+
+# Repository root, whatever the caller's working directory.
+SB_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+
+# Prints a section header, so a long log reads as a list of steps.
+sb_step() {
+  printf '\n\033[1m==> %s\033[0m\n' "$*"
+}
+
+sb_die() {
+  printf 'error: %s\n' "$*" >&2
+  exit 1
+}
+
+# Runs a step and records its outcome for the summary; stops at the first failure.
+SB_STEPS_PASSED=()
+sb_run() {
+  local name="$1"; shift
+  sb_step "$name"
+  local start=$SECONDS
+  if "$@"; then
+    SB_STEPS_PASSED+=("$name ($((SECONDS - start))s)")
+  else
+    local status=$?
+    printf '\nFAILED: %s (exit %d)\n' "$name" "$status" >&2
+    exit "$status"
+  fi
+}
+
+sb_summary() {
+  sb_step "All steps passed"
+  local s
+  for s in "${SB_STEPS_PASSED[@]}"; do printf '  ok  %s\n' "$s"; done
+}
