@@ -37,7 +37,7 @@ public final class Mediator: @unchecked Sendable {
     /// A mediator that finds `Target_<Name>` classes in `modules`, in order.
     public init(modules: [String] = []) {
         _modules = modules
-        targets = TargetTable(epochs: epochs)
+        targets = TargetTable()
     }
 
     /// The Swift modules searched, in order, for a `Target_<Name>` class when
@@ -61,15 +61,22 @@ public final class Mediator: @unchecked Sendable {
         discoveryGeneration.add(1, ordering: .releasing)
     }
 
-    /// Runs a registry change under the writer lock, then releases whatever
-    /// the change retired once readers allow (outside the lock, because
-    /// releasing may run user destructors that call back in).
+    /// Runs a registry change under the writer lock: the change, then a new
+    /// registry generation, then retirement of what the change unlinked. That
+    /// order lets a reader trust anything it resolved while the generation it
+    /// read first is still current (prepared routes rely on it). Objects are
+    /// released after unlocking, because releasing may run user destructors
+    /// that call back in.
     func write<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
         defer { epochs.collect(wait: true) }
-        return try lock.withLock { () throws(E) -> R in
-            defer { registryGeneration.add(1, ordering: .releasing) }
-            return try body()
+        lock.lock()
+        defer {
+            registryGeneration.add(1, ordering: .sequentiallyConsistent)
+            for object in targets.unlinked { epochs.retire(object) }
+            targets.unlinked.removeAll()
+            lock.unlock()
         }
+        return try body()
     }
 }
 

@@ -4,9 +4,10 @@ import Synchronization
 ///
 /// Open addressing over atomic cells. Readers (pinned in the epoch) load a
 /// cell and use the entry it points to; writers (holding the mediator's lock)
-/// publish a fully built entry with one release store, and hand what they
-/// unlink to the epoch domain. Growing builds a new cell array and publishes
-/// it the same way. Lookups cost the same at 10 or 100,000 targets.
+/// publish a fully built entry with one release store, and collect what they
+/// unlink in `unlinked`, which the mediator retires once the change is
+/// complete. Growing builds a new cell array and publishes it the same way.
+/// Lookups cost the same at 10 or 100,000 targets.
 final class TargetTable: @unchecked Sendable {
     // @unchecked: `current` is atomic; `Cells` counters are touched only by
     // writers under the mediator's lock.
@@ -17,15 +18,17 @@ final class TargetTable: @unchecked Sendable {
 
     /// `Unmanaged<Cells>` bits; the table holds one strong reference.
     private let current: Atomic<UInt>
-    private let epochs: EpochDomain
+    /// Objects unlinked by writers and not yet retired (writer lock held);
+    /// each holds the table's former strong reference.
+    var unlinked: [Unmanaged<AnyObject>] = []
 
-    init(epochs: EpochDomain) {
-        self.epochs = epochs
+    init() {
         current = Atomic(UInt(bitPattern: Unmanaged.passRetained(Cells(capacity: 16)).toOpaque()))
     }
 
     deinit {
         // The mediator is gone, so no reader can be here.
+        for object in unlinked { object.release() }
         let cells = Unmanaged<Cells>.fromOpaque(UnsafeRawPointer(bitPattern: current.load(ordering: .acquiring))!)
         cells._withUnsafeGuaranteedRef { $0.forEachEntry { $0.release() } }
         cells.release()
@@ -58,7 +61,7 @@ final class TargetTable: @unchecked Sendable {
                 if reusable == nil { reusable = i }
             } else if Cells.entry(cell)._withUnsafeGuaranteedRef({ $0.name.matches(key) }) {
                 cells.cells[i].store(bits, ordering: .releasing)
-                epochs.retire(Cells.entry(cell))
+                unlink(Cells.entry(cell))
                 return
             }
             i = (i + 1) & cells.mask
@@ -83,7 +86,7 @@ final class TargetTable: @unchecked Sendable {
             if cell != Self.tombstone, Cells.entry(cell)._withUnsafeGuaranteedRef({ $0.name.matches(key) }) {
                 cells.cells[i].store(Self.tombstone, ordering: .releasing)
                 cells.live -= 1
-                epochs.retire(Cells.entry(cell))
+                unlink(Cells.entry(cell))
                 return true
             }
             i = (i + 1) & cells.mask
@@ -119,8 +122,12 @@ final class TargetTable: @unchecked Sendable {
         // The entries' strong references move to `fresh`; the old array is
         // retired empty-handed (its deinit releases no entries).
         let oldBits = current.exchange(UInt(bitPattern: Unmanaged.passRetained(fresh).toOpaque()), ordering: .acquiringAndReleasing)
-        epochs.retire(Unmanaged<Cells>.fromOpaque(UnsafeRawPointer(bitPattern: oldBits)!))
+        unlink(Unmanaged<Cells>.fromOpaque(UnsafeRawPointer(bitPattern: oldBits)!))
         return fresh
+    }
+
+    private func unlink<T: AnyObject>(_ object: Unmanaged<T>) {
+        unlinked.append(Unmanaged<AnyObject>.fromOpaque(object.toOpaque()))
     }
 
     /// One generation of the cell array.
