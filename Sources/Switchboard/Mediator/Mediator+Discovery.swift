@@ -5,13 +5,19 @@
 
 extension Mediator {
     /// The entry for `key` after looking for its class, or nil when there is
-    /// neither an entry nor a class. The caller is pinned.
-    func discoverEntry(_ key: NameRef) -> Unmanaged<TargetEntry>? {
+    /// neither an entry nor a class. The caller is pinned. A failed search
+    /// (a provider's error) is not remembered.
+    func discoverEntry(_ key: NameRef) -> Result<Unmanaged<TargetEntry>?, SwitchboardError> {
         let generation = discoveryGeneration.load(ordering: .acquiring)
         let name = key.string
         // Searching may run user code (a Lua file), so no lock is held here.
-        let found = searchClass(named: name)
-        return write {
+        let found: TargetClass?
+        do {
+            found = try searchClass(named: name)
+        } catch {
+            return .failure(error)
+        }
+        return .success(write {
             if let current = targets.find(key) {
                 let entry = current.takeUnretainedValue()
                 if entry.targetClass != nil || entry.searchedAt == generation { return current }
@@ -23,7 +29,7 @@ extension Mediator {
             let entry = TargetEntry(name: name, targetClass: found, searchedAt: generation)
             targets.put(entry)
             return Unmanaged.passUnretained(entry)
-        }
+        })
     }
 
     /// True when `entry` has no class and discovery might find one now.
@@ -32,12 +38,12 @@ extension Mediator {
         entry.targetClass == nil && entry.searchedAt != discoveryGeneration.load(ordering: .relaxed)
     }
 
-    private func searchClass(named name: String) -> TargetClass? {
+    private func searchClass(named name: String) throws(SwitchboardError) -> TargetClass? {
         if let (type, qualifiedName) = swiftTargetType(named: name) {
             return TargetClass(swiftType: type, origin: "Swift type \(qualifiedName)")
         }
         for provider in providers {
-            if let foreign = provider.targetClass(named: name) {
+            if let foreign = try provider.targetClass(named: name) {
                 return TargetClass(foreign: foreign)
             }
         }

@@ -84,8 +84,9 @@ public final class Mediator: @unchecked Sendable {
 /// Lua face's search path).
 @_spi(Faces) public protocol TargetProvider: AnyObject, Sendable {
     /// The target class called `name`, or nil. Called with no mediator lock
-    /// held; may be called from several threads at once.
-    func targetClass(named name: String) -> ForeignTargetClass?
+    /// held; may be called from several threads at once. An error (a file
+    /// that does not load) fails the call that triggered the search.
+    func targetClass(named name: String) throws(SwitchboardError) -> ForeignTargetClass?
 }
 
 /// A target class described by another face: named foreign actions, and how

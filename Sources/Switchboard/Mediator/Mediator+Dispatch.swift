@@ -1,0 +1,170 @@
+// How a call finds what answers it, shared by every face and by prepared
+// routes. Everything here runs pinned (see EpochDomain): references are
+// borrowed from the registry without reference counting.
+//
+// Resolution order for (target, action):
+//   1. an action registered under the target's name;
+//   2. the action of the target's class (a Swift `Target_<Name>` type, a C
+//      plugin, a Lua file), found by name on first use;
+//   3. the target's `notFound` action (registered, then class), same params;
+//   4. with fallback on: the `NoTargetAction` target's `response` action,
+//      with params `originParams`, `targetString`, `selectorString`.
+
+extension Mediator {
+    /// Resolves and runs one call. `lookup` is the registry key (perhaps
+    /// module-qualified); `called` is the name the caller used, which the
+    /// fallback reports.
+    func dispatch<C: CallConvention>(_ lookup: NameRef, as called: NameRef, _ action: NameRef,
+                                     args: C.Args, cache: Bool, fallback: Bool, via convention: C) -> C.Outcome {
+        let record = epochs.pin()
+        defer { epochs.unpin(record) }
+        switch resolve(lookup, action, cache: cache) {
+        case .found(let resolved):
+            return run(resolved, args: args, target: called, action: action, via: convention)
+        case .failed(let error):
+            return convention.fail(error)
+        case .missing(let error):
+            guard fallback, case .found(let resolved) = resolve(Names.noTargetAction.ref, Names.response.ref, cache: false) else {
+                return convention.fail(error)
+            }
+            return convention.withFallbackArgs(origin: args, target: called.string, action: action.string) { args in
+                run(resolved, args: args, target: Names.noTargetAction.ref, action: Names.response.ref, via: convention)
+            }
+        }
+    }
+
+    /// Runs a resolved action, then releases an instance made for this call.
+    @inline(__always)
+    func run<C: CallConvention>(_ resolved: Resolved, args: C.Args, target: NameRef, action: NameRef,
+                                via convention: C) -> C.Outcome {
+        defer { if resolved.ownsInstance { resolved.instance?.release() } }
+        return resolved.action._withUnsafeGuaranteedRef { entry in
+            if let instance = resolved.instance {
+                return instance._withUnsafeGuaranteedRef {
+                    convention.invoke(entry, on: $0, args: args, target: target, action: action)
+                }
+            }
+            return convention.invoke(entry, on: nil, args: args, target: target, action: action)
+        }
+    }
+
+    /// What answers a call. Borrowed references, valid while pinned.
+    struct Resolved {
+        let action: Unmanaged<ActionEntry>
+        let instance: Unmanaged<TargetInstance>?
+        /// The instance was made for this call only and is released after it.
+        let ownsInstance: Bool
+    }
+
+    enum Resolution {
+        case found(Resolved)
+        /// Nothing answers: `.noTarget` or `.noAction`.
+        case missing(SwitchboardError)
+        /// Something failed on the way: discovery, or making the instance.
+        case failed(SwitchboardError)
+    }
+
+    /// Finds what answers (`target`, `action`), `notFound` included, making
+    /// or reusing the target instance it needs.
+    func resolve(_ target: NameRef, _ action: NameRef, cache: Bool) -> Resolution {
+        switch lookup(target, action) {
+        case .found(let entry, let found, let onClass):
+            return onClass ? instance(for: entry, action: found, cache: cache)
+                           : .found(Resolved(action: found, instance: nil, ownsInstance: false))
+        case .failed(let error):
+            return .failed(error)
+        case .noTarget:
+            return .missing(.noTarget("no target named \"\(target.string)\""))
+        case .noAction(let entry):
+            return entry._withUnsafeGuaranteedRef { e in
+                if let notFound = e.registered.find(Names.notFound.ref) {
+                    return .found(Resolved(action: notFound, instance: nil, ownsInstance: false))
+                }
+                if let notFound = e.targetClass?.actions.find(Names.notFound.ref) {
+                    return instance(for: entry, action: notFound, cache: cache)
+                }
+                return .missing(.noAction("target \"\(target.string)\" has no action \"\(action.string)\" and no notFound"))
+            }
+        }
+    }
+
+    enum Lookup {
+        /// `onClass`: the action belongs to the target's class and needs an instance.
+        case found(entry: Unmanaged<TargetEntry>, action: Unmanaged<ActionEntry>, onClass: Bool)
+        case noTarget
+        case noAction(entry: Unmanaged<TargetEntry>)
+        case failed(SwitchboardError)
+    }
+
+    /// The entry and the exact action for a pair: registered actions first,
+    /// then the class's (discovering the class if it has never been looked
+    /// for). No `notFound`, no fallback.
+    func lookup(_ target: NameRef, _ action: NameRef) -> Lookup {
+        var entry: Unmanaged<TargetEntry>
+        if let found = targets.find(target) {
+            entry = found
+        } else {
+            switch discoverEntry(target) {
+            case .success(let found?): entry = found
+            case .success(nil): return .noTarget
+            case .failure(let error): return .failed(error)
+            }
+        }
+        if let registered = entry._withUnsafeGuaranteedRef({ $0.registered.find(action) }) {
+            return .found(entry: entry, action: registered, onClass: false)
+        }
+        if entry._withUnsafeGuaranteedRef({ mightDiscoverClass(for: $0) }) {
+            switch discoverEntry(target) {
+            case .success(let found?): entry = found
+            case .success(nil): break
+            case .failure(let error): return .failed(error)
+            }
+        }
+        if let found = entry._withUnsafeGuaranteedRef({ $0.targetClass?.actions.find(action) }) {
+            return .found(entry: entry, action: found, onClass: true)
+        }
+        return .noAction(entry: entry)
+    }
+
+    /// The cached instance if there is one (CTMediator reuses it even for an
+    /// uncached call), else a new one, kept in the cache when asked.
+    func instance(for entry: Unmanaged<TargetEntry>, action: Unmanaged<ActionEntry>, cache: Bool) -> Resolution {
+        entry._withUnsafeGuaranteedRef { entry in
+            let cached = entry.cache.slot.load(ordering: .acquiring)
+            if cached != 0 {
+                return .found(Resolved(action: action, instance: Self.instance(cached), ownsInstance: false))
+            }
+            let fresh: TargetInstance
+            do throws(SwitchboardError) {
+                // A class action is found only on an entry that has a class.
+                fresh = try entry.targetClass!.makeInstance()
+            } catch {
+                return .failed(error)
+            }
+            let made = Unmanaged.passRetained(fresh)
+            guard cache else {
+                return .found(Resolved(action: action, instance: made, ownsInstance: true))
+            }
+            let (stored, winner) = entry.cache.slot.compareExchange(
+                expected: 0, desired: UInt(bitPattern: made.toOpaque()), ordering: .acquiringAndReleasing)
+            if stored {
+                return .found(Resolved(action: action, instance: made, ownsInstance: false))
+            }
+            // Another thread cached one first: use that one, drop ours.
+            made.release()
+            return .found(Resolved(action: action, instance: Self.instance(winner), ownsInstance: false))
+        }
+    }
+
+    private static func instance(_ bits: UInt) -> Unmanaged<TargetInstance> {
+        Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
+    }
+}
+
+/// Names the dispatcher looks up itself, with stable storage for their keys.
+enum Names {
+    static let notFound = OwnedName(ActionName.notFound)
+    static let noTargetAction = OwnedName(TargetName.noTargetAction)
+    static let response = OwnedName(ActionName.response)
+}
+

@@ -1,0 +1,141 @@
+import Synchronization
+
+extension Mediator {
+    /// Prepares a call, like `sqlite3_prepare`: the names are resolved now,
+    /// and each later call only checks that the registry has not changed.
+    ///
+    /// Throws `.noTarget` / `.noAction` if the pair does not resolve now. A
+    /// route never falls back (no `notFound`, no `NoTargetAction`), and stays
+    /// valid across registry changes: after its target is unregistered a call
+    /// throws `.noTarget`; after re-registration it calls the new action.
+    public func route(target: String, action: String, cacheTarget: Bool = false) throws(SwitchboardError) -> Route {
+        try Self.check(target, kind: "target")
+        try Self.check(action, kind: "action")
+        let route = Route(mediator: self, target: target, action: action, cache: cacheTarget)
+        try route.prepare()
+        return route
+    }
+}
+
+/// A prepared call (see ``Mediator/route(target:action:cacheTarget:)``).
+/// May be called from several threads at once.
+public final class Route: @unchecked Sendable {
+    // @unchecked: `snapshot` is atomic and its objects are immutable.
+
+    public let mediator: Mediator
+    let target: OwnedName
+    let action: OwnedName
+    let cache: Bool
+
+    /// The current resolution: `Unmanaged<Snapshot>` bits holding one strong
+    /// reference, or 0 before the first resolution.
+    private let snapshot = Atomic<UInt>(0)
+
+    /// What the names resolved to in one registry generation. The references
+    /// are unowned: while the registry generation still equals `generation`
+    /// (checked pinned), nothing they point to has been unlinked, so nothing
+    /// has been reclaimed.
+    final class Snapshot: @unchecked Sendable {
+        let generation: UInt64
+        let entry: Unmanaged<TargetEntry>
+        let action: Unmanaged<ActionEntry>
+        let onClass: Bool
+
+        init(generation: UInt64, entry: Unmanaged<TargetEntry>, action: Unmanaged<ActionEntry>, onClass: Bool) {
+            self.generation = generation
+            self.entry = entry
+            self.action = action
+            self.onClass = onClass
+        }
+    }
+
+    init(mediator: Mediator, target: String, action: String, cache: Bool) {
+        self.mediator = mediator
+        self.target = OwnedName(target)
+        self.action = OwnedName(action)
+        self.cache = cache
+    }
+
+    deinit {
+        let bits = snapshot.load(ordering: .acquiring)
+        if bits != 0 { Unmanaged<Snapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release() }
+        target.free()
+        action.free()
+    }
+
+    public var targetName: String { target.string }
+    public var actionName: String { action.string }
+
+    /// Calls the prepared action with `params`.
+    public func call(_ params: Params = [:]) throws(SwitchboardError) -> Value {
+        try dispatch(args: params, via: SwiftConvention()).get()
+    }
+
+    /// Calls the prepared action for another face (see `performNative`).
+    @_spi(Faces) public func callNative(params: OpaquePointer?, out: UnsafeMutablePointer<OpaquePointer?>,
+                                        bridge: any ForeignBridge) -> Int32 {
+        dispatch(args: params, via: ForeignConvention(bridge: bridge, out: out))
+    }
+
+    /// Resolves now, so that preparing fails for a pair that does not resolve.
+    func prepare() throws(SwitchboardError) {
+        let epochs = mediator.epochs
+        let record = epochs.pin()
+        defer { epochs.unpin(record) }
+        if case .failure(let error) = current() { throw error }
+    }
+
+    private func dispatch<C: CallConvention>(args: C.Args, via convention: C) -> C.Outcome {
+        let epochs = mediator.epochs
+        let record = epochs.pin()
+        defer { epochs.unpin(record) }
+        let snapshot: Unmanaged<Snapshot>
+        switch current() {
+        case .success(let s): snapshot = s
+        case .failure(let error): return convention.fail(error)
+        }
+        return snapshot._withUnsafeGuaranteedRef { s in
+            let resolved: Mediator.Resolved
+            if s.onClass {
+                switch mediator.instance(for: s.entry, action: s.action, cache: cache) {
+                case .found(let r): resolved = r
+                case .failed(let error), .missing(let error): return convention.fail(error)
+                }
+            } else {
+                resolved = Mediator.Resolved(action: s.action, instance: nil, ownsInstance: false)
+            }
+            return mediator.run(resolved, args: args, target: target.ref, action: action.ref, via: convention)
+        }
+    }
+
+    /// The snapshot for the current registry generation, resolving again if
+    /// the registry changed since the last one. Pinned.
+    private func current() -> Result<Unmanaged<Snapshot>, SwitchboardError> {
+        // Read the generation first: a change racing with the lookup below
+        // leaves a snapshot that is already stale, never one that is wrong.
+        let generation = mediator.registryGeneration.load(ordering: .acquiring)
+        let bits = snapshot.load(ordering: .acquiring)
+        if bits != 0 {
+            let existing = Unmanaged<Snapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
+            if existing._withUnsafeGuaranteedRef({ $0.generation == generation }) { return .success(existing) }
+        }
+        let fresh: Snapshot
+        switch mediator.lookup(target.ref, action.ref) {
+        case .found(let entry, let action, let onClass):
+            fresh = Snapshot(generation: generation, entry: entry, action: action, onClass: onClass)
+        case .noTarget:
+            return .failure(.noTarget("no target named \"\(target.string)\""))
+        case .noAction:
+            return .failure(.noAction("target \"\(target.string)\" has no action \"\(action.string)\""))
+        case .failed(let error):
+            return .failure(error)
+        }
+        let made = Unmanaged.passRetained(fresh)
+        let old = snapshot.exchange(UInt(bitPattern: made.toOpaque()), ordering: .acquiringAndReleasing)
+        if old != 0 {
+            // Another thread may be reading the old snapshot right now.
+            mediator.epochs.retire(Unmanaged<Snapshot>.fromOpaque(UnsafeRawPointer(bitPattern: old)!))
+        }
+        return .success(made)
+    }
+}

@@ -1,0 +1,402 @@
+/*
+ * switchboard.h — the C interface of Switchboard, a Target-Action mediator.
+ *
+ * Callers name what they want — sb_perform(m, "A", "showAlert", params, 0, &out)
+ * — and never link the component that answers. The mediator finds target "A"
+ * (registered with sb_register_action, or exported by a loaded plugin as
+ * `Target_A`), runs its action with a dictionary of params, and hands back a
+ * value.
+ *
+ * CONVENTIONS
+ *
+ * Names. Everything is prefixed sb_ / SB_; functions read sb_noun_verb.
+ *
+ * Status. Functions that can fail return sb_status (SB_OK is 0); the output
+ * pointer comes last and is called `out`. On failure `*out` is set to NULL and
+ * sb_last_error() describes what went wrong. Success does not clear that
+ * message, so read it only after a failure.
+ *
+ * Ownership, in jansson's words:
+ *   new reference      the caller owns it and must sb_release() it;
+ *   borrowed reference the caller may use it while the owner keeps it alive
+ *                      (sb_retain() it to keep it longer) and must not release it;
+ *   steals             the function takes over the caller's reference, on
+ *                      success and on failure alike.
+ * Strings returned as `const char *` are borrowed; strings the library
+ * allocates for you (sb_to_json) are freed with sb_free().
+ *
+ * NULL. Every function accepts NULL for any pointer argument and returns a
+ * documented status (usually SB_EINVAL) or a documented neutral value; free
+ * and release functions do nothing with NULL. A wrong kind of value gives
+ * SB_ETYPE. Nothing crashes on bad input.
+ *
+ * Threads. Every function is thread-safe unless its comment says otherwise.
+ * The mediator takes no lock while it performs an action and no lock that an
+ * action could wait on, so an action may itself call any sb_ function
+ * (re-entrancy). A value may be shared between threads once it is built: its
+ * reference count is atomic, but its contents must not be changed (appended
+ * to, set) after it has been shared. Prepared routes may be called from
+ * several threads at once.
+ *
+ * User code. Functions marked "Calls user code" may run actions, callbacks or
+ * destructors (free_userdata, a plugin's destroy, a pointer's destroy) before
+ * they return. Destructors of replaced or unregistered actions and of released
+ * target instances run once no running call can still reach them: at once
+ * when no other thread is inside a call, otherwise when the last such call
+ * returns — on that thread.
+ *
+ * One runtime per process. libswitchboard.so contains its own Swift runtime.
+ * A process must load it once: link it (or let the Lua module or the
+ * switchboard command load it) and never a second copy.
+ *
+ * PLUGINS
+ *
+ * A plugin is a shared object that exports one `const sb_target_def
+ * Target_<Name>` per target. It must link nothing of Switchboard — build it
+ * with `cc -shared -fPIC plugin.c $(pkg-config --cflags switchboard)` and no
+ * -lswitchboard — and takes the sb_ functions from the process that loads it,
+ * as Lua C modules do. Targets are found by name on first use.
+ */
+#ifndef SWITCHBOARD_H
+#define SWITCHBOARD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define SB_API __attribute__((visibility("default")))
+#else
+#define SB_API
+#endif
+
+/* ---------------------------------------------------------------- version */
+
+/* The release. SB_VERSION_NUMBER is MAJOR * 10000 + MINOR * 100 + PATCH. */
+#define SB_VERSION_MAJOR 0
+#define SB_VERSION_MINOR 1
+#define SB_VERSION_PATCH 0
+#define SB_VERSION_STRING "0.1.0"
+#define SB_VERSION_NUMBER 100
+
+/* The binary interface. It changes only when a program or plugin built
+ * against an older header would break; plugins declare it in sb_target_def. */
+#define SB_ABI_VERSION 1
+
+/* The library's own release string, e.g. "0.1.0" (static storage). Compare
+ * sb_version_number() with SB_VERSION_NUMBER to detect a header/library
+ * mismatch, and sb_abi_version() with SB_ABI_VERSION to detect an
+ * incompatible one. */
+SB_API const char *sb_version(void);
+SB_API int sb_version_number(void);
+SB_API int sb_abi_version(void);
+
+/* ------------------------------------------------------------------ types */
+
+typedef struct sb_mediator sb_mediator; /* opaque */
+typedef struct sb_value sb_value;       /* opaque, reference-counted */
+typedef struct sb_route sb_route;       /* opaque; a prepared call */
+
+typedef enum sb_status {
+    SB_OK = 0,
+    SB_EINVAL,     /* an argument is NULL, empty, malformed or out of range */
+    SB_ENOTARGET,  /* no target answers to the name (and no fallback did) */
+    SB_ENOACTION,  /* the target has neither the action nor notFound */
+    SB_EACTION,    /* the action or callback ran and failed */
+    SB_ETYPE,      /* a value has the wrong kind for the operation */
+    SB_EREJECTED,  /* a policy refused the call before any target ran */
+    SB_EBADURL,    /* a URL could not be parsed */
+    SB_ENOMEM      /* an allocation failed */
+} sb_status;
+
+/* The kinds of value. Ints and doubles stay distinct: 3 is not 3.0. */
+typedef enum sb_type {
+    SB_NULL,
+    SB_BOOL,
+    SB_INT,      /* int64_t */
+    SB_DOUBLE,
+    SB_STRING,   /* valid UTF-8; may contain NUL bytes */
+    SB_BYTES,    /* any bytes */
+    SB_ARRAY,
+    SB_DICT,     /* string keys -> values, in insertion order */
+    SB_CALLBACK, /* callable from C, Swift or Lua */
+    SB_POINTER   /* an opaque host pointer, carried but never dereferenced */
+} sb_type;
+
+/* Containers nest at most this deep; deeper nesting is refused (SB_EINVAL). */
+#define SB_MAX_DEPTH 200
+
+/*
+ * An action and a callback have the same shape. `args` is borrowed (for an
+ * action: the params dict, never NULL). On SB_OK, set *out to a new reference;
+ * leaving it NULL means "nothing" and the caller receives an SB_NULL value.
+ * On failure return any sb_status other than SB_OK (SB_EACTION if nothing
+ * fits better; other numbers become SB_EACTION) and describe the problem with
+ * sb_set_error(); anything left in *out is released. `userdata` is what was
+ * registered, or the target's state for a plugin's actions.
+ */
+typedef sb_status (*sb_fn)(void *userdata, const sb_value *args, sb_value **out);
+
+/* --------------------------------------------------------------- mediator */
+
+/* The process-wide mediator, shared with Swift code (Mediator.shared) and
+ * with the Lua module. Never freed. */
+SB_API sb_mediator *sb_mediator_shared(void);
+
+/* A new, empty mediator; NULL if out of memory. Free it with
+ * sb_mediator_free(). */
+SB_API sb_mediator *sb_mediator_new(void);
+
+/* Releases a mediator made with sb_mediator_new(): unregisters everything
+ * (running destructors), destroys cached target states, then unloads its
+ * plugins. Prepared routes keep their mediator alive until they are freed.
+ * NULL and sb_mediator_shared() are no-ops. Must not be called while a call on
+ * this mediator is running. Calls user code. */
+SB_API void sb_mediator_free(sb_mediator *m);
+
+/* ----------------------------------------------------------------- values */
+
+/* Constructors. Each returns a new reference, or NULL on failure with
+ * sb_last_error() set: out of memory, a NULL argument, or (sb_string,
+ * sb_string_n) bytes that are not valid UTF-8 — use sb_bytes for those.
+ * sb_bool treats any non-zero `b` as true. sb_string copies up to the NUL;
+ * sb_string_n copies exactly n bytes, NUL bytes included. sb_bytes copies n
+ * bytes (p may be NULL when n is 0). */
+SB_API sb_value *sb_null(void);
+SB_API sb_value *sb_bool(int b);
+SB_API sb_value *sb_int(int64_t i);
+SB_API sb_value *sb_double(double d);
+SB_API sb_value *sb_string(const char *utf8);
+SB_API sb_value *sb_string_n(const char *s, size_t n);
+SB_API sb_value *sb_bytes(const void *p, size_t n);
+SB_API sb_value *sb_array_new(void);
+SB_API sb_value *sb_dict_new(void);
+
+/* A value carrying host pointer `p`. `destroy`, if not NULL, is called with
+ * `p` exactly once, when the last reference to the value is released (also
+ * when this function fails). Calls user code only on failure. */
+SB_API sb_value *sb_pointer(void *p, void (*destroy)(void *));
+
+/* Reference counting. sb_retain returns `v` (NULL for NULL). sb_release may
+ * free the value and run destructors it holds (calls user code). */
+SB_API sb_value *sb_retain(sb_value *v);
+SB_API void sb_release(sb_value *v);
+
+/* The kind of `v`; SB_NULL for a NULL pointer. */
+SB_API sb_type sb_typeof(const sb_value *v);
+
+/* Getters are strict: each answers only for its own kind (SB_ETYPE
+ * otherwise; sb_get_double on an int is SB_ETYPE). SB_EINVAL if `v` or `out`
+ * is NULL. sb_get_bool stores 0 or 1. */
+SB_API sb_status sb_get_bool(const sb_value *v, int *out);
+SB_API sb_status sb_get_int(const sb_value *v, int64_t *out);
+SB_API sb_status sb_get_double(const sb_value *v, double *out);
+SB_API sb_status sb_get_pointer(const sb_value *v, void **out);
+
+/* A string's UTF-8 bytes, NUL-terminated (the string itself may contain NUL
+ * bytes; `*len`, if len is not NULL, is the full length). Borrowed: valid
+ * while `v` lives. NULL when `v` is not a string (bytes included). */
+SB_API const char *sb_get_string(const sb_value *v, size_t *len);
+
+/* The bytes of an SB_BYTES value; borrowed, valid while `v` lives. NULL when
+ * `v` is not bytes. An empty value gives a non-NULL pointer and *len 0. */
+SB_API const void *sb_get_bytes(const sb_value *v, size_t *len);
+
+/* Deep equality: same kind and same contents; callbacks and pointers are
+ * equal only to themselves; doubles compare as IEEE numbers (NaN is unequal
+ * to itself). Returns 1 or 0; two NULLs are equal. */
+SB_API int sb_equal(const sb_value *a, const sb_value *b);
+
+/* ------------------------------------------------------------- containers */
+
+/* Appends `item` to `array`. sb_array_append retains `item`;
+ * sb_array_append_new steals it, even on failure. SB_ETYPE if `array` is
+ * not an array; SB_EINVAL if an argument is NULL, if `item` contains `array`
+ * (no cycles), or if the result would nest deeper than SB_MAX_DEPTH.
+ * Not thread-safe for an array another thread can see. */
+SB_API sb_status sb_array_append(sb_value *array, sb_value *item);
+SB_API sb_status sb_array_append_new(sb_value *array, sb_value *item);
+
+/* Sets `key` (NUL-terminated UTF-8) to `v`, replacing (and releasing) an
+ * existing value; a new key goes last. sb_dict_set retains `v`;
+ * sb_dict_set_new steals it, even on failure. Errors as for
+ * sb_array_append; a key that is not valid UTF-8 is SB_EINVAL.
+ * Not thread-safe for a dict another thread can see. */
+SB_API sb_status sb_dict_set(sb_value *dict, const char *key, sb_value *v);
+SB_API sb_status sb_dict_set_new(sb_value *dict, const char *key, sb_value *v);
+
+/* The value under `key`: borrowed, valid until the key is set again or the
+ * dict is released. NULL if absent, or if `dict` is NULL or not a dict. */
+SB_API sb_value *sb_dict_get(const sb_value *dict, const char *key);
+
+/* The number of elements of an array or entries of a dict; 0 for anything
+ * else, NULL included. */
+SB_API size_t sb_count(const sb_value *array_or_dict);
+
+/* Element `i` of `array`: borrowed. NULL if out of range or not an array. */
+SB_API sb_value *sb_array_get(const sb_value *array, size_t i);
+
+/* Entry `i` of `dict`, in insertion order, for iteration with sb_count():
+ *     for (size_t i = 0; i < sb_count(d); i++) { sb_dict_at(d, i, &k, &v); ... }
+ * Both out pointers are borrowed and valid until the dict changes; either may
+ * be NULL. SB_ETYPE if not a dict; SB_EINVAL if `i` is out of range. */
+SB_API sb_status sb_dict_at(const sb_value *dict, size_t i, const char **key, sb_value **value);
+
+/* ------------------------------------------------------------------- JSON */
+
+/* `v` as one line of JSON (dict keys sorted). Doubles keep a fraction or an
+ * exponent ("3.0"); NaN and infinities are written NaN, Infinity, -Infinity;
+ * bytes, callbacks and pointers become {"$bytes":"<hex>"}, {"$callback":...},
+ * {"$pointer":...}. The caller frees the result with sb_free(). NULL if `v`
+ * is NULL or out of memory. */
+SB_API char *sb_to_json(const sb_value *v);
+
+/* Frees memory the library allocated for the caller (sb_to_json). NULL is a
+ * no-op. */
+SB_API void sb_free(void *p);
+
+/* -------------------------------------------------------------- callbacks */
+
+/* A callback value that calls fn(userdata, args, &out). `free_userdata`, if
+ * not NULL, runs exactly once with `userdata`: when the last reference to the
+ * callback is released, or at once if this function fails (fn NULL: returns
+ * NULL with SB_EINVAL). New reference. */
+SB_API sb_value *sb_callback_new(sb_fn fn, void *userdata, void (*free_userdata)(void *));
+
+/* Calls `callback` — made in C, Swift or Lua — with `args` (borrowed; NULL
+ * means an SB_NULL value). On SB_OK *out is a new reference (never NULL); `out`
+ * may be NULL to discard the result. SB_ETYPE if `callback` is not a callback;
+ * otherwise the callback's own status. Calls user code. */
+SB_API sb_status sb_callback_call(const sb_value *callback, const sb_value *args, sb_value **out);
+
+/* ------------------------------------------------------------ registering */
+
+/* Registers `fn` as `action` of `target`. Replaces an existing registration of
+ * the same pair; the old userdata's destructor runs once no call is still
+ * using it. `free_userdata`, if not NULL, runs exactly once: when the action
+ * is replaced or unregistered, when the mediator is freed, or at once if
+ * registration fails. SB_EINVAL for a NULL or empty name, a name that is not
+ * valid UTF-8, or a NULL `fn`. An action named "notFound" answers for actions
+ * the target does not have. Calls user code (destructors). */
+SB_API sb_status sb_register_action(sb_mediator *m, const char *target, const char *action,
+                                    sb_fn fn, void *userdata, void (*free_userdata)(void *));
+
+/* Removes every action registered under `target` and drops its cached state.
+ * A plugin's target is found again on its next use. SB_ENOTARGET if nothing
+ * was known under that name. Calls user code (destructors). */
+SB_API sb_status sb_unregister_target(sb_mediator *m, const char *target);
+
+/* Removes one registered action. SB_ENOACTION if it was not registered
+ * (a plugin's own actions cannot be removed). Calls user code. */
+SB_API sb_status sb_unregister_action(sb_mediator *m, const char *target, const char *action);
+
+/* ------------------------------------------------------------- performing */
+
+/* Flags for sb_perform and sb_route_prepare. */
+#define SB_CACHE_TARGET 1u /* keep the target instance for later calls */
+
+/* The params key that names the Swift module of a Swift target for one call. */
+#define SB_MODULE_KEY "switchboard.module"
+
+/*
+ * Performs `action` on `target` with `params` (a dict, or NULL for none;
+ * borrowed). Resolution:
+ *   1. an action registered with sb_register_action;
+ *   2. the action of a target class: a plugin's Target_<Name> table (plugins
+ *      in load order; the first that exports it wins), or a Swift class;
+ *   3. missing action: the target's "notFound" action, with the same params;
+ *   4. missing target, or missing action and no notFound: the "response"
+ *      action of target "NoTargetAction", with params {originParams: the
+ *      caller's params or an empty dict, targetString: `target`,
+ *      selectorString: `action`}.
+ * The result and status are those of whichever action answered. With nothing
+ * to answer: SB_ENOTARGET (no target) or SB_ENOACTION (no action).
+ *
+ * A target instance (a plugin's create() state) is made for this call and
+ * destroyed after it, unless one is cached; with SB_CACHE_TARGET the instance
+ * made is kept until sb_release_cached_target().
+ *
+ * On SB_OK *out is a new reference, never NULL; `out` may be NULL to discard
+ * the result. SB_EINVAL for NULL or empty names, params that are not a dict,
+ * or unknown flag bits. Calls user code.
+ */
+SB_API sb_status sb_perform(sb_mediator *m, const char *target, const char *action,
+                            const sb_value *params, unsigned flags, sb_value **out);
+
+/* Drops the cached instance of `target`; calls still using it finish first,
+ * then it is destroyed. SB_OK whether or not anything was cached; SB_EINVAL
+ * for a NULL or empty name. Calls user code (a plugin's destroy). */
+SB_API sb_status sb_release_cached_target(sb_mediator *m, const char *target);
+
+/* ---------------------------------------------------------- prepared routes */
+
+/*
+ * A prepared call, like sqlite3_stmt: the names are resolved once, and each
+ * call checks only that the registry has not changed since.
+ *
+ * sb_route_prepare fails with SB_ENOTARGET / SB_ENOACTION when the pair does
+ * not resolve now; it never falls back (no notFound, no NoTargetAction). A
+ * route stays valid across registry changes: after its target is
+ * unregistered a call returns SB_ENOTARGET; after re-registration it calls
+ * the new action. `flags` as for sb_perform. *out is a new route, freed with
+ * sb_route_free(); it keeps the mediator alive.
+ *
+ * sb_route_call behaves like sb_perform with the prepared names (without
+ * fallbacks). Routes may be called from several threads at once.
+ */
+SB_API sb_status sb_route_prepare(sb_mediator *m, const char *target, const char *action,
+                                  unsigned flags, sb_route **out);
+SB_API sb_status sb_route_call(sb_route *r, const sb_value *params, sb_value **out);
+SB_API void sb_route_free(sb_route *r);
+
+/* ---------------------------------------------------------------- errors */
+
+/* A short description of a status, e.g. "no such target"; static storage. */
+SB_API const char *sb_status_string(sb_status s);
+
+/* The calling thread's last error message. Never NULL ("" before any error).
+ * Valid until the next sb_ call that fails on this thread. Not a success
+ * test: read it only after a function reported failure. */
+SB_API const char *sb_last_error(void);
+
+/* For actions and callbacks: sets the calling thread's error message,
+ * printf-style, before returning a failure status. */
+SB_API void sb_set_error(const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* --------------------------------------------------------------- plugins */
+
+typedef struct sb_action_def {
+    const char *name;
+    sb_fn fn;
+} sb_action_def;
+
+/* What a plugin exports as `const sb_target_def Target_<Name>`. */
+typedef struct sb_target_def {
+    int abi_version;               /* SB_ABI_VERSION */
+    void *(*create)(void);         /* the target's state, or NULL; may itself be NULL */
+    void (*destroy)(void *state);  /* may be NULL */
+    const sb_action_def *actions;  /* ends with {NULL, NULL} */
+} sb_target_def;
+
+/* Loads the plugin at `path` into `m`; its Target_<Name> tables become
+ * reachable by name. A plugin belongs to the mediator that loaded it and is
+ * unloaded when that mediator is freed, after its target states are
+ * destroyed. Loading the same path twice is SB_OK and loads it once.
+ * SB_EINVAL (with a message naming the plugin) if the file is missing or not
+ * a loadable shared object, or if one of its Target_ tables has another
+ * abi_version, a NULL action list or an action without a name or function.
+ * Works when libswitchboard.so itself was loaded with RTLD_LOCAL. */
+SB_API sb_status sb_load_plugin(sb_mediator *m, const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SWITCHBOARD_H */
