@@ -1,18 +1,40 @@
 // swift-tools-version:6.0
 // Switchboard: a Target-Action mediator for Swift, C and Lua.
 //
-// Layers (one direction of dependency only; see ../shared/ARCHITECTURE.md):
-//   Switchboard     Swift core: Mediator, Value, Target, errors. No C, no Lua.
-//   (later) SwitchboardC, SwitchboardLua, the switchboard command.
+// Layers (one direction of dependency only; see docs/ARCHITECTURE in README):
+//   Switchboard        Swift core: Mediator, Value, Target, errors. No C, no Lua.
+//   CSwitchboard       the C header (include/switchboard.h) + C helpers inside the library
+//   SwitchboardC       @_cdecl exports implementing the header
+//   SwitchboardLibrary the libswitchboard.so product (export list, SONAME)
 import PackageDescription
+import Foundation
+
+let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path
+
+/// The ABI number in the SONAME; equals SB_ABI_VERSION in switchboard.h
+/// (scripts/check-exports.sh checks it).
+let abiVersion = 1
 
 let package = Package(
     name: "Switchboard",
     products: [
         .library(name: "Switchboard", targets: ["Switchboard"]),
+        // libswitchboard.so for C programs, the Lua module and plugins.
+        // Built for shipping by scripts/build.sh (release, static Swift runtime).
+        .library(name: "switchboard", type: .dynamic, targets: ["SwitchboardLibrary"]),
     ],
     targets: [
         .target(name: "Switchboard"),
+        .target(name: "CSwitchboard", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "SwitchboardC", dependencies: ["Switchboard", "CSwitchboard"]),
+        .target(
+            name: "SwitchboardLibrary",
+            dependencies: ["SwitchboardC"],
+            exclude: ["exports.map"],
+            linkerSettings: [.unsafeFlags([
+                "-Xlinker", "--version-script=\(root)/Sources/SwitchboardLibrary/exports.map",
+                "-Xlinker", "-soname=libswitchboard.so.\(abiVersion)",
+            ])]),
 
         // The CTMediator demo, in Swift.
         .executableTarget(name: "SwitchboardDemo", dependencies: ["Switchboard"], path: "examples/swift"),

@@ -170,11 +170,17 @@ final class EpochDomain: @unchecked Sendable {
 struct ThreadRecord {
     let base: UnsafeMutableRawPointer
 
+    // Each field at an offset aligned for its type.
     private static let stateOffset = 0
-    private static let depthOffset = MemoryLayout<Atomic<UInt>>.stride
-    private static let inUseOffset = depthOffset + MemoryLayout<Int>.stride
-    private static let nextOffset = inUseOffset + MemoryLayout<Atomic<Bool>>.stride
-    private static let size = nextOffset + MemoryLayout<UnsafeMutableRawPointer?>.stride
+    private static let depthOffset = aligned(stateOffset + MemoryLayout<Atomic<UInt>>.size, for: Int.self)
+    private static let nextOffset = aligned(depthOffset + MemoryLayout<Int>.size, for: UnsafeMutableRawPointer?.self)
+    private static let inUseOffset = aligned(nextOffset + MemoryLayout<UnsafeMutableRawPointer?>.size, for: Atomic<Bool>.self)
+    private static let size = inUseOffset + MemoryLayout<Atomic<Bool>>.size
+
+    private static func aligned<T: ~Copyable>(_ offset: Int, for type: T.Type) -> Int {
+        let alignment = MemoryLayout<T>.alignment
+        return (offset + alignment - 1) / alignment * alignment
+    }
 
     /// A new record for the calling thread, linked before `next`.
     init(next: ThreadRecord?) {

@@ -12,10 +12,10 @@ import Darwin
 /// that lock and reports races in correct code; it understands pthread
 /// mutexes. Only writers (registration, discovery) take locks; `perform`
 /// never does.
-final class Lock: @unchecked Sendable {
+@_spi(Faces) public final class Lock: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
-    init() {
+    public init() {
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)
@@ -27,12 +27,12 @@ final class Lock: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    func lock() { pthread_mutex_lock(mutex) }
-    func unlock() { pthread_mutex_unlock(mutex) }
-    func tryLock() -> Bool { pthread_mutex_trylock(mutex) == 0 }
+    public func lock() { pthread_mutex_lock(mutex) }
+    public func unlock() { pthread_mutex_unlock(mutex) }
+    public func tryLock() -> Bool { pthread_mutex_trylock(mutex) == 0 }
 
     @inline(__always)
-    func withLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+    public func withLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
         lock()
         defer { unlock() }
         return try body()

@@ -5,13 +5,13 @@
 /// What the dispatcher needs from a face to call Swift actions for it.
 @_spi(Faces) public protocol ForeignBridge: Sendable {
     /// The Swift value of a borrowed native value (NULL reads as `.null`).
-    func value(from native: OpaquePointer?) -> Value
-    /// A new native reference for `value`, or nil if allocation failed.
-    func native(from value: Value) -> OpaquePointer?
+    func value(from native: OpaquePointer?) throws(SwitchboardError) -> Value
+    /// A new native reference for `value`.
+    func native(from value: Value) throws(SwitchboardError) -> OpaquePointer
     func release(_ native: OpaquePointer?)
     /// New NoTargetAction params: `originParams` (the caller's params, or an
     /// empty dict), `targetString`, `selectorString`.
-    func fallbackParams(origin: OpaquePointer?, target: String, action: String) -> OpaquePointer?
+    func fallbackParams(origin: OpaquePointer?, target: String, action: String) throws(SwitchboardError) -> OpaquePointer
     /// Makes `error` the calling thread's last error (`sb_last_error`).
     func report(_ error: SwitchboardError)
 }
@@ -51,17 +51,23 @@ struct ForeignConvention: CallConvention {
         case .foreign(let function):
             return function.callNative(args, state: instance?.state, out: out)
         case .swift(let body):
-            let params = bridge.value(from: args).dict ?? [:]
+            let params: Params
             let result: Value
+            do throws(SwitchboardError) {
+                params = try bridge.value(from: args).dict ?? [:]
+            } catch {
+                return fail(error)
+            }
             do {
                 result = try body(instance?.object, params)
             } catch {
                 return fail(.wrapping(error, in: "\(target.string).\(action.string)"))
             }
-            guard let native = bridge.native(from: result) else {
-                return fail(.outOfMemory("out of memory converting the result of \(target.string).\(action.string)"))
+            do throws(SwitchboardError) {
+                out.pointee = try bridge.native(from: result)
+            } catch {
+                return fail(error)
             }
-            out.pointee = native
             return 0
         }
     }
@@ -74,8 +80,11 @@ struct ForeignConvention: CallConvention {
 
     func withFallbackArgs(origin: OpaquePointer?, target: String, action: String,
                           _ body: (OpaquePointer?) -> Int32) -> Int32 {
-        guard let params = bridge.fallbackParams(origin: origin, target: target, action: action) else {
-            return fail(.outOfMemory("out of memory building NoTargetAction params"))
+        let params: OpaquePointer
+        do throws(SwitchboardError) {
+            params = try bridge.fallbackParams(origin: origin, target: target, action: action)
+        } catch {
+            return fail(error)
         }
         defer { bridge.release(params) }
         return body(params)

@@ -112,3 +112,12 @@ enum NameCheck {
         return nil
     }
 }
+
+/// The hash the registry uses for names, for faces that key their own
+/// tables by name (the C face's dict keys) the same way.
+@_spi(Faces) public enum NameHash {
+    @inline(__always)
+    public static func of(_ bytes: UnsafePointer<UInt8>, count: Int) -> UInt64 {
+        NameRef(UnsafeBufferPointer(start: bytes, count: count)).hash
+    }
+}

@@ -1,0 +1,43 @@
+/*
+ * Private to libswitchboard: never installed, never exported (the version
+ * script keeps only sb_[a-z]* symbols). Two kinds of declarations:
+ *
+ * 1. Spellings for the Swift exports. Swift imports `sb_value *` as an
+ *    untyped OpaquePointer and would emit it as `void *`; through these
+ *    typedefs the header Swift emits names the very types of switchboard.h,
+ *    so scripts/check-header.sh can compile both together and any drift
+ *    between a prototype and its Swift implementation is a compile error.
+ *
+ * 2. Helpers implemented in C inside the library (errors.c, plugins.c).
+ */
+#ifndef SWITCHBOARD_INTERNAL_H
+#define SWITCHBOARD_INTERNAL_H
+
+#include "switchboard.h"
+
+typedef sb_mediator *sb_mediator_ptr;
+typedef sb_value *sb_value_ptr;
+typedef const sb_value *sb_value_cptr;
+typedef sb_value **sb_value_out;
+typedef sb_route *sb_route_ptr;
+typedef sb_route **sb_route_out;
+typedef void (*sb_destroy_fn)(void *);
+typedef void *(*sb_create_fn)(void);
+
+/* Sets the calling thread's last error to `length` bytes of `message`. */
+void sb__error_set(const char *message, size_t length);
+
+/* Counts sb__error_set/sb_set_error calls on this thread, so the library can
+ * tell whether a failing action described its failure itself. */
+unsigned long sb__error_generation(void);
+
+/* Makes libswitchboard's own symbols global, so plugins (which link nothing)
+ * resolve sb_* even when the library was loaded with RTLD_LOCAL. Idempotent. */
+void sb__promote_self(void);
+
+/* Calls `each` with the name of every defined data symbol starting with
+ * "Target_" in the loaded object `handle`. Returns 0, or -1 if the object's
+ * symbol table cannot be read. */
+int sb__plugin_targets(void *handle, void (*each)(const char *name, void *context), void *context);
+
+#endif

@@ -1,0 +1,47 @@
+@_spi(Faces) import Switchboard
+import CSwitchboard
+
+/// What an action receives when the caller passed no params: actions always
+/// get a dict (switchboard.h promises `args` is never NULL). Shared and never
+/// freed; actions must not modify their args.
+nonisolated(unsafe) let emptyParams: OpaquePointer = SBValue.make(SB_DICT).retainedHandle
+
+/// How the core calls Swift actions for C callers: `sb_value` in and out.
+struct CBridge: ForeignBridge {
+    static let shared = CBridge()
+
+    func value(from native: OpaquePointer?) throws(SwitchboardError) -> Value {
+        guard let native else { return .null }
+        return try SBValue.borrow(native).takeUnretainedValue().toValue()
+    }
+
+    func native(from value: Value) throws(SwitchboardError) -> OpaquePointer {
+        try SBValue.from(value).retainedHandle
+    }
+
+    func release(_ native: OpaquePointer?) {
+        if let native { SBValue.borrow(native).release() }
+    }
+
+    func fallbackParams(origin: OpaquePointer?, target: String, action: String) throws(SwitchboardError) -> OpaquePointer {
+        let params = SBValue.make(SB_DICT)
+        let originParams = origin.map { SBValue.borrow($0).retain() } ?? Unmanaged.passRetained(SBValue.make(SB_DICT))
+        let entries: [(String, Unmanaged<SBValue>)] = [
+            ("originParams", originParams),
+            ("targetString", Unmanaged.passRetained(SBValue.string(target))),
+            ("selectorString", Unmanaged.passRetained(SBValue.string(action))),
+        ]
+        for (key, value) in entries {
+            var key = key
+            guard key.withUTF8({ params.set(key: $0.baseAddress!, length: $0.count, value: value) }) else {
+                value.release()
+                throw .outOfMemory("out of memory building NoTargetAction params")
+            }
+        }
+        return params.retainedHandle
+    }
+
+    func report(_ error: SwitchboardError) {
+        setLastError(error.message)
+    }
+}

@@ -1,0 +1,68 @@
+@_spi(Faces) import Switchboard
+import CSwitchboard
+
+/// An `sb_fn` with its userdata: a C action, a C callback, or a plugin's
+/// action. Runs `free_userdata` exactly once, when the last holder lets go.
+final class CFunction: ForeignFunction, @unchecked Sendable {
+    // @unchecked: immutable; what `userdata` points to is the C code's to guard.
+
+    let fn: sb_fn
+    let userdata: UnsafeMutableRawPointer?
+    let freeUserdata: sb_destroy_fn?
+    /// A plugin action: its userdata is the target instance's state.
+    let usesInstanceState: Bool
+    /// Keeps a plugin loaded while any of its functions can be called.
+    let owner: AnyObject?
+    /// What to call it in messages: "A.showAlert", "callback".
+    let label: String
+
+    init(fn: sb_fn, userdata: UnsafeMutableRawPointer?, freeUserdata: sb_destroy_fn?,
+         usesInstanceState: Bool = false, owner: AnyObject? = nil, label: String) {
+        self.fn = fn
+        self.userdata = userdata
+        self.freeUserdata = freeUserdata
+        self.usesInstanceState = usesInstanceState
+        self.owner = owner
+        self.label = label
+    }
+
+    deinit { freeUserdata?(userdata) }
+
+    /// Calls the function with C arguments. Normalizes what C code may get
+    /// wrong: a success without a result becomes SB_NULL; a failure that left
+    /// a result releases it; an unknown status becomes SB_EACTION; a failure
+    /// without a message gets one.
+    func callNative(_ args: OpaquePointer?, state: UnsafeMutableRawPointer?,
+                    out: UnsafeMutablePointer<OpaquePointer?>) -> Int32 {
+        out.pointee = nil
+        let messagesBefore = sb__error_generation()
+        let status = fn(usesInstanceState ? state : userdata, args, out)
+        if status == SB_OK {
+            if out.pointee == nil { out.pointee = SBValue.null().retainedHandle }
+            return 0
+        }
+        if let leftover = out.pointee {
+            SBValue.borrow(leftover).release()
+            out.pointee = nil
+        }
+        guard status.rawValue <= sb_status.highest.rawValue else {
+            setLastError("\(label) failed with unknown status \(status.rawValue)")
+            return Int32(SB_EACTION.rawValue)
+        }
+        if sb__error_generation() == messagesBefore {
+            setLastError("\(label) failed: \(String(cString: sb_status_string(status)!))")
+        }
+        return Int32(status.rawValue)
+    }
+
+    /// Calls the function for a Swift caller: converts in and out.
+    func call(_ args: Value, state: UnsafeMutableRawPointer?) throws(SwitchboardError) -> Value {
+        let native = Unmanaged.passRetained(try SBValue.from(args))
+        defer { native.release() }
+        var out: OpaquePointer?
+        let status = callNative(OpaquePointer(native.toOpaque()), state: state, out: &out)
+        guard status == 0, let out else { throw SwitchboardError(status: status) }
+        defer { SBValue.borrow(out).release() }
+        return try SBValue.borrow(out).takeUnretainedValue().toValue()
+    }
+}

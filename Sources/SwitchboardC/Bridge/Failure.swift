@@ -1,0 +1,53 @@
+@_spi(Faces) import Switchboard
+import CSwitchboard
+
+/// Sets the calling thread's last error and returns `status`, so a failing
+/// export reads `return failure(SB_EINVAL, "...")`.
+@inline(never)
+func failure(_ status: sb_status, _ message: String) -> sb_status {
+    setLastError(message)
+    return status
+}
+
+func failure(_ error: SwitchboardError) -> sb_status {
+    failure(sb_status(error), error.message)
+}
+
+func setLastError(_ message: String) {
+    var message = message
+    message.withUTF8 { bytes in
+        bytes.withMemoryRebound(to: CChar.self) { sb__error_set($0.baseAddress, $0.count) }
+    }
+}
+
+/// The calling thread's last error, as a Swift string.
+var lastError: String { String(cString: sb_last_error()) }
+
+extension sb_status {
+    init(_ error: SwitchboardError) {
+        self.init(UInt32(error.code.rawValue))
+    }
+
+    /// The highest status this library defines; actions returning anything
+    /// above it are reported as SB_EACTION.
+    static let highest = SB_ENOMEM
+}
+
+extension SwitchboardError {
+    /// The error for a status a C function returned, with the thread's message.
+    init(status: Int32) {
+        let code = SwitchboardError.Code(rawValue: status) ?? .actionFailed
+        self.init(code: code, message: lastError)
+    }
+}
+
+/// The Swift string for a C name that must be non-empty, NUL-terminated
+/// UTF-8; nil (with the reason in `problem`) otherwise.
+func validName(_ name: UnsafePointer<CChar>?, _ what: String) -> Result<String, SwitchboardError> {
+    guard let name else { return .failure(.invalidArgument("\(what) name is NULL")) }
+    guard name.pointee != 0 else { return .failure(.invalidArgument("\(what) name is empty")) }
+    guard let string = String(validatingCString: name) else {
+        return .failure(.invalidArgument("\(what) name is not valid UTF-8"))
+    }
+    return .success(string)
+}

@@ -1,0 +1,40 @@
+@_spi(Faces) import Switchboard
+import CSwitchboard
+
+@_cdecl("sb_callback_new")
+public func sb_callback_new(_ fn: sb_fn?, _ userdata: UnsafeMutableRawPointer?,
+                            _ freeUserdata: sb_destroy_fn?) -> sb_value_ptr? {
+    guard let fn else {
+        freeUserdata?(userdata)
+        _ = failure(SB_EINVAL, "sb_callback_new: NULL function")
+        return nil
+    }
+    let function = CFunction(fn: fn, userdata: userdata, freeUserdata: freeUserdata, label: "callback")
+    return SBValue.object(Callback(foreign: function), as: SB_CALLBACK).retainedHandle
+}
+
+@_cdecl("sb_callback_call")
+public func sb_callback_call(_ callback: sb_value_cptr?, _ args: sb_value_cptr?, _ out: sb_value_out?) -> sb_status {
+    out?.pointee = nil
+    guard let callback else { return failure(SB_EINVAL, "sb_callback_call: NULL callback") }
+    guard let target = SBValue.borrow(callback)._withUnsafeGuaranteedRef({ $0.callback }) else {
+        return failure(SB_ETYPE, "sb_callback_call: the value is a \(typeName(sb_typeof(callback)))")
+    }
+    var result: OpaquePointer?
+    let status: sb_status
+    if let foreign = target.foreign {
+        // Made in C (or by the Lua module through C): no conversion.
+        status = sb_status(UInt32(foreign.callNative(args, state: nil, out: &result)))
+    } else {
+        do throws(SwitchboardError) {
+            var argument = Value.null
+            if let args { argument = try SBValue.borrow(args).takeUnretainedValue().toValue() }
+            result = try SBValue.from(try target(argument)).retainedHandle
+            status = SB_OK
+        } catch {
+            status = failure(error)
+        }
+    }
+    if let out { out.pointee = result } else if let result { SBValue.borrow(result).release() }
+    return status
+}

@@ -1,0 +1,109 @@
+import CSwitchboard
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Arrays and dicts (switchboard.h, "containers").
+
+/// Puts `item` into `container` with `insert`, which takes over one
+/// reference; `steal` says whether the caller's reference is given up too.
+private func add(_ container: sb_value_ptr?, _ item: sb_value_ptr?, steal: Bool, type: sb_type, caller: String,
+                 _ insert: (SBValue, Unmanaged<SBValue>) -> Bool) -> sb_status {
+    let owned = item.map { steal ? SBValue.borrow($0) : SBValue.borrow($0).retain() }
+    guard let container, let owned else {
+        owned?.release()
+        return failure(SB_EINVAL, "\(caller): NULL argument")
+    }
+    return SBValue.borrow(container)._withUnsafeGuaranteedRef { c in
+        guard c.type == type else {
+            owned.release()
+            return failure(SB_ETYPE, "\(caller): the container is a \(typeName(c.type))")
+        }
+        if let problem = owned._withUnsafeGuaranteedRef({ c.insertionProblem($0) }) {
+            owned.release()
+            return failure(SB_EINVAL, "\(caller): \(problem)")
+        }
+        guard insert(c, owned) else {
+            owned.release()
+            return failure(SB_ENOMEM, "\(caller): out of memory")
+        }
+        return SB_OK
+    }
+}
+
+@_cdecl("sb_array_append")
+public func sb_array_append(_ array: sb_value_ptr?, _ item: sb_value_ptr?) -> sb_status {
+    add(array, item, steal: false, type: SB_ARRAY, caller: "sb_array_append") { $0.append($1) }
+}
+
+@_cdecl("sb_array_append_new")
+public func sb_array_append_new(_ array: sb_value_ptr?, _ item: sb_value_ptr?) -> sb_status {
+    add(array, item, steal: true, type: SB_ARRAY, caller: "sb_array_append_new") { $0.append($1) }
+}
+
+private func setKey(_ dict: sb_value_ptr?, _ key: UnsafePointer<CChar>?, _ v: sb_value_ptr?, steal: Bool,
+                    caller: String) -> sb_status {
+    guard let key else {
+        if steal, let v { SBValue.borrow(v).release() }
+        return failure(SB_EINVAL, "\(caller): NULL key")
+    }
+    let length = strlen(key)
+    let bytes = UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self)
+    guard String(validating: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self) != nil else {
+        if steal, let v { SBValue.borrow(v).release() }
+        return failure(SB_EINVAL, "\(caller): key is not valid UTF-8")
+    }
+    return add(dict, v, steal: steal, type: SB_DICT, caller: caller) { $0.set(key: bytes, length: length, value: $1) }
+}
+
+@_cdecl("sb_dict_set")
+public func sb_dict_set(_ dict: sb_value_ptr?, _ key: UnsafePointer<CChar>?, _ v: sb_value_ptr?) -> sb_status {
+    setKey(dict, key, v, steal: false, caller: "sb_dict_set")
+}
+
+@_cdecl("sb_dict_set_new")
+public func sb_dict_set_new(_ dict: sb_value_ptr?, _ key: UnsafePointer<CChar>?, _ v: sb_value_ptr?) -> sb_status {
+    setKey(dict, key, v, steal: true, caller: "sb_dict_set_new")
+}
+
+@_cdecl("sb_dict_get")
+public func sb_dict_get(_ dict: sb_value_cptr?, _ key: UnsafePointer<CChar>?) -> sb_value_ptr? {
+    guard let dict, let key else { return nil }
+    return SBValue.borrow(dict)._withUnsafeGuaranteedRef { d in
+        guard d.type == SB_DICT, let i = d.find(key: key) else { return nil }
+        return OpaquePointer(d.dictEntries[i].value.toOpaque())
+    }
+}
+
+@_cdecl("sb_count")
+public func sb_count(_ v: sb_value_cptr?) -> size_t {
+    guard let v else { return 0 }
+    return SBValue.borrow(v)._withUnsafeGuaranteedRef { $0.isContainer ? $0.header.count : 0 }
+}
+
+@_cdecl("sb_array_get")
+public func sb_array_get(_ array: sb_value_cptr?, _ i: size_t) -> sb_value_ptr? {
+    guard let array else { return nil }
+    return SBValue.borrow(array)._withUnsafeGuaranteedRef { a in
+        guard a.type == SB_ARRAY, let item = a.element(i) else { return nil }
+        return OpaquePointer(item.toOpaque())
+    }
+}
+
+@_cdecl("sb_dict_at")
+public func sb_dict_at(_ dict: sb_value_cptr?, _ i: size_t, _ key: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
+                       _ value: sb_value_out?) -> sb_status {
+    key?.pointee = nil
+    value?.pointee = nil
+    guard let dict else { return failure(SB_EINVAL, "sb_dict_at: NULL dict") }
+    return SBValue.borrow(dict)._withUnsafeGuaranteedRef { d in
+        guard d.type == SB_DICT else { return failure(SB_ETYPE, "sb_dict_at: the value is a \(typeName(d.type))") }
+        guard i >= 0 && i < d.header.count else {
+            return failure(SB_EINVAL, "sb_dict_at: index \(i) is out of range (count \(d.header.count))")
+        }
+        let entry = d.dictEntries[i]
+        key?.pointee = UnsafeRawPointer(entry.key).assumingMemoryBound(to: CChar.self)
+        value?.pointee = OpaquePointer(entry.value.toOpaque())
+        return SB_OK
+    }
+}

@@ -1,0 +1,131 @@
+@_spi(Faces) import Switchboard
+import CSwitchboard
+
+// Mediators, registration, perform (switchboard.h, "mediator", "registering",
+// "performing").
+
+@_cdecl("sb_mediator_shared")
+public func sb_mediator_shared() -> sb_mediator_ptr? {
+    OpaquePointer(Unmanaged.passUnretained(CMediator.shared).toOpaque())
+}
+
+@_cdecl("sb_mediator_new")
+public func sb_mediator_new() -> sb_mediator_ptr? {
+    OpaquePointer(Unmanaged.passRetained(CMediator(Mediator())).toOpaque())
+}
+
+@_cdecl("sb_mediator_free")
+public func sb_mediator_free(_ m: sb_mediator_ptr?) {
+    guard let m else { return }
+    let mediator = CMediator.borrow(m)
+    if mediator._withUnsafeGuaranteedRef({ $0.isShared }) { return }
+    mediator.release()
+}
+
+/// Runs `body` with the mediator behind `m`, or fails with SB_EINVAL.
+@inline(__always)
+private func with(_ m: sb_mediator_ptr?, _ caller: String, _ body: (Mediator) -> sb_status) -> sb_status {
+    guard let m else { return failure(SB_EINVAL, "\(caller): NULL mediator") }
+    return CMediator.borrow(m)._withUnsafeGuaranteedRef { body($0.mediator) }
+}
+
+@_cdecl("sb_register_action")
+public func sb_register_action(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?,
+                               _ fn: sb_fn?, _ userdata: UnsafeMutableRawPointer?,
+                               _ freeUserdata: sb_destroy_fn?) -> sb_status {
+    guard let fn else {
+        freeUserdata?(userdata)
+        return failure(SB_EINVAL, "sb_register_action: NULL function")
+    }
+    // From here the function owns the userdata: if registration fails, its
+    // release runs free_userdata.
+    let validated = validName(target, "target").flatMap { t in validName(action, "action").map { (t, $0) } }
+    let function = CFunction(fn: fn, userdata: userdata, freeUserdata: freeUserdata,
+                             label: (try? validated.get()).map { "\($0.0).\($0.1)" } ?? "action")
+    guard case .success(let (target, action)) = validated else {
+        if case .failure(let error) = validated { return failure(error) }
+        return SB_EINVAL
+    }
+    return with(m, "sb_register_action") { mediator in
+        do throws(SwitchboardError) {
+            try mediator.register(target: target, action: action, foreign: function)
+            return SB_OK
+        } catch {
+            return failure(error)
+        }
+    }
+}
+
+@_cdecl("sb_unregister_target")
+public func sb_unregister_target(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?) -> sb_status {
+    guard case .success(let target) = validName(target, "target") else {
+        return failure(SB_EINVAL, "sb_unregister_target: the target name must be non-empty UTF-8")
+    }
+    return with(m, "sb_unregister_target") { mediator in
+        mediator.unregister(target: target) ? SB_OK : failure(SB_ENOTARGET, "nothing is registered as \"\(target)\"")
+    }
+}
+
+@_cdecl("sb_unregister_action")
+public func sb_unregister_action(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?,
+                                 _ action: UnsafePointer<CChar>?) -> sb_status {
+    guard case .success(let target) = validName(target, "target"), case .success(let action) = validName(action, "action") else {
+        return failure(SB_EINVAL, "sb_unregister_action: names must be non-empty UTF-8")
+    }
+    return with(m, "sb_unregister_action") { mediator in
+        mediator.unregister(target: target, action: action)
+            ? SB_OK : failure(SB_ENOACTION, "\"\(target).\(action)\" is not registered")
+    }
+}
+
+/// The module named by SB_MODULE_KEY in `params`, if it holds a string.
+private func moduleName(in params: SBValue) -> String? {
+    params.find(key: moduleKey.base, length: moduleKey.count, hash: moduleKey.hash).flatMap { i in
+        params.dictEntries[i].value._withUnsafeGuaranteedRef { $0.type == SB_STRING ? $0.stringValue : nil }
+    }
+}
+
+// Immutable after initialization.
+private nonisolated(unsafe) let moduleKey: (base: UnsafePointer<UInt8>, count: Int, hash: UInt64) = {
+    let bytes = Array(Mediator.moduleKey.utf8)
+    let base = UnsafeMutablePointer<UInt8>.allocate(capacity: bytes.count)
+    base.initialize(from: bytes, count: bytes.count)
+    return (UnsafePointer(base), bytes.count, NameHash.of(base, count: bytes.count))
+}()
+
+@_cdecl("sb_perform")
+public func sb_perform(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?,
+                       _ params: sb_value_cptr?, _ flags: CUnsignedInt, _ out: sb_value_out?) -> sb_status {
+    out?.pointee = nil
+    guard let m, let target, let action, target.pointee != 0, action.pointee != 0 else {
+        return failure(SB_EINVAL, "sb_perform: NULL mediator, or a NULL or empty name")
+    }
+    guard flags & ~SB_CACHE_TARGET == 0 else { return failure(SB_EINVAL, "sb_perform: unknown flags \(flags)") }
+    var module: String?
+    if let params {
+        let problem: String? = SBValue.borrow(params)._withUnsafeGuaranteedRef { p in
+            guard p.type == SB_DICT else { return "params must be a dict, not a \(typeName(p.type))" }
+            if p.header.count > 0 { module = moduleName(in: p) }
+            return nil
+        }
+        if let problem { return failure(SB_EINVAL, "sb_perform: \(problem)") }
+    }
+    var result: OpaquePointer?
+    let status = CMediator.borrow(m)._withUnsafeGuaranteedRef {
+        $0.mediator.performNative(target: target, action: action, module: module, params: params ?? emptyParams,
+                                  cache: flags & SB_CACHE_TARGET != 0, out: &result, bridge: CBridge.shared)
+    }
+    if let out { out.pointee = result } else if let result { SBValue.borrow(result).release() }
+    return sb_status(UInt32(status))
+}
+
+@_cdecl("sb_release_cached_target")
+public func sb_release_cached_target(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?) -> sb_status {
+    guard case .success(let target) = validName(target, "target") else {
+        return failure(SB_EINVAL, "sb_release_cached_target: the target name must be non-empty UTF-8")
+    }
+    return with(m, "sb_release_cached_target") { mediator in
+        mediator.releaseCachedTarget(target)
+        return SB_OK
+    }
+}

@@ -1,0 +1,20 @@
+import CSwitchboard
+
+// sb_last_error and sb_set_error are in C (Sources/CSwitchboard/errors.c).
+
+@_cdecl("sb_status_string")
+public func sb_status_string(_ s: sb_status) -> UnsafePointer<CChar>? {
+    let text: StaticString = switch s {
+    case SB_OK: "ok"
+    case SB_EINVAL: "invalid argument"
+    case SB_ENOTARGET: "no such target"
+    case SB_ENOACTION: "no such action"
+    case SB_EACTION: "the action failed"
+    case SB_ETYPE: "wrong type of value"
+    case SB_EREJECTED: "rejected by policy"
+    case SB_EBADURL: "malformed URL"
+    case SB_ENOMEM: "out of memory"
+    default: "unknown status"
+    }
+    return UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)
+}

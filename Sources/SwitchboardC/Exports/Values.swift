@@ -1,0 +1,153 @@
+@_spi(Faces) import Switchboard
+import CSwitchboard
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Constructors, reference counting and getters (switchboard.h, "values").
+
+@_cdecl("sb_null")
+public func sb_null() -> sb_value_ptr? { SBValue.null().retainedHandle }
+
+@_cdecl("sb_bool")
+public func sb_bool(_ b: CInt) -> sb_value_ptr? { SBValue.bool(b != 0).retainedHandle }
+
+@_cdecl("sb_int")
+public func sb_int(_ i: Int64) -> sb_value_ptr? { SBValue.int(i).retainedHandle }
+
+@_cdecl("sb_double")
+public func sb_double(_ d: Double) -> sb_value_ptr? { SBValue.double(d).retainedHandle }
+
+@_cdecl("sb_string")
+public func sb_string(_ utf8: UnsafePointer<CChar>?) -> sb_value_ptr? {
+    guard let utf8 else { _ = failure(SB_EINVAL, "sb_string: NULL string"); return nil }
+    return makeString(UnsafeRawPointer(utf8), strlen(utf8), caller: "sb_string")
+}
+
+@_cdecl("sb_string_n")
+public func sb_string_n(_ s: UnsafePointer<CChar>?, _ n: size_t) -> sb_value_ptr? {
+    guard let s else {
+        if n == 0 { return SBValue.bytes(UnsafeRawBufferPointer(start: nil, count: 0), as: SB_STRING).retainedHandle }
+        _ = failure(SB_EINVAL, "sb_string_n: NULL string with length \(n)")
+        return nil
+    }
+    return makeString(UnsafeRawPointer(s), n, caller: "sb_string_n")
+}
+
+private func makeString(_ start: UnsafeRawPointer, _ count: Int, caller: String) -> sb_value_ptr? {
+    let bytes = UnsafeRawBufferPointer(start: start, count: count)
+    guard String(validating: bytes.bindMemory(to: UInt8.self), as: UTF8.self) != nil else {
+        _ = failure(SB_EINVAL, "\(caller): not valid UTF-8 (use sb_bytes for arbitrary bytes)")
+        return nil
+    }
+    return SBValue.bytes(bytes, as: SB_STRING).retainedHandle
+}
+
+@_cdecl("sb_bytes")
+public func sb_bytes(_ p: UnsafeRawPointer?, _ n: size_t) -> sb_value_ptr? {
+    guard p != nil || n == 0 else { _ = failure(SB_EINVAL, "sb_bytes: NULL pointer with length \(n)"); return nil }
+    return SBValue.bytes(UnsafeRawBufferPointer(start: p, count: n), as: SB_BYTES).retainedHandle
+}
+
+@_cdecl("sb_array_new")
+public func sb_array_new() -> sb_value_ptr? { SBValue.make(SB_ARRAY).retainedHandle }
+
+@_cdecl("sb_dict_new")
+public func sb_dict_new() -> sb_value_ptr? { SBValue.make(SB_DICT).retainedHandle }
+
+@_cdecl("sb_pointer")
+public func sb_pointer(_ p: UnsafeMutableRawPointer?, _ destroy: sb_destroy_fn?) -> sb_value_ptr? {
+    var onRelease: (@Sendable (UnsafeMutableRawPointer?) -> Void)?
+    if let destroy { onRelease = { destroy($0) } }
+    let pointer = Pointer(p, destroy: onRelease)
+    return SBValue.object(pointer, as: SB_POINTER).retainedHandle
+}
+
+@_cdecl("sb_retain")
+public func sb_retain(_ v: sb_value_ptr?) -> sb_value_ptr? {
+    if let v { _ = SBValue.borrow(v).retain() }
+    return v
+}
+
+@_cdecl("sb_release")
+public func sb_release(_ v: sb_value_ptr?) {
+    if let v { SBValue.borrow(v).release() }
+}
+
+@_cdecl("sb_typeof")
+public func sb_typeof(_ v: sb_value_cptr?) -> sb_type {
+    guard let v else { return SB_NULL }
+    return SBValue.borrow(v)._withUnsafeGuaranteedRef { $0.type }
+}
+
+/// Runs a getter on `v` if it has `type`; the status for NULL or another kind.
+@inline(__always)
+private func get<T>(_ v: sb_value_cptr?, _ out: UnsafeMutablePointer<T>?, _ type: sb_type, _ name: String,
+                    _ read: (SBValue) -> T) -> sb_status {
+    guard let v, let out else { return failure(SB_EINVAL, "sb_get_\(name): NULL argument") }
+    return SBValue.borrow(v)._withUnsafeGuaranteedRef { value in
+        guard value.type == type else { return failure(SB_ETYPE, "sb_get_\(name): the value is a \(typeName(value.type))") }
+        out.pointee = read(value)
+        return SB_OK
+    }
+}
+
+@_cdecl("sb_get_bool")
+public func sb_get_bool(_ v: sb_value_cptr?, _ out: UnsafeMutablePointer<CInt>?) -> sb_status {
+    get(v, out, SB_BOOL, "bool") { CInt($0.header.scalar) }
+}
+
+@_cdecl("sb_get_int")
+public func sb_get_int(_ v: sb_value_cptr?, _ out: UnsafeMutablePointer<Int64>?) -> sb_status {
+    get(v, out, SB_INT, "int") { Int64(bitPattern: $0.header.scalar) }
+}
+
+@_cdecl("sb_get_double")
+public func sb_get_double(_ v: sb_value_cptr?, _ out: UnsafeMutablePointer<Double>?) -> sb_status {
+    get(v, out, SB_DOUBLE, "double") { Double(bitPattern: $0.header.scalar) }
+}
+
+@_cdecl("sb_get_pointer")
+public func sb_get_pointer(_ v: sb_value_cptr?, _ out: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> sb_status {
+    get(v, out, SB_POINTER, "pointer") { $0.pointer!.address }
+}
+
+@_cdecl("sb_get_string")
+public func sb_get_string(_ v: sb_value_cptr?, _ len: UnsafeMutablePointer<size_t>?) -> UnsafePointer<CChar>? {
+    tail(v, len, SB_STRING).map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
+}
+
+@_cdecl("sb_get_bytes")
+public func sb_get_bytes(_ v: sb_value_cptr?, _ len: UnsafeMutablePointer<size_t>?) -> UnsafeRawPointer? {
+    tail(v, len, SB_BYTES).map { UnsafeRawPointer($0) }
+}
+
+private func tail(_ v: sb_value_cptr?, _ len: UnsafeMutablePointer<Int>?, _ type: sb_type) -> UnsafePointer<UInt8>? {
+    guard let v else { return nil }
+    return SBValue.borrow(v)._withUnsafeGuaranteedRef { value in
+        guard value.type == type else { return nil }
+        len?.pointee = value.header.count
+        return UnsafePointer(value.tailBytes)
+    }
+}
+
+@_cdecl("sb_equal")
+public func sb_equal(_ a: sb_value_cptr?, _ b: sb_value_cptr?) -> CInt {
+    guard let a, let b else { return a == nil && b == nil ? 1 : 0 }
+    return SBValue.borrow(a).takeUnretainedValue().equals(SBValue.borrow(b).takeUnretainedValue()) ? 1 : 0
+}
+
+func typeName(_ type: sb_type) -> String {
+    switch type {
+    case SB_NULL: "null"
+    case SB_BOOL: "bool"
+    case SB_INT: "int"
+    case SB_DOUBLE: "double"
+    case SB_STRING: "string"
+    case SB_BYTES: "bytes"
+    case SB_ARRAY: "array"
+    case SB_DICT: "dict"
+    case SB_CALLBACK: "callback"
+    default: "pointer"
+    }
+}

@@ -1,0 +1,132 @@
+@_spi(Faces) import Switchboard
+import CSwitchboard
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// One loaded plugin. `dlclose` runs when the last target class, instance
+/// or function that came from it is gone, so no plugin code is unloaded
+/// while something can still call it.
+final class PluginImage: @unchecked Sendable {
+    // @unchecked: immutable after init; `targets` points into the loaded image.
+
+    let path: String
+    private let handle: UnsafeMutableRawPointer
+    /// Target name → its `Target_<Name>` table.
+    let targets: [String: UnsafePointer<sb_target_def>]
+
+    /// Loads `path` and checks every `Target_` table it exports.
+    init(path: String) throws(SwitchboardError) {
+        sb__promote_self()
+        guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
+            let reason = dlerror().map { String(cString: $0) } ?? "unknown error"
+            throw .invalidArgument("cannot load plugin '\(path)': \(reason)")
+        }
+        var names: [String] = []
+        let listed = withUnsafeMutablePointer(to: &names) { names in
+            sb__plugin_targets(handle, { name, context in
+                context!.assumingMemoryBound(to: [String].self).pointee.append(String(cString: name!))
+            }, names)
+        }
+        var targets: [String: UnsafePointer<sb_target_def>] = [:]
+        do throws(SwitchboardError) {
+            guard listed == 0 else { throw .invalidArgument("plugin '\(path)': cannot read its symbol table") }
+            for symbol in names {
+                guard let address = dlsym(handle, symbol) else { continue }
+                let def = address.assumingMemoryBound(to: sb_target_def.self)
+                try Self.check(def, symbol: symbol, path: path)
+                targets[String(symbol.dropFirst("Target_".count))] = UnsafePointer(def)
+            }
+        } catch {
+            dlclose(handle)
+            throw error
+        }
+        self.path = path
+        self.handle = handle
+        self.targets = targets
+    }
+
+    deinit { dlclose(handle) }
+
+    /// A table must carry this library's ABI version and a well-formed,
+    /// terminated action list (scanned up to a sanity bound).
+    private static func check(_ def: UnsafePointer<sb_target_def>, symbol: String, path: String) throws(SwitchboardError) {
+        let abi = def.pointee.abi_version
+        guard abi == SB_ABI_VERSION else {
+            throw .invalidArgument("plugin '\(path)': \(symbol) has abi_version \(abi); this library is ABI \(SB_ABI_VERSION)")
+        }
+        guard let actions = def.pointee.actions else {
+            throw .invalidArgument("plugin '\(path)': \(symbol) has no action list")
+        }
+        for i in 0..<100_000 {
+            let action = actions[i]
+            if action.name == nil && action.fn == nil { return }
+            guard let name = action.name, action.fn != nil, name.pointee != 0,
+                  String(validatingCString: name) != nil else {
+                throw .invalidArgument("plugin '\(path)': \(symbol) action #\(i) needs a UTF-8 name and a function")
+            }
+        }
+        throw .invalidArgument("plugin '\(path)': \(symbol) action list does not end with {NULL, NULL}")
+    }
+
+    /// The target class for one of this plugin's tables.
+    func targetClass(_ name: String, _ def: UnsafePointer<sb_target_def>) -> ForeignTargetClass {
+        var actions: [(name: String, function: any ForeignFunction)] = []
+        var i = 0
+        while let actionName = def.pointee.actions[i].name, let fn = def.pointee.actions[i].fn {
+            let action = String(cString: actionName)
+            actions.append((action, CFunction(fn: fn, userdata: nil, freeUserdata: nil, usesInstanceState: true,
+                                              owner: self, label: "\(name).\(action)")))
+            i += 1
+        }
+        let table = TableRef(image: self, def: def)
+        return ForeignTargetClass(
+            origin: "plugin \(path)", actions: actions,
+            create: { table.def.pointee.create?() },
+            destroy: { state in table.destroy(state) })
+    }
+
+    /// What the create/destroy closures capture: the table, and the image
+    /// that keeps it mapped.
+    private struct TableRef: @unchecked Sendable {
+        let image: PluginImage
+        let def: UnsafePointer<sb_target_def>
+
+        func destroy(_ state: UnsafeMutableRawPointer?) {
+            withExtendedLifetime(image) { def.pointee.destroy?(state) }
+        }
+    }
+}
+
+/// A mediator's plugins, asked in load order for `Target_<Name>` tables.
+final class PluginShelf: TargetProvider, @unchecked Sendable {
+    // @unchecked: `images` is only touched under `lock`.
+
+    private let lock = Lock()
+    private var images: [PluginImage] = []
+
+    /// Loads a plugin unless a plugin with the same real path is loaded.
+    func load(_ path: String) throws(SwitchboardError) {
+        guard let real = realpath(path, nil) else {
+            throw .invalidArgument("cannot load plugin '\(path)': \(String(cString: strerror(errno)))")
+        }
+        let canonical = String(cString: real)
+        free(real)
+        if lock.withLock({ images.contains { $0.path == canonical } }) { return }
+        let image = try PluginImage(path: canonical)
+        lock.withLock {
+            if !images.contains(where: { $0.path == canonical }) { images.append(image) }
+        }
+    }
+
+    func targetClass(named name: String) throws(SwitchboardError) -> ForeignTargetClass? {
+        for image in lock.withLock({ images }) {
+            if let def = image.targets[name] { return image.targetClass(name, def) }
+        }
+        return nil
+    }
+
+    var loaded: [PluginImage] { lock.withLock { images } }
+}

@@ -1,0 +1,87 @@
+@_spi(Faces) import Switchboard
+import CSwitchboard
+
+// Conversion between C values and Swift `Value`s, for calls that cross
+// between C and Swift. C-to-C calls never convert.
+
+extension SBValue {
+    /// The Swift value of this C value. Callbacks and pointers keep their
+    /// identity (the same `Callback` / `Pointer` object).
+    func toValue(level: Int = 0) throws(SwitchboardError) -> Value {
+        switch type {
+        case SB_NULL: return .null
+        case SB_BOOL: return .bool(header.scalar != 0)
+        case SB_INT: return .int(Int64(bitPattern: header.scalar))
+        case SB_DOUBLE: return .double(Double(bitPattern: header.scalar))
+        case SB_STRING: return .string(stringValue)
+        case SB_BYTES: return .bytes(Array(UnsafeBufferPointer(start: tailBytes, count: header.count)))
+        case SB_CALLBACK: return .callback(callback!)
+        case SB_POINTER: return .pointer(pointer!)
+        case SB_ARRAY:
+            try Self.checkDepth(level)
+            var items: [Value] = []
+            items.reserveCapacity(header.count)
+            for i in 0..<header.count {
+                items.append(try arraySlots[i].takeUnretainedValue().toValue(level: level + 1))
+            }
+            return .array(items)
+        default:
+            try Self.checkDepth(level)
+            var dict: [String: Value] = [:]
+            dict.reserveCapacity(header.count)
+            for i in 0..<header.count {
+                dict[key(at: i)] = try dictEntries[i].value.takeUnretainedValue().toValue(level: level + 1)
+            }
+            return .dict(dict)
+        }
+    }
+
+    /// A new C value for a Swift value. Dict keys go in sorted order, so C
+    /// code iterating with sb_dict_at sees the same order every time.
+    static func from(_ value: Value, level: Int = 0) throws(SwitchboardError) -> SBValue {
+        switch value {
+        case .null: return .null()
+        case .bool(let b): return .bool(b)
+        case .int(let i): return .int(i)
+        case .double(let d): return .double(d)
+        case .string(let s): return .string(s)
+        case .bytes(let b): return b.withUnsafeBytes { bytes($0, as: SB_BYTES) }
+        case .callback(let c): return .object(c, as: SB_CALLBACK)
+        case .pointer(let p): return .object(p, as: SB_POINTER)
+        case .array(let items):
+            try checkDepth(level)
+            let array = make(SB_ARRAY)
+            for item in items {
+                let element = Unmanaged.passRetained(try from(item, level: level + 1))
+                guard array.append(element) else {
+                    element.release()
+                    throw .outOfMemory("out of memory building an array")
+                }
+            }
+            return array
+        case .dict(let entries):
+            try checkDepth(level)
+            let dict = make(SB_DICT)
+            for key in entries.keys.sorted() {
+                if key.utf8.contains(0) { throw .invalidArgument("dict key \(Value.string(key)) contains a NUL byte") }
+                let element = Unmanaged.passRetained(try from(entries[key]!, level: level + 1))
+                var key = key
+                let stored = key.withUTF8 { dict.set(key: $0.baseAddress ?? SBValue.emptyKey, length: $0.count, value: element) }
+                guard stored else {
+                    element.release()
+                    throw .outOfMemory("out of memory building a dict")
+                }
+            }
+            return dict
+        }
+    }
+
+    private static func checkDepth(_ level: Int) throws(SwitchboardError) {
+        if level >= Int(SB_MAX_DEPTH) {
+            throw .invalidArgument("values nest deeper than SB_MAX_DEPTH (\(SB_MAX_DEPTH))")
+        }
+    }
+
+    // A zero-length key's bytes are never read; any valid address will do.
+    nonisolated(unsafe) static let emptyKey = UnsafePointer<UInt8>(UnsafeMutablePointer<UInt8>.allocate(capacity: 1))
+}

@@ -1,0 +1,156 @@
+/* Every entry point given NULL, the wrong kind of value or invalid input:
+ * each row is a call and what switchboard.h promises for it. After the whole
+ * table, the mediator still works. */
+#include "check.h"
+
+#include <stdint.h>
+
+static sb_mediator *M;
+static sb_value *I, *S, *A, *D, *out;
+static sb_route *route;
+static int b;
+static int64_t i64;
+static double dbl;
+static void *ptr;
+static size_t len;
+static const char *key;
+static sb_value *val;
+
+static sb_status ok_action(void *u, const sb_value *p, sb_value **o) {
+    (void)u; (void)p;
+    *o = sb_int(7);
+    return SB_OK;
+}
+
+#define SB_FAKE_FLAG 0x100u
+
+/* X(name, (expression that is true when the call behaves as documented)) */
+#define ROWS(X)                                                                                   \
+    X(string_null, (sb_string(NULL) == NULL))                                                     \
+    X(string_bad_utf8, (sb_string("\xc0\x80") == NULL))                                           \
+    X(string_n_null, (sb_string_n(NULL, 1) == NULL))                                              \
+    X(bytes_null, (sb_bytes(NULL, 1) == NULL))                                                    \
+    X(retain_null, (sb_retain(NULL) == NULL))                                                     \
+    X(release_null, (sb_release(NULL), 1))                                                        \
+    X(typeof_null, (sb_typeof(NULL) == SB_NULL))                                                  \
+    X(get_bool_null, (sb_get_bool(NULL, &b) == SB_EINVAL))                                        \
+    X(get_bool_no_out, (sb_get_bool(I, NULL) == SB_EINVAL))                                       \
+    X(get_bool_type, (sb_get_bool(I, &b) == SB_ETYPE))                                            \
+    X(get_int_null, (sb_get_int(NULL, &i64) == SB_EINVAL))                                        \
+    X(get_int_no_out, (sb_get_int(I, NULL) == SB_EINVAL))                                         \
+    X(get_int_type, (sb_get_int(S, &i64) == SB_ETYPE))                                            \
+    X(get_double_null, (sb_get_double(NULL, &dbl) == SB_EINVAL))                                  \
+    X(get_double_type, (sb_get_double(I, &dbl) == SB_ETYPE))                                      \
+    X(get_pointer_null, (sb_get_pointer(NULL, &ptr) == SB_EINVAL))                                \
+    X(get_pointer_type, (sb_get_pointer(I, &ptr) == SB_ETYPE))                                    \
+    X(get_string_null, (sb_get_string(NULL, &len) == NULL))                                       \
+    X(get_string_type, (sb_get_string(I, &len) == NULL))                                          \
+    X(get_bytes_null, (sb_get_bytes(NULL, &len) == NULL))                                         \
+    X(get_bytes_type, (sb_get_bytes(S, &len) == NULL))                                            \
+    X(equal_null, (sb_equal(NULL, I) == 0 && sb_equal(I, NULL) == 0))                             \
+    X(append_null_array, (sb_array_append(NULL, I) == SB_EINVAL))                                 \
+    X(append_null_item, (sb_array_append(A, NULL) == SB_EINVAL))                                  \
+    X(append_not_array, (sb_array_append(D, I) == SB_ETYPE))                                      \
+    X(append_scalar, (sb_array_append(I, I) == SB_ETYPE))                                         \
+    X(append_new_nulls, (sb_array_append_new(NULL, NULL) == SB_EINVAL))                           \
+    X(set_null_dict, (sb_dict_set(NULL, "k", I) == SB_EINVAL))                                    \
+    X(set_null_key, (sb_dict_set(D, NULL, I) == SB_EINVAL))                                       \
+    X(set_null_value, (sb_dict_set(D, "k", NULL) == SB_EINVAL))                                   \
+    X(set_not_dict, (sb_dict_set(A, "k", I) == SB_ETYPE))                                         \
+    X(set_bad_key, (sb_dict_set(D, "\xc3", I) == SB_EINVAL))                                      \
+    X(set_new_null_value, (sb_dict_set_new(D, "k", NULL) == SB_EINVAL))                           \
+    X(get_null_dict, (sb_dict_get(NULL, "k") == NULL))                                            \
+    X(get_null_key, (sb_dict_get(D, NULL) == NULL))                                               \
+    X(get_not_dict, (sb_dict_get(A, "k") == NULL))                                                \
+    X(count_null, (sb_count(NULL) == 0))                                                          \
+    X(count_scalar, (sb_count(I) == 0))                                                           \
+    X(array_get_null, (sb_array_get(NULL, 0) == NULL))                                            \
+    X(array_get_dict, (sb_array_get(D, 0) == NULL))                                               \
+    X(array_get_range, (sb_array_get(A, 99) == NULL))                                             \
+    X(dict_at_null, (sb_dict_at(NULL, 0, &key, &val) == SB_EINVAL))                               \
+    X(dict_at_array, (sb_dict_at(A, 0, &key, &val) == SB_ETYPE))                                  \
+    X(dict_at_range, (sb_dict_at(D, 99, &key, &val) == SB_EINVAL && key == NULL))                 \
+    X(to_json_null, (sb_to_json(NULL) == NULL))                                                   \
+    X(free_null, (sb_free(NULL), 1))                                                              \
+    X(pointer_null, (sb_release(sb_pointer(NULL, NULL)), 1))                                      \
+    X(callback_new_null, (sb_callback_new(NULL, NULL, NULL) == NULL))                             \
+    X(callback_call_null, (sb_callback_call(NULL, NULL, &out) == SB_EINVAL && out == NULL))       \
+    X(callback_call_type, (sb_callback_call(I, NULL, &out) == SB_ETYPE && out == NULL))           \
+    X(mediator_free_null, (sb_mediator_free(NULL), 1))                                            \
+    X(register_null_m, (sb_register_action(NULL, "t", "a", ok_action, NULL, NULL) == SB_EINVAL))  \
+    X(register_null_t, (sb_register_action(M, NULL, "a", ok_action, NULL, NULL) == SB_EINVAL))    \
+    X(register_null_a, (sb_register_action(M, "t", NULL, ok_action, NULL, NULL) == SB_EINVAL))    \
+    X(register_null_fn, (sb_register_action(M, "t", "a", NULL, NULL, NULL) == SB_EINVAL))         \
+    X(register_empty, (sb_register_action(M, "", "a", ok_action, NULL, NULL) == SB_EINVAL))       \
+    X(register_bad_utf8, (sb_register_action(M, "t", "\xfe", ok_action, NULL, NULL) == SB_EINVAL)) \
+    X(unregister_null_m, (sb_unregister_target(NULL, "t") == SB_EINVAL))                          \
+    X(unregister_null_t, (sb_unregister_target(M, NULL) == SB_EINVAL))                            \
+    X(unregister_empty, (sb_unregister_target(M, "") == SB_EINVAL))                               \
+    X(unregister_action_null, (sb_unregister_action(M, "t", NULL) == SB_EINVAL))                  \
+    X(unregister_action_m, (sb_unregister_action(NULL, "t", "a") == SB_EINVAL))                   \
+    X(perform_null_m, (sb_perform(NULL, "T", "ok", NULL, 0, &out) == SB_EINVAL && out == NULL))   \
+    X(perform_null_t, (sb_perform(M, NULL, "ok", NULL, 0, &out) == SB_EINVAL))                    \
+    X(perform_null_a, (sb_perform(M, "T", NULL, NULL, 0, &out) == SB_EINVAL))                     \
+    X(perform_empty, (sb_perform(M, "", "", NULL, 0, &out) == SB_EINVAL))                         \
+    X(perform_params_type, (sb_perform(M, "T", "ok", I, 0, &out) == SB_EINVAL))                   \
+    X(perform_params_array, (sb_perform(M, "T", "ok", A, 0, &out) == SB_EINVAL))                  \
+    X(perform_flags, (sb_perform(M, "T", "ok", NULL, SB_FAKE_FLAG, &out) == SB_EINVAL))           \
+    X(perform_bad_utf8, (sb_perform(M, "\xff", "ok", NULL, 0, &out) == SB_ENOTARGET))             \
+    X(release_cached_null, (sb_release_cached_target(NULL, "T") == SB_EINVAL))                    \
+    X(release_cached_name, (sb_release_cached_target(M, NULL) == SB_EINVAL))                      \
+    X(prepare_null_m, (sb_route_prepare(NULL, "T", "ok", 0, &route) == SB_EINVAL))                \
+    X(prepare_null_t, (sb_route_prepare(M, NULL, "ok", 0, &route) == SB_EINVAL))                  \
+    X(prepare_null_a, (sb_route_prepare(M, "T", NULL, 0, &route) == SB_EINVAL))                   \
+    X(prepare_no_out, (sb_route_prepare(M, "T", "ok", 0, NULL) == SB_EINVAL))                     \
+    X(prepare_flags, (sb_route_prepare(M, "T", "ok", SB_FAKE_FLAG, &route) == SB_EINVAL))         \
+    X(route_call_null, (sb_route_call(NULL, NULL, &out) == SB_EINVAL))                            \
+    X(route_free_null, (sb_route_free(NULL), 1))                                                  \
+    X(status_unknown, (strcmp(sb_status_string((sb_status)-1), "unknown status") == 0))           \
+    X(set_error_null, (sb_set_error(NULL), sb_last_error() != NULL))                              \
+    X(load_null_m, (sb_load_plugin(NULL, "/x.so") == SB_EINVAL))                                  \
+    X(load_null_path, (sb_load_plugin(M, NULL) == SB_EINVAL))                                     \
+    X(load_empty, (sb_load_plugin(M, "") == SB_EINVAL))                                           \
+    X(load_missing, (sb_load_plugin(M, "/nonexistent/plugin.so") == SB_EINVAL))                   \
+    X(load_directory, (sb_load_plugin(M, "/tmp") == SB_EINVAL))
+
+#define DEFINE_ROW(name, expr) static int name(void) { return (expr) ? 1 : 0; }
+ROWS(DEFINE_ROW)
+
+struct row {
+    const char *call;
+    int (*run)(void);
+};
+#define LIST_ROW(name, expr) {#expr, name},
+static const struct row rows[] = {ROWS(LIST_ROW)};
+
+int main(void) {
+    M = sb_mediator_new();
+    I = sb_int(1);
+    S = sb_string("s");
+    A = sb_array_new();
+    D = sb_dict_new();
+    sb_register_action(M, "T", "ok", ok_action, NULL, NULL);
+
+    size_t n = sizeof rows / sizeof rows[0];
+    for (size_t r = 0; r < n; r++) {
+        out = NULL;
+        key = NULL;
+        int passed = rows[r].run();
+        CHECK(passed);
+        if (!passed) fprintf(stderr, "  row %zu: %s (last error: %s)\n", r, rows[r].call, sb_last_error());
+    }
+
+    /* Nothing above harmed the mediator or the values. */
+    CHECK_STATUS(sb_perform(M, "T", "ok", NULL, 0, &out), SB_OK);
+    CHECK(check_int(out) == 7);
+    sb_release(out);
+    CHECK(sb_count(A) == 0 && sb_count(D) == 0 && check_int(I) == 1);
+    printf("bad input: %zu rows\n", n);
+
+    sb_release(I);
+    sb_release(S);
+    sb_release(A);
+    sb_release(D);
+    sb_mediator_free(M);
+    return check_report("bad_input");
+}

@@ -1,0 +1,150 @@
+/* Arrays and dicts: ownership (retain vs steal), order, lookups, nesting rules. */
+#include "check.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+static int destroyed;
+static void count_destroy(void *p) {
+    (void)p;
+    destroyed++;
+}
+
+static void test_arrays(void) {
+    sb_value *a = sb_array_new();
+    CHECK(sb_typeof(a) == SB_ARRAY && sb_count(a) == 0);
+    sb_value *one = sb_int(1);
+    CHECK_STATUS(sb_array_append(a, one), SB_OK); /* retains */
+    sb_release(one);
+    CHECK_STATUS(sb_array_append_new(a, sb_int(2)), SB_OK); /* steals */
+    CHECK(sb_count(a) == 2);
+    CHECK(check_int(sb_array_get(a, 0)) == 1);
+    CHECK(check_int(sb_array_get(a, 1)) == 2);
+    CHECK(sb_array_get(a, 2) == NULL);
+    CHECK(sb_array_get(a, (size_t)-1) == NULL);
+    for (int i = 0; i < 1000; i++) sb_array_append_new(a, sb_int(i));
+    CHECK(sb_count(a) == 1002 && check_int(sb_array_get(a, 1001)) == 999);
+    sb_release(a);
+
+    /* sb_array_append_new steals even on failure; sb_array_append does not. */
+    destroyed = 0;
+    sb_value *not_array = sb_dict_new();
+    CHECK_STATUS(sb_array_append_new(not_array, sb_pointer(NULL, count_destroy)), SB_ETYPE);
+    CHECK(destroyed == 1);
+    sb_value *p = sb_pointer(NULL, count_destroy);
+    CHECK_STATUS(sb_array_append(not_array, p), SB_ETYPE);
+    CHECK(destroyed == 1);
+    sb_release(p);
+    CHECK(destroyed == 2);
+    CHECK_STATUS(sb_array_append_new(NULL, sb_pointer(NULL, count_destroy)), SB_EINVAL);
+    CHECK(destroyed == 3);
+    sb_release(not_array);
+}
+
+static void test_dicts(void) {
+    destroyed = 0;
+    sb_value *d = sb_dict_new();
+    CHECK_STATUS(sb_dict_set_new(d, "b", sb_int(2)), SB_OK);
+    CHECK_STATUS(sb_dict_set_new(d, "a", sb_int(1)), SB_OK);
+    CHECK_STATUS(sb_dict_set_new(d, "c", sb_pointer(NULL, count_destroy)), SB_OK);
+    CHECK(sb_count(d) == 3);
+    CHECK(check_int(sb_dict_get(d, "a")) == 1);
+    CHECK(sb_dict_get(d, "zz") == NULL);
+    CHECK(sb_dict_get(d, "") == NULL);
+
+    /* Replacing keeps the position and releases the old value. */
+    CHECK_STATUS(sb_dict_set_new(d, "c", sb_int(3)), SB_OK);
+    CHECK(destroyed == 1);
+    CHECK(sb_count(d) == 3);
+
+    const char *key = NULL;
+    sb_value *value = NULL;
+    const char *order[] = {"b", "a", "c"};
+    for (size_t i = 0; i < sb_count(d); i++) {
+        CHECK_STATUS(sb_dict_at(d, i, &key, &value), SB_OK);
+        CHECK_STR(key, order[i]);
+        CHECK(check_int(value) == (int64_t)(key[0] - 'a' + 1));
+    }
+    CHECK_STATUS(sb_dict_at(d, 0, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_dict_at(d, 3, &key, &value), SB_EINVAL);
+    CHECK(key == NULL && value == NULL);
+
+    /* Steals on every failure: a bad key, a NULL key, not a dict. */
+    CHECK_STATUS(sb_dict_set_new(d, "\xff", sb_pointer(NULL, count_destroy)), SB_EINVAL);
+    CHECK(destroyed == 2);
+    CHECK_STATUS(sb_dict_set_new(d, NULL, sb_pointer(NULL, count_destroy)), SB_EINVAL);
+    CHECK(destroyed == 3);
+    sb_value *a = sb_array_new();
+    CHECK_STATUS(sb_dict_set_new(a, "k", sb_pointer(NULL, count_destroy)), SB_ETYPE);
+    CHECK(destroyed == 4);
+    CHECK_STATUS(sb_dict_set(a, "k", d), SB_ETYPE);
+    CHECK_STATUS(sb_dict_at(a, 0, &key, &value), SB_ETYPE);
+    CHECK(sb_dict_get(a, "k") == NULL);
+    sb_release(a);
+    sb_release(d);
+
+    /* Large dicts use an index: every key stays reachable. */
+    d = sb_dict_new();
+    char name[32];
+    for (int i = 0; i < 2000; i++) {
+        snprintf(name, sizeof name, "key%d", i);
+        sb_dict_set_new(d, name, sb_int(i));
+    }
+    for (int i = 0; i < 2000; i++) {
+        snprintf(name, sizeof name, "key%d", i);
+        if (check_int(sb_dict_get(d, name)) != i) CHECK(!"large dict lookup");
+    }
+    CHECK(sb_count(d) == 2000 && sb_dict_get(d, "key2000") == NULL);
+    sb_dict_set_new(d, "key7", sb_int(-7));
+    CHECK(sb_count(d) == 2000 && check_int(sb_dict_get(d, "key7")) == -7);
+    sb_release(d);
+}
+
+static void test_nesting(void) {
+    sb_value *a = sb_array_new(), *b = sb_array_new(), *d = sb_dict_new();
+    CHECK_STATUS(sb_array_append(a, a), SB_EINVAL); /* itself */
+    CHECK(ERROR_MENTIONS("itself"));
+    CHECK_STATUS(sb_array_append(a, b), SB_OK);
+    CHECK_STATUS(sb_dict_set(d, "a", a), SB_OK);
+    CHECK_STATUS(sb_array_append(b, d), SB_EINVAL); /* d holds a, which holds b */
+    CHECK(ERROR_MENTIONS("cycle"));
+    CHECK_STATUS(sb_dict_set(d, "self", d), SB_EINVAL);
+    sb_release(a);
+    sb_release(b);
+    sb_release(d);
+
+    /* SB_MAX_DEPTH levels of nesting are fine; one more is refused. */
+    sb_value *chain = sb_array_new();
+    int depth = 1;
+    int refused = 0;
+    while (!refused && depth <= SB_MAX_DEPTH + 1) {
+        sb_value *outer = sb_array_new();
+        if (sb_array_append_new(outer, chain) != SB_OK) {
+            refused = 1;
+            chain = NULL;
+        } else {
+            chain = outer;
+            depth++;
+        }
+        if (refused) sb_release(outer);
+    }
+    CHECK(refused && depth == SB_MAX_DEPTH);
+    CHECK(ERROR_MENTIONS("SB_MAX_DEPTH"));
+    sb_release(chain);
+}
+
+static void test_neutral_values(void) {
+    sb_value *i = sb_int(1);
+    CHECK(sb_count(i) == 0 && sb_count(NULL) == 0);
+    CHECK(sb_array_get(i, 0) == NULL && sb_array_get(NULL, 0) == NULL);
+    CHECK(sb_dict_get(NULL, "k") == NULL);
+    sb_release(i);
+}
+
+int main(void) {
+    test_arrays();
+    test_dicts();
+    test_nesting();
+    test_neutral_values();
+    return check_report("containers");
+}

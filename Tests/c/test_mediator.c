@@ -1,0 +1,234 @@
+/* The mediator: registration, perform, notFound, NoTargetAction, statuses,
+ * results, re-entrancy, destructors. */
+#include "check.h"
+
+#include <stdint.h>
+
+static int freed;
+static void count_free(void *p) {
+    (void)p;
+    freed++;
+}
+
+/* Returns userdata (an int) + params.n. */
+static sb_status add_n(void *userdata, const sb_value *params, sb_value **out) {
+    int64_t n = 0;
+    sb_get_int(sb_dict_get(params, "n"), &n);
+    *out = sb_int(n + (userdata ? *(int *)userdata : 0));
+    return SB_OK;
+}
+
+/* Returns its params as they arrived (a new reference to them). */
+static sb_status echo(void *u, const sb_value *params, sb_value **out) {
+    (void)u;
+    *out = sb_retain((sb_value *)params);
+    return SB_OK;
+}
+
+static sb_status nothing(void *u, const sb_value *p, sb_value **out) {
+    (void)u; (void)p; (void)out;
+    return SB_OK;
+}
+
+static sb_status reject(void *u, const sb_value *p, sb_value **out) {
+    (void)u; (void)p; (void)out;
+    sb_set_error("reject: %s", "not today");
+    return SB_EREJECTED;
+}
+
+static sb_status weird(void *u, const sb_value *p, sb_value **out) {
+    (void)u; (void)p; (void)out;
+    return (sb_status)-3;
+}
+
+/* Performs Inner.value on the mediator in userdata and adds one. */
+static sb_status outer(void *userdata, const sb_value *p, sb_value **out) {
+    sb_value *inner = NULL;
+    (void)p;
+    sb_status s = sb_perform(userdata, "Inner", "value", NULL, 0, &inner);
+    if (s != SB_OK) return s;
+    *out = sb_int(check_int(inner) + 1);
+    sb_release(inner);
+    return SB_OK;
+}
+
+static void test_register_and_perform(void) {
+    sb_mediator *m = sb_mediator_new();
+    int hundred = 100;
+    sb_value *params = sb_dict_new(), *out = NULL;
+    sb_dict_set_new(params, "n", sb_int(5));
+    CHECK_STATUS(sb_register_action(m, "Math", "add", add_n, &hundred, NULL), SB_OK);
+    CHECK_STATUS(sb_perform(m, "Math", "add", params, 0, &out), SB_OK);
+    CHECK(check_int(out) == 105);
+    sb_release(out);
+    CHECK_STATUS(sb_perform(m, "Math", "add", params, 0, NULL), SB_OK); /* out may be NULL */
+
+    /* No params: the action still gets a dict. */
+    CHECK_STATUS(sb_register_action(m, "Math", "echo", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_perform(m, "Math", "echo", NULL, 0, &out), SB_OK);
+    CHECK(sb_typeof(out) == SB_DICT && sb_count(out) == 0);
+    sb_release(out);
+
+    /* SB_OK without a result gives an SB_NULL value, never NULL. */
+    CHECK_STATUS(sb_register_action(m, "Math", "nothing", nothing, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_perform(m, "Math", "nothing", params, 0, &out), SB_OK);
+    CHECK(out != NULL && sb_typeof(out) == SB_NULL);
+    sb_release(out);
+    sb_release(params);
+    sb_mediator_free(m);
+}
+
+static void test_replace_and_unregister(void) {
+    sb_mediator *m = sb_mediator_new();
+    int one = 1, two = 2;
+    sb_value *out = NULL;
+    freed = 0;
+    CHECK_STATUS(sb_register_action(m, "T", "a", add_n, &one, count_free), SB_OK);
+    CHECK_STATUS(sb_register_action(m, "T", "a", add_n, &two, count_free), SB_OK);
+    CHECK(freed == 1); /* the replaced userdata's destructor ran once */
+    CHECK_STATUS(sb_perform(m, "T", "a", NULL, 0, &out), SB_OK);
+    CHECK(check_int(out) == 2);
+    sb_release(out);
+
+    CHECK_STATUS(sb_register_action(m, "T", "b", add_n, &one, count_free), SB_OK);
+    CHECK_STATUS(sb_unregister_action(m, "T", "b"), SB_OK);
+    CHECK(freed == 2);
+    CHECK_STATUS(sb_unregister_action(m, "T", "b"), SB_ENOACTION);
+    CHECK_STATUS(sb_unregister_target(m, "T"), SB_OK);
+    CHECK(freed == 3);
+    CHECK_STATUS(sb_perform(m, "T", "a", NULL, 0, &out), SB_ENOTARGET);
+    CHECK(out == NULL);
+    CHECK_STATUS(sb_unregister_target(m, "T"), SB_ENOTARGET);
+
+    /* free_userdata runs when registration fails, too. */
+    CHECK_STATUS(sb_register_action(m, "", "a", add_n, &one, count_free), SB_EINVAL);
+    CHECK(freed == 4);
+    CHECK_STATUS(sb_register_action(m, "T", NULL, add_n, &one, count_free), SB_EINVAL);
+    CHECK(freed == 5);
+    CHECK_STATUS(sb_register_action(m, "T", "a", NULL, &one, count_free), SB_EINVAL);
+    CHECK(freed == 6);
+    CHECK_STATUS(sb_register_action(NULL, "T", "a", add_n, &one, count_free), SB_EINVAL);
+    CHECK(freed == 7);
+    CHECK_STATUS(sb_register_action(m, "T\xff", "a", add_n, &one, count_free), SB_EINVAL);
+    CHECK(freed == 8);
+
+    /* Freeing the mediator runs the destructors of what is registered. */
+    CHECK_STATUS(sb_register_action(m, "T", "a", add_n, &one, count_free), SB_OK);
+    CHECK_STATUS(sb_register_action(m, "U", "a", add_n, &one, count_free), SB_OK);
+    sb_mediator_free(m);
+    CHECK(freed == 10);
+}
+
+static void test_not_found_and_fallbacks(void) {
+    sb_mediator *m = sb_mediator_new();
+    sb_value *params = sb_dict_new(), *out = NULL;
+    sb_dict_set_new(params, "k", sb_string("v"));
+
+    /* Nothing answers. */
+    CHECK_STATUS(sb_perform(m, "Nowhere", "go", params, 0, &out), SB_ENOTARGET);
+    CHECK(out == NULL && ERROR_MENTIONS("Nowhere"));
+    CHECK_STATUS(sb_register_action(m, "T", "a", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_perform(m, "T", "missing", params, 0, &out), SB_ENOACTION);
+    CHECK(ERROR_MENTIONS("missing"));
+
+    /* notFound answers missing actions with the same params. */
+    CHECK_STATUS(sb_register_action(m, "T", "notFound", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_perform(m, "T", "missing", params, 0, &out), SB_OK);
+    CHECK(sb_equal(out, params));
+    sb_release(out);
+
+    /* NoTargetAction answers missing targets with the three keys. */
+    CHECK_STATUS(sb_register_action(m, "NoTargetAction", "response", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_perform(m, "Nowhere", "go", params, 0, &out), SB_OK);
+    CHECK(sb_equal(sb_dict_get(out, "originParams"), params));
+    CHECK_STR(sb_get_string(sb_dict_get(out, "targetString"), NULL), "Nowhere");
+    CHECK_STR(sb_get_string(sb_dict_get(out, "selectorString"), NULL), "go");
+    CHECK(sb_count(out) == 3);
+    sb_release(out);
+    /* ...with an empty dict when the caller had no params. */
+    CHECK_STATUS(sb_perform(m, "Nowhere", "go", NULL, 0, &out), SB_OK);
+    CHECK(sb_typeof(sb_dict_get(out, "originParams")) == SB_DICT && sb_count(sb_dict_get(out, "originParams")) == 0);
+    sb_release(out);
+
+    /* ...and missing actions of a target without notFound. */
+    CHECK_STATUS(sb_unregister_action(m, "T", "notFound"), SB_OK);
+    CHECK_STATUS(sb_perform(m, "T", "missing", NULL, 0, &out), SB_OK);
+    CHECK_STR(sb_get_string(sb_dict_get(out, "targetString"), NULL), "T");
+    CHECK_STR(sb_get_string(sb_dict_get(out, "selectorString"), NULL), "missing");
+    sb_release(out);
+
+    /* The fallback's own status is what the caller sees. */
+    CHECK_STATUS(sb_register_action(m, "NoTargetAction", "response", reject, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_perform(m, "Nowhere", "go", NULL, 0, &out), SB_EREJECTED);
+    sb_release(params);
+    sb_mediator_free(m);
+}
+
+static void test_statuses(void) {
+    sb_mediator *m = sb_mediator_new();
+    sb_value *out = NULL, *not_dict = sb_int(1);
+    CHECK_STATUS(sb_register_action(m, "T", "reject", reject, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_register_action(m, "T", "weird", weird, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_register_action(m, "T", "echo", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_perform(m, "T", "reject", NULL, 0, &out), SB_EREJECTED);
+    CHECK_STR(sb_last_error(), "reject: not today");
+    CHECK_STATUS(sb_perform(m, "T", "weird", NULL, 0, &out), SB_EACTION);
+    CHECK(out == NULL);
+
+    /* Success leaves the last message alone. */
+    CHECK_STATUS(sb_perform(m, "T", "echo", NULL, 0, &out), SB_OK);
+    CHECK(ERROR_MENTIONS("weird"));
+    sb_release(out);
+
+    CHECK_STATUS(sb_perform(m, "T", "echo", not_dict, 0, &out), SB_EINVAL);
+    CHECK(ERROR_MENTIONS("dict"));
+    CHECK_STATUS(sb_perform(m, "T", "echo", NULL, 0x80u, &out), SB_EINVAL);
+    CHECK_STATUS(sb_perform(m, "", "echo", NULL, 0, &out), SB_EINVAL);
+    CHECK_STATUS(sb_perform(m, "T", "", NULL, 0, &out), SB_EINVAL);
+    CHECK_STATUS(sb_perform(m, NULL, "echo", NULL, 0, &out), SB_EINVAL);
+    CHECK_STATUS(sb_perform(NULL, "T", "echo", NULL, 0, &out), SB_EINVAL);
+    CHECK(out == NULL);
+    CHECK_STATUS(sb_release_cached_target(m, "T"), SB_OK);
+    CHECK_STATUS(sb_release_cached_target(m, "Never"), SB_OK);
+    CHECK_STATUS(sb_release_cached_target(m, ""), SB_EINVAL);
+    CHECK_STATUS(sb_release_cached_target(NULL, "T"), SB_EINVAL);
+    sb_release(not_dict);
+    sb_mediator_free(m);
+}
+
+static void test_reentrancy_and_shared(void) {
+    sb_mediator *m = sb_mediator_new();
+    int forty_one = 41;
+    sb_value *out = NULL;
+    CHECK_STATUS(sb_register_action(m, "Inner", "value", add_n, &forty_one, NULL), SB_OK);
+    CHECK_STATUS(sb_register_action(m, "Outer", "value", outer, m, NULL), SB_OK);
+    CHECK_STATUS(sb_perform(m, "Outer", "value", NULL, 0, &out), SB_OK);
+    CHECK(check_int(out) == 42);
+    sb_release(out);
+    sb_mediator_free(m);
+
+    CHECK(sb_mediator_shared() != NULL && sb_mediator_shared() == sb_mediator_shared());
+    CHECK_STATUS(sb_register_action(sb_mediator_shared(), "SharedT", "a", add_n, &forty_one, NULL), SB_OK);
+    sb_mediator_free(sb_mediator_shared()); /* a no-op */
+    CHECK_STATUS(sb_perform(sb_mediator_shared(), "SharedT", "a", NULL, 0, &out), SB_OK);
+    CHECK(check_int(out) == 41);
+    sb_release(out);
+    CHECK_STATUS(sb_unregister_target(sb_mediator_shared(), "SharedT"), SB_OK);
+    sb_mediator_free(NULL);
+
+    /* Mediators are independent. */
+    sb_mediator *a = sb_mediator_new(), *b = sb_mediator_new();
+    CHECK_STATUS(sb_register_action(a, "OnlyA", "x", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_perform(b, "OnlyA", "x", NULL, 0, &out), SB_ENOTARGET);
+    sb_mediator_free(a);
+    sb_mediator_free(b);
+}
+
+int main(void) {
+    test_register_and_perform();
+    test_replace_and_unregister();
+    test_not_found_and_fallbacks();
+    test_statuses();
+    test_reentrancy_and_shared();
+    return check_report("mediator");
+}

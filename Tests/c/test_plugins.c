@@ -1,0 +1,161 @@
+/* Plugins: discovery of Target_<Name>, state, caching, refusals, unloading. */
+#include "check.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static const char *plugin_dir;
+
+static const char *plugin(const char *file) {
+    static char path[4096];
+    snprintf(path, sizeof path, "%s/%s", plugin_dir, file);
+    return path;
+}
+
+static int64_t stat_of(sb_mediator *m, const char *key) {
+    sb_value *out = NULL;
+    int64_t n = -1;
+    if (sb_perform(m, "Stateless", "counterStats", NULL, 0, &out) == SB_OK) sb_get_int(sb_dict_get(out, key), &n);
+    sb_release(out);
+    return n;
+}
+
+static int64_t next(sb_mediator *m, unsigned flags) {
+    sb_value *out = NULL;
+    int64_t n = -1;
+    if (sb_perform(m, "Counter", "next", NULL, flags, &out) == SB_OK) sb_get_int(out, &n);
+    sb_release(out);
+    return n;
+}
+
+static sb_status registered_next(void *u, const sb_value *p, sb_value **out) {
+    (void)u; (void)p;
+    *out = sb_string("registered");
+    return SB_OK;
+}
+
+static void test_discovery_and_caching(void) {
+    sb_mediator *m = sb_mediator_new();
+    CHECK(next(m, 0) == -1); /* not loaded yet */
+    CHECK_STATUS(sb_load_plugin(m, plugin("test_plugin.so")), SB_OK);
+    CHECK_STATUS(sb_load_plugin(m, plugin("test_plugin.so")), SB_OK); /* twice is fine */
+
+    /* Uncached: a fresh state per call, destroyed after it. */
+    int64_t created = stat_of(m, "created"), destroyed = stat_of(m, "destroyed");
+    CHECK(next(m, 0) == 1);
+    CHECK(next(m, 0) == 1);
+    CHECK(stat_of(m, "created") == created + 2 && stat_of(m, "destroyed") == destroyed + 2);
+
+    /* Cached: one state until released. */
+    CHECK(next(m, SB_CACHE_TARGET) == 1);
+    CHECK(next(m, SB_CACHE_TARGET) == 2);
+    CHECK(next(m, 0) == 3); /* an uncached call reuses the cached instance */
+    CHECK_STATUS(sb_release_cached_target(m, "Counter"), SB_OK);
+    CHECK(next(m, SB_CACHE_TARGET) == 1);
+
+    /* notFound in a plugin table. */
+    sb_value *params = sb_dict_new(), *out = NULL;
+    sb_dict_set_new(params, "x", sb_int(1));
+    CHECK_STATUS(sb_perform(m, "Counter", "nope", params, 0, &out), SB_OK);
+    CHECK(sb_equal(sb_dict_get(out, "notFound"), params));
+    sb_release(out);
+    sb_release(params);
+
+    /* A target without create/destroy: its actions see a NULL state. */
+    CHECK_STATUS(sb_perform(m, "Stateless", "stateIsNull", NULL, 0, &out), SB_OK);
+    CHECK(sb_typeof(out) == SB_BOOL);
+    int yes = 0;
+    sb_get_bool(out, &yes);
+    CHECK(yes);
+    sb_release(out);
+    CHECK_STATUS(sb_perform(m, "Stateless", "fail", NULL, 0, &out), SB_EREJECTED);
+    CHECK(ERROR_MENTIONS("refused on purpose"));
+
+    /* Registered actions come before the plugin's own. */
+    CHECK_STATUS(sb_register_action(m, "Counter", "next", registered_next, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_perform(m, "Counter", "next", NULL, 0, &out), SB_OK);
+    CHECK_STR(sb_get_string(out, NULL), "registered");
+    sb_release(out);
+    CHECK(next(m, 0) == -1);
+    CHECK_STATUS(sb_unregister_action(m, "Counter", "next"), SB_OK);
+    CHECK(next(m, SB_CACHE_TARGET) == 2);
+
+    /* A prepared route to a plugin action, cached. */
+    sb_route *r = NULL;
+    CHECK_STATUS(sb_route_prepare(m, "Counter", "next", SB_CACHE_TARGET, &r), SB_OK);
+    CHECK_STATUS(sb_route_call(r, NULL, &out), SB_OK);
+    CHECK(check_int(out) == 3);
+    sb_release(out);
+    sb_route_free(r);
+
+    /* Unregistering forgets the target; the plugin provides it again. */
+    CHECK_STATUS(sb_unregister_target(m, "Counter"), SB_OK);
+    CHECK(next(m, SB_CACHE_TARGET) == 1);
+    sb_mediator_free(m);
+}
+
+static void test_refusals(void) {
+    sb_mediator *m = sb_mediator_new();
+    sb_value *out = NULL;
+    CHECK_STATUS(sb_load_plugin(m, plugin("does_not_exist.so")), SB_EINVAL);
+    CHECK(ERROR_MENTIONS("does_not_exist.so"));
+    CHECK_STATUS(sb_load_plugin(m, plugin("not_a_plugin.txt")), SB_EINVAL);
+    CHECK(ERROR_MENTIONS("not_a_plugin.txt"));
+    CHECK_STATUS(sb_load_plugin(m, plugin("bad_abi_plugin.so")), SB_EINVAL);
+    CHECK(ERROR_MENTIONS("bad_abi_plugin.so") && ERROR_MENTIONS("abi_version 42"));
+    CHECK_STATUS(sb_load_plugin(m, plugin("bad_actions_plugin.so")), SB_EINVAL);
+    CHECK(ERROR_MENTIONS("Target_Broken"));
+    CHECK_STATUS(sb_perform(m, "Future", "noop", NULL, 0, &out), SB_ENOTARGET);
+
+    /* Loads, but provides nothing. */
+    CHECK_STATUS(sb_load_plugin(m, plugin("empty_plugin.so")), SB_OK);
+    CHECK_STATUS(sb_perform(m, "Counter", "next", NULL, 0, &out), SB_ENOTARGET);
+
+    CHECK_STATUS(sb_load_plugin(NULL, plugin("test_plugin.so")), SB_EINVAL);
+    CHECK_STATUS(sb_load_plugin(m, NULL), SB_EINVAL);
+    CHECK_STATUS(sb_load_plugin(m, ""), SB_EINVAL);
+    sb_mediator_free(m);
+}
+
+/* sb_mediator_free destroys cached states before the plugin is unloaded:
+ * the plugin logs "destroy" from destroy() and "unload" from its ELF
+ * destructor. */
+static void test_free_order(void) {
+    char log_path[] = "/tmp/sb-plugin-log-XXXXXX";
+    int fd = mkstemp(log_path);
+    CHECK(fd >= 0);
+    if (fd < 0) return;
+    setenv("SB_TEST_PLUGIN_LOG", log_path, 1);
+
+    /* A second copy of the plugin under another name, so this mediator is
+     * its only user and freeing it really unloads it. */
+    char copy[4200];
+    snprintf(copy, sizeof copy, "%s.order.so", log_path);
+    char command[9000];
+    snprintf(command, sizeof command, "cp '%s' '%s'", plugin("test_plugin.so"), copy);
+    CHECK(system(command) == 0);
+
+    sb_mediator *m = sb_mediator_new();
+    CHECK_STATUS(sb_load_plugin(m, copy), SB_OK);
+    CHECK(next(m, SB_CACHE_TARGET) == 1);
+    sb_mediator_free(m);
+
+    FILE *f = fopen(log_path, "r");
+    char text[256] = {0};
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    text[n] = '\0';
+    if (f) fclose(f);
+    CHECK_STR(text, "destroy\nunload\n");
+    unsetenv("SB_TEST_PLUGIN_LOG");
+    remove(log_path);
+    remove(copy);
+}
+
+int main(int argc, char **argv) {
+    plugin_dir = argc > 1 ? argv[1] : ".";
+    test_discovery_and_caching();
+    test_refusals();
+    test_free_order();
+    return check_report("plugins");
+}

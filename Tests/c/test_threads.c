@@ -1,0 +1,100 @@
+/* Threads: 4 pthreads × 100,000 calls (sb_perform by name, cached and not,
+ * and sb_route_call) while another thread releases the cached target and
+ * churns the registry. Every result is checked; the plugin's action fails if
+ * its state was destroyed under it. */
+#include "check.h"
+
+#include <pthread.h>
+#include <stdint.h>
+
+#define WORKERS 4
+#define CALLS 100000
+
+static sb_mediator *m;
+
+/* Counters shared by the threads (C99: a mutex, not stdatomic.h). */
+static pthread_mutex_t counters = PTHREAD_MUTEX_INITIALIZER;
+static int failures, workers_done;
+
+static void add_to(int *counter, int n) {
+    pthread_mutex_lock(&counters);
+    *counter += n;
+    pthread_mutex_unlock(&counters);
+}
+
+static int read_counter(const int *counter) {
+    pthread_mutex_lock(&counters);
+    int value = *counter;
+    pthread_mutex_unlock(&counters);
+    return value;
+}
+
+static sb_status twice(void *u, const sb_value *params, sb_value **out) {
+    int64_t n = 0;
+    (void)u;
+    if (sb_get_int(sb_dict_get(params, "n"), &n) != SB_OK) return SB_EINVAL;
+    *out = sb_int(2 * n);
+    return SB_OK;
+}
+
+static void *worker(void *arg) {
+    long id = (long)arg;
+    sb_route *route = NULL;
+    if (sb_route_prepare(m, "Counter", "add", SB_CACHE_TARGET, &route) != SB_OK) {
+        add_to(&failures, 1);
+        return NULL;
+    }
+    sb_value *params = sb_dict_new();
+    for (int64_t i = 0; i < CALLS; i++) {
+        int64_t n = id * CALLS + i;
+        sb_dict_set_new(params, "n", sb_int(n));
+        sb_value *out = NULL;
+        int64_t expected;
+        sb_status s;
+        switch (i % 4) {
+        case 0: s = sb_perform(m, "Counter", "add", params, SB_CACHE_TARGET, &out); expected = n + 1000; break;
+        case 1: s = sb_perform(m, "Counter", "add", params, 0, &out); expected = n + 1000; break;
+        case 2: s = sb_route_call(route, params, &out); expected = n + 1000; break;
+        default: s = sb_perform(m, "Math", "twice", params, 0, &out); expected = 2 * n; break;
+        }
+        if (s != SB_OK || check_int(out) != expected) add_to(&failures, 1);
+        sb_release(out);
+    }
+    sb_release(params);
+    sb_route_free(route);
+    add_to(&workers_done, 1);
+    return NULL;
+}
+
+static void *churner(void *arg) {
+    char name[32];
+    long round = 0;
+    (void)arg;
+    while (read_counter(&workers_done) < WORKERS) {
+        sb_release_cached_target(m, "Counter");
+        snprintf(name, sizeof name, "Churn%ld", round % 32);
+        sb_register_action(m, name, "x", twice, NULL, NULL);
+        if (round % 2) sb_unregister_target(m, name);
+        sb_register_action(m, "Math", "spare", twice, NULL, NULL);
+        round++;
+    }
+    return NULL;
+}
+
+int main(int argc, char **argv) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/test_plugin.so", argc > 1 ? argv[1] : ".");
+    m = sb_mediator_new();
+    CHECK_STATUS(sb_load_plugin(m, path), SB_OK);
+    CHECK_STATUS(sb_register_action(m, "Math", "twice", twice, NULL, NULL), SB_OK);
+
+    pthread_t threads[WORKERS + 1];
+    for (long i = 0; i < WORKERS; i++) pthread_create(&threads[i], NULL, worker, (void *)i);
+    pthread_create(&threads[WORKERS], NULL, churner, NULL);
+    for (int i = 0; i <= WORKERS; i++) pthread_join(threads[i], NULL);
+
+    CHECK(read_counter(&failures) == 0);
+    if (read_counter(&failures)) fprintf(stderr, "%d calls failed; last error: %s\n", read_counter(&failures), sb_last_error());
+    sb_mediator_free(m);
+    return check_report("threads");
+}

@@ -1,0 +1,204 @@
+/* Values: constructors, getters, reference counting, equality, JSON. */
+#include "check.h"
+
+#include <math.h>
+#include <stdint.h>
+
+static int destroyed;
+static void *destroyed_with;
+static void count_destroy(void *p) {
+    destroyed++;
+    destroyed_with = p;
+}
+
+static void test_version(void) {
+    CHECK_STR(sb_version(), SB_VERSION_STRING);
+    CHECK(sb_version_number() == SB_VERSION_NUMBER);
+    CHECK(sb_abi_version() == SB_ABI_VERSION);
+    CHECK(SB_VERSION_NUMBER == SB_VERSION_MAJOR * 10000 + SB_VERSION_MINOR * 100 + SB_VERSION_PATCH);
+}
+
+static void test_scalars(void) {
+    sb_value *v = sb_null();
+    CHECK(sb_typeof(v) == SB_NULL);
+    sb_release(v);
+
+    int b = -1;
+    v = sb_bool(5);
+    CHECK(sb_typeof(v) == SB_BOOL);
+    CHECK_STATUS(sb_get_bool(v, &b), SB_OK);
+    CHECK(b == 1);
+    sb_release(v);
+    v = sb_bool(0);
+    CHECK_STATUS(sb_get_bool(v, &b), SB_OK);
+    CHECK(b == 0);
+    sb_release(v);
+
+    int64_t i = 0;
+    double d = 0;
+    v = sb_int(INT64_MIN);
+    CHECK_STATUS(sb_get_int(v, &i), SB_OK);
+    CHECK(i == INT64_MIN);
+    /* Strict getters: 3 is not 3.0. */
+    CHECK_STATUS(sb_get_double(v, &d), SB_ETYPE);
+    CHECK_STATUS(sb_get_bool(v, &b), SB_ETYPE);
+    sb_release(v);
+
+    v = sb_double(3.0);
+    CHECK_STATUS(sb_get_double(v, &d), SB_OK);
+    CHECK(d == 3.0);
+    CHECK_STATUS(sb_get_int(v, &i), SB_ETYPE);
+    CHECK(ERROR_MENTIONS("double"));
+    sb_release(v);
+
+    v = sb_double(NAN);
+    CHECK_STATUS(sb_get_double(v, &d), SB_OK);
+    CHECK(isnan(d));
+    sb_release(v);
+    v = sb_double(-INFINITY);
+    CHECK_STATUS(sb_get_double(v, &d), SB_OK);
+    CHECK(isinf(d) && d < 0);
+    sb_release(v);
+}
+
+static void test_strings(void) {
+    size_t len = 99;
+    sb_value *v = sb_string("h\xc3\xa9llo");
+    CHECK(sb_typeof(v) == SB_STRING);
+    CHECK_STR(sb_get_string(v, &len), "h\xc3\xa9llo");
+    CHECK(len == 6);
+    CHECK(sb_get_string(v, NULL) != NULL);
+    CHECK(sb_get_bytes(v, &len) == NULL); /* a string is not bytes */
+    sb_release(v);
+
+    /* Embedded NULs survive with sb_string_n. */
+    v = sb_string_n("a\0b", 3);
+    const char *s = sb_get_string(v, &len);
+    CHECK(len == 3 && s != NULL && memcmp(s, "a\0b", 3) == 0 && s[3] == '\0');
+    sb_release(v);
+
+    v = sb_string_n(NULL, 0);
+    CHECK(sb_get_string(v, &len) != NULL && len == 0);
+    sb_release(v);
+
+    /* Invalid UTF-8 is refused: that is what bytes are for. */
+    CHECK(sb_string("\xff\xfe") == NULL);
+    CHECK(ERROR_MENTIONS("UTF-8"));
+    CHECK(sb_string_n("ok\xc3", 3) == NULL);
+    CHECK(sb_string(NULL) == NULL);
+    CHECK(ERROR_MENTIONS("NULL"));
+    CHECK(sb_string_n(NULL, 4) == NULL);
+
+    v = sb_bytes("\x00\xff", 2);
+    const unsigned char *p = sb_get_bytes(v, &len);
+    CHECK(sb_typeof(v) == SB_BYTES && len == 2 && p != NULL && p[0] == 0x00 && p[1] == 0xff);
+    CHECK(sb_get_string(v, &len) == NULL); /* bytes are not a string */
+    sb_release(v);
+
+    v = sb_bytes(NULL, 0);
+    CHECK(sb_get_bytes(v, &len) != NULL && len == 0);
+    sb_release(v);
+    CHECK(sb_bytes(NULL, 3) == NULL);
+}
+
+static void test_pointers_and_refcounts(void) {
+    int host = 7;
+    void *p = NULL;
+    destroyed = 0;
+    sb_value *v = sb_pointer(&host, count_destroy);
+    CHECK(sb_typeof(v) == SB_POINTER);
+    CHECK_STATUS(sb_get_pointer(v, &p), SB_OK);
+    CHECK(p == &host);
+    CHECK(sb_retain(v) == v);
+    sb_release(v);
+    CHECK(destroyed == 0);
+    sb_release(v);
+    CHECK(destroyed == 1 && destroyed_with == &host);
+
+    v = sb_pointer(NULL, NULL);
+    CHECK_STATUS(sb_get_pointer(v, &p), SB_OK);
+    CHECK(p == NULL);
+    sb_release(v);
+
+    CHECK(sb_retain(NULL) == NULL);
+    sb_release(NULL);
+    CHECK(sb_typeof(NULL) == SB_NULL);
+}
+
+static void test_equal(void) {
+    sb_value *a = sb_int(3), *b = sb_int(3), *c = sb_double(3.0), *n1 = sb_double(NAN);
+    CHECK(sb_equal(a, b));
+    CHECK(!sb_equal(a, c));
+    CHECK(!sb_equal(n1, n1)); /* NaN is unequal even to itself */
+    CHECK(sb_equal(NULL, NULL));
+    CHECK(!sb_equal(a, NULL));
+
+    sb_value *x = sb_dict_new(), *y = sb_dict_new();
+    sb_dict_set_new(x, "k", sb_string("v"));
+    sb_dict_set_new(x, "l", sb_array_new());
+    sb_dict_set_new(y, "l", sb_array_new());
+    sb_dict_set_new(y, "k", sb_string("v"));
+    CHECK(sb_equal(x, y)); /* order of keys does not matter */
+    sb_array_append_new(sb_dict_get(y, "l"), sb_null());
+    CHECK(!sb_equal(x, y));
+
+    sb_value *n2 = sb_double(NAN);
+    CHECK(!sb_equal(n1, n2));
+    sb_release(n2);
+    sb_release(x);
+    sb_release(y);
+    sb_release(a);
+    sb_release(b);
+    sb_release(c);
+    sb_release(n1);
+}
+
+static void test_json(void) {
+    sb_value *d = sb_dict_new();
+    sb_value *list = sb_array_new();
+    sb_array_append_new(list, sb_bool(1));
+    sb_array_append_new(list, sb_null());
+    sb_array_append_new(list, sb_double(2.5));
+    sb_array_append_new(list, sb_string("x\"y"));
+    sb_dict_set_new(d, "b", list);
+    sb_dict_set_new(d, "a", sb_int(1));
+    sb_dict_set_new(d, "c", sb_bytes("\x01\xff", 2));
+    sb_dict_set_new(d, "d", sb_double(3));
+    char *json = sb_to_json(d);
+    CHECK_STR(json, "{\"a\":1,\"b\":[true,null,2.5,\"x\\\"y\"],\"c\":{\"$bytes\":\"01ff\"},\"d\":3.0}");
+    sb_free(json);
+    sb_release(d);
+    CHECK(sb_to_json(NULL) == NULL);
+    sb_free(NULL);
+}
+
+static void test_errors(void) {
+    const sb_status all[] = {SB_OK, SB_EINVAL, SB_ENOTARGET, SB_ENOACTION, SB_EACTION,
+                             SB_ETYPE, SB_EREJECTED, SB_EBADURL, SB_ENOMEM};
+    size_t n = sizeof all / sizeof all[0];
+    for (size_t i = 0; i < n; i++) {
+        CHECK(sb_status_string(all[i]) != NULL && sb_status_string(all[i])[0] != '\0');
+        for (size_t j = 0; j < i; j++) CHECK(strcmp(sb_status_string(all[i]), sb_status_string(all[j])) != 0);
+    }
+    CHECK_STR(sb_status_string((sb_status)999), "unknown status");
+    CHECK(sb_last_error() != NULL);
+    sb_set_error("answer %d", 42);
+    CHECK_STR(sb_last_error(), "answer 42");
+    sb_set_error(NULL);
+    CHECK(sb_last_error() != NULL);
+    /* Success does not clear the message. */
+    sb_set_error("kept");
+    sb_release(sb_int(1));
+    CHECK_STR(sb_last_error(), "kept");
+}
+
+int main(void) {
+    test_version();
+    test_scalars();
+    test_strings();
+    test_pointers_and_refcounts();
+    test_equal();
+    test_json();
+    test_errors();
+    return check_report("values");
+}

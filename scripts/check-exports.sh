@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Checks the shipped library (scripts/build.sh first):
+#  - its exported functions are exactly the functions of switchboard.h,
+#    both directions (as jansson's check-exports does);
+#  - its SONAME carries SB_ABI_VERSION;
+#  - it needs no Swift library at run time (ldd lists only system libraries).
+set -euo pipefail
+source "$(dirname "$0")/lib/common.sh"
+cd "$SB_ROOT"
+
+abi=$(sed -nE 's/^#define SB_ABI_VERSION ([0-9]+)/\1/p' include/switchboard.h)
+lib=".build/dist/lib/libswitchboard.so.$abi"
+[ -f "$lib" ] || sb_die "$lib is missing; run scripts/build.sh"
+
+declared=$(grep -E '^SB_API' include/switchboard.h | grep -oE 'sb_[a-z_0-9]+\(' | tr -d '(' | sort)
+exported=$(nm -D --defined-only --extern-only "$lib" | awk '$2 ~ /^[TtWw]$/ {sub(/@.*/, "", $3); print $3}' | sort)
+others=$(nm -D --defined-only --extern-only "$lib" | awk '$2 !~ /^[TtWwA]$/ {print $3}')
+diff <(echo "$declared") <(echo "$exported") > /dev/null || {
+  echo "header only:   $(comm -23 <(echo "$declared") <(echo "$exported") | tr '\n' ' ')"
+  echo "library only:  $(comm -13 <(echo "$declared") <(echo "$exported") | tr '\n' ' ')"
+  sb_die "exported functions differ from switchboard.h"
+}
+[ -z "$others" ] || sb_die "exported data symbols: $others"
+
+soname=$(readelf -d "$lib" | sed -nE 's/.*Library soname: \[(.*)\]/\1/p')
+[ "$soname" = "libswitchboard.so.$abi" ] || sb_die "SONAME is '$soname', expected libswitchboard.so.$abi"
+
+needed=$(ldd "$lib" | awk '{print $1}' | grep -vE '^(linux-vdso\.so|/lib64/ld-linux|libc\.so|libm\.so|libstdc\+\+\.so|libgcc_s\.so|libdl\.so|libpthread\.so|librt\.so)' || true)
+[ -z "$needed" ] || sb_die "libswitchboard needs non-system libraries: $needed"
+
+size=$(stat -c %s "$lib")
+tmp=$(mktemp)
+strip -o "$tmp" "$lib"
+stripped=$(stat -c %s "$tmp")
+rm -f "$tmp"
+echo "libswitchboard.so.$abi: $(echo "$exported" | wc -l) exported functions = switchboard.h;" \
+  "SONAME $soname; needs only system libraries; $((size / 1024)) KiB ($((stripped / 1024)) KiB stripped)"

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Proves include/switchboard.h and the library cannot drift apart:
+#
+# 1. Compiles one file that includes switchboard.h and the header the Swift
+#    compiler emits for the @_cdecl exports (SwitchboardC-Swift.h). The exports
+#    are written against switchboard.h's own types (switchboard_internal.h
+#    spells them), so a prototype that differs is a "conflicting types" error.
+#    The emitted declarations sit in an Objective-C section, so the file is
+#    compiled as Objective-C, syntax only, with an empty Foundation.h.
+# 2. Checks that every function the header declares is implemented: by a
+#    Swift export, or in the library's C files.
+#
+#   scripts/check-header.sh [debug|release]
+set -euo pipefail
+source "$(dirname "$0")/lib/common.sh"
+cd "$SB_ROOT"
+
+config="${1:-debug}"
+emitted=".build/$config/SwitchboardC.build/include/SwitchboardC-Swift.h"
+[ -f "$emitted" ] || swift build -c "$config" --target SwitchboardC >/dev/null
+[ -f "$emitted" ] || sb_die "no $emitted after building SwitchboardC"
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+cat > "$work/check.m" <<'C'
+#include "switchboard.h"
+#include "switchboard_internal.h"
+#include "SwitchboardC-Swift.h"
+int main(void) { return 0; }
+C
+clang -x objective-c -fsyntax-only -Wall -Werror \
+  -I include -I Sources/CSwitchboard/include -I "$(dirname "$emitted")" \
+  -I scripts/lib/header-check "$work/check.m"
+
+declared=$(grep -oE '^SB_API [^(]*\b(sb_[a-z_0-9]+)\(' include/switchboard.h | grep -oE 'sb_[a-z_0-9]+\($' | tr -d '(' | sort)
+swift_defined=$(grep -oE 'SWIFT_EXTERN [^(]*\b(sb_[a-z_0-9]+)\(' "$emitted" | grep -oE 'sb_[a-z_0-9]+\($' | tr -d '(' | sort)
+c_defined=$(grep -ohE '^[a-z][^;]*\b(sb_[a-z][a-z_0-9]*)\([^;]*\{?$' Sources/CSwitchboard/*.c | grep -oE '\bsb_[a-z][a-z_0-9]*\(' | tr -d '(' | sort -u)
+missing=$(comm -23 <(echo "$declared") <(sort -u <(echo "$swift_defined"; echo "$c_defined")))
+extra=$(comm -13 <(echo "$declared") <(echo "$swift_defined"))
+[ -z "$missing" ] || sb_die "declared in switchboard.h but not implemented: $missing"
+[ -z "$extra" ] || sb_die "exported by Swift but not declared in switchboard.h: $extra"
+echo "switchboard.h and the library agree: $(echo "$declared" | wc -l) functions" \
+  "($(echo "$swift_defined" | wc -l) in Swift, $(comm -12 <(echo "$declared") <(echo "$c_defined") | wc -l) in C)"
