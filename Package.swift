@@ -44,5 +44,11 @@ let package = Package(
         .target(name: "FixtureTargetsB", dependencies: ["Switchboard"], path: "Tests/Fixtures/FixtureTargetsB"),
         .testTarget(name: "SwitchboardTests",
                     dependencies: ["Switchboard", "FixtureTargetsA", "FixtureTargetsB"]),
+
+        // The C face from Swift: Swift targets and callbacks meeting C callers
+        // and C functions in one process.
+        .target(name: "CInteropHelpers", dependencies: ["CSwitchboard"], path: "Tests/CInteropHelpers"),
+        .testTarget(name: "SwitchboardCTests",
+                    dependencies: ["Switchboard", "SwitchboardC", "CSwitchboard", "CInteropHelpers"]),
     ]
 )

@@ -1,12 +1,23 @@
 #!/usr/bin/env bash
-# The main job: builds everything in release mode and runs the demo.
+# The main job: builds everything in release mode and runs the CTMediator
+# demo from each face.
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
 cd "$SB_ROOT"
 
 sb_step "Building (release)"
 scripts/deps.sh
-swift build -c release --product SwitchboardDemo
+scripts/build.sh
 
-sb_step "The CTMediator demo, in Swift"
+sb_step "The CTMediator demo in Swift (examples/swift)"
 .build/release/SwitchboardDemo
+
+sb_step "The CTMediator demo in C (examples/c): main.c + the module_a plugin"
+out=.build/examples/c
+mkdir -p "$out"
+export PKG_CONFIG_PATH="$SB_ROOT/.build/dist/lib/pkgconfig"
+flags="-std=c99 -Wall -Wextra -Werror -pedantic"
+cc $flags examples/c/main.c $(pkg-config --cflags --libs switchboard) -o "$out/demo"
+# The plugin links nothing of Switchboard: the demo program provides sb_*.
+cc $flags -shared -fPIC examples/c/module_a.c $(pkg-config --cflags switchboard) -o "$out/module_a.so"
+"$out/demo" "$out/module_a.so"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # THE test command: installs what is missing, builds, and runs every suite.
 #
-#   scripts/test.sh            everything
+#   scripts/test.sh
 #
 # On a fresh Debian machine as root it installs the packages it needs first
 # (scripts/deps.sh). It never measures time: speed is scripts/bench.sh's job.
@@ -10,8 +10,19 @@ source "$(dirname "$0")/lib/common.sh"
 cd "$SB_ROOT"
 
 sb_run "Dependencies" scripts/deps.sh
-sb_run "Swift tests (Swift Testing)" swift test
+
+# Swift: the core, and the C face driven from Swift (Swift Testing).
+sb_run "Swift tests" swift test
 # A second build folder, so the sanitized build never replaces the plain one.
-sb_run "Swift tests under ThreadSanitizer" \
-  swift test --scratch-path .build-tsan --sanitize=thread
+sb_run "Swift tests under ThreadSanitizer" swift test --scratch-path .build-tsan --sanitize=thread
+
+# C: the shipped library, as C programs and plugins see it.
+sb_run "Release build, staged in .build/dist" scripts/build.sh
+sb_run "switchboard.h agrees with the library" scripts/check-header.sh release
+sb_run "Exports, SONAME, no Swift dependency" scripts/check-exports.sh
+sb_run "C suites" make -s -C Tests/c run
+sb_run "C suites under valgrind memcheck" make -s -C Tests/c valgrind
+sb_run "C suites under ASan + UBSan" make -s -C Tests/c asan
+sb_run "Install into a prefix, build with pkg-config" scripts/check-install.sh
+sb_run "README examples" scripts/check-readme.sh
 sb_summary

@@ -3,9 +3,11 @@
 # Repository root, whatever the caller's working directory.
 SB_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
-# Prints a section header, so a long log reads as a list of steps.
+# Prints a section header, so a long log reads as a list of steps (bold on a
+# terminal, plain in logs).
+if [ -t 1 ]; then SB_BOLD=$'\033[1m' SB_PLAIN=$'\033[0m'; else SB_BOLD='' SB_PLAIN=''; fi
 sb_step() {
-  printf '\n\033[1m==> %s\033[0m\n' "$*"
+  printf '\n%s==> %s%s\n' "$SB_BOLD" "$*" "$SB_PLAIN"
 }
 
 sb_die() {

@@ -1,0 +1,164 @@
+import Testing
+import CSwitchboard
+import CInteropHelpers
+@testable import SwitchboardC
+@_spi(Faces) @testable import Switchboard
+
+/// A Swift target class a C caller reaches by name.
+final class Target_SwiftCounter: Target {
+    static let made = Counter()
+    let serial = Target_SwiftCounter.made.increment()
+    static let actions: Actions<Target_SwiftCounter> = [
+        "serial": { t, _ in .int(Int64(t.serial)) },
+    ]
+}
+
+final class Counter: Sendable {
+    private let lock = Lock()
+    nonisolated(unsafe) private var count = 0
+    func increment() -> Int { lock.withLock { count += 1; return count } }
+}
+
+/// A fresh Swift mediator and its C handle.
+struct Pair {
+    let mediator: Mediator
+    let handle: OpaquePointer
+    let owner: CMediator
+
+    init(modules: [String] = []) {
+        mediator = Mediator(modules: modules)
+        owner = CMediator(mediator)
+        handle = OpaquePointer(Unmanaged.passUnretained(owner).toOpaque())
+    }
+}
+
+/// The int inside a C value, for checks.
+func intOf(_ v: OpaquePointer?) -> Int64? {
+    var i: Int64 = 0
+    return sb_get_int(v, &i) == SB_OK ? i : nil
+}
+
+@Suite("C and Swift in one process")
+struct InteropTests {
+    @Test("a C callback in params is called by a Swift target")
+    func cCallbackFromSwiftTarget() throws {
+        let pair = Pair()
+        try pair.mediator.register(target: "SwiftT", action: "useCallback") { params in
+            let n = params["arg"]?.int ?? 0
+            return try params["cb"]!.callback!(.int(n * 10))
+        }
+        var result: Int64 = 0
+        #expect(helper_perform_with_c_callback(pair.handle, "SwiftT", "useCallback", 4, &result) == SB_OK)
+        #expect(result == 41)
+    }
+
+    @Test("a Swift callback is called from a C action, and from C directly")
+    func swiftCallbackFromC() throws {
+        let pair = Pair()
+        #expect(sb_register_action(pair.handle, "CT", "callIt", helper_call_param_callback, nil, nil) == SB_OK)
+        let callback = Callback { args in .int((args.int ?? 0) + 100) }
+        #expect(try pair.mediator.call(target: "CT", action: "callIt",
+                                       params: ["cb": .callback(callback), "arg": 5]) == 105)
+
+        // The same callback as a C value, called with sb_callback_call.
+        let value = SBValue.object(callback, as: SB_CALLBACK).retainedHandle
+        defer { sb_release(value) }
+        let args = CSwitchboard.sb_int(7)
+        defer { sb_release(args) }
+        var out: OpaquePointer?
+        #expect(sb_callback_call(value, args, &out) == SB_OK)
+        #expect(intOf(out) == 107)
+        sb_release(out)
+    }
+
+    @Test("a C callback called from Swift converts its arguments and result")
+    func cCallbackFromSwift() throws {
+        let made = sb_callback_new(helper_add_one, nil, nil)
+        let handle = try #require(made)
+        defer { sb_release(handle) }
+        let callback = try #require(SBValue.borrow(handle).takeUnretainedValue().callback)
+        #expect(try callback(41) == 42)
+        #expect {
+            try callback("not an int")
+        } throws: { error in
+            guard let error = error as? SwitchboardError else { return false }
+            return error.code == .typeMismatch && error.message.contains("args must be an int")
+        }
+    }
+
+    @Test("failures cross both ways with their status and message")
+    func errorsAcross() throws {
+        let pair = Pair()
+        #expect(sb_register_action(pair.handle, "CT", "reject", helper_reject, nil, nil) == SB_OK)
+        #expect {
+            try pair.mediator.call(target: "CT", action: "reject")
+        } throws: { error in
+            guard case .rejected(let message) = error as? SwitchboardError else { return false }
+            return message == "helper_reject: policy says no"
+        }
+
+        struct Oops: Error {}
+        try pair.mediator.register(target: "SwiftT", action: "fail") { _ in throw Oops() }
+        try pair.mediator.register(target: "SwiftT", action: "deny") { _ in throw SwitchboardError.rejected("swift says no") }
+        var out: OpaquePointer?
+        #expect(helper_perform(pair.handle, "SwiftT", "fail", 0, &out) == SB_EACTION)
+        #expect(out == nil)
+        #expect(String(cString: sb_last_error()).contains("SwiftT.fail"))
+        #expect(helper_perform(pair.handle, "SwiftT", "deny", 0, &out) == SB_EREJECTED)
+        #expect(String(cString: sb_last_error()) == "swift says no")
+    }
+
+    @Test("values keep their kinds and identities from Swift to C and back")
+    func valuesRoundTrip() throws {
+        let callback = Callback { $0 }
+        let pointer = Pointer(UnsafeMutableRawPointer(bitPattern: 0x1234))
+        let original: Value = [
+            "int": 3, "double": 3.0, "string": "héllo\u{0}x", "bytes": .bytes([0, 255]),
+            "nested": ["list": [1, [2.5, .null]], "flag": false],
+            "callback": .callback(callback), "pointer": .pointer(pointer),
+        ]
+        let native = try SBValue.from(original)
+        let back = try native.toValue()
+        #expect(back == original)
+        #expect(back["callback"]?.callback === callback)
+        #expect(back["pointer"]?.pointer === pointer)
+        // C sees an int and a double as different kinds.
+        let handle = native.handle
+        #expect(sb_typeof(sb_dict_get(handle, "int")) == SB_INT)
+        #expect(sb_typeof(sb_dict_get(handle, "double")) == SB_DOUBLE)
+        var length = 0
+        #expect(sb_get_string(sb_dict_get(handle, "string"), &length) != nil)
+        #expect(length == 8)
+    }
+
+    @Test("a C caller reaches a Swift target class, cached across calls")
+    func swiftClassFromC() throws {
+        let pair = Pair(modules: ["SwitchboardCTests"])
+        var first: OpaquePointer?, second: OpaquePointer?, third: OpaquePointer?
+        #expect(helper_perform(pair.handle, "SwiftCounter", "serial", SB_CACHE_TARGET, &first) == SB_OK)
+        #expect(helper_perform(pair.handle, "SwiftCounter", "serial", SB_CACHE_TARGET, &second) == SB_OK)
+        #expect(intOf(first) != nil && intOf(first) == intOf(second))
+        #expect(sb_release_cached_target(pair.handle, "SwiftCounter") == SB_OK)
+        #expect(helper_perform(pair.handle, "SwiftCounter", "serial", 0, &third) == SB_OK)
+        #expect(intOf(third) != intOf(first))
+        [first, second, third].forEach { sb_release($0) }
+    }
+
+    @Test("a Swift NoTargetAction answers a C caller with the three keys")
+    func swiftFallbackForC() throws {
+        let pair = Pair()
+        try pair.mediator.register(target: "NoTargetAction", action: "response") { .dict($0) }
+        var out: OpaquePointer?
+        #expect(helper_perform(pair.handle, "Ghost", "boo", 0, &out) == SB_OK)
+        let result = try SBValue.borrow(try #require(out)).takeUnretainedValue().toValue()
+        #expect(result == ["originParams": [:], "targetString": "Ghost", "selectorString": "boo"])
+        sb_release(out)
+    }
+
+    @Test("a Swift value nested deeper than SB_MAX_DEPTH is refused, not overflowed")
+    func depthLimit() {
+        var deep: Value = .null
+        for _ in 0..<Int(SB_MAX_DEPTH) + 5 { deep = .array([deep]) }
+        #expect { try SBValue.from(deep) } throws: { ($0 as? SwitchboardError)?.code == .invalidArgument }
+    }
+}

@@ -1,0 +1,119 @@
+/*
+ * Module A, as a plugin: CTMediator's demo target (Target_A), in C.
+ *
+ * A plugin links nothing of Switchboard. It exports one table per target,
+ * `const sb_target_def Target_<Name>`, and the process that loads it
+ * provides the sb_ functions. Build:
+ *
+ *   cc -shared -fPIC module_a.c $(pkg-config --cflags switchboard) -o module_a.so
+ */
+#include <switchboard.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The target's state, made by create() for each instance. A cached instance
+ * keeps it between calls; that is what the cell example shows. */
+struct module_a {
+    int instance;   /* which instance this is */
+    int cells_made;
+};
+
+static void *a_create(void) {
+    static int instances;
+    struct module_a *a = calloc(1, sizeof *a);
+    if (a != NULL) a->instance = ++instances;
+    return a;
+}
+
+static void a_destroy(void *state) { free(state); }
+
+/* The page a detail view controller would show, from params.key. */
+static sb_status detail(void *state, const sb_value *params, sb_value **out) {
+    (void)state;
+    const sb_value *key = sb_dict_get(params, "key");
+    sb_value *page = sb_dict_new();
+    sb_dict_set_new(page, "page", sb_string("DemoModuleADetailViewController"));
+    sb_dict_set_new(page, "title", key ? sb_retain((sb_value *)key) : sb_string("(no key)"));
+    *out = page;
+    return SB_OK;
+}
+
+static sb_status present_image(void *state, const sb_value *params, sb_value **out) {
+    const sb_value *image = sb_dict_get(params, "image");
+    (void)state;
+    if (image == NULL) {
+        sb_set_error("nativePresentImage needs params.image (use nativeNoImage without one)");
+        return SB_EINVAL;
+    }
+    *out = sb_dict_new();
+    sb_dict_set_new(*out, "page", sb_string("ImageViewController"));
+    sb_dict_set_new(*out, "image", sb_retain((sb_value *)image));
+    return SB_OK;
+}
+
+/* CTMediator's nil-image case: a placeholder page. */
+static sb_status no_image(void *state, const sb_value *params, sb_value **out) {
+    (void)state;
+    (void)params;
+    *out = sb_dict_new();
+    sb_dict_set_new(*out, "page", sb_string("ImageViewController"));
+    sb_dict_set_new(*out, "image", sb_string("placeholder.png"));
+    sb_dict_set_new(*out, "note", sb_string("no image was given"));
+    return SB_OK;
+}
+
+/* Shows an alert and reports the tap through the caller's callbacks. With no
+ * user here, params.answer ("confirm" or "cancel") says which button. */
+static sb_status show_alert(void *state, const sb_value *params, sb_value **out) {
+    const char *message = sb_get_string(sb_dict_get(params, "message"), NULL);
+    const char *answer = sb_get_string(sb_dict_get(params, "answer"), NULL);
+    const char *tapped = answer != NULL && strcmp(answer, "cancel") == 0 ? "cancelAction" : "confirmAction";
+    (void)state;
+    printf("   [A] alert: \"%s\"  [Confirm] [Cancel]\n", message ? message : "");
+    const sb_value *callback = sb_dict_get(params, tapped);
+    if (callback == NULL) {
+        *out = sb_string("no callback for the tapped button");
+        return SB_OK;
+    }
+    sb_value *info = sb_dict_new();
+    sb_dict_set_new(info, "alertAction", sb_string(tapped));
+    sb_dict_set_new(info, "message", sb_string(message ? message : ""));
+    sb_status s = sb_callback_call(callback, info, out);
+    sb_release(info);
+    return s;
+}
+
+static sb_status cell(void *state, const sb_value *params, sb_value **out) {
+    struct module_a *a = state;
+    const sb_value *identifier = sb_dict_get(params, "identifier");
+    char name[32];
+    snprintf(name, sizeof name, "cell %d", ++a->cells_made);
+    *out = sb_dict_new();
+    sb_dict_set_new(*out, "cell", sb_string(name));
+    sb_dict_set_new(*out, "identifier", identifier ? sb_retain((sb_value *)identifier) : sb_string("Cell"));
+    sb_dict_set_new(*out, "targetInstance", sb_int(a->instance));
+    return SB_OK;
+}
+
+static sb_status config_cell(void *state, const sb_value *params, sb_value **out) {
+    const sb_value *c = sb_dict_get(params, "cell"), *title = sb_dict_get(params, "title");
+    (void)state;
+    *out = sb_dict_new();
+    sb_dict_set_new(*out, "cell", c ? sb_retain((sb_value *)c) : sb_null());
+    sb_dict_set_new(*out, "title", title ? sb_retain((sb_value *)title) : sb_string(""));
+    sb_dict_set_new(*out, "configured", sb_bool(1));
+    return SB_OK;
+}
+
+static const sb_action_def a_actions[] = {
+    {"nativeFetchDetailViewController", detail},
+    {"nativePresentImage", present_image},
+    {"nativeNoImage", no_image},
+    {"showAlert", show_alert},
+    {"cell", cell},
+    {"configCell", config_cell},
+    {NULL, NULL},
+};
+
+const sb_target_def Target_A = {SB_ABI_VERSION, a_create, a_destroy, a_actions};

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs into a temporary prefix, builds the C demo there the way a user
+# would (pkg-config, a plugin that links nothing), and runs it with a clean
+# environment: no Swift library directory on any search path.
+set -euo pipefail
+source "$(dirname "$0")/lib/common.sh"
+cd "$SB_ROOT"
+
+prefix="$(mktemp -d)"
+trap 'rm -rf "$prefix"' EXIT
+scripts/install.sh --prefix "$prefix" --no-build > /dev/null
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+flags="-std=c99 -Wall -Wextra -Werror -pedantic"
+cc $flags examples/c/main.c $(pkg-config --cflags --libs switchboard) -o "$prefix/demo"
+cc $flags -D_POSIX_C_SOURCE=200809L -shared -fPIC examples/c/module_a.c $(pkg-config --cflags switchboard) -o "$prefix/module_a.so"
+
+if ldd "$prefix/demo" | grep -i swift; then sb_die "the installed program needs Swift libraries"; fi
+output=$(env -i PATH=/usr/bin:/bin "$prefix/demo" "$prefix/module_a.so")
+grep -q 'NotFoundViewController' <<< "$output" || sb_die "the demo did not run through: $output"
+echo "installed into a temporary prefix; a C program built with pkg-config ran with no Swift libraries on any path"
