@@ -109,7 +109,9 @@ typedef enum sb_status {
     SB_ETYPE,      /* a value has the wrong kind for the operation */
     SB_EREJECTED,  /* a policy refused the call before any target ran */
     SB_EBADURL,    /* a URL could not be parsed */
-    SB_ENOMEM      /* an allocation failed */
+    SB_ENOMEM,     /* an allocation failed */
+    SB_EQUEUED     /* the callee belongs to another thread (a Lua state) and was
+                      queued to run there later; this caller gets no result */
 } sb_status;
 
 /* The kinds of value. Ints and doubles stay distinct: 3 is not 3.0. */
@@ -369,6 +371,33 @@ SB_API void sb_set_error(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
+
+/* ------------------------------------------------------------ discoverers */
+
+/*
+ * A discoverer finds targets nobody registered: it is called when a call
+ * names a target that `m` does not know (after Swift classes and plugins),
+ * registers the target's actions with sb_register_action, and returns SB_OK;
+ * or returns SB_ENOTARGET when it has nothing under that name. Any other
+ * status fails the call that triggered the search, with that status and
+ * sb_last_error(). It runs on the calling thread with no lock held, may run
+ * on several threads at once, and may call any sb_ function. (The Lua module
+ * finds Target_<Name>.lua files this way.)
+ */
+typedef sb_status (*sb_discover_fn)(void *userdata, sb_mediator *m, const char *target);
+
+/* Adds a discoverer, asked after those added before it. `free_userdata`, if
+ * not NULL, runs exactly once: when the discoverer is removed, when the
+ * mediator is freed, or at once if this fails. *id (which may be NULL)
+ * receives a number for sb_remove_discoverer. SB_EINVAL for a NULL `m` or
+ * `fn`. Calls user code only on failure. */
+SB_API sb_status sb_add_discoverer(sb_mediator *m, sb_discover_fn fn, void *userdata,
+                                   void (*free_userdata)(void *), uint64_t *id);
+
+/* Removes a discoverer; what it registered stays registered. SB_EINVAL for
+ * an unknown id. Calls user code (free_userdata, once no search still uses
+ * the discoverer). */
+SB_API sb_status sb_remove_discoverer(sb_mediator *m, uint64_t id);
 
 /* --------------------------------------------------------------- plugins */
 

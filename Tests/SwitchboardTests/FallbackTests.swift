@@ -130,7 +130,7 @@ struct FallbackTests {
         let expected: [(SwitchboardError.Code, Int32, String)] = [
             (.invalidArgument, 1, "EINVAL"), (.noTarget, 2, "ENOTARGET"), (.noAction, 3, "ENOACTION"),
             (.actionFailed, 4, "EACTION"), (.typeMismatch, 5, "ETYPE"), (.rejected, 6, "EREJECTED"),
-            (.badURL, 7, "EBADURL"), (.outOfMemory, 8, "ENOMEM"),
+            (.badURL, 7, "EBADURL"), (.outOfMemory, 8, "ENOMEM"), (.queued, 9, "EQUEUED"),
         ]
         for (code, number, name) in expected {
             #expect(code.rawValue == number)

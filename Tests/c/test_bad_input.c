@@ -107,6 +107,10 @@ static sb_status ok_action(void *u, const sb_value *p, sb_value **o) {
     X(route_free_null, (sb_route_free(NULL), 1))                                                  \
     X(status_unknown, (strcmp(sb_status_string((sb_status)-1), "unknown status") == 0))           \
     X(set_error_null, (sb_set_error(NULL), sb_last_error() != NULL))                              \
+    X(discoverer_null_m, (sb_add_discoverer(NULL, NULL, NULL, NULL, NULL) == SB_EINVAL))          \
+    X(discoverer_null_fn, (sb_add_discoverer(M, NULL, NULL, NULL, NULL) == SB_EINVAL))            \
+    X(remove_discoverer_null, (sb_remove_discoverer(NULL, 1) == SB_EINVAL))                       \
+    X(remove_discoverer_unknown, (sb_remove_discoverer(M, 987654) == SB_EINVAL))                  \
     X(load_null_m, (sb_load_plugin(NULL, "/x.so") == SB_EINVAL))                                  \
     X(load_null_path, (sb_load_plugin(M, NULL) == SB_EINVAL))                                     \
     X(load_empty, (sb_load_plugin(M, "") == SB_EINVAL))                                           \

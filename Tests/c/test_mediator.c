@@ -3,6 +3,7 @@
 #include "check.h"
 
 #include <stdint.h>
+#include <string.h>
 
 static int freed;
 static void count_free(void *p) {
@@ -224,11 +225,69 @@ static void test_reentrancy_and_shared(void) {
     sb_mediator_free(b);
 }
 
+/* A discoverer that registers "Lazy" (and only it) on demand, counting calls
+ * (it is asked for "NoTargetAction" too, when a call falls back: not counted). */
+static int discoveries;
+static sb_status discover_lazy(void *userdata, sb_mediator *dm, const char *target) {
+    if (strcmp(target, "NoTargetAction") != 0) discoveries++;
+    if (strcmp(target, "Lazy") == 0) return sb_register_action(dm, "Lazy", "value", add_n, userdata, NULL);
+    if (strcmp(target, "Broken") == 0) {
+        sb_set_error("discover_lazy: cannot load %s", target);
+        return SB_EREJECTED;
+    }
+    return SB_ENOTARGET;
+}
+
+static void test_discoverers(void) {
+    sb_mediator *m = sb_mediator_new();
+    static int five = 5;
+    uint64_t id = 0;
+    sb_value *out = NULL;
+    freed = 0;
+    discoveries = 0;
+    CHECK_STATUS(sb_add_discoverer(m, discover_lazy, &five, count_free, &id), SB_OK);
+    CHECK(id != 0);
+
+    CHECK_STATUS(sb_perform(m, "Lazy", "value", NULL, 0, &out), SB_OK);
+    CHECK(check_int(out) == 5 && discoveries == 1);
+    sb_release(out);
+    CHECK_STATUS(sb_perform(m, "Lazy", "value", NULL, 0, &out), SB_OK); /* found now: not asked again */
+    CHECK(discoveries == 1);
+    sb_release(out);
+
+    CHECK_STATUS(sb_perform(m, "Nothing", "value", NULL, 0, &out), SB_ENOTARGET);
+    CHECK(discoveries == 2);
+    CHECK_STATUS(sb_perform(m, "Broken", "value", NULL, 0, &out), SB_EREJECTED);
+    CHECK(ERROR_MENTIONS("cannot load Broken"));
+
+    /* Removing: what it registered stays; its destructor runs. */
+    CHECK_STATUS(sb_remove_discoverer(m, id), SB_OK);
+    CHECK(freed == 1);
+    CHECK_STATUS(sb_remove_discoverer(m, id), SB_EINVAL);
+    CHECK_STATUS(sb_remove_discoverer(m, 1), SB_EINVAL); /* not a discoverer id of ours */
+    CHECK_STATUS(sb_perform(m, "Lazy", "value", NULL, 0, &out), SB_OK);
+    sb_release(out);
+    CHECK_STATUS(sb_perform(m, "Nothing", "value", NULL, 0, &out), SB_ENOTARGET);
+    CHECK(discoveries == 3); /* Lazy, Nothing, Broken; nothing asked since removal */
+
+    CHECK_STATUS(sb_add_discoverer(m, NULL, &five, count_free, &id), SB_EINVAL);
+    CHECK(freed == 2);
+    CHECK_STATUS(sb_add_discoverer(NULL, discover_lazy, &five, count_free, NULL), SB_EINVAL);
+    CHECK(freed == 3);
+    CHECK_STATUS(sb_remove_discoverer(NULL, id), SB_EINVAL);
+
+    /* The mediator frees what is still added. */
+    CHECK_STATUS(sb_add_discoverer(m, discover_lazy, &five, count_free, NULL), SB_OK);
+    sb_mediator_free(m);
+    CHECK(freed == 4);
+}
+
 int main(void) {
     test_register_and_perform();
     test_replace_and_unregister();
     test_not_found_and_fallbacks();
     test_statuses();
     test_reentrancy_and_shared();
+    test_discoverers();
     return check_report("mediator");
 }

@@ -174,7 +174,7 @@ static void test_json(void) {
 
 static void test_errors(void) {
     const sb_status all[] = {SB_OK, SB_EINVAL, SB_ENOTARGET, SB_ENOACTION, SB_EACTION,
-                             SB_ETYPE, SB_EREJECTED, SB_EBADURL, SB_ENOMEM};
+                             SB_ETYPE, SB_EREJECTED, SB_EBADURL, SB_ENOMEM, SB_EQUEUED};
     size_t n = sizeof all / sizeof all[0];
     for (size_t i = 0; i < n; i++) {
         CHECK(sb_status_string(all[i]) != NULL && sb_status_string(all[i])[0] != '\0');

@@ -32,7 +32,8 @@ public final class Mediator: @unchecked Sendable {
     let registryGeneration = Atomic<UInt64>(1)
 
     private var _modules: [String]
-    private var _providers: [any TargetProvider] = []
+    private var _providers: [(id: UInt64, provider: any TargetProvider)] = []
+    private var nextProviderID: UInt64 = 1
 
     /// A mediator that finds `Target_<Name>` classes in `modules`, in order.
     public init(modules: [String] = []) {
@@ -52,13 +53,31 @@ public final class Mediator: @unchecked Sendable {
         }
     }
 
-    var providers: [any TargetProvider] { lock.withLock { _providers } }
+    var providers: [any TargetProvider] { lock.withLock { _providers.map(\.provider) } }
 
     /// Adds a source of targets consulted after Swift types (C plugins, Lua
     /// search paths). Providers are asked in the order they were added.
-    @_spi(Faces) public func addProvider(_ provider: any TargetProvider) {
-        write { _providers.append(provider) }
-        discoveryGeneration.add(1, ordering: .releasing)
+    /// Returns an id for ``removeProvider(_:)``.
+    @_spi(Faces) @discardableResult
+    public func addProvider(_ provider: any TargetProvider) -> UInt64 {
+        defer { discoveryGeneration.add(1, ordering: .releasing) }
+        return write {
+            let id = nextProviderID
+            nextProviderID += 1
+            _providers.append((id, provider))
+            return id
+        }
+    }
+
+    /// Removes a provider. What it already provided stays registered.
+    /// Returns false for an unknown id.
+    @_spi(Faces) @discardableResult
+    public func removeProvider(_ id: UInt64) -> Bool {
+        write {
+            guard let index = _providers.firstIndex(where: { $0.id == id }) else { return false }
+            _providers.remove(at: index)
+            return true
+        }
     }
 
     /// Runs a registry change under the writer lock: the change, then a new

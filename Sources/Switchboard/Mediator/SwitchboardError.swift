@@ -20,6 +20,9 @@ public enum SwitchboardError: Error, Sendable {
     case badURL(String)
     /// An allocation failed.
     case outOfMemory(String)
+    /// The callee belongs to another thread (a Lua state) and was queued to
+    /// run there later; there is no result for this call.
+    case queued(String)
 
     /// Status codes shared by all three faces. The raw values are the
     /// `sb_status` values of `include/switchboard.h`; a test keeps them equal.
@@ -32,6 +35,7 @@ public enum SwitchboardError: Error, Sendable {
         case rejected
         case badURL
         case outOfMemory
+        case queued
 
         /// The short name used in C (`SB_` + name) and Lua (`"ENOTARGET"`).
         public var name: String {
@@ -44,6 +48,7 @@ public enum SwitchboardError: Error, Sendable {
             case .rejected: "EREJECTED"
             case .badURL: "EBADURL"
             case .outOfMemory: "ENOMEM"
+            case .queued: "EQUEUED"
             }
         }
     }
@@ -59,6 +64,7 @@ public enum SwitchboardError: Error, Sendable {
         case .rejected: self = .rejected(message)
         case .badURL: self = .badURL(message)
         case .outOfMemory: self = .outOfMemory(message)
+        case .queued: self = .queued(message)
         }
     }
 
@@ -72,13 +78,14 @@ public enum SwitchboardError: Error, Sendable {
         case .rejected: .rejected
         case .badURL: .badURL
         case .outOfMemory: .outOfMemory
+        case .queued: .queued
         }
     }
 
     public var message: String {
         switch self {
         case .invalidArgument(let m), .noTarget(let m), .noAction(let m), .typeMismatch(let m),
-             .rejected(let m), .badURL(let m), .outOfMemory(let m):
+             .rejected(let m), .badURL(let m), .outOfMemory(let m), .queued(let m):
             m
         case .actionFailed(let m, _):
             m

@@ -6,10 +6,12 @@ import CSwitchboard
 final class CMediator: Sendable {
     let mediator: Mediator
     let plugins = PluginShelf()
+    /// The plugins' provider id, which sb_remove_discoverer must not remove.
+    let pluginsProvider: UInt64
 
     init(_ mediator: Mediator) {
         self.mediator = mediator
-        mediator.addProvider(plugins)
+        pluginsProvider = mediator.addProvider(plugins)
     }
 
     /// The process-wide one, around `Mediator.shared`.

@@ -14,6 +14,7 @@ public func sb_status_string(_ s: sb_status) -> UnsafePointer<CChar>? {
     case SB_EREJECTED: "rejected by policy"
     case SB_EBADURL: "malformed URL"
     case SB_ENOMEM: "out of memory"
+    case SB_EQUEUED: "queued for its owner thread"
     default: "unknown status"
     }
     return UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)
