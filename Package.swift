@@ -6,6 +6,9 @@
 //   CSwitchboard       the C header (include/switchboard.h) + C helpers inside the library
 //   SwitchboardC       @_cdecl exports implementing the header
 //   SwitchboardLibrary the libswitchboard.so product (export list, SONAME)
+//   SwitchboardLua     C glue: the Lua module, written against switchboard.h and
+//                      the Lua C API only (scripts/build.sh also builds it as
+//                      switchboard.so for lua5.4)
 import PackageDescription
 import Foundation
 
@@ -36,6 +39,12 @@ let package = Package(
                 "-Xlinker", "-soname=libswitchboard.so.\(abiVersion)",
             ])]),
 
+        .systemLibrary(name: "CLua", pkgConfig: "lua5.4", providers: [.apt(["liblua5.4-dev"])]),
+        .target(
+            name: "SwitchboardLua",
+            dependencies: ["CSwitchboard", "CLua"],
+            cSettings: [.define("_POSIX_C_SOURCE", to: "200809L")]),
+
         // The CTMediator demo, in Swift.
         .executableTarget(name: "SwitchboardDemo", dependencies: ["Switchboard"], path: "examples/swift"),
 
@@ -50,5 +59,10 @@ let package = Package(
         .target(name: "CInteropHelpers", dependencies: ["CSwitchboard"], path: "Tests/CInteropHelpers"),
         .testTarget(name: "SwitchboardCTests",
                     dependencies: ["Switchboard", "SwitchboardC", "CSwitchboard", "CInteropHelpers"]),
+        // Swift, C and Lua in one process: the 3 × 3 matrix of callers and targets.
+        .target(name: "LuaInteropHelpers", dependencies: ["CSwitchboard", "SwitchboardLua", "CLua"],
+                path: "Tests/LuaInteropHelpers"),
+        .testTarget(name: "SwitchboardLuaTests",
+                    dependencies: ["Switchboard", "SwitchboardC", "CSwitchboard", "LuaInteropHelpers"]),
     ]
 )

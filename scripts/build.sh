@@ -4,7 +4,10 @@
 #   .build/dist/lib/libswitchboard.so.1        (static Swift runtime inside)
 #   .build/dist/lib/libswitchboard.so -> libswitchboard.so.1
 #   .build/dist/lib/pkgconfig/switchboard.pc
-#   .build/dist/include/switchboard.h
+#   .build/dist/include/switchboard.h, switchboard_lua.h
+#   .build/dist/lib/lua/5.4/switchboard.so     (the Lua module, for lua5.4)
+#   .build/dist/lib/libswitchboard_lua.so.1    (the same, for C hosts: sb_lua_open)
+#   .build/dist/lib/pkgconfig/switchboard-lua.pc
 #
 # Then `PKG_CONFIG_PATH=.build/dist/lib/pkgconfig cc app.c $(pkg-config
 # --cflags --libs switchboard)` builds a C program against it.
@@ -21,9 +24,24 @@ version=$(sed -nE 's/^#define SB_VERSION_STRING "([^"]+)"/\1/p' include/switchbo
 abi=$(sed -nE 's/^#define SB_ABI_VERSION ([0-9]+)/\1/p' include/switchboard.h)
 
 rm -rf "$dist"
-mkdir -p "$dist/lib/pkgconfig" "$dist/include" "$dist/bin"
+mkdir -p "$dist/lib/pkgconfig" "$dist/lib/lua/5.4" "$dist/include" "$dist/bin"
 cp .build/release/libswitchboard.so "$dist/lib/libswitchboard.so.$abi"
 ln -s "libswitchboard.so.$abi" "$dist/lib/libswitchboard.so"
-cp include/switchboard.h "$dist/include/"
-sed "s/@VERSION@/$version/" pkgconfig/switchboard.pc.in > "$dist/lib/pkgconfig/switchboard.pc"
+cp include/switchboard.h include/switchboard_lua.h "$dist/include/"
+for pc in switchboard switchboard-lua; do
+  sed "s/@VERSION@/$version/" "pkgconfig/$pc.pc.in" > "$dist/lib/pkgconfig/$pc.pc"
+done
+
+# The Lua module: C glue only, linked to libswitchboard (never a second copy
+# of the runtime) and not to liblua (the host provides the Lua API). Built
+# twice: as the module lua5.4 requires (finding the library two directories
+# up), and as libswitchboard_lua for C hosts that embed Lua.
+lua_glue() {
+  cc -std=c99 -Wall -Wextra -Werror -pedantic -O2 -g -fPIC -shared -fvisibility=hidden \
+    -D_POSIX_C_SOURCE=200809L -I include $(pkg-config --cflags lua5.4) \
+    Sources/SwitchboardLua/*.c -L "$dist/lib" -lswitchboard -lpthread "$@"
+}
+lua_glue -Wl,-rpath,'$ORIGIN/../..' -o "$dist/lib/lua/5.4/switchboard.so"
+lua_glue -Wl,-rpath,'$ORIGIN' -Wl,-soname,"libswitchboard_lua.so.$abi" -o "$dist/lib/libswitchboard_lua.so.$abi"
+ln -s "libswitchboard_lua.so.$abi" "$dist/lib/libswitchboard_lua.so"
 echo "staged $dist (switchboard $version, ABI $abi)"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs into a temporary prefix, builds the C demo there the way a user
 # would (pkg-config, a plugin that links nothing), and runs it with a clean
-# environment: no Swift library directory on any search path.
+# environment: no Swift library directory on any search path. Then requires
+# the installed Lua module from stock lua5.4.
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
 cd "$SB_ROOT"
@@ -17,4 +18,9 @@ cc $flags -D_POSIX_C_SOURCE=200809L -shared -fPIC examples/c/module_a.c $(pkg-co
 if ldd "$prefix/demo" | grep -i swift; then sb_die "the installed program needs Swift libraries"; fi
 output=$(env -i PATH=/usr/bin:/bin "$prefix/demo" "$prefix/module_a.so")
 grep -q 'NotFoundViewController' <<< "$output" || sb_die "the demo did not run through: $output"
-echo "installed into a temporary prefix; a C program built with pkg-config ran with no Swift libraries on any path"
+version=$(env -i PATH=/usr/bin:/bin LUA_CPATH="$prefix/lib/lua/5.4/?.so;;" \
+  lua5.4 -e 'print(require("switchboard").version)')
+[ "$version" = "$(sed -nE 's/^#define SB_VERSION_STRING "([^"]+)"/\1/p' include/switchboard.h)" ] \
+  || sb_die "lua5.4 could not require the installed module (got '$version')"
+echo "installed into a temporary prefix; a C program built with pkg-config ran with no Swift libraries" \
+  "on any path; lua5.4 required the module (version $version)"

@@ -28,4 +28,8 @@ check examples/c/hello.c
 cc -std=c99 -Wall -Wextra -Werror -pedantic examples/c/hello.c $(pkg-config --cflags --libs switchboard) -o "$out/hello"
 "$out/hello" | grep -q 'greeter said: Hello, Ada!' || sb_die "examples/c/hello.c did not print its greeting"
 "$out/hello" | grep -q 'no such target: no target named "Nobody"' || sb_die "examples/c/hello.c did not print the error"
+check examples/lua/hello.lua
+lua_out=$(LUA_CPATH="$SB_ROOT/.build/dist/lib/lua/5.4/?.so;;" lua5.4 examples/lua/hello.lua)
+grep -q 'greeter said: Hello, Ada!' <<< "$lua_out" || sb_die "examples/lua/hello.lua did not greet: $lua_out"
+grep -q 'ENOTARGET' <<< "$lua_out" || sb_die "examples/lua/hello.lua did not show the failure"
 echo "README examples match their files and run"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The main job: builds everything in release mode and runs the CTMediator
-# demo from each face.
+# demo from each face: Swift, C, Lua.
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
 cd "$SB_ROOT"
@@ -21,3 +21,6 @@ cc $flags examples/c/main.c $(pkg-config --cflags --libs switchboard) -o "$out/d
 # The plugin links nothing of Switchboard: the demo program provides sb_*.
 cc $flags -shared -fPIC examples/c/module_a.c $(pkg-config --cflags switchboard) -o "$out/module_a.so"
 "$out/demo" "$out/module_a.so"
+
+sb_step "The CTMediator demo in Lua (examples/lua): lua5.4 + the same module_a plugin"
+LUA_CPATH="$SB_ROOT/.build/dist/lib/lua/5.4/?.so;;" lua5.4 examples/lua/demo.lua "$out/module_a.so"

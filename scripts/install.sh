@@ -2,11 +2,15 @@
 # Installs Switchboard into a prefix (default /usr/local):
 #
 #   PREFIX/lib/libswitchboard.so.1, PREFIX/lib/libswitchboard.so
-#   PREFIX/lib/pkgconfig/switchboard.pc
-#   PREFIX/include/switchboard.h
+#   PREFIX/lib/lua/5.4/switchboard.so        the Lua module (require "switchboard")
+#   PREFIX/lib/libswitchboard_lua.so.1       the same, for C hosts embedding Lua
+#   PREFIX/lib/pkgconfig/switchboard.pc, switchboard-lua.pc
+#   PREFIX/include/switchboard.h, switchboard_lua.h
 #
 # so that `cc app.c $(pkg-config --cflags --libs switchboard)` works (add
-# PREFIX/lib/pkgconfig to PKG_CONFIG_PATH for a non-standard prefix).
+# PREFIX/lib/pkgconfig to PKG_CONFIG_PATH for a non-standard prefix), and
+# lua5.4 finds the module (/usr/local is on its default LUA_CPATH; otherwise
+# the LUA_CPATH to use is printed).
 #
 #   scripts/install.sh [--prefix DIR] [--no-build]
 set -euo pipefail
@@ -31,14 +35,22 @@ dist=.build/dist
 mkdir -p "$prefix"
 prefix="$(cd "$prefix" && pwd)"
 
-install -d "$prefix/lib/pkgconfig" "$prefix/include"
-for f in "$dist"/lib/libswitchboard.so.*; do install -m 755 "$f" "$prefix/lib/"; done
-ln -sfn "$(basename "$(readlink "$dist/lib/libswitchboard.so")")" "$prefix/lib/libswitchboard.so"
-install -m 644 "$dist/lib/pkgconfig/switchboard.pc" "$prefix/lib/pkgconfig/"
-install -m 644 "$dist/include/switchboard.h" "$prefix/include/"
+install -d "$prefix/lib/pkgconfig" "$prefix/lib/lua/5.4" "$prefix/include"
+for lib in libswitchboard libswitchboard_lua; do
+  for f in "$dist/lib/$lib".so.*; do install -m 755 "$f" "$prefix/lib/"; done
+  ln -sfn "$(basename "$(readlink "$dist/lib/$lib.so")")" "$prefix/lib/$lib.so"
+done
+install -m 755 "$dist/lib/lua/5.4/switchboard.so" "$prefix/lib/lua/5.4/"
+install -m 644 "$dist"/lib/pkgconfig/*.pc "$prefix/lib/pkgconfig/"
+install -m 644 "$dist"/include/*.h "$prefix/include/"
 
 # A system prefix: let the loader cache know about the new library.
 if [ "$(id -u)" = 0 ] && command -v ldconfig >/dev/null && [ "$prefix" = /usr/local ]; then ldconfig; fi
 
 echo "installed into $prefix"
 echo "  C:   cc app.c \$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs switchboard)"
+if [ "$prefix" = /usr/local ]; then
+  echo "  Lua: lua5.4 -e 'print(require(\"switchboard\").version)'"
+else
+  echo "  Lua: LUA_CPATH='$prefix/lib/lua/5.4/?.so;;' lua5.4 -e 'print(require(\"switchboard\").version)'"
+fi

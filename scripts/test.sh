@@ -11,7 +11,8 @@ cd "$SB_ROOT"
 
 sb_run "Dependencies" scripts/deps.sh
 
-# Swift: the core, and the C face driven from Swift (Swift Testing).
+# Swift: the core, the C face driven from Swift, and Swift + C + Lua in one
+# process (Swift Testing).
 sb_run "Swift tests" swift test
 # A second build folder, so the sanitized build never replaces the plain one.
 sb_run "Swift tests under ThreadSanitizer" swift test --scratch-path .build-tsan --sanitize=thread
@@ -23,6 +24,10 @@ sb_run "Exports, SONAME, no Swift dependency" scripts/check-exports.sh
 sb_run "C suites" make -s -C Tests/c run
 sb_run "C suites under valgrind memcheck" make -s -C Tests/c valgrind
 sb_run "C suites under ASan + UBSan" make -s -C Tests/c asan
-sb_run "Install into a prefix, build with pkg-config" scripts/check-install.sh
+# Lua: the module in stock lua5.4 (busted), an embedding host, valgrind.
+sb_run "Lua specs (busted, lua5.4) and an embedding host" scripts/lua-tests.sh specs
+sb_run "Lua stress and embedding host under valgrind memcheck" scripts/lua-tests.sh valgrind
+
+sb_run "Install into a prefix, build with pkg-config, require from lua5.4" scripts/check-install.sh
 sb_run "README examples" scripts/check-readme.sh
 sb_summary

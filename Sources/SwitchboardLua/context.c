@@ -1,0 +1,384 @@
+/*
+ * The per-module context, and Lua functions handed to C.
+ *
+ * A Lua function in params, or registered as an action, becomes an sb_fn
+ * whose userdata is an sb_lua_fn. When C or Swift calls it:
+ *   - on the thread that owns the state, it runs at once, inside lua_pcall:
+ *     no Lua error ever unwinds through the Swift frames that called it;
+ *   - on any other thread, the call is queued and the caller gets SB_EQUEUED
+ *     at once; sb.poll() runs the queue on the owning thread.
+ * Registry references are dropped on the owning thread only; a release on
+ * another thread queues the unref.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct sb_lua_item {
+    sb_lua_item *next;
+    sb_lua_fn *fn;   /* a queued call (one reference), or NULL for an unref */
+    sb_value *args;  /* the call's args (one reference), or NULL */
+    int ref;         /* for an unref: the registry reference to drop */
+};
+
+sb_lua_ctx *sb_lua_ctx_of(lua_State *L) {
+    sb_lua_ctx **box = lua_touserdata(L, lua_upvalueindex(1));
+    if (box == NULL || *box == NULL) luaL_error(L, "switchboard: the module's state is closed");
+    return *box;
+}
+
+int sb_lua_on_owner(const sb_lua_ctx *ctx) {
+    return pthread_equal(pthread_self(), ctx->owner);
+}
+
+lua_State *sb_lua_running(sb_lua_ctx *ctx) {
+    return ctx->active != NULL ? ctx->active : ctx->L;
+}
+
+static void ctx_retain(sb_lua_ctx *ctx) {
+    pthread_mutex_lock(&ctx->lock);
+    ctx->refs++;
+    pthread_mutex_unlock(&ctx->lock);
+}
+
+void sb_lua_ctx_release(sb_lua_ctx *ctx) {
+    pthread_mutex_lock(&ctx->lock);
+    long refs = --ctx->refs;
+    pthread_mutex_unlock(&ctx->lock);
+    if (refs > 0) return;
+    pthread_mutex_destroy(&ctx->lock);
+    free(ctx->targets);
+    free(ctx);
+}
+
+/* (lock held) */
+static void enqueue(sb_lua_ctx *ctx, sb_lua_item *item) {
+    item->next = NULL;
+    if (ctx->queue_tail != NULL) {
+        ctx->queue_tail->next = item;
+    } else {
+        __atomic_store_n(&ctx->queue_head, item, __ATOMIC_RELEASE);
+    }
+    ctx->queue_tail = item;
+}
+
+/* Takes the whole queue. */
+static sb_lua_item *take_queue(sb_lua_ctx *ctx) {
+    pthread_mutex_lock(&ctx->lock);
+    sb_lua_item *items = ctx->queue_head;
+    __atomic_store_n(&ctx->queue_head, NULL, __ATOMIC_RELEASE);
+    ctx->queue_tail = NULL;
+    pthread_mutex_unlock(&ctx->lock);
+    return items;
+}
+
+/* Puts items back at the front, in order (sb.poll with a limit). */
+static void requeue_front(sb_lua_ctx *ctx, sb_lua_item *items) {
+    if (items == NULL) return;
+    sb_lua_item *last = items;
+    while (last->next != NULL) last = last->next;
+    pthread_mutex_lock(&ctx->lock);
+    last->next = ctx->queue_head;
+    if (ctx->queue_tail == NULL) ctx->queue_tail = last;
+    __atomic_store_n(&ctx->queue_head, items, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&ctx->lock);
+}
+
+/* ------------------------------------------------------------ Lua functions */
+
+sb_lua_fn *sb_lua_fn_new(sb_lua_ctx *ctx, lua_State *L, int idx) {
+    /* The reference first: if it raises (no memory), nothing is allocated yet. */
+    lua_pushvalue(L, idx);
+    int ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    sb_lua_fn *fn = malloc(sizeof *fn);
+    if (fn == NULL) {
+        luaL_unref(L, LUA_REGISTRYINDEX, ref);
+        return NULL;
+    }
+    ctx_retain(ctx);
+    fn->ctx = ctx;
+    fn->refs = 1;
+    fn->ref = ref;
+    return fn;
+}
+
+static void fn_release(sb_lua_fn *fn) {
+    sb_lua_ctx *ctx = fn->ctx;
+    int unref_now = 0;
+    pthread_mutex_lock(&ctx->lock);
+    if (--fn->refs > 0) {
+        pthread_mutex_unlock(&ctx->lock);
+        return;
+    }
+    if (!ctx->closed) {
+        /* luaL_unref needs two stack slots; lua_checkstack says so without
+         * raising. Otherwise (or on another thread) the owner does it later. */
+        if (sb_lua_on_owner(ctx) && lua_checkstack(sb_lua_running(ctx), 2)) {
+            unref_now = 1;
+        } else {
+            sb_lua_item *item = calloc(1, sizeof *item);
+            if (item != NULL) {
+                item->ref = fn->ref;
+                enqueue(ctx, item);
+            } /* else: the reference stays in the registry until the state closes */
+        }
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    if (unref_now) luaL_unref(sb_lua_running(ctx), LUA_REGISTRYINDEX, fn->ref);
+    sb_lua_ctx_release(ctx);
+    free(fn);
+}
+
+void sb_lua_fn_free(void *userdata) {
+    fn_release(userdata);
+}
+
+/* The message handler: the error with a traceback. */
+static int traceback(lua_State *L) {
+    const char *message = lua_tostring(L, 1);
+    if (message == NULL) {
+        if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) {
+            message = lua_tostring(L, -1);
+        } else {
+            message = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+        }
+    }
+    luaL_traceback(L, L, message, 1);
+    return 1;
+}
+
+struct call_frame {
+    sb_lua_ctx *ctx;
+    int ref;
+    const sb_value *args;
+    sb_value *result;
+    sb_lua_conv conv; /* conv.root: a result being converted, released on failure */
+    sb_status status;
+};
+
+/*
+ * Runs in protected mode: pushes the function and its argument, calls it,
+ * and converts what it returned. A Lua function fails by raising an error,
+ * or by returning nil, message [, code] (as sb.perform reports failures).
+ */
+static int protected_call(lua_State *L) {
+    struct call_frame *f = lua_touserdata(L, 1);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, f->ref);
+    if (f->args != NULL) {
+        sb_lua_push_value(L, f->args, 0);
+    } else {
+        lua_pushnil(L);
+    }
+    lua_call(L, 1, 3);
+    int value = lua_gettop(L) - 2;
+    if (lua_isnil(L, value) && lua_type(L, value + 1) == LUA_TSTRING) {
+        sb_set_error("%s", lua_tostring(L, value + 1));
+        f->status = lua_type(L, value + 2) == LUA_TSTRING ? sb_lua_status_from_name(lua_tostring(L, value + 2))
+                                                          : SB_EACTION;
+        if (f->status == SB_OK) f->status = SB_EACTION;
+        return 0;
+    }
+    f->result = sb_lua_to_value(L, value, &f->conv);
+    if (f->result == NULL) {
+        sb_set_error("a Lua function returned a value that cannot cross to C: %s", f->conv.error);
+        f->status = SB_ETYPE;
+        return 0;
+    }
+    f->status = SB_OK;
+    return 0;
+}
+
+/* Calls the function `ref` on L with `args`; the sb_fn contract for *out. */
+static sb_status call_lua(sb_lua_ctx *ctx, lua_State *L, int ref, const sb_value *args, sb_value **out) {
+    struct call_frame f;
+    memset(&f, 0, sizeof f);
+    f.ctx = ctx;
+    f.ref = ref;
+    f.args = args;
+    f.conv.ctx = ctx;
+    f.conv.allow_functions = 1;
+    if (!lua_checkstack(L, 8)) {
+        sb_set_error("Lua stack overflow calling a Lua function");
+        return SB_EACTION;
+    }
+    int top = lua_gettop(L);
+    lua_pushcfunction(L, traceback);
+    lua_pushcfunction(L, protected_call);
+    lua_pushlightuserdata(L, &f);
+    lua_State *previous = ctx->active;
+    ctx->active = L;
+    int rc = lua_pcall(L, 1, 0, top + 1);
+    ctx->active = previous;
+    if (rc != LUA_OK) {
+        const char *message = lua_tostring(L, -1);
+        sb_set_error("%s", message != NULL ? message : "(Lua error)");
+        lua_settop(L, top);
+        sb_release(f.conv.root);
+        return rc == LUA_ERRMEM ? SB_ENOMEM : SB_EACTION;
+    }
+    lua_settop(L, top);
+    if (f.status != SB_OK) {
+        sb_release(f.conv.root);
+        return f.status;
+    }
+    *out = f.result;
+    return SB_OK;
+}
+
+static sb_status queue_call(sb_lua_fn *fn, const sb_value *args) {
+    sb_lua_ctx *ctx = fn->ctx;
+    sb_lua_item *item = calloc(1, sizeof *item);
+    if (item == NULL) {
+        sb_set_error("out of memory queueing a call to a Lua function");
+        return SB_ENOMEM;
+    }
+    item->fn = fn;
+    item->args = sb_retain((sb_value *)args);
+    pthread_mutex_lock(&ctx->lock);
+    if (ctx->closed) {
+        pthread_mutex_unlock(&ctx->lock);
+        sb_release(item->args);
+        free(item);
+        sb_set_error("the Lua state that owns this function is closed");
+        return SB_EACTION;
+    }
+    fn->refs++;
+    enqueue(ctx, item);
+    pthread_mutex_unlock(&ctx->lock);
+    sb_set_error("queued: a Lua function runs only on the thread that owns its state; "
+                 "it runs at that thread's next sb.poll()");
+    return SB_EQUEUED;
+}
+
+sb_status sb_lua_fn_call(void *userdata, const sb_value *args, sb_value **out) {
+    sb_lua_fn *fn = userdata;
+    sb_lua_ctx *ctx = fn->ctx;
+    if (!sb_lua_on_owner(ctx)) return queue_call(fn, args);
+    if (ctx->closed) { /* written by this thread only */
+        sb_set_error("the Lua state that owns this function is closed");
+        return SB_EACTION;
+    }
+    return call_lua(ctx, sb_lua_running(ctx), fn->ref, args, out);
+}
+
+/* ------------------------------------------------------------------- poll */
+
+/* Drops references released on other threads. Cheap when there are none. */
+void sb_lua_drain_unrefs(lua_State *L, sb_lua_ctx *ctx) {
+    if (__atomic_load_n(&ctx->queue_head, __ATOMIC_ACQUIRE) == NULL) return;
+    sb_lua_item *items = take_queue(ctx), *calls = NULL, **tail = &calls;
+    while (items != NULL) {
+        sb_lua_item *item = items;
+        items = items->next;
+        if (item->fn == NULL) {
+            luaL_unref(L, LUA_REGISTRYINDEX, item->ref);
+            free(item);
+        } else {
+            item->next = NULL;
+            *tail = item;
+            tail = &item->next;
+        }
+    }
+    requeue_front(ctx, calls);
+}
+
+int sb_lua_poll(lua_State *L, sb_lua_ctx *ctx, lua_Integer max) {
+    sb_lua_item *items = take_queue(ctx);
+    lua_Integer ran = 0;
+    int errors = 0;
+    while (items != NULL && ran < max) {
+        sb_lua_item *item = items;
+        items = items->next;
+        if (item->fn == NULL) {
+            luaL_unref(L, LUA_REGISTRYINDEX, item->ref);
+            free(item);
+            continue;
+        }
+        sb_value *out = NULL;
+        sb_status status = call_lua(ctx, L, item->fn->ref, item->args, &out);
+        sb_release(out);
+        sb_release(item->args);
+        fn_release(item->fn);
+        free(item);
+        ran++;
+        if (status != SB_OK) {
+            /* A second result lists what failed (built only when needed). */
+            if (errors == 0) lua_newtable(L);
+            lua_pushstring(L, sb_last_error());
+            lua_rawseti(L, -2, ++errors);
+        }
+    }
+    requeue_front(ctx, items);
+    lua_pushinteger(L, ran);
+    if (errors > 0) {
+        lua_insert(L, -2);
+        return 2;
+    }
+    return 1;
+}
+
+/* --------------------------------------------------------------- targets */
+
+int sb_lua_remember_target(sb_lua_ctx *ctx, const char *name) {
+    for (size_t i = 0; i < ctx->ntargets; i++) {
+        if (strcmp(ctx->targets[i], name) == 0) return 1;
+    }
+    if (ctx->ntargets == ctx->ctargets) {
+        size_t capacity = ctx->ctargets ? ctx->ctargets * 2 : 8;
+        char **bigger = realloc(ctx->targets, capacity * sizeof *bigger);
+        if (bigger == NULL) return 0;
+        ctx->targets = bigger;
+        ctx->ctargets = capacity;
+    }
+    size_t length = strlen(name) + 1;
+    char *copy = malloc(length);
+    if (copy == NULL) return 0;
+    memcpy(copy, name, length);
+    ctx->targets[ctx->ntargets++] = copy;
+    return 1;
+}
+
+void sb_lua_forget_target(sb_lua_ctx *ctx, const char *name) {
+    for (size_t i = 0; i < ctx->ntargets; i++) {
+        if (strcmp(ctx->targets[i], name) == 0) {
+            free(ctx->targets[i]);
+            ctx->targets[i] = ctx->targets[--ctx->ntargets];
+            return;
+        }
+    }
+}
+
+/* -------------------------------------------------------------- closing */
+
+/* __gc of the context box: the state is closing (or the module is gone).
+ * Everything that can still reach this state learns it is closed; targets
+ * it registered are unregistered; queued work is dropped. */
+int sb_lua_close(lua_State *L) {
+    sb_lua_ctx **box = luaL_checkudata(L, 1, SB_LUA_CONTEXT);
+    sb_lua_ctx *ctx = *box;
+    if (ctx == NULL) return 0;
+    *box = NULL;
+    if (ctx->discoverer != 0) sb_remove_discoverer(ctx->m, ctx->discoverer);
+
+    pthread_mutex_lock(&ctx->lock);
+    ctx->closed = 1;
+    pthread_mutex_unlock(&ctx->lock);
+    sb_lua_item *items = take_queue(ctx);
+    while (items != NULL) {
+        sb_lua_item *item = items;
+        items = items->next;
+        sb_release(item->args);
+        if (item->fn != NULL) fn_release(item->fn);
+        free(item);
+    }
+    for (size_t i = 0; i < ctx->ntargets; i++) {
+        sb_unregister_target(ctx->m, ctx->targets[i]);
+        free(ctx->targets[i]);
+    }
+    ctx->ntargets = 0;
+    luaL_unref(L, LUA_REGISTRYINDEX, ctx->module_ref);
+    sb_lua_ctx_release(ctx);
+    return 0;
+}

@@ -1,0 +1,172 @@
+/*
+ * Target_<Name>.lua files on sb.path, found on the first perform of <Name>
+ * with no registration: the Lua counterpart of CTMediator's
+ * NSClassFromString. The file returns a table of actions, which become the
+ * target's registered actions (kept until sb.unregister, like a required
+ * module). Files are looked for only on the thread that owns the state.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+struct discover_frame {
+    sb_lua_ctx *ctx;
+    const char *target;
+    sb_status status;
+    char error[512];
+};
+
+/* Only plain names become file names: no "../", no "/", nothing odd. */
+static int plain_name(const char *name) {
+    size_t n = 0;
+    for (const char *p = name; *p != '\0'; p++, n++) {
+        char c = *p;
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+        if (!ok || n >= 200) return 0;
+    }
+    return n > 0;
+}
+
+/* Pushes the first readable file for `name` on `path` (package.path style,
+ * templates separated by ';', '?' replaced by the name), or nothing. */
+static int search(lua_State *L, const char *name, const char *path) {
+    const char *template = path;
+    while (*template != '\0') {
+        const char *end = strchr(template, ';');
+        size_t length = end ? (size_t)(end - template) : strlen(template);
+        if (length > 0) {
+            lua_pushlstring(L, template, length);
+            const char *file = luaL_gsub(L, lua_tostring(L, -1), "?", name);
+            lua_remove(L, -2);
+            FILE *f = fopen(file, "r");
+            if (f != NULL) {
+                fclose(f);
+                return 1;
+            }
+            lua_pop(L, 1);
+        }
+        template += length + (end ? 1 : 0);
+    }
+    return 0;
+}
+
+static int protected_discover(lua_State *L) {
+    struct discover_frame *f = lua_touserdata(L, 1);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, f->ctx->module_ref);
+    lua_getfield(L, -1, "path");
+    if (lua_type(L, -1) != LUA_TSTRING) {
+        f->status = SB_EINVAL;
+        snprintf(f->error, sizeof f->error, "sb.path must be a string, not a %s", luaL_typename(L, -1));
+        return 0;
+    }
+    const char *name = lua_pushfstring(L, "Target_%s", f->target);
+    if (!search(L, name, lua_tostring(L, -2))) {
+        f->status = SB_ENOTARGET;
+        return 0;
+    }
+    const char *file = lua_tostring(L, -1);
+    if (luaL_loadfilex(L, file, "t") != LUA_OK) {
+        f->status = SB_EACTION;
+        snprintf(f->error, sizeof f->error, "%s", lua_tostring(L, -1));
+        return 0;
+    }
+    lua_call(L, 0, 1);
+    if (!lua_istable(L, -1)) {
+        f->status = SB_EACTION;
+        snprintf(f->error, sizeof f->error, "%s returned a %s, not a table of actions", file, luaL_typename(L, -1));
+        return 0;
+    }
+    char error[256];
+    if (!sb_lua_register_table(L, f->ctx, f->target, lua_gettop(L), error, sizeof error)) {
+        f->status = SB_EACTION;
+        snprintf(f->error, sizeof f->error, "%s: %s", file, error);
+        return 0;
+    }
+    f->status = SB_OK;
+    return 0;
+}
+
+static int traceback(lua_State *L) {
+    const char *message = lua_tostring(L, 1);
+    luaL_traceback(L, L, message != NULL ? message : "(error object is not a string)", 1);
+    return 1;
+}
+
+sb_status sb_lua_discover(void *userdata, sb_mediator *m, const char *target) {
+    sb_lua_ctx *ctx = userdata;
+    (void)m;
+    if (!sb_lua_on_owner(ctx) || ctx->closed || !plain_name(target)) return SB_ENOTARGET;
+    lua_State *L = sb_lua_running(ctx);
+    if (!lua_checkstack(L, 8)) return SB_ENOTARGET;
+    struct discover_frame f;
+    f.ctx = ctx;
+    f.target = target;
+    f.status = SB_ENOTARGET;
+    f.error[0] = '\0';
+    int top = lua_gettop(L);
+    lua_pushcfunction(L, traceback);
+    lua_pushcfunction(L, protected_discover);
+    lua_pushlightuserdata(L, &f);
+    lua_State *previous = ctx->active;
+    ctx->active = L;
+    int rc = lua_pcall(L, 1, 0, top + 1);
+    ctx->active = previous;
+    if (rc != LUA_OK) {
+        const char *message = lua_tostring(L, -1);
+        sb_set_error("%s", message != NULL ? message : "(Lua error)");
+        lua_settop(L, top);
+        return rc == LUA_ERRMEM ? SB_ENOMEM : SB_EACTION;
+    }
+    lua_settop(L, top);
+    if (f.status != SB_OK && f.status != SB_ENOTARGET) sb_set_error("%s", f.error);
+    return f.status;
+}
+
+/* Registers the functions of the table at `idx` as actions of `name`,
+ * after checking all of them. 1 on success; 0 with a message in `error`. */
+int sb_lua_register_table(lua_State *L, sb_lua_ctx *ctx, const char *name, int idx, char *error, size_t size) {
+    idx = lua_absindex(L, idx);
+    int count = 0;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        size_t length = 0;
+        const char *action = lua_type(L, -2) == LUA_TSTRING ? lua_tolstring(L, -2, &length) : NULL;
+        if (action == NULL || length == 0 || strlen(action) != length) {
+            snprintf(error, size, "action names must be non-empty strings without NUL bytes");
+            lua_pop(L, 2);
+            return 0;
+        }
+        if (lua_type(L, -1) != LUA_TFUNCTION) {
+            snprintf(error, size, "action \"%s\" is a %s, not a function", action, luaL_typename(L, -1));
+            lua_pop(L, 2);
+            return 0;
+        }
+        count++;
+        lua_pop(L, 1);
+    }
+    if (count == 0) {
+        snprintf(error, size, "the actions table is empty");
+        return 0;
+    }
+    /* Remembered first, so closing the state unregisters even a half-done
+     * registration. */
+    if (!sb_lua_remember_target(ctx, name)) {
+        snprintf(error, size, "out of memory");
+        return 0;
+    }
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        const char *action = lua_tostring(L, -2);
+        sb_lua_fn *fn = sb_lua_fn_new(ctx, L, -1);
+        sb_status status = fn == NULL ? SB_ENOMEM
+                                      : sb_register_action(ctx->m, name, action, sb_lua_fn_call, fn, sb_lua_fn_free);
+        if (status != SB_OK) {
+            snprintf(error, size, "registering %s.%s: %s", name, action, fn ? sb_last_error() : "out of memory");
+            lua_pop(L, 2);
+            return 0;
+        }
+        lua_pop(L, 1);
+    }
+    return 1;
+}

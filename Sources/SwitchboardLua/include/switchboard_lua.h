@@ -1,0 +1,1 @@
+../../../include/switchboard_lua.h

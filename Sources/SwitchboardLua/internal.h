@@ -1,0 +1,108 @@
+/* Private to the Lua module. See switchboard_lua.h for what it promises. */
+#ifndef SB_LUA_INTERNAL_H
+#define SB_LUA_INTERNAL_H
+
+#include <pthread.h>
+
+#include <lauxlib.h>
+#include <lua.h>
+
+#include "switchboard.h"
+#include "switchboard_lua.h"
+
+/* Registry names of the module's metatables. */
+#define SB_LUA_CONTEXT "switchboard.context" /* the per-module context box */
+#define SB_LUA_VALUE "switchboard.value"     /* a C value (callback, pointer) in Lua */
+
+typedef struct sb_lua_ctx sb_lua_ctx;
+typedef struct sb_lua_fn sb_lua_fn;
+typedef struct sb_lua_item sb_lua_item;
+
+/*
+ * One module table's state, shared with everything that can outlive the Lua
+ * state: Lua functions handed to C (sb_lua_fn) and the discoverer hold a
+ * reference each. Fields marked (owner) are touched only on the owning
+ * thread; the others under `lock`.
+ */
+struct sb_lua_ctx {
+    pthread_mutex_t lock;
+    long refs;                /* (lock) */
+    int closed;               /* (lock) set once, when the state closes it */
+    sb_lua_item *queue_head;  /* (lock) calls from other threads, and unrefs */
+    sb_lua_item *queue_tail;  /* (lock) */
+
+    pthread_t owner;          /* the thread that opened the module */
+    lua_State *L;             /* (owner) the state's main thread */
+    lua_State *active;        /* (owner) the coroutine inside the innermost module call */
+    sb_mediator *m;
+    int module_ref;           /* (owner) the module table, for sb.path */
+    uint64_t discoverer;      /* the id of the sb.path discoverer, 0 if none */
+    char **targets;           /* (owner) names this state registered */
+    size_t ntargets, ctargets;
+};
+
+/* A Lua function handed to C as an sb_fn's userdata: a callback or an action. */
+struct sb_lua_fn {
+    sb_lua_ctx *ctx; /* one reference */
+    long refs;       /* (ctx->lock) the C value owning it, plus queued calls */
+    int ref;         /* (owner) the function, in the registry */
+};
+
+/* context.c */
+sb_lua_ctx *sb_lua_ctx_of(lua_State *L);    /* the module's context (upvalue 1) */
+void sb_lua_ctx_release(sb_lua_ctx *ctx);
+int sb_lua_on_owner(const sb_lua_ctx *ctx);
+lua_State *sb_lua_running(sb_lua_ctx *ctx); /* where to call Lua from C now */
+int sb_lua_remember_target(sb_lua_ctx *ctx, const char *name);
+void sb_lua_forget_target(sb_lua_ctx *ctx, const char *name);
+void sb_lua_drain_unrefs(lua_State *L, sb_lua_ctx *ctx);
+int sb_lua_close(lua_State *L);             /* __gc of the context box */
+sb_status sb_lua_fn_call(void *userdata, const sb_value *args, sb_value **out);
+void sb_lua_fn_free(void *userdata);
+sb_lua_fn *sb_lua_fn_new(sb_lua_ctx *ctx, lua_State *L, int idx);
+int sb_lua_poll(lua_State *L, sb_lua_ctx *ctx, lua_Integer max);
+
+/* convert.c: values across the border.
+ *
+ * Lua -> C builds top-down, so everything built so far hangs off `root`. It
+ * returns the value (and clears `root`), or NULL with a message in `error`,
+ * leaving `root` for the caller to release. It allocates no Lua memory (so it
+ * cannot raise) unless it meets a function with `allow_functions` set, whose
+ * registry reference can fail with a memory error; callers that allow
+ * functions run it in protected mode and release `root` if it fails. */
+typedef struct sb_lua_conv {
+    sb_lua_ctx *ctx;
+    int allow_functions;
+    int met_function;  /* a function made a no-functions conversion fail */
+    sb_value *root;
+    char error[256];
+    const void *path[SB_MAX_DEPTH]; /* tables being converted, to find cycles */
+} sb_lua_conv;
+sb_value *sb_lua_to_value(lua_State *L, int idx, sb_lua_conv *conv);
+/* The same from a Lua C function: tries without functions, and redoes the
+ * conversion in protected mode if it met one. NULL with conv->error on bad
+ * input; re-raises memory errors after releasing what was built. */
+sb_value *sb_lua_to_value_safely(lua_State *L, int idx, sb_lua_conv *conv);
+/* Pushes `v` (consumed: released here, also if pushing raises). */
+void sb_lua_push_result(lua_State *L, sb_value *v);
+extern const char sb_lua_null; /* sb.null is its address */
+void sb_lua_push_value(lua_State *L, const sb_value *v, int depth); /* may raise */
+int sb_lua_is_scalar(const sb_value *v);
+void sb_lua_push_scalar(lua_State *L, const sb_value *v);             /* never raises */
+void sb_lua_push_array_mt(lua_State *L);
+
+/* value.c: C callbacks and pointers as Lua values. */
+void sb_lua_push_cvalue(lua_State *L, sb_value *v); /* retains v */
+sb_value *sb_lua_test_cvalue(lua_State *L, int idx); /* borrowed, or NULL */
+void sb_lua_value_metatable(lua_State *L);
+
+/* discover.c: Target_<Name>.lua files on sb.path. */
+sb_status sb_lua_discover(void *userdata, sb_mediator *m, const char *target);
+int sb_lua_register_table(lua_State *L, sb_lua_ctx *ctx, const char *name, int idx, char *error, size_t size);
+
+/* module.c */
+int sb_lua_push_failure(lua_State *L, sb_status status); /* nil, message, code */
+const char *sb_lua_status_name(sb_status status);
+sb_status sb_lua_status_from_name(const char *name);
+
+#endif

@@ -1,0 +1,229 @@
+/*
+ * The module table: require "switchboard" (bound to the shared mediator) or
+ * sb_lua_open(L, m) (bound to any mediator).
+ *
+ *   sb.perform(target, action [, params [, opts]])  -> result | nil, message, code
+ *   sb.target(name, actions)      registers Lua functions as actions -> true
+ *   sb.unregister(name)           -> true | nil, message, code
+ *   sb.release(name)              drops a cached target instance -> true
+ *   sb.load_plugin(path)          -> true | nil, message, code
+ *   sb.poll([max])                runs calls queued by other threads -> count [, errors]
+ *   sb.array(t)                   marks t as an array (for the empty one) -> t
+ *   sb.null, sb.path, sb.version
+ *
+ * Misuse (a wrong argument type, an empty name) raises an error; a call that
+ * fails returns nil, message, code, where code is the status name
+ * ("ENOTARGET", ...), so `assert(sb.perform(...))` reads naturally.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+    sb_status status;
+    const char *name;
+} status_names[] = {
+    {SB_OK, "OK"},
+    {SB_EINVAL, "EINVAL"},
+    {SB_ENOTARGET, "ENOTARGET"},
+    {SB_ENOACTION, "ENOACTION"},
+    {SB_EACTION, "EACTION"},
+    {SB_ETYPE, "ETYPE"},
+    {SB_EREJECTED, "EREJECTED"},
+    {SB_EBADURL, "EBADURL"},
+    {SB_ENOMEM, "ENOMEM"},
+    {SB_EQUEUED, "EQUEUED"},
+};
+
+const char *sb_lua_status_name(sb_status status) {
+    for (size_t i = 0; i < sizeof status_names / sizeof status_names[0]; i++) {
+        if (status_names[i].status == status) return status_names[i].name;
+    }
+    return "EUNKNOWN";
+}
+
+sb_status sb_lua_status_from_name(const char *name) {
+    for (size_t i = 1; i < sizeof status_names / sizeof status_names[0]; i++) {
+        if (strcmp(status_names[i].name, name) == 0) return status_names[i].status;
+    }
+    return SB_EACTION;
+}
+
+int sb_lua_push_failure(lua_State *L, sb_status status) {
+    lua_pushnil(L);
+    lua_pushstring(L, sb_last_error());
+    lua_pushstring(L, sb_lua_status_name(status));
+    return 3;
+}
+
+/* A name argument: a non-empty string without NUL bytes. */
+static const char *check_name(lua_State *L, int arg) {
+    size_t length;
+    const char *name = luaL_checklstring(L, arg, &length);
+    luaL_argcheck(L, length > 0, arg, "empty name");
+    luaL_argcheck(L, strlen(name) == length, arg, "name contains a NUL byte");
+    return name;
+}
+
+static int l_perform(lua_State *L) {
+    sb_lua_ctx *ctx = sb_lua_ctx_of(L);
+    const char *target = check_name(L, 1);
+    const char *action = check_name(L, 2);
+    int type = lua_type(L, 3);
+    luaL_argexpected(L, type == LUA_TNONE || type == LUA_TNIL || type == LUA_TTABLE, 3, "table or nil");
+    type = lua_type(L, 4);
+    luaL_argexpected(L, type == LUA_TNONE || type == LUA_TNIL || type == LUA_TTABLE, 4, "table or nil");
+    unsigned flags = 0;
+    if (type == LUA_TTABLE) {
+        lua_getfield(L, 4, "cache");
+        if (lua_toboolean(L, -1)) flags |= SB_CACHE_TARGET;
+        lua_pop(L, 1);
+    }
+    sb_value *params = NULL;
+    if (lua_type(L, 3) == LUA_TTABLE) {
+        sb_lua_conv conv;
+        conv.ctx = ctx;
+        params = sb_lua_to_value_safely(L, 3, &conv);
+        if (params == NULL) return luaL_argerror(L, 3, conv.error);
+    }
+    sb_lua_drain_unrefs(L, ctx);
+
+    sb_value *out = NULL;
+    lua_State *previous = ctx->active;
+    ctx->active = L;
+    sb_status status = sb_perform(ctx->m, target, action, params, flags, &out);
+    ctx->active = previous;
+    sb_release(params);
+    if (status != SB_OK) return sb_lua_push_failure(L, status);
+    sb_lua_push_result(L, out);
+    return 1;
+}
+
+static int l_target(lua_State *L) {
+    sb_lua_ctx *ctx = sb_lua_ctx_of(L);
+    const char *name = check_name(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    char error[256];
+    if (!sb_lua_register_table(L, ctx, name, 2, error, sizeof error)) return luaL_argerror(L, 2, error);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int l_unregister(lua_State *L) {
+    sb_lua_ctx *ctx = sb_lua_ctx_of(L);
+    const char *name = check_name(L, 1);
+    sb_status status = sb_unregister_target(ctx->m, name);
+    sb_lua_forget_target(ctx, name);
+    if (status != SB_OK) return sb_lua_push_failure(L, status);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int l_release(lua_State *L) {
+    sb_lua_ctx *ctx = sb_lua_ctx_of(L);
+    sb_status status = sb_release_cached_target(ctx->m, check_name(L, 1));
+    if (status != SB_OK) return sb_lua_push_failure(L, status);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int l_load_plugin(lua_State *L) {
+    sb_lua_ctx *ctx = sb_lua_ctx_of(L);
+    size_t length;
+    const char *path = luaL_checklstring(L, 1, &length);
+    luaL_argcheck(L, length > 0 && strlen(path) == length, 1, "a path, without NUL bytes");
+    sb_status status = sb_load_plugin(ctx->m, path);
+    if (status != SB_OK) return sb_lua_push_failure(L, status);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int l_poll(lua_State *L) {
+    sb_lua_ctx *ctx = sb_lua_ctx_of(L);
+    lua_Integer max = luaL_optinteger(L, 1, LUA_MAXINTEGER);
+    luaL_argcheck(L, max >= 0, 1, "a count must not be negative");
+    return sb_lua_poll(L, ctx, max);
+}
+
+static int l_array(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    sb_lua_push_array_mt(L);
+    lua_setmetatable(L, 1);
+    return 1;
+}
+
+static const luaL_Reg functions[] = {
+    {"perform", l_perform},
+    {"target", l_target},
+    {"unregister", l_unregister},
+    {"release", l_release},
+    {"load_plugin", l_load_plugin},
+    {"poll", l_poll},
+    {"array", l_array},
+    {NULL, NULL},
+};
+
+static void context_metatable(lua_State *L) {
+    if (luaL_newmetatable(L, SB_LUA_CONTEXT)) {
+        lua_pushcfunction(L, sb_lua_close);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_pop(L, 1);
+}
+
+static void release_ctx(void *ctx) {
+    sb_lua_ctx_release(ctx);
+}
+
+int sb_lua_open(lua_State *L, sb_mediator *m) {
+    luaL_checkversion(L);
+    if (m == NULL) return luaL_error(L, "sb_lua_open: NULL mediator");
+    context_metatable(L);
+
+    /* The box first: if anything below raises, its __gc cleans up. */
+    sb_lua_ctx **box = lua_newuserdatauv(L, sizeof *box, 0);
+    *box = NULL;
+    luaL_setmetatable(L, SB_LUA_CONTEXT);
+    sb_lua_ctx *ctx = calloc(1, sizeof *ctx);
+    if (ctx == NULL || pthread_mutex_init(&ctx->lock, NULL) != 0) {
+        free(ctx);
+        return luaL_error(L, "switchboard: out of memory");
+    }
+    ctx->refs = 1; /* the box */
+    ctx->owner = pthread_self();
+    ctx->m = m;
+    ctx->module_ref = LUA_NOREF;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
+    ctx->L = lua_tothread(L, -1);
+    lua_pop(L, 1);
+    *box = ctx;
+
+    sb_lua_value_metatable(L); /* its __call closes over the box on top */
+    luaL_newlibtable(L, functions);
+    lua_pushvalue(L, -2);
+    luaL_setfuncs(L, functions, 1);
+    lua_pushstring(L, sb_version());
+    lua_setfield(L, -2, "version");
+    lua_pushlightuserdata(L, (void *)&sb_lua_null);
+    lua_setfield(L, -2, "null");
+    lua_pushliteral(L, "./?.lua");
+    lua_setfield(L, -2, "path");
+    lua_pushvalue(L, -1);
+    ctx->module_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+
+    /* Target_<Name>.lua discovery; the discoverer holds its own reference. */
+    pthread_mutex_lock(&ctx->lock);
+    ctx->refs++;
+    pthread_mutex_unlock(&ctx->lock);
+    if (sb_add_discoverer(m, sb_lua_discover, ctx, release_ctx, &ctx->discoverer) != SB_OK) {
+        ctx->discoverer = 0; /* release_ctx already ran */
+    }
+    lua_remove(L, -2); /* the box: the functions' upvalues keep it */
+    return 1;
+}
+
+int luaopen_switchboard(lua_State *L) {
+    return sb_lua_open(L, sb_mediator_shared());
+}

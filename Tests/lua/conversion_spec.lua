@@ -1,0 +1,116 @@
+-- Every conversion rule, both ways, through C targets that echo values and
+-- report the types they received (Echo, in lua_test_plugin.c).
+local sb = require "switchboard"
+local helper = require "helper"
+
+sb.load_plugin(helper.plugin)
+
+local function roundtrip(v) return sb.perform("Echo", "value", { value = v }) end
+local function c_type(v) return sb.perform("Echo", "types", { value = v }).value end
+
+describe("conversions", function()
+  it("keeps integers and floats apart: 3 is not 3.0", function()
+    assert.are.equal("int", c_type(3))
+    assert.are.equal("double", c_type(3.0))
+    assert.are.equal(math.type(3), math.type(roundtrip(3)))
+    assert.are.equal("float", math.type(roundtrip(3.0)))
+    assert.are.equal(math.maxinteger, roundtrip(math.maxinteger))
+    assert.are.equal(math.mininteger, roundtrip(math.mininteger))
+  end)
+
+  it("passes NaN and infinities as doubles", function()
+    local nan = roundtrip(0 / 0)
+    assert.is_true(nan ~= nan)
+    assert.are.equal(math.huge, roundtrip(math.huge))
+    assert.are.equal(-math.huge, roundtrip(-math.huge))
+    assert.are.equal("double", c_type(0 / 0))
+  end)
+
+  it("keeps strings byte-exact: valid UTF-8 becomes a string, anything else bytes", function()
+    assert.are.equal("string", c_type("héllo"))
+    assert.are.equal("bytes", c_type("\255\254"))
+    assert.are.equal("string", c_type("a\0b"))
+    assert.are.equal("a\0b", roundtrip("a\0b"))
+    assert.are.equal("\255\0\254", roundtrip("\255\0\254"))
+    assert.are.equal("", roundtrip(""))
+  end)
+
+  it("booleans and nil", function()
+    assert.are.equal("bool", c_type(true))
+    assert.is_true(roundtrip(true))
+    assert.is_false(roundtrip(false))
+    assert.is_nil(roundtrip(nil))
+  end)
+
+  it("a sequence becomes an array; other tables dicts with string keys", function()
+    assert.are.equal("array", c_type({ 1, 2, 3 }))
+    assert.are.equal("dict", c_type({ a = 1 }))
+    assert.are.same({ 1, "two", 3.5 }, roundtrip({ 1, "two", 3.5 }))
+    assert.are.same({ a = { b = { c = { 1, 2 } } } }, roundtrip({ a = { b = { c = { 1, 2 } } } }))
+  end)
+
+  it("maps the empty table to an empty dict, and sb.array({}) to an empty array", function()
+    assert.are.equal("dict", c_type({}))
+    assert.are.equal("array", c_type(sb.array({})))
+    local back = roundtrip(sb.array({}))
+    assert.are.same({}, back)
+    assert.are.equal("array", c_type(back)) -- arrays come back marked
+  end)
+
+  it("carries null as sb.null inside tables and nil at the top", function()
+    assert.are.same({ 1, sb.null, 3 }, roundtrip({ 1, sb.null, 3 }))
+    assert.are.equal("null", c_type(sb.null))
+    assert.are.equal(sb.null, roundtrip({ x = sb.null }).x)
+  end)
+
+  it("refuses other key types with an error naming the key", function()
+    local ok, err = pcall(sb.perform, "Echo", "value", { [1] = "a", b = "c" })
+    assert.is_false(ok)
+    assert.matches("table key 1 %(a number%) is not a string", err)
+    ok, err = pcall(sb.perform, "Echo", "value", { value = { [true] = 1 } })
+    assert.is_false(ok)
+    assert.matches("true %(a boolean%)", err)
+    ok, err = pcall(sb.perform, "Echo", "value", { value = { [2.5] = 1 } })
+    assert.is_false(ok)
+    assert.matches("2.5", err)
+    ok, err = pcall(sb.perform, "Echo", "value", { value = { 1, nil, 3 } }) -- a hole
+    assert.is_false(ok)
+  end)
+
+  it("refuses a cycle and too deep nesting with an error, never a hang", function()
+    local t = {}
+    t.me = t
+    local ok, err = pcall(sb.perform, "Echo", "value", { value = t })
+    assert.is_false(ok)
+    assert.matches("cycle", err)
+    local deep = {}
+    for _ = 1, 500 do deep = { deep } end
+    ok, err = pcall(sb.perform, "Echo", "value", { value = deep })
+    assert.is_false(ok)
+    assert.matches("SB_MAX_DEPTH", err)
+    -- a table seen twice without a cycle is fine
+    local shared = { 1 }
+    assert.are.same({ shared, shared }, roundtrip({ shared, shared }))
+  end)
+
+  it("refuses values that cannot cross", function()
+    assert.has_error(function() sb.perform("Echo", "value", { value = coroutine.create(function() end) }) end)
+    assert.has_error(function() sb.perform("Echo", "value", { value = io.stdout }) end)
+  end)
+
+  it("turns results from C into plain Lua values", function()
+    local got = sb.perform("Echo", "params", { a = 1, b = { 2, 3 }, c = { d = "e" } })
+    assert.are.same({ a = 1, b = { 2, 3 }, c = { d = "e" } }, got)
+    assert.are.equal("table", type(got.b))
+  end)
+
+  it("carries a C pointer through Lua with its identity", function()
+    local p = sb.perform("Echo", "pointer")
+    assert.are.equal("userdata", type(p))
+    assert.matches("^switchboard.pointer: ", tostring(p))
+    assert.are.equal("pointer", c_type(p))
+    assert.are.equal(p, roundtrip(p)) -- the same C value comes back
+    assert.is_true(sb.perform("Echo", "isPointer", { value = p }))
+    assert.has_error(function() p() end) -- a pointer is not callable
+  end)
+end)

@@ -1,0 +1,65 @@
+/* A C host that embeds Lua and binds the module to its own mediator with
+ * sb_lua_open; then closes the state while C still holds a Lua callback.
+ * Run under valgrind by scripts/lua-tests.sh. */
+#include <switchboard.h>
+#include <switchboard_lua.h>
+#include <lauxlib.h>
+#include <lualib.h>
+
+#include "../c/check.h"
+
+static sb_value *kept; /* a Lua callback C keeps past lua_close */
+
+static sb_status keep(void *u, const sb_value *params, sb_value **out) {
+    (void)u;
+    kept = sb_retain(sb_dict_get(params, "cb"));
+    *out = sb_bool(kept != NULL);
+    return SB_OK;
+}
+
+static int run(lua_State *L, const char *chunk) {
+    if (luaL_dostring(L, chunk) != LUA_OK) {
+        fprintf(stderr, "lua: %s\n", lua_tostring(L, -1));
+        lua_pop(L, 1);
+        return 0;
+    }
+    return 1;
+}
+
+int main(void) {
+    sb_mediator *m = sb_mediator_new();
+    CHECK_STATUS(sb_register_action(m, "Keeper", "keep", keep, NULL, NULL), SB_OK);
+
+    lua_State *L = luaL_newstate();
+    luaL_openlibs(L);
+    CHECK(sb_lua_open(L, m) == 1);
+    lua_setglobal(L, "sb");
+    CHECK(run(L, "sb.target('LuaT', { twice = function(p) return p.n * 2 end })\n"
+                 "assert(sb.perform('Keeper', 'keep', { cb = function(x) return x .. '!' end }))\n"
+                 "assert(sb.perform('LuaT', 'twice', { n = 2 }) == 4)"));
+
+    /* While the state lives, C reaches both. */
+    sb_value *params = sb_dict_new(), *out = NULL, *arg = sb_string("hi");
+    sb_dict_set_new(params, "n", sb_int(21));
+    CHECK_STATUS(sb_perform(m, "LuaT", "twice", params, 0, &out), SB_OK);
+    CHECK(check_int(out) == 42);
+    sb_release(out);
+    CHECK_STATUS(sb_callback_call(kept, arg, &out), SB_OK);
+    CHECK_STR(sb_get_string(out, NULL), "hi!");
+    sb_release(out);
+    /* The shared mediator is another mediator: the Lua target is not there. */
+    CHECK_STATUS(sb_perform(sb_mediator_shared(), "LuaT", "twice", params, 0, &out), SB_ENOTARGET);
+
+    lua_close(L);
+
+    /* After the state is gone: its targets are unregistered, and the kept
+     * callback fails with a clear error instead of touching freed memory. */
+    CHECK_STATUS(sb_perform(m, "LuaT", "twice", params, 0, &out), SB_ENOTARGET);
+    CHECK_STATUS(sb_callback_call(kept, arg, &out), SB_EACTION);
+    CHECK(out == NULL && ERROR_MENTIONS("closed"));
+    sb_release(kept);
+    sb_release(params);
+    sb_release(arg);
+    sb_mediator_free(m);
+    return check_report("lua embed");
+}

@@ -1,0 +1,19 @@
+-- Paths the specs need; scripts/lua-tests.sh sets them.
+local helper = {}
+
+local function required(name)
+  return assert(os.getenv(name), name .. " is not set: run the Lua specs with scripts/lua-tests.sh")
+end
+
+helper.plugin = required("SB_TEST_PLUGIN")          -- Tests/lua/plugins/lua_test_plugin.c
+helper.counter_plugin = required("SB_TEST_COUNTER")  -- Tests/c/plugins/test_plugin.c
+helper.targets = required("SB_TEST_TARGETS")        -- Tests/lua/targets
+
+-- A target name no other spec uses.
+local serial = 0
+function helper.name(prefix)
+  serial = serial + 1
+  return string.format("%s%d", prefix or "T", serial)
+end
+
+return helper

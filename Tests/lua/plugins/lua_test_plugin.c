@@ -1,0 +1,166 @@
+/* C targets for the Lua specs. Links nothing of Switchboard. */
+#define _POSIX_C_SOURCE 200809L
+#include <switchboard.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Echo.value: returns params.value (or null); Echo.params: returns params. */
+static sb_status echo_value(void *s, const sb_value *params, sb_value **out) {
+    sb_value *v = sb_dict_get(params, "value");
+    (void)s;
+    *out = v ? sb_retain(v) : sb_null();
+    return SB_OK;
+}
+
+static sb_status echo_params(void *s, const sb_value *params, sb_value **out) {
+    (void)s;
+    *out = sb_retain((sb_value *)params);
+    return SB_OK;
+}
+
+/* Echo.types: the sb_type of each params entry, as a dict of names. */
+static sb_status echo_types(void *s, const sb_value *params, sb_value **out) {
+    static const char *names[] = {"null", "bool", "int", "double", "string", "bytes",
+                                  "array", "dict", "callback", "pointer"};
+    const char *key;
+    sb_value *v;
+    (void)s;
+    *out = sb_dict_new();
+    for (size_t i = 0; i < sb_count(params); i++) {
+        sb_dict_at(params, i, &key, &v);
+        sb_dict_set_new(*out, key, sb_string(names[sb_typeof(v)]));
+    }
+    return SB_OK;
+}
+
+/* Echo.call: calls params.cb with params.arg and returns what it returns. */
+static sb_status echo_call(void *s, const sb_value *params, sb_value **out) {
+    (void)s;
+    return sb_callback_call(sb_dict_get(params, "cb"), sb_dict_get(params, "arg"), out);
+}
+
+/* Echo.adder: returns a C callback adding params.n to its int argument. */
+static sb_status add_n(void *userdata, const sb_value *args, sb_value **out) {
+    int64_t x = 0;
+    if (sb_get_int(args, &x) != SB_OK) {
+        sb_set_error("adder: needs an int");
+        return SB_ETYPE;
+    }
+    *out = sb_int(x + *(int64_t *)userdata);
+    return SB_OK;
+}
+
+static sb_status echo_adder(void *s, const sb_value *params, sb_value **out) {
+    int64_t *n = malloc(sizeof *n);
+    (void)s;
+    if (n == NULL) return SB_ENOMEM;
+    *n = 0;
+    sb_get_int(sb_dict_get(params, "n"), n);
+    *out = sb_callback_new(add_n, n, free);
+    return *out ? SB_OK : SB_ENOMEM;
+}
+
+static sb_status echo_fail(void *s, const sb_value *params, sb_value **out) {
+    (void)s;
+    (void)params;
+    (void)out;
+    sb_set_error("Echo.fail: refused");
+    return SB_EREJECTED;
+}
+
+/* Echo.pointer: a host pointer; Echo.isPointer: whether params.value is it. */
+static int host_object;
+
+static sb_status echo_pointer(void *s, const sb_value *params, sb_value **out) {
+    (void)s;
+    (void)params;
+    *out = sb_pointer(&host_object, NULL);
+    return SB_OK;
+}
+
+static sb_status echo_is_pointer(void *s, const sb_value *params, sb_value **out) {
+    void *p = NULL;
+    (void)s;
+    *out = sb_bool(sb_get_pointer(sb_dict_get(params, "value"), &p) == SB_OK && p == &host_object);
+    return SB_OK;
+}
+
+static const sb_action_def echo_actions[] = {
+    {"value", echo_value},     {"params", echo_params},        {"types", echo_types},
+    {"call", echo_call},       {"adder", echo_adder},          {"fail", echo_fail},
+    {"pointer", echo_pointer}, {"isPointer", echo_is_pointer}, {NULL, NULL},
+};
+const sb_target_def Target_Echo = {SB_ABI_VERSION, NULL, NULL, echo_actions};
+
+/* Bridge.perform: performs params.target / params.action with params.params
+ * on the shared mediator, from C: a plugin reaching Lua targets. */
+static sb_status bridge_perform(void *s, const sb_value *params, sb_value **out) {
+    (void)s;
+    const char *target = sb_get_string(sb_dict_get(params, "target"), NULL);
+    const char *action = sb_get_string(sb_dict_get(params, "action"), NULL);
+    return sb_perform(sb_mediator_shared(), target, action, sb_dict_get(params, "params"), 0, out);
+}
+
+static const sb_action_def bridge_actions[] = {{"perform", bridge_perform}, {NULL, NULL}};
+const sb_target_def Target_Bridge = {SB_ABI_VERSION, NULL, NULL, bridge_actions};
+
+/* Threads.callLater: calls params.cb(params.arg) from a new pthread; join
+ * waits for it and returns the status that thread got, by name. */
+static pthread_t worker;
+static int worker_running;
+static sb_status worker_status;
+
+static void *call_from_thread(void *arg) {
+    sb_value *params = arg;
+    sb_value *out = NULL;
+    worker_status = sb_callback_call(sb_dict_get(params, "cb"), sb_dict_get(params, "arg"), &out);
+    sb_release(out);
+    sb_release(params);
+    return NULL;
+}
+
+static sb_status threads_call_later(void *s, const sb_value *params, sb_value **out) {
+    (void)s;
+    if (worker_running) pthread_join(worker, NULL);
+    worker_running = pthread_create(&worker, NULL, call_from_thread, sb_retain((sb_value *)params)) == 0;
+    *out = sb_bool(worker_running);
+    return SB_OK;
+}
+
+/* Threads.performLater: performs params.target / params.action on the shared
+ * mediator from a new pthread; join returns the status it got. */
+static void *perform_from_thread(void *arg) {
+    sb_value *params = arg;
+    sb_value *out = NULL;
+    worker_status = sb_perform(sb_mediator_shared(), sb_get_string(sb_dict_get(params, "target"), NULL),
+                               sb_get_string(sb_dict_get(params, "action"), NULL), NULL, 0, &out);
+    sb_release(out);
+    sb_release(params);
+    return NULL;
+}
+
+static sb_status threads_perform_later(void *s, const sb_value *params, sb_value **out) {
+    (void)s;
+    if (worker_running) pthread_join(worker, NULL);
+    worker_running = pthread_create(&worker, NULL, perform_from_thread, sb_retain((sb_value *)params)) == 0;
+    *out = sb_bool(worker_running);
+    return SB_OK;
+}
+
+static sb_status threads_join(void *s, const sb_value *params, sb_value **out) {
+    static const char *names[] = {"OK", "EINVAL", "ENOTARGET", "ENOACTION", "EACTION",
+                                  "ETYPE", "EREJECTED", "EBADURL", "ENOMEM", "EQUEUED"};
+    (void)s;
+    (void)params;
+    if (!worker_running) return SB_EINVAL;
+    pthread_join(worker, NULL);
+    worker_running = 0;
+    *out = sb_string((unsigned)worker_status < 10 ? names[worker_status] : "?");
+    return SB_OK;
+}
+
+static const sb_action_def threads_actions[] = {
+    {"callLater", threads_call_later}, {"performLater", threads_perform_later}, {"join", threads_join},
+    {NULL, NULL}};
+const sb_target_def Target_Threads = {SB_ABI_VERSION, NULL, NULL, threads_actions};

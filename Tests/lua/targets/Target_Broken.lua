@@ -1,0 +1,2 @@
+-- A syntax error, on purpose.
+return { hello = function( end }

@@ -1,0 +1,1 @@
+error("this target refuses to load")

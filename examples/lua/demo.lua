@@ -1,0 +1,76 @@
+-- The CTMediator demo from Lua: a script that calls the C module_a plugin,
+-- Lua targets (one registered here, one found on sb.path), passes Lua
+-- callbacks, and meets both fallbacks.
+--
+--   lua5.4 examples/lua/demo.lua path/to/module_a.so
+local sb = require "switchboard"
+local here = arg[0]:match("^(.*)/") or "."
+package.path = here .. "/?.lua;" .. package.path
+local show = require "show"
+
+local plugin = assert(arg[1], "usage: lua5.4 demo.lua path/to/module_a.so")
+assert(sb.load_plugin(plugin))
+sb.path = here .. "/targets/?.lua"
+
+-- The app's own fallback (CTMediator's Target_NoTargetAction), in Lua.
+sb.target("NoTargetAction", {
+  response = function(p)
+    return { page = "NotFoundViewController",
+             reason = string.format("nothing answers %s/%s", p.targetString, p.selectorString) }
+  end,
+})
+
+local function step(title) print("\n== " .. title) end
+
+print(string.format("switchboard %s from Lua, module A from %s", sb.version, plugin))
+
+step("1. present detail page (nativeFetchDetailViewController, a C target)")
+show(sb.perform("A", "nativeFetchDetailViewController", { key = "present from Lua" }))
+
+step("2. a target written in Lua, found on sb.path with no registration")
+show(sb.perform("Settings", "nativeFetchSettingsPage", { section = "privacy" }))
+show(sb.perform("Settings", "nativeFetchSettingsPage"))
+
+step("3. present image (nativePresentImage)")
+show(sb.perform("A", "nativePresentImage", { image = "switchboard.png" }))
+
+step("4. present image with no image: the nil-image fallback (nativeNoImage)")
+local image = nil
+if image then
+  show(sb.perform("A", "nativePresentImage", { image = image }))
+else
+  show(sb.perform("A", "nativeNoImage"))
+end
+
+step("5. show alert with Lua callbacks; the user taps Confirm")
+local function on_alert(which)
+  return function(info)
+    print(string.format("   [lua] %s called: %s", which, info.message))
+    return which
+  end
+end
+show(sb.perform("A", "showAlert", { message = "Delete the draft?", answer = "confirm",
+                                    confirmAction = on_alert("confirmAction"),
+                                    cancelAction = on_alert("cancelAction") }))
+
+step("6. show alert; the user taps Cancel")
+show(sb.perform("A", "showAlert", { message = "Delete the draft?", answer = "cancel",
+                                    confirmAction = on_alert("confirmAction"),
+                                    cancelAction = on_alert("cancelAction") }))
+
+step("7. table cells from a cached C target, then release it")
+for row = 1, 3 do
+  local cell = assert(sb.perform("A", "cell", { identifier = "DemoCell" }, { cache = true }))
+  show(sb.perform("A", "configCell", { cell = cell, title = "Row " .. row }, { cache = true }))
+end
+sb.release("A")
+print("   released the cached target A; the next cell comes from a new instance:")
+show(sb.perform("A", "cell", { identifier = "DemoCell" }, { cache = true }))
+sb.release("A")
+
+step("8. a target that does not exist: the NoTargetAction response (in Lua)")
+show(sb.perform("B", "nativeFetchDetailViewController", { key = "x" }))
+
+step("9. without a fallback, a failure is nil, message, code")
+sb.unregister("NoTargetAction")
+show(sb.perform("B", "nativeFetchDetailViewController"))

@@ -1,0 +1,40 @@
+/*
+ * switchboard_lua.h — the Switchboard Lua module, for C hosts that embed Lua.
+ *
+ * `lua5.4` loads the module with `require "switchboard"` (luaopen_switchboard,
+ * bound to sb_mediator_shared()). A host that embeds Lua can bind a module to
+ * a mediator of its own:
+ *
+ *     sb_lua_open(L, m);                    // pushes the module table
+ *     lua_setglobal(L, "sb");               // or store it in package.loaded
+ *
+ * The module is written against switchboard.h and the Lua C API only. A Lua
+ * state is single-threaded: the thread that opens the module owns the state.
+ * A Lua function called from any other thread (as a callback or an action)
+ * is queued — the caller gets SB_EQUEUED at once — and runs on the owning
+ * thread at its next sb.poll(). Closing the state unregisters the targets it
+ * registered; callbacks that outlive it fail with SB_EACTION.
+ */
+#ifndef SWITCHBOARD_LUA_H
+#define SWITCHBOARD_LUA_H
+
+#include <lua.h>
+
+#include "switchboard.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Pushes a new module table bound to `m` (which must outlive the state) and
+ * returns 1. Raises a Lua error if `m` is NULL or memory runs out. */
+SB_API int sb_lua_open(lua_State *L, sb_mediator *m);
+
+/* The module's entry point for require: sb_lua_open(L, sb_mediator_shared()). */
+SB_API int luaopen_switchboard(lua_State *L);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SWITCHBOARD_LUA_H */
