@@ -25,8 +25,11 @@ let package = Package(
         // libswitchboard.so for C programs, the Lua module and plugins.
         // Built for shipping by scripts/build.sh (release, static Swift runtime).
         .library(name: "switchboard", type: .dynamic, targets: ["SwitchboardLibrary"]),
+        // The C face linked into a Swift program (the fuzzers in Tests/fuzz).
+        .library(name: "SwitchboardC", targets: ["SwitchboardC", "CSwitchboard"]),
     ],
     targets: [
+        // FoundationEssentials (swift-foundation) parses URLs.
         .target(name: "Switchboard"),
         .target(name: "CSwitchboard", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "SwitchboardC", dependencies: ["Switchboard", "CSwitchboard"]),

@@ -372,6 +372,85 @@ SB_API void sb_set_error(const char *fmt, ...)
 #endif
     ;
 
+/* ------------------------------------------------------------------- URLs */
+
+/*
+ * The URL entry (CTMediator's remote call): `scheme://target/action?k=v`
+ * becomes sb_perform(m, target, action, {k: "v"}, 0, ...), with the
+ * NoTargetAction fallback. In order:
+ *   1. the URL is parsed strictly (RFC 3986; see the README for the decoding
+ *      rules): a malformed URL, no host, 64 KiB or more, a bad percent
+ *      escape, a NUL, bytes that are not UTF-8 are SB_EBADURL;
+ *   2. the URL policy may refuse the scheme (SB_EREJECTED);
+ *   3. a route pattern of the scheme decides the target and action if one
+ *      matches (sb_add_route_pattern), else the scheme's connector does
+ *      (sb_register_scheme; "app" is connected to targets by default); a
+ *      scheme with neither is SB_ENOTARGET;
+ *   4. the policy may refuse the target, and an action whose name starts
+ *      with "native" (in any case) is always refused (SB_EREJECTED). A
+ *      refused call reaches no target code and is reported to the observer.
+ * Params: the query (strings; a repeated key gives an array), path captures
+ * over it, and `params` (a dict, or NULL) over both: what code passes wins
+ * over what the URL says.
+ *
+ * `completion`, if not NULL, is a callback called before return with
+ * {"result": value} or {"error": message, "code": "EBADURL"}. On SB_OK *out
+ * (if `out` is not NULL) is a new reference to the result. Calls user code.
+ */
+SB_API sb_status sb_open_url(sb_mediator *m, const char *url, const sb_value *completion, sb_value **out);
+SB_API sb_status sb_open_url_params(sb_mediator *m, const char *url, const sb_value *params,
+                                    const sb_value *completion, sb_value **out);
+
+/* Connects `scheme` (letters, digits, + - .; any case). With `fn` NULL, URLs
+ * of the scheme name targets: scheme://target/action. With `fn`, every URL
+ * of the scheme goes to fn, whose args are {url, scheme, host, path (an
+ * array of segments), query (a dict)} plus the params passed beside the URL
+ * — a web handler for "https", say. `free_userdata` as for
+ * sb_register_action (with `fn` NULL it runs at once: nothing keeps the
+ * userdata). Replaces an earlier connector. SB_EINVAL for a bad scheme.
+ * Calls user code (destructors). */
+SB_API sb_status sb_register_scheme(sb_mediator *m, const char *scheme, sb_fn fn, void *userdata,
+                                    void (*free_userdata)(void *));
+
+/* Disconnects `scheme`. SB_ENOTARGET if it was not connected. */
+SB_API sb_status sb_unregister_scheme(sb_mediator *m, const char *scheme);
+
+/*
+ * Sends URLs matching `pattern` to `action` of `target`. Patterns:
+ *   app://user/:id/profile      :id matches one segment (a string)
+ *   app://item/<int:id>         an integer segment (an int in params)
+ *   app://files/<path:rest>     one or more segments, as "a/b/c"
+ *   a last segment *            any rest, as an array under "*" (app://web/ then *)
+ *   app://user/:id(/:tab)       a group in parentheses is optional (at most 4)
+ * Precedence, segment by segment: literal, <int:>, :name, <path:>, *; equal
+ * shapes in registration order. Matching costs the same at 10 or 100,000
+ * patterns. SB_EINVAL for a malformed pattern (with the reason).
+ */
+SB_API sb_status sb_add_route_pattern(sb_mediator *m, const char *pattern, const char *target, const char *action);
+
+/* Removes the routes added with exactly this pattern text. SB_ENOTARGET if
+ * there were none. */
+SB_API sb_status sb_remove_route_pattern(sb_mediator *m, const char *pattern);
+
+/* Sets who URLs may reach: `policy` is a dict {"schemes": [...], "targets":
+ * [...]}, each an array of strings, or absent or null for "any"; NULL
+ * allows everything. The native rule holds regardless. SB_ETYPE for a
+ * policy of the wrong shape. */
+SB_API sb_status sb_set_url_policy(sb_mediator *m, const sb_value *policy);
+
+/* Sets the observer of refused URL calls: fn(userdata, {url, reason}, &out)
+ * on the calling thread, before the open call returns; its result is
+ * discarded. NULL removes it. `free_userdata` as for sb_register_action. */
+SB_API sb_status sb_set_url_observer(sb_mediator *m, sb_fn fn, void *userdata, void (*free_userdata)(void *));
+
+/* What `m` can reach: {"targets": [{name, origin, actions, cached}],
+ * "schemes": [{scheme, connector, target?, action?}], "patterns": [{pattern,
+ * target, action}], "policy": {schemes, targets}}. sb_routes gives a new
+ * reference in *out; sb_routes_json the same as JSON, freed with sb_free
+ * (NULL if `m` is NULL). */
+SB_API sb_status sb_routes(sb_mediator *m, sb_value **out);
+SB_API char *sb_routes_json(sb_mediator *m);
+
 /* ------------------------------------------------------------ discoverers */
 
 /*

@@ -28,6 +28,9 @@ sb_run "C suites under ASan + UBSan" make -s -C Tests/c asan
 sb_run "Lua specs (busted, lua5.4) and an embedding host" scripts/lua-tests.sh specs
 sb_run "Lua stress and embedding host under valgrind memcheck" scripts/lua-tests.sh valgrind
 
+# Fuzzing, bounded: URL parsing and pattern matching (ASan, leaks fail it).
+sb_run "Fuzz the URL entry (libFuzzer + ASan, 45 s)" scripts/fuzz.sh url 45
+
 sb_run "Install into a prefix, build with pkg-config, require from lua5.4" scripts/check-install.sh
 sb_run "README examples" scripts/check-readme.sh
 sb_summary

@@ -9,6 +9,12 @@
  *   sb.load_plugin(path)          -> true | nil, message, code
  *   sb.poll([max])                runs calls queued by other threads -> count [, errors]
  *   sb.array(t)                   marks t as an array (for the empty one) -> t
+ *   sb.open(url [, params] [, completion])   the URL entry -> result | nil, message, code
+ *   sb.scheme(name [, fn | false]) connects a scheme to targets, a handler, or nothing -> true
+ *   sb.route(pattern, target, action | fn), sb.unroute(pattern)
+ *   sb.routes()                   what the mediator can reach -> table
+ *   sb.policy(t | nil)            {schemes = {...}, targets = {...}} for URLs -> true
+ *   sb.on_rejected(fn | nil)      observes refused URL calls -> true
  *   sb.null, sb.path, sb.version
  *
  * Misuse (a wrong argument type, an empty name) raises an error; a call that
@@ -17,6 +23,7 @@
  */
 #include "internal.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -154,6 +161,159 @@ static int l_array(lua_State *L) {
     return 1;
 }
 
+/* Converts the optional table at `idx` (params) or fails with an argument
+ * error; NULL for nil/none. */
+static sb_value *optional_params(lua_State *L, sb_lua_ctx *ctx, int idx) {
+    if (lua_isnoneornil(L, idx)) return NULL;
+    luaL_checktype(L, idx, LUA_TTABLE);
+    sb_lua_conv conv;
+    conv.ctx = ctx;
+    sb_value *v = sb_lua_to_value_safely(L, idx, &conv);
+    if (v == NULL) luaL_argerror(L, idx, conv.error);
+    return v;
+}
+
+/* A Lua function at `idx` as a new C callback value. */
+static sb_value *function_value(lua_State *L, sb_lua_ctx *ctx, int idx) {
+    sb_lua_fn *fn = sb_lua_fn_new(ctx, L, idx);
+    if (fn == NULL) luaL_error(L, "switchboard: out of memory");
+    sb_value *callback = sb_callback_new(sb_lua_fn_call, fn, sb_lua_fn_free);
+    if (callback == NULL) luaL_error(L, "switchboard: out of memory");
+    return callback;
+}
+
+/* sb.open(url [, params] [, completion]) */
+static int l_open(lua_State *L) {
+    sb_lua_ctx *ctx = sb_lua_ctx_of(L);
+    size_t length;
+    const char *url = luaL_checklstring(L, 1, &length);
+    luaL_argcheck(L, strlen(url) == length, 1, "the URL contains a NUL byte");
+    int completion_at = 2;
+    if (lua_type(L, 2) == LUA_TTABLE || (lua_isnil(L, 2) && !lua_isnone(L, 3))) completion_at = 3;
+    int type = lua_type(L, completion_at);
+    luaL_argexpected(L, type == LUA_TNONE || type == LUA_TNIL || type == LUA_TFUNCTION, completion_at, "function or nil");
+    sb_value *params = completion_at == 3 ? optional_params(L, ctx, 2) : NULL;
+    sb_value *completion = type == LUA_TFUNCTION ? function_value(L, ctx, completion_at) : NULL;
+    sb_lua_drain_unrefs(L, ctx);
+    sb_value *out = NULL;
+    lua_State *previous = ctx->active;
+    ctx->active = L;
+    sb_status status = sb_open_url_params(ctx->m, url, params, completion, &out);
+    ctx->active = previous;
+    sb_release(params);
+    sb_release(completion);
+    if (status != SB_OK) return sb_lua_push_failure(L, status);
+    sb_lua_push_result(L, out);
+    return 1;
+}
+
+/* sb.scheme(name) connects to targets; sb.scheme(name, fn) to a handler;
+ * sb.scheme(name, false) disconnects. */
+static int l_scheme(lua_State *L) {
+    sb_lua_ctx *ctx = sb_lua_ctx_of(L);
+    const char *name = check_name(L, 1);
+    sb_status status;
+    if (lua_isnoneornil(L, 2)) {
+        status = sb_register_scheme(ctx->m, name, NULL, NULL, NULL);
+    } else if (lua_isboolean(L, 2) && !lua_toboolean(L, 2)) {
+        status = sb_unregister_scheme(ctx->m, name);
+    } else {
+        luaL_checktype(L, 2, LUA_TFUNCTION);
+        sb_lua_fn *fn = sb_lua_fn_new(ctx, L, 2);
+        if (fn == NULL) return luaL_error(L, "switchboard: out of memory");
+        status = sb_register_scheme(ctx->m, name, sb_lua_fn_call, fn, sb_lua_fn_free);
+        /* The handler is the action "open" of the target "scheme:<name in
+         * lower case>": remembered, so closing the state unregisters it. */
+        if (status == SB_OK) {
+            luaL_Buffer b;
+            luaL_buffinit(L, &b);
+            luaL_addstring(&b, "scheme:");
+            for (const char *c = name; *c != '\0'; c++) luaL_addchar(&b, (char)tolower((unsigned char)*c));
+            luaL_pushresult(&b);
+            sb_lua_remember_target(ctx, lua_tostring(L, -1));
+            lua_pop(L, 1);
+        }
+    }
+    if (status != SB_OK) return sb_lua_push_failure(L, status);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* sb.route(pattern, target, action) or sb.route(pattern, fn): a Lua handler
+ * becomes the action "route" of a target named "route:<pattern>". */
+static int l_route(lua_State *L) {
+    sb_lua_ctx *ctx = sb_lua_ctx_of(L);
+    const char *pattern = check_name(L, 1);
+    sb_status status;
+    if (lua_type(L, 2) == LUA_TFUNCTION) {
+        const char *hidden = lua_pushfstring(L, "route:%s", pattern);
+        lua_newtable(L);
+        lua_pushvalue(L, 2);
+        lua_setfield(L, -2, "route");
+        char error[256];
+        if (!sb_lua_register_table(L, ctx, hidden, lua_gettop(L), error, sizeof error)) {
+            return luaL_error(L, "%s", error);
+        }
+        status = sb_add_route_pattern(ctx->m, pattern, hidden, "route");
+        if (status != SB_OK) {
+            sb_unregister_target(ctx->m, hidden);
+            sb_lua_forget_target(ctx, hidden);
+        }
+    } else {
+        status = sb_add_route_pattern(ctx->m, pattern, check_name(L, 2), check_name(L, 3));
+    }
+    if (status != SB_OK) return sb_lua_push_failure(L, status);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int l_unroute(lua_State *L) {
+    sb_lua_ctx *ctx = sb_lua_ctx_of(L);
+    const char *pattern = check_name(L, 1);
+    sb_status status = sb_remove_route_pattern(ctx->m, pattern);
+    const char *hidden = lua_pushfstring(L, "route:%s", pattern);
+    sb_unregister_target(ctx->m, hidden);
+    sb_lua_forget_target(ctx, hidden);
+    if (status != SB_OK) return sb_lua_push_failure(L, status);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int l_routes(lua_State *L) {
+    sb_lua_ctx *ctx = sb_lua_ctx_of(L);
+    sb_value *out = NULL;
+    sb_status status = sb_routes(ctx->m, &out);
+    if (status != SB_OK) return sb_lua_push_failure(L, status);
+    sb_lua_push_result(L, out);
+    return 1;
+}
+
+static int l_policy(lua_State *L) {
+    sb_lua_ctx *ctx = sb_lua_ctx_of(L);
+    sb_value *policy = optional_params(L, ctx, 1);
+    sb_status status = sb_set_url_policy(ctx->m, policy);
+    sb_release(policy);
+    if (status != SB_OK) return sb_lua_push_failure(L, status);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int l_on_rejected(lua_State *L) {
+    sb_lua_ctx *ctx = sb_lua_ctx_of(L);
+    sb_status status;
+    if (lua_isnoneornil(L, 1)) {
+        status = sb_set_url_observer(ctx->m, NULL, NULL, NULL);
+    } else {
+        luaL_checktype(L, 1, LUA_TFUNCTION);
+        sb_lua_fn *fn = sb_lua_fn_new(ctx, L, 1);
+        if (fn == NULL) return luaL_error(L, "switchboard: out of memory");
+        status = sb_set_url_observer(ctx->m, sb_lua_fn_call, fn, sb_lua_fn_free);
+    }
+    if (status != SB_OK) return sb_lua_push_failure(L, status);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
 static const luaL_Reg functions[] = {
     {"perform", l_perform},
     {"target", l_target},
@@ -162,6 +322,13 @@ static const luaL_Reg functions[] = {
     {"load_plugin", l_load_plugin},
     {"poll", l_poll},
     {"array", l_array},
+    {"open", l_open},
+    {"scheme", l_scheme},
+    {"route", l_route},
+    {"unroute", l_unroute},
+    {"routes", l_routes},
+    {"policy", l_policy},
+    {"on_rejected", l_on_rejected},
     {NULL, NULL},
 };
 

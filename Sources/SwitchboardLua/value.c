@@ -60,8 +60,11 @@ static int value_call(lua_State *L) {
     return 1;
 }
 
+/* Equal when they carry the same callback or pointer, as sb_equal says
+ * (a value that crossed Swift may arrive in a new box around it). */
 static int value_eq(lua_State *L) {
-    lua_pushboolean(L, sb_lua_test_cvalue(L, 1) == sb_lua_test_cvalue(L, 2));
+    sb_value *a = sb_lua_test_cvalue(L, 1), *b = sb_lua_test_cvalue(L, 2);
+    lua_pushboolean(L, a != NULL && b != NULL && sb_equal(a, b));
     return 1;
 }
 

@@ -111,6 +111,24 @@ static sb_status ok_action(void *u, const sb_value *p, sb_value **o) {
     X(discoverer_null_fn, (sb_add_discoverer(M, NULL, NULL, NULL, NULL) == SB_EINVAL))            \
     X(remove_discoverer_null, (sb_remove_discoverer(NULL, 1) == SB_EINVAL))                       \
     X(remove_discoverer_unknown, (sb_remove_discoverer(M, 987654) == SB_EINVAL))                  \
+    X(open_null_m, (sb_open_url(NULL, "app://T/ok", NULL, &out) == SB_EINVAL))                      \
+    X(open_null_url, (sb_open_url(M, NULL, NULL, &out) == SB_EINVAL))                             \
+    X(open_bad_url, (sb_open_url(M, "::", NULL, &out) == SB_EBADURL))                             \
+    X(open_params_type, (sb_open_url_params(M, "app://T/ok", I, NULL, &out) == SB_EINVAL))        \
+    X(open_completion_type, (sb_open_url(M, "app://T/ok", I, &out) == SB_EINVAL))                 \
+    X(scheme_null, (sb_register_scheme(M, NULL, NULL, NULL, NULL) == SB_EINVAL))                  \
+    X(scheme_empty, (sb_register_scheme(M, "", NULL, NULL, NULL) == SB_EINVAL))                   \
+    X(scheme_null_m, (sb_register_scheme(NULL, "x", NULL, NULL, NULL) == SB_EINVAL))              \
+    X(unscheme_null, (sb_unregister_scheme(M, NULL) == SB_EINVAL))                                \
+    X(pattern_null, (sb_add_route_pattern(M, NULL, "T", "ok") == SB_EINVAL))                      \
+    X(pattern_null_target, (sb_add_route_pattern(M, "app://x", NULL, "ok") == SB_EINVAL))        \
+    X(pattern_malformed, (sb_add_route_pattern(M, "app://x//y", "T", "ok") == SB_EINVAL))         \
+    X(unpattern_null, (sb_remove_route_pattern(M, NULL) == SB_EINVAL))                            \
+    X(policy_null_m, (sb_set_url_policy(NULL, NULL) == SB_EINVAL))                                \
+    X(policy_type, (sb_set_url_policy(M, I) == SB_ETYPE))                                         \
+    X(observer_null_m, (sb_set_url_observer(NULL, NULL, NULL, NULL) == SB_EINVAL))                \
+    X(routes_null, (sb_routes(NULL, &out) == SB_EINVAL && sb_routes(M, NULL) == SB_EINVAL))       \
+    X(routes_json_null, (sb_routes_json(NULL) == NULL))                                           \
     X(load_null_m, (sb_load_plugin(NULL, "/x.so") == SB_EINVAL))                                  \
     X(load_null_path, (sb_load_plugin(M, NULL) == SB_EINVAL))                                     \
     X(load_empty, (sb_load_plugin(M, "") == SB_EINVAL))                                           \

@@ -30,6 +30,8 @@ public final class Mediator: @unchecked Sendable {
     let discoveryGeneration = Atomic<UInt64>(1)
     /// Bumped on every registry change; prepared routes compare against it.
     let registryGeneration = Atomic<UInt64>(1)
+    /// Connectors, route patterns and the policy of the URL entry.
+    let urls = URLRouter()
 
     private var _modules: [String]
     private var _providers: [(id: UInt64, provider: any TargetProvider)] = []
@@ -106,6 +108,27 @@ public final class Mediator: @unchecked Sendable {
     /// held; may be called from several threads at once. An error (a file
     /// that does not load) fails the call that triggered the search.
     func targetClass(named name: String) throws(SwitchboardError) -> ForeignTargetClass?
+
+    /// The targets it can provide, for listings (``Mediator/routes()``);
+    /// empty when it cannot tell before being asked by name.
+    func listedTargets() -> [ListedTarget]
+}
+
+extension TargetProvider {
+    public func listedTargets() -> [ListedTarget] { [] }
+}
+
+/// A target as listings show it.
+@_spi(Faces) public struct ListedTarget: Sendable {
+    public var name: String
+    public var origin: String
+    public var actions: [String]
+
+    public init(name: String, origin: String, actions: [String]) {
+        self.name = name
+        self.origin = origin
+        self.actions = actions
+    }
 }
 
 /// A target class described by another face: named foreign actions, and how

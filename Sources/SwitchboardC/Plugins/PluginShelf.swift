@@ -129,4 +129,19 @@ final class PluginShelf: TargetProvider, @unchecked Sendable {
     }
 
     var loaded: [PluginImage] { lock.withLock { images } }
+
+    /// Every Target_ table of every loaded plugin, for listings.
+    func listedTargets() -> [ListedTarget] {
+        loaded.flatMap { image in
+            image.targets.map { name, def in
+                var actions: [String] = []
+                var i = 0
+                while let action = def.pointee.actions[i].name {
+                    actions.append(String(cString: action))
+                    i += 1
+                }
+                return ListedTarget(name: name, origin: "plugin \(image.path)", actions: actions)
+            }
+        }
+    }
 }

@@ -1,0 +1,59 @@
+// What a mediator can reach, for people and tools: `switchboard routes`,
+// sb_routes_json, sb.routes().
+
+extension Mediator {
+    /// Every target the mediator knows or its providers can list (with where
+    /// it comes from and its actions), the URL schemes and their connectors,
+    /// the route patterns, and the URL policy:
+    ///
+    ///     {"targets": [{"name", "origin", "actions", "cached"}],
+    ///      "schemes": [{"scheme", "connector", "target"?, "action"?}],
+    ///      "patterns": [{"pattern", "target", "action"}],
+    ///      "policy": {"schemes": [...] | null, "targets": [...] | null}}
+    ///
+    /// Lists are sorted by name (patterns in registration order).
+    public func routes() -> Value {
+        var targets: [String: Value] = [:]
+        let entries: [(String, String, [String], Bool)] = lock.withLock {
+            self.targets.entries().map { entry in
+                var origins: [String] = []
+                if !entry.registered.isEmpty { origins.append("registered") }
+                if let cls = entry.targetClass { origins.append(cls.origin) }
+                let actions = entry.registered.names + (entry.targetClass?.actions.names ?? [])
+                return (entry.name.string, origins.joined(separator: " + "), Array(Set(actions)).sorted(),
+                        entry.cache.slot.load(ordering: .relaxed) != 0)
+            }
+        }
+        for (name, origin, actions, cached) in entries {
+            targets[name] = ["name": .string(name), "origin": .string(origin),
+                             "actions": .array(actions.map(Value.string)), "cached": .bool(cached)]
+        }
+        for provider in providers {
+            for listed in provider.listedTargets() where targets[listed.name] == nil {
+                targets[listed.name] = ["name": .string(listed.name), "origin": .string(listed.origin),
+                                        "actions": .array(listed.actions.sorted().map(Value.string)), "cached": false]
+            }
+        }
+        let (connectors, patterns, policy) = urls.catalogue
+        let schemes: [Value] = connectors.map { scheme, connector in
+            switch connector {
+            case .targets:
+                return ["scheme": .string(scheme), "connector": "targets"]
+            case .forward(let target, let action):
+                return ["scheme": .string(scheme), "connector": "forward", "target": .string(target), "action": .string(action)]
+            }
+        }
+        var seen = Set<String>()
+        let patternList: [Value] = patterns.compactMap { route in
+            guard seen.insert(route.registered).inserted else { return nil }
+            return ["pattern": .string(route.registered), "target": .string(route.target), "action": .string(route.action)]
+        }
+        return [
+            "targets": .array(targets.keys.sorted().map { targets[$0]! }),
+            "schemes": .array(schemes),
+            "patterns": .array(patternList),
+            "policy": ["schemes": policy.schemes.map { .array($0.sorted().map(Value.string)) } ?? .null,
+                       "targets": policy.targets.map { .array($0.sorted().map(Value.string)) } ?? .null],
+        ]
+    }
+}

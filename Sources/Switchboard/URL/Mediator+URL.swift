@@ -1,0 +1,159 @@
+// The URL entry: CTMediator's "remote app call", with a security policy,
+// per-scheme connectors (Router-objc) and route patterns (JLRoutes,
+// URLNavigator, MGJRouter).
+//
+//   open("app://A/show?id=42")  performs A.show with {"id": "42"}
+//
+// A URL call resolves in this order: the scheme must be allowed; a route
+// pattern of the scheme, if one matches; otherwise the scheme's connector.
+// Then the target must be allowed, and no action whose name starts with
+// "native" (in any case) is ever reachable. Refusals are `.rejected` and
+// reach no target code. The call itself then resolves like perform, with
+// the NoTargetAction fallback.
+//
+// Params: the query, then path captures over it, then the params passed
+// beside the URL over both. Code-supplied params win because they are
+// trusted and the URL is not: a URL cannot replace a callback or a value
+// the caller set.
+
+extension Mediator {
+    /// Opens `url` with CTMediator's semantics: never throws. `params` go
+    /// beside the URL (callbacks, pointers, nested values a URL cannot
+    /// carry). The completion, if any, gets `["result": value]`, or
+    /// `["error": message, "code": "EBADURL"]` when the call failed
+    /// (CTMediator would pass nil; this says why). Returns the result, or
+    /// `.null` on failure.
+    @discardableResult
+    public func open(_ url: String, params: Params = [:],
+                     completion: (@Sendable (Value) -> Void)? = nil) -> Value {
+        let outcome = openURL(url, params: params)
+        switch outcome {
+        case .success(let value):
+            completion?(["result": value])
+            return value
+        case .failure(let error):
+            completion?(["error": .string(error.message), "code": .string(error.code.name)])
+            return .null
+        }
+    }
+
+    /// Opens `url` and reports failures: `.badURL`, `.rejected`, and those
+    /// of the call itself.
+    public func call(url: String, params: Params = [:]) throws(SwitchboardError) -> Value {
+        try openURL(url, params: params).get()
+    }
+
+    private func openURL(_ url: String, params extra: Params) -> Result<Value, SwitchboardError> {
+        do throws(SwitchboardError) {
+            let destination = try resolve(url: url)
+            let params = destination.params.merging(extra) { _, supplied in supplied }
+            return dispatchRemote(destination, params: params)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Parses and resolves a URL without calling anything.
+    func resolve(url: String) throws(SwitchboardError) -> URLRouter.Destination {
+        try urls.resolve(RemoteURL(url))
+    }
+
+    private func dispatchRemote(_ destination: URLRouter.Destination, params: Params) -> Result<Value, SwitchboardError> {
+        if let problem = NameCheck.problem(with: destination.target, kind: "target")
+            ?? NameCheck.problem(with: destination.action, kind: "action") {
+            return .failure(.badURL(problem))
+        }
+        return withNameRef(destination.target) { target in
+            withNameRef(destination.action) { action in
+                dispatch(target, as: target, action, args: params, cache: false, fallback: true, via: SwiftConvention())
+            }
+        }
+    }
+
+    /// For other faces: resolves the URL, merges the native `extra` params
+    /// the face passes (a dict, or nil), and performs. Returns a status code
+    /// as `performNative` does.
+    @_spi(Faces) public func openNative(url: String, extra: OpaquePointer?, out: UnsafeMutablePointer<OpaquePointer?>,
+                                        bridge: any ForeignBridge) -> Int32 {
+        let convention = ForeignConvention(bridge: bridge, out: out)
+        do throws(SwitchboardError) {
+            let destination = try resolve(url: url)
+            var params = destination.params
+            if let extra {
+                for (key, value) in try bridge.value(from: extra).dict ?? [:] { params[key] = value }
+            }
+            if let problem = NameCheck.problem(with: destination.target, kind: "target")
+                ?? NameCheck.problem(with: destination.action, kind: "action") {
+                throw .badURL(problem)
+            }
+            let native = try bridge.native(from: .dict(params))
+            defer { bridge.release(native) }
+            return withNameRef(destination.target) { target in
+                withNameRef(destination.action) { action in
+                    dispatch(target, as: target, action, args: native, cache: false, fallback: true, via: convention)
+                }
+            }
+        } catch {
+            return convention.fail(error)
+        }
+    }
+
+    // MARK: Configuration
+
+    /// Connects a scheme (lower-cased). By default `app` is connected to
+    /// `.targets`; every other scheme is an error until connected.
+    public func connect(scheme: String, to connector: SchemeConnector = .targets) throws(SwitchboardError) {
+        try Self.check(scheme: scheme)
+        if case .forward(let target, let action) = connector {
+            try Self.check(target, kind: "target")
+            try Self.check(action, kind: "action")
+        }
+        urls.connect(scheme, connector)
+    }
+
+    /// Disconnects a scheme. Returns false if it was not connected.
+    @discardableResult
+    public func disconnect(scheme: String) -> Bool {
+        urls.disconnect(scheme)
+    }
+
+    /// Sends URLs that match `pattern` to `action` of `target` (see
+    /// ``RoutePattern`` for the syntax and the precedence rules). A pattern
+    /// registered again adds another route: the first one registered wins.
+    public func addRoute(pattern: String, target: String, action: String) throws(SwitchboardError) {
+        try Self.check(target, kind: "target")
+        try Self.check(action, kind: "action")
+        try urls.add(pattern: pattern, target: target, action: action)
+    }
+
+    /// Removes the routes registered with exactly this pattern text.
+    @discardableResult
+    public func removeRoute(pattern: String) -> Bool {
+        urls.remove(pattern: pattern)
+    }
+
+    /// Who may be reached from URLs.
+    public var urlPolicy: URLPolicy {
+        get { urls.urlPolicy }
+        set { urls.urlPolicy = newValue }
+    }
+
+    /// Called with every URL call the policy refuses (on the calling
+    /// thread, before `open` returns).
+    public var onRejectedURL: (@Sendable (RejectedURL) -> Void)? {
+        get { urls.rejectionObserver }
+        set { urls.rejectionObserver = newValue }
+    }
+
+    @_spi(Faces) public static func check(scheme: String) throws(SwitchboardError) {
+        guard let first = scheme.unicodeScalars.first, first.isASCIILetter,
+              scheme.unicodeScalars.allSatisfy({ $0.isASCIILetter || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0) })
+        else {
+            throw .invalidArgument("\(Value.string(scheme)) is not a URL scheme (RFC 3986: a letter, then letters, digits, + - .)")
+        }
+    }
+}
+
+private extension Unicode.Scalar {
+    var isASCIILetter: Bool { ("a"..."z").contains(self) || ("A"..."Z").contains(self) }
+}

@@ -1,0 +1,144 @@
+import FoundationEssentials
+
+/// A URL that passed validation, decoded into the parts routing needs.
+///
+/// Parsing uses swift-foundation's `URLComponents` to split scheme,
+/// authority, path and query (RFC 3986), then checks what that parser lets
+/// through: every percent escape must be valid and decode to UTF-8 without
+/// NUL bytes, and there must be a host. Anything else is `.badURL` with a
+/// message naming the problem.
+///
+/// Decoding rules (documented in the README):
+/// - the scheme is compared in lower case; the host and each path segment
+///   are percent-decoded separately, so `%2F` stays inside its segment;
+/// - the query is split on `&` and the first `=`; keys and values are
+///   percent-decoded; `+` is a literal plus (RFC 3986), not a space;
+/// - a key without `=` has the value `""`; a repeated key gives an array of
+///   its values in order; empty pairs (`&&`) are skipped;
+/// - the fragment is ignored.
+public struct RemoteURL: Sendable, Equatable {
+    /// The URL as given.
+    public let string: String
+    /// Lower case.
+    public let scheme: String
+    /// Decoded; never empty.
+    public let host: String
+    /// Decoded path segments, without empty ones (`/a//b` is refused).
+    public let segments: [String]
+    /// Decoded query: each value a string, or an array of strings.
+    public let query: Params
+    /// Whether the URL has a user, password or port (refused for targets).
+    public let hasUserOrPort: Bool
+
+    /// URLs longer than this are refused (64 KiB - 1).
+    public static let maximumLength = 65_535
+    /// Path segments beyond this many are refused.
+    public static let maximumSegments = 64
+
+    public init(_ string: String) throws(SwitchboardError) {
+        self.string = string
+        let length = string.utf8.count
+        guard length <= Self.maximumLength else {
+            throw .badURL("the URL is \(length) bytes; the limit is \(Self.maximumLength)")
+        }
+        guard !string.isEmpty else { throw .badURL("the URL is empty") }
+        if let problem = Self.forbiddenCharacter(in: string) { throw .badURL("the URL contains \(problem)") }
+        guard let parts = URLComponents(string: string) else { throw .badURL("malformed URL \(Self.quoted(string))") }
+        guard let scheme = parts.scheme, !scheme.isEmpty else { throw .badURL("the URL has no scheme: \(Self.quoted(string))") }
+        self.scheme = scheme.lowercased()
+        guard let encodedHost = parts.percentEncodedHost, !encodedHost.isEmpty else {
+            throw .badURL("the URL has no host (the target): \(Self.quoted(string))")
+        }
+        host = try Self.decode(encodedHost, what: "the host")
+        hasUserOrPort = parts.percentEncodedUser != nil || parts.percentEncodedPassword != nil || parts.port != nil
+
+        var segments: [String] = []
+        let path = parts.percentEncodedPath
+        if !path.isEmpty && path != "/" {
+            let pieces = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+            guard pieces.count <= Self.maximumSegments else {
+                throw .badURL("the URL has \(pieces.count) path segments; the limit is \(Self.maximumSegments)")
+            }
+            for piece in pieces {
+                guard !piece.isEmpty else { throw .badURL("the URL has an empty path segment: \(Self.quoted(string))") }
+                segments.append(try Self.decode(String(piece), what: "a path segment"))
+            }
+        }
+        self.segments = segments
+
+        var query: Params = [:]
+        for pair in (parts.percentEncodedQuery ?? "").split(separator: "&", omittingEmptySubsequences: true) {
+            let equals = pair.firstIndex(of: "=")
+            let key = try Self.decode(String(pair[..<(equals ?? pair.endIndex)]), what: "a query key")
+            let value = try Self.decode(equals.map { String(pair[pair.index(after: $0)...]) } ?? "", what: "the value of \(key)")
+            switch query[key] {
+            case nil: query[key] = .string(value)
+            case .array(let values)?: query[key] = .array(values + [.string(value)])
+            case let first?: query[key] = .array([first, .string(value)])
+            }
+        }
+        self.query = query
+    }
+
+    /// A URL (or part) for a message: quoted, and cut short if long.
+    static func quoted(_ text: String) -> String {
+        let shown = text.utf8.count > 120 ? String(text.prefix(120)) + "…" : text
+        return Value.string(shown).description
+    }
+
+    /// Strict percent-decoding (URLComponents' getters are lenient: they
+    /// leave a bad escape in place or give nil): every `%` must start two hex
+    /// digits, and the bytes must be UTF-8 without a NUL.
+    static func decode(_ encoded: String, what: String) throws(SwitchboardError) -> String {
+        guard encoded.utf8.contains(UInt8(ascii: "%")) else { return encoded }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(encoded.utf8.count)
+        var iterator = encoded.utf8.makeIterator()
+        while let byte = iterator.next() {
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
+            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                throw .badURL("\(what) \(Self.quoted(encoded)) has an invalid percent escape")
+            }
+            bytes.append(high << 4 | low)
+        }
+        guard let decoded = String(validating: bytes, as: UTF8.self) else {
+            throw .badURL("\(what) \(Self.quoted(encoded)) does not decode to UTF-8")
+        }
+        if bytes.contains(0) { throw .badURL("\(what) \(Self.quoted(encoded)) decodes to a NUL byte") }
+        return decoded
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    /// What RFC 3986 never allows in a URL: controls, space, DEL, bytes
+    /// beyond ASCII (which must be percent-encoded), and a `%` that does not
+    /// start two hex digits. Checked on the raw text because URLComponents
+    /// quietly re-encodes a bad escape (`%ZZ` becomes `%25ZZ`).
+    private static func forbiddenCharacter(in string: String) -> String? {
+        let bytes = Array(string.utf8)
+        for (i, byte) in bytes.enumerated() {
+            switch byte {
+            case 0: return "a NUL byte"
+            case 1..<0x20, 0x7F: return "a control character (0x\(String(byte, radix: 16)))"
+            case 0x20: return "a space"
+            case 0x80...: return "a non-ASCII character (percent-encode it)"
+            case UInt8(ascii: "%"):
+                guard i + 2 < bytes.count, hexValue(bytes[i + 1]) != nil, hexValue(bytes[i + 2]) != nil else {
+                    return "an invalid percent escape at byte \(i)"
+                }
+            default: continue
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,276 @@
+/// A URL pattern that maps URLs to a target and action (JLRoutes,
+/// URLNavigator and MGJRouter style).
+///
+///     app://user/:id/profile           :id matches one segment, as a string
+///     app://item/<int:id>              <int:id> matches one integer segment
+///     app://files/<path:rest>          <path:rest> matches the rest (one or more
+///                                      segments), captured as "a/b/c"
+///     app://web/*                      * matches any rest (zero or more
+///                                      segments), captured as an array under "*"
+///     app://user/:id(/:tab)            a group in parentheses is optional
+///
+/// The first segment after `scheme://` is the host. Captured values are
+/// added to the call's params under their names. Precedence, segment by
+/// segment from the left: a literal beats `<int:>`, which beats `:name`,
+/// which beats `<path:>`, which beats `*`; patterns of the same shape are
+/// tried in registration order.
+public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
+    enum Segment: Hashable, Sendable {
+        case literal(String)
+        case string(String)
+        case int(String)
+        case path(String)
+        case wildcard
+    }
+
+    /// The pattern as written (one expansion of its optional groups).
+    public let description: String
+    let scheme: String
+    let segments: [Segment]
+
+    /// The names values are captured under, in segment order.
+    var captureNames: [String] {
+        segments.compactMap {
+            switch $0 {
+            case .literal: nil
+            case .string(let n), .int(let n), .path(let n): n
+            case .wildcard: "*"
+            }
+        }
+    }
+
+    /// At most this many optional groups in one pattern (2^4 expansions).
+    static let maximumGroups = 4
+
+    /// Parses `text`, expanding optional groups: one pattern per expansion.
+    static func parse(_ text: String) throws(SwitchboardError) -> [RoutePattern] {
+        guard let separator = text.firstRange(of: "://") else {
+            throw .invalidArgument("pattern \(Value.string(text)) has no scheme://")
+        }
+        let scheme = String(text[..<separator.lowerBound]).lowercased()
+        guard let first = scheme.first, first.isLetter,
+              scheme.allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }) else {
+            throw .invalidArgument("pattern \(Value.string(text)) has an invalid scheme")
+        }
+        let rest = String(text[separator.upperBound...])
+        return try expand(rest).map { variant throws(SwitchboardError) in
+            try RoutePattern(text: "\(scheme)://\(variant)", scheme: scheme, body: variant)
+        }
+    }
+
+    /// All variants of `body` with each optional group present or absent.
+    private static func expand(_ body: String) throws(SwitchboardError) -> [String] {
+        var pieces: [(text: String, optional: Bool)] = []
+        var current = ""
+        var inGroup = false
+        for character in body {
+            switch character {
+            case "(":
+                guard !inGroup else { throw .invalidArgument("pattern groups cannot nest: \(Value.string(body))") }
+                pieces.append((current, false))
+                current = ""
+                inGroup = true
+            case ")":
+                guard inGroup else { throw .invalidArgument("unbalanced ')' in pattern \(Value.string(body))") }
+                guard current.hasPrefix("/") && current.count > 1 else {
+                    throw .invalidArgument("an optional group must hold /segments: \(Value.string(body))")
+                }
+                pieces.append((current, true))
+                current = ""
+                inGroup = false
+            default:
+                current.append(character)
+            }
+        }
+        guard !inGroup else { throw .invalidArgument("unbalanced '(' in pattern \(Value.string(body))") }
+        pieces.append((current, false))
+        let groups = pieces.filter(\.optional).count
+        guard groups <= maximumGroups else {
+            throw .invalidArgument("a pattern may have at most \(maximumGroups) optional groups")
+        }
+        var variants = [""]
+        for piece in pieces {
+            variants = piece.optional ? variants + variants.map { $0 + piece.text } : variants.map { $0 + piece.text }
+        }
+        return variants
+    }
+
+    private init(text: String, scheme: String, body: String) throws(SwitchboardError) {
+        description = text
+        self.scheme = scheme
+        let parts = body.split(separator: "/", omittingEmptySubsequences: false)
+        guard !parts.isEmpty, parts.allSatisfy({ !$0.isEmpty }) else {
+            throw .invalidArgument("pattern \(Value.string(text)) has an empty segment")
+        }
+        var segments: [Segment] = []
+        var names = Set<String>()
+        for (index, part) in parts.enumerated() {
+            let segment = try Self.segment(String(part), in: text)
+            switch segment {
+            case .path, .wildcard:
+                guard index == parts.count - 1 else {
+                    throw .invalidArgument("<path:> and * must be the last segment of \(Value.string(text))")
+                }
+                guard index > 0 else { throw .invalidArgument("the host of \(Value.string(text)) cannot be <path:> or *") }
+            default:
+                break
+            }
+            if case .string(let n) = segment, !names.insert(n).inserted { throw Self.duplicate(n, text) }
+            if case .int(let n) = segment, !names.insert(n).inserted { throw Self.duplicate(n, text) }
+            if case .path(let n) = segment, !names.insert(n).inserted { throw Self.duplicate(n, text) }
+            segments.append(segment)
+        }
+        self.segments = segments
+    }
+
+    private static func duplicate(_ name: String, _ text: String) -> SwitchboardError {
+        .invalidArgument("pattern \(Value.string(text)) captures \"\(name)\" twice")
+    }
+
+    private static func segment(_ part: String, in text: String) throws(SwitchboardError) -> Segment {
+        if part == "*" { return .wildcard }
+        if part.hasPrefix(":") { return .string(try name(String(part.dropFirst()), in: text)) }
+        if part.hasPrefix("<") {
+            guard part.hasSuffix(">"), let colon = part.firstIndex(of: ":") else {
+                throw .invalidArgument("malformed placeholder \(Value.string(part)) in \(Value.string(text))")
+            }
+            let kind = part[part.index(after: part.startIndex)..<colon]
+            let name = try name(String(part[part.index(after: colon)..<part.index(before: part.endIndex)]), in: text)
+            switch kind {
+            case "int": return .int(name)
+            case "string": return .string(name)
+            case "path": return .path(name)
+            default: throw .invalidArgument("unknown placeholder type \(Value.string(String(kind))) in \(Value.string(text))")
+            }
+        }
+        if part.contains("*") || part.contains(">") {
+            throw .invalidArgument("segment \(Value.string(part)) of \(Value.string(text)) mixes a literal and a placeholder")
+        }
+        do {
+            return .literal(try RemoteURL.decode(part, what: "a pattern segment"))
+        } catch {
+            throw .invalidArgument(error.message)
+        }
+    }
+
+    private static func name(_ name: String, in text: String) throws(SwitchboardError) -> String {
+        guard let first = name.first, first.isLetter || first == "_",
+              name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
+            throw .invalidArgument("placeholder name \(Value.string(name)) in \(Value.string(text)) is not an identifier")
+        }
+        return name
+    }
+}
+
+/// Where a pattern leads.
+struct PatternRoute: Sendable {
+    let pattern: RoutePattern
+    /// The text it was registered with (all its expansions share it).
+    let registered: String
+    let target: String
+    let action: String
+    /// Registration order, for ties.
+    let order: UInt64
+}
+
+/// Patterns by scheme, in a segment trie: matching costs the number of
+/// segments, not the number of patterns. Not thread-safe; URLRouter guards it.
+final class PatternTrie {
+    final class Node {
+        var literals: [String: Node] = [:]
+        var int: Node?
+        var string: Node?
+        var path: Node?
+        var wildcard: Node?
+        /// Routes ending here, in registration order.
+        var routes: [PatternRoute] = []
+    }
+
+    private var roots: [String: Node] = [:]
+    private(set) var count = 0
+
+    func insert(_ route: PatternRoute) {
+        var node = roots[route.pattern.scheme] ?? { let n = Node(); roots[route.pattern.scheme] = n; return n }()
+        for segment in route.pattern.segments {
+            switch segment {
+            case .literal(let text):
+                node = node.literals[text] ?? { let n = Node(); node.literals[text] = n; return n }()
+            case .int: node = node.int ?? { let n = Node(); node.int = n; return n }()
+            case .string: node = node.string ?? { let n = Node(); node.string = n; return n }()
+            case .path: node = node.path ?? { let n = Node(); node.path = n; return n }()
+            case .wildcard: node = node.wildcard ?? { let n = Node(); node.wildcard = n; return n }()
+            }
+        }
+        node.routes.append(route)
+        count += 1
+    }
+
+    /// Removes every expansion registered as `text`. Returns how many.
+    @discardableResult
+    func remove(registered text: String) -> Int {
+        var removed = 0
+        func prune(_ node: Node) {
+            let before = node.routes.count
+            node.routes.removeAll { $0.registered == text }
+            removed += before - node.routes.count
+            node.literals.values.forEach(prune)
+            [node.int, node.string, node.path, node.wildcard].compactMap { $0 }.forEach(prune)
+        }
+        roots.values.forEach(prune)
+        count -= removed
+        return removed
+    }
+
+    /// The best route for a URL's [host] + path segments, and what its
+    /// placeholders captured, in capture order.
+    func match(scheme: String, segments: [String]) -> (route: PatternRoute, captures: [Value])? {
+        guard let root = roots[scheme] else { return nil }
+        var captures: [Value] = []
+        guard let route = match(root, segments[...], &captures) else { return nil }
+        return (route, captures)
+    }
+
+    private func match(_ node: Node, _ rest: ArraySlice<String>, _ captures: inout [Value]) -> PatternRoute? {
+        guard let segment = rest.first else {
+            if let route = node.routes.first { return route }
+            if let route = node.wildcard?.routes.first {
+                captures.append(.array([]))
+                return route
+            }
+            return nil
+        }
+        let remaining = rest.dropFirst()
+        if let next = node.literals[segment], let route = match(next, remaining, &captures) { return route }
+        if let next = node.int, let number = Int64(segment), String(number) == segment || segment == "+\(number)" {
+            captures.append(.int(number))
+            if let route = match(next, remaining, &captures) { return route }
+            captures.removeLast()
+        }
+        if let next = node.string {
+            captures.append(.string(segment))
+            if let route = match(next, remaining, &captures) { return route }
+            captures.removeLast()
+        }
+        if let route = node.path?.routes.first {
+            captures.append(.string(rest.joined(separator: "/")))
+            return route
+        }
+        if let route = node.wildcard?.routes.first {
+            captures.append(.array(rest.map(Value.string)))
+            return route
+        }
+        return nil
+    }
+
+    /// Every route, in registration order (for the catalogue).
+    var all: [PatternRoute] {
+        var routes: [PatternRoute] = []
+        func walk(_ node: Node) {
+            routes += node.routes
+            node.literals.values.forEach(walk)
+            [node.int, node.string, node.path, node.wildcard].compactMap { $0 }.forEach(walk)
+        }
+        roots.values.forEach(walk)
+        return routes.sorted { $0.order < $1.order }
+    }
+}

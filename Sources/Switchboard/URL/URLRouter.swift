@@ -1,0 +1,180 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How URLs of one scheme become calls (Router-objc's per-scheme connectors).
+public enum SchemeConnector: Sendable, Equatable {
+    /// `scheme://target/action?query` performs `action` on `target`.
+    case targets
+    /// Every URL of the scheme goes to one action, which gets the whole URL
+    /// in params (`url`, `scheme`, `host`, `path`, `query`) — a web target
+    /// for `https`, say.
+    case forward(target: String, action: String)
+}
+
+/// Who may be reached from a URL. `nil` allows everything; the `native*`
+/// rule holds whatever the policy says.
+public struct URLPolicy: Sendable, Equatable {
+    /// Lower-case schemes URLs may use.
+    public var schemes: Set<String>?
+    /// Targets URLs may reach (after patterns and connectors resolve them).
+    public var targets: Set<String>?
+
+    public init(schemes: Set<String>? = nil, targets: Set<String>? = nil) {
+        self.schemes = schemes.map { Set($0.map { $0.lowercased() }) }
+        self.targets = targets
+    }
+}
+
+/// A URL call the policy refused, as observers see it.
+public struct RejectedURL: Sendable {
+    public let url: String
+    public let reason: String
+}
+
+/// A mediator's URL state. Read on every `open`, written rarely: a
+/// reader-writer lock (pthread, so ThreadSanitizer sees it) lets opens run
+/// side by side.
+final class URLRouter: @unchecked Sendable {
+    // @unchecked: every field is read or written under `rwlock`.
+
+    private let rwlock: UnsafeMutablePointer<pthread_rwlock_t>
+    private var connectors: [String: SchemeConnector] = ["app": .targets]
+    private let patterns = PatternTrie()
+    private var nextOrder: UInt64 = 0
+    private var policy = URLPolicy()
+    private var observer: (@Sendable (RejectedURL) -> Void)?
+
+    init() {
+        rwlock = .allocate(capacity: 1)
+        rwlock.initialize(to: pthread_rwlock_t())
+        pthread_rwlock_init(rwlock, nil)
+    }
+
+    deinit {
+        pthread_rwlock_destroy(rwlock)
+        rwlock.deinitialize(count: 1)
+        rwlock.deallocate()
+    }
+
+    private func reading<R>(_ body: () -> R) -> R {
+        pthread_rwlock_rdlock(rwlock)
+        defer { pthread_rwlock_unlock(rwlock) }
+        return body()
+    }
+
+    private func writing<R>(_ body: () -> R) -> R {
+        pthread_rwlock_wrlock(rwlock)
+        defer { pthread_rwlock_unlock(rwlock) }
+        return body()
+    }
+
+    // MARK: Configuration
+
+    func connect(_ scheme: String, _ connector: SchemeConnector) {
+        writing { connectors[scheme.lowercased()] = connector }
+    }
+
+    func disconnect(_ scheme: String) -> Bool {
+        writing { connectors.removeValue(forKey: scheme.lowercased()) != nil }
+    }
+
+    func add(pattern text: String, target: String, action: String) throws(SwitchboardError) {
+        let expansions = try RoutePattern.parse(text)
+        writing {
+            nextOrder += 1
+            for pattern in expansions {
+                patterns.insert(PatternRoute(pattern: pattern, registered: text, target: target, action: action,
+                                             order: nextOrder))
+            }
+        }
+    }
+
+    func remove(pattern text: String) -> Bool {
+        writing { patterns.remove(registered: text) > 0 }
+    }
+
+    var urlPolicy: URLPolicy {
+        get { reading { policy } }
+        set { writing { policy = newValue } }
+    }
+
+    var rejectionObserver: (@Sendable (RejectedURL) -> Void)? {
+        get { reading { observer } }
+        set { writing { observer = newValue } }
+    }
+
+    // MARK: Routing
+
+    /// What a URL asks for, once resolved.
+    struct Destination {
+        let target: String
+        let action: String
+        /// From the URL: query, then path captures over it (or, for a
+        /// forward connector, the whole URL).
+        let params: Params
+    }
+
+    /// Resolves a parsed URL: scheme policy, then patterns, then the
+    /// scheme's connector; then target policy and the `native*` rule.
+    func resolve(_ url: RemoteURL) throws(SwitchboardError) -> Destination {
+        let (policy, observer, matched, connector) = reading {
+            (self.policy, self.observer, patterns.match(scheme: url.scheme, segments: [url.host] + url.segments),
+             connectors[url.scheme])
+        }
+        func reject(_ reason: String) -> SwitchboardError {
+            observer?(RejectedURL(url: url.string, reason: reason))
+            return .rejected(reason)
+        }
+        if let schemes = policy.schemes, !schemes.contains(url.scheme) {
+            throw reject("the scheme \"\(url.scheme)\" is not allowed for remote calls")
+        }
+        let destination: Destination
+        if let (route, captures) = matched {
+            var params = url.query
+            for (name, value) in zip(route.pattern.captureNames, captures) { params[name] = value }
+            destination = Destination(target: route.target, action: route.action, params: params)
+        } else {
+            switch connector {
+            case .targets?:
+                guard !url.hasUserOrPort else {
+                    throw .badURL("a URL for targets has no user, password or port: \(RemoteURL.quoted(url.string))")
+                }
+                guard url.segments.count == 1 else {
+                    throw .badURL("a URL for targets is \(url.scheme)://target/action, not \(RemoteURL.quoted(url.string))")
+                }
+                let action = url.segments[0]
+                guard action != "." && action != ".." && url.host != "." && url.host != ".." else {
+                    throw .badURL("'.' and '..' are not target or action names: \(RemoteURL.quoted(url.string))")
+                }
+                destination = Destination(target: url.host, action: action, params: url.query)
+            case .forward(let target, let action)?:
+                destination = Destination(target: target, action: action, params: [
+                    "url": .string(url.string), "scheme": .string(url.scheme), "host": .string(url.host),
+                    "path": .array(url.segments.map(Value.string)), "query": .dict(url.query),
+                ])
+            case nil:
+                throw .noTarget("no connector or pattern for the scheme \"\(url.scheme)\"")
+            }
+        }
+        if let targets = policy.targets, !targets.contains(destination.target) {
+            throw reject("the target \"\(destination.target)\" is not allowed for remote calls")
+        }
+        // CTMediator's rule, case-insensitively and after decoding, so
+        // %6Eative and NATIVE are caught too.
+        if destination.action.lowercased().hasPrefix("native") {
+            throw reject("\"\(destination.action)\" is a native action: never reachable from a URL")
+        }
+        return destination
+    }
+
+    // MARK: Listing
+
+    var catalogue: (connectors: [(String, SchemeConnector)], patterns: [PatternRoute], policy: URLPolicy) {
+        reading { (connectors.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, patterns.all, policy) }
+    }
+}

@@ -1,0 +1,192 @@
+@_spi(Faces) import Switchboard
+import CSwitchboard
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// The URL entry (switchboard.h, "URLs").
+
+@_cdecl("sb_open_url")
+public func sb_open_url(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar>?, _ completion: sb_value_cptr?,
+                        _ out: sb_value_out?) -> sb_status {
+    sb_open_url_params(m, url, nil, completion, out)
+}
+
+@_cdecl("sb_open_url_params")
+public func sb_open_url_params(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar>?, _ params: sb_value_cptr?,
+                               _ completion: sb_value_cptr?, _ out: sb_value_out?) -> sb_status {
+    out?.pointee = nil
+    guard let m, let url else { return failure(SB_EINVAL, "sb_open_url: NULL mediator or URL") }
+    if let params, SBValue.borrow(params)._withUnsafeGuaranteedRef({ $0.type != SB_DICT }) {
+        return failure(SB_EINVAL, "sb_open_url: params must be a dict")
+    }
+    if let completion, SBValue.borrow(completion)._withUnsafeGuaranteedRef({ $0.type != SB_CALLBACK }) {
+        return failure(SB_EINVAL, "sb_open_url: the completion must be a callback")
+    }
+    var result: OpaquePointer?
+    let status: sb_status
+    if let text = String(validatingCString: url) {
+        status = sb_status(UInt32(CMediator.borrow(m)._withUnsafeGuaranteedRef {
+            $0.mediator.openNative(url: text, extra: params, out: &result, bridge: CBridge.shared)
+        }))
+    } else {
+        status = failure(SB_EBADURL, "sb_open_url: the URL is not valid UTF-8")
+    }
+    if let completion { complete(completion, status, result) }
+    if let out { out.pointee = result } else if let result { SBValue.borrow(result).release() }
+    return status
+}
+
+/// Calls the completion with {"result": value} or {"error", "code"}. The
+/// thread's last error is kept for the caller, whatever the completion does.
+private func complete(_ completion: OpaquePointer, _ status: sb_status, _ result: OpaquePointer?) {
+    let message = status == SB_OK ? "" : lastError
+    let info: Value
+    if status == SB_OK, let result, let value = try? SBValue.borrow(result).takeUnretainedValue().toValue() {
+        info = ["result": value]
+    } else {
+        let code = SwitchboardError.Code(rawValue: Int32(bitPattern: status.rawValue))?.name ?? "EACTION"
+        info = ["error": .string(message), "code": .string(code)]
+    }
+    guard let args = try? SBValue.from(info).retainedHandle else { return }
+    var ignored: OpaquePointer?
+    _ = sb_callback_call(completion, args, &ignored)
+    if let ignored { SBValue.borrow(ignored).release() }
+    SBValue.borrow(args).release()
+    if status != SB_OK { setLastError(message) }
+}
+
+/// The hidden target a scheme handler is registered as.
+private func schemeTarget(_ scheme: String) -> String { "scheme:" + scheme.lowercased() }
+
+@_cdecl("sb_register_scheme")
+public func sb_register_scheme(_ m: sb_mediator_ptr?, _ scheme: UnsafePointer<CChar>?, _ fn: sb_fn?,
+                               _ userdata: UnsafeMutableRawPointer?, _ freeUserdata: sb_destroy_fn?) -> sb_status {
+    guard let m, case .success(let name) = validName(scheme, "scheme") else {
+        freeUserdata?(userdata)
+        return failure(SB_EINVAL, "sb_register_scheme: NULL mediator, or the scheme is not a non-empty name")
+    }
+    let mediator = CMediator.borrow(m).takeUnretainedValue().mediator
+    do throws(SwitchboardError) {
+        guard let fn else {
+            defer { freeUserdata?(userdata) } // no function to own it
+            try mediator.connect(scheme: name)
+            mediator.unregister(target: schemeTarget(name))
+            return SB_OK
+        }
+        // A handler is an action of a target of its own, so the catalogue
+        // shows it and replacing it releases the old userdata once.
+        let function = CFunction(fn: fn, userdata: userdata, freeUserdata: freeUserdata,
+                                 label: "the \(name) scheme handler")
+        try Mediator.check(scheme: name)
+        try mediator.register(target: schemeTarget(name), action: "open", foreign: function)
+        try mediator.connect(scheme: name, to: .forward(target: schemeTarget(name), action: "open"))
+        return SB_OK
+    } catch {
+        return failure(error)
+    }
+}
+
+@_cdecl("sb_unregister_scheme")
+public func sb_unregister_scheme(_ m: sb_mediator_ptr?, _ scheme: UnsafePointer<CChar>?) -> sb_status {
+    guard let m, case .success(let name) = validName(scheme, "scheme") else {
+        return failure(SB_EINVAL, "sb_unregister_scheme: NULL mediator or scheme")
+    }
+    let mediator = CMediator.borrow(m).takeUnretainedValue().mediator
+    mediator.unregister(target: schemeTarget(name))
+    return mediator.disconnect(scheme: name) ? SB_OK : failure(SB_ENOTARGET, "the scheme \"\(name)\" is not connected")
+}
+
+@_cdecl("sb_add_route_pattern")
+public func sb_add_route_pattern(_ m: sb_mediator_ptr?, _ pattern: UnsafePointer<CChar>?, _ target: UnsafePointer<CChar>?,
+                                 _ action: UnsafePointer<CChar>?) -> sb_status {
+    guard let m, case .success(let text) = validName(pattern, "pattern"),
+          case .success(let target) = validName(target, "target"), case .success(let action) = validName(action, "action")
+    else {
+        return failure(SB_EINVAL, "sb_add_route_pattern: NULL mediator, or a pattern or name that is not non-empty UTF-8")
+    }
+    do throws(SwitchboardError) {
+        try CMediator.borrow(m).takeUnretainedValue().mediator.addRoute(pattern: text, target: target, action: action)
+        return SB_OK
+    } catch {
+        return failure(error)
+    }
+}
+
+@_cdecl("sb_remove_route_pattern")
+public func sb_remove_route_pattern(_ m: sb_mediator_ptr?, _ pattern: UnsafePointer<CChar>?) -> sb_status {
+    guard let m, case .success(let text) = validName(pattern, "pattern") else {
+        return failure(SB_EINVAL, "sb_remove_route_pattern: NULL mediator or pattern")
+    }
+    let removed = CMediator.borrow(m)._withUnsafeGuaranteedRef { $0.mediator.removeRoute(pattern: text) }
+    return removed ? SB_OK : failure(SB_ENOTARGET, "no route was added with the pattern \(Value.string(text))")
+}
+
+@_cdecl("sb_set_url_policy")
+public func sb_set_url_policy(_ m: sb_mediator_ptr?, _ policy: sb_value_cptr?) -> sb_status {
+    guard let m else { return failure(SB_EINVAL, "sb_set_url_policy: NULL mediator") }
+    var parsed = URLPolicy()
+    if let policy {
+        guard let value = try? SBValue.borrow(policy).takeUnretainedValue().toValue(), let dict = value.dict else {
+            return failure(SB_ETYPE, "sb_set_url_policy: the policy must be a dict")
+        }
+        func names(_ key: String) -> Result<Set<String>?, SwitchboardError> {
+            switch dict[key] {
+            case nil, .null?: return .success(nil)
+            case .array(let items)?:
+                let strings = items.compactMap(\.string)
+                guard strings.count == items.count else { return .failure(.typeMismatch("policy.\(key) must hold strings")) }
+                return .success(Set(strings))
+            default: return .failure(.typeMismatch("policy.\(key) must be an array of strings or null"))
+            }
+        }
+        switch (names("schemes"), names("targets")) {
+        case (.success(let schemes), .success(let targets)): parsed = URLPolicy(schemes: schemes, targets: targets)
+        case (.failure(let error), _), (_, .failure(let error)): return failure(error)
+        }
+    }
+    CMediator.borrow(m)._withUnsafeGuaranteedRef { $0.mediator.urlPolicy = parsed }
+    return SB_OK
+}
+
+@_cdecl("sb_set_url_observer")
+public func sb_set_url_observer(_ m: sb_mediator_ptr?, _ fn: sb_fn?, _ userdata: UnsafeMutableRawPointer?,
+                                _ freeUserdata: sb_destroy_fn?) -> sb_status {
+    guard let m else {
+        freeUserdata?(userdata)
+        return failure(SB_EINVAL, "sb_set_url_observer: NULL mediator")
+    }
+    let mediator = CMediator.borrow(m).takeUnretainedValue().mediator
+    guard let fn else {
+        mediator.onRejectedURL = nil
+        freeUserdata?(userdata)
+        return SB_OK
+    }
+    let function = CFunction(fn: fn, userdata: userdata, freeUserdata: freeUserdata, label: "the URL observer")
+    mediator.onRejectedURL = { rejected in
+        // The observer must not change what the caller sees as its last error.
+        let kept = lastError
+        _ = try? function.call(["url": .string(rejected.url), "reason": .string(rejected.reason)], state: nil)
+        setLastError(kept)
+    }
+    return SB_OK
+}
+
+@_cdecl("sb_routes")
+public func sb_routes(_ m: sb_mediator_ptr?, _ out: sb_value_out?) -> sb_status {
+    out?.pointee = nil
+    guard let m, let out else { return failure(SB_EINVAL, "sb_routes: NULL mediator or out") }
+    let routes = CMediator.borrow(m)._withUnsafeGuaranteedRef { $0.mediator.routes() }
+    do throws(SwitchboardError) {
+        out.pointee = try SBValue.from(routes).retainedHandle
+        return SB_OK
+    } catch {
+        return failure(error)
+    }
+}
+
+@_cdecl("sb_routes_json")
+public func sb_routes_json(_ m: sb_mediator_ptr?) -> UnsafeMutablePointer<CChar>? {
+    guard let m else { _ = failure(SB_EINVAL, "sb_routes_json: NULL mediator"); return nil }
+    return strdup(CMediator.borrow(m)._withUnsafeGuaranteedRef { $0.mediator.routes() }.description)
+}

@@ -1,0 +1,351 @@
+import Testing
+import Synchronization
+@testable import Switchboard
+
+/// A target whose every action is counted, so tests can prove a refused URL
+/// reached no target code.
+final class Spy: Sendable {
+    let calls = Counter()
+
+    func install(on m: Mediator, as name: String = "A") throws {
+        try m.register(target: name, actions: [
+            "show": { [calls] params in calls.increment(); return .dict(params) },
+            "nativeSecret": { [calls] _ in calls.increment(); return "leaked" },
+            "notFound": { [calls] _ in calls.increment(); return "notFound" },
+        ])
+    }
+}
+
+@Suite("URL parsing")
+struct URLParsingTests {
+    @Test("scheme, host, path segments and query are decoded as documented")
+    func decoding() throws {
+        let url = try RemoteURL("APP://Tar%20get/act%2Fion?a=1&b=%E4%B8%AD&a=2&plus=x+y&flag&&empty=")
+        #expect(url.scheme == "app")
+        #expect(url.host == "Tar get")
+        #expect(url.segments == ["act/ion"])
+        #expect(url.query == ["a": ["1", "2"], "b": "中", "plus": "x+y", "flag": "", "empty": ""])
+    }
+
+    @Test("the fragment is ignored and a repeated key keeps its order")
+    func fragmentAndOrder() throws {
+        let url = try RemoteURL("app://A/show?k=3&k=1&k=2#fragment")
+        #expect(url.query == ["k": ["3", "1", "2"]])
+        #expect(url.segments == ["show"])
+    }
+
+    @Test("bad URLs are badURL with a message naming the problem",
+          arguments: [
+            ("", "empty"), ("not a url", "space"), ("app://A/x\u{0}", "NUL"), ("app://A/%00", "NUL byte"),
+            ("app://A/x?y=%ZZ", "percent escape"), ("app://A/x?y=%4", "percent escape"), ("app://A/x?y=%", "percent escape"),
+            ("app://A/x?y=%FF", "UTF-8"), ("app:///x", "no host"), ("//A/x", "no scheme"), ("app://A//x", "empty path segment"),
+            ("app://A/é", "non-ASCII"), ("app://A/x\n", "control character"),
+          ])
+    func badURLs(url: String, mention: String) {
+        #expect {
+            try RemoteURL(url)
+        } throws: { error in
+            guard let error = error as? SwitchboardError else { return false }
+            return error.code == .badURL && error.message.contains(mention)
+        }
+    }
+
+    @Test("URLs of 64 KiB and more are refused; just under is fine")
+    func length() throws {
+        let prefix = "app://A/show?x="
+        let fits = prefix + String(repeating: "a", count: RemoteURL.maximumLength - prefix.utf8.count)
+        #expect(try RemoteURL(fits).query["x"]?.string?.count == RemoteURL.maximumLength - prefix.utf8.count)
+        #expect(throws: SwitchboardError.self) { try RemoteURL(fits + "a") }
+        #expect(throws: SwitchboardError.self) { try RemoteURL("app://" + String(repeating: "A", count: 200_000) + "/x") }
+    }
+}
+
+@Suite("Opening URLs")
+struct OpenTests {
+    @Test("a URL performs target/action with the query as params")
+    func open() throws {
+        let m = Mediator()
+        let spy = Spy()
+        try spy.install(on: m)
+        let result = try m.call(url: "app://A/show?id=42&tags=a&tags=b")
+        #expect(result == ["id": "42", "tags": ["a", "b"]])
+        #expect(spy.calls.value == 1)
+    }
+
+    @Test("params beside the URL carry what a URL cannot, and win over the query")
+    func extraParams() throws {
+        let m = Mediator()
+        try m.register(target: "A", action: "use") { params in
+            .array([params["id"] ?? .null, try params["cb"]?.callback?("called") ?? .null])
+        }
+        let result = try m.call(url: "app://A/use?id=fromURL&cb=notACallback",
+                                params: ["id": 7, "cb": .callback(Callback { $0 })])
+        #expect(result == [7, "called"])
+    }
+
+    @Test("the completion gets {result} or {error, code}")
+    func completion() throws {
+        let m = Mediator()
+        let spy = Spy()
+        try spy.install(on: m)
+        let seen = Box()
+        let value = m.open("app://A/show?x=1") { seen.set($0) }
+        #expect(value == ["x": "1"])
+        #expect(seen.value == ["result": ["x": "1"]])
+        #expect(m.open("app://A/nativeSecret") { seen.set($0) } == .null)
+        #expect(seen.value?["code"] == "EREJECTED")
+        #expect(seen.value?["error"]?.string?.contains("native") == true)
+        m.open("bad url") { seen.set($0) }
+        #expect(seen.value?["code"] == "EBADURL")
+    }
+
+    @Test("a URL naming an unknown target reaches NoTargetAction like perform does")
+    func fallback() throws {
+        let m = Mediator()
+        try m.register(target: "NoTargetAction", action: "response") { .dict($0) }
+        let result = try m.call(url: "app://Ghost/boo?k=v")
+        #expect(result == ["originParams": ["k": "v"], "targetString": "Ghost", "selectorString": "boo"])
+    }
+
+    @Test("schemes: app is connected by default, others are an error until connected")
+    func connectors() throws {
+        let m = Mediator()
+        let spy = Spy()
+        try spy.install(on: m)
+        #expect { try m.call(url: "myapp://A/show") } throws: { ($0 as? SwitchboardError)?.code == .noTarget }
+        try m.connect(scheme: "myapp")
+        #expect(try m.call(url: "MyApp://A/show?x=1") == ["x": "1"])
+        #expect(m.disconnect(scheme: "myapp"))
+        #expect(!m.disconnect(scheme: "myapp"))
+        #expect(throws: SwitchboardError.self) { try m.connect(scheme: "1bad") }
+    }
+
+    @Test("a forward connector gives one action the whole URL (a web target for https)")
+    func forward() throws {
+        let m = Mediator()
+        try m.register(target: "Web", action: "open") { .dict($0) }
+        try m.connect(scheme: "https", to: .forward(target: "Web", action: "open"))
+        let result = try m.call(url: "https://example.com/a/b?q=1")
+        #expect(result["url"] == "https://example.com/a/b?q=1")
+        #expect(result["host"] == "example.com")
+        #expect(result["path"] == ["a", "b"])
+        #expect(result["query"] == ["q": "1"])
+    }
+}
+
+/// A thread-safe holder of the last value a completion saw.
+final class Box: Sendable {
+    private let stored = Mutex<Value?>(nil)
+    var value: Value? { stored.withLock { $0 } }
+    func set(_ v: Value) { stored.withLock { $0 = v } }
+}
+
+@Suite("The URL security policy")
+struct PolicyTests {
+    /// Hostile URLs and the status each must get; none may run target code.
+    static let hostile: [(String, SwitchboardError.Code)] = [
+        ("app://A/nativeSecret", .rejected),
+        ("app://A/%6EativeSecret", .rejected),
+        ("app://A/%6E%61%74%69%76%65Secret", .rejected),
+        ("app://A/NATIVESecret", .rejected),
+        ("app://A/NaTiVeSecret", .rejected),
+        ("APP://A/nativeSecret", .rejected),
+        ("app://A/nativeSecret?native=1&x=%20", .rejected),
+        ("app://A/native", .rejected),
+        ("app://A/%256EativeSecret", .noAction),         // double encoding: "%6EativeSecret", no such action
+        ("app://A/%E2%80%AEnativeSecret", .noAction),    // an RTL override first: not "native…", not an action
+        ("app://A/../nativeSecret", .badURL),
+        ("app://A/./nativeSecret", .badURL),
+        ("app://A/%2E%2E/nativeSecret", .badURL),
+        ("app://A/..", .badURL),
+        ("app://../nativeSecret", .badURL),
+        ("app://A//nativeSecret", .badURL),
+        ("app://A/nativeSecret/", .badURL),
+        ("app://A/show/extra", .badURL),
+        ("app:///nativeSecret", .badURL),
+        ("app://A", .badURL),
+        ("app://A/", .badURL),
+        ("app:A/show", .badURL),
+        ("//A/show", .badURL),
+        ("app://A/show%00", .badURL),
+        ("app://A/native%00Secret", .badURL),
+        ("app://A/show\u{0}", .badURL),
+        ("app://A/show?x=%FF", .badURL),
+        ("app://A/show?x=%ZZ", .badURL),
+        ("app://A/sh%ow", .badURL),
+        ("app://A/show?x=%", .badURL),
+        ("app://A/show x", .badURL),
+        ("app://A/show\r\n", .badURL),
+        ("app://A/ſhow", .badURL),
+        ("app://user:pw@A/show", .badURL),
+        ("app://A:80/show", .badURL),
+        ("app://" + String(repeating: "A", count: 70_000) + "/show", .badURL),
+        ("app://A/" + String(repeating: "x", count: 65_536), .badURL),
+        ("app://A/show?" + String(repeating: "k=v&", count: 20_000), .badURL),
+        ("javascript://A/show", .noTarget),
+        ("app://A/a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p/q/r/s/t/u/v/w/x/y/z/a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p/q/r/s/t/u/v/w/x/y/z/a/b/c/d/e/f/g/h/i/j", .badURL),
+    ]
+
+    @Test("hostile URLs are refused, and none reaches target code")
+    func hostileTable() throws {
+        #expect(Self.hostile.count >= 30)
+        let m = Mediator()
+        let spy = Spy()
+        try spy.install(on: m)
+        try m.register(target: "A", action: "notFound") { _ in throw SwitchboardError.noAction("A has no such action") }
+        let rejected = Counter()
+        m.onRejectedURL = { _ in rejected.increment() }
+        for (url, expected) in Self.hostile {
+            do {
+                let value = try m.call(url: url)
+                Issue.record("\(url.prefix(80)) was answered: \(value)")
+            } catch {
+                #expect(error.code == expected, "\(url.prefix(80)): \(error)")
+            }
+        }
+        #expect(spy.calls.value == 0)
+        #expect(rejected.value == Self.hostile.filter { $0.1 == .rejected }.count)
+    }
+
+    @Test("allowlists: schemes and targets")
+    func allowlists() throws {
+        let m = Mediator()
+        let spy = Spy()
+        try spy.install(on: m)
+        try spy.install(on: m, as: "Public")
+        try m.connect(scheme: "other")
+        m.urlPolicy = URLPolicy(schemes: ["APP"], targets: ["Public"])
+        #expect(m.urlPolicy.schemes == ["app"])
+        #expect { try m.call(url: "other://Public/show") } throws: { ($0 as? SwitchboardError)?.code == .rejected }
+        #expect { try m.call(url: "app://A/show") } throws: { ($0 as? SwitchboardError)?.code == .rejected }
+        #expect(try m.call(url: "app://Public/show?x=1") == ["x": "1"])
+        #expect(spy.calls.value == 1)
+        m.urlPolicy = URLPolicy()
+        #expect(try m.call(url: "other://A/show") == [:])
+    }
+
+    @Test("the native rule holds whatever the route: patterns and forward connectors")
+    func nativeWhateverTheRoute() throws {
+        let m = Mediator()
+        let spy = Spy()
+        try spy.install(on: m)
+        try m.addRoute(pattern: "app://secret/*", target: "A", action: "nativeSecret")
+        try m.connect(scheme: "web", to: .forward(target: "A", action: "nativeSecret"))
+        #expect { try m.call(url: "app://secret/x") } throws: { ($0 as? SwitchboardError)?.code == .rejected }
+        #expect { try m.call(url: "web://host/x") } throws: { ($0 as? SwitchboardError)?.code == .rejected }
+        #expect(spy.calls.value == 0)
+        // A local perform of the same action is of course allowed.
+        #expect(m.perform(target: "A", action: "nativeSecret") == "leaked")
+    }
+}
+
+@Suite("Route patterns")
+struct PatternTests {
+    func mediator() throws -> Mediator {
+        let m = Mediator()
+        try m.register(target: "T", actions: [
+            "echo": { .dict($0) },
+        ])
+        return m
+    }
+
+    @Test("placeholders capture typed values into params, over the query")
+    func captures() throws {
+        let m = try mediator()
+        try m.addRoute(pattern: "app://user/:id/profile", target: "T", action: "echo")
+        try m.addRoute(pattern: "app://item/<int:id>", target: "T", action: "echo")
+        try m.addRoute(pattern: "app://files/<path:rest>", target: "T", action: "echo")
+        try m.addRoute(pattern: "app://web/*", target: "T", action: "echo")
+        #expect(try m.call(url: "app://user/ada/profile?id=overridden&tab=x") == ["id": "ada", "tab": "x"])
+        #expect(try m.call(url: "app://item/42") == ["id": 42])
+        #expect(try m.call(url: "app://files/a/b%2Fc/d") == ["rest": "a/b/c/d"])
+        #expect(try m.call(url: "app://web/x/y") == ["*": ["x", "y"]])
+        #expect(try m.call(url: "app://web") == ["*": []])
+    }
+
+    @Test("optional groups expand into every variant")
+    func optionalGroups() throws {
+        let m = try mediator()
+        try m.addRoute(pattern: "app://user/:id(/:tab)(/edit)", target: "T", action: "echo")
+        #expect(try m.call(url: "app://user/7") == ["id": "7"])
+        #expect(try m.call(url: "app://user/7/posts") == ["id": "7", "tab": "posts"])
+        #expect(try m.call(url: "app://user/7/posts/edit") == ["id": "7", "tab": "posts"])
+        // The literal /edit variant beats (/:tab): a literal wins over a placeholder.
+        #expect(try m.call(url: "app://user/7/edit") == ["id": "7"])
+    }
+
+    @Test("precedence: literal, then <int:>, then :name, then <path:>, then *; ties by registration order")
+    func precedence() throws {
+        let m = Mediator()
+        for tag in ["literal", "int", "string", "path", "wild", "second"] {
+            try m.register(target: "P", action: tag) { _ in .string(tag) }
+        }
+        try m.addRoute(pattern: "app://p/*", target: "P", action: "wild")
+        try m.addRoute(pattern: "app://p/<path:rest>", target: "P", action: "path")
+        try m.addRoute(pattern: "app://p/:name", target: "P", action: "string")
+        try m.addRoute(pattern: "app://p/:other", target: "P", action: "second")
+        try m.addRoute(pattern: "app://p/<int:n>", target: "P", action: "int")
+        try m.addRoute(pattern: "app://p/home", target: "P", action: "literal")
+        #expect(try m.call(url: "app://p/home") == "literal")
+        #expect(try m.call(url: "app://p/42") == "int")
+        #expect(try m.call(url: "app://p/ada") == "string")     // :name was registered before :other
+        #expect(try m.call(url: "app://p/a/b") == "path")
+        #expect(try m.call(url: "app://p") == "wild")
+        #expect(m.removeRoute(pattern: "app://p/:name"))
+        #expect(try m.call(url: "app://p/ada") == "second")
+        #expect(!m.removeRoute(pattern: "app://p/:name"))
+    }
+
+    @Test("a literal match that dead-ends falls back to a placeholder")
+    func backtracking() throws {
+        let m = Mediator()
+        try m.register(target: "P", actions: ["a": { _ in "a" }, "b": { _ in "b" }])
+        try m.addRoute(pattern: "app://x/home/settings", target: "P", action: "a")
+        try m.addRoute(pattern: "app://x/:page/about", target: "P", action: "b")
+        #expect(try m.call(url: "app://x/home/about") == "b")
+        #expect(try m.call(url: "app://x/home/settings") == "a")
+    }
+
+    @Test("invalid patterns are refused", arguments: [
+        "no-scheme/x", "app://", "app://a//b", "app://a/:1bad", "app://a/<int:>", "app://a/<float:x>",
+        "app://a/<path:p>/more", "app://a/*/more", "app://*", "app://a/:x/:x", "app://a(/b", "app://a/b)",
+        "app://a((/b))", "app://a/(b)", "app://a(/1)(/2)(/3)(/4)(/5)", "1app://a", "app://a/x*y",
+    ])
+    func invalid(pattern: String) {
+        let m = Mediator()
+        #expect { try m.addRoute(pattern: pattern, target: "T", action: "a") } throws: {
+            ($0 as? SwitchboardError)?.code == .invalidArgument
+        }
+    }
+
+    @Test("100,000 patterns: every one still routes")
+    func many() throws {
+        let m = Mediator()
+        try m.register(target: "Many", action: "id") { .dict($0) }
+        for i in 0..<100_000 {
+            try m.addRoute(pattern: "app://many/n\(i)/<int:k>", target: "Many", action: "id")
+        }
+        for i in stride(from: 0, to: 100_000, by: 9_973) {
+            #expect(try m.call(url: "app://many/n\(i)/\(i)") == ["k": .int(Int64(i))])
+        }
+    }
+
+    @Test("the catalogue lists targets, schemes, patterns and the policy")
+    func catalogue() throws {
+        let m = fixtureMediator()
+        try m.register(target: "Reg", action: "go") { _ in .null }
+        _ = try m.call(target: "OnlyA", action: "echo")
+        try m.addRoute(pattern: "app://u/:id(/x)", target: "Reg", action: "go")
+        try m.connect(scheme: "https", to: .forward(target: "Reg", action: "go"))
+        m.urlPolicy = URLPolicy(schemes: ["app", "https"])
+        let routes = m.routes()
+        let names = routes["targets"]?.array?.compactMap { $0["name"]?.string }
+        #expect(names == ["OnlyA", "Reg"])
+        #expect(routes["targets"]?[0]?["origin"] == "Swift type FixtureTargetsA.Target_OnlyA")
+        #expect(routes["targets"]?[1]?["actions"] == ["go"])
+        #expect(routes["patterns"] == [["pattern": "app://u/:id(/x)", "target": "Reg", "action": "go"]])
+        #expect(routes["schemes"] == [["scheme": "app", "connector": "targets"],
+                                      ["scheme": "https", "connector": "forward", "target": "Reg", "action": "go"]])
+        #expect(routes["policy"] == ["schemes": ["app", "https"], "targets": .null])
+    }
+}

@@ -1,0 +1,202 @@
+/* The URL entry from C: open, completion, params beside the URL, the
+ * policy and its observer, scheme connectors, route patterns, the catalogue. */
+#include "check.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+static int target_calls;
+static sb_status echo(void *u, const sb_value *params, sb_value **out) {
+    (void)u;
+    target_calls++;
+    *out = sb_retain((sb_value *)params);
+    return SB_OK;
+}
+
+/* The completion keeps what it was given. */
+static sb_value *completed;
+static sb_status keep(void *u, const sb_value *info, sb_value **out) {
+    (void)u;
+    (void)out;
+    sb_release(completed);
+    completed = sb_retain((sb_value *)info);
+    sb_set_error("the completion's own message"); /* must not leak out */
+    return SB_OK;
+}
+
+static int observed;
+static char observed_reason[256];
+static sb_status observe(void *u, const sb_value *info, sb_value **out) {
+    (void)u;
+    (void)out;
+    observed++;
+    snprintf(observed_reason, sizeof observed_reason, "%s", sb_get_string(sb_dict_get(info, "reason"), NULL));
+    return SB_OK;
+}
+
+static int freed;
+static void count_free(void *p) {
+    (void)p;
+    freed++;
+}
+
+static const char *str(const sb_value *dict, const char *key) {
+    return sb_get_string(sb_dict_get(dict, key), NULL);
+}
+
+static void test_open(void) {
+    sb_mediator *m = sb_mediator_new();
+    sb_value *out = NULL, *completion = sb_callback_new(keep, NULL, NULL);
+    CHECK_STATUS(sb_register_action(m, "A", "show", echo, NULL, NULL), SB_OK);
+
+    CHECK_STATUS(sb_open_url(m, "app://A/show?id=42&tag=a&tag=b&q=x+y", completion, &out), SB_OK);
+    CHECK_STR(str(out, "id"), "42");
+    CHECK(sb_count(sb_dict_get(out, "tag")) == 2);
+    CHECK_STR(str(out, "q"), "x+y");
+    CHECK(sb_equal(sb_dict_get(completed, "result"), out));
+    sb_release(out);
+    CHECK_STATUS(sb_open_url(m, "app://A/show", NULL, NULL), SB_OK);
+
+    /* Params beside the URL win over the query. */
+    sb_value *params = sb_dict_new();
+    sb_dict_set_new(params, "id", sb_int(7));
+    CHECK_STATUS(sb_open_url_params(m, "app://A/show?id=fromURL&x=1", params, NULL, &out), SB_OK);
+    CHECK(check_int(sb_dict_get(out, "id")) == 7);
+    CHECK_STR(str(out, "x"), "1");
+    sb_release(out);
+    sb_release(params);
+
+    /* Failures: the status, the completion's {error, code}, the message kept. */
+    CHECK_STATUS(sb_open_url(m, "app://A/show?x=%ZZ", completion, &out), SB_EBADURL);
+    CHECK(out == NULL);
+    CHECK_STR(str(completed, "code"), "EBADURL");
+    CHECK(ERROR_MENTIONS("percent escape"));
+    CHECK_STR(str(completed, "error"), sb_last_error());
+    CHECK_STATUS(sb_open_url(m, "app://A/\xff", NULL, &out), SB_EBADURL);
+    CHECK(ERROR_MENTIONS("UTF-8"));
+    CHECK_STATUS(sb_open_url(m, "app://Nobody/x", completion, &out), SB_ENOTARGET);
+    CHECK_STR(str(completed, "code"), "ENOTARGET");
+    CHECK_STATUS(sb_open_url(m, "ftp://A/show", NULL, &out), SB_ENOTARGET);
+    CHECK(ERROR_MENTIONS("no connector"));
+
+    sb_value *not_dict = sb_int(1);
+    CHECK_STATUS(sb_open_url_params(m, "app://A/show", not_dict, NULL, &out), SB_EINVAL);
+    CHECK_STATUS(sb_open_url(m, "app://A/show", not_dict, &out), SB_EINVAL); /* completion not a callback */
+    sb_release(not_dict);
+    sb_release(completion);
+    sb_release(completed);
+    completed = NULL;
+    sb_mediator_free(m);
+}
+
+static void test_policy(void) {
+    sb_mediator *m = sb_mediator_new();
+    sb_value *out = NULL;
+    target_calls = 0;
+    observed = 0;
+    freed = 0;
+    CHECK_STATUS(sb_register_action(m, "A", "nativeSecret", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_register_action(m, "A", "show", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_set_url_observer(m, observe, NULL, count_free), SB_OK);
+
+    CHECK_STATUS(sb_open_url(m, "app://A/%6EativeSecret", NULL, &out), SB_EREJECTED);
+    CHECK(observed == 1 && strstr(observed_reason, "native") != NULL);
+    CHECK(target_calls == 0);
+    CHECK(ERROR_MENTIONS("native")); /* the observer did not replace the message */
+
+    sb_value *policy = sb_dict_new(), *targets = sb_array_new();
+    sb_array_append_new(targets, sb_string("Public"));
+    sb_dict_set_new(policy, "targets", targets);
+    CHECK_STATUS(sb_set_url_policy(m, policy), SB_OK);
+    CHECK_STATUS(sb_open_url(m, "app://A/show", NULL, &out), SB_EREJECTED);
+    CHECK(observed == 2 && target_calls == 0);
+    CHECK_STATUS(sb_set_url_policy(m, NULL), SB_OK);
+    CHECK_STATUS(sb_open_url(m, "app://A/show", NULL, NULL), SB_OK);
+    CHECK(target_calls == 1);
+
+    /* Wrong shapes are SB_ETYPE and change nothing. */
+    sb_dict_set_new(policy, "schemes", sb_string("app"));
+    CHECK_STATUS(sb_set_url_policy(m, policy), SB_ETYPE);
+    sb_value *not_dict = sb_array_new();
+    CHECK_STATUS(sb_set_url_policy(m, not_dict), SB_ETYPE);
+    sb_release(not_dict);
+    sb_release(policy);
+
+    CHECK_STATUS(sb_set_url_observer(m, NULL, NULL, NULL), SB_OK);
+    CHECK(freed == 1);
+    CHECK_STATUS(sb_open_url(m, "app://A/nativeSecret", NULL, NULL), SB_EREJECTED);
+    CHECK(observed == 2);
+    sb_mediator_free(m);
+}
+
+static sb_status web(void *u, const sb_value *args, sb_value **out) {
+    (void)u;
+    *out = sb_retain((sb_value *)args);
+    return SB_OK;
+}
+
+static void test_schemes_and_patterns(void) {
+    sb_mediator *m = sb_mediator_new();
+    sb_value *out = NULL;
+    freed = 0;
+    CHECK_STATUS(sb_register_action(m, "T", "echo", echo, NULL, NULL), SB_OK);
+
+    /* A handler for https gets the whole URL. */
+    CHECK_STATUS(sb_register_scheme(m, "https", web, NULL, count_free), SB_OK);
+    CHECK_STATUS(sb_open_url(m, "https://example.com/a/b?q=1", NULL, &out), SB_OK);
+    CHECK_STR(str(out, "url"), "https://example.com/a/b?q=1");
+    CHECK_STR(str(out, "host"), "example.com");
+    CHECK(sb_count(sb_dict_get(out, "path")) == 2);
+    CHECK_STR(str(sb_dict_get(out, "query"), "q"), "1");
+    sb_release(out);
+    CHECK_STATUS(sb_register_scheme(m, "https", web, NULL, count_free), SB_OK); /* replaced */
+    CHECK(freed == 1);
+    CHECK_STATUS(sb_unregister_scheme(m, "https"), SB_OK);
+    CHECK(freed == 2);
+    CHECK_STATUS(sb_unregister_scheme(m, "https"), SB_ENOTARGET);
+    CHECK_STATUS(sb_open_url(m, "https://example.com/", NULL, &out), SB_ENOTARGET);
+
+    /* A scheme connected to targets. */
+    CHECK_STATUS(sb_register_scheme(m, "myapp", NULL, NULL, count_free), SB_OK);
+    CHECK(freed == 3); /* no function keeps the userdata */
+    CHECK_STATUS(sb_open_url(m, "MYAPP://T/echo?k=v", NULL, &out), SB_OK);
+    CHECK_STR(str(out, "k"), "v");
+    sb_release(out);
+    CHECK_STATUS(sb_register_scheme(m, "1bad", web, NULL, count_free), SB_EINVAL);
+    CHECK(freed == 4);
+
+    /* Patterns: typed captures, precedence, removal. */
+    CHECK_STATUS(sb_add_route_pattern(m, "app://item/<int:id>(/:tab)", "T", "echo"), SB_OK);
+    CHECK_STATUS(sb_add_route_pattern(m, "app://item/new", "T", "echo"), SB_OK);
+    CHECK_STATUS(sb_open_url(m, "app://item/42/reviews?x=1", NULL, &out), SB_OK);
+    CHECK(check_int(sb_dict_get(out, "id")) == 42);
+    CHECK_STR(str(out, "tab"), "reviews");
+    CHECK_STR(str(out, "x"), "1");
+    sb_release(out);
+    CHECK_STATUS(sb_open_url(m, "app://item/new", NULL, &out), SB_OK);
+    CHECK(sb_count(out) == 0); /* the literal route, no captures */
+    sb_release(out);
+    CHECK_STATUS(sb_add_route_pattern(m, "app://bad/<float:x>", "T", "echo"), SB_EINVAL);
+    CHECK(ERROR_MENTIONS("float"));
+    CHECK_STATUS(sb_remove_route_pattern(m, "app://item/<int:id>(/:tab)"), SB_OK);
+    CHECK_STATUS(sb_remove_route_pattern(m, "app://item/<int:id>(/:tab)"), SB_ENOTARGET);
+
+    /* The catalogue. */
+    CHECK_STATUS(sb_routes(m, &out), SB_OK);
+    sb_value *patterns = sb_dict_get(out, "patterns");
+    CHECK(sb_count(patterns) == 1);
+    CHECK_STR(str(sb_array_get(patterns, 0), "pattern"), "app://item/new");
+    CHECK_STR(str(sb_array_get(sb_dict_get(out, "targets"), 0), "name"), "T");
+    sb_release(out);
+    char *json = sb_routes_json(m);
+    CHECK(json != NULL && strstr(json, "\"myapp\"") != NULL && strstr(json, "\"connector\":\"targets\"") != NULL);
+    sb_free(json);
+    sb_mediator_free(m);
+}
+
+int main(void) {
+    test_open();
+    test_policy();
+    test_schemes_and_patterns();
+    return check_report("urls");
+}

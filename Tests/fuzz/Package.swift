@@ -1,0 +1,17 @@
+// swift-tools-version:6.0
+// libFuzzer targets for Switchboard. Built only by scripts/fuzz.sh, with
+// `--sanitize=fuzzer --sanitize=address`: libFuzzer provides main(), so a
+// plain `swift build` here would not link — which is why the fuzzers live in
+// this package and not in the main one.
+import PackageDescription
+
+let package = Package(
+    name: "SwitchboardFuzz",
+    dependencies: [.package(name: "Switchboard", path: "../..")],
+    targets: [
+        .executableTarget(
+            name: "URLFuzzer",
+            dependencies: [.product(name: "SwitchboardC", package: "Switchboard")],
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
+    ]
+)

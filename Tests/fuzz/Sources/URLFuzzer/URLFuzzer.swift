@@ -1,0 +1,72 @@
+// Fuzzes the URL entry through the C API, with the raw bytes a C caller could
+// pass: UTF-8 validation, strict parsing and decoding, the policy, scheme
+// connectors and pattern matching. The first byte picks the mode:
+//   even: open the rest as a URL;
+//   odd:  add the rest as a route pattern, open a URL made from it, remove it.
+// Invariants: no crash, no leak (ASan), nothing answers a native action, and
+// the registry does not grow.
+import CSwitchboard
+// The sb_ functions come from the SwitchboardC product, linked in; only the
+// C declarations are imported (importing both would make every name ambiguous).
+
+/// One mediator for the whole run, with targets, a pattern set and a forward
+/// connector to route to.
+// Set up once and never changed afterwards (libFuzzer calls in one thread).
+private nonisolated(unsafe) let mediator: OpaquePointer = {
+    let m = sb_mediator_new()!
+    let echo: sb_fn = { _, args, out in
+        out?.pointee = sb_retain(args)
+        return SB_OK
+    }
+    let native: sb_fn = { _, _, _ in
+        fatalError("a URL reached a native action")
+    }
+    _ = sb_register_action(m, "T", "echo", echo, nil, nil)
+    _ = sb_register_action(m, "T", "nativeSecret", native, nil, nil)
+    _ = sb_register_action(m, "NoTargetAction", "response", echo, nil, nil)
+    _ = sb_register_scheme(m, "https", echo, nil, nil)
+    for pattern in ["app://u/:id/profile", "app://i/<int:id>(/:tab)", "app://f/<path:rest>", "app://w/*",
+                    "app://secret/*"] {
+        _ = sb_add_route_pattern(m, pattern, "T", pattern.hasPrefix("app://secret") ? "nativeSecret" : "echo")
+    }
+    return m
+}()
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    guard size > 0 else { return 0 }
+    var text = Array(UnsafeBufferPointer(start: data + 1, count: size - 1).prefix { $0 != 0 })
+    text.append(0)
+    text.withUnsafeBufferPointer { bytes in
+        let string = UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self)
+        var out: OpaquePointer?
+        if data[0] % 2 == 0 {
+            _ = sb_open_url(mediator, string, nil, &out)
+            sb_release(out)
+        } else if sb_add_route_pattern(mediator, string, "T", "echo") == SB_OK {
+            // A URL the pattern might match: its text with placeholders filled.
+            let url = String(cString: string).replacingPlaceholders()
+            _ = url.withCString { sb_open_url(mediator, $0, nil, &out) }
+            sb_release(out)
+            precondition(sb_remove_route_pattern(mediator, string) == SB_OK, "an added pattern could not be removed")
+        }
+    }
+    return 0
+}
+
+private extension String {
+    /// A URL a pattern could match: groups kept, placeholders filled in
+    /// (`:x` → `1`, `<int:x>` → `2`, `<path:x>` → `a/b`, `*` → `w`).
+    func replacingPlaceholders() -> String {
+        filter { $0 != "(" && $0 != ")" }
+            .split(separator: "/", omittingEmptySubsequences: false)
+            .map { segment -> String in
+                if segment.hasPrefix(":") { return "1" }
+                if segment.hasPrefix("<int:") { return "2" }
+                if segment.hasPrefix("<path:") { return "a/b" }
+                if segment.hasPrefix("<") { return "s" }
+                return segment == "*" ? "w" : String(segment)
+            }
+            .joined(separator: "/")
+    }
+}

@@ -1,0 +1,126 @@
+local sb = require "switchboard"
+local helper = require "helper"
+
+describe("sb.open", function()
+  local name
+  before_each(function()
+    name = helper.name("Url")
+    sb.target(name, { show = function(p) return p end, nativeSecret = function() return "leaked" end })
+  end)
+
+  it("performs target/action with the decoded query", function()
+    local got = sb.open("app://" .. name .. "/show?id=42&tag=a&tag=b&s=%E4%B8%AD")
+    assert.are.same({ id = "42", tag = { "a", "b" }, s = "中" }, got)
+  end)
+
+  it("takes params beside the URL, which win, and a completion", function()
+    local seen
+    local got = sb.open("app://" .. name .. "/show?id=url", { id = 7, cb = function() end }, function(info) seen = info end)
+    assert.are.equal(7, got.id)
+    assert.are.equal("userdata", type(got.cb)) -- a Lua function crossed as a callback and came back callable
+    assert.are.same({ result = got }, { result = seen.result })
+    sb.open("app://" .. name .. "/show", function(info) seen = info end)
+    assert.are.same({ result = {} }, seen)
+  end)
+
+  it("fails with nil, message, code and tells the completion why", function()
+    local seen
+    local result, message, code = sb.open("app://" .. name .. "/nativeSecret", function(info) seen = info end)
+    assert.is_nil(result)
+    assert.are.equal("EREJECTED", code)
+    assert.matches("native", message)
+    assert.are.equal("EREJECTED", seen.code)
+    result, message, code = sb.open("app://" .. name .. "/show?x=%ZZ")
+    assert.are.equal("EBADURL", code)
+    assert.matches("percent escape", message)
+    _, _, code = sb.open("gopher://" .. name .. "/show")
+    assert.are.equal("ENOTARGET", code)
+  end)
+
+  it("keeps hostile URLs away from target code", function()
+    local calls = 0
+    local spy = helper.name("Spy")
+    sb.target(spy, { nativeSecret = function() calls = calls + 1 end, show = function() calls = calls + 1 end })
+    for _, url in ipairs {
+      "app://%s/nativeSecret", "app://%s/%%6EativeSecret", "app://%s/NATIVEsecret", "app://%s/../nativeSecret",
+      "app://%s//show", "app://%s/show%%00", "app://%s/show?x=%%FF", "app://%s/sh%%ow", "app://user@%s/show",
+    } do
+      local result = sb.open(url:format(spy))
+      assert.is_nil(result, url)
+    end
+    assert.are.equal(0, calls)
+  end)
+
+  it("raises on misuse", function()
+    assert.has_error(function() sb.open() end)
+    assert.has_error(function() sb.open("app://a/b", 42) end)
+    assert.has_error(function() sb.open("app://a/b", {}, "not a function") end)
+  end)
+end)
+
+describe("sb.scheme, sb.route, sb.policy, sb.on_rejected, sb.routes", function()
+  it("connects a scheme to a Lua handler that gets the whole URL", function()
+    assert.is_true(sb.scheme("https", function(req) return { url = req.url, path = req.path, q = req.query.q } end))
+    assert.are.same({ url = "https://example.com/a/b?q=1", path = { "a", "b" }, q = "1" },
+                    sb.open("https://example.com/a/b?q=1"))
+    assert.is_true(sb.scheme("https", false))
+    local _, _, code = sb.open("https://example.com/")
+    assert.are.equal("ENOTARGET", code)
+  end)
+
+  it("connects a scheme to targets", function()
+    local name = helper.name("Sch")
+    sb.target(name, { go = function(p) return p.x end })
+    assert.is_true(sb.scheme("mine"))
+    assert.are.equal("1", sb.open("mine://" .. name .. "/go?x=1"))
+    sb.scheme("mine", false)
+  end)
+
+  it("re-routes a URL pattern to a Lua handler at run time, and back", function()
+    local name = helper.name("Old")
+    sb.target(name, { profile = function(p) return "old " .. p.id end })
+    assert.is_true(sb.route("app://user/<int:id>/profile", name, "profile"))
+    assert.are.equal("old 7", sb.open("app://user/7/profile"))
+    assert.is_true(sb.unroute("app://user/<int:id>/profile"))
+    assert.is_true(sb.route("app://user/<int:id>/profile", function(p) return { new = p.id } end))
+    assert.are.same({ new = 7 }, sb.open("app://user/7/profile"))
+    assert.is_true(sb.unroute("app://user/<int:id>/profile"))
+    local ok, _, code = sb.unroute("app://user/<int:id>/profile")
+    assert.is_nil(ok)
+    assert.are.equal("ENOTARGET", code)
+    local _, message = sb.route("app://bad/<float:x>", name, "profile")
+    assert.matches("float", message)
+  end)
+
+  it("applies a policy and reports refusals to an observer", function()
+    local name = helper.name("Pol")
+    sb.target(name, { show = function() return "shown" end })
+    local refusals = {}
+    assert.is_true(sb.on_rejected(function(r) refusals[#refusals + 1] = r end))
+    assert.is_true(sb.policy({ targets = { "Nobody" } }))
+    local _, _, code = sb.open("app://" .. name .. "/show")
+    assert.are.equal("EREJECTED", code)
+    assert.are.equal(1, #refusals)
+    assert.matches(name, refusals[1].reason)
+    assert.is_true(sb.policy(nil))
+    assert.are.equal("shown", sb.open("app://" .. name .. "/show"))
+    assert.is_true(sb.on_rejected(nil))
+    local _, _, code2 = sb.policy({ schemes = "app" })
+    assert.are.equal("ETYPE", code2)
+  end)
+
+  it("lists targets, schemes and patterns", function()
+    local name = helper.name("Listed")
+    sb.target(name, { a = function() end, b = function() end })
+    sb.route("app://listed/:x", name, "a")
+    local routes = sb.routes()
+    local found
+    for _, t in ipairs(routes.targets) do if t.name == name then found = t end end
+    assert.are.same({ "a", "b" }, found.actions)
+    local patterns = {}
+    for _, p in ipairs(routes.patterns) do patterns[p.pattern] = p.target end
+    assert.are.equal(name, patterns["app://listed/:x"])
+    assert.is_table(routes.schemes)
+    sb.unroute("app://listed/:x")
+  end)
+end)
