@@ -25,8 +25,20 @@ final class Target_Stress: Target {
     ]
 }
 
+/// Numbers its instances (Target_Counter's counters belong to CachingTests).
+final class Target_RaceCounter: Target {
+    static let made = Counter()
+    let serial = Target_RaceCounter.made.increment()
+    static let actions: Actions<Target_RaceCounter> = [
+        "serial": { t, _ in .int(Int64(t.serial)) },
+    ]
+}
+
 private let performers = 8
 private let performsEach = 100_000
+/// Each performer waits, every this many calls, for one more release, so
+/// releases interleave with performs whatever the scheduler does.
+private let releaseEvery = 20_000
 
 @Suite("Concurrency")
 struct ConcurrencyTests {
@@ -42,6 +54,9 @@ struct ConcurrencyTests {
             for worker in 0..<performers {
                 group.addTask {
                     for i in 0..<performsEach {
+                        if i > 0 && i % releaseEvery == 0 {
+                            while releases.value < i / releaseEvery { await Task.yield() }
+                        }
                         let n = Int64(worker * performsEach + i)
                         let ok: Bool
                         switch i % 3 {
@@ -78,16 +93,16 @@ struct ConcurrencyTests {
             }
         }
         #expect(failures.value == 0)
-        #expect(releases.value > 0)
+        #expect(releases.value >= performsEach / releaseEvery - 1)
     }
 
     @Test("concurrent first calls to a cached target agree on one instance")
     func raceToCache() async throws {
         for _ in 0..<50 {
-            let m = Mediator(modules: ["FixtureTargetsA"])
+            let m = Mediator(modules: ["SwitchboardTests"])
             let serials = await withTaskGroup(of: Value.self) { group in
                 for _ in 0..<8 {
-                    group.addTask { m.perform(target: "Counter", action: "serial", cacheTarget: true) }
+                    group.addTask { m.perform(target: "RaceCounter", action: "serial", cacheTarget: true) }
                 }
                 return await group.reduce(into: Set<Int64>()) { $0.insert($1.int ?? -1) }
             }
