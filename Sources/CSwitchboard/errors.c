@@ -11,8 +11,11 @@
 struct error_slot {
     char *text;        /* NUL-terminated; NULL until the first error */
     size_t capacity;
-    unsigned long generation;
 };
+
+/* Bumped by every message set on this thread. Read around every action call,
+ * so it is one word of initial-exec TLS rather than a pthread key lookup. */
+static __thread unsigned long generation __attribute__((tls_model("initial-exec")));
 
 static pthread_key_t slot_key;
 static pthread_once_t slot_once = PTHREAD_ONCE_INIT;
@@ -54,9 +57,9 @@ static size_t reserve(struct error_slot *slot, size_t length) {
 }
 
 void sb__error_set(const char *message, size_t length) {
+    generation++;
     struct error_slot *slot = current_slot();
     if (slot == NULL) return;
-    slot->generation++;
     size_t n = reserve(slot, length);
     if (slot->capacity == 0) return;
     memcpy(slot->text, message, n);
@@ -64,9 +67,9 @@ void sb__error_set(const char *message, size_t length) {
 }
 
 void sb_set_error(const char *fmt, ...) {
+    generation++;
     struct error_slot *slot = current_slot();
     if (slot == NULL) return;
-    slot->generation++;
     if (fmt == NULL) fmt = "(no message)";
     va_list args;
     va_start(args, fmt);
@@ -87,7 +90,5 @@ const char *sb_last_error(void) {
 }
 
 unsigned long sb__error_generation(void) {
-    pthread_once(&slot_once, slot_key_create);
-    struct error_slot *slot = pthread_getspecific(slot_key);
-    return slot != NULL ? slot->generation : 0;
+    return generation;
 }

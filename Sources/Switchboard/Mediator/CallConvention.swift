@@ -22,8 +22,9 @@ struct SwiftConvention: CallConvention {
             } catch {
                 return .failure(.wrapping(error, in: "\(target.string).\(action.string)"))
             }
-        case .foreign(let function):
+        case .foreign:
             do throws(SwitchboardError) {
+                let function = entry.foreign!.takeUnretainedValue()
                 return .success(try function.call(.dict(args), state: instance?.state))
             } catch {
                 return .failure(error)

@@ -2,8 +2,10 @@
 // (for C: `const sb_value *` params, `sb_value **` out). A C caller reaching a
 // C action converts nothing; only calls that cross into Swift convert.
 
-/// What the dispatcher needs from a face to call Swift actions for it.
-@_spi(Faces) public protocol ForeignBridge: Sendable {
+/// What the dispatcher needs from a face to call Swift actions for it. A
+/// face has one, living as long as the process: the dispatcher holds it
+/// unowned, so a call copies no existential and touches no reference count.
+@_spi(Faces) public protocol ForeignBridge: AnyObject, Sendable {
     /// The Swift value of a borrowed native value (NULL reads as `.null`).
     func value(from native: OpaquePointer?) throws(SwitchboardError) -> Value
     /// A new native reference for `value`.
@@ -42,14 +44,17 @@ extension Mediator {
 
 /// Foreign callers: native params in, status and native `out` back.
 struct ForeignConvention: CallConvention {
-    let bridge: any ForeignBridge
+    unowned(unsafe) let bridge: any ForeignBridge
     let out: UnsafeMutablePointer<OpaquePointer?>
 
     func invoke(_ entry: ActionEntry, on instance: TargetInstance?, args: OpaquePointer?,
                 target: NameRef, action: NameRef) -> Int32 {
+        if let function = entry.foreign {
+            return function._withUnsafeGuaranteedRef { $0.callNative(args, state: instance?.state, out: out) }
+        }
         switch entry.body {
-        case .foreign(let function):
-            return function.callNative(args, state: instance?.state, out: out)
+        case .foreign:
+            preconditionFailure("a foreign action without its borrowed view")
         case .swift(let body):
             let params: Params
             let result: Value

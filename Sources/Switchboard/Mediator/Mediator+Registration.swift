@@ -33,7 +33,7 @@ extension Mediator {
 
     /// Registers an action implemented by another face.
     @_spi(Faces) public func register(target: String, action: String,
-                                      foreign function: any ForeignFunction) throws(SwitchboardError) {
+                                      foreign function: ForeignFunction) throws(SwitchboardError) {
         try Self.check(action, kind: "action")
         try add([ActionEntry(name: action, body: .foreign(function))], to: target)
     }

@@ -135,11 +135,11 @@ extension TargetProvider {
 /// to make and destroy an instance's state.
 @_spi(Faces) public struct ForeignTargetClass: Sendable {
     public var origin: String
-    public var actions: [(name: String, function: any ForeignFunction)]
+    public var actions: [(name: String, function: ForeignFunction)]
     public var create: @Sendable () throws(SwitchboardError) -> UnsafeMutableRawPointer?
     public var destroy: @Sendable (UnsafeMutableRawPointer?) -> Void
 
-    public init(origin: String, actions: [(name: String, function: any ForeignFunction)],
+    public init(origin: String, actions: [(name: String, function: ForeignFunction)],
                 create: @escaping @Sendable () throws(SwitchboardError) -> UnsafeMutableRawPointer?,
                 destroy: @escaping @Sendable (UnsafeMutableRawPointer?) -> Void) {
         self.origin = origin

@@ -8,15 +8,21 @@ final class ActionEntry: @unchecked Sendable {
         case swift(@Sendable (AnyObject?, Params) throws -> Value)
         /// A C or Lua function, called in its own face's representation when
         /// the caller is in that face.
-        case foreign(any ForeignFunction)
+        case foreign(ForeignFunction)
     }
 
     let name: OwnedName
     let body: Body
+    /// `body`'s foreign function, borrowed (`body` owns it). Calls go
+    /// through this view: matching on `body` would retain and release the
+    /// function on every call, and with several threads calling one action
+    /// those writes to a shared reference count would contend.
+    let foreign: Unmanaged<ForeignFunction>?
 
     init(name: String, body: Body) {
         self.name = OwnedName(name)
         self.body = body
+        if case .foreign(let function) = body { foreign = Unmanaged.passUnretained(function) } else { foreign = nil }
     }
 
     deinit { name.free() }

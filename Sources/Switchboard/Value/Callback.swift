@@ -6,23 +6,28 @@
 public final class Callback: Sendable {
     enum Body: Sendable {
         case swift(@Sendable (Value) throws -> Value)
-        case foreign(any ForeignFunction)
+        case foreign(ForeignFunction)
     }
 
     let body: Body
+    /// The foreign function, borrowed (`body` owns it): faces call through
+    /// it without touching its reference count.
+    @_spi(Faces) public let borrowedForeign: Unmanaged<ForeignFunction>?
 
     public init(_ body: @escaping @Sendable (Value) throws -> Value) {
         self.body = .swift(body)
+        borrowedForeign = nil
     }
 
     /// A callback implemented by another face (C, Lua).
-    @_spi(Faces) public init(foreign: any ForeignFunction) {
+    @_spi(Faces) public init(foreign: ForeignFunction) {
         self.body = .foreign(foreign)
+        borrowedForeign = Unmanaged.passUnretained(foreign)
     }
 
     /// The foreign implementation, so a face can call its own functions
     /// without converting arguments; nil for Swift closures.
-    @_spi(Faces) public var foreign: (any ForeignFunction)? {
+    @_spi(Faces) public var foreign: ForeignFunction? {
         if case .foreign(let f) = body { return f }
         return nil
     }
@@ -49,15 +54,26 @@ public final class Callback: Sendable {
 ///
 /// The mediator calls `callNative` when the caller is in the same face, so a
 /// C-to-C call converts nothing, and `call` when the caller is Swift.
-@_spi(Faces) public protocol ForeignFunction: AnyObject, Sendable {
+///
+/// A class to subclass, not a protocol: the dispatcher calls it through a
+/// borrowed `Unmanaged` reference, which needs a concrete class. Binding an
+/// existential would retain and release the function on every call — a
+/// write to a reference count that every thread calling the action shares.
+@_spi(Faces) open class ForeignFunction: @unchecked Sendable {
+    public init() {}
+
     /// Calls from Swift: converts `args` in and the result out.
     /// `state` is the target instance's state for actions of a target class
     /// (a C plugin's `create()` result); nil otherwise.
-    func call(_ args: Value, state: UnsafeMutableRawPointer?) throws(SwitchboardError) -> Value
+    open func call(_ args: Value, state: UnsafeMutableRawPointer?) throws(SwitchboardError) -> Value {
+        preconditionFailure("\(type(of: self)) must override call(_:state:)")
+    }
 
     /// Calls in the face's own representation. On success returns 0 and sets
     /// `out` to a new reference; on failure returns a status code and leaves
     /// the message where the face keeps it (`sb_last_error`).
-    func callNative(_ args: OpaquePointer?, state: UnsafeMutableRawPointer?,
-                    out: UnsafeMutablePointer<OpaquePointer?>) -> Int32
+    open func callNative(_ args: OpaquePointer?, state: UnsafeMutableRawPointer?,
+                         out: UnsafeMutablePointer<OpaquePointer?>) -> Int32 {
+        preconditionFailure("\(type(of: self)) must override callNative(_:state:out:)")
+    }
 }

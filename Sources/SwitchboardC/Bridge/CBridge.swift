@@ -7,7 +7,7 @@ import CSwitchboard
 nonisolated(unsafe) let emptyParams: OpaquePointer = SBValue.make(SB_DICT).retainedHandle
 
 /// How the core calls Swift actions for C callers: `sb_value` in and out.
-struct CBridge: ForeignBridge {
+final class CBridge: ForeignBridge {
     static let shared = CBridge()
 
     func value(from native: OpaquePointer?) throws(SwitchboardError) -> Value {

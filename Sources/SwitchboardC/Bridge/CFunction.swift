@@ -24,6 +24,7 @@ final class CFunction: ForeignFunction, @unchecked Sendable {
         self.usesInstanceState = usesInstanceState
         self.owner = owner
         self.label = label
+        super.init()
     }
 
     deinit { freeUserdata?(userdata) }
@@ -32,7 +33,7 @@ final class CFunction: ForeignFunction, @unchecked Sendable {
     /// wrong: a success without a result becomes SB_NULL; a failure that left
     /// a result releases it; an unknown status becomes SB_EACTION; a failure
     /// without a message gets one.
-    func callNative(_ args: OpaquePointer?, state: UnsafeMutableRawPointer?,
+    override func callNative(_ args: OpaquePointer?, state: UnsafeMutableRawPointer?,
                     out: UnsafeMutablePointer<OpaquePointer?>) -> Int32 {
         out.pointee = nil
         let messagesBefore = sb__error_generation()
@@ -56,7 +57,7 @@ final class CFunction: ForeignFunction, @unchecked Sendable {
     }
 
     /// Calls the function for a Swift caller: converts in and out.
-    func call(_ args: Value, state: UnsafeMutableRawPointer?) throws(SwitchboardError) -> Value {
+    override func call(_ args: Value, state: UnsafeMutableRawPointer?) throws(SwitchboardError) -> Value {
         let native = Unmanaged.passRetained(try SBValue.from(args))
         defer { native.release() }
         var out: OpaquePointer?

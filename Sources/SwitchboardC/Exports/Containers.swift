@@ -78,7 +78,7 @@ public func sb_dict_get(_ dict: sb_value_cptr?, _ key: UnsafePointer<CChar>?) ->
 @_cdecl("sb_count")
 public func sb_count(_ v: sb_value_cptr?) -> size_t {
     guard let v else { return 0 }
-    return SBValue.borrow(v)._withUnsafeGuaranteedRef { $0.isContainer ? $0.header.count : 0 }
+    return SBValue.borrow(v)._withUnsafeGuaranteedRef { $0.isContainer ? $0.h.pointee.count : 0 }
 }
 
 @_cdecl("sb_array_get")
@@ -98,8 +98,8 @@ public func sb_dict_at(_ dict: sb_value_cptr?, _ i: size_t, _ key: UnsafeMutable
     guard let dict else { return failure(SB_EINVAL, "sb_dict_at: NULL dict") }
     return SBValue.borrow(dict)._withUnsafeGuaranteedRef { d in
         guard d.type == SB_DICT else { return failure(SB_ETYPE, "sb_dict_at: the value is a \(typeName(d.type))") }
-        guard i >= 0 && i < d.header.count else {
-            return failure(SB_EINVAL, "sb_dict_at: index \(i) is out of range (count \(d.header.count))")
+        guard i >= 0 && i < d.h.pointee.count else {
+            return failure(SB_EINVAL, "sb_dict_at: index \(i) is out of range (count \(d.h.pointee.count))")
         }
         let entry = d.dictEntries[i]
         key?.pointee = UnsafeRawPointer(entry.key).assumingMemoryBound(to: CChar.self)

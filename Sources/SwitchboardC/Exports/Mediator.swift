@@ -80,18 +80,11 @@ public func sb_unregister_action(_ m: sb_mediator_ptr?, _ target: UnsafePointer<
 
 /// The module named by SB_MODULE_KEY in `params`, if it holds a string.
 private func moduleName(in params: SBValue) -> String? {
-    params.find(key: moduleKey.base, length: moduleKey.count, hash: moduleKey.hash).flatMap { i in
+    guard params.h.pointee.hasModuleKey else { return nil }
+    return params.find(key: ModuleKey.base, length: ModuleKey.count, hash: ModuleKey.hash).flatMap { i in
         params.dictEntries[i].value._withUnsafeGuaranteedRef { $0.type == SB_STRING ? $0.stringValue : nil }
     }
 }
-
-// Immutable after initialization.
-private nonisolated(unsafe) let moduleKey: (base: UnsafePointer<UInt8>, count: Int, hash: UInt64) = {
-    let bytes = Array(Mediator.moduleKey.utf8)
-    let base = UnsafeMutablePointer<UInt8>.allocate(capacity: bytes.count)
-    base.initialize(from: bytes, count: bytes.count)
-    return (UnsafePointer(base), bytes.count, NameHash.of(base, count: bytes.count))
-}()
 
 @_cdecl("sb_perform")
 public func sb_perform(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?,
@@ -105,7 +98,7 @@ public func sb_perform(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _
     if let params {
         let problem: String? = SBValue.borrow(params)._withUnsafeGuaranteedRef { p in
             guard p.type == SB_DICT else { return "params must be a dict, not a \(typeName(p.type))" }
-            if p.header.count > 0 { module = moduleName(in: p) }
+            module = moduleName(in: p)
             return nil
         }
         if let problem { return failure(SB_EINVAL, "sb_perform: \(problem)") }

@@ -94,17 +94,17 @@ private func get<T>(_ v: sb_value_cptr?, _ out: UnsafeMutablePointer<T>?, _ type
 
 @_cdecl("sb_get_bool")
 public func sb_get_bool(_ v: sb_value_cptr?, _ out: UnsafeMutablePointer<CInt>?) -> sb_status {
-    get(v, out, SB_BOOL, "bool") { CInt($0.header.scalar) }
+    get(v, out, SB_BOOL, "bool") { CInt($0.h.pointee.scalar) }
 }
 
 @_cdecl("sb_get_int")
 public func sb_get_int(_ v: sb_value_cptr?, _ out: UnsafeMutablePointer<Int64>?) -> sb_status {
-    get(v, out, SB_INT, "int") { Int64(bitPattern: $0.header.scalar) }
+    get(v, out, SB_INT, "int") { Int64(bitPattern: $0.h.pointee.scalar) }
 }
 
 @_cdecl("sb_get_double")
 public func sb_get_double(_ v: sb_value_cptr?, _ out: UnsafeMutablePointer<Double>?) -> sb_status {
-    get(v, out, SB_DOUBLE, "double") { Double(bitPattern: $0.header.scalar) }
+    get(v, out, SB_DOUBLE, "double") { Double(bitPattern: $0.h.pointee.scalar) }
 }
 
 @_cdecl("sb_get_pointer")
@@ -126,7 +126,7 @@ private func tail(_ v: sb_value_cptr?, _ len: UnsafeMutablePointer<Int>?, _ type
     guard let v else { return nil }
     return SBValue.borrow(v)._withUnsafeGuaranteedRef { value in
         guard value.type == type else { return nil }
-        len?.pointee = value.header.count
+        len?.pointee = value.h.pointee.count
         return UnsafePointer(value.tailBytes)
     }
 }

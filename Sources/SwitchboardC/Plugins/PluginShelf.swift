@@ -73,7 +73,7 @@ final class PluginImage: @unchecked Sendable {
 
     /// The target class for one of this plugin's tables.
     func targetClass(_ name: String, _ def: UnsafePointer<sb_target_def>) -> ForeignTargetClass {
-        var actions: [(name: String, function: any ForeignFunction)] = []
+        var actions: [(name: String, function: ForeignFunction)] = []
         var i = 0
         while let actionName = def.pointee.actions[i].name, let fn = def.pointee.actions[i].fn {
             let action = String(cString: actionName)

@@ -15,6 +15,19 @@ struct DictEntry {
     var value: Unmanaged<SBValue>
 }
 
+/// SB_MODULE_KEY, hashed once.
+enum ModuleKey {
+    // Immutable after initialization.
+    nonisolated(unsafe) static let base: UnsafePointer<UInt8> = {
+        let bytes = Array(Mediator.moduleKey.utf8)
+        let base = UnsafeMutablePointer<UInt8>.allocate(capacity: bytes.count)
+        base.initialize(from: bytes, count: bytes.count)
+        return UnsafePointer(base)
+    }()
+    static let count = Mediator.moduleKey.utf8.count
+    static let hash = NameHash.of(base, count: count)
+}
+
 /// Dicts are scanned linearly while small (params usually are) and get a
 /// hash index beyond this many entries.
 private let indexThreshold = 8
@@ -23,31 +36,31 @@ private let indexThreshold = 8
 
 extension SBValue {
     var arraySlots: UnsafeMutablePointer<Unmanaged<SBValue>> {
-        header.slots!.assumingMemoryBound(to: Unmanaged<SBValue>.self)
+        h.pointee.slots!.assumingMemoryBound(to: Unmanaged<SBValue>.self)
     }
 
     /// Element `i`, borrowed; nil when out of range.
     func element(_ i: Int) -> Unmanaged<SBValue>? {
-        i >= 0 && i < header.count ? arraySlots[i] : nil
+        i >= 0 && i < h.pointee.count ? arraySlots[i] : nil
     }
 
     /// Appends `item`, taking over one reference to it. False (and `item`
     /// still owned by the caller) when memory runs out.
     func append(_ item: Unmanaged<SBValue>) -> Bool {
-        if header.count == header.capacity {
+        if h.pointee.count == h.pointee.capacity {
             guard grow(elementSize: MemoryLayout<Unmanaged<SBValue>>.stride) else { return false }
         }
-        arraySlots[header.count] = item
-        header.count += 1
+        arraySlots[h.pointee.count] = item
+        h.pointee.count += 1
         return true
     }
 
     /// Doubles the slot capacity with realloc (slots are trivial values).
     private func grow(elementSize: Int) -> Bool {
-        let capacity = max(4, header.capacity * 2)
-        guard let slots = realloc(header.slots, capacity * elementSize) else { return false }
-        header.slots = slots
-        header.capacity = capacity
+        let capacity = max(4, h.pointee.capacity * 2)
+        guard let slots = realloc(h.pointee.slots, capacity * elementSize) else { return false }
+        h.pointee.slots = slots
+        h.pointee.capacity = capacity
         return true
     }
 }
@@ -56,23 +69,23 @@ extension SBValue {
 
 extension SBValue {
     var dictEntries: UnsafeMutablePointer<DictEntry> {
-        header.slots!.assumingMemoryBound(to: DictEntry.self)
+        h.pointee.slots!.assumingMemoryBound(to: DictEntry.self)
     }
 
     /// The position of `key`, or nil.
     func find(key: UnsafePointer<UInt8>, length: Int, hash: UInt64) -> Int? {
-        guard header.count > 0 else { return nil }
+        guard h.pointee.count > 0 else { return nil }
         let entries = dictEntries
-        if let index = header.index {
-            var i = Int(truncatingIfNeeded: hash) & header.indexMask
+        if let index = h.pointee.index {
+            var i = Int(truncatingIfNeeded: hash) & h.pointee.indexMask
             while index[i] >= 0 {
                 let e = entries[Int(index[i])]
                 if e.hash == hash && e.keyLength == length && memcmp(e.key, key, length) == 0 { return Int(index[i]) }
-                i = (i + 1) & header.indexMask
+                i = (i + 1) & h.pointee.indexMask
             }
             return nil
         }
-        for i in 0..<header.count {
+        for i in 0..<h.pointee.count {
             let e = entries[i]
             if e.hash == hash && e.keyLength == length && memcmp(e.key, key, length) == 0 { return i }
         }
@@ -96,40 +109,43 @@ extension SBValue {
             old.release()
             return true
         }
-        if header.count == header.capacity {
-            let capacity = max(4, header.capacity * 2)
-            guard let slots = realloc(header.slots, capacity * MemoryLayout<DictEntry>.stride) else { return false }
-            header.slots = slots
-            header.capacity = capacity
+        if h.pointee.count == h.pointee.capacity {
+            let capacity = max(4, h.pointee.capacity * 2)
+            guard let slots = realloc(h.pointee.slots, capacity * MemoryLayout<DictEntry>.stride) else { return false }
+            h.pointee.slots = slots
+            h.pointee.capacity = capacity
             if capacity > indexThreshold && !rebuildIndex() { return false }
         }
         guard let copy = malloc(length + 1)?.assumingMemoryBound(to: UInt8.self) else { return false }
         copy.initialize(from: key, count: length)
         copy[length] = 0
-        let position = header.count
+        let position = h.pointee.count
         dictEntries[position] = DictEntry(hash: hash, key: copy, keyLength: length, value: value)
-        header.count += 1
-        if let index = header.index { insert(position, hash: hash, into: index) }
+        if hash == ModuleKey.hash && length == ModuleKey.count && memcmp(key, ModuleKey.base, length) == 0 {
+            h.pointee.hasModuleKey = true
+        }
+        h.pointee.count += 1
+        if let index = h.pointee.index { insert(position, hash: hash, into: index) }
         return true
     }
 
     /// Makes an index twice the slot capacity, for a load factor ≤ 1/2.
     private func rebuildIndex() -> Bool {
-        let size = header.capacity * 2
+        let size = h.pointee.capacity * 2
         guard let index = malloc(size * MemoryLayout<Int32>.stride)?.assumingMemoryBound(to: Int32.self) else {
             return false
         }
         index.initialize(repeating: -1, count: size)
-        free(header.index)
-        header.index = index
-        header.indexMask = size - 1
-        for i in 0..<header.count { insert(i, hash: dictEntries[i].hash, into: index) }
+        free(h.pointee.index)
+        h.pointee.index = index
+        h.pointee.indexMask = size - 1
+        for i in 0..<h.pointee.count { insert(i, hash: dictEntries[i].hash, into: index) }
         return true
     }
 
     private func insert(_ position: Int, hash: UInt64, into index: UnsafeMutablePointer<Int32>) {
-        var i = Int(truncatingIfNeeded: hash) & header.indexMask
-        while index[i] >= 0 { i = (i + 1) & header.indexMask }
+        var i = Int(truncatingIfNeeded: hash) & h.pointee.indexMask
+        while index[i] >= 0 { i = (i + 1) & h.pointee.indexMask }
         index[i] = Int32(position)
     }
 
@@ -154,7 +170,7 @@ extension SBValue {
     /// `target`, within the depth limit.
     private func scan(for target: SBValue, level: Int) -> String? {
         if level >= Int(SB_MAX_DEPTH) { return "values nest deeper than SB_MAX_DEPTH (\(SB_MAX_DEPTH))" }
-        for i in 0..<header.count {  // count > 0 implies slots exist
+        for i in 0..<h.pointee.count {  // count > 0 implies slots exist
             let child = type == SB_ARRAY ? arraySlots[i] : dictEntries[i].value
             let problem: String? = child._withUnsafeGuaranteedRef { child in
                 guard child.isContainer else { return nil }
@@ -180,20 +196,20 @@ extension SBValue {
         case SB_NULL:
             return true
         case SB_BOOL, SB_INT:
-            return header.scalar == other.header.scalar
+            return h.pointee.scalar == other.h.pointee.scalar
         case SB_DOUBLE:
-            return Double(bitPattern: header.scalar) == Double(bitPattern: other.header.scalar)
+            return Double(bitPattern: h.pointee.scalar) == Double(bitPattern: other.h.pointee.scalar)
         case SB_STRING, SB_BYTES:
-            return header.count == other.header.count && memcmp(tailBytes, other.tailBytes, header.count) == 0
+            return h.pointee.count == other.h.pointee.count && memcmp(tailBytes, other.tailBytes, h.pointee.count) == 0
         case SB_ARRAY:
-            guard header.count == other.header.count else { return false }
-            for i in 0..<header.count where !arraySlots[i].takeUnretainedValue().equals(other.arraySlots[i].takeUnretainedValue()) {
+            guard h.pointee.count == other.h.pointee.count else { return false }
+            for i in 0..<h.pointee.count where !arraySlots[i].takeUnretainedValue().equals(other.arraySlots[i].takeUnretainedValue()) {
                 return false
             }
             return true
         case SB_DICT:
-            guard header.count == other.header.count else { return false }
-            for i in 0..<header.count {
+            guard h.pointee.count == other.h.pointee.count else { return false }
+            for i in 0..<h.pointee.count {
                 let e = dictEntries[i]
                 guard let j = other.find(key: e.key, length: e.keyLength, hash: e.hash),
                       e.value.takeUnretainedValue().equals(other.dictEntries[j].value.takeUnretainedValue())
@@ -201,7 +217,7 @@ extension SBValue {
             }
             return true
         default:
-            return header.object === other.header.object
+            return h.pointee.object === other.h.pointee.object
         }
     }
 }

@@ -10,26 +10,26 @@ extension SBValue {
     func toValue(level: Int = 0) throws(SwitchboardError) -> Value {
         switch type {
         case SB_NULL: return .null
-        case SB_BOOL: return .bool(header.scalar != 0)
-        case SB_INT: return .int(Int64(bitPattern: header.scalar))
-        case SB_DOUBLE: return .double(Double(bitPattern: header.scalar))
+        case SB_BOOL: return .bool(h.pointee.scalar != 0)
+        case SB_INT: return .int(Int64(bitPattern: h.pointee.scalar))
+        case SB_DOUBLE: return .double(Double(bitPattern: h.pointee.scalar))
         case SB_STRING: return .string(stringValue)
-        case SB_BYTES: return .bytes(Array(UnsafeBufferPointer(start: tailBytes, count: header.count)))
+        case SB_BYTES: return .bytes(Array(UnsafeBufferPointer(start: tailBytes, count: h.pointee.count)))
         case SB_CALLBACK: return .callback(callback!)
         case SB_POINTER: return .pointer(pointer!)
         case SB_ARRAY:
             try Self.checkDepth(level)
             var items: [Value] = []
-            items.reserveCapacity(header.count)
-            for i in 0..<header.count {
+            items.reserveCapacity(h.pointee.count)
+            for i in 0..<h.pointee.count {
                 items.append(try arraySlots[i].takeUnretainedValue().toValue(level: level + 1))
             }
             return .array(items)
         default:
             try Self.checkDepth(level)
             var dict: [String: Value] = [:]
-            dict.reserveCapacity(header.count)
-            for i in 0..<header.count {
+            dict.reserveCapacity(h.pointee.count)
+            for i in 0..<h.pointee.count {
                 dict[key(at: i)] = try dictEntries[i].value.takeUnretainedValue().toValue(level: level + 1)
             }
             return .dict(dict)

@@ -22,6 +22,9 @@ struct SBHeader {
     /// so growth can fail with SB_ENOMEM instead of trapping).
     var slots: UnsafeMutableRawPointer?
     var capacity = 0
+    /// Dict only: it holds SB_MODULE_KEY, so sb_perform looks the module up
+    /// only when there is one.
+    var hasModuleKey = false
     /// Dict only, once it is large: open-addressed entry numbers, -1 = empty.
     var index: UnsafeMutablePointer<Int32>?
     var indexMask = 0
@@ -31,22 +34,31 @@ struct SBHeader {
 
 /// The object behind an `sb_value *`. Its reference count is Swift's own
 /// (atomic), driven by `sb_retain`/`sb_release` through `Unmanaged`.
+///
+/// Fields are reached through `h`, a pointer to the header: accessing
+/// ManagedBuffer's `header` property costs a dynamic exclusivity check
+/// (swift_beginAccess and a thread-local access set) each time, which
+/// callgrind showed to be a third of the cost of a small value.
 final class SBValue: ManagedBuffer<SBHeader, UInt8> {
+    /// The header, in place. Stable for the object's lifetime.
+    @inline(__always)
+    var h: UnsafeMutablePointer<SBHeader> { withUnsafeMutablePointerToHeader { $0 } }
+
     deinit {
-        guard header.slots != nil else { return }
-        switch header.type {
+        guard h.pointee.slots != nil else { return }
+        switch h.pointee.type {
         case SB_ARRAY:
             let items = arraySlots
-            for i in 0..<header.count { items[i].release() }
-            free(header.slots)
+            for i in 0..<h.pointee.count { items[i].release() }
+            free(h.pointee.slots)
         case SB_DICT:
             let entries = dictEntries
-            for i in 0..<header.count {
+            for i in 0..<h.pointee.count {
                 free(entries[i].key)
                 entries[i].value.release()
             }
-            free(header.slots)
-            free(header.index)
+            free(h.pointee.slots)
+            free(h.pointee.index)
         default:
             break
         }
@@ -64,19 +76,19 @@ extension SBValue {
 
     static func bool(_ b: Bool) -> SBValue {
         let v = make(SB_BOOL)
-        v.header.scalar = b ? 1 : 0
+        v.h.pointee.scalar = b ? 1 : 0
         return v
     }
 
     static func int(_ i: Int64) -> SBValue {
         let v = make(SB_INT)
-        v.header.scalar = UInt64(bitPattern: i)
+        v.h.pointee.scalar = UInt64(bitPattern: i)
         return v
     }
 
     static func double(_ d: Double) -> SBValue {
         let v = make(SB_DOUBLE)
-        v.header.scalar = d.bitPattern
+        v.h.pointee.scalar = d.bitPattern
         return v
     }
 
@@ -84,7 +96,7 @@ extension SBValue {
     /// are copied into the value, followed by a NUL.
     static func bytes(_ bytes: UnsafeRawBufferPointer, as type: sb_type) -> SBValue {
         let v = make(type, tailBytes: bytes.count + 1)
-        v.header.count = bytes.count
+        v.h.pointee.count = bytes.count
         v.withUnsafeMutablePointerToElements { tail in
             if let base = bytes.baseAddress { tail.initialize(from: base.assumingMemoryBound(to: UInt8.self), count: bytes.count) }
             tail[bytes.count] = 0
@@ -99,7 +111,7 @@ extension SBValue {
 
     static func object(_ object: AnyObject, as type: sb_type) -> SBValue {
         let v = make(type)
-        v.header.object = object
+        v.h.pointee.object = object
         return v
     }
 }
@@ -107,19 +119,19 @@ extension SBValue {
 // MARK: - Reading values
 
 extension SBValue {
-    var type: sb_type { header.type }
-    var isContainer: Bool { header.type == SB_ARRAY || header.type == SB_DICT }
+    var type: sb_type { h.pointee.type }
+    var isContainer: Bool { h.pointee.type == SB_ARRAY || h.pointee.type == SB_DICT }
 
     /// The bytes of a string or bytes value, NUL-terminated. Stable for the
     /// value's lifetime: a buffer's tail never moves.
     var tailBytes: UnsafeMutablePointer<UInt8> { withUnsafeMutablePointerToElements { $0 } }
 
     var stringValue: String {
-        String(decoding: UnsafeBufferPointer(start: tailBytes, count: header.count), as: UTF8.self)
+        String(decoding: UnsafeBufferPointer(start: tailBytes, count: h.pointee.count), as: UTF8.self)
     }
 
-    var callback: Callback? { header.type == SB_CALLBACK ? unsafeDowncast(header.object!, to: Callback.self) : nil }
-    var pointer: Pointer? { header.type == SB_POINTER ? unsafeDowncast(header.object!, to: Pointer.self) : nil }
+    var callback: Callback? { h.pointee.type == SB_CALLBACK ? unsafeDowncast(h.pointee.object!, to: Callback.self) : nil }
+    var pointer: Pointer? { h.pointee.type == SB_POINTER ? unsafeDowncast(h.pointee.object!, to: Pointer.self) : nil }
 }
 
 // MARK: - Handles
