@@ -61,7 +61,7 @@ struct InteropTests {
                                        params: ["cb": .callback(callback), "arg": 5]) == 105)
 
         // The same callback as a C value, called with sb_callback_call.
-        let value = SBValue.object(callback, as: SB_CALLBACK).retainedHandle
+        let value = Handle(retaining: SBValue.object(callback, as: SB_CALLBACK)).pointer
         defer { sb_release(value) }
         let args = CSwitchboard.sb_int(7)
         defer { sb_release(args) }
@@ -76,7 +76,7 @@ struct InteropTests {
         let made = sb_callback_new(helper_add_one, nil, nil)
         let handle = try #require(made)
         defer { sb_release(handle) }
-        let callback = try #require(SBValue.borrow(handle).takeUnretainedValue().callback)
+        let callback = try #require(Handle(handle).box?.takeUnretainedValue().callback)
         #expect(try callback(41) == 42)
         #expect {
             try callback("not an int")
@@ -117,13 +117,14 @@ struct InteropTests {
             "nested": ["list": [1, [2.5, .null]], "flag": false],
             "callback": .callback(callback), "pointer": .pointer(pointer),
         ]
-        let native = try SBValue.from(original)
+        let native = try Handle.from(original)
+        defer { native.release() }
         let back = try native.toValue()
         #expect(back == original)
         #expect(back["callback"]?.callback === callback)
         #expect(back["pointer"]?.pointer === pointer)
         // C sees an int and a double as different kinds.
-        let handle = native.handle
+        let handle = native.pointer
         #expect(sb_typeof(sb_dict_get(handle, "int")) == SB_INT)
         #expect(sb_typeof(sb_dict_get(handle, "double")) == SB_DOUBLE)
         var length = 0
@@ -150,15 +151,39 @@ struct InteropTests {
         try pair.mediator.register(target: "NoTargetAction", action: "response") { .dict($0) }
         var out: OpaquePointer?
         #expect(helper_perform(pair.handle, "Ghost", "boo", 0, &out) == SB_OK)
-        let result = try SBValue.borrow(try #require(out)).takeUnretainedValue().toValue()
+        let result = try Handle(try #require(out)).toValue()
         #expect(result == ["originParams": [:], "targetString": "Ghost", "selectorString": "boo"])
         sb_release(out)
+    }
+
+    @Test("small ints, booleans and null are immediates; big ints and everything else are boxes")
+    func immediates() throws {
+        for i: Int64 in [0, 1, -1, 42, Handle.immediateInts.lowerBound, Handle.immediateInts.upperBound] {
+            let h = Handle.int(i)
+            #expect(h.isImmediate)
+            #expect(h.int == i)
+            #expect(h.type == SB_INT)
+            #expect(try h.toValue() == .int(i))
+        }
+        for i: Int64 in [.max, .min, Handle.immediateInts.upperBound + 1, Handle.immediateInts.lowerBound - 1] {
+            let h = Handle.int(i)
+            defer { h.release() }
+            #expect(!h.isImmediate)
+            #expect(h.int == i)
+            #expect(h.type == SB_INT)
+            #expect(!h.equals(.int(0)))
+        }
+        #expect(Handle.null.type == SB_NULL && Handle.null.isImmediate)
+        #expect(Handle.bool(true).bool == true && Handle.bool(false).bool == false)
+        #expect(Handle.bool(true).int == nil && Handle.int(1).bool == nil)
+        // The module key's length is a literal in ModuleKey; it must match.
+        #expect(ModuleKey.count == Mediator.moduleKey.utf8.count)
     }
 
     @Test("a Swift value nested deeper than SB_MAX_DEPTH is refused, not overflowed")
     func depthLimit() {
         var deep: Value = .null
         for _ in 0..<Int(SB_MAX_DEPTH) + 5 { deep = .array([deep]) }
-        #expect { try SBValue.from(deep) } throws: { ($0 as? SwitchboardError)?.code == .invalidArgument }
+        #expect { try Handle.from(deep) } throws: { ($0 as? SwitchboardError)?.code == .invalidArgument }
     }
 }

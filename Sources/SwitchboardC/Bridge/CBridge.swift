@@ -4,7 +4,7 @@ import CSwitchboard
 /// What an action receives when the caller passed no params: actions always
 /// get a dict (switchboard.h promises `args` is never NULL). Shared and never
 /// freed; actions must not modify their args.
-nonisolated(unsafe) let emptyParams: OpaquePointer = SBValue.make(SB_DICT).retainedHandle
+nonisolated(unsafe) let emptyParams: OpaquePointer = Handle(retaining: SBValue.container(SB_DICT)).pointer
 
 /// How the core calls Swift actions for C callers: `sb_value` in and out.
 final class CBridge: ForeignBridge {
@@ -12,24 +12,24 @@ final class CBridge: ForeignBridge {
 
     func value(from native: OpaquePointer?) throws(SwitchboardError) -> Value {
         guard let native else { return .null }
-        return try SBValue.borrow(native).takeUnretainedValue().toValue()
+        return try Handle(native).toValue()
     }
 
     func native(from value: Value) throws(SwitchboardError) -> OpaquePointer {
-        try SBValue.from(value).retainedHandle
+        try Handle.from(value).pointer
     }
 
     func release(_ native: OpaquePointer?) {
-        if let native { SBValue.borrow(native).release() }
+        if let native { Handle(native).release() }
     }
 
     func fallbackParams(origin: OpaquePointer?, target: String, action: String) throws(SwitchboardError) -> OpaquePointer {
-        let params = SBValue.make(SB_DICT)
-        let originParams = origin.map { SBValue.borrow($0).retain() } ?? Unmanaged.passRetained(SBValue.make(SB_DICT))
-        let entries: [(String, Unmanaged<SBValue>)] = [
+        let params = SBValue.container(SB_DICT)
+        let originParams = origin.map { Handle($0).retain() } ?? Handle(retaining: SBValue.container(SB_DICT))
+        let entries: [(String, Handle)] = [
             ("originParams", originParams),
-            ("targetString", Unmanaged.passRetained(SBValue.string(target))),
-            ("selectorString", Unmanaged.passRetained(SBValue.string(action))),
+            ("targetString", Handle(retaining: SBValue.string(target))),
+            ("selectorString", Handle(retaining: SBValue.string(action))),
         ]
         for (key, value) in entries {
             var key = key
@@ -38,7 +38,7 @@ final class CBridge: ForeignBridge {
                 throw .outOfMemory("out of memory building NoTargetAction params")
             }
         }
-        return params.retainedHandle
+        return Handle(retaining: params).pointer
     }
 
     func report(_ error: SwitchboardError) {

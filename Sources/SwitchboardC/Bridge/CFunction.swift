@@ -39,11 +39,11 @@ final class CFunction: ForeignFunction, @unchecked Sendable {
         let messagesBefore = sb__error_generation()
         let status = fn(usesInstanceState ? state : userdata, args, out)
         if status == SB_OK {
-            if out.pointee == nil { out.pointee = SBValue.null().retainedHandle }
+            if out.pointee == nil { out.pointee = Handle.null.pointer }
             return 0
         }
         if let leftover = out.pointee {
-            SBValue.borrow(leftover).release()
+            Handle(leftover).release()
             out.pointee = nil
         }
         guard status.rawValue <= sb_status.highest.rawValue else {
@@ -58,12 +58,12 @@ final class CFunction: ForeignFunction, @unchecked Sendable {
 
     /// Calls the function for a Swift caller: converts in and out.
     override func call(_ args: Value, state: UnsafeMutableRawPointer?) throws(SwitchboardError) -> Value {
-        let native = Unmanaged.passRetained(try SBValue.from(args))
+        let native = try Handle.from(args)
         defer { native.release() }
         var out: OpaquePointer?
-        let status = callNative(OpaquePointer(native.toOpaque()), state: state, out: &out)
+        let status = callNative(native.pointer, state: state, out: &out)
         guard status == 0, let out else { throw SwitchboardError(status: status) }
-        defer { SBValue.borrow(out).release() }
-        return try SBValue.borrow(out).takeUnretainedValue().toValue()
+        defer { Handle(out).release() }
+        return try Handle(out).toValue()
     }
 }

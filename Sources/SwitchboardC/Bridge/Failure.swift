@@ -51,3 +51,23 @@ func validName(_ name: UnsafePointer<CChar>?, _ what: String) -> Result<String, 
     }
     return .success(string)
 }
+
+/// Whether `bytes` are UTF-8. ASCII (nearly every name and key) is checked
+/// eight bytes at a time before the full decoder is asked.
+@inline(__always)
+func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard let base = bytes.baseAddress else { return true }
+    var i = 0
+    let count = bytes.count
+    while i + 8 <= count {
+        if UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 != 0 {
+            return String(validating: bytes, as: UTF8.self) != nil
+        }
+        i += 8
+    }
+    while i < count {
+        if base[i] >= 0x80 { return String(validating: bytes, as: UTF8.self) != nil }
+        i += 1
+    }
+    return true
+}

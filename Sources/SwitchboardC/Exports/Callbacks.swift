@@ -10,14 +10,14 @@ public func sb_callback_new(_ fn: sb_fn?, _ userdata: UnsafeMutableRawPointer?,
         return nil
     }
     let function = CFunction(fn: fn, userdata: userdata, freeUserdata: freeUserdata, label: "callback")
-    return SBValue.object(Callback(foreign: function), as: SB_CALLBACK).retainedHandle
+    return Handle(retaining: SBValue.object(Callback(foreign: function), as: SB_CALLBACK)).pointer
 }
 
 @_cdecl("sb_callback_call")
 public func sb_callback_call(_ callback: sb_value_cptr?, _ args: sb_value_cptr?, _ out: sb_value_out?) -> sb_status {
     out?.pointee = nil
     guard let callback else { return failure(SB_EINVAL, "sb_callback_call: NULL callback") }
-    guard let target = SBValue.borrow(callback)._withUnsafeGuaranteedRef({ $0.callback }) else {
+    guard let target = Handle(callback).box?._withUnsafeGuaranteedRef({ $0.callback }) else {
         return failure(SB_ETYPE, "sb_callback_call: the value is a \(typeName(sb_typeof(callback)))")
     }
     var result: OpaquePointer?
@@ -28,13 +28,13 @@ public func sb_callback_call(_ callback: sb_value_cptr?, _ args: sb_value_cptr?,
     } else {
         do throws(SwitchboardError) {
             var argument = Value.null
-            if let args { argument = try SBValue.borrow(args).takeUnretainedValue().toValue() }
-            result = try SBValue.from(try target(argument)).retainedHandle
+            if let args { argument = try Handle(args).toValue() }
+            result = try Handle.from(try target(argument)).pointer
             status = SB_OK
         } catch {
             status = failure(error)
         }
     }
-    if let out { out.pointee = result } else if let result { SBValue.borrow(result).release() }
+    if let out { out.pointee = result } else if let result { Handle(result).release() }
     return status
 }

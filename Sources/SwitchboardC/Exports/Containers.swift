@@ -5,21 +5,22 @@ import Glibc
 
 // Arrays and dicts (switchboard.h, "containers").
 
-/// Puts `item` into `container` with `insert`, which takes over one
-/// reference; `steal` says whether the caller's reference is given up too.
-private func add(_ container: sb_value_ptr?, _ item: sb_value_ptr?, steal: Bool, type: sb_type, caller: String,
-                 _ insert: (SBValue, Unmanaged<SBValue>) -> Bool) -> sb_status {
-    let owned = item.map { steal ? SBValue.borrow($0) : SBValue.borrow($0).retain() }
-    guard let container, let owned else {
+/// Puts `item` into the container `target` with `insert`, which takes over
+/// one reference; `steal` says whether the caller's reference is given up.
+private func add(_ target: sb_value_ptr?, _ item: sb_value_ptr?, steal: Bool, type: sb_type, caller: String,
+                 _ insert: (SBValue, Handle) -> Bool) -> sb_status {
+    let owned = item.map { steal ? Handle($0) : Handle($0).retain() }
+    guard let target, let owned else {
         owned?.release()
         return failure(SB_EINVAL, "\(caller): NULL argument")
     }
-    return SBValue.borrow(container)._withUnsafeGuaranteedRef { c in
-        guard c.type == type else {
-            owned.release()
-            return failure(SB_ETYPE, "\(caller): the container is a \(typeName(c.type))")
-        }
-        if let problem = owned._withUnsafeGuaranteedRef({ c.insertionProblem($0) }) {
+    let container = Handle(target)
+    guard let box = container.box, box._withUnsafeGuaranteedRef({ $0.type == type }) else {
+        owned.release()
+        return failure(SB_ETYPE, "\(caller): the container is a \(typeName(container.type))")
+    }
+    return box._withUnsafeGuaranteedRef { c in
+        if let itemBox = owned.box, let problem = itemBox._withUnsafeGuaranteedRef({ c.insertionProblem($0) }) {
             owned.release()
             return failure(SB_EINVAL, "\(caller): \(problem)")
         }
@@ -44,13 +45,13 @@ public func sb_array_append_new(_ array: sb_value_ptr?, _ item: sb_value_ptr?) -
 private func setKey(_ dict: sb_value_ptr?, _ key: UnsafePointer<CChar>?, _ v: sb_value_ptr?, steal: Bool,
                     caller: String) -> sb_status {
     guard let key else {
-        if steal, let v { SBValue.borrow(v).release() }
+        if steal, let v { Handle(v).release() }
         return failure(SB_EINVAL, "\(caller): NULL key")
     }
     let length = strlen(key)
     let bytes = UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self)
-    guard String(validating: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self) != nil else {
-        if steal, let v { SBValue.borrow(v).release() }
+    guard isValidUTF8(UnsafeBufferPointer(start: bytes, count: length)) else {
+        if steal, let v { Handle(v).release() }
         return failure(SB_EINVAL, "\(caller): key is not valid UTF-8")
     }
     return add(dict, v, steal: steal, type: SB_DICT, caller: caller) { $0.set(key: bytes, length: length, value: $1) }
@@ -68,25 +69,25 @@ public func sb_dict_set_new(_ dict: sb_value_ptr?, _ key: UnsafePointer<CChar>?,
 
 @_cdecl("sb_dict_get")
 public func sb_dict_get(_ dict: sb_value_cptr?, _ key: UnsafePointer<CChar>?) -> sb_value_ptr? {
-    guard let dict, let key else { return nil }
-    return SBValue.borrow(dict)._withUnsafeGuaranteedRef { d in
+    guard let dict, let key, let box = Handle(dict).box else { return nil }
+    return box._withUnsafeGuaranteedRef { d in
         guard d.type == SB_DICT, let i = d.find(key: key) else { return nil }
-        return OpaquePointer(d.dictEntries[i].value.toOpaque())
+        return d.dictEntries[i].value.pointer
     }
 }
 
 @_cdecl("sb_count")
 public func sb_count(_ v: sb_value_cptr?) -> size_t {
-    guard let v else { return 0 }
-    return SBValue.borrow(v)._withUnsafeGuaranteedRef { $0.isContainer ? $0.h.pointee.count : 0 }
+    guard let v, let box = Handle(v).box else { return 0 }
+    return box._withUnsafeGuaranteedRef { $0.isContainer ? $0.h.pointee.count : 0 }
 }
 
 @_cdecl("sb_array_get")
 public func sb_array_get(_ array: sb_value_cptr?, _ i: size_t) -> sb_value_ptr? {
-    guard let array else { return nil }
-    return SBValue.borrow(array)._withUnsafeGuaranteedRef { a in
+    guard let array, let box = Handle(array).box else { return nil }
+    return box._withUnsafeGuaranteedRef { a in
         guard a.type == SB_ARRAY, let item = a.element(i) else { return nil }
-        return OpaquePointer(item.toOpaque())
+        return item.pointer
     }
 }
 
@@ -96,14 +97,17 @@ public func sb_dict_at(_ dict: sb_value_cptr?, _ i: size_t, _ key: UnsafeMutable
     key?.pointee = nil
     value?.pointee = nil
     guard let dict else { return failure(SB_EINVAL, "sb_dict_at: NULL dict") }
-    return SBValue.borrow(dict)._withUnsafeGuaranteedRef { d in
-        guard d.type == SB_DICT else { return failure(SB_ETYPE, "sb_dict_at: the value is a \(typeName(d.type))") }
+    let handle = Handle(dict)
+    guard let box = handle.box, box._withUnsafeGuaranteedRef({ $0.type == SB_DICT }) else {
+        return failure(SB_ETYPE, "sb_dict_at: the value is a \(typeName(handle.type))")
+    }
+    return box._withUnsafeGuaranteedRef { d in
         guard i >= 0 && i < d.h.pointee.count else {
             return failure(SB_EINVAL, "sb_dict_at: index \(i) is out of range (count \(d.h.pointee.count))")
         }
-        let entry = d.dictEntries[i]
-        key?.pointee = UnsafeRawPointer(entry.key).assumingMemoryBound(to: CChar.self)
-        value?.pointee = OpaquePointer(entry.value.toOpaque())
+        let entry = d.dictEntries + i
+        key?.pointee = UnsafeRawPointer(DictEntry.key(entry)).assumingMemoryBound(to: CChar.self)
+        value?.pointee = entry.pointee.value.pointer
         return SB_OK
     }
 }

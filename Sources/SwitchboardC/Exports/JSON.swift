@@ -8,7 +8,7 @@ import Glibc
 public func sb_to_json(_ v: sb_value_cptr?) -> UnsafeMutablePointer<CChar>? {
     guard let v else { _ = failure(SB_EINVAL, "sb_to_json: NULL value"); return nil }
     do throws(SwitchboardError) {
-        let text = try SBValue.borrow(v).takeUnretainedValue().toValue().description
+        let text = try Handle(v).toValue().description
         return strdup(text)
     } catch {
         _ = failure(error)

@@ -82,7 +82,7 @@ public func sb_unregister_action(_ m: sb_mediator_ptr?, _ target: UnsafePointer<
 private func moduleName(in params: SBValue) -> String? {
     guard params.h.pointee.hasModuleKey else { return nil }
     return params.find(key: ModuleKey.base, length: ModuleKey.count, hash: ModuleKey.hash).flatMap { i in
-        params.dictEntries[i].value._withUnsafeGuaranteedRef { $0.type == SB_STRING ? $0.stringValue : nil }
+        params.dictEntries[i].value.box?._withUnsafeGuaranteedRef { $0.type == SB_STRING ? $0.stringValue : nil }
     }
 }
 
@@ -96,19 +96,17 @@ public func sb_perform(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _
     guard flags & ~SB_CACHE_TARGET == 0 else { return failure(SB_EINVAL, "sb_perform: unknown flags \(flags)") }
     var module: String?
     if let params {
-        let problem: String? = SBValue.borrow(params)._withUnsafeGuaranteedRef { p in
-            guard p.type == SB_DICT else { return "params must be a dict, not a \(typeName(p.type))" }
-            module = moduleName(in: p)
-            return nil
+        guard let box = Handle(params).box, box._withUnsafeGuaranteedRef({ $0.type == SB_DICT }) else {
+            return failure(SB_EINVAL, "sb_perform: params must be a dict, not a \(typeName(Handle(params).type))")
         }
-        if let problem { return failure(SB_EINVAL, "sb_perform: \(problem)") }
+        module = box._withUnsafeGuaranteedRef { moduleName(in: $0) }
     }
     var result: OpaquePointer?
     let status = CMediator.borrow(m)._withUnsafeGuaranteedRef {
         $0.mediator.performNative(target: target, action: action, module: module, params: params ?? emptyParams,
                                   cache: flags & SB_CACHE_TARGET != 0, out: &result, bridge: CBridge.shared)
     }
-    if let out { out.pointee = result } else if let result { SBValue.borrow(result).release() }
+    if let out { out.pointee = result } else if let result { Handle(result).release() }
     return sb_status(UInt32(status))
 }
 

@@ -24,14 +24,14 @@ public func sb_route_prepare(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CCha
 public func sb_route_call(_ r: sb_route_ptr?, _ params: sb_value_cptr?, _ out: sb_value_out?) -> sb_status {
     out?.pointee = nil
     guard let r else { return failure(SB_EINVAL, "sb_route_call: NULL route") }
-    if let params, SBValue.borrow(params)._withUnsafeGuaranteedRef({ $0.type != SB_DICT }) {
+    if let params, Handle(params).type != SB_DICT {
         return failure(SB_EINVAL, "sb_route_call: params must be a dict")
     }
     var result: OpaquePointer?
     let status = Unmanaged<Route>.fromOpaque(UnsafeRawPointer(r))._withUnsafeGuaranteedRef {
         $0.callNative(params: params ?? emptyParams, out: &result, bridge: CBridge.shared)
     }
-    if let out { out.pointee = result } else if let result { SBValue.borrow(result).release() }
+    if let out { out.pointee = result } else if let result { Handle(result).release() }
     return sb_status(UInt32(status))
 }
 

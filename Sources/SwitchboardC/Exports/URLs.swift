@@ -17,10 +17,10 @@ public func sb_open_url_params(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar
                                _ completion: sb_value_cptr?, _ out: sb_value_out?) -> sb_status {
     out?.pointee = nil
     guard let m, let url else { return failure(SB_EINVAL, "sb_open_url: NULL mediator or URL") }
-    if let params, SBValue.borrow(params)._withUnsafeGuaranteedRef({ $0.type != SB_DICT }) {
+    if let params, Handle(params).type != SB_DICT {
         return failure(SB_EINVAL, "sb_open_url: params must be a dict")
     }
-    if let completion, SBValue.borrow(completion)._withUnsafeGuaranteedRef({ $0.type != SB_CALLBACK }) {
+    if let completion, Handle(completion).type != SB_CALLBACK {
         return failure(SB_EINVAL, "sb_open_url: the completion must be a callback")
     }
     var result: OpaquePointer?
@@ -33,7 +33,7 @@ public func sb_open_url_params(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar
         status = failure(SB_EBADURL, "sb_open_url: the URL is not valid UTF-8")
     }
     if let completion { complete(completion, status, result) }
-    if let out { out.pointee = result } else if let result { SBValue.borrow(result).release() }
+    if let out { out.pointee = result } else if let result { Handle(result).release() }
     return status
 }
 
@@ -42,17 +42,17 @@ public func sb_open_url_params(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar
 private func complete(_ completion: OpaquePointer, _ status: sb_status, _ result: OpaquePointer?) {
     let message = status == SB_OK ? "" : lastError
     let info: Value
-    if status == SB_OK, let result, let value = try? SBValue.borrow(result).takeUnretainedValue().toValue() {
+    if status == SB_OK, let result, let value = try? Handle(result).toValue() {
         info = ["result": value]
     } else {
         let code = SwitchboardError.Code(rawValue: Int32(bitPattern: status.rawValue))?.name ?? "EACTION"
         info = ["error": .string(message), "code": .string(code)]
     }
-    guard let args = try? SBValue.from(info).retainedHandle else { return }
+    guard let args = try? Handle.from(info) else { return }
     var ignored: OpaquePointer?
-    _ = sb_callback_call(completion, args, &ignored)
-    if let ignored { SBValue.borrow(ignored).release() }
-    SBValue.borrow(args).release()
+    _ = sb_callback_call(completion, args.pointer, &ignored)
+    if let ignored { Handle(ignored).release() }
+    args.release()
     if status != SB_OK { setLastError(message) }
 }
 
@@ -127,7 +127,7 @@ public func sb_set_url_policy(_ m: sb_mediator_ptr?, _ policy: sb_value_cptr?) -
     guard let m else { return failure(SB_EINVAL, "sb_set_url_policy: NULL mediator") }
     var parsed = URLPolicy()
     if let policy {
-        guard let value = try? SBValue.borrow(policy).takeUnretainedValue().toValue(), let dict = value.dict else {
+        guard let value = try? Handle(policy).toValue(), let dict = value.dict else {
             return failure(SB_ETYPE, "sb_set_url_policy: the policy must be a dict")
         }
         func names(_ key: String) -> Result<Set<String>?, SwitchboardError> {
@@ -178,7 +178,7 @@ public func sb_routes(_ m: sb_mediator_ptr?, _ out: sb_value_out?) -> sb_status 
     guard let m, let out else { return failure(SB_EINVAL, "sb_routes: NULL mediator or out") }
     let routes = CMediator.borrow(m)._withUnsafeGuaranteedRef { $0.mediator.routes() }
     do throws(SwitchboardError) {
-        out.pointee = try SBValue.from(routes).retainedHandle
+        out.pointee = try Handle.from(routes).pointer
         return SB_OK
     } catch {
         return failure(error)

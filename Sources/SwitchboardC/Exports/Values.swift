@@ -5,18 +5,19 @@ import Glibc
 #endif
 
 // Constructors, reference counting and getters (switchboard.h, "values").
+// Null, booleans and ints that fit 61 bits are immediates (see Handle).
 
 @_cdecl("sb_null")
-public func sb_null() -> sb_value_ptr? { SBValue.null().retainedHandle }
+public func sb_null() -> sb_value_ptr? { Handle.null.pointer }
 
 @_cdecl("sb_bool")
-public func sb_bool(_ b: CInt) -> sb_value_ptr? { SBValue.bool(b != 0).retainedHandle }
+public func sb_bool(_ b: CInt) -> sb_value_ptr? { Handle.bool(b != 0).pointer }
 
 @_cdecl("sb_int")
-public func sb_int(_ i: Int64) -> sb_value_ptr? { SBValue.int(i).retainedHandle }
+public func sb_int(_ i: Int64) -> sb_value_ptr? { Handle.int(i).pointer }
 
 @_cdecl("sb_double")
-public func sb_double(_ d: Double) -> sb_value_ptr? { SBValue.double(d).retainedHandle }
+public func sb_double(_ d: Double) -> sb_value_ptr? { Handle(retaining: SBValue.double(d)).pointer }
 
 @_cdecl("sb_string")
 public func sb_string(_ utf8: UnsafePointer<CChar>?) -> sb_value_ptr? {
@@ -27,7 +28,7 @@ public func sb_string(_ utf8: UnsafePointer<CChar>?) -> sb_value_ptr? {
 @_cdecl("sb_string_n")
 public func sb_string_n(_ s: UnsafePointer<CChar>?, _ n: size_t) -> sb_value_ptr? {
     guard let s else {
-        if n == 0 { return SBValue.bytes(UnsafeRawBufferPointer(start: nil, count: 0), as: SB_STRING).retainedHandle }
+        if n == 0 { return Handle(retaining: SBValue.bytes(UnsafeRawBufferPointer(start: nil, count: 0), as: SB_STRING)).pointer }
         _ = failure(SB_EINVAL, "sb_string_n: NULL string with length \(n)")
         return nil
     }
@@ -36,80 +37,88 @@ public func sb_string_n(_ s: UnsafePointer<CChar>?, _ n: size_t) -> sb_value_ptr
 
 private func makeString(_ start: UnsafeRawPointer, _ count: Int, caller: String) -> sb_value_ptr? {
     let bytes = UnsafeRawBufferPointer(start: start, count: count)
-    guard String(validating: bytes.bindMemory(to: UInt8.self), as: UTF8.self) != nil else {
+    guard isValidUTF8(bytes.bindMemory(to: UInt8.self)) else {
         _ = failure(SB_EINVAL, "\(caller): not valid UTF-8 (use sb_bytes for arbitrary bytes)")
         return nil
     }
-    return SBValue.bytes(bytes, as: SB_STRING).retainedHandle
+    return Handle(retaining: SBValue.bytes(bytes, as: SB_STRING)).pointer
 }
 
 @_cdecl("sb_bytes")
 public func sb_bytes(_ p: UnsafeRawPointer?, _ n: size_t) -> sb_value_ptr? {
     guard p != nil || n == 0 else { _ = failure(SB_EINVAL, "sb_bytes: NULL pointer with length \(n)"); return nil }
-    return SBValue.bytes(UnsafeRawBufferPointer(start: p, count: n), as: SB_BYTES).retainedHandle
+    return Handle(retaining: SBValue.bytes(UnsafeRawBufferPointer(start: p, count: n), as: SB_BYTES)).pointer
 }
 
 @_cdecl("sb_array_new")
-public func sb_array_new() -> sb_value_ptr? { SBValue.make(SB_ARRAY).retainedHandle }
+public func sb_array_new() -> sb_value_ptr? { Handle(retaining: SBValue.container(SB_ARRAY)).pointer }
 
 @_cdecl("sb_dict_new")
-public func sb_dict_new() -> sb_value_ptr? { SBValue.make(SB_DICT).retainedHandle }
+public func sb_dict_new() -> sb_value_ptr? { Handle(retaining: SBValue.container(SB_DICT)).pointer }
 
 @_cdecl("sb_pointer")
 public func sb_pointer(_ p: UnsafeMutableRawPointer?, _ destroy: sb_destroy_fn?) -> sb_value_ptr? {
     var onRelease: (@Sendable (UnsafeMutableRawPointer?) -> Void)?
     if let destroy { onRelease = { destroy($0) } }
     let pointer = Pointer(p, destroy: onRelease)
-    return SBValue.object(pointer, as: SB_POINTER).retainedHandle
+    return Handle(retaining: SBValue.object(pointer, as: SB_POINTER)).pointer
 }
 
 @_cdecl("sb_retain")
 public func sb_retain(_ v: sb_value_ptr?) -> sb_value_ptr? {
-    if let v { _ = SBValue.borrow(v).retain() }
+    if let v { Handle(v).retain() }
     return v
 }
 
 @_cdecl("sb_release")
 public func sb_release(_ v: sb_value_ptr?) {
-    if let v { SBValue.borrow(v).release() }
+    if let v { Handle(v).release() }
 }
 
 @_cdecl("sb_typeof")
 public func sb_typeof(_ v: sb_value_cptr?) -> sb_type {
     guard let v else { return SB_NULL }
-    return SBValue.borrow(v)._withUnsafeGuaranteedRef { $0.type }
-}
-
-/// Runs a getter on `v` if it has `type`; the status for NULL or another kind.
-@inline(__always)
-private func get<T>(_ v: sb_value_cptr?, _ out: UnsafeMutablePointer<T>?, _ type: sb_type, _ name: String,
-                    _ read: (SBValue) -> T) -> sb_status {
-    guard let v, let out else { return failure(SB_EINVAL, "sb_get_\(name): NULL argument") }
-    return SBValue.borrow(v)._withUnsafeGuaranteedRef { value in
-        guard value.type == type else { return failure(SB_ETYPE, "sb_get_\(name): the value is a \(typeName(value.type))") }
-        out.pointee = read(value)
-        return SB_OK
-    }
+    return Handle(v).type
 }
 
 @_cdecl("sb_get_bool")
 public func sb_get_bool(_ v: sb_value_cptr?, _ out: UnsafeMutablePointer<CInt>?) -> sb_status {
-    get(v, out, SB_BOOL, "bool") { CInt($0.h.pointee.scalar) }
+    guard let v, let out else { return failure(SB_EINVAL, "sb_get_bool: NULL argument") }
+    guard let b = Handle(v).bool else { return typeFailure("bool", Handle(v)) }
+    out.pointee = b ? 1 : 0
+    return SB_OK
 }
 
 @_cdecl("sb_get_int")
 public func sb_get_int(_ v: sb_value_cptr?, _ out: UnsafeMutablePointer<Int64>?) -> sb_status {
-    get(v, out, SB_INT, "int") { Int64(bitPattern: $0.h.pointee.scalar) }
+    guard let v, let out else { return failure(SB_EINVAL, "sb_get_int: NULL argument") }
+    guard let i = Handle(v).int else { return typeFailure("int", Handle(v)) }
+    out.pointee = i
+    return SB_OK
 }
 
 @_cdecl("sb_get_double")
 public func sb_get_double(_ v: sb_value_cptr?, _ out: UnsafeMutablePointer<Double>?) -> sb_status {
-    get(v, out, SB_DOUBLE, "double") { Double(bitPattern: $0.h.pointee.scalar) }
+    guard let v, let out else { return failure(SB_EINVAL, "sb_get_double: NULL argument") }
+    let handle = Handle(v)
+    guard let box = handle.box, let d = box._withUnsafeGuaranteedRef({ $0.type == SB_DOUBLE ? Double(bitPattern: $0.h.pointee.scalar) : nil })
+    else { return typeFailure("double", handle) }
+    out.pointee = d
+    return SB_OK
 }
 
 @_cdecl("sb_get_pointer")
 public func sb_get_pointer(_ v: sb_value_cptr?, _ out: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> sb_status {
-    get(v, out, SB_POINTER, "pointer") { $0.pointer!.address }
+    guard let v, let out else { return failure(SB_EINVAL, "sb_get_pointer: NULL argument") }
+    let handle = Handle(v)
+    guard let pointer = handle.box?._withUnsafeGuaranteedRef({ $0.pointer }) else { return typeFailure("pointer", handle) }
+    out.pointee = pointer.address
+    return SB_OK
+}
+
+@inline(never)
+private func typeFailure(_ wanted: String, _ handle: Handle) -> sb_status {
+    failure(SB_ETYPE, "sb_get_\(wanted): the value is a \(typeName(handle.type))")
 }
 
 @_cdecl("sb_get_string")
@@ -122,9 +131,9 @@ public func sb_get_bytes(_ v: sb_value_cptr?, _ len: UnsafeMutablePointer<size_t
     tail(v, len, SB_BYTES).map { UnsafeRawPointer($0) }
 }
 
-private func tail(_ v: sb_value_cptr?, _ len: UnsafeMutablePointer<Int>?, _ type: sb_type) -> UnsafePointer<UInt8>? {
-    guard let v else { return nil }
-    return SBValue.borrow(v)._withUnsafeGuaranteedRef { value in
+private func tail(_ v: sb_value_cptr?, _ len: UnsafeMutablePointer<size_t>?, _ type: sb_type) -> UnsafePointer<UInt8>? {
+    guard let v, let box = Handle(v).box else { return nil }
+    return box._withUnsafeGuaranteedRef { value in
         guard value.type == type else { return nil }
         len?.pointee = value.h.pointee.count
         return UnsafePointer(value.tailBytes)
@@ -134,7 +143,7 @@ private func tail(_ v: sb_value_cptr?, _ len: UnsafeMutablePointer<Int>?, _ type
 @_cdecl("sb_equal")
 public func sb_equal(_ a: sb_value_cptr?, _ b: sb_value_cptr?) -> CInt {
     guard let a, let b else { return a == nil && b == nil ? 1 : 0 }
-    return SBValue.borrow(a).takeUnretainedValue().equals(SBValue.borrow(b).takeUnretainedValue()) ? 1 : 0
+    return Handle(a).equals(Handle(b)) ? 1 : 0
 }
 
 func typeName(_ type: sb_type) -> String {

@@ -6,17 +6,57 @@ import Glibc
 import Musl
 #endif
 
-/// One dict entry: an owned, NUL-terminated copy of the key, its hash, and
-/// one strong reference to the value.
+/// One dict entry: the key, NUL-terminated — in the entry itself when it is
+/// short (params keys nearly always are), else in a malloc'd copy — its hash,
+/// and one strong reference to the value.
 struct DictEntry {
     var hash: UInt64
-    var key: UnsafeMutablePointer<UInt8>
     var keyLength: Int
-    var value: Unmanaged<SBValue>
+    /// Up to 23 key bytes and a NUL; for a longer key, the first word is the
+    /// address of its heap copy.
+    var inline: (UInt64, UInt64, UInt64)
+    /// One reference.
+    var value: Handle
+
+    static let inlineCapacity = MemoryLayout<(UInt64, UInt64, UInt64)>.size - 1
+    private static let inlineOffset = MemoryLayout<DictEntry>.offset(of: \DictEntry.inline)!
+
+    /// The key of the entry at `entry`: valid until the dict changes.
+    @inline(__always)
+    static func key(_ entry: UnsafeMutablePointer<DictEntry>) -> UnsafeMutablePointer<UInt8> {
+        let raw = UnsafeMutableRawPointer(entry) + inlineOffset
+        if entry.pointee.keyLength <= inlineCapacity { return raw.assumingMemoryBound(to: UInt8.self) }
+        return raw.load(as: UnsafeMutablePointer<UInt8>.self)
+    }
+
+    /// Stores a copy of `key` in `entry`; false if a long key's copy cannot
+    /// be allocated.
+    static func store(key: UnsafePointer<UInt8>, length: Int, in entry: UnsafeMutablePointer<DictEntry>) -> Bool {
+        entry.pointee.keyLength = length
+        entry.pointee.inline = (0, 0, 0)
+        let raw = UnsafeMutableRawPointer(entry) + inlineOffset
+        if length <= inlineCapacity {
+            raw.copyMemory(from: key, byteCount: length)
+            return true
+        }
+        guard let copy = malloc(length + 1)?.assumingMemoryBound(to: UInt8.self) else { return false }
+        copy.initialize(from: key, count: length)
+        copy[length] = 0
+        raw.storeBytes(of: copy, as: UnsafeMutablePointer<UInt8>.self)
+        return true
+    }
+
+    /// Frees a long key's heap copy.
+    static func freeKey(_ entry: UnsafeMutablePointer<DictEntry>) {
+        if entry.pointee.keyLength > inlineCapacity { free(key(entry)) }
+    }
 }
 
-/// SB_MODULE_KEY, hashed once.
+/// SB_MODULE_KEY, hashed once. `count` is a literal, so inserting a key of
+/// another length never touches the lazily made statics (each access to
+/// those costs a swift_once check).
 enum ModuleKey {
+    static let count = 18 // "switchboard.module"; a test checks it
     // Immutable after initialization.
     nonisolated(unsafe) static let base: UnsafePointer<UInt8> = {
         let bytes = Array(Mediator.moduleKey.utf8)
@@ -24,7 +64,6 @@ enum ModuleKey {
         base.initialize(from: bytes, count: bytes.count)
         return UnsafePointer(base)
     }()
-    static let count = Mediator.moduleKey.utf8.count
     static let hash = NameHash.of(base, count: count)
 }
 
@@ -32,35 +71,48 @@ enum ModuleKey {
 /// hash index beyond this many entries.
 private let indexThreshold = 8
 
+// MARK: - Growth
+
+extension SBValue {
+    /// Doubles the slot capacity: out of the tail into malloc'd memory the
+    /// first time, with realloc after that (slots are trivial values).
+    fileprivate func growSlots(elementSize: Int) -> Bool {
+        let capacity = max(SBValue.tailSlots, h.pointee.capacity * 2)
+        let bytes = capacity * elementSize
+        if h.pointee.slotsInTail {
+            guard let fresh = malloc(bytes) else { return false }
+            fresh.copyMemory(from: h.pointee.slots!, byteCount: h.pointee.count * elementSize)
+            h.pointee.slots = fresh
+            h.pointee.slotsInTail = false
+        } else {
+            guard let grown = realloc(h.pointee.slots, bytes) else { return false }
+            h.pointee.slots = grown
+        }
+        h.pointee.capacity = capacity
+        return true
+    }
+}
+
 // MARK: - Arrays
 
 extension SBValue {
-    var arraySlots: UnsafeMutablePointer<Unmanaged<SBValue>> {
-        h.pointee.slots!.assumingMemoryBound(to: Unmanaged<SBValue>.self)
+    var arraySlots: UnsafeMutablePointer<Handle> {
+        h.pointee.slots!.assumingMemoryBound(to: Handle.self)
     }
 
     /// Element `i`, borrowed; nil when out of range.
-    func element(_ i: Int) -> Unmanaged<SBValue>? {
+    func element(_ i: Int) -> Handle? {
         i >= 0 && i < h.pointee.count ? arraySlots[i] : nil
     }
 
-    /// Appends `item`, taking over one reference to it. False (and `item`
-    /// still owned by the caller) when memory runs out.
-    func append(_ item: Unmanaged<SBValue>) -> Bool {
+    /// Appends `item`, taking over its reference. False (and `item` still
+    /// owned by the caller) when memory runs out.
+    func append(_ item: Handle) -> Bool {
         if h.pointee.count == h.pointee.capacity {
-            guard grow(elementSize: MemoryLayout<Unmanaged<SBValue>>.stride) else { return false }
+            guard growSlots(elementSize: MemoryLayout<Handle>.stride) else { return false }
         }
         arraySlots[h.pointee.count] = item
         h.pointee.count += 1
-        return true
-    }
-
-    /// Doubles the slot capacity with realloc (slots are trivial values).
-    private func grow(elementSize: Int) -> Bool {
-        let capacity = max(4, h.pointee.capacity * 2)
-        guard let slots = realloc(h.pointee.slots, capacity * elementSize) else { return false }
-        h.pointee.slots = slots
-        h.pointee.capacity = capacity
         return true
     }
 }
@@ -76,19 +128,19 @@ extension SBValue {
     func find(key: UnsafePointer<UInt8>, length: Int, hash: UInt64) -> Int? {
         guard h.pointee.count > 0 else { return nil }
         let entries = dictEntries
+        @inline(__always) func matches(_ i: Int) -> Bool {
+            let e = entries + i
+            return e.pointee.hash == hash && e.pointee.keyLength == length && memcmp(DictEntry.key(e), key, length) == 0
+        }
         if let index = h.pointee.index {
             var i = Int(truncatingIfNeeded: hash) & h.pointee.indexMask
             while index[i] >= 0 {
-                let e = entries[Int(index[i])]
-                if e.hash == hash && e.keyLength == length && memcmp(e.key, key, length) == 0 { return Int(index[i]) }
+                if matches(Int(index[i])) { return Int(index[i]) }
                 i = (i + 1) & h.pointee.indexMask
             }
             return nil
         }
-        for i in 0..<h.pointee.count {
-            let e = entries[i]
-            if e.hash == hash && e.keyLength == length && memcmp(e.key, key, length) == 0 { return i }
-        }
+        for i in 0..<h.pointee.count where matches(i) { return i }
         return nil
     }
 
@@ -98,10 +150,10 @@ extension SBValue {
         return find(key: bytes, length: length, hash: NameHash.of(bytes, count: length))
     }
 
-    /// Sets `key` to `value`, taking over one reference to `value`. A new key
-    /// goes last. False (and `value` still owned by the caller) when memory
-    /// runs out.
-    func set(key: UnsafePointer<UInt8>, length: Int, value: Unmanaged<SBValue>) -> Bool {
+    /// Sets `key` to `value`, taking over its reference. A new key goes
+    /// last. False (and `value` still owned by the caller) when memory runs
+    /// out.
+    func set(key: UnsafePointer<UInt8>, length: Int, value: Handle) -> Bool {
         let hash = NameHash.of(key, count: length)
         if let i = find(key: key, length: length, hash: hash) {
             let old = dictEntries[i].value
@@ -110,21 +162,18 @@ extension SBValue {
             return true
         }
         if h.pointee.count == h.pointee.capacity {
-            let capacity = max(4, h.pointee.capacity * 2)
-            guard let slots = realloc(h.pointee.slots, capacity * MemoryLayout<DictEntry>.stride) else { return false }
-            h.pointee.slots = slots
-            h.pointee.capacity = capacity
-            if capacity > indexThreshold && !rebuildIndex() { return false }
+            guard growSlots(elementSize: MemoryLayout<DictEntry>.stride) else { return false }
+            if h.pointee.capacity > indexThreshold && !rebuildIndex() { return false }
         }
-        guard let copy = malloc(length + 1)?.assumingMemoryBound(to: UInt8.self) else { return false }
-        copy.initialize(from: key, count: length)
-        copy[length] = 0
         let position = h.pointee.count
-        dictEntries[position] = DictEntry(hash: hash, key: copy, keyLength: length, value: value)
-        if hash == ModuleKey.hash && length == ModuleKey.count && memcmp(key, ModuleKey.base, length) == 0 {
+        let entry = dictEntries + position
+        guard DictEntry.store(key: key, length: length, in: entry) else { return false }
+        entry.pointee.hash = hash
+        entry.pointee.value = value
+        h.pointee.count += 1
+        if length == ModuleKey.count && hash == ModuleKey.hash && memcmp(key, ModuleKey.base, length) == 0 {
             h.pointee.hasModuleKey = true
         }
-        h.pointee.count += 1
         if let index = h.pointee.index { insert(position, hash: hash, into: index) }
         return true
     }
@@ -150,8 +199,8 @@ extension SBValue {
     }
 
     func key(at i: Int) -> String {
-        let e = dictEntries[i]
-        return String(decoding: UnsafeBufferPointer(start: e.key, count: e.keyLength), as: UTF8.self)
+        let e = dictEntries + i
+        return String(decoding: UnsafeBufferPointer(start: DictEntry.key(e), count: e.pointee.keyLength), as: UTF8.self)
     }
 }
 
@@ -172,7 +221,8 @@ extension SBValue {
         if level >= Int(SB_MAX_DEPTH) { return "values nest deeper than SB_MAX_DEPTH (\(SB_MAX_DEPTH))" }
         for i in 0..<h.pointee.count {  // count > 0 implies slots exist
             let child = type == SB_ARRAY ? arraySlots[i] : dictEntries[i].value
-            let problem: String? = child._withUnsafeGuaranteedRef { child in
+            guard let box = child.box else { continue }
+            let problem: String? = box._withUnsafeGuaranteedRef { child in
                 guard child.isContainer else { return nil }
                 if child === target { return "the value contains the container it is added to (a cycle)" }
                 return child.scan(for: target, level: level + 1)
@@ -193,9 +243,7 @@ extension SBValue {
     func equals(_ other: SBValue) -> Bool {
         guard type == other.type else { return false }
         switch type {
-        case SB_NULL:
-            return true
-        case SB_BOOL, SB_INT:
+        case SB_INT:
             return h.pointee.scalar == other.h.pointee.scalar
         case SB_DOUBLE:
             return Double(bitPattern: h.pointee.scalar) == Double(bitPattern: other.h.pointee.scalar)
@@ -203,16 +251,16 @@ extension SBValue {
             return h.pointee.count == other.h.pointee.count && memcmp(tailBytes, other.tailBytes, h.pointee.count) == 0
         case SB_ARRAY:
             guard h.pointee.count == other.h.pointee.count else { return false }
-            for i in 0..<h.pointee.count where !arraySlots[i].takeUnretainedValue().equals(other.arraySlots[i].takeUnretainedValue()) {
+            for i in 0..<h.pointee.count where !arraySlots[i].equals(other.arraySlots[i]) {
                 return false
             }
             return true
         case SB_DICT:
             guard h.pointee.count == other.h.pointee.count else { return false }
             for i in 0..<h.pointee.count {
-                let e = dictEntries[i]
-                guard let j = other.find(key: e.key, length: e.keyLength, hash: e.hash),
-                      e.value.takeUnretainedValue().equals(other.dictEntries[j].value.takeUnretainedValue())
+                let e = dictEntries + i
+                guard let j = other.find(key: DictEntry.key(e), length: e.pointee.keyLength, hash: e.pointee.hash),
+                      e.pointee.value.equals(other.dictEntries[j].value)
                 else { return false }
             }
             return true

@@ -2,15 +2,14 @@
 import CSwitchboard
 
 // Conversion between C values and Swift `Value`s, for calls that cross
-// between C and Swift. C-to-C calls never convert.
+// between C and Swift. C-to-C calls never convert. (Immediates are handled
+// by Handle.toValue / Handle.from.)
 
 extension SBValue {
-    /// The Swift value of this C value. Callbacks and pointers keep their
+    /// The Swift value of this box. Callbacks and pointers keep their
     /// identity (the same `Callback` / `Pointer` object).
     func toValue(level: Int = 0) throws(SwitchboardError) -> Value {
         switch type {
-        case SB_NULL: return .null
-        case SB_BOOL: return .bool(h.pointee.scalar != 0)
         case SB_INT: return .int(Int64(bitPattern: h.pointee.scalar))
         case SB_DOUBLE: return .double(Double(bitPattern: h.pointee.scalar))
         case SB_STRING: return .string(stringValue)
@@ -22,27 +21,30 @@ extension SBValue {
             var items: [Value] = []
             items.reserveCapacity(h.pointee.count)
             for i in 0..<h.pointee.count {
-                items.append(try arraySlots[i].takeUnretainedValue().toValue(level: level + 1))
+                items.append(try arraySlots[i].toValue(level: level + 1))
             }
             return .array(items)
-        default:
+        case SB_DICT:
             try Self.checkDepth(level)
             var dict: [String: Value] = [:]
             dict.reserveCapacity(h.pointee.count)
             for i in 0..<h.pointee.count {
-                dict[key(at: i)] = try dictEntries[i].value.takeUnretainedValue().toValue(level: level + 1)
+                dict[key(at: i)] = try dictEntries[i].value.toValue(level: level + 1)
             }
             return .dict(dict)
+        default:
+            return .null
         }
     }
 
-    /// A new C value for a Swift value. Dict keys go in sorted order, so C
-    /// code iterating with sb_dict_at sees the same order every time.
+    /// A new box for a Swift value that is not an immediate (see
+    /// Handle.from). Dict keys go in sorted order, so C code iterating with
+    /// sb_dict_at sees the same order every time.
     static func from(_ value: Value, level: Int = 0) throws(SwitchboardError) -> SBValue {
         switch value {
-        case .null: return .null()
-        case .bool(let b): return .bool(b)
-        case .int(let i): return .int(i)
+        case .null, .bool, .int:
+            // Only big ints reach here; Handle.from makes the others immediates.
+            return boxedInt(value.int ?? 0)
         case .double(let d): return .double(d)
         case .string(let s): return .string(s)
         case .bytes(let b): return b.withUnsafeBytes { bytes($0, as: SB_BYTES) }
@@ -50,9 +52,9 @@ extension SBValue {
         case .pointer(let p): return .object(p, as: SB_POINTER)
         case .array(let items):
             try checkDepth(level)
-            let array = make(SB_ARRAY)
+            let array = container(SB_ARRAY)
             for item in items {
-                let element = Unmanaged.passRetained(try from(item, level: level + 1))
+                let element = try Handle.from(item, level: level + 1)
                 guard array.append(element) else {
                     element.release()
                     throw .outOfMemory("out of memory building an array")
@@ -61,10 +63,10 @@ extension SBValue {
             return array
         case .dict(let entries):
             try checkDepth(level)
-            let dict = make(SB_DICT)
+            let dict = container(SB_DICT)
             for key in entries.keys.sorted() {
                 if key.utf8.contains(0) { throw .invalidArgument("dict key \(Value.string(key)) contains a NUL byte") }
-                let element = Unmanaged.passRetained(try from(entries[key]!, level: level + 1))
+                let element = try Handle.from(entries[key]!, level: level + 1)
                 var key = key
                 let stored = key.withUTF8 { dict.set(key: $0.baseAddress ?? SBValue.emptyKey, length: $0.count, value: element) }
                 guard stored else {

@@ -1,4 +1,4 @@
-import Switchboard
+@_spi(Faces) import Switchboard
 import CSwitchboard
 #if canImport(Glibc)
 import Glibc
@@ -6,22 +6,24 @@ import Glibc
 import Musl
 #endif
 
-/// What a value holds besides its kind. One header for every kind keeps each
-/// value to one allocation: a string's bytes follow the header in the same
-/// block (the buffer's tail).
+/// What a boxed value holds besides its kind. One header for every kind
+/// keeps each value to one allocation: a string's bytes, or a small
+/// container's first slots, follow the header in the same block (the tail).
 struct SBHeader {
     let type: sb_type
     /// Bytes of a string or bytes value (without the trailing NUL),
     /// elements of an array, entries of a dict.
     var count = 0
-    /// bool (0 or 1), int and double (bit patterns).
+    /// An int too big to be an immediate; a double (bit pattern).
     var scalar: UInt64 = 0
     /// A callback's `Callback`, a pointer's `Pointer`.
     var object: AnyObject?
-    /// Array: `Unmanaged<SBValue>` slots; dict: `DictEntry` slots (malloc'd,
-    /// so growth can fail with SB_ENOMEM instead of trapping).
+    /// Array: `Handle` slots; dict: `DictEntry` slots.
     var slots: UnsafeMutableRawPointer?
     var capacity = 0
+    /// The slots are the box's tail (no allocation of their own) until the
+    /// container outgrows them.
+    var slotsInTail = false
     /// Dict only: it holds SB_MODULE_KEY, so sb_perform looks the module up
     /// only when there is one.
     var hasModuleKey = false
@@ -32,14 +34,15 @@ struct SBHeader {
     init(type: sb_type) { self.type = type }
 }
 
-/// The object behind an `sb_value *`. Its reference count is Swift's own
-/// (atomic), driven by `sb_retain`/`sb_release` through `Unmanaged`.
+/// The box behind an `sb_value *` that is not an immediate (see Handle).
+/// Its reference count is Swift's own (atomic), driven by `sb_retain` and
+/// `sb_release` through `Unmanaged`.
 ///
 /// Fields are reached through `h`, a pointer to the header: accessing
 /// ManagedBuffer's `header` property costs a dynamic exclusivity check
 /// (swift_beginAccess and a thread-local access set) each time, which
 /// callgrind showed to be a third of the cost of a small value.
-final class SBValue: ManagedBuffer<SBHeader, UInt8> {
+final class SBValue: ManagedBuffer<SBHeader, UInt64> {
     /// The header, in place. Stable for the object's lifetime.
     @inline(__always)
     var h: UnsafeMutablePointer<SBHeader> { withUnsafeMutablePointerToHeader { $0 } }
@@ -50,37 +53,49 @@ final class SBValue: ManagedBuffer<SBHeader, UInt8> {
         case SB_ARRAY:
             let items = arraySlots
             for i in 0..<h.pointee.count { items[i].release() }
-            free(h.pointee.slots)
         case SB_DICT:
             let entries = dictEntries
             for i in 0..<h.pointee.count {
-                free(entries[i].key)
+                DictEntry.freeKey(entries + i)
                 entries[i].value.release()
             }
-            free(h.pointee.slots)
             free(h.pointee.index)
         default:
             break
         }
+        if !h.pointee.slotsInTail { free(h.pointee.slots) }
     }
 }
 
-// MARK: - Making values
+// MARK: - Making boxes
 
 extension SBValue {
+    /// Slots a new container carries in its tail before it allocates.
+    static let tailSlots = 4
+
+    /// A box with at least `tailBytes` of tail, 8-byte aligned (the tail's
+    /// elements are UInt64s, rebound to what it holds).
     static func make(_ type: sb_type, tailBytes: Int = 0) -> SBValue {
-        unsafeDowncast(create(minimumCapacity: tailBytes) { _ in SBHeader(type: type) }, to: SBValue.self)
+        unsafeDowncast(create(minimumCapacity: (tailBytes + 7) / 8) { _ in SBHeader(type: type) }, to: SBValue.self)
     }
 
-    static func null() -> SBValue { make(SB_NULL) }
-
-    static func bool(_ b: Bool) -> SBValue {
-        let v = make(SB_BOOL)
-        v.h.pointee.scalar = b ? 1 : 0
+    /// An empty array or dict, with room for `tailSlots` elements in place.
+    static func container(_ type: sb_type) -> SBValue {
+        let v: SBValue
+        if type == SB_ARRAY {
+            v = make(type, tailBytes: tailSlots * MemoryLayout<Handle>.stride)
+            v.h.pointee.slots = UnsafeMutableRawPointer(v.tail.bindMemory(to: Handle.self, capacity: tailSlots))
+        } else {
+            v = make(type, tailBytes: tailSlots * MemoryLayout<DictEntry>.stride)
+            v.h.pointee.slots = UnsafeMutableRawPointer(v.tail.bindMemory(to: DictEntry.self, capacity: tailSlots))
+        }
+        v.h.pointee.capacity = tailSlots
+        v.h.pointee.slotsInTail = true
         return v
     }
 
-    static func int(_ i: Int64) -> SBValue {
+    /// An int outside the immediate range (see Handle.int).
+    static func boxedInt(_ i: Int64) -> SBValue {
         let v = make(SB_INT)
         v.h.pointee.scalar = UInt64(bitPattern: i)
         return v
@@ -97,10 +112,9 @@ extension SBValue {
     static func bytes(_ bytes: UnsafeRawBufferPointer, as type: sb_type) -> SBValue {
         let v = make(type, tailBytes: bytes.count + 1)
         v.h.pointee.count = bytes.count
-        v.withUnsafeMutablePointerToElements { tail in
-            if let base = bytes.baseAddress { tail.initialize(from: base.assumingMemoryBound(to: UInt8.self), count: bytes.count) }
-            tail[bytes.count] = 0
-        }
+        let tail = v.tail.bindMemory(to: UInt8.self, capacity: bytes.count + 1)
+        if let base = bytes.baseAddress { tail.initialize(from: base.assumingMemoryBound(to: UInt8.self), count: bytes.count) }
+        tail[bytes.count] = 0
         return v
     }
 
@@ -116,15 +130,18 @@ extension SBValue {
     }
 }
 
-// MARK: - Reading values
+// MARK: - Reading boxes
 
 extension SBValue {
     var type: sb_type { h.pointee.type }
     var isContainer: Bool { h.pointee.type == SB_ARRAY || h.pointee.type == SB_DICT }
 
-    /// The bytes of a string or bytes value, NUL-terminated. Stable for the
-    /// value's lifetime: a buffer's tail never moves.
-    var tailBytes: UnsafeMutablePointer<UInt8> { withUnsafeMutablePointerToElements { $0 } }
+    /// The tail, raw. Stable for the value's lifetime: a buffer's tail never
+    /// moves.
+    var tail: UnsafeMutableRawPointer { withUnsafeMutablePointerToElements { UnsafeMutableRawPointer($0) } }
+
+    /// A string's or bytes' bytes, NUL-terminated.
+    var tailBytes: UnsafeMutablePointer<UInt8> { tail.assumingMemoryBound(to: UInt8.self) }
 
     var stringValue: String {
         String(decoding: UnsafeBufferPointer(start: tailBytes, count: h.pointee.count), as: UTF8.self)
@@ -132,20 +149,4 @@ extension SBValue {
 
     var callback: Callback? { h.pointee.type == SB_CALLBACK ? unsafeDowncast(h.pointee.object!, to: Callback.self) : nil }
     var pointer: Pointer? { h.pointee.type == SB_POINTER ? unsafeDowncast(h.pointee.object!, to: Pointer.self) : nil }
-}
-
-// MARK: - Handles
-
-extension SBValue {
-    /// The value behind a handle, borrowed: no reference count changes.
-    @inline(__always)
-    static func borrow(_ handle: OpaquePointer) -> Unmanaged<SBValue> {
-        Unmanaged.fromOpaque(UnsafeRawPointer(handle))
-    }
-
-    /// A handle that owns one new reference.
-    var retainedHandle: OpaquePointer { OpaquePointer(Unmanaged.passRetained(self).toOpaque()) }
-
-    /// A handle without a reference of its own (for borrowed results).
-    var handle: OpaquePointer { OpaquePointer(Unmanaged.passUnretained(self).toOpaque()) }
 }
