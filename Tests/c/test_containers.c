@@ -100,6 +100,31 @@ static void test_dicts(void) {
     sb_release(d);
 }
 
+/* Keys that are prefixes of each other, or differ in the last byte, long
+ * keys (stored out of line) and short ones: each finds only itself, in small
+ * dicts (scanned) and in dicts past the index threshold. */
+static void test_similar_keys(void) {
+    static const char *keys[] = {"a", "ab", "abc", "abd", "abcdefghijklmnopqrstuvw", "abcdefghijklmnopqrstuvwx",
+                                 "abcdefghijklmnopqrstuvwy", "b", "key", "key1", "key10", "key2"};
+    const size_t nkeys = sizeof keys / sizeof *keys;
+    for (size_t size = 1; size <= nkeys; size++) {
+        sb_value *d = sb_dict_new();
+        for (size_t i = 0; i < size; i++) sb_dict_set_new(d, keys[i], sb_int((int64_t)i));
+        int wrong = 0;
+        for (size_t i = 0; i < nkeys; i++) {
+            const sb_value *v = sb_dict_get(d, keys[i]);
+            if (i < size ? check_int(v) != (int64_t)i : v != NULL) wrong++;
+        }
+        const char *misses[] = {"", "abcd", "abcdefghijklmnopqrstuv", "abcdefghijklmnopqrstuvwxy", "c", "ke", "key3"};
+        for (size_t i = 0; i < sizeof misses / sizeof *misses; i++) {
+            if (sb_dict_get(d, misses[i]) != NULL) wrong++;
+        }
+        if (wrong) fprintf(stderr, "  dict of %zu keys: %d wrong lookups\n", size, wrong);
+        CHECK(wrong == 0);
+        sb_release(d);
+    }
+}
+
 static void test_nesting(void) {
     sb_value *a = sb_array_new(), *b = sb_array_new(), *d = sb_dict_new();
     CHECK_STATUS(sb_array_append(a, a), SB_EINVAL); /* itself */
@@ -144,6 +169,7 @@ static void test_neutral_values(void) {
 int main(void) {
     test_arrays();
     test_dicts();
+    test_similar_keys();
     test_nesting();
     test_neutral_values();
     return check_report("containers");

@@ -26,12 +26,13 @@ final class EpochDomain: @unchecked Sendable {
 
     static let shared = EpochDomain()
 
-    private let global = Atomic<UInt>(0)
-    private let hasGarbage = Atomic<Bool>(false)
+    /// What readers touch, reachable without this object (see `EpochPins`).
+    let pins: EpochPins
+    private var global: UnsafeMutablePointer<Atomic<UInt>> { pins.global }
+    private var hasGarbage: UnsafeMutablePointer<Atomic<Bool>> { pins.hasGarbage }
     private let lock = Lock()
     private var records: ThreadRecord?
     private var retired: [(epoch: UInt, object: Unmanaged<AnyObject>)] = []
-    private let key: pthread_key_t
 
     private init() {
         var key = pthread_key_t()
@@ -44,7 +45,7 @@ final class EpochDomain: @unchecked Sendable {
             record.inUse.pointee.store(false, ordering: .releasing)
         }
         precondition(status == 0, "Switchboard: out of pthread keys")
-        self.key = key
+        pins = EpochPins(key: key)
     }
 
     // MARK: Readers
@@ -52,26 +53,10 @@ final class EpochDomain: @unchecked Sendable {
     /// Enters a critical section: registry objects read until the matching
     /// `unpin` stay alive. Nests (an action may perform).
     @inline(__always)
-    func pin() -> ThreadRecord {
-        let record = currentRecord()
-        if record.depth.pointee == 0 {
-            record.state.pointee.store(global.load(ordering: .relaxed) << 1 | 1, ordering: .relaxed)
-            // Pairs with the fence in `collect`: either the collector sees this
-            // pin, or this thread's later reads see the writer's unlink.
-            atomicMemoryFence(ordering: .sequentiallyConsistent)
-        }
-        record.depth.pointee += 1
-        return record
-    }
+    func pin() -> ThreadRecord { pins.pin() }
 
     @inline(__always)
-    func unpin(_ record: ThreadRecord) {
-        record.depth.pointee -= 1
-        if record.depth.pointee == 0 {
-            record.state.pointee.store(0, ordering: .releasing)
-            if hasGarbage.load(ordering: .relaxed) { collect(wait: false) }
-        }
-    }
+    func unpin(_ record: ThreadRecord) { pins.unpin(record) }
 
     @inline(__always)
     func withPinned<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
@@ -90,8 +75,8 @@ final class EpochDomain: @unchecked Sendable {
     func retire<T: AnyObject>(_ object: Unmanaged<T>) {
         atomicMemoryFence(ordering: .sequentiallyConsistent)
         lock.withLock {
-            retired.append((global.load(ordering: .relaxed), Unmanaged<AnyObject>.fromOpaque(object.toOpaque())))
-            hasGarbage.store(true, ordering: .relaxed)
+            retired.append((global.pointee.load(ordering: .relaxed), Unmanaged<AnyObject>.fromOpaque(object.toOpaque())))
+            hasGarbage.pointee.store(true, ordering: .relaxed)
         }
     }
 
@@ -101,14 +86,14 @@ final class EpochDomain: @unchecked Sendable {
         if wait { lock.lock() } else if !lock.tryLock() { return }
         atomicMemoryFence(ordering: .sequentiallyConsistent)
         if tryAdvance() { _ = tryAdvance() }
-        let now = global.load(ordering: .relaxed)
+        let now = global.pointee.load(ordering: .relaxed)
         var ready: [Unmanaged<AnyObject>] = []
         retired.removeAll { item in
             guard item.epoch &+ 2 <= now else { return false }
             ready.append(item.object)
             return true
         }
-        hasGarbage.store(!retired.isEmpty, ordering: .relaxed)
+        hasGarbage.pointee.store(!retired.isEmpty, ordering: .relaxed)
         lock.unlock()
         for object in ready { object.release() }
     }
@@ -118,30 +103,22 @@ final class EpochDomain: @unchecked Sendable {
 
     /// Moves the epoch on if every pinned thread has seen the current one.
     private func tryAdvance() -> Bool {
-        let now = global.load(ordering: .relaxed)
+        let now = global.pointee.load(ordering: .relaxed)
         var next = records
         while let record = next {
             let state = record.state.pointee.load(ordering: .acquiring)
             if state & 1 == 1 && state >> 1 != now { return false }
             next = record.next
         }
-        global.store(now &+ 1, ordering: .releasing)
+        global.pointee.store(now &+ 1, ordering: .releasing)
         return true
     }
 
     // MARK: Thread records
 
-    @inline(__always)
-    private func currentRecord() -> ThreadRecord {
-        if let raw = pthread_getspecific(key) {
-            return ThreadRecord(raw)
-        }
-        return adoptRecord()
-    }
-
     /// First use on this thread: reuse a record left by an exited thread, or
     /// make one. Records are never freed; there is one per live thread at most.
-    private func adoptRecord() -> ThreadRecord {
+    fileprivate func adoptRecord() -> ThreadRecord {
         let record: ThreadRecord = lock.withLock {
             var next = records
             while let candidate = next {
@@ -156,8 +133,51 @@ final class EpochDomain: @unchecked Sendable {
             records = fresh
             return fresh
         }
-        pthread_setspecific(key, record.base)
+        pthread_setspecific(pins.key, record.base)
         return record
+    }
+}
+
+/// The reader side of the domain: the thread key and two atomics in memory
+/// that is never freed. A plain struct, so a hot path that keeps a copy pins
+/// and unpins without loading, retaining or releasing any object.
+struct EpochPins: @unchecked Sendable {
+    // @unchecked: the pointers lead to atomics; the key is immutable.
+
+    let key: pthread_key_t
+    /// The global epoch.
+    let global: UnsafeMutablePointer<Atomic<UInt>>
+    /// Something is retired and waits for collection.
+    let hasGarbage: UnsafeMutablePointer<Atomic<Bool>>
+
+    fileprivate init(key: pthread_key_t) {
+        self.key = key
+        global = .allocate(capacity: 1)
+        global.initialize(to: Atomic(0))
+        hasGarbage = .allocate(capacity: 1)
+        hasGarbage.initialize(to: Atomic(false))
+    }
+
+    @inline(__always)
+    func pin() -> ThreadRecord {
+        let record = pthread_getspecific(key).map(ThreadRecord.init) ?? EpochDomain.shared.adoptRecord()
+        if record.depth.pointee == 0 {
+            record.state.pointee.store(global.pointee.load(ordering: .relaxed) << 1 | 1, ordering: .relaxed)
+            // Pairs with the fence in `collect`: either the collector sees this
+            // pin, or this thread's later reads see the writer's unlink.
+            atomicMemoryFence(ordering: .sequentiallyConsistent)
+        }
+        record.depth.pointee &+= 1
+        return record
+    }
+
+    @inline(__always)
+    func unpin(_ record: ThreadRecord) {
+        record.depth.pointee &-= 1
+        if record.depth.pointee == 0 {
+            record.state.pointee.store(0, ordering: .releasing)
+            if hasGarbage.pointee.load(ordering: .relaxed) { EpochDomain.shared.collect(wait: false) }
+        }
     }
 }
 

@@ -16,8 +16,8 @@ extension Mediator {
     /// fallback reports.
     func dispatch<C: CallConvention>(_ lookup: NameRef, as called: NameRef, _ action: NameRef,
                                      args: C.Args, cache: Bool, fallback: Bool, via convention: C) -> C.Outcome {
-        let record = epochs.pin()
-        defer { epochs.unpin(record) }
+        let record = pins.pin()
+        defer { pins.unpin(record) }
         switch resolve(lookup, action, cache: cache) {
         case .found(let resolved):
             return run(resolved, args: args, target: called, action: action, via: convention)
@@ -80,7 +80,7 @@ extension Mediator {
                 if let notFound = e.registered.find(Names.notFound.ref) {
                     return .found(Resolved(action: notFound, instance: nil, ownsInstance: false))
                 }
-                if let notFound = e.targetClass?.actions.find(Names.notFound.ref) {
+                if let notFound = e.classActions?._withUnsafeGuaranteedRef({ $0.find(Names.notFound.ref) }) {
                     return instance(for: entry, action: notFound, cache: cache)
                 }
                 return .missing(.noAction("target \"\(target.string)\" has no action \"\(action.string)\" and no notFound"))
@@ -120,7 +120,7 @@ extension Mediator {
             case .failure(let error): return .failed(error)
             }
         }
-        if let found = entry._withUnsafeGuaranteedRef({ $0.targetClass?.actions.find(action) }) {
+        if let found = entry._withUnsafeGuaranteedRef({ e in e.classActions?._withUnsafeGuaranteedRef { $0.find(action) } }) {
             return .found(entry: entry, action: found, onClass: true)
         }
         return .noAction(entry: entry)

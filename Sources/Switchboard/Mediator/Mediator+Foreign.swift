@@ -2,20 +2,20 @@
 // (for C: `const sb_value *` params, `sb_value **` out). A C caller reaching a
 // C action converts nothing; only calls that cross into Swift convert.
 
-/// What the dispatcher needs from a face to call Swift actions for it. A
-/// face has one, living as long as the process: the dispatcher holds it
-/// unowned, so a call copies no existential and touches no reference count.
-@_spi(Faces) public protocol ForeignBridge: AnyObject, Sendable {
+/// What the dispatcher needs from a face to call Swift actions for it. The
+/// requirements are static: a face passes its bridge type, a constant, so a
+/// call initializes nothing and touches no reference count.
+@_spi(Faces) public protocol ForeignBridge {
     /// The Swift value of a borrowed native value (NULL reads as `.null`).
-    func value(from native: OpaquePointer?) throws(SwitchboardError) -> Value
+    static func value(from native: OpaquePointer?) throws(SwitchboardError) -> Value
     /// A new native reference for `value`.
-    func native(from value: Value) throws(SwitchboardError) -> OpaquePointer
-    func release(_ native: OpaquePointer?)
+    static func native(from value: Value) throws(SwitchboardError) -> OpaquePointer
+    static func release(_ native: OpaquePointer?)
     /// New NoTargetAction params: `originParams` (the caller's params, or an
     /// empty dict), `targetString`, `selectorString`.
-    func fallbackParams(origin: OpaquePointer?, target: String, action: String) throws(SwitchboardError) -> OpaquePointer
+    static func fallbackParams(origin: OpaquePointer?, target: String, action: String) throws(SwitchboardError) -> OpaquePointer
     /// Makes `error` the calling thread's last error (`sb_last_error`).
-    func report(_ error: SwitchboardError)
+    static func report(_ error: SwitchboardError)
 }
 
 extension Mediator {
@@ -28,9 +28,12 @@ extension Mediator {
     @_spi(Faces) public func performNative(target: UnsafePointer<CChar>, action: UnsafePointer<CChar>,
                                            module: String?, params: OpaquePointer?, cache: Bool,
                                            out: UnsafeMutablePointer<OpaquePointer?>,
-                                           bridge: any ForeignBridge) -> Int32 {
+                                           bridge: any ForeignBridge.Type) -> Int32 {
         let called = NameRef(cString: target)
         let convention = ForeignConvention(bridge: bridge, out: out)
+        if module == nil, let status = performForeignFast(called, NameRef(cString: action), params: params, out: out) {
+            return status
+        }
         if let module {
             return withNameRef(module + "." + called.string) { lookup in
                 dispatch(lookup, as: called, NameRef(cString: action), args: params, cache: cache,
@@ -44,7 +47,7 @@ extension Mediator {
 
 /// Foreign callers: native params in, status and native `out` back.
 struct ForeignConvention: CallConvention {
-    unowned(unsafe) let bridge: any ForeignBridge
+    let bridge: any ForeignBridge.Type
     let out: UnsafeMutablePointer<OpaquePointer?>
 
     func invoke(_ entry: ActionEntry, on instance: TargetInstance?, args: OpaquePointer?,

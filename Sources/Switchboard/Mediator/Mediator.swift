@@ -22,6 +22,8 @@ public final class Mediator: @unchecked Sendable {
     public static let moduleKey = "switchboard.module"
 
     let epochs = EpochDomain.shared
+    /// `epochs.pins`, kept here so a call pins without touching the domain object.
+    let pins = EpochDomain.shared.pins
     /// Serializes writers (registration, discovery results, configuration).
     let lock = Lock()
     let targets: TargetTable

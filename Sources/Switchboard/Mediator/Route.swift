@@ -23,6 +23,8 @@ public final class Route: @unchecked Sendable {
     // @unchecked: `snapshot` is atomic and its objects are immutable.
 
     public let mediator: Mediator
+    /// The mediator's `pins`: calls pin without touching an object.
+    private let pins: EpochPins
     let target: OwnedName
     let action: OwnedName
     let cache: Bool
@@ -51,6 +53,7 @@ public final class Route: @unchecked Sendable {
 
     init(mediator: Mediator, target: String, action: String, cache: Bool) {
         self.mediator = mediator
+        self.pins = mediator.pins
         self.target = OwnedName(target)
         self.action = OwnedName(action)
         self.cache = cache
@@ -73,22 +76,39 @@ public final class Route: @unchecked Sendable {
 
     /// Calls the prepared action for another face (see `performNative`).
     @_spi(Faces) public func callNative(params: OpaquePointer?, out: UnsafeMutablePointer<OpaquePointer?>,
-                                        bridge: any ForeignBridge) -> Int32 {
-        dispatch(args: params, via: ForeignConvention(bridge: bridge, out: out))
+                                        bridge: any ForeignBridge.Type) -> Int32 {
+        if let status = callForeignFast(params: params, out: out) { return status }
+        return dispatch(args: params, via: ForeignConvention(bridge: bridge, out: out))
+    }
+
+    /// The common case without the general path's bookkeeping: the snapshot
+    /// is current and its action is foreign (see Mediator+FastPath.swift).
+    @inline(__always)
+    private func callForeignFast(params: OpaquePointer?, out: UnsafeMutablePointer<OpaquePointer?>) -> Int32? {
+        let record = pins.pin()
+        defer { pins.unpin(record) }
+        let generation = mediator.registryGeneration.load(ordering: .acquiring)
+        let bits = snapshot.load(ordering: .acquiring)
+        guard bits != 0 else { return nil }
+        return Unmanaged<Snapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef { s in
+            guard s.generation == generation else { return nil }
+            return s.action._withUnsafeGuaranteedRef { action in
+                s.onClass ? s.entry._withUnsafeGuaranteedRef { Mediator.callForeign(action, on: $0, params: params, out: out) }
+                          : Mediator.callForeign(action, on: nil, params: params, out: out)
+            }
+        }
     }
 
     /// Resolves now, so that preparing fails for a pair that does not resolve.
     func prepare() throws(SwitchboardError) {
-        let epochs = mediator.epochs
-        let record = epochs.pin()
-        defer { epochs.unpin(record) }
+        let record = pins.pin()
+        defer { pins.unpin(record) }
         if case .failure(let error) = current() { throw error }
     }
 
     private func dispatch<C: CallConvention>(args: C.Args, via convention: C) -> C.Outcome {
-        let epochs = mediator.epochs
-        let record = epochs.pin()
-        defer { epochs.unpin(record) }
+        let record = pins.pin()
+        defer { pins.unpin(record) }
         let snapshot: Unmanaged<Snapshot>
         switch current() {
         case .success(let s): snapshot = s

@@ -28,7 +28,7 @@ struct NameRef {
         var n = 0
         while bytes[n] != 0 {
             h = (h ^ UInt64(bytes[n])) &* FNV1a.prime
-            n += 1
+            n &+= 1
         }
         base = bytes
         count = n
@@ -83,11 +83,29 @@ struct OwnedName: @unchecked Sendable {
 
     @inline(__always)
     func matches(_ key: NameRef) -> Bool {
-        hash == key.hash && count == key.count && (count == 0 || memcmp(base, key.base, count) == 0)
+        hash == key.hash && count == key.count && bytesEqual(UnsafePointer(base), key.base, count: count)
     }
 
     /// Called once, from the owning entry's deinit.
     func free() { base.deallocate() }
+}
+
+/// Whether `count` bytes at `a` and `b` are equal. Names are short, and for
+/// up to 16 bytes two overlapping word compares beat a call to memcmp.
+@inline(__always)
+func bytesEqual(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, count: Int) -> Bool {
+    let a = UnsafeRawPointer(a), b = UnsafeRawPointer(b)
+    @inline(__always) func same<T: FixedWidthInteger>(_ type: T.Type, at offset: Int) -> Bool {
+        a.loadUnaligned(fromByteOffset: offset, as: T.self) == b.loadUnaligned(fromByteOffset: offset, as: T.self)
+    }
+    switch count {
+    case 0: return true
+    case 1...3:
+        return same(UInt8.self, at: 0) && same(UInt8.self, at: count / 2) && same(UInt8.self, at: count - 1)
+    case 4...7: return same(UInt32.self, at: 0) && same(UInt32.self, at: count - 4)
+    case 8...16: return same(UInt64.self, at: 0) && same(UInt64.self, at: count - 8)
+    default: return memcmp(a, b, count) == 0
+    }
 }
 
 private enum FNV1a {

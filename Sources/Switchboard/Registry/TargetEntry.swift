@@ -66,6 +66,9 @@ final class TargetEntry: @unchecked Sendable {
     let registered: ActionMap
     /// The discovered or registered class, if any.
     let targetClass: TargetClass?
+    /// Its actions, borrowed (`targetClass` owns them): reading them through
+    /// this view retains nothing on the way to an action.
+    let classActions: Unmanaged<ActionMap>?
     /// The discovery generation in which a class was last looked for;
     /// 0 when it never was.
     let searchedAt: UInt64
@@ -75,6 +78,7 @@ final class TargetEntry: @unchecked Sendable {
         self.name = name
         self.registered = registered
         self.targetClass = targetClass
+        self.classActions = targetClass.map { Unmanaged.passUnretained($0.actions) }
         self.searchedAt = searchedAt
         self.cache = cache
     }

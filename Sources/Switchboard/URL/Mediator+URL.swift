@@ -74,7 +74,7 @@ extension Mediator {
     /// the face passes (a dict, or nil), and performs. Returns a status code
     /// as `performNative` does.
     @_spi(Faces) public func openNative(url: String, extra: OpaquePointer?, out: UnsafeMutablePointer<OpaquePointer?>,
-                                        bridge: any ForeignBridge) -> Int32 {
+                                        bridge: any ForeignBridge.Type) -> Int32 {
         let convention = ForeignConvention(bridge: bridge, out: out)
         do throws(SwitchboardError) {
             let destination = try resolve(url: url)

@@ -7,23 +7,21 @@ import CSwitchboard
 nonisolated(unsafe) let emptyParams: OpaquePointer = Handle(retaining: SBValue.container(SB_DICT)).pointer
 
 /// How the core calls Swift actions for C callers: `sb_value` in and out.
-final class CBridge: ForeignBridge {
-    static let shared = CBridge()
-
-    func value(from native: OpaquePointer?) throws(SwitchboardError) -> Value {
+enum CBridge: ForeignBridge {
+    static func value(from native: OpaquePointer?) throws(SwitchboardError) -> Value {
         guard let native else { return .null }
         return try Handle(native).toValue()
     }
 
-    func native(from value: Value) throws(SwitchboardError) -> OpaquePointer {
+    static func native(from value: Value) throws(SwitchboardError) -> OpaquePointer {
         try Handle.from(value).pointer
     }
 
-    func release(_ native: OpaquePointer?) {
+    static func release(_ native: OpaquePointer?) {
         if let native { Handle(native).release() }
     }
 
-    func fallbackParams(origin: OpaquePointer?, target: String, action: String) throws(SwitchboardError) -> OpaquePointer {
+    static func fallbackParams(origin: OpaquePointer?, target: String, action: String) throws(SwitchboardError) -> OpaquePointer {
         let params = SBValue.container(SB_DICT)
         let originParams = origin.map { Handle($0).retain() } ?? Handle(retaining: SBValue.container(SB_DICT))
         let entries: [(String, Handle)] = [
@@ -41,7 +39,7 @@ final class CBridge: ForeignBridge {
         return Handle(retaining: params).pointer
     }
 
-    func report(_ error: SwitchboardError) {
+    static func report(_ error: SwitchboardError) {
         setLastError(error.message)
     }
 }

@@ -94,17 +94,22 @@ public func sb_perform(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _
         return failure(SB_EINVAL, "sb_perform: NULL mediator, or a NULL or empty name")
     }
     guard flags & ~SB_CACHE_TARGET == 0 else { return failure(SB_EINVAL, "sb_perform: unknown flags \(flags)") }
-    var module: String?
+    var hasModuleKey = false
     if let params {
         guard let box = Handle(params).box, box._withUnsafeGuaranteedRef({ $0.type == SB_DICT }) else {
             return failure(SB_EINVAL, "sb_perform: params must be a dict, not a \(typeName(Handle(params).type))")
         }
-        module = box._withUnsafeGuaranteedRef { moduleName(in: $0) }
+        hasModuleKey = box._withUnsafeGuaranteedRef { $0.h.pointee.hasModuleKey }
     }
     var result: OpaquePointer?
-    let status = CMediator.borrow(m)._withUnsafeGuaranteedRef {
-        $0.mediator.performNative(target: target, action: action, module: module, params: params ?? emptyParams,
-                                  cache: flags & SB_CACHE_TARGET != 0, out: &result, bridge: CBridge.shared)
+    let status = CMediator.borrow(m)._withUnsafeGuaranteedRef { c in
+        // Most calls name no module: they pass a literal nil, no String at all.
+        let module = hasModuleKey ? Handle(params!).box!._withUnsafeGuaranteedRef { moduleName(in: $0) } : nil
+        return module == nil
+            ? c.mediator.performNative(target: target, action: action, module: nil, params: params ?? emptyParams,
+                                       cache: flags & SB_CACHE_TARGET != 0, out: &result, bridge: CBridge.self)
+            : c.mediator.performNative(target: target, action: action, module: module, params: params ?? emptyParams,
+                                       cache: flags & SB_CACHE_TARGET != 0, out: &result, bridge: CBridge.self)
     }
     if let out { out.pointee = result } else if let result { Handle(result).release() }
     return sb_status(UInt32(status))

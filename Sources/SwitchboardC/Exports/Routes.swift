@@ -29,7 +29,7 @@ public func sb_route_call(_ r: sb_route_ptr?, _ params: sb_value_cptr?, _ out: s
     }
     var result: OpaquePointer?
     let status = Unmanaged<Route>.fromOpaque(UnsafeRawPointer(r))._withUnsafeGuaranteedRef {
-        $0.callNative(params: params ?? emptyParams, out: &result, bridge: CBridge.shared)
+        $0.callNative(params: params ?? emptyParams, out: &result, bridge: CBridge.self)
     }
     if let out { out.pointee = result } else if let result { Handle(result).release() }
     return sb_status(UInt32(status))

@@ -27,7 +27,7 @@ public func sb_open_url_params(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar
     let status: sb_status
     if let text = String(validatingCString: url) {
         status = sb_status(UInt32(CMediator.borrow(m)._withUnsafeGuaranteedRef {
-            $0.mediator.openNative(url: text, extra: params, out: &result, bridge: CBridge.shared)
+            $0.mediator.openNative(url: text, extra: params, out: &result, bridge: CBridge.self)
         }))
     } else {
         status = failure(SB_EBADURL, "sb_open_url: the URL is not valid UTF-8")

@@ -19,7 +19,10 @@ struct DictEntry {
     var value: Handle
 
     static let inlineCapacity = MemoryLayout<(UInt64, UInt64, UInt64)>.size - 1
-    private static let inlineOffset = MemoryLayout<DictEntry>.offset(of: \DictEntry.inline)!
+    /// After `hash` and `keyLength`. A constant, not `offset(of:)`: a lazily
+    /// computed static costs a swift_once check on every key comparison.
+    /// `store` asserts it in debug builds.
+    private static var inlineOffset: Int { MemoryLayout<UInt64>.size + MemoryLayout<Int>.size }
 
     /// The key of the entry at `entry`: valid until the dict changes.
     @inline(__always)
@@ -32,6 +35,7 @@ struct DictEntry {
     /// Stores a copy of `key` in `entry`; false if a long key's copy cannot
     /// be allocated.
     static func store(key: UnsafePointer<UInt8>, length: Int, in entry: UnsafeMutablePointer<DictEntry>) -> Bool {
+        assert(MemoryLayout<DictEntry>.offset(of: \DictEntry.inline) == inlineOffset)
         entry.pointee.keyLength = length
         entry.pointee.inline = (0, 0, 0)
         let raw = UnsafeMutableRawPointer(entry) + inlineOffset
@@ -44,6 +48,21 @@ struct DictEntry {
         copy[length] = 0
         raw.storeBytes(of: copy, as: UnsafeMutablePointer<UInt8>.self)
         return true
+    }
+
+    /// Whether the key of `entry` equals the NUL-terminated `key`. Reads `key`
+    /// no further than its NUL.
+    @inline(__always)
+    static func hasKey(_ entry: UnsafeMutablePointer<DictEntry>, cString key: UnsafePointer<UInt8>) -> Bool {
+        let length = entry.pointee.keyLength
+        let stored = Self.key(entry)
+        var i = 0
+        while i < length {
+            let byte = key[i]
+            if byte != stored[i] || byte == 0 { return false }
+            i &+= 1
+        }
+        return key[length] == 0
     }
 
     /// Frees a long key's heap copy.
@@ -146,6 +165,13 @@ extension SBValue {
 
     func find(key: UnsafePointer<CChar>) -> Int? {
         let bytes = UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self)
+        if h.pointee.index == nil {
+            // A small dict: compare the C string with each key as it is read,
+            // which costs less than measuring and hashing it first.
+            let entries = dictEntries
+            for i in 0..<h.pointee.count where DictEntry.hasKey(entries + i, cString: bytes) { return i }
+            return nil
+        }
         let length = strlen(key)
         return find(key: bytes, length: length, hash: NameHash.of(bytes, count: length))
     }
