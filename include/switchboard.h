@@ -319,7 +319,8 @@ SB_API sb_status sb_unregister_action(sb_mediator *m, const char *target, const 
  *
  * A target instance (a plugin's create() state) is made for this call and
  * destroyed after it, unless one is cached; with SB_CACHE_TARGET the instance
- * made is kept until sb_release_cached_target().
+ * made is kept until sb_release_cached_target(). A plugin target with neither
+ * create nor destroy has no instances: its actions get a NULL state.
  *
  * On SB_OK *out is a new reference, never NULL; `out` may be NULL to discard
  * the result. SB_EINVAL for NULL or empty names, params that are not a dict,

@@ -184,8 +184,8 @@ static int fill(lua_State *L, int idx, sb_value *t, int array, lua_Integer n, sb
     }
     char described[64];
     lua_pushnil(L);
+    const int at = lua_gettop(L) + 1; /* where each value lands; its key is below */
     while (lua_next(L, idx)) {
-        int at = lua_gettop(L);
         if (lua_type(L, at - 1) != LUA_TSTRING) {
             fail(c, "table key %s is not a string: a table becomes a dict only with string keys, "
                     "or an array with keys 1..n", describe_key(L, at - 1, described, sizeof described));

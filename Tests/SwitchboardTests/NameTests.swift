@@ -1,5 +1,5 @@
 import Testing
-@testable import Switchboard
+@_spi(Faces) @testable import Switchboard
 
 /// The registry compares names with word loads for short names; these check
 /// every length across the word-size boundaries, and a difference at every

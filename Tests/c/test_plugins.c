@@ -21,6 +21,24 @@ static int64_t stat_of(sb_mediator *m, const char *key) {
     return n;
 }
 
+/* 1 if the catalogue lists `target` as cached, 0 if not, -1 if absent. */
+static int target_is_cached(sb_mediator *m, const char *target) {
+    sb_value *routes = NULL;
+    int result = -1;
+    if (sb_routes(m, &routes) != SB_OK) return -1;
+    const sb_value *targets = sb_dict_get(routes, "targets");
+    for (size_t i = 0; i < sb_count(targets); i++) {
+        const sb_value *t = sb_array_get(targets, i);
+        const char *name = sb_get_string(sb_dict_get(t, "name"), NULL);
+        int cached = 0;
+        if (name && strcmp(name, target) == 0 && sb_get_bool(sb_dict_get(t, "cached"), &cached) == SB_OK) {
+            result = cached;
+        }
+    }
+    sb_release(routes);
+    return result;
+}
+
 static int64_t next(sb_mediator *m, unsigned flags) {
     sb_value *out = NULL;
     int64_t n = -1;
@@ -51,7 +69,9 @@ static void test_discovery_and_caching(void) {
     CHECK(next(m, SB_CACHE_TARGET) == 1);
     CHECK(next(m, SB_CACHE_TARGET) == 2);
     CHECK(next(m, 0) == 3); /* an uncached call reuses the cached instance */
+    CHECK(target_is_cached(m, "Counter") == 1);
     CHECK_STATUS(sb_release_cached_target(m, "Counter"), SB_OK);
+    CHECK(target_is_cached(m, "Counter") == 0);
     CHECK(next(m, SB_CACHE_TARGET) == 1);
 
     /* notFound in a plugin table. */
@@ -71,6 +91,10 @@ static void test_discovery_and_caching(void) {
     sb_release(out);
     CHECK_STATUS(sb_perform(m, "Stateless", "fail", NULL, 0, &out), SB_EREJECTED);
     CHECK(ERROR_MENTIONS("refused on purpose"));
+    /* ... and never has an instance to cache, even when asked to. */
+    CHECK_STATUS(sb_perform(m, "Stateless", "stateIsNull", NULL, SB_CACHE_TARGET, &out), SB_OK);
+    sb_release(out);
+    CHECK(target_is_cached(m, "Stateless") == 0);
 
     /* Registered actions come before the plugin's own. */
     CHECK_STATUS(sb_register_action(m, "Counter", "next", registered_next, NULL, NULL), SB_OK);

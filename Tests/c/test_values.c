@@ -142,6 +142,21 @@ static void test_equal(void) {
     sb_array_append_new(sb_dict_get(y, "l"), sb_null());
     CHECK(!sb_equal(x, y));
 
+    /* Past the index threshold too, in either order, either way round. */
+    sb_value *big1 = sb_dict_new(), *big2 = sb_dict_new();
+    char name[16];
+    for (int i = 0; i < 12; i++) {
+        snprintf(name, sizeof name, "key%d", i);
+        sb_dict_set_new(big1, name, sb_int(i));
+        snprintf(name, sizeof name, "key%d", 11 - i);
+        sb_dict_set_new(big2, name, sb_int(11 - i));
+    }
+    CHECK(sb_equal(big1, big2) && sb_equal(big2, big1));
+    sb_dict_set_new(big2, "key5", sb_int(-5));
+    CHECK(!sb_equal(big1, big2) && !sb_equal(big2, big1));
+    sb_release(big1);
+    sb_release(big2);
+
     sb_value *n2 = sb_double(NAN);
     CHECK(!sb_equal(n1, n2));
     sb_release(n2);

@@ -94,7 +94,8 @@ extension TargetClass {
         }
         let create = foreign.create
         let destroy = foreign.destroy
-        self.init(origin: foreign.origin, actions: ActionMap(entries)) { () throws(SwitchboardError) -> TargetInstance in
+        self.init(origin: foreign.origin, actions: ActionMap(entries),
+                  needsInstance: !foreign.stateless) { () throws(SwitchboardError) -> TargetInstance in
             TargetInstance(state: try create(), destroy: destroy)
         }
     }

@@ -81,7 +81,8 @@ extension Mediator {
                     return .found(Resolved(action: notFound, instance: nil, ownsInstance: false))
                 }
                 if let notFound = e.classActions?._withUnsafeGuaranteedRef({ $0.find(Names.notFound.ref) }) {
-                    return instance(for: entry, action: notFound, cache: cache)
+                    return e.classNeedsInstance ? instance(for: entry, action: notFound, cache: cache)
+                                                : .found(Resolved(action: notFound, instance: nil, ownsInstance: false))
                 }
                 return .missing(.noAction("target \"\(target.string)\" has no action \"\(action.string)\" and no notFound"))
             }
@@ -89,7 +90,8 @@ extension Mediator {
     }
 
     enum Lookup {
-        /// `onClass`: the action belongs to the target's class and needs an instance.
+        /// `onClass`: the action belongs to the target's class and needs an
+        /// instance (a stateless class's actions do not).
         case found(entry: Unmanaged<TargetEntry>, action: Unmanaged<ActionEntry>, onClass: Bool)
         case noTarget
         case noAction(entry: Unmanaged<TargetEntry>)
@@ -121,7 +123,8 @@ extension Mediator {
             }
         }
         if let found = entry._withUnsafeGuaranteedRef({ e in e.classActions?._withUnsafeGuaranteedRef { $0.find(action) } }) {
-            return .found(entry: entry, action: found, onClass: true)
+            return .found(entry: entry, action: found,
+                          onClass: entry._withUnsafeGuaranteedRef { $0.classNeedsInstance })
         }
         return .noAction(entry: entry)
     }

@@ -20,12 +20,14 @@ extension Mediator {
                 }
             }
             guard let found = entry.classActions?._withUnsafeGuaranteedRef({ $0.find(action) }) else { return nil }
-            return found._withUnsafeGuaranteedRef { Self.callForeign($0, on: entry, params: params, out: out) }
+            return found._withUnsafeGuaranteedRef {
+                Self.callForeign($0, on: entry.classNeedsInstance ? entry : nil, params: params, out: out)
+            }
         }
     }
 
-    /// Calls `action` if it is foreign and, when it belongs to the class of
-    /// `entry`, the target has a cached instance; else nil. Pinned.
+    /// Calls `action` if it is foreign and, when it needs an instance of the
+    /// class of `entry`, the target has a cached one; else nil. Pinned.
     @inline(__always)
     static func callForeign(_ action: ActionEntry, on entry: TargetEntry?, params: OpaquePointer?,
                             out: UnsafeMutablePointer<OpaquePointer?>) -> Int32? {

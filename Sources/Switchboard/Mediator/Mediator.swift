@@ -140,13 +140,17 @@ extension TargetProvider {
     public var actions: [(name: String, function: ForeignFunction)]
     public var create: @Sendable () throws(SwitchboardError) -> UnsafeMutableRawPointer?
     public var destroy: @Sendable (UnsafeMutableRawPointer?) -> Void
+    /// Instances would hold nothing (no create, no destroy): actions get a
+    /// nil state and no instance is ever made.
+    public var stateless: Bool
 
     public init(origin: String, actions: [(name: String, function: ForeignFunction)],
                 create: @escaping @Sendable () throws(SwitchboardError) -> UnsafeMutableRawPointer?,
-                destroy: @escaping @Sendable (UnsafeMutableRawPointer?) -> Void) {
+                destroy: @escaping @Sendable (UnsafeMutableRawPointer?) -> Void, stateless: Bool = false) {
         self.origin = origin
         self.actions = actions
         self.create = create
         self.destroy = destroy
+        self.stateless = stateless
     }
 }

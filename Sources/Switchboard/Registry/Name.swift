@@ -92,8 +92,9 @@ struct OwnedName: @unchecked Sendable {
 
 /// Whether `count` bytes at `a` and `b` are equal. Names are short, and for
 /// up to 16 bytes two overlapping word compares beat a call to memcmp.
-@inline(__always)
-func bytesEqual(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, count: Int) -> Bool {
+/// (Faces use it for their own keys.)
+@_spi(Faces) @inlinable @inline(__always)
+public func bytesEqual(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, count: Int) -> Bool {
     let a = UnsafeRawPointer(a), b = UnsafeRawPointer(b)
     @inline(__always) func same<T: FixedWidthInteger>(_ type: T.Type, at offset: Int) -> Bool {
         a.loadUnaligned(fromByteOffset: offset, as: T.self) == b.loadUnaligned(fromByteOffset: offset, as: T.self)

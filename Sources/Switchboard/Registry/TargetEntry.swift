@@ -7,13 +7,18 @@ final class TargetClass: Sendable {
     /// Where it came from, for listings: "Swift type M.Target_A", a plugin path.
     let origin: String
     let actions: ActionMap
+    /// False for a class whose instances would hold nothing (a C plugin table
+    /// without create or destroy): its actions run without one, so no call
+    /// makes, caches or destroys an instance.
+    let needsInstance: Bool
     /// Makes one instance (CTMediator's `[[cls alloc] init]`).
     let makeInstance: @Sendable () throws(SwitchboardError) -> TargetInstance
 
-    init(origin: String, actions: ActionMap,
+    init(origin: String, actions: ActionMap, needsInstance: Bool = true,
          makeInstance: @escaping @Sendable () throws(SwitchboardError) -> TargetInstance) {
         self.origin = origin
         self.actions = actions
+        self.needsInstance = needsInstance
         self.makeInstance = makeInstance
     }
 }
@@ -69,6 +74,8 @@ final class TargetEntry: @unchecked Sendable {
     /// Its actions, borrowed (`targetClass` owns them): reading them through
     /// this view retains nothing on the way to an action.
     let classActions: Unmanaged<ActionMap>?
+    /// `targetClass?.needsInstance`, read without touching the class.
+    let classNeedsInstance: Bool
     /// The discovery generation in which a class was last looked for;
     /// 0 when it never was.
     let searchedAt: UInt64
@@ -79,6 +86,7 @@ final class TargetEntry: @unchecked Sendable {
         self.registered = registered
         self.targetClass = targetClass
         self.classActions = targetClass.map { Unmanaged.passUnretained($0.actions) }
+        self.classNeedsInstance = targetClass?.needsInstance ?? false
         self.searchedAt = searchedAt
         self.cache = cache
     }

@@ -55,6 +55,19 @@ func validName(_ name: UnsafePointer<CChar>?, _ what: String) -> Result<String, 
 /// Whether `bytes` are UTF-8. ASCII (nearly every name and key) is checked
 /// eight bytes at a time before the full decoder is asked.
 @inline(__always)
+/// The length of a NUL-terminated string if it is valid UTF-8, else nil. One
+/// pass for ASCII (keys nearly always are), instead of strlen then a check.
+func validUTF8Length(_ cString: UnsafePointer<UInt8>) -> Int? {
+    var i = 0
+    var highBits: UInt8 = 0
+    while cString[i] != 0 {
+        highBits |= cString[i]
+        i &+= 1
+    }
+    if highBits < 0x80 { return i }
+    return isValidUTF8(UnsafeBufferPointer(start: cString, count: i)) ? i : nil
+}
+
 func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
     guard let base = bytes.baseAddress else { return true }
     var i = 0

@@ -48,9 +48,8 @@ private func setKey(_ dict: sb_value_ptr?, _ key: UnsafePointer<CChar>?, _ v: sb
         if steal, let v { Handle(v).release() }
         return failure(SB_EINVAL, "\(caller): NULL key")
     }
-    let length = strlen(key)
     let bytes = UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self)
-    guard isValidUTF8(UnsafeBufferPointer(start: bytes, count: length)) else {
+    guard let length = validUTF8Length(bytes) else {
         if steal, let v { Handle(v).release() }
         return failure(SB_EINVAL, "\(caller): key is not valid UTF-8")
     }

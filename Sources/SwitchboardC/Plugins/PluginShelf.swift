@@ -85,7 +85,8 @@ final class PluginImage: @unchecked Sendable {
         return ForeignTargetClass(
             origin: "plugin \(path)", actions: actions,
             create: { table.def.pointee.create?() },
-            destroy: { state in table.destroy(state) })
+            destroy: { state in table.destroy(state) },
+            stateless: def.pointee.create == nil && def.pointee.destroy == nil)
     }
 
     /// What the create/destroy closures capture: the table, and the image

@@ -10,6 +10,7 @@ import Musl
 /// short (params keys nearly always are), else in a malloc'd copy — its hash,
 /// and one strong reference to the value.
 struct DictEntry {
+    /// The key's hash; set only once the dict has an index.
     var hash: UInt64
     var keyLength: Int
     /// Up to 23 key bytes and a NUL; for a longer key, the first word is the
@@ -48,6 +49,12 @@ struct DictEntry {
         copy[length] = 0
         raw.storeBytes(of: copy, as: UnsafeMutablePointer<UInt8>.self)
         return true
+    }
+
+    /// Whether the key of `entry` is the `length` bytes at `key`.
+    @inline(__always)
+    static func hasKey(_ entry: UnsafeMutablePointer<DictEntry>, _ key: UnsafePointer<UInt8>, length: Int) -> Bool {
+        entry.pointee.keyLength == length && bytesEqual(Self.key(entry), key, count: length)
     }
 
     /// Whether the key of `entry` equals the NUL-terminated `key`. Reads `key`
@@ -143,23 +150,26 @@ extension SBValue {
         h.pointee.slots!.assumingMemoryBound(to: DictEntry.self)
     }
 
-    /// The position of `key`, or nil.
-    func find(key: UnsafePointer<UInt8>, length: Int, hash: UInt64) -> Int? {
-        guard h.pointee.count > 0 else { return nil }
+    /// The position of `key`, or nil. Small dicts are scanned and never
+    /// hash: the key is hashed only when the dict has an index.
+    @inline(__always)
+    func find(key: UnsafePointer<UInt8>, length: Int) -> Int? {
+        if h.pointee.index != nil { return find(key: key, length: length, hash: NameHash.of(key, count: length)) }
         let entries = dictEntries
-        @inline(__always) func matches(_ i: Int) -> Bool {
-            let e = entries + i
-            return e.pointee.hash == hash && e.pointee.keyLength == length && memcmp(DictEntry.key(e), key, length) == 0
+        for i in 0..<h.pointee.count where DictEntry.hasKey(entries + i, key, length: length) { return i }
+        return nil
+    }
+
+    /// The position of `key` in a dict that has an index, or nil.
+    func find(key: UnsafePointer<UInt8>, length: Int, hash: UInt64) -> Int? {
+        guard let index = h.pointee.index else { return find(key: key, length: length) }
+        let entries = dictEntries
+        var i = Int(truncatingIfNeeded: hash) & h.pointee.indexMask
+        while index[i] >= 0 {
+            let e = entries + Int(index[i])
+            if e.pointee.hash == hash && DictEntry.hasKey(e, key, length: length) { return Int(index[i]) }
+            i = (i + 1) & h.pointee.indexMask
         }
-        if let index = h.pointee.index {
-            var i = Int(truncatingIfNeeded: hash) & h.pointee.indexMask
-            while index[i] >= 0 {
-                if matches(Int(index[i])) { return Int(index[i]) }
-                i = (i + 1) & h.pointee.indexMask
-            }
-            return nil
-        }
-        for i in 0..<h.pointee.count where matches(i) { return i }
         return nil
     }
 
@@ -180,8 +190,7 @@ extension SBValue {
     /// last. False (and `value` still owned by the caller) when memory runs
     /// out.
     func set(key: UnsafePointer<UInt8>, length: Int, value: Handle) -> Bool {
-        let hash = NameHash.of(key, count: length)
-        if let i = find(key: key, length: length, hash: hash) {
+        if let i = find(key: key, length: length) {
             let old = dictEntries[i].value
             dictEntries[i].value = value
             old.release()
@@ -194,13 +203,15 @@ extension SBValue {
         let position = h.pointee.count
         let entry = dictEntries + position
         guard DictEntry.store(key: key, length: length, in: entry) else { return false }
-        entry.pointee.hash = hash
         entry.pointee.value = value
         h.pointee.count += 1
-        if length == ModuleKey.count && hash == ModuleKey.hash && memcmp(key, ModuleKey.base, length) == 0 {
+        if length == ModuleKey.count && memcmp(key, ModuleKey.base, length) == 0 {
             h.pointee.hasModuleKey = true
         }
-        if let index = h.pointee.index { insert(position, hash: hash, into: index) }
+        if let index = h.pointee.index {
+            entry.pointee.hash = NameHash.of(key, count: length)
+            insert(position, hash: entry.pointee.hash, into: index)
+        }
         return true
     }
 
@@ -211,10 +222,16 @@ extension SBValue {
             return false
         }
         index.initialize(repeating: -1, count: size)
+        let hadIndex = h.pointee.index != nil
         free(h.pointee.index)
         h.pointee.index = index
         h.pointee.indexMask = size - 1
-        for i in 0..<h.pointee.count { insert(i, hash: dictEntries[i].hash, into: index) }
+        for i in 0..<h.pointee.count {
+            let e = dictEntries + i
+            // Entries added while the dict was small were never hashed.
+            if !hadIndex { e.pointee.hash = NameHash.of(DictEntry.key(e), count: e.pointee.keyLength) }
+            insert(i, hash: e.pointee.hash, into: index)
+        }
         return true
     }
 
@@ -285,7 +302,7 @@ extension SBValue {
             guard h.pointee.count == other.h.pointee.count else { return false }
             for i in 0..<h.pointee.count {
                 let e = dictEntries + i
-                guard let j = other.find(key: DictEntry.key(e), length: e.pointee.keyLength, hash: e.pointee.hash),
+                guard let j = other.find(key: DictEntry.key(e), length: e.pointee.keyLength),
                       e.pointee.value.equals(other.dictEntries[j].value)
                 else { return false }
             }
