@@ -50,6 +50,8 @@ let package = Package(
 
         // The CTMediator demo, in Swift.
         .executableTarget(name: "SwitchboardDemo", dependencies: ["Switchboard"], path: "examples/swift"),
+        // The Swift cases of scripts/bench.sh.
+        .executableTarget(name: "SwitchboardBench", dependencies: ["Switchboard"], path: "bench/swift"),
 
         // Two modules of targets found only by name, for discovery tests.
         .target(name: "FixtureTargetsA", dependencies: ["Switchboard"], path: "Tests/Fixtures/FixtureTargetsA"),

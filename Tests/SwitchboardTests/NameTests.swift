@@ -51,4 +51,14 @@ struct NameTests {
         }
         #expect(throws: SwitchboardError.self) { try m.call(target: "ABCF", action: "who") }
     }
+
+    @Test("the module key's length constant matches the key")
+    func moduleKeyLength() {
+        #expect(Mediator.moduleKeyLength == Mediator.moduleKey.utf8.count)
+        #expect(Mediator.module(in: ["switchboard.module": "M", "n": 1]) == "M")
+        #expect(Mediator.module(in: ["switchboard.modulX": "M"]) == nil)
+        var many: Params = ["switchboard.module": "Big"]
+        for i in 0..<20 { many["k\(i)"] = .int(Int64(i)) }
+        #expect(Mediator.module(in: many) == "Big")
+    }
 }

@@ -1,6 +1,6 @@
-// The common foreign call without the general dispatcher's bookkeeping: the
-// action is a C or Lua function, and its target needs no instance or has a
-// cached one. Everything else (discovery, making an instance, `notFound`, the
+// The common calls without the general dispatcher's bookkeeping: the action
+// is a C or Lua function (for a foreign caller) or a Swift closure (for a
+// Swift caller), and its target needs no instance or has a cached one. Everything else (discovery, making an instance, `notFound`, the
 // fallback, a Swift action, an error) answers nil here and takes the general
 // path in Mediator+Dispatch.swift, which resolves the same way.
 
@@ -34,12 +34,58 @@ extension Mediator {
         guard let function = action.foreign else { return nil }
         var state: UnsafeMutableRawPointer?
         if let entry {
-            // CTMediator reuses a cached instance even for an uncached call.
-            let cached = entry.cache.slot.load(ordering: .acquiring)
-            guard cached != 0 else { return nil }
-            state = Unmanaged<TargetInstance>.fromOpaque(UnsafeRawPointer(bitPattern: cached)!)
-                ._withUnsafeGuaranteedRef { $0.state }
+            guard let instance = cachedInstance(of: entry) else { return nil }
+            state = instance._withUnsafeGuaranteedRef { $0.state }
         }
         return function._withUnsafeGuaranteedRef { $0.callNative(params, state: state, out: out) }
+    }
+
+    /// `perform`/`call` for a Swift caller when the call resolves to a Swift
+    /// closure, or nil.
+    @inline(__always)
+    func performSwiftFast(_ target: NameRef, _ action: NameRef, params: Params) -> Result<Value, SwitchboardError>? {
+        let record = pins.pin()
+        defer { pins.unpin(record) }
+        guard let entry = targets.find(target) else { return nil }
+        return entry._withUnsafeGuaranteedRef { entry -> Result<Value, SwitchboardError>? in
+            if let registered = entry.registered.find(action) {
+                return registered._withUnsafeGuaranteedRef {
+                    Self.callSwift($0, on: nil, params: params, target: target, action: action)
+                }
+            }
+            guard let found = entry.classActions?._withUnsafeGuaranteedRef({ $0.find(action) }) else { return nil }
+            return found._withUnsafeGuaranteedRef {
+                Self.callSwift($0, on: entry.classNeedsInstance ? entry : nil, params: params,
+                               target: target, action: action)
+            }
+        }
+    }
+
+    /// Calls `action` if it is a Swift closure and, when it needs an instance
+    /// of the class of `entry`, the target has a cached one; else nil. Pinned.
+    @inline(__always)
+    static func callSwift(_ action: ActionEntry, on entry: TargetEntry?, params: Params,
+                          target: NameRef, action name: NameRef) -> Result<Value, SwitchboardError>? {
+        guard let body = action.swift else { return nil }
+        var instance: Unmanaged<TargetInstance>?
+        if let entry {
+            guard let cached = cachedInstance(of: entry) else { return nil }
+            instance = cached
+        }
+        do {
+            guard let instance else { return .success(try body(nil, params)) }
+            return .success(try instance._withUnsafeGuaranteedRef { try body($0.object, params) })
+        } catch {
+            return .failure(.wrapping(error, in: "\(target.string).\(name.string)"))
+        }
+    }
+
+    /// The cached instance of `entry`'s target, borrowed; CTMediator reuses
+    /// it even for an uncached call. Pinned.
+    @inline(__always)
+    static func cachedInstance(of entry: TargetEntry) -> Unmanaged<TargetInstance>? {
+        let cached = entry.cache.slot.load(ordering: .acquiring)
+        guard cached != 0 else { return nil }
+        return Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: cached)!)
     }
 }

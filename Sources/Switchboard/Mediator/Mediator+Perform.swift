@@ -26,23 +26,38 @@ extension Mediator {
                           cache: cacheTarget, fallback: false).get()
     }
 
+    /// The value of ``moduleKey`` in `params`, if it is a string. Params are
+    /// usually a few keys: comparing their lengths first is cheaper than
+    /// hashing the key.
+    static func module(in params: Params) -> String? {
+        guard !params.isEmpty else { return nil }
+        if params.count > 8 { return params[moduleKey]?.string }
+        for (key, value) in params where key.utf8.count == moduleKeyLength && key == moduleKey {
+            return value.string
+        }
+        return nil
+    }
+
+    static var moduleKeyLength: Int { 18 } // "switchboard.module"; a test checks it
+
     private func dispatchSwift(target: String, action: String, params: Params,
                                cache: Bool, fallback: Bool) -> Result<Value, SwitchboardError> {
-        if let problem = NameCheck.problem(with: target, kind: "target")
-            ?? NameCheck.problem(with: action, kind: "action") {
-            return .failure(.invalidArgument(problem))
-        }
-        // The explicit-module key turns "A" into "Module.A" for this call only.
-        var lookupName = target
-        if !params.isEmpty, let module = params[Self.moduleKey]?.string {
-            lookupName = module + "." + target
-        }
-        return withNameRef(lookupName) { lookup in
-            withNameRef(target) { called in
-                withNameRef(action) { action in
-                    dispatch(lookup, as: called, action, args: params, cache: cache,
-                             fallback: fallback, via: SwiftConvention())
+        withNameRef(target) { called in
+            withNameRef(action) { action in
+                if let problem = NameCheck.problem(with: called, kind: "target")
+                    ?? NameCheck.problem(with: action, kind: "action") {
+                    return .failure(.invalidArgument(problem))
                 }
+                // The explicit-module key turns "A" into "Module.A" for this call only.
+                if let module = Self.module(in: params) {
+                    return withNameRef(module + "." + target) { lookup in
+                        dispatch(lookup, as: called, action, args: params, cache: cache,
+                                 fallback: fallback, via: SwiftConvention())
+                    }
+                }
+                if let result = performSwiftFast(called, action, params: params) { return result }
+                return dispatch(called, as: called, action, args: params, cache: cache,
+                                fallback: fallback, via: SwiftConvention())
             }
         }
     }

@@ -71,7 +71,8 @@ public final class Route: @unchecked Sendable {
 
     /// Calls the prepared action with `params`.
     public func call(_ params: Params = [:]) throws(SwitchboardError) -> Value {
-        try dispatch(args: params, via: SwiftConvention()).get()
+        if let result = callSwiftFast(params: params) { return try result.get() }
+        return try dispatch(args: params, via: SwiftConvention()).get()
     }
 
     /// Calls the prepared action for another face (see `performNative`).
@@ -81,10 +82,25 @@ public final class Route: @unchecked Sendable {
         return dispatch(args: params, via: ForeignConvention(bridge: bridge, out: out))
     }
 
-    /// The common case without the general path's bookkeeping: the snapshot
-    /// is current and its action is foreign (see Mediator+FastPath.swift).
+    /// The common cases without the general path's bookkeeping: the
+    /// snapshot is current and its action is foreign, or Swift for a Swift
+    /// caller (see Mediator+FastPath.swift).
     @inline(__always)
     private func callForeignFast(params: OpaquePointer?, out: UnsafeMutablePointer<OpaquePointer?>) -> Int32? {
+        withCurrentSnapshot { action, entry in Mediator.callForeign(action, on: entry, params: params, out: out) }
+    }
+
+    @inline(__always)
+    private func callSwiftFast(params: Params) -> Result<Value, SwitchboardError>? {
+        withCurrentSnapshot { action, entry in
+            Mediator.callSwift(action, on: entry, params: params, target: target.ref, action: self.action.ref)
+        }
+    }
+
+    /// Runs `body` pinned with the snapshot's action and, if the action needs
+    /// an instance, its entry; nil when there is no current snapshot.
+    @inline(__always)
+    private func withCurrentSnapshot<R>(_ body: (ActionEntry, TargetEntry?) -> R?) -> R? {
         let record = pins.pin()
         defer { pins.unpin(record) }
         let generation = mediator.registryGeneration.load(ordering: .acquiring)
@@ -93,8 +109,7 @@ public final class Route: @unchecked Sendable {
         return Unmanaged<Snapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef { s in
             guard s.generation == generation else { return nil }
             return s.action._withUnsafeGuaranteedRef { action in
-                s.onClass ? s.entry._withUnsafeGuaranteedRef { Mediator.callForeign(action, on: $0, params: params, out: out) }
-                          : Mediator.callForeign(action, on: nil, params: params, out: out)
+                s.onClass ? s.entry._withUnsafeGuaranteedRef { body(action, $0) } : body(action, nil)
             }
         }
     }

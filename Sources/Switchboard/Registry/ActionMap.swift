@@ -18,11 +18,21 @@ final class ActionEntry: @unchecked Sendable {
     /// function on every call, and with several threads calling one action
     /// those writes to a shared reference count would contend.
     let foreign: Unmanaged<ForeignFunction>?
+    /// `body`'s Swift closure, for the same reason: calls read this stored
+    /// property instead of copying the enum's payload.
+    let swift: (@Sendable (AnyObject?, Params) throws -> Value)?
 
     init(name: String, body: Body) {
         self.name = OwnedName(name)
         self.body = body
-        if case .foreign(let function) = body { foreign = Unmanaged.passUnretained(function) } else { foreign = nil }
+        switch body {
+        case .foreign(let function):
+            foreign = Unmanaged.passUnretained(function)
+            swift = nil
+        case .swift(let closure):
+            foreign = nil
+            swift = closure
+        }
     }
 
     deinit { name.free() }

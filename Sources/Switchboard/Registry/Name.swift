@@ -15,6 +15,12 @@ struct NameRef {
         hash = h
     }
 
+    /// Whether the name has a NUL byte (C would see a shorter name).
+    var containsNUL: Bool {
+        for i in 0..<count where base[i] == 0 { return true }
+        return false
+    }
+
     init(base: UnsafePointer<UInt8>, count: Int, hash: UInt64) {
         self.base = base
         self.count = count
@@ -127,7 +133,15 @@ enum NameCheck {
     /// nil when `name` is usable, else why not.
     static func problem(with name: String, kind: String) -> String? {
         if name.isEmpty { return "\(kind) name is empty" }
-        if name.utf8.contains(0) { return "\(kind) name contains a NUL byte" }
+        // On the contiguous bytes: `utf8.contains(0)` was a fifth of a Swift
+        // perform in the profile.
+        return withNameRef(name) { problem(with: $0, kind: kind) }
+    }
+
+    @inline(__always)
+    static func problem(with name: NameRef, kind: @autoclosure () -> String) -> String? {
+        if name.isEmpty { return "\(kind()) name is empty" }
+        if name.containsNUL { return "\(kind()) name contains a NUL byte" }
         return nil
     }
 }

@@ -1,0 +1,274 @@
+/*
+ * The C benchmarks. Each case is timed against its baseline in the same
+ * run: REPS repetitions, alternating case and baseline, each over ITER
+ * calls; printed as one JSON object per line with the medians in ns/call.
+ * scripts/bench.sh runs it and builds the table.
+ *
+ *   bench ITER REPS PLUGIN            all cases
+ *   bench --one CASE ITER PLUGIN      one case, untimed, for callgrind:
+ *                                     direct, perform, route, build3, perform3
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <switchboard.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+sb_status bench_twice(void *state, const sb_value *params, sb_value **out);
+
+static sb_mediator *m;
+static sb_route *route;
+static sb_value *params1; /* {n: 21} */
+static long iterations;
+static volatile int64_t sink;
+
+static double median(double *values, int n);
+
+static double now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+static void consume(sb_value *v) {
+    int64_t n = 0;
+    sb_get_int(v, &n);
+    sink += n;
+    sb_release(v);
+}
+
+/* A direct call of the action, through a pointer the compiler cannot see through. */
+static sb_status (*volatile direct_twice)(void *, const sb_value *, sb_value **) = bench_twice;
+
+static void run_direct(void) {
+    for (long i = 0; i < iterations; i++) {
+        sb_value *out = NULL;
+        direct_twice(NULL, params1, &out);
+        consume(out);
+    }
+}
+
+static void run_perform(void) {
+    for (long i = 0; i < iterations; i++) {
+        sb_value *out = NULL;
+        sb_perform(m, "Bench", "twice", params1, SB_CACHE_TARGET, &out);
+        consume(out);
+    }
+}
+
+static void run_route(void) {
+    for (long i = 0; i < iterations; i++) {
+        sb_value *out = NULL;
+        sb_route_call(route, params1, &out);
+        consume(out);
+    }
+}
+
+static sb_value *three_keys(long i) {
+    sb_value *d = sb_dict_new();
+    sb_dict_set_new(d, "a", sb_int(i));
+    sb_dict_set_new(d, "b", sb_int(2));
+    sb_dict_set_new(d, "c", sb_int(3));
+    return d;
+}
+
+static void run_build_only(void) {
+    for (long i = 0; i < iterations; i++) sb_release(three_keys(i));
+}
+
+static void run_build_and_perform(void) {
+    for (long i = 0; i < iterations; i++) {
+        sb_value *d = three_keys(i), *out = NULL;
+        sb_perform(m, "Bench", "sum3", d, 0, &out);
+        consume(out);
+        sb_release(d);
+    }
+}
+
+/* Two targets of one kind, so that the uncached one never finds an instance
+ * the cached one left (a cached instance answers uncached calls too). */
+static void run_stateful(const char *target, unsigned flags) {
+    for (long i = 0; i < iterations; i++) {
+        sb_value *out = NULL;
+        sb_perform(m, target, "twice", params1, flags, &out);
+        consume(out);
+    }
+}
+static void run_stateful_cached(void) { run_stateful("StatefulCached", SB_CACHE_TARGET); }
+static void run_stateful_uncached(void) { run_stateful("Stateful", 0); }
+
+/* Lookup among many targets: "Bench" is one of `count` registered names. */
+static void register_many(long count) {
+    char name[32];
+    for (long i = 0; i < count; i++) {
+        snprintf(name, sizeof name, "Filler%ld", i);
+        sb_register_action(m, name, "twice", bench_twice, NULL, NULL);
+    }
+}
+
+static void run_many_lookup(void) {
+    for (long i = 0; i < iterations; i++) {
+        sb_value *out = NULL;
+        sb_perform(m, "Filler7", "twice", params1, 0, &out);
+        consume(out);
+    }
+}
+
+/* Threads: each performs `iterations` calls (or makes them directly, to see
+ * what the hardware itself gives); returns the wall time. */
+static void *perform_body(void *arg) {
+    (void)arg;
+    for (long i = 0; i < iterations; i++) {
+        sb_value *out = NULL;
+        sb_perform(m, "Bench", "twice", params1, SB_CACHE_TARGET, &out);
+        sb_release(out);
+    }
+    return NULL;
+}
+
+static void *direct_body(void *arg) {
+    (void)arg;
+    for (long i = 0; i < iterations; i++) {
+        sb_value *out = NULL;
+        direct_twice(NULL, params1, &out);
+        sb_release(out);
+    }
+    return NULL;
+}
+
+static double run_threads(int count, void *(*body)(void *)) {
+    pthread_t threads[8];
+    double start = now_ns();
+    for (int t = 0; t < count; t++) pthread_create(&threads[t], NULL, body, NULL);
+    for (int t = 0; t < count; t++) pthread_join(threads[t], NULL);
+    return now_ns() - start;
+}
+
+/* Throughput of 2 threads against 1 (calls per second), alternating. */
+static void measure_threads(const char *id, const char *name, void *(*body)(void *), int reps) {
+    double one[64], two[64];
+    for (int r = 0; r < reps; r++) {
+        one[r] = (double)iterations / run_threads(1, body);
+        two[r] = 2.0 * (double)iterations / run_threads(2, body);
+    }
+    double t1 = median(one, reps), t2 = median(two, reps);
+    printf("{\"id\": \"%s\", \"case\": \"%s\", \"baseline\": \"1 thread\", \"ns\": %.2f, "
+           "\"baseline_ns\": %.2f, \"ratio\": %.3f, \"unit\": \"throughput\", \"reps\": %d, \"iterations\": %ld}\n",
+           id, name, 1.0 / t2, 1.0 / t1, t2 / t1, reps, iterations);
+    fflush(stdout);
+}
+
+static int compare(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *values, int n) {
+    qsort(values, (size_t)n, sizeof *values, compare);
+    return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+static void report(const char *id, const char *name, const char *baseline_name, double ns, double base, int reps) {
+    printf("{\"id\": \"%s\", \"case\": \"%s\", \"baseline\": \"%s\", \"ns\": %.2f, \"baseline_ns\": %.2f, "
+           "\"ratio\": %.3f, \"above_ns\": %.2f, \"reps\": %d, \"iterations\": %ld}\n",
+           id, name, baseline_name, ns, base, ns / base, ns - base, reps, iterations);
+    fflush(stdout);
+}
+
+/* Times `run` and `baseline` alternately, REPS times each. */
+static void measure(const char *id, const char *name, const char *baseline_name, void (*run)(void),
+                    void (*baseline)(void), int reps) {
+    double runs[64], bases[64];
+    run();
+    baseline(); /* warm-up */
+    for (int r = 0; r < reps; r++) {
+        double t0 = now_ns();
+        baseline();
+        double t1 = now_ns();
+        run();
+        double t2 = now_ns();
+        bases[r] = (t1 - t0) / (double)iterations;
+        runs[r] = (t2 - t1) / (double)iterations;
+    }
+    double ns = median(runs, reps), base = median(bases, reps);
+    report(id, name, baseline_name, ns, base, reps);
+    fflush(stdout);
+}
+
+static void setup(const char *plugin) {
+    m = sb_mediator_new();
+    if (sb_load_plugin(m, plugin) != SB_OK) {
+        fprintf(stderr, "bench: %s\n", sb_last_error());
+        exit(1);
+    }
+    params1 = sb_dict_new();
+    sb_dict_set_new(params1, "n", sb_int(21));
+    if (sb_route_prepare(m, "Bench", "twice", SB_CACHE_TARGET, &route) != SB_OK) exit(1);
+}
+
+int main(int argc, char **argv) {
+    if (argc == 5 && strcmp(argv[1], "--one") == 0) {
+        iterations = atol(argv[3]);
+        setup(argv[4]);
+        static const struct {
+            const char *name;
+            void (*run)(void);
+        } cases[] = {{"direct", run_direct}, {"perform", run_perform}, {"route", run_route},
+                     {"build3", run_build_only}, {"perform3", run_build_and_perform}};
+        for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+            if (strcmp(argv[2], cases[i].name) == 0) {
+                cases[i].run();
+                return 0;
+            }
+        }
+        fprintf(stderr, "bench: unknown case %s\n", argv[2]);
+        return 2;
+    }
+    if (argc != 4) {
+        fprintf(stderr, "usage: bench ITER REPS PLUGIN | bench --one CASE ITER PLUGIN\n");
+        return 2;
+    }
+    iterations = atol(argv[1]);
+    int reps = atoi(argv[2]);
+    if (iterations < 1 || reps < 1 || reps > 64) {
+        fprintf(stderr, "bench: ITER must be positive and REPS within 1..64\n");
+        return 2;
+    }
+    setup(argv[3]);
+
+    measure("c.perform", "C sb_perform by name, cached, 1 int param -> int", "direct C function call", run_perform,
+            run_direct, reps);
+    measure("c.route", "C sb_route_call (prepared)", "direct C function call", run_route, run_direct, reps);
+    measure("c.dict3", "C perform building a 3-key params dict", "building the same dict alone",
+            run_build_and_perform, run_build_only, reps);
+    measure("c.uncached", "C uncached target (create + destroy per call)", "cached", run_stateful_uncached,
+            run_stateful_cached, reps);
+
+    /* Lookup: the same call with 10 and with 100,000 registered targets. */
+    register_many(10);
+    double at10[64], at100k[64];
+    for (int r = 0; r < reps; r++) {
+        double t0 = now_ns();
+        run_many_lookup();
+        at10[r] = (now_ns() - t0) / (double)iterations;
+    }
+    register_many(100000);
+    run_many_lookup();
+    for (int r = 0; r < reps; r++) {
+        double t0 = now_ns();
+        run_many_lookup();
+        at100k[r] = (now_ns() - t0) / (double)iterations;
+    }
+    report("c.lookup", "C lookup with 100,000 registered targets", "10 targets", median(at100k, reps),
+           median(at10, reps), reps);
+
+    measure_threads("c.threads", "C 2 threads performing (throughput)", perform_body, reps);
+    measure_threads("c.threads_direct", "C 2 threads calling directly (what the hardware gives)", direct_body, reps);
+
+    sb_route_free(route);
+    sb_release(params1);
+    sb_mediator_free(m);
+    return (int)(sink & 0);
+}

@@ -1,0 +1,109 @@
+-- The Lua benchmarks. Each case is timed against a plain call of the same
+-- shape measured in the same run: REPS repetitions, alternating case and
+-- baseline, each over ITER calls; one JSON object per line with the medians
+-- in ns/call (CPU time, os.clock). scripts/bench.sh runs it.
+--
+--   lua5.4 bench.lua ITER REPS PLUGIN          all cases
+--   lua5.4 bench.lua --one CASE ITER PLUGIN    one case, untimed, for callgrind:
+--                                              plain, perform_c, plain3, perform_lua
+--   lua5.4 bench.lua --require                 how long require "switchboard" took (ms)
+
+if arg[1] == "--require" then
+  local t0 = os.clock()
+  require "switchboard"
+  print(string.format("%.3f", (os.clock() - t0) * 1e3))
+  return
+end
+
+local sb = require "switchboard"
+
+local function usage()
+  io.stderr:write("usage: bench.lua ITER REPS PLUGIN | bench.lua --one CASE ITER PLUGIN | bench.lua --require\n")
+  os.exit(2)
+end
+
+local one = arg[1] == "--one"
+local iterations = math.tointeger(tonumber(one and arg[3] or arg[1]))
+local reps = one and 1 or math.tointeger(tonumber(arg[2]))
+local plugin = one and arg[4] or arg[3]
+if not iterations or iterations < 1 or not reps or reps < 1 or not plugin then usage() end
+assert(sb.load_plugin(plugin))
+
+-- Baselines: plain Lua functions doing what the targets do.
+local function plain_sum3(p) return p.a + p.b + p.c end
+local function plain_twice(p) return p.n * 2 end
+local function plain_add_one(n) return n + 1 end
+
+sb.target("LuaBench", { twice = function(p) return p.n * 2 end })
+local add_one_in_c = assert(sb.perform("Bench", "adder"))
+local perform = sb.perform
+local sink = 0
+
+-- Each runner makes `iterations` calls.
+local runners = {
+  plain3 = function()
+    for i = 1, iterations do sink = sink + plain_sum3({ a = i, b = 2, c = 3 }) end
+  end,
+  perform_c = function()
+    for i = 1, iterations do sink = sink + perform("Bench", "sum3", { a = i, b = 2, c = 3 }) end
+  end,
+  plain = function()
+    for i = 1, iterations do sink = sink + plain_twice({ n = i }) end
+  end,
+  perform_lua = function()
+    for i = 1, iterations do sink = sink + perform("LuaBench", "twice", { n = i }) end
+  end,
+  plain_callback = function()
+    for i = 1, iterations do sink = sink + plain_add_one(i) end
+  end,
+  lua_to_c = function()
+    for i = 1, iterations do sink = sink + add_one_in_c(i) end
+  end,
+  -- C calling a Lua function: one perform makes `iterations` callbacks.
+  c_to_lua = function()
+    sink = sink + perform("Bench", "callback", { cb = plain_add_one, n = 1, times = iterations })
+  end,
+}
+
+if one then
+  local run = runners[arg[2]] or usage()
+  run()
+  return
+end
+
+local function median(t)
+  table.sort(t)
+  local n = #t
+  return n % 2 == 1 and t[(n + 1) // 2] or (t[n // 2] + t[n // 2 + 1]) / 2
+end
+
+local function timed(run)
+  local t0 = os.clock()
+  run()
+  return (os.clock() - t0) * 1e9 / iterations
+end
+
+local function measure(id, name, baseline_name, run, baseline)
+  run()
+  baseline() -- warm-up
+  local runs, bases = {}, {}
+  for r = 1, reps do
+    bases[r] = timed(baseline)
+    runs[r] = timed(run)
+  end
+  local ns, base = median(runs), median(bases)
+  print(string.format('{"id": "%s", "case": "%s", "baseline": "%s", "ns": %.2f, "baseline_ns": %.2f, '
+    .. '"ratio": %.3f, "above_ns": %.2f, "reps": %d, "iterations": %d}',
+    id, name, baseline_name, ns, base, ns / base, ns - base, reps, iterations))
+  io.stdout:flush()
+end
+
+measure("lua.perform_c", "Lua sb.perform -> C target, 3-key table", "plain Lua function call, same table",
+  runners.perform_c, runners.plain3)
+measure("lua.perform_lua", "Lua sb.perform -> Lua target", "plain Lua function call",
+  runners.perform_lua, runners.plain)
+measure("lua.lua_to_c", "callback Lua -> C (a C callback called from Lua)", "plain Lua function call",
+  runners.lua_to_c, runners.plain_callback)
+measure("lua.c_to_lua", "callback C -> Lua (a Lua function called from a C action)", "plain Lua function call",
+  runners.c_to_lua, runners.plain_callback)
+assert(sink ~= 0)
