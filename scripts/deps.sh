@@ -11,6 +11,7 @@ declare -A probe=(
   [lua-busted]=/usr/bin/busted
   [pkg-config]=/usr/bin/pkg-config
   [valgrind]=/usr/bin/valgrind
+  [python3]=/usr/bin/python3   # scripts/bench.sh builds its report with it
 )
 
 missing=()

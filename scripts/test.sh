@@ -31,6 +31,10 @@ sb_run "Lua stress and embedding host under valgrind memcheck" scripts/lua-tests
 # Fuzzing, bounded: URL parsing and pattern matching (ASan, leaks fail it).
 sb_run "Fuzz the URL entry (libFuzzer + ASan, 45 s)" scripts/fuzz.sh url 45
 
+# Benchmarks in smoke mode: every case runs and the JSON is complete. No
+# time is asserted here (timing belongs to scripts/bench.sh runs).
+sb_run "Benchmarks, smoke mode" scripts/bench.sh --smoke --no-build --json .build/bench-smoke.json
+
 sb_run "Install into a prefix, build with pkg-config, require from lua5.4" scripts/check-install.sh
 sb_run "README examples" scripts/check-readme.sh
 sb_summary

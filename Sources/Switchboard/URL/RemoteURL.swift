@@ -52,25 +52,28 @@ public struct RemoteURL: Sendable, Equatable {
         host = try Self.decode(encodedHost, what: "the host")
         hasUserOrPort = parts.percentEncodedUser != nil || parts.percentEncodedPassword != nil || parts.port != nil
 
+        // Split and decode on UTF-8 bytes: String.split compares Characters
+        // (grapheme clusters), which the profile showed as most of a parse.
         var segments: [String] = []
-        let path = parts.percentEncodedPath
-        if !path.isEmpty && path != "/" {
-            let pieces = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        let path = Array(parts.percentEncodedPath.utf8)
+        if !path.isEmpty && path != [UInt8(ascii: "/")] {
+            let pieces = path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst()
             guard pieces.count <= Self.maximumSegments else {
                 throw .badURL("the URL has \(pieces.count) path segments; the limit is \(Self.maximumSegments)")
             }
             for piece in pieces {
                 guard !piece.isEmpty else { throw .badURL("the URL has an empty path segment: \(Self.quoted(string))") }
-                segments.append(try Self.decode(String(piece), what: "a path segment"))
+                segments.append(try Self.decode(piece, what: "a path segment"))
             }
         }
         self.segments = segments
 
         var query: Params = [:]
-        for pair in (parts.percentEncodedQuery ?? "").split(separator: "&", omittingEmptySubsequences: true) {
-            let equals = pair.firstIndex(of: "=")
-            let key = try Self.decode(String(pair[..<(equals ?? pair.endIndex)]), what: "a query key")
-            let value = try Self.decode(equals.map { String(pair[pair.index(after: $0)...]) } ?? "", what: "the value of \(key)")
+        let encodedQuery = Array((parts.percentEncodedQuery ?? "").utf8)
+        for pair in encodedQuery.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            let equals = pair.firstIndex(of: UInt8(ascii: "="))
+            let key = try Self.decode(pair[..<(equals ?? pair.endIndex)], what: "a query key")
+            let value = try Self.decode(equals.map { pair[($0 + 1)...] } ?? [], what: "the value of \(key)")
             switch query[key] {
             case nil: query[key] = .string(value)
             case .array(let values)?: query[key] = .array(values + [.string(value)])
@@ -90,24 +93,30 @@ public struct RemoteURL: Sendable, Equatable {
     /// leave a bad escape in place or give nil): every `%` must start two hex
     /// digits, and the bytes must be UTF-8 without a NUL.
     static func decode(_ encoded: String, what: String) throws(SwitchboardError) -> String {
-        guard encoded.utf8.contains(UInt8(ascii: "%")) else { return encoded }
+        try decode(Array(encoded.utf8)[...], what: what)
+    }
+
+    static func decode(_ encoded: ArraySlice<UInt8>, what: @autoclosure () -> String) throws(SwitchboardError) -> String {
+        guard encoded.contains(UInt8(ascii: "%")) else { return String(decoding: encoded, as: UTF8.self) }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(encoded.utf8.count)
-        var iterator = encoded.utf8.makeIterator()
+        bytes.reserveCapacity(encoded.count)
+        var iterator = encoded.makeIterator()
         while let byte = iterator.next() {
             guard byte == UInt8(ascii: "%") else {
                 bytes.append(byte)
                 continue
             }
             guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
-                throw .badURL("\(what) \(Self.quoted(encoded)) has an invalid percent escape")
+                throw .badURL("\(what()) \(Self.quoted(String(decoding: encoded, as: UTF8.self))) has an invalid percent escape")
             }
             bytes.append(high << 4 | low)
         }
         guard let decoded = String(validating: bytes, as: UTF8.self) else {
-            throw .badURL("\(what) \(Self.quoted(encoded)) does not decode to UTF-8")
+            throw .badURL("\(what()) \(Self.quoted(String(decoding: encoded, as: UTF8.self))) does not decode to UTF-8")
         }
-        if bytes.contains(0) { throw .badURL("\(what) \(Self.quoted(encoded)) decodes to a NUL byte") }
+        if bytes.contains(0) {
+            throw .badURL("\(what()) \(Self.quoted(String(decoding: encoded, as: UTF8.self))) decodes to a NUL byte")
+        }
         return decoded
     }
 

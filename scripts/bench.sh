@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Benchmarks: what a perform costs from Swift, C and Lua, each case against a
+# baseline measured in the same run (a direct call, a plain Lua call).
+#
+#   scripts/bench.sh [--smoke] [--json PATH] [--no-build] [--no-callgrind]
+#
+# Prints a markdown table on stdout (median ns/call over >= 5 repetitions, the
+# ratio to the baseline, callgrind instructions per call, the budget) and
+# writes the same as JSON to bench/results.json, or PATH. Also measures the
+# size of libswitchboard.so, its dlopen time and the time of
+# require "switchboard".
+#
+# --smoke runs a few iterations to check that every case runs and the JSON is
+# complete (scripts/test.sh does this); its times mean nothing.
+# Times on a shared machine are noisy: compare ratios, and the callgrind
+# instruction counts, which repeat exactly.
+set -euo pipefail
+source "$(dirname "$0")/lib/common.sh"
+cd "$SB_ROOT"
+
+smoke=0 build=1 callgrind=1 json="$SB_ROOT/bench/results.json"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --smoke) smoke=1 ;;
+    --json) [ $# -ge 2 ] || sb_die "--json needs a path"; json="$2"; shift ;;
+    --no-build) build=0 ;;
+    --no-callgrind) callgrind=0 ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) sb_die "unknown option $1 (see --help)" ;;
+  esac
+  shift
+done
+
+if [ $smoke = 1 ]; then
+  iterations=2000 reps=5 processes=3 cg_small=100 cg_large=600
+else
+  iterations=200000 reps=7 processes=11 cg_small=2000 cg_large=12000
+fi
+
+exec 3>&1 1>&2 # progress on stderr; the table alone on stdout
+scripts/deps.sh
+[ $build = 1 ] && scripts/build.sh
+command -v python3 >/dev/null || sb_die "python3 is needed to build the report"
+
+dist="$SB_ROOT/.build/dist"
+out="$SB_ROOT/.build/bench"
+rm -rf "$out"
+mkdir -p "$out/valgrind-lib/lua/5.4"
+export PKG_CONFIG_PATH="$dist/lib/pkgconfig"
+flags="-O2 -std=c99 -Wall -Wextra -Werror -pedantic"
+
+sb_step "Building the benchmark programs"
+# bench links the library; the plugin links nothing of it; dlopen links neither.
+cc $flags bench/c/bench.c bench/c/bench_plugin.c $(pkg-config --cflags --libs switchboard) -lpthread -o "$out/bench"
+cc $flags -shared -fPIC bench/c/bench_plugin.c $(pkg-config --cflags switchboard) -o "$out/bench_plugin.so"
+cc $flags bench/c/dlopen.c -ldl -o "$out/dlopen"
+swift_bench="$SB_ROOT/.build/release/SwitchboardBench"
+[ -x "$swift_bench" ] || sb_die "$swift_bench is missing: run scripts/build.sh (or drop --no-build)"
+export LUA_CPATH="$dist/lib/lua/5.4/?.so;;"
+plugin="$out/bench_plugin.so"
+lines="$out/cases.jsonl"
+: > "$lines"
+
+sb_step "C cases"
+"$out/bench" "$iterations" "$reps" "$plugin" | tee -a "$lines"
+sb_step "Swift cases"
+"$swift_bench" "$iterations" "$reps" | tee -a "$lines"
+sb_step "Lua cases"
+lua5.4 bench/lua/bench.lua "$iterations" "$reps" "$plugin" | tee -a "$lines"
+
+sb_step "Library size, dlopen, require"
+library="$dist/lib/libswitchboard.so.1"
+strip -o "$out/libswitchboard.stripped.so" "$library"
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+dlopen_ms=$(for _ in $(seq "$processes"); do "$out/dlopen" "$library"; done | median)
+dlopen_stripped_ms=$(for _ in $(seq "$processes"); do "$out/dlopen" "$out/libswitchboard.stripped.so"; done | median)
+require_ms=$(for _ in $(seq "$processes"); do lua5.4 bench/lua/bench.lua --require; done | median)
+cat > "$out/facts.json" <<EOF
+{"library_bytes": $(stat -c %s "$library"), "library_stripped_bytes": $(stat -c %s "$out/libswitchboard.stripped.so"),
+ "dlopen_ms": $dlopen_ms, "dlopen_stripped_ms": $dlopen_stripped_ms, "require_ms": $require_ms, "processes": $processes}
+EOF
+cat "$out/facts.json"
+
+# Instructions per call: the difference between a run of cg_large and one of
+# cg_small calls, divided by the difference, so start-up cancels out.
+# valgrind 3.19 cannot read the library's DWARF 5: it gets copies without
+# debug information (symbols stay).
+: > "$out/instructions.txt"
+if [ $callgrind = 1 ]; then
+  sb_step "callgrind: instructions per call"
+  strip --strip-debug -o "$out/valgrind-lib/libswitchboard.so.1" "$library"
+  cp "$dist/lib/lua/5.4/switchboard.so" "$out/valgrind-lib/lua/5.4/"
+  strip --strip-debug -o "$out/SwitchboardBench" "$swift_bench"
+  collected() {
+    LD_LIBRARY_PATH="$out/valgrind-lib" LUA_CPATH="$out/valgrind-lib/lua/5.4/?.so;;" \
+      valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 |
+      sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+  }
+  per_call() { # NAME COMMAND... (the command takes the count where @N stands)
+    local name="$1"; shift
+    local small large
+    small=$(collected "${@//@N/$cg_small}")
+    large=$(collected "${@//@N/$cg_large}")
+    [ -n "$small" ] && [ -n "$large" ] || sb_die "callgrind failed for $name"
+    echo "$name $(( (large - small) / (cg_large - cg_small) ))" | tee -a "$out/instructions.txt"
+  }
+  for c in direct perform route build3 perform3 lookup10 lookup100k; do per_call "c.$c" "$out/bench" --one "$c" @N "$plugin"; done
+  for c in direct perform route; do per_call "swift.$c" "$out/SwitchboardBench" --one "$c" @N; done
+  for c in plain perform_lua plain3 perform_c plain_callback lua_to_c c_to_lua; do
+    per_call "lua.$c" lua5.4 bench/lua/bench.lua --one "$c" @N "$plugin"
+  done
+fi
+
+sb_step "Report"
+mkdir -p "$(dirname "$json")"
+exec 1>&3
+python3 scripts/lib/bench_report.py --cases "$lines" --facts "$out/facts.json" \
+  --instructions "$out/instructions.txt" --json "$json" $([ $smoke = 1 ] && echo --smoke)
