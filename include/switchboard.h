@@ -256,6 +256,15 @@ SB_API sb_status sb_dict_at(const sb_value *dict, size_t i, const char **key, sb
  * is NULL or out of memory. */
 SB_API char *sb_to_json(const sb_value *v);
 
+/* Parses one JSON text (RFC 8259; also NaN, Infinity, -Infinity) into a new
+ * value in *out. A number written without fraction or exponent that fits in
+ * 64 bits is an int, any other number a double, so sb_to_json's output reads
+ * back to an equal value; {"$bytes":"<hex>"} reads as bytes. Strict: no
+ * comments or trailing commas, no key twice in one object, nesting at most
+ * SB_MAX_DEPTH. SB_EINVAL (with the line and column of the problem) for
+ * malformed JSON, text that is not UTF-8, or NULL arguments. */
+SB_API sb_status sb_from_json(const char *json, sb_value **out);
+
 /* Frees memory the library allocated for the caller (sb_to_json). NULL is a
  * no-op. */
 SB_API void sb_free(void *p);

@@ -15,6 +15,8 @@ static void *ptr;
 static size_t len;
 static const char *key;
 static sb_value *val;
+/* 100,000 '[': nesting far past SB_MAX_DEPTH. */
+static char deep_json[100001];
 
 static sb_status ok_action(void *u, const sb_value *p, sb_value **o) {
     (void)u; (void)p;
@@ -71,6 +73,10 @@ static sb_status ok_action(void *u, const sb_value *p, sb_value **o) {
     X(dict_at_array, (sb_dict_at(A, 0, &key, &val) == SB_ETYPE))                                  \
     X(dict_at_range, (sb_dict_at(D, 99, &key, &val) == SB_EINVAL && key == NULL))                 \
     X(to_json_null, (sb_to_json(NULL) == NULL))                                                   \
+    X(from_json_null_text, (sb_from_json(NULL, &out) == SB_EINVAL && out == NULL))                \
+    X(from_json_null_out, (sb_from_json("1", NULL) == SB_EINVAL))                                 \
+    X(from_json_garbage, (sb_from_json("{\"a\":", &out) == SB_EINVAL && out == NULL))             \
+    X(from_json_deep, (sb_from_json(deep_json, &out) == SB_EINVAL && out == NULL))                \
     X(free_null, (sb_free(NULL), 1))                                                              \
     X(pointer_null, (sb_release(sb_pointer(NULL, NULL)), 1))                                      \
     X(callback_new_null, (sb_callback_new(NULL, NULL, NULL) == NULL))                             \
@@ -152,6 +158,7 @@ int main(void) {
     A = sb_array_new();
     D = sb_dict_new();
     sb_register_action(M, "T", "ok", ok_action, NULL, NULL);
+    memset(deep_json, '[', sizeof deep_json - 1);
 
     size_t n = sizeof rows / sizeof rows[0];
     for (size_t r = 0; r < n; r++) {

@@ -185,6 +185,28 @@ static void test_json(void) {
     sb_release(d);
     CHECK(sb_to_json(NULL) == NULL);
     sb_free(NULL);
+
+    /* sb_from_json reads sb_to_json's output back to an equal value. */
+    sb_value *original = sb_dict_new(), *back = NULL;
+    sb_dict_set_new(original, "i", sb_int(-7));
+    sb_dict_set_new(original, "d", sb_double(3));
+    sb_dict_set_new(original, "b", sb_bytes("\0\xfe", 2));
+    sb_dict_set_new(original, "s", sb_string("tab\tquote\""));
+    json = sb_to_json(original);
+    CHECK_STATUS(sb_from_json(json, &back), SB_OK);
+    CHECK(sb_equal(original, back));
+    CHECK(sb_typeof(sb_dict_get(back, "d")) == SB_DOUBLE && sb_typeof(sb_dict_get(back, "i")) == SB_INT);
+    sb_free(json);
+    sb_release(back);
+    sb_release(original);
+
+    /* Malformed text: SB_EINVAL, *out NULL, and a message with the place. */
+    back = sb_int(1);
+    CHECK_STATUS(sb_from_json("[1,\n 2,]", &back), SB_EINVAL);
+    CHECK(back == NULL);
+    CHECK(strstr(sb_last_error(), "line 2") != NULL);
+    CHECK_STATUS(sb_from_json("\"\xff\"", &back), SB_EINVAL);
+    CHECK_STATUS(sb_from_json("", &back), SB_EINVAL);
 }
 
 static void test_errors(void) {
