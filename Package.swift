@@ -9,6 +9,8 @@
 //   SwitchboardLua     C glue: the Lua module, written against switchboard.h and
 //                      the Lua C API only (scripts/build.sh also builds it as
 //                      switchboard.so for lua5.4)
+//   SwitchboardRunner  C: fresh, limited, sandboxed Lua states for scenarios
+//   SwitchboardCommand the `switchboard` command (swift-argument-parser)
 import PackageDescription
 import Foundation
 
@@ -27,6 +29,11 @@ let package = Package(
         .library(name: "switchboard", type: .dynamic, targets: ["SwitchboardLibrary"]),
         // The C face linked into a Swift program (the fuzzers in Tests/fuzz).
         .library(name: "SwitchboardC", targets: ["SwitchboardC", "CSwitchboard"]),
+        // The `switchboard` command (scripts/build.sh stages it as bin/switchboard).
+        .executable(name: "switchboard-cli", targets: ["SwitchboardCommand"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         // FoundationEssentials (swift-foundation) parses URLs.
@@ -47,6 +54,21 @@ let package = Package(
             name: "SwitchboardLua",
             dependencies: ["CSwitchboard", "CLua"],
             cSettings: [.define("_POSIX_C_SOURCE", to: "200809L")]),
+
+        // The command: the runtime is linked in once and its sb_* symbols are
+        // exported, so the plugins it loads bind to it (one runtime).
+        .target(
+            name: "SwitchboardRunner",
+            dependencies: ["CSwitchboard", "SwitchboardLua", "CLua"],
+            cSettings: [.define("_POSIX_C_SOURCE", to: "200809L")]),
+        .executableTarget(
+            name: "SwitchboardCommand",
+            dependencies: [
+                "Switchboard", "SwitchboardC", "CSwitchboard", "SwitchboardRunner",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            resources: [.embedInCode("scenario_api.lua")],
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic"])]),
 
         // The CTMediator demo, in Swift.
         .executableTarget(name: "SwitchboardDemo", dependencies: ["Switchboard"], path: "examples/swift"),

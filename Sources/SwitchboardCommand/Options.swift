@@ -1,0 +1,37 @@
+import ArgumentParser
+
+/// What every subcommand loads: C plugins and Lua target directories.
+struct LoadOptions: ParsableArguments {
+    @Option(name: .customLong("plugin"), help: ArgumentHelp(
+        "A C plugin (a shared object exporting Target_<Name> tables) to load. Repeatable.",
+        valueName: "path"))
+    var plugins: [String] = []
+
+    @Option(name: .customLong("targets"), help: ArgumentHelp(
+        "A directory of Lua targets (Target_<Name>.lua files), found by name on first use. Repeatable.",
+        valueName: "dir"))
+    var targetDirectories: [String] = []
+}
+
+/// The limits for scripts that may be untrusted. Each has a default, so an
+/// unattended run always ends.
+struct LimitOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "Seconds a scenario may run (0: no limit). A C function that never returns is ended, with the whole run, 10 s later.",
+        valueName: "seconds"))
+    var timeout: Double = 60
+
+    @Option(help: ArgumentHelp("Lua VM instructions a scenario may run (0: no limit).", valueName: "count"))
+    var maxInstructions: UInt64 = 1_000_000_000
+
+    @Option(help: ArgumentHelp("MiB of memory a scenario's Lua state may use (0: no limit).", valueName: "MiB"))
+    var maxMemory: Int = 256
+
+    @Flag(help: "Allow os.execute, os.exit, io.popen, package.loadlib, C modules and sb.load_plugin in scripts.")
+    var allowOS = false
+
+    func validate() throws {
+        guard timeout >= 0, timeout.isFinite else { throw ValidationError("--timeout must be 0 or more seconds") }
+        guard maxMemory >= 0, maxMemory <= 1 << 30 else { throw ValidationError("--max-memory must be between 0 and 2^30 MiB") }
+    }
+}

@@ -1,0 +1,171 @@
+import ArgumentParser
+import Switchboard
+import SwitchboardRunner
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension SwitchboardCLI {
+    struct Run: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run Lua scenario scripts and report in TAP (and JUnit XML).",
+            discussion: """
+                Each scenario runs in a fresh Lua state bound to a fresh mediator, with the plugins \
+                loaded and the Lua targets on sb.path: what one scenario registers or caches is gone \
+                before the next. A scenario that fails, errors or meets a limit does not stop the others.
+
+                Scripts see `sb` (the switchboard module) and the scenario API: scenario(name, fn), \
+                step(name, fn), expect(...).to_equal(v) / to_be_nil() / to_fail_with(code) and more \
+                (see docs/SCENARIOS.md). print and io.write go to the report; what plugins write to \
+                standard output goes to standard error, so it never mixes into the TAP stream.
+
+                Exit status: 0 when every scenario passed; 1 when one did not, or none matched; \
+                3 when a scenario was stuck in C past its timeout and the run was ended.
+
+                Example, from PREFIX/share/switchboard/examples:
+
+                  $ switchboard run --plugin ./module_a.so --targets targets --junit report.xml scenarios/*.lua
+                """)
+
+        @OptionGroup var load: LoadOptions
+        @OptionGroup var limits: LimitOptions
+
+        @Option(help: ArgumentHelp("Run only the scenarios whose name matches this regular expression.", valueName: "regex"))
+        var filter: String?
+
+        @Option(help: ArgumentHelp("Also write a JUnit XML report to this file.", valueName: "file"))
+        var junit: String?
+
+        @Option(help: ArgumentHelp(
+            "Write one JSON object per sb.perform and sb.open to this file (time, scenario, call, target, action, params, result or error and code, duration_us).",
+            valueName: "file"))
+        var trace: String?
+
+        @Option(help: ArgumentHelp("The TAP version to write: 14, or 13 for older consumers.", valueName: "version"))
+        var tapVersion: Int = 14
+
+        @Flag(name: .shortAndLong, help: "Show the output of passing scenarios too, as TAP comments.")
+        var verbose = false
+
+        @Argument(help: ArgumentHelp("Lua scenario scripts.", valueName: "script"))
+        var scripts: [String]
+
+        func validate() throws {
+            guard !scripts.isEmpty else { throw ValidationError("give at least one scenario script") }
+            guard tapVersion == 13 || tapVersion == 14 else { throw ValidationError("--tap-version must be 13 or 14") }
+            if let filter { _ = try compiled(filter) }
+        }
+
+        private func compiled(_ pattern: String) throws -> Regex<AnyRegexOutput> {
+            do { return try Regex(pattern) } catch {
+                throw ValidationError("--filter \(pattern) is not a regular expression: \(error)")
+            }
+        }
+
+        func run() throws {
+            let traceFile = try trace.map { try TraceFile(path: $0) }
+            // TAP goes to a copy of standard output; standard output itself
+            // becomes standard error, for whatever plugins print.
+            let interactive = isatty(STDOUT_FILENO) == 1 && isatty(STDERR_FILENO) == 1
+            let tapDescriptor = sbr_take_stdout()
+            guard tapDescriptor >= 0 else { throw CommandFailure("cannot duplicate standard output") }
+            let settings = RunnerSettings(load: load, limits: limits, trace: traceFile, reportDescriptor: tapDescriptor)
+            let tap = TAPReport(out: LineWriter(descriptor: tapDescriptor), version: tapVersion, verbose: verbose)
+            let progress = Progress(enabled: interactive)
+            let pattern = try filter.map(compiled)
+
+            // List every script first: the plan comes before the results.
+            progress.show("listing scenarios")
+            var planned: [(script: String, work: Work)] = []
+            for script in scripts {
+                switch ScriptListing(script: script, settings: settings) {
+                case .problem(let problem):
+                    planned.append((script, .problem(problem)))
+                case .scenarios(let names):
+                    for (index, name) in names.enumerated() where pattern.map({ name.contains($0) }) ?? true {
+                        planned.append((script, .scenario(index: index, name: name)))
+                    }
+                }
+            }
+            if planned.isEmpty {
+                progress.clear()
+                tap.skipEverything("no scenarios matched")
+                complain(filter != nil ? "no scenario matches --filter \(filter!)" : "the scripts define no scenarios")
+                throw ExitCode.failure
+            }
+
+            tap.begin(plannedTests: planned.count)
+            var junitReport = JUnitReport()
+            var passed = 0, failed = 0
+            let started = sbr_monotonic()
+            for (number, item) in planned.enumerated() {
+                let result: ScenarioResult
+                switch item.work {
+                case .problem(let problem):
+                    result = problem
+                case .scenario(let index, let name):
+                    progress.show("[\(number + 1)/\(planned.count)] \(item.script): \(name)", passed: passed, failed: failed)
+                    result = runScenario(script: item.script, index: index, name: name, settings: settings)
+                }
+                progress.clear()
+                tap.report(number + 1, result)
+                junitReport.add(result)
+                if result.passed { passed += 1 } else { failed += 1 }
+            }
+            progress.clear()
+            tap.summary(passed: passed, failed: failed, seconds: sbr_monotonic() - started)
+            if let junit {
+                try write(junitReport.xml(timestamp: wallclock()), to: junit)
+            }
+            if failed > 0 { throw ExitCode.failure }
+        }
+
+        enum Work {
+            case scenario(index: Int, name: String)
+            case problem(ScenarioResult)
+        }
+    }
+}
+
+func sbr_monotonic() -> Double {
+    var t = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+}
+
+/// Now, UTC, ISO 8601 to the second (JUnit's timestamp).
+func wallclock() -> String {
+    var now = time(nil)
+    var parts = tm()
+    gmtime_r(&now, &parts)
+    var buffer = [CChar](repeating: 0, count: 32)
+    let n = strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%S", &parts)
+    return String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
+func write(_ text: String, to path: String) throws {
+    guard let file = fopen(path, "w") else {
+        throw CommandFailure("cannot write \(path): \(String(cString: strerror(errno)))")
+    }
+    defer { fclose(file) }
+    var text = text
+    let ok = text.withUTF8 { fwrite($0.baseAddress, 1, $0.count, file) == $0.count }
+    guard ok, fflush(file) == 0 else { throw CommandFailure("cannot write \(path): \(String(cString: strerror(errno)))") }
+}
+
+/// The live line on a terminal: what runs now, and the counts so far.
+struct Progress {
+    let enabled: Bool
+    private let err = LineWriter(descriptor: STDERR_FILENO)
+
+    func show(_ text: String, passed: Int = 0, failed: Int = 0) {
+        guard enabled else { return }
+        let counts = passed + failed > 0 ? "  (\(passed) passed, \(failed) failed)" : ""
+        err.write("\r\u{1B}[K" + String((text + counts).prefix(200)))
+    }
+
+    func clear() {
+        if enabled { err.write("\r\u{1B}[K") }
+    }
+}

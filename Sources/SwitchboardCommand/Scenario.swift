@@ -1,0 +1,75 @@
+import SwitchboardRunner
+
+/// One scenario's report, copied out of the runner's C struct.
+struct ScenarioResult {
+    enum Outcome: String { case passed, failed, error, limit }
+
+    struct Step {
+        var name: String
+        var status: String
+        var seconds: Double
+    }
+
+    var script: String
+    var name: String
+    var outcome: Outcome
+    var message: String?
+    var location: String?
+    var step: String?
+    var traceback: String?
+    var output: String?
+    var steps: [Step]
+    var seconds: Double
+
+    init(script: String, name: String? = nil, _ r: sbr_result) {
+        func text(_ p: UnsafeMutablePointer<CChar>?) -> String? { p.map { String(cString: $0) } }
+        self.script = script
+        self.name = name ?? text(r.name) ?? script
+        switch r.outcome {
+        case SBR_PASSED: outcome = .passed
+        case SBR_FAILED: outcome = .failed
+        case SBR_LIMIT: outcome = .limit
+        default: outcome = .error
+        }
+        message = text(r.message)
+        location = text(r.where)
+        step = text(r.step)
+        traceback = text(r.traceback)
+        output = text(r.output)
+        steps = (0..<r.step_count).map { i in
+            let s = r.steps[i]
+            return Step(name: text(s.name) ?? "", status: text(s.status) ?? "", seconds: s.seconds)
+        }
+        seconds = r.seconds
+    }
+
+    var passed: Bool { outcome == .passed }
+}
+
+/// What a script holds: its scenarios, or the problem that kept it from loading.
+enum ScriptListing {
+    case scenarios([String])
+    case problem(ScenarioResult)
+
+    init(script: String, settings: RunnerSettings) {
+        var config = settings.config
+        var names: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+        var count = 0
+        var problem = sbr_result()
+        defer { sbr_result_clear(&problem) }
+        if sbr_list(&config, script, &names, &count, &problem) == 0 {
+            self = .problem(ScenarioResult(script: script, name: "\(script) does not load", problem))
+            return
+        }
+        defer { sbr_names_free(names, count) }
+        self = .scenarios((0..<count).map { String(cString: names![$0]!) })
+    }
+}
+
+func runScenario(script: String, index: Int, name: String, settings: RunnerSettings) -> ScenarioResult {
+    var config = settings.config
+    var result = sbr_result()
+    defer { sbr_result_clear(&result) }
+    sbr_run(&config, script, index, name, &result)
+    return ScenarioResult(script: script, name: name, result)
+}

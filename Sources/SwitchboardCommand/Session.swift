@@ -1,0 +1,60 @@
+import SwitchboardRunner
+import CSwitchboard
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A mediator with the plugins and Lua targets loaded, for one-off commands.
+final class Session {
+    private let settings: RunnerSettings
+    private let session: OpaquePointer
+    var mediator: OpaquePointer { sbr_session_mediator(session) }
+
+    init(load: LoadOptions, limits: LimitOptions, setup: String?) throws {
+        settings = RunnerSettings(load: load, limits: limits)
+        var config = settings.config
+        var error: UnsafeMutablePointer<CChar>?
+        guard let session = sbr_session_open(&config, &error) else {
+            throw CommandFailure(Session.take(error) ?? "the session did not open")
+        }
+        self.session = session
+        if let setup, sbr_session_run_file(session, setup, &error) == 0 {
+            throw CommandFailure("--setup \(setup): " + (Session.take(error) ?? "failed"))
+        }
+    }
+
+    func loadLuaTargets() throws {
+        var error: UnsafeMutablePointer<CChar>?
+        if sbr_session_load_lua_targets(session, &error) == 0 {
+            throw CommandFailure(Session.take(error) ?? "the Lua targets did not load")
+        }
+    }
+
+    private static func take(_ message: UnsafeMutablePointer<CChar>?) -> String? {
+        guard let message else { return nil }
+        defer { free(message) }
+        return String(cString: message)
+    }
+
+    deinit { sbr_session_close(session) }
+}
+
+/// Takes a string that sb_to_json or sb_routes_json made.
+func takeJSON(_ text: UnsafeMutablePointer<CChar>?) -> String? {
+    guard let text else { return nil }
+    defer { sb_free(text) }
+    return String(cString: text)
+}
+
+/// "ENOTARGET: no target named ..." for the status of the failed call: the
+/// code names the Lua face and the trace use.
+func failureMessage(_ status: sb_status) -> String {
+    let codes: [sb_status: String] = [
+        SB_EINVAL: "EINVAL", SB_ENOTARGET: "ENOTARGET", SB_ENOACTION: "ENOACTION", SB_EACTION: "EACTION",
+        SB_ETYPE: "ETYPE", SB_EREJECTED: "EREJECTED", SB_EBADURL: "EBADURL", SB_ENOMEM: "ENOMEM", SB_EQUEUED: "EQUEUED",
+    ]
+    let code = codes[status] ?? String(cString: sb_status_string(status))
+    let message = String(cString: sb_last_error())
+    return message.isEmpty ? code : "\(code): \(message)"
+}

@@ -1,0 +1,19 @@
+import ArgumentParser
+import CSwitchboard
+
+/// `switchboard`: run scenario scripts, call routes, list routes.
+@main
+struct SwitchboardCLI: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "switchboard",
+        abstract: "Drive Switchboard targets (C plugins, Lua targets) from the command line.",
+        discussion: """
+            Examples, from the examples that scripts/install.sh puts in PREFIX/share/switchboard/examples:
+
+              $ switchboard run --plugin ./module_a.so --targets targets scenarios/*.lua
+              $ switchboard call --plugin ./module_a.so A nativeFetchDetailViewController '{"key": "42"}'
+              $ switchboard routes --plugin ./module_a.so --targets targets
+            """,
+        version: String(cString: sb_version()),
+        subcommands: [Run.self, Call.self, Routes.self])
+}

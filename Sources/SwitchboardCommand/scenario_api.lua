@@ -1,0 +1,486 @@
+-- The scenario API of `switchboard run`: scenario, step, expect and the
+-- matchers, loaded into every scenario's Lua state before the script.
+-- Called with the runner's helpers (now, wallclock, trace, script); returns
+-- the control table the runner drives (see Sources/SwitchboardRunner/runner.c).
+local helpers = ...
+local sb = sb
+local now, script = helpers.now, helpers.script
+local format, rep, concat = string.format, string.rep, table.concat
+local math_type, huge = math.type, math.huge
+
+local scenarios = {}  -- {name, fn, where}, in definition order
+local running = nil   -- the scenario being run: {name, steps, stack}
+local output = {}     -- what print and io.write wrote
+local output_bytes = 0
+local OUTPUT_LIMIT = 64 * 1024
+
+---------------------------------------------------------------- showing values
+
+-- A value as Lua source, for messages: 3 and 3.0 differ, keys are sorted,
+-- deep or long tables are cut short.
+local show
+local function show_key(k)
+  if type(k) == "string" and k:match("^[%a_][%w_]*$") then return k end
+  return "[" .. show(k, 1, {}) .. "]"
+end
+
+local function key_order(a, b)
+  local ta, tb = type(a), type(b)
+  if ta ~= tb then return ta < tb end
+  if ta == "number" or ta == "string" then return a < b end
+  return tostring(a) < tostring(b)
+end
+
+local function sorted_keys(t)
+  local keys = {}
+  for k in next, t do keys[#keys + 1] = k end
+  table.sort(keys, key_order)
+  return keys
+end
+
+function show(v, depth, seen)
+  depth, seen = depth or 0, seen or {}
+  local t = type(v)
+  if t == "string" then
+    if #v > 200 then return format("%q", v:sub(1, 200)):gsub("\\\n", "\\n") .. "..." end
+    return (format("%q", v):gsub("\\\n", "\\n"))
+  elseif t == "number" then
+    if math_type(v) == "integer" then return tostring(v) end
+    if v ~= v then return "nan" elseif v == huge then return "inf" elseif v == -huge then return "-inf" end
+    local text = format("%.17g", v)
+    if tonumber(format("%.15g", v)) == v then text = format("%.15g", v) end
+    if not text:find("[%.eEn]") then text = text .. ".0" end
+    return text
+  elseif t ~= "table" then
+    return tostring(v)
+  end
+  if seen[v] then return "<cycle>" end
+  if depth >= 6 then return "{...}" end
+  seen[v] = true
+  local parts, n = {}, #v
+  for i = 1, n do parts[#parts + 1] = show(v[i], depth + 1, seen) end
+  for _, k in ipairs(sorted_keys(v)) do
+    if not (math_type(k) == "integer" and k >= 1 and k <= n) then
+      parts[#parts + 1] = show_key(k) .. " = " .. show(v[k], depth + 1, seen)
+    end
+    if #parts > 40 then parts[#parts + 1] = "..."; break end
+  end
+  seen[v] = nil
+  return "{" .. concat(parts, ", ") .. "}"
+end
+
+---------------------------------------------------------------- deep equality
+
+local function path_of(path, k)
+  if type(k) == "string" and k:match("^[%a_][%w_]*$") then return path .. "." .. k end
+  return path .. "[" .. show(k) .. "]"
+end
+
+-- nil when equal, else the first difference: path, expected, actual.
+-- Integers and floats differ (3 is not 3.0); nan equals nan.
+local function difference(expected, actual, path, seen)
+  local te, ta = type(expected), type(actual)
+  if te ~= ta then return path, expected, actual end
+  if te == "number" then
+    if math_type(expected) ~= math_type(actual) then return path, expected, actual end
+    if expected ~= actual and not (expected ~= expected and actual ~= actual) then return path, expected, actual end
+    return nil
+  end
+  if te ~= "table" then
+    if expected ~= actual then return path, expected, actual end
+    return nil
+  end
+  if expected == actual then return nil end
+  seen[expected] = seen[expected] or {}
+  if seen[expected][actual] then return nil end
+  seen[expected][actual] = true
+  for _, k in ipairs(sorted_keys(expected)) do
+    local p, e, a = difference(expected[k], actual[k], path_of(path, k), seen)
+    if p then return p, e, a end
+  end
+  for _, k in ipairs(sorted_keys(actual)) do
+    if expected[k] == nil then return path_of(path, k), nil, actual[k] end
+  end
+  return nil
+end
+
+---------------------------------------------------------------- failures
+
+local FAILURE = {}  -- the metatable of an expectation that did not hold
+
+-- "file:line" of the innermost frame that is in the script (or in a file
+-- other than this API), for the report.
+local function caller_where()
+  for level = 3, 40 do
+    local info = debug.getinfo(level, "Sl")
+    if not info then break end
+    if info.source:sub(1, 1) == "@" and info.currentline > 0 then
+      return info.short_src .. ":" .. info.currentline
+    end
+  end
+  return nil
+end
+
+local function fail(message)
+  error(setmetatable({ message = message, where = caller_where() }, FAILURE), 0)
+end
+
+---------------------------------------------------------------- expect
+
+local function pack(...) return { n = select("#", ...), ... } end
+
+local function is_failure_result(values)
+  return values[1] == nil and values.n >= 2
+end
+
+local matchers = {}
+
+function matchers.to_equal(v, expected)
+  local path, e, a = difference(expected, v.value, "", {})
+  if path then
+    local where = path == "" and "" or format(" (at %s)", path:sub(1, 1) == "." and path:sub(2) or path)
+    if path == "" then
+      fail(format("expected %s, got %s", show(expected), show(v.value)))
+    end
+    fail(format("expected %s, got %s%s: %s differs from %s", show(expected), show(v.value), where, show(a), show(e)))
+  end
+end
+
+function matchers.to_not_equal(v, unexpected)
+  if difference(unexpected, v.value, "", {}) == nil then fail(format("expected anything but %s", show(unexpected))) end
+end
+
+function matchers.to_be(v, expected)
+  if not rawequal(v.value, expected) or math_type(v.value) ~= math_type(expected) then
+    fail(format("expected %s (the same value), got %s", show(expected), show(v.value)))
+  end
+end
+
+function matchers.to_be_nil(v)
+  if v.value ~= nil then fail(format("expected nil, got %s", show(v.value))) end
+end
+
+function matchers.to_exist(v)
+  if v.value == nil then
+    local why = is_failure_result(v.values) and format(" (the call failed: %s %s)", tostring(v.values[2]), tostring(v.values[3] or "")) or ""
+    fail("expected a value, got nil" .. why)
+  end
+end
+
+function matchers.to_be_true(v)
+  if v.value ~= true then fail(format("expected true, got %s", show(v.value))) end
+end
+
+function matchers.to_be_false(v)
+  if v.value ~= false then fail(format("expected false, got %s", show(v.value))) end
+end
+
+function matchers.to_be_truthy(v)
+  if not v.value then fail(format("expected a truthy value, got %s", show(v.value))) end
+end
+
+function matchers.to_be_falsy(v)
+  if v.value then fail(format("expected nil or false, got %s", show(v.value))) end
+end
+
+function matchers.to_be_a(v, kind)
+  local actual = math_type(v.value) or type(v.value)
+  if actual ~= kind and type(v.value) ~= kind then fail(format("expected a %s, got %s (a %s)", kind, show(v.value), actual)) end
+end
+
+function matchers.to_contain(v, item)
+  local value = v.value
+  if type(value) == "string" then
+    if type(item) ~= "string" or not value:find(item, 1, true) then fail(format("expected %s to contain %s", show(value), show(item))) end
+    return
+  end
+  if type(value) ~= "table" then fail(format("expected a table or string to look in, got %s", show(value))) end
+  for _, element in pairs(value) do
+    if difference(item, element, "", {}) == nil then return end
+  end
+  fail(format("expected %s to contain %s", show(value), show(item)))
+end
+
+function matchers.to_match(v, pattern)
+  if type(v.value) ~= "string" or not v.value:find(pattern) then
+    fail(format("expected %s to match the pattern %s", show(v.value), show(pattern)))
+  end
+end
+
+function matchers.to_be_close_to(v, expected, tolerance)
+  tolerance = tolerance or 1e-9
+  if type(v.value) ~= "number" or math.abs(v.value - expected) > tolerance then
+    fail(format("expected %s within %s of %s", show(v.value), show(tolerance), show(expected)))
+  end
+end
+
+function matchers.to_be_greater_than(v, bound)
+  if type(v.value) ~= "number" or not (v.value > bound) then fail(format("expected more than %s, got %s", show(bound), show(v.value))) end
+end
+
+function matchers.to_be_less_than(v, bound)
+  if type(v.value) ~= "number" or not (v.value < bound) then fail(format("expected less than %s, got %s", show(bound), show(v.value))) end
+end
+
+-- A call that returned a value: not the `nil, message, code` of a failure.
+function matchers.to_succeed(v)
+  if is_failure_result(v.values) then
+    fail(format("expected success, the call failed: %s (%s)", tostring(v.values[2]), tostring(v.values[3])))
+  end
+end
+
+-- `nil, message, code` with this code (any code when none is given); for a
+-- function, what it returns or raises when called.
+function matchers.to_fail_with(v, code)
+  local values = v.values
+  if type(v.value) == "function" and values.n == 1 then
+    values = pack(pcall(v.value))
+    if values[1] == false then
+      if code == nil or tostring(values[2]):find(code, 1, true) then return end
+      fail(format("expected a failure with %s, it raised: %s", code, tostring(values[2])))
+    end
+    values = pack(table.unpack(values, 2, values.n))
+  end
+  if not is_failure_result(values) then
+    fail(format("expected a failure%s, got %s", code and (" with " .. code) or "", show(values[1])))
+  end
+  if code ~= nil and values[3] ~= code then
+    fail(format("expected a failure with %s, got %s: %s", code, tostring(values[3]), tostring(values[2])))
+  end
+end
+
+-- The function raises an error whose message contains `pattern` (a Lua pattern).
+function matchers.to_raise(v, pattern)
+  if type(v.value) ~= "function" then fail(format("expected a function to call, got %s", show(v.value))) end
+  local ok, err = pcall(v.value)
+  if ok then fail("expected an error, the function returned") end
+  if getmetatable(err) == FAILURE then err = err.message end
+  if pattern ~= nil and not tostring(err):find(pattern) then
+    fail(format("expected an error matching %s, got: %s", show(pattern), tostring(err)))
+  end
+end
+
+-- expect(actual) keeps every value it is given, so expect(sb.perform(...))
+-- sees a failure's message and code too. Both expect(x).to_equal(y) and
+-- expect(x):to_equal(y) work.
+function expect(...)
+  local state = { values = pack(...) }
+  state.value = state.values[1]
+  local expectation = {}
+  return setmetatable(expectation, {
+    __index = function(_, name)
+      local matcher = matchers[name]
+      if not matcher then error(format("expect(...) has no matcher %s", tostring(name)), 2) end
+      return function(first, ...)
+        if rawequal(first, expectation) then return matcher(state, ...) end
+        return matcher(state, first, ...)
+      end
+    end,
+  })
+end
+
+---------------------------------------------------------------- scenario, step
+
+function scenario(name, fn)
+  if type(name) ~= "string" or name == "" then error("scenario(name, fn): name must be a non-empty string", 2) end
+  if type(fn) ~= "function" then error("scenario(name, fn): fn must be a function", 2) end
+  if running then error("scenario() inside a scenario: define scenarios at the top level of the script", 2) end
+  scenarios[#scenarios + 1] = { name = name, fn = fn }
+end
+
+-- Runs fn as a named step; the report names the step that failed.
+function step(name, fn)
+  if type(name) ~= "string" then error("step(name, fn): name must be a string", 2) end
+  if type(fn) ~= "function" then error("step(name, fn): fn must be a function", 2) end
+  if not running then error("step() outside a scenario", 2) end
+  local stack = running.stack
+  local full = #stack > 0 and (stack[#stack].name .. " / " .. name) or name
+  local record = { name = full, status = "running", started = now() }
+  running.steps[#running.steps + 1] = record
+  stack[#stack + 1] = record
+  fn()
+  stack[#stack] = nil
+  record.status = "passed"
+  record.seconds = now() - record.started
+end
+
+---------------------------------------------------------------- output
+
+local function capture(text)
+  if output_bytes < OUTPUT_LIMIT then
+    output[#output + 1] = text:sub(1, OUTPUT_LIMIT - output_bytes)
+  end
+  output_bytes = output_bytes + #text
+end
+
+function print(...)
+  local n, parts = select("#", ...), {}
+  for i = 1, n do parts[i] = tostring((select(i, ...))) end
+  capture(concat(parts, "\t") .. "\n")
+end
+
+io.write = function(...)
+  for i = 1, select("#", ...) do
+    local v = select(i, ...)
+    if type(v) ~= "string" and type(v) ~= "number" then
+      error(format("bad argument #%d to 'write' (string expected, got %s)", i, type(v)), 2)
+    end
+    capture(tostring(v))
+  end
+  return io.stdout
+end
+
+local function captured_output()
+  if output_bytes == 0 then return nil end
+  local text = concat(output)
+  if output_bytes > OUTPUT_LIMIT then text = text .. format("\n... (%d more bytes)", output_bytes - OUTPUT_LIMIT) end
+  return text
+end
+
+---------------------------------------------------------------- --trace
+
+local json_string
+do
+  local escapes = { ['"'] = '\\"', ["\\"] = "\\\\", ["\b"] = "\\b", ["\f"] = "\\f",
+                    ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t" }
+  function json_string(s)
+    return '"' .. s:gsub('[%c"\\]', function(c) return escapes[c] or format("\\u%04x", c:byte()) end) .. '"'
+  end
+end
+
+-- Values as JSON, the way sb_to_json writes them: bytes that are not UTF-8
+-- as {"$bytes": hex}, non-finite numbers as strings, functions by kind.
+local function json(v, depth)
+  local t = type(v)
+  if t == "nil" then return "null" end
+  if t == "boolean" then return tostring(v) end
+  if t == "number" then
+    if math_type(v) == "integer" then return tostring(v) end
+    if v ~= v then return '"NaN"' elseif v == huge then return '"Infinity"' elseif v == -huge then return '"-Infinity"' end
+    local text = format("%.17g", v)
+    if not text:find("[%.eE]") then text = text .. ".0" end
+    return text
+  end
+  if t == "string" then
+    if utf8.len(v) then return json_string(v) end
+    return '{"$bytes":"' .. v:gsub(".", function(c) return format("%02x", c:byte()) end) .. '"}'
+  end
+  if t ~= "table" then return json_string("<" .. t .. ">") end
+  if depth > 32 then return '"<too deep>"' end
+  local n, count = #v, 0
+  for _ in next, v do count = count + 1 end
+  local parts = {}
+  if n > 0 and n == count then
+    for i = 1, n do parts[i] = json(v[i], depth + 1) end
+    return "[" .. concat(parts, ",") .. "]"
+  end
+  for _, k in ipairs(sorted_keys(v)) do
+    parts[#parts + 1] = json_string(tostring(k)) .. ":" .. json(v[k], depth + 1)
+  end
+  return "{" .. concat(parts, ",") .. "}"
+end
+
+local function traced(kind, fn, describe)
+  return function(...)
+    local started = now()
+    local results = pack(pcall(fn, ...))
+    local record = { '"time":' .. json_string(helpers.wallclock()),
+                     '"scenario":' .. json(running and running.name, 0),
+                     '"call":' .. json_string(kind) }
+    for _, field in ipairs(describe(...)) do record[#record + 1] = field end
+    if not results[1] then
+      record[#record + 1] = '"raised":' .. json(tostring(results[2]), 0)
+    elseif results[2] == nil and results.n >= 3 then
+      record[#record + 1] = '"error":' .. json(results[3], 0)
+      record[#record + 1] = '"code":' .. json(results[4], 0)
+    else
+      record[#record + 1] = '"result":' .. json(results[2], 0)
+    end
+    record[#record + 1] = format('"duration_us":%d', math.floor((now() - started) * 1e6 + 0.5))
+    helpers.trace("{" .. concat(record, ",") .. "}")
+    if not results[1] then error(results[2], 0) end
+    return table.unpack(results, 2, results.n)
+  end
+end
+
+if helpers.trace then
+  sb.perform = traced("perform", sb.perform, function(target, action, params)
+    return { '"target":' .. json(target, 0), '"action":' .. json(action, 0), '"params":' .. json(params, 0) }
+  end)
+  sb.open = traced("open", sb.open, function(url, params)
+    return { '"url":' .. json(url, 0), '"params":' .. json(type(params) == "table" and params or nil, 0) }
+  end)
+end
+
+---------------------------------------------------------------- the runner's side
+
+local function where_of(message)
+  return type(message) == "string" and message:match("^([^:\n]+:%d+):") or nil
+end
+
+-- The error handler: failures stay failures, errors get a traceback.
+local function handler(err)
+  if getmetatable(err) == FAILURE then return err end
+  local message = type(err) == "string" and err or ("error object: " .. show(err))
+  -- The traceback ends where the script's code began: the runner's frames
+  -- below it say nothing to the reader.
+  local traceback = debug.traceback(message, 2):gsub("\n\t%[C%]: in function 'xpcall'.*$", "")
+  return { error = true, message = message, where = where_of(message), traceback = traceback }
+end
+
+local function current_step()
+  local stack = running and running.stack
+  return stack and #stack > 0 and stack[#stack].name or nil
+end
+
+local function step_reports()
+  local steps = {}
+  for i, record in ipairs(running and running.steps or {}) do
+    local status = record.status == "running" and "failed" or record.status
+    steps[i] = { name = record.name, status = status, seconds = record.seconds or (now() - record.started) }
+  end
+  return steps
+end
+
+local control = {}
+
+function control.define(chunk)
+  local ok, problem = xpcall(chunk, handler)
+  if ok then return nil end
+  if getmetatable(problem) == FAILURE then
+    return { message = "an expectation at the top level of the script: " .. problem.message, where = problem.where }
+  end
+  return problem
+end
+
+function control.names()
+  local names = {}
+  for i, s in ipairs(scenarios) do names[i] = s.name end
+  return names
+end
+
+function control.run(index, name)
+  local s = scenarios[index]
+  if not s or s.name ~= name then
+    return { outcome = "error", message = format("the script defined scenario %d as %q when listed, and now as %s: "
+             .. "scenario names must not depend on the run", index, name, s and format("%q", s.name) or "nothing") }
+  end
+  output, output_bytes = {}, 0 -- the top level's output is not the scenario's
+  running = { name = name, steps = {}, stack = {} }
+  local ok, problem = xpcall(s.fn, handler)
+  local report = { outcome = "passed", step = nil }
+  if not ok then
+    report.outcome = getmetatable(problem) == FAILURE and "failed" or "error"
+    report.message, report.where, report.traceback = problem.message, problem.where, problem.traceback
+    report.step = current_step()
+  end
+  report.steps = step_reports()
+  report.output = captured_output()
+  return report
+end
+
+function control.partial()
+  return { step = current_step(), steps = step_reports(), output = captured_output() }
+end
+
+return control

@@ -1,0 +1,192 @@
+/*
+ * The limits of one Lua state: a counting allocator (memory), a count hook
+ * (instructions and wall-clock time), and a watchdog thread for code that
+ * never comes back to Lua.
+ */
+#include "internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* How many VM instructions run between two checks. */
+#define CHECK_EVERY 1000
+
+/* Memory a tripped state may still use, so that the report can be built. */
+#define REPORT_RESERVE ((size_t)4 << 20)
+
+double sbr_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+void sbr_guard_init(sbr_guard *g, const sbr_config *config) {
+    memset(g, 0, sizeof *g);
+    g->max_memory = config->max_memory_bytes;
+    g->max_instructions = config->max_instructions;
+    g->timeout = config->timeout_seconds;
+    g->grace = config->grace_seconds > 0 ? config->grace_seconds : 10;
+}
+
+static void hook(lua_State *L, lua_Debug *ar);
+
+static void trip(sbr_guard *g, const char *fmt, ...) {
+    if (g->tripped) return;
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(g->message, sizeof g->message, fmt, args);
+    va_end(args);
+    g->tripped = 1;
+    /* From now on every instruction fails, so that a pcall in the script
+     * cannot swallow the limit and carry on (lua_sethook may be called at
+     * any time, even from an allocator). */
+    if (g->L != NULL && !g->relaxed) lua_sethook(g->L, hook, LUA_MASKCOUNT, 1);
+}
+
+/* The innermost Lua line running on the main thread. lua_getstack and
+ * lua_getinfo("Sl") allocate nothing, so the allocator may call them. */
+static void note_where(sbr_guard *g) {
+    lua_Debug ar;
+    for (int level = 0; g->L != NULL && g->where[0] == '\0' && lua_getstack(g->L, level, &ar); level++) {
+        if (lua_getinfo(g->L, "Sl", &ar) && ar.currentline > 0) {
+            snprintf(g->where, sizeof g->where, "%s:%d", ar.short_src, ar.currentline);
+        }
+    }
+}
+
+void *sbr_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+    sbr_guard *g = ud;
+    /* For a new block Lua passes the kind of object in osize, not a size. */
+    size_t old = ptr != NULL ? osize : 0;
+    if (nsize == 0) {
+        free(ptr);
+        g->in_use -= old;
+        return NULL;
+    }
+    if (g->max_memory > 0 && nsize > old) {
+        size_t limit = g->max_memory + (g->relaxed ? REPORT_RESERVE : 0);
+        if (g->in_use - old + nsize > limit) {
+            /* Lua answers a refusal with a full collection and asks again:
+             * only a second refusal of the same request is the limit. */
+            if (g->refused_size == nsize) {
+                trip(g, "the memory limit of %zu MiB was reached (--max-memory)", g->max_memory >> 20);
+                note_where(g);
+            }
+            g->refused_size = nsize;
+            return NULL;
+        }
+    }
+    void *block = realloc(ptr, nsize);
+    if (block != NULL) {
+        g->in_use = g->in_use - old + nsize;
+        g->refused_size = 0;
+    }
+    return block;
+}
+
+static void hook(lua_State *L, lua_Debug *ar) {
+    void *ud = NULL;
+    lua_getallocf(L, &ud);
+    sbr_guard *g = ud;
+    if (g->relaxed) return;
+    if (!g->tripped) {
+        g->instructions += CHECK_EVERY;
+        if (g->max_instructions > 0 && g->instructions > g->max_instructions) {
+            trip(g, "the instruction budget of %llu VM instructions ran out (--max-instructions)",
+                 (unsigned long long)g->max_instructions);
+        } else if (g->deadline > 0 && sbr_now() > g->deadline) {
+            trip(g, "the timeout of %g s was reached (--timeout)", g->timeout);
+        }
+    }
+    if (g->tripped) {
+        if (g->where[0] == '\0' && lua_getinfo(L, "Sl", ar) && ar->currentline > 0) {
+            snprintf(g->where, sizeof g->where, "%s:%d", ar->short_src, ar->currentline);
+        }
+        lua_sethook(L, hook, LUA_MASKCOUNT, 1);
+        luaL_error(L, "%s", g->message);
+    }
+}
+
+void sbr_guard_arm(sbr_guard *g, lua_State *L) {
+    g->started = sbr_now();
+    g->deadline = g->timeout > 0 ? g->started + g->timeout : 0;
+    lua_sethook(L, hook, LUA_MASKCOUNT, CHECK_EVERY);
+}
+
+void sbr_guard_relax(sbr_guard *g, lua_State *L) {
+    g->relaxed = 1;
+    lua_sethook(L, NULL, 0, 0);
+}
+
+const char *sbr_guard_tripped(const sbr_guard *g) {
+    return g->tripped ? g->message : NULL;
+}
+
+const char *sbr_guard_where(const sbr_guard *g) {
+    return g->tripped && g->where[0] != '\0' ? g->where : NULL;
+}
+
+/* ---------------------------------------------------------------- watchdog */
+
+static void *watch(void *arg) {
+    sbr_watchdog *w = arg;
+    pthread_mutex_lock(&w->lock);
+    int timed_out = 0;
+    while (!w->done && !timed_out) {
+        timed_out = pthread_cond_timedwait(&w->wake, &w->lock, &w->until) != 0;
+    }
+    int done = w->done;
+    pthread_mutex_unlock(&w->lock);
+    if (done) return NULL;
+    /* The scenario is stuck where no hook runs (in C). Nothing can stop it
+     * safely: end the run, saying so on both streams. */
+    char what[400], line[450];
+    snprintf(what, sizeof what, "%s: \"%s\" is still running %g s past its timeout, in code no limit can "
+             "interrupt (a C function?); ending the run\n", w->script, w->name, w->grace);
+    int n = snprintf(line, sizeof line, "Bail out! %s", what);
+    ssize_t ignored = write(w->report_fd, line, strlen(line));
+    n = snprintf(line, sizeof line, "switchboard: %s", what);
+    ignored = write(STDERR_FILENO, line, strlen(line));
+    (void)n;
+    (void)ignored;
+    _exit(3);
+}
+
+int sbr_watchdog_start(sbr_watchdog *w, const sbr_guard *g, int report_fd, const char *script, const char *name) {
+    memset(w, 0, sizeof *w);
+    w->report_fd = report_fd;
+    if (g->timeout <= 0) return 1; /* no timeout: nothing to watch */
+    w->script = script;
+    w->name = name != NULL ? name : "(listing scenarios)";
+    w->grace = g->grace;
+    double end_at = g->timeout + g->grace;
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&w->wake, &attr);
+    pthread_condattr_destroy(&attr);
+    pthread_mutex_init(&w->lock, NULL);
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double deadline = (double)now.tv_sec + (double)now.tv_nsec / 1e9 + end_at;
+    w->until.tv_sec = (time_t)deadline;
+    w->until.tv_nsec = (long)((deadline - (double)w->until.tv_sec) * 1e9);
+    w->active = pthread_create(&w->thread, NULL, watch, w) == 0;
+    return w->active;
+}
+
+void sbr_watchdog_stop(sbr_watchdog *w) {
+    if (!w->active) return;
+    pthread_mutex_lock(&w->lock);
+    w->done = 1;
+    pthread_cond_signal(&w->wake);
+    pthread_mutex_unlock(&w->lock);
+    pthread_join(w->thread, NULL);
+    pthread_cond_destroy(&w->wake);
+    pthread_mutex_destroy(&w->lock);
+    w->active = 0;
+}

@@ -1,0 +1,121 @@
+/*
+ * switchboard_runner.h — runs Lua scenario scripts for the `switchboard`
+ * command, in Lua states that untrusted scripts cannot escape or exhaust.
+ * Internal to the command: not installed, not part of the C contract.
+ *
+ * Isolation: every scenario runs in a fresh Lua state bound to a fresh
+ * mediator (the plugins are loaded into it, the Lua target directories put
+ * on sb.path), so what one scenario registers, caches or breaks is gone
+ * before the next begins. A script's top level therefore runs once to list
+ * its scenarios and once more before each scenario it runs.
+ *
+ * Limits, each per scenario: wall-clock time and VM instructions (a count
+ * hook), memory (a lua_Alloc that refuses past the limit). A limit that
+ * trips stops the scenario with a message naming it. Code that never returns
+ * to Lua (a C function stuck in a loop) cannot be stopped by a hook: past its
+ * timeout plus a grace period a watchdog ends the whole run (exit status 3,
+ * with a TAP "Bail out!" line), so an unattended run always ends.
+ *
+ * Sandbox, unless allow_os: os.execute, io.popen, os.exit, package.loadlib,
+ * debug.sethook and sb.load_plugin raise an error; C modules cannot be
+ * required; load, loadfile, dofile and require accept source text only
+ * (precompiled chunks can corrupt memory).
+ *
+ * All functions run on the calling thread, which owns the Lua state.
+ */
+#ifndef SWITCHBOARD_RUNNER_H
+#define SWITCHBOARD_RUNNER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "switchboard.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sbr_config {
+    const char *const *plugins; /* C plugins loaded into every scenario's mediator */
+    size_t plugin_count;
+    const char *const *target_dirs; /* directories of Target_<Name>.lua files */
+    size_t target_dir_count;
+    double timeout_seconds;     /* per scenario; 0 for none */
+    uint64_t max_instructions;  /* per scenario; 0 for none */
+    size_t max_memory_bytes;    /* per scenario Lua state; 0 for none */
+    double grace_seconds;       /* past the timeout, before the watchdog ends the run */
+    int allow_os;               /* 1: no sandbox */
+    const char *prelude;        /* the scenario API (Lua source, see ScenarioAPI.swift) */
+    size_t prelude_length;
+    /* Called with each --trace line (one JSON object, no newline); NULL: no tracing. */
+    void (*trace)(void *context, const char *line, size_t length);
+    void *trace_context;
+    int report_fd;              /* where the watchdog writes its "Bail out!" line */
+} sbr_config;
+
+typedef enum sbr_outcome {
+    SBR_PASSED = 0,
+    SBR_FAILED,  /* an expectation did not hold */
+    SBR_ERROR,   /* a Lua error, or a script or plugin that does not load */
+    SBR_LIMIT,   /* a limit stopped it */
+} sbr_outcome;
+
+typedef struct sbr_step {
+    char *name;
+    char *status; /* "passed", "failed" */
+    double seconds;
+} sbr_step;
+
+/* What one scenario did. Strings are malloc'd (free with sbr_result_clear);
+ * any of them may be NULL. */
+typedef struct sbr_result {
+    sbr_outcome outcome;
+    char *name;
+    char *message;   /* why it did not pass */
+    char *where;     /* "file:line" of the failing expectation or the error */
+    char *step;      /* the step that failed */
+    char *traceback; /* for errors */
+    char *output;    /* what print and io.write wrote while it ran */
+    sbr_step *steps;
+    size_t step_count;
+    double seconds;
+} sbr_result;
+
+/* Lists the scenarios `script` defines into *names (malloc'd; free with
+ * sbr_names_free). Returns 1; or 0 with `problem` describing why the script
+ * does not load (syntax error, error at its top level, a plugin that does not
+ * load), as a failed result named after the script. */
+int sbr_list(const sbr_config *config, const char *script, char ***names, size_t *count, sbr_result *problem);
+void sbr_names_free(char **names, size_t count);
+
+/* Runs scenario `index` (0-based, in definition order) of `script`, which
+ * must still be named `name`, in a fresh state and mediator. Fills *result. */
+void sbr_run(const sbr_config *config, const char *script, size_t index, const char *name, sbr_result *result);
+void sbr_result_clear(sbr_result *result);
+
+/* Keeps reports apart from what plugins print: returns a new descriptor for
+ * the original standard output, and makes descriptor 1 (and the C stdout
+ * stream, line-buffered) go to standard error. -1 if it cannot. Call it
+ * before anything is written to stdout. */
+int sbr_take_stdout(void);
+
+/* A state and mediator for one-off calls (switchboard call / routes), with
+ * the same plugins, Lua targets, limits and sandbox. */
+typedef struct sbr_session sbr_session;
+
+/* NULL with a message in *error (malloc'd) when a plugin does not load. */
+sbr_session *sbr_session_open(const sbr_config *config, char **error);
+sb_mediator *sbr_session_mediator(sbr_session *session);
+/* Registers every Target_<Name>.lua in the target directories, so that
+ * listings show them. Returns 1, or 0 with a message in *error (malloc'd). */
+int sbr_session_load_lua_targets(sbr_session *session, char **error);
+/* Runs the Lua file at `path` in the session (registrations, routes, policy).
+ * Returns 1, or 0 with a message in *error (malloc'd). */
+int sbr_session_run_file(sbr_session *session, const char *path, char **error);
+void sbr_session_close(sbr_session *session);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SWITCHBOARD_RUNNER_H */

@@ -1,0 +1,311 @@
+/*
+ * Lists and runs the scenarios of one script, each time in a fresh Lua state
+ * bound to a fresh mediator. The scenario API itself (scenario, step, expect)
+ * is Lua, handed in as config->prelude; this file builds the state, keeps
+ * the limits, and turns what the prelude reports into an sbr_result.
+ *
+ * The prelude is called with a table of helpers (now, wallclock, trace,
+ * script) and returns its control table:
+ *   define(chunk)     runs the script's top level, collecting scenarios;
+ *                     returns nil or a problem {message, where, traceback}
+ *   names()           the scenario names, in order
+ *   run(index, name)  runs one scenario (1-based); returns its result table
+ *   partial()         what is known after a limit stopped it (output, step)
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define CONTROL_KEY "switchboard.runner.control"
+
+typedef struct frame {
+    const sbr_config *config;
+    const char *script;
+    sb_mediator *m;
+    sbr_guard *guard;
+    int listing;  /* 1: names only */
+    size_t index; /* run: 0-based */
+    const char *name;
+    int loaded;   /* the control table is in the registry */
+    char **names; /* list: filled here, owned by the caller */
+    size_t count;
+    sbr_result *result;
+} frame;
+
+/* ------------------------------------------------------------- helpers */
+
+static int h_now(lua_State *L) {
+    lua_pushnumber(L, sbr_now());
+    return 1;
+}
+
+/* UTC, ISO 8601 with milliseconds: what a trace line is stamped with. */
+static int h_wallclock(lua_State *L) {
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    struct tm utc;
+    gmtime_r(&t.tv_sec, &utc);
+    char text[40];
+    size_t n = strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
+    snprintf(text + n, sizeof text - n, ".%03ldZ", t.tv_nsec / 1000000);
+    lua_pushstring(L, text);
+    return 1;
+}
+
+static int h_trace(lua_State *L) {
+    size_t length = 0;
+    const char *line = luaL_checklstring(L, 1, &length);
+    const sbr_config *config = lua_touserdata(L, lua_upvalueindex(1));
+    config->trace(config->trace_context, line, length);
+    return 0;
+}
+
+static void push_helpers(lua_State *L, const frame *f) {
+    lua_createtable(L, 0, 5);
+    lua_pushcfunction(L, h_now);
+    lua_setfield(L, -2, "now");
+    lua_pushcfunction(L, h_wallclock);
+    lua_setfield(L, -2, "wallclock");
+    if (f->config->trace != NULL) {
+        lua_pushlightuserdata(L, (void *)f->config);
+        lua_pushcclosure(L, h_trace, 1);
+        lua_setfield(L, -2, "trace");
+    }
+    lua_pushstring(L, f->script);
+    lua_setfield(L, -2, "script");
+}
+
+/* ------------------------------------------------------------- results */
+
+static char *field_string(lua_State *L, int table, const char *key) {
+    lua_getfield(L, table, key);
+    char *copy = NULL;
+    if (lua_type(L, -1) == LUA_TSTRING) copy = sbr_strdup(lua_tostring(L, -1));
+    lua_pop(L, 1);
+    return copy;
+}
+
+static sbr_outcome outcome_named(const char *name) {
+    if (name == NULL) return SBR_ERROR;
+    if (strcmp(name, "passed") == 0) return SBR_PASSED;
+    if (strcmp(name, "failed") == 0) return SBR_FAILED;
+    return SBR_ERROR;
+}
+
+/* Copies the report table at `idx` into *r (which starts cleared). Memory
+ * errors may interrupt it; whatever was copied is in *r and freed with it. */
+static void copy_report(lua_State *L, int idx, sbr_result *r) {
+    idx = lua_absindex(L, idx);
+    char *outcome = field_string(L, idx, "outcome");
+    if (outcome != NULL) r->outcome = outcome_named(outcome);
+    free(outcome);
+    if (r->message == NULL) r->message = field_string(L, idx, "message");
+    if (r->where == NULL) r->where = field_string(L, idx, "where");
+    if (r->step == NULL) r->step = field_string(L, idx, "step");
+    if (r->traceback == NULL) r->traceback = field_string(L, idx, "traceback");
+    if (r->output == NULL) r->output = field_string(L, idx, "output");
+    if (lua_getfield(L, idx, "steps") == LUA_TTABLE && r->steps == NULL) {
+        size_t n = (size_t)luaL_len(L, -1);
+        r->steps = n > 0 ? calloc(n, sizeof *r->steps) : NULL;
+        for (size_t i = 0; r->steps != NULL && i < n; i++) {
+            if (lua_rawgeti(L, -1, (lua_Integer)i + 1) == LUA_TTABLE) {
+                sbr_step *s = &r->steps[r->step_count++];
+                s->name = field_string(L, -1, "name");
+                s->status = field_string(L, -1, "status");
+                lua_getfield(L, -1, "seconds");
+                s->seconds = lua_tonumber(L, -1);
+                lua_pop(L, 1);
+            }
+            lua_pop(L, 1);
+        }
+    }
+    lua_pop(L, 1);
+}
+
+/* ------------------------------------------------------- protected parts */
+
+static void push_control(lua_State *L, const char *function) {
+    lua_getfield(L, LUA_REGISTRYINDEX, CONTROL_KEY);
+    lua_getfield(L, -1, function);
+    lua_remove(L, -2);
+}
+
+/* Everything up to the script's top level having run. */
+static int protected_main(lua_State *L) {
+    frame *f = lua_touserdata(L, 1);
+    sbr_prepare_state(L, f->config, f->m);
+    if (luaL_loadbufferx(L, f->config->prelude, f->config->prelude_length, "=(scenario API)", "t") != LUA_OK) {
+        return lua_error(L);
+    }
+    push_helpers(L, f);
+    lua_call(L, 1, 1);
+    luaL_checktype(L, -1, LUA_TTABLE);
+    lua_setfield(L, LUA_REGISTRYINDEX, CONTROL_KEY);
+    f->loaded = 1;
+
+    if (luaL_loadfilex(L, f->script, "t") != LUA_OK) {
+        f->result->outcome = SBR_ERROR;
+        f->result->message = sbr_strdup(lua_tostring(L, -1));
+        return 0;
+    }
+    int chunk = lua_gettop(L);
+    sbr_guard_arm(f->guard, L);
+    push_control(L, "define");
+    lua_pushvalue(L, chunk);
+    lua_call(L, 1, 1);
+    if (!lua_isnil(L, -1)) { /* the top level raised: one problem for the script */
+        sbr_guard_relax(f->guard, L);
+        f->result->outcome = SBR_ERROR;
+        copy_report(L, -1, f->result);
+        return 0;
+    }
+    lua_pop(L, 1);
+
+    if (f->listing) {
+        push_control(L, "names");
+        lua_call(L, 0, 1);
+        sbr_guard_relax(f->guard, L);
+        size_t n = (size_t)luaL_len(L, -1);
+        f->names = calloc(n > 0 ? n : 1, sizeof *f->names);
+        if (f->names == NULL) return luaL_error(L, "out of memory listing scenarios");
+        for (size_t i = 0; i < n; i++) {
+            lua_rawgeti(L, -1, (lua_Integer)i + 1);
+            f->names[f->count] = sbr_strdup(lua_tostring(L, -1));
+            if (f->names[f->count] == NULL) return luaL_error(L, "out of memory listing scenarios");
+            f->count++;
+            lua_pop(L, 1);
+        }
+        return 0;
+    }
+
+    push_control(L, "run");
+    lua_pushinteger(L, (lua_Integer)f->index + 1);
+    lua_pushstring(L, f->name);
+    lua_call(L, 2, 1);
+    sbr_guard_relax(f->guard, L);
+    copy_report(L, -1, f->result);
+    return 0;
+}
+
+/* After a limit or an error escaped the prelude: what it still knows. */
+static int protected_partial(lua_State *L) {
+    frame *f = lua_touserdata(L, 1);
+    push_control(L, "partial");
+    lua_call(L, 0, 1);
+    if (lua_istable(L, -1)) copy_report(L, -1, f->result);
+    return 0;
+}
+
+static void fail(sbr_result *r, sbr_outcome outcome, const char *message) {
+    r->outcome = outcome;
+    free(r->message);
+    r->message = sbr_strdup(message);
+}
+
+/* One fresh mediator and state; runs `f` (listing or one scenario). */
+static void execute(frame *f) {
+    sbr_result *r = f->result;
+    char *error = NULL;
+    f->m = sbr_new_mediator(f->config, &error);
+    if (f->m == NULL) {
+        fail(r, SBR_ERROR, error != NULL ? error : "a plugin did not load");
+        free(error);
+        return;
+    }
+    sbr_guard guard;
+    sbr_guard_init(&guard, f->config);
+    f->guard = &guard;
+    lua_State *L = lua_newstate(sbr_alloc, &guard);
+    if (L == NULL) {
+        fail(r, SBR_ERROR, "out of memory making a Lua state");
+        sb_mediator_free(f->m);
+        return;
+    }
+    guard.L = L;
+
+    sbr_watchdog watchdog;
+    sbr_watchdog_start(&watchdog, &guard, f->config->report_fd, f->script, f->name);
+    lua_pushcfunction(L, protected_main);
+    lua_pushlightuserdata(L, f);
+    int status = lua_pcall(L, 1, 0, 0);
+    sbr_watchdog_stop(&watchdog);
+
+    if (status != LUA_OK) {
+        const char *tripped = sbr_guard_tripped(&guard);
+        if (tripped != NULL) {
+            fail(r, SBR_LIMIT, tripped);
+            if (r->where == NULL) r->where = sbr_strdup(sbr_guard_where(&guard));
+        } else if (status == LUA_ERRMEM) {
+            fail(r, SBR_LIMIT, "the memory limit was reached (--max-memory)");
+        } else {
+            const char *message = lua_tostring(L, -1);
+            fail(r, SBR_ERROR, message != NULL ? message : "(error object is not a string)");
+        }
+        sbr_guard_relax(&guard, L);
+        lua_settop(L, 0);
+        if (f->loaded) {
+            lua_pushcfunction(L, protected_partial);
+            lua_pushlightuserdata(L, f);
+            (void)lua_pcall(L, 1, 0, 0); /* best effort: the report stands without it */
+        }
+    }
+    lua_close(L); /* before the mediator: closing unregisters the state's targets */
+    sb_mediator_free(f->m);
+    f->m = NULL;
+}
+
+/* ---------------------------------------------------------------- API */
+
+int sbr_list(const sbr_config *config, const char *script, char ***names, size_t *count, sbr_result *problem) {
+    memset(problem, 0, sizeof *problem);
+    *names = NULL;
+    *count = 0;
+    frame f = {.config = config, .script = script, .listing = 1, .result = problem};
+    double started = sbr_now();
+    execute(&f);
+    problem->seconds = sbr_now() - started;
+    if (problem->message != NULL || problem->outcome != SBR_PASSED) {
+        sbr_names_free(f.names, f.count);
+        if (problem->outcome == SBR_PASSED) problem->outcome = SBR_ERROR;
+        problem->name = sbr_strdup(script);
+        return 0;
+    }
+    *names = f.names;
+    *count = f.count;
+    return 1;
+}
+
+void sbr_names_free(char **names, size_t count) {
+    if (names == NULL) return;
+    for (size_t i = 0; i < count; i++) free(names[i]);
+    free(names);
+}
+
+void sbr_run(const sbr_config *config, const char *script, size_t index, const char *name, sbr_result *result) {
+    memset(result, 0, sizeof *result);
+    result->name = sbr_strdup(name);
+    frame f = {.config = config, .script = script, .index = index, .name = name, .result = result};
+    double started = sbr_now();
+    execute(&f);
+    sbr_names_free(f.names, f.count);
+    result->seconds = sbr_now() - started;
+}
+
+void sbr_result_clear(sbr_result *r) {
+    if (r == NULL) return;
+    free(r->name);
+    free(r->message);
+    free(r->where);
+    free(r->step);
+    free(r->traceback);
+    free(r->output);
+    for (size_t i = 0; i < r->step_count; i++) {
+        free(r->steps[i].name);
+        free(r->steps[i].status);
+    }
+    free(r->steps);
+    memset(r, 0, sizeof *r);
+}
