@@ -55,8 +55,8 @@ let package = Package(
             dependencies: ["CSwitchboard", "CLua"],
             cSettings: [.define("_POSIX_C_SOURCE", to: "200809L")]),
 
-        // The command: the runtime is linked in once and its sb_* symbols are
-        // exported, so the plugins it loads bind to it (one runtime).
+        // The command: the runtime is linked in once and its sb_ functions are
+        // exported (exports.list), so the plugins it loads bind to it.
         .target(
             name: "SwitchboardRunner",
             dependencies: ["CSwitchboard", "SwitchboardLua", "CLua"],
@@ -67,8 +67,11 @@ let package = Package(
                 "Switchboard", "SwitchboardC", "CSwitchboard", "SwitchboardRunner",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            exclude: ["exports.list"],
             resources: [.embedInCode("scenario_api.lua")],
-            linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic"])]),
+            linkerSettings: [.unsafeFlags([
+                "-Xlinker", "--dynamic-list=\(root)/Sources/SwitchboardCommand/exports.list",
+            ])]),
 
         // The CTMediator demo, in Swift.
         .executableTarget(name: "SwitchboardDemo", dependencies: ["Switchboard"], path: "examples/swift"),

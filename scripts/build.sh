@@ -8,6 +8,8 @@
 #   .build/dist/lib/lua/5.4/switchboard.so     (the Lua module, for lua5.4)
 #   .build/dist/lib/libswitchboard_lua.so.1    (the same, for C hosts: sb_lua_open)
 #   .build/dist/lib/pkgconfig/switchboard-lua.pc
+#   .build/dist/bin/switchboard                 (the command; the runtime inside)
+#   .build/dist/share/switchboard/examples/     (scenarios, Lua targets, module_a.so)
 #
 # Then `PKG_CONFIG_PATH=.build/dist/lib/pkgconfig cc app.c $(pkg-config
 # --cflags --libs switchboard)` builds a C program against it.
@@ -44,4 +46,15 @@ lua_glue() {
 lua_glue -Wl,-rpath,'$ORIGIN/../..' -o "$dist/lib/lua/5.4/switchboard.so"
 lua_glue -Wl,-rpath,'$ORIGIN' -Wl,-soname,"libswitchboard_lua.so.$abi" -o "$dist/lib/libswitchboard_lua.so.$abi"
 ln -s "libswitchboard_lua.so.$abi" "$dist/lib/libswitchboard_lua.so"
+# The command carries the runtime itself and exports the sb_ functions to
+# the plugins it loads; it needs no libswitchboard.so.
+install -m 755 .build/release/switchboard-cli "$dist/bin/switchboard"
+
+# The examples the command's --help refers to, ready to run from one folder.
+examples="$dist/share/switchboard/examples"
+mkdir -p "$examples/scenarios" "$examples/targets"
+cp examples/scenarios/*.lua "$examples/scenarios/"
+cp examples/lua/targets/*.lua examples/scenarios/targets/*.lua "$examples/targets/"
+cc -std=c99 -Wall -Wextra -Werror -pedantic -O2 -shared -fPIC -I include examples/c/module_a.c -o "$examples/module_a.so"
+
 echo "staged $dist (switchboard $version, ABI $abi)"

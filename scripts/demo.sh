@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job: builds everything in release mode and runs the CTMediator
-# demo from each face: Swift, C, Lua.
+# demo from each face: Swift, C, Lua; then scenario scripts through the
+# switchboard command.
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
 cd "$SB_ROOT"
@@ -24,3 +25,8 @@ cc $flags -shared -fPIC examples/c/module_a.c $(pkg-config --cflags switchboard)
 
 sb_step "The CTMediator demo in Lua (examples/lua): lua5.4 + the same module_a plugin"
 LUA_CPATH="$SB_ROOT/.build/dist/lib/lua/5.4/?.so;;" lua5.4 examples/lua/demo.lua "$out/module_a.so"
+
+sb_step "Scenario scripts (examples/scenarios) run by the switchboard command over module_a and Lua targets"
+.build/dist/bin/switchboard run --plugin "$out/module_a.so" \
+  --targets examples/lua/targets --targets examples/scenarios/targets \
+  --junit .build/examples/scenarios.xml examples/scenarios/*.lua

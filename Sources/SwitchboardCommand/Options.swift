@@ -17,7 +17,7 @@ struct LoadOptions: ParsableArguments {
 /// unattended run always ends.
 struct LimitOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
-        "Seconds a scenario may run (0: no limit). A C function that never returns is ended, with the whole run, 10 s later.",
+        "Seconds a scenario may run (0: no limit).",
         valueName: "seconds"))
     var timeout: Double = 60
 
@@ -27,11 +27,17 @@ struct LimitOptions: ParsableArguments {
     @Option(help: ArgumentHelp("MiB of memory a scenario's Lua state may use (0: no limit).", valueName: "MiB"))
     var maxMemory: Int = 256
 
+    @Option(help: ArgumentHelp(
+        "Seconds past --timeout before a scenario stuck in C (where no limit can interrupt it) ends the whole run, with exit status 3.",
+        valueName: "seconds"))
+    var grace: Double = 10
+
     @Flag(help: "Allow os.execute, os.exit, io.popen, package.loadlib, C modules and sb.load_plugin in scripts.")
     var allowOS = false
 
     func validate() throws {
         guard timeout >= 0, timeout.isFinite else { throw ValidationError("--timeout must be 0 or more seconds") }
+        guard grace > 0, grace.isFinite else { throw ValidationError("--grace must be more than 0 seconds") }
         guard maxMemory >= 0, maxMemory <= 1 << 30 else { throw ValidationError("--max-memory must be between 0 and 2^30 MiB") }
     }
 }

@@ -21,7 +21,7 @@ final class RunnerSettings {
         config.timeout_seconds = limits.timeout
         config.max_instructions = limits.maxInstructions
         config.max_memory_bytes = limits.maxMemory << 20
-        config.grace_seconds = 10
+        config.grace_seconds = limits.grace
         config.allow_os = limits.allowOS ? 1 : 0
         let source = PackageResources.scenario_api_lua
         let buffer = UnsafeMutableBufferPointer<CChar>.allocate(capacity: source.count)

@@ -57,7 +57,10 @@ struct TAPReport {
         add("step", r.step)
         if !r.steps.isEmpty {
             lines.append("  steps:")
-            for s in r.steps { lines.append("    - {name: \(quoted(s.name)), status: \(quoted(s.status))}") }
+            for s in r.steps {
+                lines.append("    - name: \(quoted(s.name))")
+                lines.append("      status: \(quoted(s.status))")
+            }
         }
         lines.append("  duration_ms: \(Int((r.seconds * 1000).rounded()))")
         add("output", r.output)
