@@ -12,6 +12,10 @@ declare -A probe=(
   [pkg-config]=/usr/bin/pkg-config
   [valgrind]=/usr/bin/valgrind
   [python3]=/usr/bin/python3   # scripts/bench.sh builds its report with it
+  [bsdutils]=/usr/bin/script   # scripts/cli-tests.sh: a terminal for the progress line
+  [perl]=/usr/bin/prove        # scripts/cli-tests.sh: prove reads the command's TAP 13
+  [tappy]=/usr/bin/tappy       # ... python3-tap reads its TAP 14
+  [python3-junitparser]=/usr/lib/python3/dist-packages/junitparser   # ... and its JUnit XML
 )
 
 missing=()

@@ -35,6 +35,7 @@ sb_run "Fuzz the URL entry (libFuzzer + ASan, 45 s)" scripts/fuzz.sh url 45
 # time is asserted here (timing belongs to scripts/bench.sh runs).
 sb_run "Benchmarks, smoke mode" scripts/bench.sh --smoke --no-build --json .build/bench-smoke.json
 
+sb_run "The switchboard command (TAP via prove and tappy, JUnit, limits, trace)" scripts/cli-tests.sh
 sb_run "Install into a prefix, build with pkg-config, require from lua5.4" scripts/check-install.sh
 sb_run "README examples" scripts/check-readme.sh
 sb_summary

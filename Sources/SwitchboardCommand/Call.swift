@@ -13,9 +13,9 @@ extension SwitchboardCLI {
 
                 Examples, from PREFIX/share/switchboard/examples:
 
-                  $ switchboard call --plugin ./module_a.so A nativeFetchDetailViewController '{"key": "42"}'
+                  $ switchboard call --plugin ./module_a.so A cell '{"identifier": "Row"}'
                   $ switchboard call --plugin ./module_a.so 'app://A/cell?identifier=Row'
-                  $ switchboard call --targets targets Settings nativeFetchSettingsPage '{"section": "privacy"}'
+                  $ switchboard call --targets targets Catalog item '{"sku": "X1"}'
                 """)
 
         @OptionGroup var load: LoadOptions

@@ -17,15 +17,17 @@ extension SwitchboardCLI {
 
                 Scripts see `sb` (the switchboard module) and the scenario API: scenario(name, fn), \
                 step(name, fn), expect(...).to_equal(v) / to_be_nil() / to_fail_with(code) and more \
-                (see docs/SCENARIOS.md). print and io.write go to the report; what plugins write to \
+                (see docs/scenarios.md). print and io.write go to the report; what plugins write to \
                 standard output goes to standard error, so it never mixes into the TAP stream.
 
                 Exit status: 0 when every scenario passed; 1 when one did not, or none matched; \
                 3 when a scenario was stuck in C past its timeout and the run was ended.
 
-                Example, from PREFIX/share/switchboard/examples:
+                Examples, from PREFIX/share/switchboard/examples:
 
-                  $ switchboard run --plugin ./module_a.so --targets targets --junit report.xml scenarios/*.lua
+                  $ switchboard run --plugin ./module_a.so --targets targets scenarios/*.lua
+                  $ switchboard run --plugin ./module_a.so --junit a.xml scenarios/module_a.lua
+                  $ switchboard run --plugin ./module_a.so --filter cache scenarios/*_a.lua
                 """)
 
         @OptionGroup var load: LoadOptions
@@ -77,15 +79,14 @@ extension SwitchboardCLI {
 
             // List every script first: the plan comes before the results.
             progress.show("listing scenarios")
-            var planned: [(script: String, work: Work)] = []
+            var planned: [Work] = []
             for script in scripts {
-                switch ScriptListing(script: script, settings: settings) {
-                case .problem(let problem):
-                    planned.append((script, .problem(problem)))
-                case .scenarios(let names):
-                    for (index, name) in names.enumerated() where pattern.map({ name.contains($0) }) ?? true {
-                        planned.append((script, .scenario(index: index, name: name)))
-                    }
+                let listing = ScriptListing(script: script, settings: settings)
+                if let problem = listing.problem {
+                    planned.append(Work(script: script, index: -1, name: problem.name, problem: problem))
+                }
+                for (index, name) in listing.names.enumerated() where pattern.map({ name.contains($0) }) ?? true {
+                    planned.append(Work(script: script, index: index, name: name, problem: nil))
                 }
             }
             if planned.isEmpty {
@@ -101,12 +102,11 @@ extension SwitchboardCLI {
             let started = sbr_monotonic()
             for (number, item) in planned.enumerated() {
                 let result: ScenarioResult
-                switch item.work {
-                case .problem(let problem):
+                if let problem = item.problem {
                     result = problem
-                case .scenario(let index, let name):
-                    progress.show("[\(number + 1)/\(planned.count)] \(item.script): \(name)", passed: passed, failed: failed)
-                    result = runScenario(script: item.script, index: index, name: name, settings: settings)
+                } else {
+                    progress.show("[\(number + 1)/\(planned.count)] \(item.script): \(item.name)", passed: passed, failed: failed)
+                    result = runScenario(script: item.script, index: item.index, name: item.name, settings: settings)
                 }
                 progress.clear()
                 tap.report(number + 1, result)
@@ -121,9 +121,12 @@ extension SwitchboardCLI {
             if failed > 0 { throw ExitCode.failure }
         }
 
-        enum Work {
-            case scenario(index: Int, name: String)
-            case problem(ScenarioResult)
+        /// A scenario to run, or a script's problem to report.
+        struct Work {
+            var script: String
+            var index: Int
+            var name: String
+            var problem: ScenarioResult?
         }
     }
 }

@@ -1,25 +1,26 @@
 import SwitchboardRunner
 
-/// One scenario's report, copied out of the runner's C struct.
-struct ScenarioResult {
+/// One scenario's report, copied out of the runner's C struct. (A class:
+/// reports are passed around, never changed.)
+final class ScenarioResult {
     enum Outcome: String { case passed, failed, error, limit }
 
     struct Step {
-        var name: String
+        let name: String
         var status: String
-        var seconds: Double
+        let seconds: Double
     }
 
-    var script: String
-    var name: String
-    var outcome: Outcome
-    var message: String?
-    var location: String?
-    var step: String?
-    var traceback: String?
-    var output: String?
-    var steps: [Step]
-    var seconds: Double
+    let script: String
+    let name: String
+    let outcome: Outcome
+    let message: String?
+    let location: String?
+    let step: String?
+    let traceback: String?
+    let output: String?
+    let steps: [Step]
+    let seconds: Double
 
     init(script: String, name: String? = nil, _ r: sbr_result) {
         func text(_ p: UnsafeMutablePointer<CChar>?) -> String? { p.map { String(cString: $0) } }
@@ -47,9 +48,9 @@ struct ScenarioResult {
 }
 
 /// What a script holds: its scenarios, or the problem that kept it from loading.
-enum ScriptListing {
-    case scenarios([String])
-    case problem(ScenarioResult)
+struct ScriptListing {
+    var names: [String] = []
+    var problem: ScenarioResult?
 
     init(script: String, settings: RunnerSettings) {
         var config = settings.config
@@ -58,11 +59,11 @@ enum ScriptListing {
         var problem = sbr_result()
         defer { sbr_result_clear(&problem) }
         if sbr_list(&config, script, &names, &count, &problem) == 0 {
-            self = .problem(ScenarioResult(script: script, name: "\(script) does not load", problem))
+            self.problem = ScenarioResult(script: script, name: "\(script) does not load", problem)
             return
         }
         defer { sbr_names_free(names, count) }
-        self = .scenarios((0..<count).map { String(cString: names![$0]!) })
+        self.names = (0..<count).map { String(cString: names![$0]!) }
     }
 }
 

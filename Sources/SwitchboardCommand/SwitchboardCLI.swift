@@ -11,7 +11,7 @@ struct SwitchboardCLI: ParsableCommand {
             Examples, from the examples that scripts/install.sh puts in PREFIX/share/switchboard/examples:
 
               $ switchboard run --plugin ./module_a.so --targets targets scenarios/*.lua
-              $ switchboard call --plugin ./module_a.so A nativeFetchDetailViewController '{"key": "42"}'
+              $ switchboard call --plugin ./module_a.so A cell '{"identifier": "Row"}'
               $ switchboard routes --plugin ./module_a.so --targets targets
             """,
         version: String(cString: sb_version()),

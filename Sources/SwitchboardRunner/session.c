@@ -10,7 +10,7 @@
 #include <string.h>
 
 struct sbr_session {
-    const sbr_config *config;
+    sbr_config config; /* a copy: the caller's struct may go, what it points to stays */
     sb_mediator *m;
     lua_State *L;
     sbr_guard guard;
@@ -18,7 +18,7 @@ struct sbr_session {
 
 static int protected_prepare(lua_State *L) {
     sbr_session *s = lua_touserdata(L, 1);
-    sbr_prepare_state(L, s->config, s->m);
+    sbr_prepare_state(L, &s->config, s->m);
     return 0;
 }
 
@@ -34,14 +34,13 @@ sbr_session *sbr_session_open(const sbr_config *config, char **error) {
         *error = sbr_strdup("out of memory");
         return NULL;
     }
-    s->config = config;
+    s->config = *config;
     s->m = sbr_new_mediator(config, error);
     if (s->m == NULL) {
         free(s);
         return NULL;
     }
     sbr_guard_init(&s->guard, config);
-    s->guard.timeout = 0; /* one call: the instruction budget and memory limit bound it */
     s->L = lua_newstate(sbr_alloc, &s->guard);
     if (s->L == NULL) {
         *error = sbr_strdup("out of memory making a Lua state");
@@ -111,8 +110,8 @@ static int load_file(sbr_session *s, const char *file, const char *name, char **
 int sbr_session_load_lua_targets(sbr_session *s, char **error) {
     *error = NULL;
     if (s == NULL) return 0;
-    for (size_t d = 0; d < s->config->target_dir_count; d++) {
-        const char *dir = s->config->target_dirs[d];
+    for (size_t d = 0; d < s->config.target_dir_count; d++) {
+        const char *dir = s->config.target_dirs[d];
         DIR *listing = opendir(dir);
         if (listing == NULL) {
             size_t n = strlen(dir) + 64;

@@ -103,7 +103,8 @@ int sbr_take_stdout(void);
  * the same plugins, Lua targets, limits and sandbox. */
 typedef struct sbr_session sbr_session;
 
-/* NULL with a message in *error (malloc'd) when a plugin does not load. */
+/* NULL with a message in *error (malloc'd) when a plugin does not load.
+ * The session copies *config; the strings it points to must outlive it. */
 sbr_session *sbr_session_open(const sbr_config *config, char **error);
 sb_mediator *sbr_session_mediator(sbr_session *session);
 /* Registers every Target_<Name>.lua in the target directories, so that

@@ -1,0 +1,2 @@
+scenario("defined before the error", function() end)
+error("the top level fails")

@@ -1,0 +1,239 @@
+#!/usr/bin/env bash
+# Tests of the switchboard command as a user meets it: the staged
+# .build/dist/bin/switchboard (scripts/build.sh first) over the scenario
+# scripts in Tests/cli/scenarios. Checks exit codes, that prove (TAP 13) and
+# tappy (TAP 14) accept the output, that junitparser reads the JUnit XML,
+# that each limit stops its offender and the run goes on, the sandbox, the
+# --trace records, isolation, --filter, the progress line, call, routes and
+# every example in --help; and valgrind memcheck over all of it.
+set -euo pipefail
+source "$(dirname "$0")/lib/common.sh"
+cd "$SB_ROOT"
+
+sb=$SB_ROOT/.build/dist/bin/switchboard
+examples=$SB_ROOT/.build/dist/share/switchboard/examples
+[ -x "$sb" ] || sb_die "no $sb: run scripts/build.sh first"
+# Debian's python3, which has tappy (python3-tap) and python3-junitparser.
+py=/usr/bin/python3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+scenarios=Tests/cli/scenarios
+cc -std=c99 -Wall -Wextra -Werror -pedantic -shared -fPIC -I include Tests/cli/plugins/stuck.c -o "$work/stuck.so"
+module_a=$examples/module_a.so
+load=(--plugin "$module_a" --targets "$examples/targets")
+
+failures=0
+check() { # check DESCRIPTION COMMAND...: runs COMMAND, reports
+  local what=$1; shift
+  if "$@" > "$work/check.out" 2>&1; then
+    echo "  ok: $what"
+  else
+    echo "  FAILED: $what"
+    sed 's/^/    | /' "$work/check.out" | head -40
+    failures=$((failures + 1))
+  fi
+}
+# run NAME [switchboard args...]: stdout to NAME.tap, stderr to NAME.err, status to NAME.status
+run() {
+  local name=$1; shift
+  set +e
+  "$sb" "$@" > "$work/$name.tap" 2> "$work/$name.err"
+  echo $? > "$work/$name.status"
+  set -e
+}
+status_is() { [ "$(cat "$work/$1.status")" = "$2" ] || { echo "exit status $(cat "$work/$1.status"), expected $2"; cat "$work/$1.err"; return 1; }; }
+has() { grep -q -- "$2" "$work/$1" || { echo "no '$2' in $1:"; cat "$work/$1"; return 1; }; }
+lacks() { ! grep -q -- "$2" "$work/$1" || { echo "unexpected '$2' in $1"; return 1; }; }
+
+echo "exit status and TAP"
+run mixed run "${load[@]}" --junit "$work/mixed.xml" $scenarios/mixed.lua
+check "a run with failures exits 1" status_is mixed 1
+check "every scenario is reported, in order, and the run goes on" $py - "$work/mixed.tap" <<'EOF'
+import sys
+from tap.parser import Parser
+lines = list(Parser().parse_file(sys.argv[1]))
+tests = [l for l in lines if l.category == "test"]
+assert [l.ok for l in tests] == [True, False, False, False, True], [l.ok for l in tests]
+assert lines[0].category == "version" and lines[0].version == 14, lines[0]
+assert lines[1].category == "plan" and lines[1].expected_tests == 5
+deep = tests[1].yaml_block
+assert deep["outcome"] == "failed" and deep["step"] == "compare", deep
+assert deep["message"] == 'expected {user = {langs = {"lua", "swift"}, name = "Ada"}}, got {user = {langs = ' \
+    '{"lua", "c"}, name = "Ada"}} (at user.langs[2]): "c" differs from "swift"', deep["message"]
+assert deep["at"].endswith("mixed.lua:9"), deep["at"]
+err = tests[2].yaml_block
+assert err["outcome"] == "error" and "attempt to index a nil value" in err["message"], err
+assert "stack traceback" in err["traceback"] and "scenario API" not in err["traceback"], err["traceback"]
+assert tests[3].yaml_block["message"] == "expected 3.0, got 3", tests[3].yaml_block
+summary = [l for l in lines if l.category == "diagnostic"][-1].text
+assert summary.startswith("# 2 passed, 3 failed"), summary
+EOF
+check "prove accepts the TAP 13 stream" bash -c "
+  prove --exec '$sb run --tap-version 13 ${load[*]}' $scenarios/mixed.lua $scenarios/matchers.lua > '$work/prove.txt' 2>&1
+  grep -q 'Parse errors' '$work/prove.txt' && { cat '$work/prove.txt'; exit 1; }
+  grep -q 'Failed tests:  2-4' '$work/prove.txt' && grep -q 'Tests=7' '$work/prove.txt' || { cat '$work/prove.txt'; exit 1; }"
+check "prove accepts the examples and they pass" \
+  prove --exec "$sb run --tap-version 13 ${load[*]}" "$examples"/scenarios/*.lua
+
+run matchers run "${load[@]}" $scenarios/matchers.lua
+check "the matchers hold and their messages say what differs" status_is matchers 0
+
+echo "JUnit XML"
+check "junitparser reads the report: 5 cases, 1 failure vs 2 errors, output" $py - "$work/mixed.xml" <<'EOF'
+import sys
+from junitparser import JUnitXml, Failure, Error
+xml = JUnitXml.fromfile(sys.argv[1])
+suites = list(xml)
+assert len(suites) == 1 and suites[0].tests == 5, [(s.name, s.tests) for s in suites]
+cases = list(suites[0])
+kinds = [type(c.result[0]).__name__ if c.result else "passed" for c in cases]
+assert kinds == ["passed", "Failure", "Error", "Failure", "passed"], kinds
+assert suites[0].failures == 2 and suites[0].errors == 1, (suites[0].failures, suites[0].errors)
+assert cases[0].system_out == "visible\t42\nwritten\n", repr(cases[0].system_out)
+assert "differs" in cases[1].result[0].message
+EOF
+run names run "${load[@]}" --junit "$work/names.xml" $scenarios/names.lua
+check "names with #, \\, newlines and XML characters survive TAP and JUnit" $py - "$work/names.tap" "$work/names.xml" <<'EOF'
+import sys
+from tap.parser import Parser
+from junitparser import JUnitXml
+tests = [l for l in Parser().parse_file(sys.argv[1]) if l.category == "test"]
+assert len(tests) == 2 and not tests[0].ok and tests[1].ok, tests
+assert "multi line name" in tests[1].description, tests[1].description
+cases = list(list(JUnitXml.fromfile(sys.argv[2]))[0])
+assert cases[0].name == 'has # and \\ and <xml & "quotes">', cases[0].name
+assert cases[0].system_out == "control \ufffd char and <tags> & ampersands\n", repr(cases[0].system_out)
+assert cases[1].name == "multi\nline name", repr(cases[1].name)
+EOF
+
+echo "limits"
+run limits run "${load[@]}" --max-instructions 20000000 --max-memory 32 $scenarios/limits.lua
+check "each limit stops its offender and the run continues" $py - "$work/limits.tap" <<'EOF'
+import sys
+from tap.parser import Parser
+tests = [l for l in Parser().parse_file(sys.argv[1]) if l.category == "test"]
+assert [t.ok for t in tests] == [False, False, False, False, True], [t.ok for t in tests]
+for t, limit in zip(tests, ["--max-instructions", "--max-instructions", "--max-memory", "--max-memory"]):
+    y = t.yaml_block
+    assert y["outcome"] == "limit" and limit in y["message"], y
+    assert y["at"].startswith(sys.argv[1].rsplit("/", 1)[0]) or "limits.lua:" in y["at"], y
+EOF
+run timeout run "${load[@]}" --max-instructions 0 --timeout 1 --filter 'loops forever|after' $scenarios/limits.lua
+check "--timeout stops a loop (with no instruction budget)" bash -c "
+  grep -q 'the timeout of 1 s was reached (--timeout)' '$work/timeout.tap' && grep -q '^ok 2 ' '$work/timeout.tap'"
+run stuck run --plugin "$work/stuck.so" --timeout 1 --grace 1 $scenarios/stuck.lua $scenarios/isolation.lua
+check "a scenario stuck in C ends the run: exit 3 and Bail out!" bash -c "
+  [ \$(cat '$work/stuck.status') = 3 ] && grep -q '^Bail out! .*is stuck in C' '$work/stuck.tap' \
+    && grep -q 'switchboard: .*past its timeout' '$work/stuck.err' || { cat '$work/stuck.tap' '$work/stuck.err'; exit 1; }"
+
+echo "isolation, sandbox, scripts that do not load"
+run isolation run "${load[@]}" $scenarios/isolation.lua
+check "registrations, routes, caches and globals do not leak between scenarios" status_is isolation 0
+run sandbox run "${load[@]}" $scenarios/sandbox.lua
+check "the sandbox refuses os.execute, io.popen, os.exit, loadlib, debug, load_plugin, binary chunks" status_is sandbox 0
+run allow run --allow-os $scenarios/allow_os.lua
+check "--allow-os lets a scenario run a command" status_is allow 0
+run denied run $scenarios/allow_os.lua
+check "... which is refused without it" has denied.tap 'os.execute is not available in scenarios (run with --allow-os'
+run broken run "${load[@]}" $scenarios/broken.lua $scenarios/toplevel_error.lua $work/missing.lua $scenarios/isolation.lua
+check "scripts that do not load are one failure each; the others run" $py - "$work/broken.tap" <<'EOF'
+import sys
+from tap.parser import Parser
+tests = [l for l in Parser().parse_file(sys.argv[1]) if l.category == "test"]
+assert [t.ok for t in tests] == [False, False, False, True, True], [(t.ok, t.description) for t in tests]
+assert "broken.lua does not load" in tests[0].description and "'end' expected" in tests[0].yaml_block["message"]
+assert "the top level fails" in tests[1].yaml_block["message"]
+assert "cannot open" in tests[2].yaml_block["message"], tests[2].yaml_block
+EOF
+
+echo "--filter, --trace, progress"
+run filter run "${load[@]}" --filter '^passes' $scenarios/mixed.lua
+check "--filter runs the matching scenarios only" bash -c "
+  grep -q '^1..2$' '$work/filter.tap' && [ \$(cat '$work/filter.status') = 0 ]"
+run nomatch run "${load[@]}" --filter 'no such scenario' $scenarios/mixed.lua
+check "no scenario matched: exit 1, an empty plan, a message" bash -c "
+  [ \$(cat '$work/nomatch.status') = 1 ] && grep -q '^1..0 # SKIP' '$work/nomatch.tap' \
+    && grep -q 'no scenario matches --filter' '$work/nomatch.err'"
+run badfilter run --filter '(' $scenarios/mixed.lua
+check "a bad --filter is a usage error" bash -c "[ \$(cat '$work/badfilter.status') = 64 ] && grep -q 'not a regular expression' '$work/badfilter.err'"
+run trace run "${load[@]}" --trace "$work/trace.jsonl" $scenarios/trace.lua
+check "--trace writes one JSON object per perform and open" $py - "$work/trace.jsonl" <<'EOF'
+import json, sys
+records = [json.loads(line) for line in open(sys.argv[1])]
+calls = [(r["call"], r.get("target") or r.get("url")) for r in records]
+assert calls == [("perform", "A"), ("perform", "Nobody"), ("open", "app://A/cell?identifier=Traced"),
+                 ("open", "app://A/nativeNoImage"), ("perform", "A"), ("perform", "Inner")], calls
+for r in records:
+    assert r["scenario"] == "traced calls" and r["time"].endswith("Z") and isinstance(r["duration_us"], int), r
+first, missing, url_ok, refused, inner, outer = records
+assert first["action"] == "nativeFetchDetailViewController"
+assert first["params"] == {"key": "k1", "n": 3, "x": 2.5}, first["params"]
+assert first["result"] == {"page": "DemoModuleADetailViewController", "title": "k1"}, first
+assert missing["code"] == "ENOTARGET" and "Nobody" in missing["error"] and "result" not in missing, missing
+assert missing["params"] == {"bytes": {"$bytes": "fffe"}}, missing["params"]
+assert url_ok["result"]["identifier"] == "Traced", url_ok
+assert refused["code"] == "EREJECTED", refused
+assert outer["params"] == {"nan": "NaN"} and outer["result"]["image"] == "placeholder.png", outer
+EOF
+check "a progress line on a terminal" bash -c "
+  script -qec '$sb run ${load[*]} $scenarios/isolation.lua' /dev/null > '$work/tty.txt'
+  grep -q \$'\\e\\[K\\[1/2\\]' '$work/tty.txt'"
+check "no progress line when stdout is a pipe" lacks mixed.err $'\e[K'
+
+echo "call and routes"
+check "call TARGET ACTION JSON prints the result as JSON" bash -c "
+  [ \"\$('$sb' call ${load[*]} A nativeFetchDetailViewController '{\"key\": \"42\"}')\" = \
+    '{\"page\":\"DemoModuleADetailViewController\",\"title\":\"42\"}' ]"
+check "call URL goes through the URL entry" bash -c "
+  '$sb' call ${load[*]} 'app://A/cell?identifier=Row' | grep -q '\"identifier\":\"Row\"'"
+run refused call "${load[@]}" 'app://A/nativeNoImage'
+check "a refused call exits 1 with the code on stderr" bash -c "
+  [ \$(cat '$work/refused.status') = 1 ] && [ ! -s '$work/refused.tap' ] && grep -q 'EREJECTED' '$work/refused.err'"
+run badjson call "${load[@]}" A nativeNoImage '{"a":'
+check "params that are not JSON exit 1 and say where" bash -c "
+  [ \$(cat '$work/badjson.status') = 1 ] && grep -q 'line 1, column' '$work/badjson.err'"
+run noplugin call --plugin "$work/none.so" A x
+check "a plugin that does not load exits 1 and names it" has noplugin.err "none.so"
+check "routes --json lists the plugin's and the Lua targets" bash -c "
+  '$sb' routes ${load[*]} --json | $py -c '
+import json, sys
+routes = json.load(sys.stdin)
+names = sorted(t[\"name\"] for t in routes[\"targets\"])
+assert names == [\"A\", \"Catalog\", \"Settings\"], names
+assert [s[\"scheme\"] for s in routes[\"schemes\"]] == [\"app\"]'"
+printf 'sb.route("app://item/<int:sku>", "Catalog", "item")\n' > "$work/setup.lua"
+check "--setup adds a route pattern that call and routes see" bash -c "
+  '$sb' call ${load[*]} --setup '$work/setup.lua' 'app://item/7' | grep -q '\"sku\":7' &&
+  '$sb' routes ${load[*]} --setup '$work/setup.lua' | grep -q 'app://item/<int:sku>  ->  Catalog/item'"
+
+echo "help"
+check "--version prints the library version" bash -c "[ \"\$('$sb' --version)\" = \"\$(sed -nE 's/^#define SB_VERSION_STRING \"([^\"]+)\"/\\1/p' include/switchboard.h)\" ]"
+for command in "" run call routes; do
+  "$sb" $command --help > "$work/help.txt"
+  grep -E '^ +\$ switchboard ' "$work/help.txt" | sed -E 's/^ +\$ //' > "$work/examples.txt"
+  check "switchboard $command --help shows an example" test -s "$work/examples.txt"
+  # An example wrapped by the help formatter would go on in the next line.
+  check "switchboard $command --help: no example is wrapped" awk '
+    prev && $0 !~ /^ *$/ && $0 !~ /^ +\$ / { print "wrapped after: " prev; bad = 1 }
+    { prev = ($0 ~ /^ +\$ switchboard /) ? $0 : "" }
+    END { exit bad }' "$work/help.txt"
+  while IFS= read -r example; do
+    rm -rf "$work/examples" && cp -R "$examples" "$work/examples"
+    check "the example works: $example" bash -c "cd '$work/examples' && PATH='$(dirname "$sb"):$PATH' $example > /dev/null"
+  done < "$work/examples.txt"
+done
+
+echo "memory"
+# valgrind 3.19 cannot read DWARF 5: it runs a copy without debug info.
+strip --strip-debug -o "$work/switchboard" "$sb"
+memcheck=(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite
+          --show-leak-kinds=definite --suppressions="$SB_ROOT/Tests/c/valgrind.supp" "$work/switchboard")
+check "run under valgrind memcheck: no errors, nothing definitely lost (limits and errors included)" bash -c '
+  "$@" run '"${load[*]}"' --max-instructions 5000000 --max-memory 16 --trace '"$work"'/vg.jsonl     --junit '"$work"'/vg.xml '"$scenarios"'/{mixed,limits,isolation,sandbox,matchers,trace,names,broken}.lua > /dev/null
+  [ $? = 1 ]' memcheck "${memcheck[@]}"
+check "call and routes under valgrind memcheck" bash -c '
+  "$@" call '"${load[*]}"' A cell "{\"identifier\": \"x\"}" > /dev/null &&
+  "$@" routes '"${load[*]}"' --setup '"$work"'/setup.lua > /dev/null' memcheck "${memcheck[@]}"
+
+[ "$failures" = 0 ] || sb_die "$failures check(s) failed"
+echo "all command checks passed"
