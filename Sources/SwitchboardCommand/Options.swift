@@ -36,8 +36,8 @@ struct LimitOptions: ParsableArguments {
     var allowOS = false
 
     func validate() throws {
-        guard timeout >= 0, timeout.isFinite else { throw ValidationError("--timeout must be 0 or more seconds") }
-        guard grace > 0, grace.isFinite else { throw ValidationError("--grace must be more than 0 seconds") }
+        guard timeout >= 0, timeout <= 1e6 else { throw ValidationError("--timeout must be between 0 and 1e6 seconds") }
+        guard grace > 0, grace <= 1e6 else { throw ValidationError("--grace must be more than 0 and at most 1e6 seconds") }
         guard maxMemory >= 0, maxMemory <= 1 << 30 else { throw ValidationError("--max-memory must be between 0 and 2^30 MiB") }
     }
 }

@@ -66,7 +66,10 @@ func quoted(_ text: String) -> String {
         case "\n": out += "\\n"
         case "\r": out += "\\r"
         case "\t": out += "\\t"
-        case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+        // C0, DEL, C1, the line and paragraph separators and the BOM: YAML
+        // readers refuse some of them raw.
+        case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+            || scalar.value == 0x2028 || scalar.value == 0x2029 || scalar.value == 0xFEFF:
             let hex = String(scalar.value, radix: 16)
             out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
         default: out.unicodeScalars.append(scalar)

@@ -100,6 +100,7 @@ extension SwitchboardCLI {
             var junitReport = JUnitReport()
             var passed = 0, failed = 0
             let started = sbr_monotonic()
+            let timestamp = wallclock()
             for (number, item) in planned.enumerated() {
                 let result: ScenarioResult
                 if let problem = item.problem {
@@ -111,13 +112,12 @@ extension SwitchboardCLI {
                 progress.clear()
                 tap.report(number + 1, result)
                 junitReport.add(result)
+                // Rewritten each time: a run the watchdog ends leaves the report so far.
+                if let junit { try write(junitReport.xml(timestamp: timestamp), to: junit) }
                 if result.passed { passed += 1 } else { failed += 1 }
             }
             progress.clear()
             tap.summary(passed: passed, failed: failed, seconds: sbr_monotonic() - started)
-            if let junit {
-                try write(junitReport.xml(timestamp: wallclock()), to: junit)
-            }
             if failed > 0 { throw ExitCode.failure }
         }
 

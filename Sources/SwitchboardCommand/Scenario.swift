@@ -59,7 +59,7 @@ struct ScriptListing {
         var problem = sbr_result()
         defer { sbr_result_clear(&problem) }
         if sbr_list(&config, script, &names, &count, &problem) == 0 {
-            self.problem = ScenarioResult(script: script, name: "\(script) does not load", problem)
+            self.problem = ScenarioResult(script: script, name: "the script does not load", problem)
             return
         }
         defer { sbr_names_free(names, count) }

@@ -3,12 +3,22 @@
 -- Called with the runner's helpers (now, wallclock, trace, script); returns
 -- the control table the runner drives (see Sources/SwitchboardRunner/runner.c).
 local helpers = ...
+-- Everything the API uses is captured now: a script that replaces a global
+-- or a string method cannot break the report.
 local sb = sb
 local now, script = helpers.now, helpers.script
-local format, rep, concat = string.format, string.rep, table.concat
-local math_type, huge = math.type, math.huge
+local next, ipairs, pairs, type, tostring, tonumber, select = next, ipairs, pairs, type, tostring, tonumber, select
+local error, pcall, xpcall, setmetatable, getmetatable, rawequal = error, pcall, xpcall, setmetatable, getmetatable, rawequal
+local format, gsub, sub, find, match, byte = string.format, string.gsub, string.sub, string.find, string.match, string.byte
+local concat, sort, unpack = table.concat, table.sort, table.unpack
+local math_type, huge, floor, abs = math.type, math.huge, math.floor, math.abs
+local getinfo, traceback = debug.getinfo, debug.traceback
+local utf8_len = utf8.len
 
-local scenarios = {}  -- {name, fn, where}, in definition order
+-- As lua5.4 sets it: scripts find their fixtures next to themselves.
+arg = { [0] = script }
+
+local scenarios = {}  -- {name, fn}, in definition order
 local running = nil   -- the scenario being run: {name, steps, stack}
 local output = {}     -- what print and io.write wrote
 local output_bytes = 0
@@ -20,7 +30,7 @@ local OUTPUT_LIMIT = 64 * 1024
 -- deep or long tables are cut short.
 local show
 local function show_key(k)
-  if type(k) == "string" and k:match("^[%a_][%w_]*$") then return k end
+  if type(k) == "string" and match(k, "^[%a_][%w_]*$") then return k end
   return "[" .. show(k, 1, {}) .. "]"
 end
 
@@ -34,7 +44,7 @@ end
 local function sorted_keys(t)
   local keys = {}
   for k in next, t do keys[#keys + 1] = k end
-  table.sort(keys, key_order)
+  sort(keys, key_order)
   return keys
 end
 
@@ -42,14 +52,14 @@ function show(v, depth, seen)
   depth, seen = depth or 0, seen or {}
   local t = type(v)
   if t == "string" then
-    if #v > 200 then return format("%q", v:sub(1, 200)):gsub("\\\n", "\\n") .. "..." end
-    return (format("%q", v):gsub("\\\n", "\\n"))
+    if #v > 200 then return gsub(format("%q", sub(v, 1, 200)), "\\\n", "\\n") .. "..." end
+    return (gsub(format("%q", v), "\\\n", "\\n"))
   elseif t == "number" then
     if math_type(v) == "integer" then return tostring(v) end
     if v ~= v then return "nan" elseif v == huge then return "inf" elseif v == -huge then return "-inf" end
     local text = format("%.17g", v)
     if tonumber(format("%.15g", v)) == v then text = format("%.15g", v) end
-    if not text:find("[%.eEn]") then text = text .. ".0" end
+    if not find(text, "[%.eEn]") then text = text .. ".0" end
     return text
   elseif t ~= "table" then
     return tostring(v)
@@ -72,7 +82,7 @@ end
 ---------------------------------------------------------------- deep equality
 
 local function path_of(path, k)
-  if type(k) == "string" and k:match("^[%a_][%w_]*$") then return path .. "." .. k end
+  if type(k) == "string" and match(k, "^[%a_][%w_]*$") then return path .. "." .. k end
   return path .. "[" .. show(k) .. "]"
 end
 
@@ -112,9 +122,9 @@ local FAILURE = {}  -- the metatable of an expectation that did not hold
 -- other than this API), for the report.
 local function caller_where()
   for level = 3, 40 do
-    local info = debug.getinfo(level, "Sl")
+    local info = getinfo(level, "Sl")
     if not info then break end
-    if info.source:sub(1, 1) == "@" and info.currentline > 0 then
+    if sub(info.source, 1, 1) == "@" and info.currentline > 0 then
       return info.short_src .. ":" .. info.currentline
     end
   end
@@ -138,7 +148,7 @@ local matchers = {}
 function matchers.to_equal(v, expected)
   local path, e, a = difference(expected, v.value, "", {})
   if path then
-    local where = path == "" and "" or format(" (at %s)", path:sub(1, 1) == "." and path:sub(2) or path)
+    local where = path == "" and "" or format(" (at %s)", sub(path, 1, 1) == "." and sub(path, 2) or path)
     if path == "" then
       fail(format("expected %s, got %s", show(expected), show(v.value)))
     end
@@ -191,7 +201,7 @@ end
 function matchers.to_contain(v, item)
   local value = v.value
   if type(value) == "string" then
-    if type(item) ~= "string" or not value:find(item, 1, true) then fail(format("expected %s to contain %s", show(value), show(item))) end
+    if type(item) ~= "string" or not find(value, item, 1, true) then fail(format("expected %s to contain %s", show(value), show(item))) end
     return
   end
   if type(value) ~= "table" then fail(format("expected a table or string to look in, got %s", show(value))) end
@@ -202,15 +212,17 @@ function matchers.to_contain(v, item)
 end
 
 function matchers.to_match(v, pattern)
-  if type(v.value) ~= "string" or not v.value:find(pattern) then
+  if type(v.value) ~= "string" or not find(v.value, pattern) then
     fail(format("expected %s to match the pattern %s", show(v.value), show(pattern)))
   end
 end
 
 function matchers.to_be_close_to(v, expected, tolerance)
   tolerance = tolerance or 1e-9
-  if type(v.value) ~= "number" or math.abs(v.value - expected) > tolerance then
-    fail(format("expected %s within %s of %s", show(v.value), show(tolerance), show(expected)))
+  local x = v.value
+  -- In floats, so that integers cannot wrap; NaN is close to nothing.
+  if type(x) ~= "number" or type(expected) ~= "number" or not (abs((x + 0.0) - (expected + 0.0)) <= tolerance) then
+    fail(format("expected %s within %s of %s", show(x), show(tolerance), show(expected)))
   end
 end
 
@@ -236,10 +248,10 @@ function matchers.to_fail_with(v, code)
   if type(v.value) == "function" and values.n == 1 then
     values = pack(pcall(v.value))
     if values[1] == false then
-      if code == nil or tostring(values[2]):find(code, 1, true) then return end
+      if code == nil or find(tostring(values[2]), code, 1, true) then return end
       fail(format("expected a failure with %s, it raised: %s", code, tostring(values[2])))
     end
-    values = pack(table.unpack(values, 2, values.n))
+    values = pack(unpack(values, 2, values.n))
   end
   if not is_failure_result(values) then
     fail(format("expected a failure%s, got %s", code and (" with " .. code) or "", show(values[1])))
@@ -255,7 +267,7 @@ function matchers.to_raise(v, pattern)
   local ok, err = pcall(v.value)
   if ok then fail("expected an error, the function returned") end
   if getmetatable(err) == FAILURE then err = err.message end
-  if pattern ~= nil and not tostring(err):find(pattern) then
+  if pattern ~= nil and not find(tostring(err), pattern) then
     fail(format("expected an error matching %s, got: %s", show(pattern), tostring(err)))
   end
 end
@@ -282,7 +294,9 @@ end
 ---------------------------------------------------------------- scenario, step
 
 function scenario(name, fn)
-  if type(name) ~= "string" or name == "" then error("scenario(name, fn): name must be a non-empty string", 2) end
+  if type(name) ~= "string" or name == "" or find(name, "%z") then
+    error("scenario(name, fn): name must be a non-empty string without NUL bytes", 2)
+  end
   if type(fn) ~= "function" then error("scenario(name, fn): fn must be a function", 2) end
   if running then error("scenario() inside a scenario: define scenarios at the top level of the script", 2) end
   scenarios[#scenarios + 1] = { name = name, fn = fn }
@@ -298,17 +312,27 @@ function step(name, fn)
   local record = { name = full, status = "running", started = now() }
   running.steps[#running.steps + 1] = record
   stack[#stack + 1] = record
-  fn()
+  local ok, err = pcall(fn)
   stack[#stack] = nil
-  record.status = "passed"
   record.seconds = now() - record.started
+  if ok then
+    record.status = "passed"
+    return
+  end
+  record.status = "failed"
+  -- The innermost step names the failure; outer steps pass the same error on.
+  if not rawequal(running.failed_error, err) then
+    running.failed_error, running.failed_step = err, full
+  end
+  error(err, 0)
 end
 
 ---------------------------------------------------------------- output
 
 local function capture(text)
+  text = gsub(text, "%z", "\\0") -- the report is C strings
   if output_bytes < OUTPUT_LIMIT then
-    output[#output + 1] = text:sub(1, OUTPUT_LIMIT - output_bytes)
+    output[#output + 1] = sub(text, 1, OUTPUT_LIMIT - output_bytes)
   end
   output_bytes = output_bytes + #text
 end
@@ -344,7 +368,7 @@ do
   local escapes = { ['"'] = '\\"', ["\\"] = "\\\\", ["\b"] = "\\b", ["\f"] = "\\f",
                     ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t" }
   function json_string(s)
-    return '"' .. s:gsub('[%c"\\]', function(c) return escapes[c] or format("\\u%04x", c:byte()) end) .. '"'
+    return '"' .. gsub(s, '[%c"\\]', function(c) return escapes[c] or format("\\u%04x", byte(c)) end) .. '"'
   end
 end
 
@@ -358,12 +382,12 @@ local function json(v, depth)
     if math_type(v) == "integer" then return tostring(v) end
     if v ~= v then return '"NaN"' elseif v == huge then return '"Infinity"' elseif v == -huge then return '"-Infinity"' end
     local text = format("%.17g", v)
-    if not text:find("[%.eE]") then text = text .. ".0" end
+    if not find(text, "[%.eE]") then text = text .. ".0" end
     return text
   end
   if t == "string" then
-    if utf8.len(v) then return json_string(v) end
-    return '{"$bytes":"' .. v:gsub(".", function(c) return format("%02x", c:byte()) end) .. '"}'
+    if utf8_len(v) then return json_string(v) end
+    return '{"$bytes":"' .. gsub(v, ".", function(c) return format("%02x", byte(c)) end) .. '"}'
   end
   if t ~= "table" then return json_string("<" .. t .. ">") end
   if depth > 32 then return '"<too deep>"' end
@@ -380,42 +404,43 @@ local function json(v, depth)
   return "{" .. concat(parts, ",") .. "}"
 end
 
-local function traced(kind, fn, describe)
-  return function(...)
-    local started = now()
-    local results = pack(pcall(fn, ...))
-    local record = { '"time":' .. json_string(helpers.wallclock()),
-                     '"scenario":' .. json(running and running.name, 0),
-                     '"call":' .. json_string(kind) }
-    for _, field in ipairs(describe(...)) do record[#record + 1] = field end
-    if not results[1] then
-      record[#record + 1] = '"raised":' .. json(tostring(results[2]), 0)
-    elseif results[2] == nil and results.n >= 3 then
-      record[#record + 1] = '"error":' .. json(results[3], 0)
-      record[#record + 1] = '"code":' .. json(results[4], 0)
-    else
-      record[#record + 1] = '"result":' .. json(results[2], 0)
-    end
-    record[#record + 1] = format('"duration_us":%d', math.floor((now() - started) * 1e6 + 0.5))
-    helpers.trace("{" .. concat(record, ",") .. "}")
-    if not results[1] then error(results[2], 0) end
-    return table.unpack(results, 2, results.n)
+-- Writes the record of one call and hands its results back. A call that
+-- raises (a misuse, such as a wrong argument type) leaves no record.
+local function record(kind, started, fields, results)
+  local line = { '"time":' .. json_string(helpers.wallclock()),
+                 '"scenario":' .. json(running and running.name, 0),
+                 '"call":' .. json_string(kind) }
+  for _, field in ipairs(fields) do line[#line + 1] = field end
+  if results[1] == nil and results.n >= 2 then
+    line[#line + 1] = '"error":' .. json(results[2], 0)
+    line[#line + 1] = '"code":' .. json(results[3], 0)
+  else
+    line[#line + 1] = '"result":' .. json(results[1], 0)
   end
+  line[#line + 1] = format('"duration_us":%d', floor((now() - started) * 1e6 + 0.5))
+  helpers.trace("{" .. concat(line, ",") .. "}")
+  return unpack(results, 1, results.n)
 end
 
 if helpers.trace then
-  sb.perform = traced("perform", sb.perform, function(target, action, params)
-    return { '"target":' .. json(target, 0), '"action":' .. json(action, 0), '"params":' .. json(params, 0) }
-  end)
-  sb.open = traced("open", sb.open, function(url, params)
-    return { '"url":' .. json(url, 0), '"params":' .. json(type(params) == "table" and params or nil, 0) }
-  end)
+  -- Called by these names, so that argument errors still name them.
+  local perform, open = sb.perform, sb.open
+  sb.perform = function(target, ...)
+    local started, params = now(), select(2, ...)
+    local fields = { '"target":' .. json(target, 0), '"action":' .. json((...), 0), '"params":' .. json(params, 0) }
+    return record("perform", started, fields, pack(perform(target, ...)))
+  end
+  sb.open = function(url, ...)
+    local started, params = now(), (...)
+    local fields = { '"url":' .. json(url, 0), '"params":' .. json(type(params) == "table" and params or nil, 0) }
+    return record("open", started, fields, pack(open(url, ...)))
+  end
 end
 
 ---------------------------------------------------------------- the runner's side
 
 local function where_of(message)
-  return type(message) == "string" and message:match("^([^:\n]+:%d+):") or nil
+  return type(message) == "string" and match(message, "^([^:\n]+:%d+):") or nil
 end
 
 -- The error handler: failures stay failures, errors get a traceback.
@@ -424,8 +449,8 @@ local function handler(err)
   local message = type(err) == "string" and err or ("error object: " .. show(err))
   -- The traceback ends where the script's code began: the runner's frames
   -- below it say nothing to the reader.
-  local traceback = debug.traceback(message, 2):gsub("\n\t%[C%]: in function 'xpcall'.*$", "")
-  return { error = true, message = message, where = where_of(message), traceback = traceback }
+  local trace = gsub(traceback(message, 2), "\n\t%[C%]: in function 'xpcall'.*$", "")
+  return { error = true, message = message, where = where_of(message), traceback = trace }
 end
 
 local function current_step()
@@ -472,7 +497,7 @@ function control.run(index, name)
   if not ok then
     report.outcome = getmetatable(problem) == FAILURE and "failed" or "error"
     report.message, report.where, report.traceback = problem.message, problem.where, problem.traceback
-    report.step = current_step()
+    report.step = running.failed_step or current_step()
   end
   report.steps = step_reports()
   report.output = captured_output()

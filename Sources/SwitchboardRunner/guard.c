@@ -12,8 +12,13 @@
 #include <time.h>
 #include <unistd.h>
 
-/* How many VM instructions run between two checks. */
-#define CHECK_EVERY 1000
+/* How many VM instructions run between two checks: few enough checks that
+ * reading the clock costs little, often enough to stop within microseconds. */
+#define CHECK_EVERY 10000
+
+/* VM instructions the report and the finalizers may run once the scenario
+ * is over. */
+#define AFTER_BUDGET 50000000
 
 /* Memory a tripped state may still use, so that the report can be built. */
 #define REPORT_RESERVE ((size_t)4 << 20)
@@ -47,17 +52,6 @@ static void trip(sbr_guard *g, const char *fmt, ...) {
     if (g->L != NULL && !g->relaxed) lua_sethook(g->L, hook, LUA_MASKCOUNT, 1);
 }
 
-/* The innermost Lua line running on the main thread. lua_getstack and
- * lua_getinfo("Sl") allocate nothing, so the allocator may call them. */
-static void note_where(sbr_guard *g) {
-    lua_Debug ar;
-    for (int level = 0; g->L != NULL && g->where[0] == '\0' && lua_getstack(g->L, level, &ar); level++) {
-        if (lua_getinfo(g->L, "Sl", &ar) && ar.currentline > 0) {
-            snprintf(g->where, sizeof g->where, "%s:%d", ar.short_src, ar.currentline);
-        }
-    }
-}
-
 void *sbr_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     sbr_guard *g = ud;
     /* For a new block Lua passes the kind of object in osize, not a size. */
@@ -74,7 +68,6 @@ void *sbr_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
              * only a second refusal of the same request is the limit. */
             if (g->refused_size == nsize) {
                 trip(g, "the memory limit of %zu MiB was reached (--max-memory)", g->max_memory >> 20);
-                note_where(g);
             }
             g->refused_size = nsize;
             return NULL;
@@ -92,7 +85,16 @@ static void hook(lua_State *L, lua_Debug *ar) {
     void *ud = NULL;
     lua_getallocf(L, &ud);
     sbr_guard *g = ud;
-    if (g->relaxed) return;
+    if (g->relaxed) {
+        /* Reporting and closing the state (finalizers) get a budget of
+         * their own: a __gc that never ends must not hang the run. */
+        g->after += CHECK_EVERY;
+        if (g->after > AFTER_BUDGET) {
+            lua_sethook(L, hook, LUA_MASKCOUNT, 1);
+            luaL_error(L, "the budget for finalizers and reports ran out");
+        }
+        return;
+    }
     if (!g->tripped) {
         g->instructions += CHECK_EVERY;
         if (g->max_instructions > 0 && g->instructions > g->max_instructions) {
@@ -103,7 +105,7 @@ static void hook(lua_State *L, lua_Debug *ar) {
         }
     }
     if (g->tripped) {
-        if (g->where[0] == '\0' && lua_getinfo(L, "Sl", ar) && ar->currentline > 0) {
+        if (g->where[0] == '\0' && lua_getinfo(L, "Sl", ar) && ar->currentline > 0 && ar->source[0] == '@') {
             snprintf(g->where, sizeof g->where, "%s:%d", ar->short_src, ar->currentline);
         }
         lua_sethook(L, hook, LUA_MASKCOUNT, 1);
@@ -118,8 +120,10 @@ void sbr_guard_arm(sbr_guard *g, lua_State *L) {
 }
 
 void sbr_guard_relax(sbr_guard *g, lua_State *L) {
+    if (g->relaxed) return;
     g->relaxed = 1;
-    lua_sethook(L, NULL, 0, 0);
+    g->after = 0;
+    lua_sethook(L, hook, LUA_MASKCOUNT, CHECK_EVERY);
 }
 
 const char *sbr_guard_tripped(const sbr_guard *g) {

@@ -17,6 +17,7 @@ typedef struct sbr_guard {
     size_t in_use, max_memory;
     size_t refused_size; /* the last allocation refused, 0 after one succeeds */
     uint64_t instructions, max_instructions;
+    uint64_t after; /* instructions run since relaxed */
     double timeout, grace, started, deadline;
     int relaxed; /* the scenario is over: no hook, memory for the report */
     int tripped;
@@ -40,7 +41,8 @@ void sbr_guard_init(sbr_guard *g, const sbr_config *config);
 void *sbr_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
 /* Starts the clock and the instruction count (the hook). */
 void sbr_guard_arm(sbr_guard *g, lua_State *L);
-/* Ends the limits on `L` once the scenario is over. */
+/* Ends the scenario's limits on `L` once it is over; what runs after it
+ * (the report, finalizers) has a budget of its own. */
 void sbr_guard_relax(sbr_guard *g, lua_State *L);
 /* The message of the limit that stopped the state, or NULL. */
 const char *sbr_guard_tripped(const sbr_guard *g);

@@ -231,7 +231,6 @@ static void execute(frame *f) {
     lua_pushcfunction(L, protected_main);
     lua_pushlightuserdata(L, f);
     int status = lua_pcall(L, 1, 0, 0);
-    sbr_watchdog_stop(&watchdog);
 
     if (status != LUA_OK) {
         const char *tripped = sbr_guard_tripped(&guard);
@@ -252,7 +251,9 @@ static void execute(frame *f) {
             (void)lua_pcall(L, 1, 0, 0); /* best effort: the report stands without it */
         }
     }
-    lua_close(L); /* before the mediator: closing unregisters the state's targets */
+    sbr_guard_relax(&guard, L); /* nothing after the scenario runs unbounded... */
+    lua_close(L); /* ...before the mediator goes: closing unregisters the state's targets */
+    sbr_watchdog_stop(&watchdog); /* ...and under the watchdog */
     sb_mediator_free(f->m);
     f->m = NULL;
 }

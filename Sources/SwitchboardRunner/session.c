@@ -14,6 +14,7 @@ struct sbr_session {
     sb_mediator *m;
     lua_State *L;
     sbr_guard guard;
+    sbr_watchdog watchdog; /* for C code that never returns (a plugin, a stdlib loop) */
 };
 
 static int protected_prepare(lua_State *L) {
@@ -56,6 +57,7 @@ sbr_session *sbr_session_open(const sbr_config *config, char **error) {
         return NULL;
     }
     sbr_guard_arm(&s->guard, s->L);
+    sbr_watchdog_start(&s->watchdog, &s->guard, -1, "switchboard", "the session");
     return s;
 }
 
@@ -156,7 +158,11 @@ int sbr_session_run_file(sbr_session *s, const char *path, char **error) {
 
 void sbr_session_close(sbr_session *s) {
     if (s == NULL) return;
-    if (s->L != NULL) lua_close(s->L);
+    if (s->L != NULL) {
+        sbr_guard_relax(&s->guard, s->L);
+        lua_close(s->L);
+    }
+    sbr_watchdog_stop(&s->watchdog);
     sb_mediator_free(s->m);
     free(s);
 }

@@ -2,6 +2,9 @@
  * What every runner state gets: the standard libraries, the sandbox, the
  * switchboard module bound to the state's own mediator, and sb.path.
  */
+/* realpath is XSI. */
+#define _XOPEN_SOURCE 700
+
 #include "internal.h"
 
 #include <stdio.h>
@@ -64,12 +67,13 @@ static void refuse(lua_State *L, const char *qualified, const char *field) {
 /* load, loadfile and dofile, forced to source text: a precompiled chunk
  * can do anything to memory. */
 static int text_load(lua_State *L) {
+    int given = lua_gettop(L); /* an explicit nil env is not the same as none */
     lua_settop(L, 4);
     lua_pushvalue(L, lua_upvalueindex(1)); /* the original load */
     lua_pushvalue(L, 1);
     lua_pushvalue(L, 2);
     lua_pushliteral(L, "t");
-    if (lua_isnone(L, 4) || lua_isnil(L, 4)) {
+    if (given < 4) {
         lua_call(L, 3, LUA_MULTRET);
     } else {
         lua_pushvalue(L, 4);
@@ -80,7 +84,7 @@ static int text_load(lua_State *L) {
 
 static int text_loadfile(lua_State *L) {
     const char *path = luaL_optstring(L, 1, NULL);
-    int env = !lua_isnoneornil(L, 3);
+    int env = lua_gettop(L) >= 3;
     if (luaL_loadfilex(L, path, "t") != LUA_OK) {
         luaL_pushfail(L);
         lua_insert(L, -2);
@@ -121,20 +125,127 @@ static int text_searcher(lua_State *L) {
     return 2;
 }
 
+/* io.open and io.lines, for reading fixtures only: no writing anywhere,
+ * nothing under /proc, /dev or /sys (/proc/self/mem alone would undo every
+ * other rule). */
+static const char *readable_path(lua_State *L, int arg) {
+    const char *path = luaL_checkstring(L, arg);
+    char *real = realpath(path, NULL);
+    if (real == NULL) return path; /* missing: the original reports it */
+    int special = strncmp(real, "/proc", 5) == 0 || strncmp(real, "/dev", 4) == 0 || strncmp(real, "/sys", 4) == 0;
+    free(real);
+    if (special) luaL_error(L, "%s is not readable from scenarios (run with --allow-os to allow it)", path);
+    return path;
+}
+
+static int read_only_open(lua_State *L) {
+    readable_path(L, 1);
+    const char *mode = luaL_optstring(L, 2, "r");
+    if (strcmp(mode, "r") != 0 && strcmp(mode, "rb") != 0) {
+        return luaL_error(L, "io.open in mode \"%s\" is not available in scenarios: files are read-only "
+                          "(run with --allow-os to allow it)", mode);
+    }
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+/* io.lines and io.input: a file name is checked, a file handle passes. */
+static int read_only_lines(lua_State *L) {
+    if (lua_type(L, 1) == LUA_TSTRING) readable_path(L, 1);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+/* string.rep and table.move can loop in C for as long as they are told to,
+ * where no hook runs: bound them. */
+#define BIGGEST_LOOP ((lua_Integer)1 << 28)
+
+static int bounded_rep(lua_State *L) {
+    size_t length = 0, separator = 0;
+    luaL_checklstring(L, 1, &length);
+    lua_Integer n = luaL_checkinteger(L, 2);
+    luaL_optlstring(L, 3, "", &separator);
+    if (n > BIGGEST_LOOP || (n > 0 && (length + separator) > (size_t)(BIGGEST_LOOP / n))) {
+        return luaL_error(L, "string.rep of %I copies of %I bytes is over the scenario limit of %I bytes",
+                          n, (lua_Integer)(length + separator), BIGGEST_LOOP);
+    }
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    return 1;
+}
+
+static int bounded_move(lua_State *L) {
+    lua_Integer first = luaL_checkinteger(L, 2), last = luaL_checkinteger(L, 3);
+    if (last >= first && (last - first > BIGGEST_LOOP || first < -BIGGEST_LOOP || last > LUA_MAXINTEGER / 2)) {
+        return luaL_error(L, "table.move of more than %I elements is over the scenario limit", BIGGEST_LOOP);
+    }
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    return 1;
+}
+
+/* setmetatable without __gc: Lua runs finalizers with hooks off, so a
+ * finalizer that loops could not be stopped by any limit. */
+static int no_finalizer_setmetatable(lua_State *L) {
+    if (lua_type(L, 2) == LUA_TTABLE) {
+        lua_pushliteral(L, "__gc");
+        if (lua_rawget(L, 2) != LUA_TNIL) {
+            return luaL_error(L, "__gc metamethods are not available in scenarios: no limit can stop a finalizer "
+                              "(run with --allow-os to allow them)");
+        }
+        lua_pop(L, 1);
+    }
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    return 1;
+}
+
+/* Replaces table[field] (the table at the top of the stack) with `fn`,
+ * which gets the original as its upvalue. */
+static void wrap(lua_State *L, const char *field, lua_CFunction fn) {
+    lua_getfield(L, -1, field);
+    lua_pushcclosure(L, fn, 1);
+    lua_setfield(L, -2, field);
+}
+
 static void sandbox(lua_State *L) {
     lua_getglobal(L, "os");
     refuse(L, "os.execute", "execute");
     refuse(L, "os.exit", "exit");
+    refuse(L, "os.remove", "remove");
+    refuse(L, "os.rename", "rename");
+    refuse(L, "os.tmpname", "tmpname");
     lua_pop(L, 1);
     lua_getglobal(L, "io");
     refuse(L, "io.popen", "popen");
+    refuse(L, "io.output", "output");
+    refuse(L, "io.tmpfile", "tmpfile");
+    wrap(L, "open", read_only_open);
+    wrap(L, "lines", read_only_lines);
+    wrap(L, "input", read_only_lines);
+    lua_pop(L, 1);
+    lua_getglobal(L, "string");
+    wrap(L, "rep", bounded_rep);
+    lua_pop(L, 1);
+    lua_getglobal(L, "table");
+    wrap(L, "move", bounded_move);
+    lua_pop(L, 1);
+    lua_pushglobaltable(L);
+    wrap(L, "setmetatable", no_finalizer_setmetatable);
     lua_pop(L, 1);
     /* debug keeps what reports need. sethook would remove the limits;
      * getregistry and the upvalue functions reach the original load
      * (binary chunks) and the module's internals. */
     static const char *const debug_refused[] = {
         "sethook", "getregistry", "getupvalue", "setupvalue", "upvaluejoin",
-        "setuservalue", "getuservalue", "setlocal", "setmetatable", "setcstacklimit",
+        "setuservalue", "getuservalue", "setlocal", "setmetatable", "setcstacklimit", "debug",
     };
     lua_getglobal(L, "debug");
     for (size_t i = 0; i < sizeof debug_refused / sizeof debug_refused[0]; i++) {
