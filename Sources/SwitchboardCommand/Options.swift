@@ -32,7 +32,7 @@ struct LimitOptions: ParsableArguments {
         valueName: "seconds"))
     var grace: Double = 10
 
-    @Flag(help: "Allow os.execute, os.exit, io.popen, package.loadlib, C modules and sb.load_plugin in scripts.")
+    @Flag(help: "Lift the sandbox: os.execute, io.popen, os.exit, package.loadlib, C modules, sb.load_plugin, writing files, the debug library (docs/scenarios.md).")
     var allowOS = false
 
     func validate() throws {

@@ -72,6 +72,7 @@ extension SwitchboardCLI {
             let interactive = isatty(STDOUT_FILENO) == 1 && isatty(STDERR_FILENO) == 1
             let tapDescriptor = sbr_take_stdout()
             guard tapDescriptor >= 0 else { throw CommandFailure("cannot duplicate standard output") }
+            sbr_detach_stdin()
             let settings = RunnerSettings(load: load, limits: limits, trace: traceFile, reportDescriptor: tapDescriptor)
             let tap = TAPReport(out: LineWriter(descriptor: tapDescriptor), version: tapVersion, verbose: verbose)
             let progress = Progress(enabled: interactive)

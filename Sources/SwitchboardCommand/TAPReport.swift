@@ -16,7 +16,9 @@ struct TAPReport {
         if !r.passed {
             out.write(diagnostics(r))
         } else if verbose, let output = r.output {
-            for line in output.split(separator: "\n", omittingEmptySubsequences: false) { out.line("# " + line) }
+            var lines = tapLines(output)
+            if lines.last == "" { lines.removeLast() }
+            for line in lines { out.line("# " + line) }
         }
     }
 
@@ -30,18 +32,19 @@ struct TAPReport {
     }
 
     /// "script: scenario", on one line; '#' and '\' escaped as TAP 14 asks.
+    /// Scalar by scalar: as Characters, "\r\n" or a '#' after a prepended
+    /// mark would be one cluster and slip through.
     private func description(_ r: ScenarioResult) -> String {
-        let text = "\(r.script): \(r.name)"
-        var out = ""
-        for c in text {
-            switch c {
-            case "\\": out += "\\\\"
-            case "#": out += "\\#"
-            case "\n", "\r": out += " "
-            default: out.append(c)
+        var out = String.UnicodeScalarView()
+        for scalar in "\(r.script): \(r.name)".unicodeScalars {
+            switch scalar {
+            case "\\": out.append(contentsOf: "\\\\".unicodeScalars)
+            case "#": out.append(contentsOf: "\\#".unicodeScalars)
+            case _ where isLineBreak(scalar): out.append(" ")
+            default: out.append(scalar)
             }
         }
-        return out
+        return String(out)
     }
 
     /// A YAML block, every value a double-quoted (JSON) string or a number.
@@ -73,4 +76,28 @@ struct TAPReport {
 func formatSeconds(_ s: Double) -> String {
     let tenths = Int((s * 100).rounded())
     return "\(tenths / 100).\(tenths % 100 < 10 ? "0" : "")\(tenths % 100) s"
+}
+
+/// Every scalar a TAP reader might take for the end of a line.
+func isLineBreak(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar.value {
+    case 0x0A, 0x0B, 0x0C, 0x0D, 0x85, 0x2028, 0x2029: return true
+    default: return false
+    }
+}
+
+/// `text` cut at every line break (scalars, not Characters).
+func tapLines(_ text: String) -> [String] {
+    var lines: [String] = []
+    var line = String.UnicodeScalarView()
+    for scalar in text.unicodeScalars {
+        if isLineBreak(scalar) {
+            lines.append(String(line))
+            line = String.UnicodeScalarView()
+        } else {
+            line.append(scalar)
+        }
+    }
+    lines.append(String(line))
+    return lines
 }

@@ -294,8 +294,8 @@ end
 ---------------------------------------------------------------- scenario, step
 
 function scenario(name, fn)
-  if type(name) ~= "string" or name == "" or find(name, "%z") then
-    error("scenario(name, fn): name must be a non-empty string without NUL bytes", 2)
+  if type(name) ~= "string" or name == "" or find(name, "%c") then
+    error("scenario(name, fn): name must be a non-empty string without control characters", 2)
   end
   if type(fn) ~= "function" then error("scenario(name, fn): fn must be a function", 2) end
   if running then error("scenario() inside a scenario: define scenarios at the top level of the script", 2) end

@@ -85,10 +85,10 @@ static void hook(lua_State *L, lua_Debug *ar) {
     void *ud = NULL;
     lua_getallocf(L, &ud);
     sbr_guard *g = ud;
+    int count = lua_gethookcount(L); /* CHECK_EVERY, or 1 when nudged or tripped */
     if (g->relaxed) {
-        /* Reporting and closing the state (finalizers) get a budget of
-         * their own: a __gc that never ends must not hang the run. */
-        g->after += CHECK_EVERY;
+        /* The report has a budget of its own. */
+        g->after += (uint64_t)count;
         if (g->after > AFTER_BUDGET) {
             lua_sethook(L, hook, LUA_MASKCOUNT, 1);
             luaL_error(L, "the budget for finalizers and reports ran out");
@@ -96,13 +96,16 @@ static void hook(lua_State *L, lua_Debug *ar) {
         return;
     }
     if (!g->tripped) {
-        g->instructions += CHECK_EVERY;
+        g->instructions += (uint64_t)count;
         if (g->max_instructions > 0 && g->instructions > g->max_instructions) {
             trip(g, "the instruction budget of %llu VM instructions ran out (--max-instructions)",
                  (unsigned long long)g->max_instructions);
         } else if (g->deadline > 0 && sbr_now() > g->deadline) {
             trip(g, "the timeout of %g s was reached (--timeout)", g->timeout);
         }
+    }
+    if (!g->tripped && count != CHECK_EVERY) {
+        lua_sethook(L, hook, LUA_MASKCOUNT, CHECK_EVERY); /* nudged early: back to the usual pace */
     }
     if (g->tripped) {
         if (g->where[0] == '\0' && lua_getinfo(L, "Sl", ar) && ar->currentline > 0 && ar->source[0] == '@') {
@@ -136,16 +139,29 @@ const char *sbr_guard_where(const sbr_guard *g) {
 
 /* ---------------------------------------------------------------- watchdog */
 
-static void *watch(void *arg) {
-    sbr_watchdog *w = arg;
+/* Waits until `until` or until stopped; 1 if stopped. */
+static int wait_until(sbr_watchdog *w, const struct timespec *until) {
     pthread_mutex_lock(&w->lock);
     int timed_out = 0;
     while (!w->done && !timed_out) {
-        timed_out = pthread_cond_timedwait(&w->wake, &w->lock, &w->until) != 0;
+        timed_out = pthread_cond_timedwait(&w->wake, &w->lock, until) != 0;
     }
     int done = w->done;
     pthread_mutex_unlock(&w->lock);
-    if (done) return NULL;
+    return done;
+}
+
+static void *watch(void *arg) {
+    sbr_watchdog *w = arg;
+    /* At the timeout, make the state's next instruction check the limits:
+     * C functions that run long between instructions would otherwise
+     * delay the hook's own check. lua_sethook may be called
+     * asynchronously (ldebug.c). */
+    if (wait_until(w, &w->nudge_at)) return NULL;
+    pthread_mutex_lock(&w->lock);
+    if (w->L != NULL) lua_sethook(w->L, hook, LUA_MASKCOUNT, 1);
+    pthread_mutex_unlock(&w->lock);
+    if (wait_until(w, &w->until)) return NULL;
     /* The scenario is stuck where no hook runs (in C). Nothing can stop it
      * safely: end the run, saying so on both streams. */
     char what[400], line[450];
@@ -160,6 +176,13 @@ static void *watch(void *arg) {
     _exit(3);
 }
 
+static struct timespec at(double seconds) {
+    struct timespec t;
+    t.tv_sec = (time_t)seconds;
+    t.tv_nsec = (long)((seconds - (double)t.tv_sec) * 1e9);
+    return t;
+}
+
 int sbr_watchdog_start(sbr_watchdog *w, const sbr_guard *g, int report_fd, const char *script, const char *name) {
     memset(w, 0, sizeof *w);
     w->report_fd = report_fd;
@@ -167,20 +190,25 @@ int sbr_watchdog_start(sbr_watchdog *w, const sbr_guard *g, int report_fd, const
     w->script = script;
     w->name = name != NULL ? name : "(listing scenarios)";
     w->grace = g->grace;
-    double end_at = g->timeout + g->grace;
+    w->L = g->L;
     pthread_condattr_t attr;
     pthread_condattr_init(&attr);
     pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
     pthread_cond_init(&w->wake, &attr);
     pthread_condattr_destroy(&attr);
     pthread_mutex_init(&w->lock, NULL);
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    double deadline = (double)now.tv_sec + (double)now.tv_nsec / 1e9 + end_at;
-    w->until.tv_sec = (time_t)deadline;
-    w->until.tv_nsec = (long)((deadline - (double)w->until.tv_sec) * 1e9);
+    double now = sbr_now();
+    w->nudge_at = at(now + g->timeout);
+    w->until = at(now + g->timeout + g->grace);
     w->active = pthread_create(&w->thread, NULL, watch, w) == 0;
     return w->active;
+}
+
+void sbr_watchdog_forget_state(sbr_watchdog *w) {
+    if (!w->active) return;
+    pthread_mutex_lock(&w->lock);
+    w->L = NULL;
+    pthread_mutex_unlock(&w->lock);
 }
 
 void sbr_watchdog_stop(sbr_watchdog *w) {

@@ -29,7 +29,8 @@ typedef struct sbr_watchdog {
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t wake;
-    struct timespec until;
+    struct timespec nudge_at, until; /* the timeout; the timeout plus the grace */
+    lua_State *L;
     int active, done;
     double grace;
     int report_fd;
@@ -50,7 +51,14 @@ const char *sbr_guard_tripped(const sbr_guard *g);
 const char *sbr_guard_where(const sbr_guard *g);
 
 int sbr_watchdog_start(sbr_watchdog *w, const sbr_guard *g, int report_fd, const char *script, const char *name);
+/* Before the state is closed: the watchdog must not touch it any more. */
+void sbr_watchdog_forget_state(sbr_watchdog *w);
 void sbr_watchdog_stop(sbr_watchdog *w);
+
+/* The sandbox (see sandbox.c): sbr_sandbox on a state with the standard
+ * libraries, sbr_sandbox_module with the module table at the top. */
+void sbr_sandbox(lua_State *L);
+void sbr_sandbox_module(lua_State *L);
 
 /* A new state with the sandbox, the module bound to `m` (package.loaded and
  * the global `sb`) and sb.path set from the target directories. Runs

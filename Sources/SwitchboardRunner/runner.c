@@ -251,9 +251,10 @@ static void execute(frame *f) {
             (void)lua_pcall(L, 1, 0, 0); /* best effort: the report stands without it */
         }
     }
-    sbr_guard_relax(&guard, L); /* nothing after the scenario runs unbounded... */
-    lua_close(L); /* ...before the mediator goes: closing unregisters the state's targets */
-    sbr_watchdog_stop(&watchdog); /* ...and under the watchdog */
+    sbr_guard_relax(&guard, L);
+    sbr_watchdog_forget_state(&watchdog);
+    lua_close(L); /* before the mediator goes: closing unregisters the state's targets */
+    sbr_watchdog_stop(&watchdog); /* closing stays under the watchdog */
     sb_mediator_free(f->m);
     f->m = NULL;
 }

@@ -160,6 +160,7 @@ void sbr_session_close(sbr_session *s) {
     if (s == NULL) return;
     if (s->L != NULL) {
         sbr_guard_relax(&s->guard, s->L);
+        sbr_watchdog_forget_state(&s->watchdog);
         lua_close(s->L);
     }
     sbr_watchdog_stop(&s->watchdog);

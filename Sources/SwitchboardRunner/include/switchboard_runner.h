@@ -99,6 +99,10 @@ void sbr_result_clear(sbr_result *result);
  * before anything is written to stdout. */
 int sbr_take_stdout(void);
 
+/* Makes standard input /dev/null: an unattended run never waits on a
+ * terminal (io.read() in a script, a plugin reading stdin). */
+void sbr_detach_stdin(void);
+
 /* A state and mediator for one-off calls (switchboard call / routes), with
  * the same plugins, Lua targets, limits and sandbox. */
 typedef struct sbr_session sbr_session;

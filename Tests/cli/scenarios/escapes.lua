@@ -1,11 +1,11 @@
 -- Found in review: ways out of the sandbox and ways to hang or fool the run.
 -- Each must be refused with a clear error, or bounded.
 scenario("files are read-only, and /proc, /dev, /sys are out of reach", function()
-  expect(function() return io.open("/proc/self/mem", "r+b") end).to_raise("/proc/self/mem is not readable")
-  expect(function() return io.open("/proc/self/maps") end).to_raise("/proc/self/maps is not readable from scenarios")
-  expect(function() return io.open("/dev/null") end).to_raise("is not readable from scenarios")
-  expect(function() return io.lines("/proc/self/environ") end).to_raise("is not readable from scenarios")
-  expect(function() return io.input("/sys/kernel/notes") end).to_raise("is not readable from scenarios")
+  expect(function() return io.open("/proc/self/mem", "r+b") end).to_raise("/proc/self/mem is not a regular file")
+  expect(function() return io.open("/proc/self/maps") end).to_raise("/proc/self/maps is not a regular file")
+  expect(function() return io.open("/dev/null") end).to_raise("is not a regular file")
+  expect(function() return io.lines("/proc/self/environ") end).to_raise("is not a regular file")
+  expect(function() return io.input("/sys/kernel/notes") end).to_raise("is not a regular file")
   expect(function() return io.open(arg[0], "w") end).to_raise("files are read%-only")
   expect(function() return io.output("x") end).to_raise("io.output is not available")
   expect(function() return os.remove(arg[0]) end).to_raise("os.remove is not available")

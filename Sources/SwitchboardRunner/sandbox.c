@@ -1,0 +1,356 @@
+/*
+ * The sandbox of a scenario state (unless --allow-os): what could reach the
+ * system, corrupt memory or outlive the limits is refused or bounded.
+ *
+ * Rules the code below keeps:
+ *   - no wrapper calls an original that can call back into Lua: a Lua
+ *     function running under it could find the original on the stack
+ *     (debug.getinfo(level, "f")) and call it unguarded;
+ *   - a file is opened only after it was checked to be a regular file on an
+ *     ordinary file system (not procfs, sysfs, a device, a pipe);
+ *   - no finalizers and no access to the metatables of C objects: Lua runs
+ *     finalizers with hooks off, so nothing could stop one that loops.
+ */
+/* realpath is XSI; fstatfs is Linux. */
+#define _GNU_SOURCE
+
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+/* The biggest result string.rep and table.move may make: they loop in C,
+ * where no hook runs. */
+#define BIGGEST_LOOP ((lua_Integer)1 << 22)
+
+#define PROC_MAGIC 0x9fa0
+#define SYSFS_MAGIC 0x62656572
+#define DEBUGFS_MAGIC 0x64626720
+
+/* What a sandboxed function does instead: refuse, naming itself. */
+static int refused(lua_State *L) {
+    return luaL_error(L, "%s is not available in scenarios (run with --allow-os to allow it)",
+                      lua_tostring(L, lua_upvalueindex(1)));
+}
+
+/* Replaces table[field] (the table at the top of the stack) with `refused`. */
+static void refuse(lua_State *L, const char *qualified, const char *field) {
+    lua_pushstring(L, qualified);
+    lua_pushcclosure(L, refused, 1);
+    lua_setfield(L, -2, field);
+}
+
+/* Replaces table[field] with `fn`, which gets the original as upvalue 1. */
+static void wrap(lua_State *L, const char *field, lua_CFunction fn) {
+    lua_getfield(L, -1, field);
+    lua_pushcclosure(L, fn, 1);
+    lua_setfield(L, -2, field);
+}
+
+/* Calls the original (upvalue 1) with this call's arguments. Only for
+ * originals that never call back into Lua. */
+static int call_original(lua_State *L) {
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+/* ------------------------------------------------------------ files */
+
+/* Raises unless `path` is a readable regular file on an ordinary file
+ * system. Opened without blocking (a FIFO) and checked by descriptor, so
+ * /dev/fd/N, /proc/self/mem and the like are refused whatever they are
+ * called. A path that does not open passes: the original reports it. */
+static void check_readable(lua_State *L, const char *path) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) return;
+    struct stat st;
+    struct statfs fs;
+    int ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && fstatfs(fd, &fs) == 0 && fs.f_type != PROC_MAGIC
+             && fs.f_type != SYSFS_MAGIC && fs.f_type != DEBUGFS_MAGIC;
+    close(fd);
+    if (!ok) luaL_error(L, "%s is not a regular file that scenarios may read (run with --allow-os to allow it)", path);
+}
+
+static int read_only_open(lua_State *L) {
+    check_readable(L, luaL_checkstring(L, 1));
+    const char *mode = luaL_optstring(L, 2, "r");
+    if (strcmp(mode, "r") != 0 && strcmp(mode, "rb") != 0) {
+        return luaL_error(L, "io.open in mode \"%s\" is not available in scenarios: files are read-only "
+                          "(run with --allow-os to allow it)", mode);
+    }
+    return call_original(L);
+}
+
+/* io.lines and io.input: a file name is checked, a file handle passes. */
+static int read_only_lines(lua_State *L) {
+    if (lua_type(L, 1) == LUA_TSTRING) check_readable(L, lua_tostring(L, 1));
+    return call_original(L);
+}
+
+/* ------------------------------------------------------------ loading */
+
+/* load, in C: source text only (a precompiled chunk can do anything to
+ * memory), and no original load on the stack while a reader function runs. */
+#define READER_SLOT 5
+
+static const char *reader(lua_State *L, void *ud, size_t *size) {
+    (void)ud;
+    luaL_checkstack(L, 2, "too many nested functions");
+    lua_pushvalue(L, 1);
+    lua_call(L, 0, 1);
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        *size = 0;
+        return NULL;
+    }
+    if (!lua_isstring(L, -1)) luaL_error(L, "reader function must return a string");
+    lua_replace(L, READER_SLOT);
+    return lua_tolstring(L, READER_SLOT, size);
+}
+
+/* After a load: sets the env (upvalue 1) if one was given at `env`, and
+ * returns what load returns. */
+static int loaded(lua_State *L, int status, int env) {
+    if (status != LUA_OK) {
+        luaL_pushfail(L);
+        lua_insert(L, -2);
+        return 2;
+    }
+    if (env != 0) {
+        lua_pushvalue(L, env);
+        if (!lua_setupvalue(L, -2, 1)) lua_pop(L, 1);
+    }
+    return 1;
+}
+
+static int text_load(lua_State *L) {
+    int env = lua_gettop(L) >= 4 ? 4 : 0; /* an explicit nil env is not the same as none */
+    size_t length = 0;
+    const char *text = lua_tolstring(L, 1, &length);
+    int status;
+    if (text != NULL) {
+        const char *name = luaL_optstring(L, 2, text);
+        status = luaL_loadbufferx(L, text, length, name, "t");
+    } else {
+        const char *name = luaL_optstring(L, 2, "=(load)");
+        luaL_checktype(L, 1, LUA_TFUNCTION);
+        lua_settop(L, READER_SLOT);
+        status = lua_load(L, reader, NULL, name, "t");
+    }
+    return loaded(L, status, env);
+}
+
+static int text_loadfile(lua_State *L) {
+    const char *path = luaL_optstring(L, 1, NULL);
+    if (path == NULL) return luaL_error(L, "loadfile needs a file name in scenarios (standard input is not read)");
+    check_readable(L, path);
+    return loaded(L, luaL_loadfilex(L, path, "t"), lua_gettop(L) >= 3 ? 3 : 0);
+}
+
+static int text_dofile(lua_State *L) {
+    const char *path = luaL_optstring(L, 1, NULL);
+    if (path == NULL) return luaL_error(L, "dofile needs a file name in scenarios (standard input is not read)");
+    check_readable(L, path);
+    lua_settop(L, 1);
+    if (luaL_loadfilex(L, path, "t") != LUA_OK) return lua_error(L);
+    lua_call(L, 0, LUA_MULTRET);
+    return lua_gettop(L) - 1;
+}
+
+/* package.searchers[2] for source files only. */
+static int text_searcher(lua_State *L) {
+    const char *name = luaL_checkstring(L, 1);
+    lua_getglobal(L, "package");
+    lua_getfield(L, -1, "path");
+    const char *path = lua_tostring(L, -1);
+    if (path == NULL) return luaL_error(L, "package.path must be a string");
+    const char *file = luaL_gsub(L, name, ".", LUA_DIRSEP);
+    /* package.searchpath's walk, without calling back into Lua */
+    for (const char *template = path; *template != '\0';) {
+        const char *end = strchr(template, ';');
+        size_t n = end != NULL ? (size_t)(end - template) : strlen(template);
+        lua_pushlstring(L, template, n);
+        const char *candidate = luaL_gsub(L, lua_tostring(L, -1), "?", file);
+        FILE *f = fopen(candidate, "r");
+        if (f != NULL) {
+            fclose(f);
+            check_readable(L, candidate);
+            if (luaL_loadfilex(L, candidate, "t") != LUA_OK) {
+                return luaL_error(L, "error loading module '%s' from file '%s':\n\t%s", name, candidate,
+                                  lua_tostring(L, -1));
+            }
+            lua_pushstring(L, candidate);
+            return 2;
+        }
+        lua_pop(L, 2);
+        template += n + (end != NULL ? 1 : 0);
+    }
+    lua_pushfstring(L, "\n\tno file for '%s' on package.path", name);
+    return 1;
+}
+
+/* ------------------------------------------------------------ C loops */
+
+static int bounded_rep(lua_State *L) {
+    size_t length = 0, separator = 0;
+    luaL_checklstring(L, 1, &length);
+    lua_Integer n = luaL_checkinteger(L, 2);
+    luaL_optlstring(L, 3, "", &separator);
+    if (n > BIGGEST_LOOP || (n > 0 && (length + separator) > (size_t)(BIGGEST_LOOP / n))) {
+        return luaL_error(L, "string.rep of %I copies of %I bytes is over the scenario limit of %I bytes",
+                          n, (lua_Integer)(length + separator), BIGGEST_LOOP);
+    }
+    return call_original(L); /* string.rep calls no Lua */
+}
+
+/* table.move, in C: its element accesses may call metamethods (Lua code),
+ * so it must not be the original running underneath. */
+static int bounded_move(lua_State *L) {
+    lua_Integer f = luaL_checkinteger(L, 2), e = luaL_checkinteger(L, 3), t = luaL_checkinteger(L, 4);
+    int tt = !lua_isnoneornil(L, 5) ? 5 : 1;
+    luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_checktype(L, tt, LUA_TTABLE);
+    if (e >= f) {
+        if (e - f >= BIGGEST_LOOP || f < -BIGGEST_LOOP || t > LUA_MAXINTEGER - BIGGEST_LOOP) {
+            return luaL_error(L, "table.move of more than %I elements is over the scenario limit", BIGGEST_LOOP);
+        }
+        if (t > e || t <= f || (tt != 1 && !lua_compare(L, 1, tt, LUA_OPEQ))) {
+            for (lua_Integer i = 0; i <= e - f; i++) {
+                lua_geti(L, 1, f + i);
+                lua_seti(L, tt, t + i);
+            }
+        } else {
+            for (lua_Integer i = e - f; i >= 0; i--) {
+                lua_geti(L, 1, f + i);
+                lua_seti(L, tt, t + i);
+            }
+        }
+    }
+    lua_pushvalue(L, tt);
+    return 1;
+}
+
+/* ------------------------------------------------------------ metatables */
+
+/* setmetatable without __gc. */
+static int no_finalizer_setmetatable(lua_State *L) {
+    if (lua_type(L, 2) == LUA_TTABLE) {
+        lua_pushliteral(L, "__gc");
+        if (lua_rawget(L, 2) != LUA_TNIL) {
+            return luaL_error(L, "__gc metamethods are not available in scenarios: no limit can stop a finalizer "
+                              "(run with --allow-os to allow them)");
+        }
+        lua_pop(L, 1);
+    }
+    return call_original(L); /* reads __metatable raw: calls no Lua */
+}
+
+/* Every metatable in the registry (those of file handles and of the
+ * module's objects) answers getmetatable with a placeholder, so scripts
+ * cannot give C objects a finalizer or replace their methods. */
+static void lock_registry_metatables(lua_State *L) {
+    lua_pushnil(L);
+    while (lua_next(L, LUA_REGISTRYINDEX) != 0) {
+        if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TTABLE) {
+            lua_pushliteral(L, "__name");
+            if (lua_rawget(L, -2) != LUA_TNIL) {
+                lua_pushliteral(L, "__metatable");
+                lua_pushliteral(L, "locked by the scenario sandbox");
+                lua_rawset(L, -4);
+            }
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+}
+
+/* os.setlocale may only ask: the locale is the process's, every later
+ * scenario and the reports would inherit it. */
+static int query_setlocale(lua_State *L) {
+    if (!lua_isnoneornil(L, 1)) {
+        return luaL_error(L, "os.setlocale can only query in scenarios (run with --allow-os to change it)");
+    }
+    return call_original(L);
+}
+
+/* ------------------------------------------------------------ all */
+
+void sbr_sandbox(lua_State *L) {
+    static const char *const os_refused[] = {"execute", "exit", "remove", "rename", "tmpname"};
+    static const char *const io_refused[] = {"popen", "output", "tmpfile"};
+    /* debug keeps getinfo and traceback, for reports. The rest reaches
+     * upvalues, locals, metatables and the registry (originals, internals)
+     * or removes the limits (sethook). */
+    static const char *const debug_refused[] = {
+        "sethook", "gethook", "getregistry", "getupvalue", "setupvalue", "upvaluejoin", "upvalueid",
+        "setuservalue", "getuservalue", "getlocal", "setlocal", "getmetatable", "setmetatable",
+        "setcstacklimit", "debug",
+    };
+    lua_getglobal(L, "os");
+    for (size_t i = 0; i < sizeof os_refused / sizeof os_refused[0]; i++) {
+        lua_pushfstring(L, "os.%s", os_refused[i]);
+        lua_pushcclosure(L, refused, 1);
+        lua_setfield(L, -2, os_refused[i]);
+    }
+    wrap(L, "setlocale", query_setlocale);
+    lua_pop(L, 1);
+    lua_getglobal(L, "io");
+    for (size_t i = 0; i < sizeof io_refused / sizeof io_refused[0]; i++) {
+        lua_pushfstring(L, "io.%s", io_refused[i]);
+        lua_pushcclosure(L, refused, 1);
+        lua_setfield(L, -2, io_refused[i]);
+    }
+    wrap(L, "open", read_only_open);
+    wrap(L, "lines", read_only_lines);
+    wrap(L, "input", read_only_lines);
+    lua_pop(L, 1);
+    lua_getglobal(L, "debug");
+    for (size_t i = 0; i < sizeof debug_refused / sizeof debug_refused[0]; i++) {
+        lua_pushfstring(L, "debug.%s", debug_refused[i]);
+        lua_pushcclosure(L, refused, 1);
+        lua_setfield(L, -2, debug_refused[i]);
+    }
+    lua_pop(L, 1);
+    lua_getglobal(L, "string");
+    wrap(L, "rep", bounded_rep);
+    lua_pop(L, 1);
+    lua_getglobal(L, "table");
+    lua_pushcfunction(L, bounded_move);
+    lua_setfield(L, -2, "move");
+    lua_pop(L, 1);
+    lua_pushglobaltable(L);
+    wrap(L, "setmetatable", no_finalizer_setmetatable);
+    lua_pushcfunction(L, text_load);
+    lua_setfield(L, -2, "load");
+    lua_pushcfunction(L, text_loadfile);
+    lua_setfield(L, -2, "loadfile");
+    lua_pushcfunction(L, text_dofile);
+    lua_setfield(L, -2, "dofile");
+    lua_pop(L, 1);
+    lua_getglobal(L, "package");
+    refuse(L, "package.loadlib", "loadlib");
+    lua_pushliteral(L, "");
+    lua_setfield(L, -2, "cpath"); /* no C modules */
+    lua_getfield(L, -1, "searchers");
+    lua_pushcfunction(L, text_searcher);
+    lua_rawseti(L, -2, 2);
+    lua_pushnil(L); /* the C searchers go */
+    lua_rawseti(L, -2, 4);
+    lua_pushnil(L);
+    lua_rawseti(L, -2, 3);
+    lua_pop(L, 2);
+}
+
+void sbr_sandbox_module(lua_State *L) {
+    refuse(L, "sb.load_plugin", "load_plugin"); /* the module table is at the top */
+    lock_registry_metatables(L);
+}
