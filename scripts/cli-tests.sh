@@ -191,6 +191,9 @@ check "no scenario matched: exit 1, an empty plan, a message" bash -c "
     && grep -q 'no scenario matches --filter' '$work/nomatch.err'"
 run badfilter run --filter '(' $scenarios/mixed.lua
 check "a bad --filter is a usage error" bash -c "[ \$(cat '$work/badfilter.status') = 64 ] && grep -q 'not a regular expression' '$work/badfilter.err'"
+run badjunit run "${load[@]}" --junit "$work/no/such/dir/report.xml" $scenarios/mixed.lua
+check "a --junit file that cannot be written fails before any scenario runs" bash -c "
+  [ \$(cat '$work/badjunit.status') = 1 ] && grep -q 'cannot write' '$work/badjunit.err' && ! grep -q '^ok' '$work/badjunit.tap'"
 run trace run "${load[@]}" --trace "$work/trace.jsonl" $scenarios/trace.lua
 check "--trace writes one JSON object per perform and open" $py - "$work/trace.jsonl" <<'EOF'
 import json, sys

@@ -97,11 +97,13 @@ extension SwitchboardCLI {
                 throw ExitCode.failure
             }
 
-            tap.begin(plannedTests: planned.count)
             var junitReport = JUnitReport()
-            var passed = 0, failed = 0
-            let started = sbr_monotonic()
             let timestamp = wallclock()
+            // Written at once, so that a path that cannot be written fails before any scenario runs.
+            if let junit { try write(junitReport.xml(timestamp: timestamp), to: junit) }
+            tap.begin(plannedTests: planned.count)
+            var passed = 0, failed = 0
+            let started = monotonicSeconds()
             for (number, item) in planned.enumerated() {
                 let result: ScenarioResult
                 if let problem = item.problem {
@@ -118,7 +120,7 @@ extension SwitchboardCLI {
                 if result.passed { passed += 1 } else { failed += 1 }
             }
             progress.clear()
-            tap.summary(passed: passed, failed: failed, seconds: sbr_monotonic() - started)
+            tap.summary(passed: passed, failed: failed, seconds: monotonicSeconds() - started)
             if failed > 0 { throw ExitCode.failure }
         }
 
@@ -132,7 +134,7 @@ extension SwitchboardCLI {
     }
 }
 
-func sbr_monotonic() -> Double {
+func monotonicSeconds() -> Double {
     var t = timespec()
     clock_gettime(CLOCK_MONOTONIC, &t)
     return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
