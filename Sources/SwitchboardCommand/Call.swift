@@ -21,10 +21,7 @@ extension SwitchboardCLI {
         @OptionGroup var load: LoadOptions
         @OptionGroup var limits: LimitOptions
 
-        @Option(help: ArgumentHelp(
-            "A Lua file to run first, to register targets, schemes, route patterns or a policy.",
-            valueName: "file"))
-        var setup: String?
+        @OptionGroup var session: SessionOptions
 
         @Argument(help: ArgumentHelp("A URL, or a target name.", valueName: "url-or-target"))
         var first: String
@@ -45,7 +42,7 @@ extension SwitchboardCLI {
         }
 
         func run() throws {
-            let session = try Session(load: load, limits: limits, setup: setup)
+            let session = try Session(load: load, limits: limits, setup: session.setup)
             var out: OpaquePointer?
             let status: sb_status
             if let action {

@@ -41,3 +41,11 @@ struct LimitOptions: ParsableArguments {
         guard maxMemory >= 0, maxMemory <= 1 << 30 else { throw ValidationError("--max-memory must be between 0 and 2^30 MiB") }
     }
 }
+
+/// What `call` and `routes` may run before they act.
+struct SessionOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "A Lua file to run first, to register targets, schemes, route patterns or a policy.",
+        valueName: "file"))
+    var setup: String?
+}

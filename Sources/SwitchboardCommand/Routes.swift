@@ -15,16 +15,13 @@ extension SwitchboardCLI {
         @OptionGroup var load: LoadOptions
         @OptionGroup var limits: LimitOptions
 
-        @Option(help: ArgumentHelp(
-            "A Lua file to run first, to register targets, schemes, route patterns or a policy.",
-            valueName: "file"))
-        var setup: String?
+        @OptionGroup var session: SessionOptions
 
         @Flag(help: "Print JSON (what sb_routes_json returns) instead of a table.")
         var json = false
 
         func run() throws {
-            let session = try Session(load: load, limits: limits, setup: setup)
+            let session = try Session(load: load, limits: limits, setup: session.setup)
             try session.loadLuaTargets()
             guard let text = takeJSON(sb_routes_json(session.mediator)) else { throw CommandFailure("no routes") }
             if json {

@@ -47,6 +47,18 @@ static void refuse(lua_State *L, const char *qualified, const char *field) {
     lua_setfield(L, -2, field);
 }
 
+/* Refuses each of `fields` of the library table at the top of the stack,
+ * naming it `library.field`. */
+static void refuse_all(lua_State *L, const char *library, const char *const *fields, size_t count) {
+    for (size_t i = 0; i < count; i++) {
+        lua_pushfstring(L, "%s.%s", library, fields[i]);
+        lua_pushcclosure(L, refused, 1);
+        lua_setfield(L, -2, fields[i]);
+    }
+}
+
+#define REFUSE_ALL(L, library, fields) refuse_all(L, library, fields, sizeof fields / sizeof fields[0])
+
 /* Replaces table[field] with `fn`, which gets the original as upvalue 1. */
 static void wrap(lua_State *L, const char *field, lua_CFunction fn) {
     lua_getfield(L, -1, field);
@@ -296,29 +308,17 @@ void sbr_sandbox(lua_State *L) {
         "setcstacklimit", "debug",
     };
     lua_getglobal(L, "os");
-    for (size_t i = 0; i < sizeof os_refused / sizeof os_refused[0]; i++) {
-        lua_pushfstring(L, "os.%s", os_refused[i]);
-        lua_pushcclosure(L, refused, 1);
-        lua_setfield(L, -2, os_refused[i]);
-    }
+    REFUSE_ALL(L, "os", os_refused);
     wrap(L, "setlocale", query_setlocale);
     lua_pop(L, 1);
     lua_getglobal(L, "io");
-    for (size_t i = 0; i < sizeof io_refused / sizeof io_refused[0]; i++) {
-        lua_pushfstring(L, "io.%s", io_refused[i]);
-        lua_pushcclosure(L, refused, 1);
-        lua_setfield(L, -2, io_refused[i]);
-    }
+    REFUSE_ALL(L, "io", io_refused);
     wrap(L, "open", read_only_open);
     wrap(L, "lines", read_only_lines);
     wrap(L, "input", read_only_lines);
     lua_pop(L, 1);
     lua_getglobal(L, "debug");
-    for (size_t i = 0; i < sizeof debug_refused / sizeof debug_refused[0]; i++) {
-        lua_pushfstring(L, "debug.%s", debug_refused[i]);
-        lua_pushcclosure(L, refused, 1);
-        lua_setfield(L, -2, debug_refused[i]);
-    }
+    REFUSE_ALL(L, "debug", debug_refused);
     lua_pop(L, 1);
     lua_getglobal(L, "string");
     wrap(L, "rep", bounded_rep);
