@@ -45,6 +45,13 @@ status_is() { [ "$(cat "$work/$1.status")" = "$2" ] || { echo "exit status $(cat
 has() { grep -q -- "$2" "$work/$1" || { echo "no '$2' in $1:"; cat "$work/$1"; return 1; }; }
 lacks() { ! grep -q -- "$2" "$work/$1" || { echo "unexpected '$2' in $1"; return 1; }; }
 
+echo "the runner's C"
+for file in Sources/SwitchboardRunner/*.c; do
+  check "$file compiles with -std=c99 -Wall -Wextra -Werror -pedantic" \
+    cc -std=c99 -Wall -Wextra -Werror -pedantic -D_POSIX_C_SOURCE=200809L -fsyntax-only -I include \
+      -I Sources/SwitchboardRunner/include $(pkg-config --cflags lua5.4) "$file"
+done
+
 echo "exit status and TAP"
 run mixed run "${load[@]}" --junit "$work/mixed.xml" $scenarios/mixed.lua
 check "a run with failures exits 1" status_is mixed 1
