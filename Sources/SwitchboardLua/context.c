@@ -203,10 +203,24 @@ static sb_status call_lua(sb_lua_ctx *ctx, lua_State *L, int ref, const sb_value
         sb_set_error("Lua stack overflow calling a Lua function");
         return SB_EACTION;
     }
+    sb_status raised = sb_lua_protected(ctx, L, protected_call, &f);
+    if (raised != SB_OK) {
+        sb_release(f.conv.root);
+        return raised;
+    }
+    if (f.status != SB_OK) {
+        sb_release(f.conv.root);
+        return f.status;
+    }
+    *out = f.result;
+    return SB_OK;
+}
+
+sb_status sb_lua_protected(sb_lua_ctx *ctx, lua_State *L, lua_CFunction fn, void *ud) {
     int top = lua_gettop(L);
     lua_pushcfunction(L, traceback);
-    lua_pushcfunction(L, protected_call);
-    lua_pushlightuserdata(L, &f);
+    lua_pushcfunction(L, fn);
+    lua_pushlightuserdata(L, ud);
     lua_State *previous = ctx->active;
     ctx->active = L;
     int rc = lua_pcall(L, 1, 0, top + 1);
@@ -214,17 +228,9 @@ static sb_status call_lua(sb_lua_ctx *ctx, lua_State *L, int ref, const sb_value
     if (rc != LUA_OK) {
         const char *message = lua_tostring(L, -1);
         sb_set_error("%s", message != NULL ? message : "(Lua error)");
-        lua_settop(L, top);
-        sb_release(f.conv.root);
-        return rc == LUA_ERRMEM ? SB_ENOMEM : SB_EACTION;
     }
     lua_settop(L, top);
-    if (f.status != SB_OK) {
-        sb_release(f.conv.root);
-        return f.status;
-    }
-    *out = f.result;
-    return SB_OK;
+    return rc == LUA_OK ? SB_OK : rc == LUA_ERRMEM ? SB_ENOMEM : SB_EACTION;
 }
 
 static sb_status queue_call(sb_lua_fn *fn, const sb_value *args) {

@@ -87,12 +87,6 @@ static int protected_discover(lua_State *L) {
     return 0;
 }
 
-static int traceback(lua_State *L) {
-    const char *message = lua_tostring(L, 1);
-    luaL_traceback(L, L, message != NULL ? message : "(error object is not a string)", 1);
-    return 1;
-}
-
 sb_status sb_lua_discover(void *userdata, sb_mediator *m, const char *target) {
     sb_lua_ctx *ctx = userdata;
     (void)m;
@@ -104,21 +98,8 @@ sb_status sb_lua_discover(void *userdata, sb_mediator *m, const char *target) {
     f.target = target;
     f.status = SB_ENOTARGET;
     f.error[0] = '\0';
-    int top = lua_gettop(L);
-    lua_pushcfunction(L, traceback);
-    lua_pushcfunction(L, protected_discover);
-    lua_pushlightuserdata(L, &f);
-    lua_State *previous = ctx->active;
-    ctx->active = L;
-    int rc = lua_pcall(L, 1, 0, top + 1);
-    ctx->active = previous;
-    if (rc != LUA_OK) {
-        const char *message = lua_tostring(L, -1);
-        sb_set_error("%s", message != NULL ? message : "(Lua error)");
-        lua_settop(L, top);
-        return rc == LUA_ERRMEM ? SB_ENOMEM : SB_EACTION;
-    }
-    lua_settop(L, top);
+    sb_status raised = sb_lua_protected(ctx, L, protected_discover, &f);
+    if (raised != SB_OK) return raised;
     if (f.status != SB_OK && f.status != SB_ENOTARGET) sb_set_error("%s", f.error);
     return f.status;
 }

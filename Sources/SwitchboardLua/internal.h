@@ -53,6 +53,10 @@ sb_lua_ctx *sb_lua_ctx_of(lua_State *L);    /* the module's context (upvalue 1) 
 void sb_lua_ctx_release(sb_lua_ctx *ctx);
 int sb_lua_on_owner(const sb_lua_ctx *ctx);
 lua_State *sb_lua_running(sb_lua_ctx *ctx); /* where to call Lua from C now */
+/* Runs fn(ud) protected on L, as the state's running thread, under a
+ * traceback handler; the stack is left as it was. On a Lua error: the
+ * message in sb_set_error and SB_EACTION (SB_ENOMEM for memory). */
+sb_status sb_lua_protected(sb_lua_ctx *ctx, lua_State *L, lua_CFunction fn, void *ud);
 int sb_lua_remember_target(sb_lua_ctx *ctx, const char *name);
 void sb_lua_forget_target(sb_lua_ctx *ctx, const char *name);
 void sb_lua_drain_unrefs(lua_State *L, sb_lua_ctx *ctx);
