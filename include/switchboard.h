@@ -309,6 +309,13 @@ SB_API sb_status sb_unregister_action(sb_mediator *m, const char *target, const 
 /* Flags for sb_perform and sb_route_prepare. */
 #define SB_CACHE_TARGET 1u /* keep the target instance for later calls */
 
+/* Calls nest (an action may perform) at most this deep on one thread,
+ * counted across mediators: a deeper sb_perform, sb_route_call or
+ * sb_open_url fails with SB_EREJECTED before any target code runs, as it
+ * does when the thread's stack is nearly used up. A re-entrant perform that
+ * never stops gets that error instead of a stack overflow. */
+#define SB_MAX_CALL_DEPTH 1000
+
 /* The params key that names the Swift module of a Swift target for one call. */
 #define SB_MODULE_KEY "switchboard.module"
 
@@ -333,7 +340,8 @@ SB_API sb_status sb_unregister_action(sb_mediator *m, const char *target, const 
  *
  * On SB_OK *out is a new reference, never NULL; `out` may be NULL to discard
  * the result. SB_EINVAL for NULL or empty names, params that are not a dict,
- * or unknown flag bits. Calls user code.
+ * or unknown flag bits; SB_EREJECTED for a call nested too deep
+ * (SB_MAX_CALL_DEPTH). Calls user code.
  */
 SB_API sb_status sb_perform(sb_mediator *m, const char *target, const char *action,
                             const sb_value *params, unsigned flags, sb_value **out);

@@ -133,6 +133,7 @@ final class EpochDomain: @unchecked Sendable {
             records = fresh
             return fresh
         }
+        record.stackFloor.pointee = CallDepth.stackFloorOfCallingThread()
         pthread_setspecific(pins.key, record.base)
         return record
     }
@@ -195,7 +196,8 @@ struct ThreadRecord {
     private static let depthOffset = aligned(stateOffset + MemoryLayout<Atomic<UInt>>.size, for: Int.self)
     private static let nextOffset = aligned(depthOffset + MemoryLayout<Int>.size, for: UnsafeMutableRawPointer?.self)
     private static let inUseOffset = aligned(nextOffset + MemoryLayout<UnsafeMutableRawPointer?>.size, for: Atomic<Bool>.self)
-    private static let size = inUseOffset + MemoryLayout<Atomic<Bool>>.size
+    private static let stackFloorOffset = aligned(inUseOffset + MemoryLayout<Atomic<Bool>>.size, for: UInt.self)
+    private static let size = stackFloorOffset + MemoryLayout<UInt>.size
 
     private static func aligned<T: ~Copyable>(_ offset: Int, for type: T.Type) -> Int {
         let alignment = MemoryLayout<T>.alignment
@@ -209,6 +211,7 @@ struct ThreadRecord {
         (base + Self.depthOffset).initializeMemory(as: Int.self, repeating: 0, count: 1)
         (base + Self.inUseOffset).initializeMemory(as: Atomic<Bool>.self, to: Atomic(true))
         (base + Self.nextOffset).initializeMemory(as: UnsafeMutableRawPointer?.self, repeating: next?.base, count: 1)
+        (base + Self.stackFloorOffset).initializeMemory(as: UInt.self, repeating: 0, count: 1)
     }
 
     init(_ base: UnsafeMutableRawPointer) { self.base = base }
@@ -219,8 +222,16 @@ struct ThreadRecord {
     }
 
     /// Nesting of critical sections; touched only by the owning thread.
+    /// Every call in progress holds exactly one pin, so this is also the
+    /// thread's call depth (see CallDepth.swift).
     var depth: UnsafeMutablePointer<Int> {
         (base + Self.depthOffset).assumingMemoryBound(to: Int.self)
+    }
+
+    /// The lowest stack address a call may start below (see CallDepth.swift);
+    /// set by the owning thread when it adopts the record.
+    var stackFloor: UnsafeMutablePointer<UInt> {
+        (base + Self.stackFloorOffset).assumingMemoryBound(to: UInt.self)
     }
 
     /// False once the owning thread has exited.

@@ -18,6 +18,7 @@ extension Mediator {
                                      args: C.Args, cache: Bool, fallback: Bool, via convention: C) -> C.Outcome {
         let record = pins.pin()
         defer { pins.unpin(record) }
+        if CallDepth.exceeded(record) { return convention.fail(CallDepth.error(record, target: called, action: action)) }
         switch resolve(lookup, action, cache: cache) {
         case .found(let resolved):
             return run(resolved, args: args, target: called, action: action, via: convention)

@@ -1,7 +1,7 @@
 // The common calls without the general dispatcher's bookkeeping: the action
 // is a C or Lua function (for a foreign caller) or a Swift closure (for a
 // Swift caller), and its target needs no instance or has a cached one. Everything else (discovery, making an instance, `notFound`, the
-// fallback, a Swift action, an error) answers nil here and takes the general
+// fallback, a Swift action, an error, a call too deep) answers nil here and takes the general
 // path in Mediator+Dispatch.swift, which resolves the same way.
 
 extension Mediator {
@@ -11,7 +11,7 @@ extension Mediator {
                             out: UnsafeMutablePointer<OpaquePointer?>) -> Int32? {
         let record = pins.pin()
         defer { pins.unpin(record) }
-        guard let entry = targets.find(target) else { return nil }
+        guard !CallDepth.exceeded(record), let entry = targets.find(target) else { return nil }
         return entry._withUnsafeGuaranteedRef { entry -> Int32? in
             // Registered actions first, then the class's (as `lookup` does).
             if let registered = entry.registered.find(action) {
@@ -46,7 +46,7 @@ extension Mediator {
     func performSwiftFast(_ target: NameRef, _ action: NameRef, params: Params) -> Result<Value, SwitchboardError>? {
         let record = pins.pin()
         defer { pins.unpin(record) }
-        guard let entry = targets.find(target) else { return nil }
+        guard !CallDepth.exceeded(record), let entry = targets.find(target) else { return nil }
         return entry._withUnsafeGuaranteedRef { entry -> Result<Value, SwitchboardError>? in
             if let registered = entry.registered.find(action) {
                 return registered._withUnsafeGuaranteedRef {

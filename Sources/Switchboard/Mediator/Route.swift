@@ -103,6 +103,7 @@ public final class Route: @unchecked Sendable {
     private func withCurrentSnapshot<R>(_ body: (ActionEntry, TargetEntry?) -> R?) -> R? {
         let record = pins.pin()
         defer { pins.unpin(record) }
+        guard !CallDepth.exceeded(record) else { return nil }
         let generation = mediator.registryGeneration.load(ordering: .acquiring)
         let bits = snapshot.load(ordering: .acquiring)
         guard bits != 0 else { return nil }
@@ -124,6 +125,9 @@ public final class Route: @unchecked Sendable {
     private func dispatch<C: CallConvention>(args: C.Args, via convention: C) -> C.Outcome {
         let record = pins.pin()
         defer { pins.unpin(record) }
+        if CallDepth.exceeded(record) {
+            return convention.fail(CallDepth.error(record, target: target.ref, action: action.ref))
+        }
         let snapshot: Unmanaged<Snapshot>
         switch current() {
         case .success(let s): snapshot = s
