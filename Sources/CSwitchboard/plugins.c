@@ -1,12 +1,18 @@
-/* Plugin support that needs <link.h>: promoting the library to the global
- * symbol scope, and listing a loaded plugin's Target_ tables. */
+/* Plugin support that needs <link.h> and <elf.h>: checking a file before
+ * dlopen sees it, promoting the library to the global symbol scope, and
+ * listing a loaded plugin's Target_ tables. */
 #define _GNU_SOURCE
 #include "switchboard_internal.h"
 
 #include <dlfcn.h>
 #include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <link.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #if __ELF_NATIVE_CLASS == 64
 #define SYMBOL_BIND ELF64_ST_BIND
@@ -15,6 +21,49 @@
 #define SYMBOL_BIND ELF32_ST_BIND
 #define SYMBOL_TYPE ELF32_ST_TYPE
 #endif
+
+/* Why `fd` (of `size` bytes) cannot be a shared object for this process, or
+ * NULL. glibc trusts the program headers: a truncated library makes dlopen
+ * map pages past the end of the file and the process dies of SIGBUS. */
+static const char *elf_problem(int fd, off_t size) {
+    ElfW(Ehdr) header;
+    if (pread(fd, &header, sizeof header, 0) != (ssize_t)sizeof header ||
+        memcmp(header.e_ident, ELFMAG, SELFMAG) != 0)
+        return "not an ELF file";
+    if (header.e_ident[EI_CLASS] != (__ELF_NATIVE_CLASS == 64 ? ELFCLASS64 : ELFCLASS32))
+        return "an ELF file of another word size";
+    if (header.e_type != ET_DYN) return "not a shared object";
+    if (header.e_phentsize != sizeof(ElfW(Phdr)) || header.e_phnum == 0 ||
+        header.e_phoff > (ElfW(Off))size ||
+        (ElfW(Off))header.e_phnum * sizeof(ElfW(Phdr)) > (ElfW(Off))size - header.e_phoff)
+        return "truncated or damaged (program headers)";
+    for (ElfW(Half) i = 0; i < header.e_phnum; i++) {
+        ElfW(Phdr) ph;
+        off_t at = (off_t)(header.e_phoff + (ElfW(Off))i * sizeof ph);
+        if (pread(fd, &ph, sizeof ph, at) != (ssize_t)sizeof ph) return "truncated or damaged (program headers)";
+        if ((ph.p_type == PT_LOAD || ph.p_type == PT_DYNAMIC) &&
+            (ph.p_offset > (ElfW(Off))size || ph.p_filesz > (ElfW(Off))size - ph.p_offset))
+            return "truncated or damaged (a segment ends past the end of the file)";
+    }
+    return NULL;
+}
+
+int sb__plugin_file_check(const char *path, char *why, size_t size) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        char reason[128];
+        snprintf(why, size, "%s", strerror_r(errno, reason, sizeof reason));
+        return -1;
+    }
+    struct stat st;
+    const char *problem = fstat(fd, &st) != 0 ? "cannot stat the file"
+                          : !S_ISREG(st.st_mode) ? "not a regular file"
+                                                 : elf_problem(fd, st.st_size);
+    close(fd);
+    if (problem == NULL) return 0;
+    snprintf(why, size, "%s", problem);
+    return -1;
+}
 
 void sb__promote_self(void) {
     static int done;

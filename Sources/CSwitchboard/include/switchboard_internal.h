@@ -35,6 +35,12 @@ unsigned long sb__error_generation(void);
  * resolve sb_* even when the library was loaded with RTLD_LOCAL. Idempotent. */
 void sb__promote_self(void);
 
+/* Checks that `path` is a regular file holding a complete ELF shared object
+ * of this word size before dlopen maps it (dlopen crashes on a truncated
+ * one). Returns 0, or -1 with the reason in `why` (NUL-terminated). The file
+ * can still change before dlopen; this guards against damage, not races. */
+int sb__plugin_file_check(const char *path, char *why, size_t size);
+
 /* Calls `each` with the name of every defined data symbol starting with
  * "Target_" in the loaded object `handle`. Returns 0, or -1 if the object's
  * symbol table cannot be read. */

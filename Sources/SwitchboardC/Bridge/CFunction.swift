@@ -47,7 +47,9 @@ final class CFunction: ForeignFunction, @unchecked Sendable {
             out.pointee = nil
         }
         guard status.rawValue <= sb_status.highest.rawValue else {
-            setLastError("\(label) failed with unknown status \(status.rawValue)")
+            // Keep what the function said; C enums may be signed, so show the number as C wrote it.
+            let said = sb__error_generation() == messagesBefore ? "" : ": " + String(cString: sb_last_error())
+            setLastError("\(label) failed with unknown status \(Int32(truncatingIfNeeded: status.rawValue))\(said)")
             return Int32(SB_EACTION.rawValue)
         }
         if sb__error_generation() == messagesBefore {

@@ -20,6 +20,11 @@ final class PluginImage: @unchecked Sendable {
     /// Loads `path` and checks every `Target_` table it exports.
     init(path: String) throws(SwitchboardError) {
         sb__promote_self()
+        var why = [CChar](repeating: 0, count: 160)
+        guard sb__plugin_file_check(path, &why, why.count) == 0 else {
+            let reason = why.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            throw .invalidArgument("cannot load plugin '\(path)': \(reason)")
+        }
         guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
             let reason = dlerror().map { String(cString: $0) } ?? "unknown error"
             throw .invalidArgument("cannot load plugin '\(path)': \(reason)")
