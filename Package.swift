@@ -27,8 +27,9 @@ let package = Package(
         // libswitchboard.so for C programs, the Lua module and plugins.
         // Built for shipping by scripts/build.sh (release, static Swift runtime).
         .library(name: "switchboard", type: .dynamic, targets: ["SwitchboardLibrary"]),
-        // The C face linked into a Swift program (the fuzzers in Tests/fuzz).
+        // The C face and the Lua module linked into a program (the fuzzers in Tests/fuzz).
         .library(name: "SwitchboardC", targets: ["SwitchboardC", "CSwitchboard"]),
+        .library(name: "SwitchboardLua", targets: ["SwitchboardLua"]),
         // The `switchboard` command (scripts/build.sh stages it as bin/switchboard).
         .executable(name: "switchboard-cli", targets: ["SwitchboardCommand"]),
     ],
@@ -89,6 +90,12 @@ let package = Package(
         .target(name: "CInteropHelpers", dependencies: ["CSwitchboard"], path: "Tests/CInteropHelpers"),
         .testTarget(name: "SwitchboardCTests",
                     dependencies: ["Switchboard", "SwitchboardC", "CSwitchboard", "CInteropHelpers"]),
+        // The stress run: threads mixing every kind of call, Swift and C.
+        .executableTarget(
+            name: "SwitchboardStress",
+            dependencies: ["Switchboard", "SwitchboardC", "CSwitchboard", "CInteropHelpers",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Tests/Stress"),
         // Swift, C and Lua in one process: the 3 × 3 matrix of callers and targets.
         .target(name: "LuaInteropHelpers", dependencies: ["CSwitchboard", "SwitchboardLua", "CLua"],
                 path: "Tests/LuaInteropHelpers"),

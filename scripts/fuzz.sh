@@ -3,25 +3,50 @@
 #
 #   scripts/fuzz.sh NAME SECONDS       e.g. scripts/fuzz.sh url 60
 #
-# Fuzzers are in Tests/fuzz (their own package, built with ASan, so a leak
-# or a memory error fails the run). Seeds come from Tests/fuzz/corpus/NAME;
-# what the run discovers goes to .build/fuzz/corpus/NAME, never into the
-# repository. Exits non-zero on a crash, leak, timeout or failed invariant.
+# NAME is one of:
+#   url     URL parsing, the policy, connectors and route patterns (C API)
+#   lua     Lua values <-> Switchboard values through the Lua module
+#   capi    random sequences of C API calls, checking invariants
+#
+# Fuzzers are in Tests/fuzz (their own package). Every target of it and of
+# Switchboard is built with libFuzzer's coverage and ASan, so a memory error
+# or a leak fails the run. Seeds come from Tests/fuzz/corpus/NAME; what the
+# run discovers goes to .build/fuzz/corpus/NAME, never into the repository.
+# Exits non-zero on a crash, leak, timeout or failed invariant, and prints
+# the number of executions (stat::number_of_executed_units).
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
 cd "$SB_ROOT"
 
-name="${1:?usage: scripts/fuzz.sh NAME SECONDS (NAME: url)}"
-seconds="${2:?usage: scripts/fuzz.sh NAME SECONDS}"
+usage="usage: scripts/fuzz.sh NAME SECONDS (NAME: url, lua, capi)"
+name="${1:?$usage}"
+seconds="${2:?$usage}"
 case "$name" in
-  url) product=URLFuzzer ;;
-  *) sb_die "unknown fuzzer '$name' (known: url)" ;;
+  url) product=URLFuzzer what="Fuzzing: URLs and route patterns through the C API (libFuzzer + ASan)" ;;
+  lua) product=LuaValueFuzzer what="Fuzzing: Lua values (nested, cyclic, huge, odd keys) to values and back (libFuzzer + ASan)" ;;
+  capi) product=CAPIFuzzer what="Fuzzing: sequences of C API calls with invariants (libFuzzer + ASan)" ;;
+  *) sb_die "unknown fuzzer '$name'; $usage" ;;
 esac
 
 scratch="$SB_ROOT/.build/fuzz"
+# --sanitize instruments the fuzz package's own targets and links libFuzzer;
+# the -Xswiftc / -Xcc flags extend coverage and ASan to the Switchboard
+# targets it depends on (without them libFuzzer sees only the fuzzer's code).
 swift build --package-path Tests/fuzz --scratch-path "$scratch/build" -c debug \
-  --sanitize=fuzzer --sanitize=address --product "$product" >&2
+  --sanitize=fuzzer --sanitize=address \
+  -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address \
+  --product "$product" >&2
 mkdir -p "$scratch/corpus/$name" "$scratch/artifacts"
+# A small ASan quarantine: the default 256 MiB reads as a leak in RSS.
+ASAN_OPTIONS="${ASAN_OPTIONS:-quarantine_size_mb=16}" \
 "$scratch/build/debug/$product" "$scratch/corpus/$name" "Tests/fuzz/corpus/$name" \
-  -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-  -artifact_prefix="$scratch/artifacts/$name-" 2>&1 | tail -n 25
+  -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 \
+  -artifact_prefix="$scratch/artifacts/$name-" 2>&1 | grep -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)|^"|^###### |NEW_FUNC' | tail -n 25
+
+# A row for docs/ROBUSTNESS.md (see scripts/robustness.sh); the execution
+# count varies from run to run, so the row gives the time and the seeds.
+if [ -n "${SB_ROBUSTNESS_LOG:-}" ]; then
+  seeds=$(find "Tests/fuzz/corpus/$name" -type f | wc -l)
+  printf '%s\t%s s from %s seeds\t%s\n' "$what" "$seconds" "$seeds" \
+    "no crash, leak, timeout or failed invariant" >> "$SB_ROBUSTNESS_LOG"
+fi

@@ -13,5 +13,14 @@ let package = Package(
             name: "URLFuzzer",
             dependencies: [.product(name: "SwitchboardC", package: "Switchboard")],
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
+        // Sequences of C API calls, checking invariants after each.
+        .executableTarget(
+            name: "CAPIFuzzer",
+            dependencies: [.product(name: "SwitchboardC", package: "Switchboard")]),
+        // Lua tables to values and back, through the Lua module.
+        .executableTarget(
+            name: "LuaValueFuzzer",
+            dependencies: [.product(name: "SwitchboardC", package: "Switchboard"),
+                           .product(name: "SwitchboardLua", package: "Switchboard")]),
     ]
 )
