@@ -11,6 +11,11 @@ cd "$SB_ROOT"
 
 sb_run "Dependencies" scripts/deps.sh
 
+# Suites record the fault classes they try here, for docs/ROBUSTNESS.md.
+export SB_ROBUSTNESS_LOG="$SB_ROOT/.build/robustness.tsv"
+mkdir -p "$SB_ROOT/.build"
+: > "$SB_ROBUSTNESS_LOG"
+
 # Swift: the core, the C face driven from Swift, and Swift + C + Lua in one
 # process (Swift Testing).
 sb_run "Swift tests" swift test
@@ -28,8 +33,14 @@ sb_run "C suites under ASan + UBSan" make -s -C Tests/c asan
 sb_run "Lua specs (busted, lua5.4) and an embedding host" scripts/lua-tests.sh specs
 sb_run "Lua stress and embedding host under valgrind memcheck" scripts/lua-tests.sh valgrind
 
-# Fuzzing, bounded: URL parsing and pattern matching (ASan, leaks fail it).
-sb_run "Fuzz the URL entry (libFuzzer + ASan, 45 s)" scripts/fuzz.sh url 45
+# Fuzzing, bounded (libFuzzer + ASan: a crash, a leak or a failed invariant
+# fails the step).
+sb_run "Fuzz URLs and route patterns (35 s)" scripts/fuzz.sh url 35
+sb_run "Fuzz Lua values to values and back (35 s)" scripts/fuzz.sh lua 35
+sb_run "Fuzz sequences of C API calls (35 s)" scripts/fuzz.sh capi 35
+
+# Stress: every kind of call from 8 threads, results and memory checked.
+sb_run "Stress: 8 threads for 10 s, Swift and C" swift run SwitchboardStress --threads 8 --seconds 10
 
 # Benchmarks in smoke mode: every case runs and the JSON is complete. No
 # time is asserted here (timing belongs to scripts/bench.sh runs).
@@ -38,4 +49,5 @@ sb_run "Benchmarks, smoke mode" scripts/bench.sh --smoke --no-build --json .buil
 sb_run "The switchboard command (TAP via prove and tappy, JUnit, limits, trace)" scripts/cli-tests.sh
 sb_run "Install into a prefix, build with pkg-config, require from lua5.4" scripts/check-install.sh
 sb_run "README examples" scripts/check-readme.sh
+sb_run "docs/ROBUSTNESS.md matches what the suites recorded" scripts/robustness.sh check "$SB_ROBUSTNESS_LOG"
 sb_summary

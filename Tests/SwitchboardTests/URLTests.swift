@@ -205,6 +205,9 @@ struct PolicyTests {
         }
         #expect(spy.calls.value == 0)
         #expect(rejected.value == Self.hostile.filter { $0.1 == .rejected }.count)
+        robustnessRow("Hostile URLs: native* in every spelling and encoding, dot segments, bad escapes, "
+                      + "NUL, overlong, non-UTF-8 (URLTests.hostile)", cases: Self.hostile.count,
+                      "refused with the listed status before any target code runs")
     }
 
     @Test("allowlists: schemes and targets")

@@ -5,6 +5,7 @@
 
 #include <switchboard.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int check_total;
@@ -52,8 +53,35 @@ static inline int64_t check_int(const sb_value *v) {
     return i;
 }
 
+/* Rows of docs/ROBUSTNESS.md: an input or fault class, how many cases of it
+ * were tried, and what was observed. check_report() appends them to the file
+ * named by $SB_ROBUSTNESS_LOG (scripts/test.sh sets it), only if every check
+ * passed; scripts/robustness.sh renders them and compares with the document. */
+#define ROBUSTNESS_MAX 16
+typedef struct {
+    const char *fault;
+    long cases;
+    const char *observed;
+} robustness_entry;
+static robustness_entry robustness_rows[ROBUSTNESS_MAX];
+static int robustness_count;
+
+static inline void robustness_row(const char *fault, long cases, const char *observed) {
+    robustness_entry row;
+    row.fault = fault;
+    row.cases = cases;
+    row.observed = observed;
+    if (robustness_count < ROBUSTNESS_MAX) robustness_rows[robustness_count++] = row;
+}
+
 static inline int check_report(const char *suite) {
     printf("%-12s %5d checks, %d failed\n", suite, check_total, check_failed);
+    const char *log = getenv("SB_ROBUSTNESS_LOG");
+    FILE *f = check_failed == 0 && log != NULL && *log ? fopen(log, "a") : NULL;
+    for (int i = 0; f != NULL && i < robustness_count; i++)
+        fprintf(f, "%s\t%ld\t%s\n", robustness_rows[i].fault, robustness_rows[i].cases,
+                robustness_rows[i].observed);
+    if (f != NULL) fclose(f);
     return check_failed == 0 ? 0 : 1;
 }
 

@@ -175,6 +175,9 @@ int main(void) {
     sb_release(out);
     CHECK(sb_count(A) == 0 && sb_count(D) == 0 && check_int(I) == 1);
     printf("bad input: %zu rows\n", n);
+    robustness_row("C entry points given NULL, empty, wrong-kind, malformed or out-of-range arguments "
+                   "(Tests/c/test_bad_input.c, one row each)", (long)n,
+                   "the documented status or neutral value; the mediator and values are unchanged");
 
     sb_release(I);
     sb_release(S);

@@ -1,0 +1,269 @@
+/* Faults on the Lua side, driven from a C host that embeds Lua: Lua targets
+ * that fail or never return (under an instruction limit), Lua callbacks
+ * called twice and from another thread, and allocation failure at every
+ * allocation the module makes in a typical session. After each, the
+ * mediator must still answer. Rows for docs/ROBUSTNESS.md via check.h.
+ * Run by scripts/lua-tests.sh, and under valgrind. */
+#include <switchboard.h>
+#include <switchboard_lua.h>
+#include <lauxlib.h>
+#include <lualib.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "../c/check.h"
+
+static sb_mediator *m;
+
+static sb_status echo(void *u, const sb_value *params, sb_value **out) {
+    (void)u;
+    *out = sb_retain(sb_dict_get(params, "value"));
+    return SB_OK;
+}
+
+/* The mediator still answers: a C target, always; a Lua target when L is
+ * given (the state is still usable). */
+static int intact(lua_State *L) {
+    sb_value *params = sb_dict_new(), *out = NULL;
+    sb_dict_set_new(params, "value", sb_int(7));
+    int good = sb_perform(m, "CEcho", "value", params, 0, &out) == SB_OK && check_int(out) == 7;
+    sb_release(out);
+    out = NULL;
+    if (L != NULL) good = good && sb_perform(m, "LuaEcho", "value", params, 0, &out) == SB_OK && check_int(out) == 7;
+    sb_release(out);
+    sb_release(params);
+    return good;
+}
+
+static int run(lua_State *L, const char *chunk) {
+    if (luaL_dostring(L, chunk) == LUA_OK) return 1;
+    fprintf(stderr, "lua: %s\n", lua_tostring(L, -1));
+    lua_pop(L, 1);
+    return 0;
+}
+
+static lua_State *new_state(void) {
+    lua_State *L = luaL_newstate();
+    luaL_openlibs(L);
+    sb_lua_open(L, m);
+    lua_setglobal(L, "sb");
+    run(L, "sb.target('LuaEcho', { value = function(p) return p.value end })");
+    return L;
+}
+
+/* ---------------------------------------------- Lua targets that fail */
+
+static void test_failing_targets(void) {
+    static const char *bodies[] = {
+        "error('boom')", "error({ code = 1 })", "error()", "local t = nil; return t.field",
+        "return ('x'):rep(-1, {})", "coroutine.wrap(function() error('inside a coroutine') end)()",
+    };
+    const int n = (int)(sizeof bodies / sizeof bodies[0]);
+    lua_State *L = new_state();
+    char chunk[256];
+    for (int i = 0; i < n; i++) {
+        snprintf(chunk, sizeof chunk, "sb.target('Failing', { act = function() %s end })", bodies[i]);
+        CHECK(run(L, chunk));
+        sb_value *out = NULL;
+        CHECK_STATUS(sb_perform(m, "Failing", "act", NULL, 0, &out), SB_EACTION);
+        CHECK(out == NULL && sb_last_error()[0] != '\0');
+        CHECK(intact(L));
+    }
+    lua_close(L);
+    robustness_row("Lua target raises (string, table, nil, runtime error, bad argument, inside a coroutine)", n,
+                   "SB_EACTION with the Lua message and a traceback; the state stays usable");
+}
+
+/* -------------------------------------------- Lua re-entrancy without end */
+
+static void test_endless_recursion(void) {
+    lua_State *L = new_state();
+    /* Through sb.perform (Lua -> C -> Lua ...), and through a callback
+     * passed along each time. Lua's own limit on nested C calls stops both
+     * before the mediator's depth limit would. */
+    CHECK(run(L, "sb.target('Rec', {\n"
+                 "  perform = function(p) return sb.perform('Rec', 'perform', p) end,\n"
+                 "  callback = function(p) return p.cb(p) end,\n"
+                 "})"));
+    CHECK(run(L, "local r, message = sb.perform('Rec', 'perform')\n"
+                 "assert(r == nil and message:find('stack overflow'), message)\n"
+                 "r, message = sb.perform('Rec', 'callback', { cb = function(p) "
+                 "return assert(sb.perform('Rec', 'callback', p)) end })\n"
+                 "assert(r == nil and message:find('stack overflow'), message)"));
+    CHECK(intact(L));
+    sb_value *out = NULL;
+    CHECK_STATUS(sb_perform(m, "Rec", "perform", NULL, 0, &out), SB_EACTION);
+    CHECK(out == NULL && ERROR_MENTIONS("stack overflow"));
+    CHECK(intact(L));
+    lua_close(L);
+    robustness_row("Re-entrant Lua perform without end (Lua -> C -> Lua, from Lua and from C; through a callback)", 3,
+                   "a Lua \"stack overflow\" error at Lua's C-call limit (about 200 levels); the state stays usable");
+}
+
+/* ---------------------------------------- Lua targets that never return */
+
+static int instructions_left;
+static void limit_hook(lua_State *L, lua_Debug *ar) {
+    (void)ar;
+    if (--instructions_left < 0) luaL_error(L, "instruction limit reached");
+}
+
+static void test_endless_targets(void) {
+    static const char *bodies[] = {
+        "while true do end",
+        "local t = {}; while true do t[#t % 64 + 1] = { t } end",
+        "while true do sb.perform('LuaEcho', 'value', { value = 1 }) end",
+        "while true do pcall(error, 'swallowed') end",
+    };
+    const int n = (int)(sizeof bodies / sizeof bodies[0]);
+    lua_State *L = new_state();
+    char chunk[256];
+    for (int i = 0; i < n; i++) {
+        snprintf(chunk, sizeof chunk, "sb.target('Endless', { act = function() %s end })", bodies[i]);
+        CHECK(run(L, chunk));
+        instructions_left = 200; /* hook calls, 10,000 instructions each */
+        lua_sethook(L, limit_hook, LUA_MASKCOUNT, 10000);
+        sb_value *out = NULL;
+        CHECK_STATUS(sb_perform(m, "Endless", "act", NULL, 0, &out), SB_EACTION);
+        CHECK(out == NULL && ERROR_MENTIONS("instruction limit"));
+        lua_sethook(L, NULL, 0, 0);
+        CHECK(intact(L));
+    }
+    lua_close(L);
+    robustness_row("Lua target never returns (busy loop, allocating loop, loop of performs, loop swallowing "
+                   "errors), under a count-hook limit", n,
+                   "SB_EACTION \"instruction limit reached\"; the state stays usable");
+}
+
+/* ------------------------------------- Lua callbacks twice, other thread */
+
+static sb_value *kept;
+static sb_status keep(void *u, const sb_value *params, sb_value **out) {
+    (void)u;
+    sb_release(kept);
+    kept = sb_retain(sb_dict_get(params, "cb"));
+    *out = sb_bool(1);
+    return SB_OK;
+}
+
+static void *call_from_thread(void *arg) {
+    sb_value *out = NULL;
+    sb_status s = sb_callback_call(kept, arg, &out);
+    return (void *)(intptr_t)(s == SB_EQUEUED && out == NULL);
+}
+
+static void test_callbacks(void) {
+    lua_State *L = new_state();
+    CHECK(run(L, "calls = 0\n"
+                 "assert(sb.perform('Keeper', 'keep', { cb = function(x) calls = calls + x; return calls end }))"));
+    sb_value *one = sb_int(1), *out = NULL;
+    /* Twice on the owning thread: runs twice. */
+    CHECK_STATUS(sb_callback_call(kept, one, &out), SB_OK);
+    CHECK(check_int(out) == 1);
+    sb_release(out);
+    CHECK_STATUS(sb_callback_call(kept, one, &out), SB_OK);
+    CHECK(check_int(out) == 2);
+    sb_release(out);
+    /* From another thread, twice: queued, then run once each by sb.poll. */
+    pthread_t thread;
+    void *queued = NULL;
+    for (int i = 0; i < 2; i++) {
+        CHECK(pthread_create(&thread, NULL, call_from_thread, one) == 0);
+        pthread_join(thread, &queued);
+        CHECK(queued == (void *)1);
+    }
+    CHECK(run(L, "assert(calls == 2); assert(sb.poll() == 2); assert(calls == 4); assert(sb.poll() == 0)"));
+    CHECK(intact(L));
+    /* After its state is closed (the owner is gone): a clear error. */
+    lua_close(L);
+    CHECK_STATUS(sb_callback_call(kept, one, &out), SB_EACTION);
+    CHECK(out == NULL && ERROR_MENTIONS("closed"));
+    CHECK(intact(NULL));
+    sb_release(kept);
+    kept = NULL;
+    sb_release(one);
+    robustness_row("Lua callback called twice, from another thread (twice), after its state was closed", 3,
+                   "runs each time on its thread; queued (SB_EQUEUED) and run once each by sb.poll; "
+                   "SB_EACTION \"closed\" after close");
+}
+
+/* --------------------------------------------- allocation failure in Lua */
+
+/* From allocation number `fail_at` on (0: never), every allocation fails:
+ * memory has run out. (A single failure is no test: Lua collects garbage
+ * and tries again.) */
+static long allocations, fail_at;
+static void *failing_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+    (void)ud;
+    if (nsize == 0) {
+        free(ptr);
+        return NULL;
+    }
+    if (ptr == NULL || nsize > osize) {
+        if (++allocations >= fail_at && fail_at > 0) return NULL;
+    }
+    return realloc(ptr, nsize);
+}
+
+/* A typical session: open the module, register a Lua target, call it from
+ * Lua and from C, convert tables both ways, open a URL. */
+static const char session[] =
+    "local sb = ...\n"
+    "sb.target('Oom', { pair = function(p) return { p.x, p.y, tostring(p.x) } end })\n"
+    "local r = assert(sb.perform('Oom', 'pair', { x = 1, y = 'two' }))\n"
+    "assert(r[2] == 'two')\n"
+    "assert(sb.perform('CEcho', 'value', { value = { a = { 1, 2, 3 }, b = 'text', c = function() end } }))\n"
+    "assert(sb.open('app://Oom/pair?x=1&y=2'))\n";
+
+static int open_and_run(lua_State *L) {
+    sb_lua_open(L, m);
+    if (luaL_loadbuffer(L, session, sizeof session - 1, "=session") != LUA_OK) return lua_error(L);
+    lua_insert(L, -2);
+    lua_call(L, 1, 0);
+    return 0;
+}
+
+/* Runs the session with allocation `k` failing (0: none); 1 if it ran to
+ * the end. Either way the state closes and the mediator answers. */
+static int session_with_failure(long k) {
+    allocations = 0;
+    fail_at = 0;
+    lua_State *L = lua_newstate(failing_alloc, NULL);
+    if (L == NULL) return 0;
+    luaL_openlibs(L);
+    allocations = 0;
+    fail_at = k;
+    lua_pushcfunction(L, open_and_run);
+    int ok = lua_pcall(L, 0, 0, 0) == LUA_OK;
+    fail_at = 0;
+    lua_close(L);
+    sb_value *out = NULL;
+    CHECK_STATUS(sb_perform(m, "Oom", "pair", NULL, 0, &out), SB_ENOTARGET); /* unregistered at close */
+    CHECK(intact(NULL));
+    return ok;
+}
+
+static void test_allocation_failure(void) {
+    CHECK(session_with_failure(0));
+    long total = allocations;
+    CHECK(total > 50);
+    long failed = 0;
+    for (long k = 1; k <= total; k++) failed += !session_with_failure(k);
+    CHECK(failed > 0);
+    robustness_row("Lua allocator fails from allocation k on, for every k of a typical session", total,
+                   "the session stops with a Lua error (\"not enough memory\"); no crash or leak; "
+                   "lua_close unregisters its targets");
+}
+
+int main(void) {
+    m = sb_mediator_new();
+    CHECK_STATUS(sb_register_action(m, "CEcho", "value", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_register_action(m, "Keeper", "keep", keep, NULL, NULL), SB_OK);
+    test_failing_targets();
+    test_endless_targets();
+    test_endless_recursion();
+    test_callbacks();
+    test_allocation_failure();
+    sb_mediator_free(m);
+    return check_report("lua faults");
+}
