@@ -107,7 +107,8 @@ typedef enum sb_status {
     SB_ENOACTION,  /* the target has neither the action nor notFound */
     SB_EACTION,    /* the action or callback ran and failed */
     SB_ETYPE,      /* a value has the wrong kind for the operation */
-    SB_EREJECTED,  /* a policy refused the call before any target ran */
+    SB_EREJECTED,  /* a policy refused the call before any target ran (the URL
+                      policy, or the call depth limit: SB_MAX_CALL_DEPTH) */
     SB_EBADURL,    /* a URL could not be parsed */
     SB_ENOMEM,     /* an allocation failed */
     SB_EQUEUED     /* the callee belongs to another thread (a Lua state) and was
@@ -312,8 +313,9 @@ SB_API sb_status sb_unregister_action(sb_mediator *m, const char *target, const 
 /* Calls nest (an action may perform) at most this deep on one thread,
  * counted across mediators: a deeper sb_perform, sb_route_call or
  * sb_open_url fails with SB_EREJECTED before any target code runs, as it
- * does when the thread's stack is nearly used up. A re-entrant perform that
- * never stops gets that error instead of a stack overflow. */
+ * does when the thread's own stack is nearly used up. A re-entrant perform
+ * that never stops gets that error instead of a stack overflow. (A callback
+ * calling itself through sb_callback_call alone is not a call here.) */
 #define SB_MAX_CALL_DEPTH 1000
 
 /* The params key that names the Swift module of a Swift target for one call. */

@@ -28,7 +28,11 @@ enum CallDepth {
     static func exceeded(_ record: ThreadRecord) -> Bool {
         let depth = record.depth.pointee
         guard depth > checkedFrom else { return false }
-        return depth > limit || stackAddress() < record.stackFloor.pointee
+        if depth > limit { return true }
+        // Only inside the thread's own stack: code running on another stack
+        // (a fiber, a signal stack) is not checked against this one's end.
+        let here = stackAddress()
+        return here < record.stackFloor.pointee && here >= record.stackLow.pointee
     }
 
     /// The error for a call that `exceeded` refused.
@@ -49,19 +53,20 @@ enum CallDepth {
         return withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
     }
 
-    /// The lowest address a call may start at on the calling thread: the
-    /// stack's end plus the reserve; 0 (no stack check) where unknown.
-    static func stackFloorOfCallingThread() -> UInt {
+    /// The reserve at the end of the calling thread's stack, where no call
+    /// may start: (its lowest address, that plus the reserve); (0, 0), no
+    /// stack check, where unknown.
+    static func stackReserveOfCallingThread() -> (low: UInt, floor: UInt) {
         #if os(Linux)
         var attributes = pthread_attr_t()
-        guard let getattr = getattrNP, getattr(pthread_self(), &attributes) == 0 else { return 0 }
+        guard let getattr = getattrNP, getattr(pthread_self(), &attributes) == 0 else { return (0, 0) }
         defer { pthread_attr_destroy(&attributes) }
         var low: UnsafeMutableRawPointer?
         var size = 0
-        guard pthread_attr_getstack(&attributes, &low, &size) == 0, let low else { return 0 }
-        return UInt(bitPattern: low) + UInt(min(256 << 10, size / 4))
+        guard pthread_attr_getstack(&attributes, &low, &size) == 0, let low else { return (0, 0) }
+        return (UInt(bitPattern: low), UInt(bitPattern: low) + UInt(min(256 << 10, size / 4)))
         #else
-        return 0
+        return (0, 0)
         #endif
     }
 

@@ -133,7 +133,7 @@ final class EpochDomain: @unchecked Sendable {
             records = fresh
             return fresh
         }
-        record.stackFloor.pointee = CallDepth.stackFloorOfCallingThread()
+        (record.stackLow.pointee, record.stackFloor.pointee) = CallDepth.stackReserveOfCallingThread()
         pthread_setspecific(pins.key, record.base)
         return record
     }
@@ -196,7 +196,8 @@ struct ThreadRecord {
     private static let depthOffset = aligned(stateOffset + MemoryLayout<Atomic<UInt>>.size, for: Int.self)
     private static let nextOffset = aligned(depthOffset + MemoryLayout<Int>.size, for: UnsafeMutableRawPointer?.self)
     private static let inUseOffset = aligned(nextOffset + MemoryLayout<UnsafeMutableRawPointer?>.size, for: Atomic<Bool>.self)
-    private static let stackFloorOffset = aligned(inUseOffset + MemoryLayout<Atomic<Bool>>.size, for: UInt.self)
+    private static let stackLowOffset = aligned(inUseOffset + MemoryLayout<Atomic<Bool>>.size, for: UInt.self)
+    private static let stackFloorOffset = stackLowOffset + MemoryLayout<UInt>.size
     private static let size = stackFloorOffset + MemoryLayout<UInt>.size
 
     private static func aligned<T: ~Copyable>(_ offset: Int, for type: T.Type) -> Int {
@@ -211,7 +212,7 @@ struct ThreadRecord {
         (base + Self.depthOffset).initializeMemory(as: Int.self, repeating: 0, count: 1)
         (base + Self.inUseOffset).initializeMemory(as: Atomic<Bool>.self, to: Atomic(true))
         (base + Self.nextOffset).initializeMemory(as: UnsafeMutableRawPointer?.self, repeating: next?.base, count: 1)
-        (base + Self.stackFloorOffset).initializeMemory(as: UInt.self, repeating: 0, count: 1)
+        (base + Self.stackLowOffset).initializeMemory(as: UInt.self, repeating: 0, count: 2)
     }
 
     init(_ base: UnsafeMutableRawPointer) { self.base = base }
@@ -228,8 +229,13 @@ struct ThreadRecord {
         (base + Self.depthOffset).assumingMemoryBound(to: Int.self)
     }
 
-    /// The lowest stack address a call may start below (see CallDepth.swift);
-    /// set by the owning thread when it adopts the record.
+    /// The reserve at the end of the thread's stack, `stackLow ..< stackFloor`,
+    /// where no call may start (see CallDepth.swift); set by the owning
+    /// thread when it adopts the record.
+    var stackLow: UnsafeMutablePointer<UInt> {
+        (base + Self.stackLowOffset).assumingMemoryBound(to: UInt.self)
+    }
+
     var stackFloor: UnsafeMutablePointer<UInt> {
         (base + Self.stackFloorOffset).assumingMemoryBound(to: UInt.self)
     }
