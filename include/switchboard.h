@@ -111,8 +111,10 @@ typedef enum sb_status {
                       policy, or the call depth limit: SB_MAX_CALL_DEPTH) */
     SB_EBADURL,    /* a URL could not be parsed */
     SB_ENOMEM,     /* an allocation failed */
-    SB_EQUEUED     /* the callee belongs to another thread (a Lua state) and was
+    SB_EQUEUED,    /* the callee belongs to another thread (a Lua state) and was
                       queued to run there later; this caller gets no result */
+    SB_ETIMEOUT,   /* an interceptor did not decide in time (the message names it) */
+    SB_ECANCELED   /* the caller cancelled the call (sb_cancel) */
 } sb_status;
 
 /* The kinds of value. Ints and doubles stay distinct: 3 is not 3.0. */
@@ -465,11 +467,160 @@ SB_API sb_status sb_set_url_observer(sb_mediator *m, sb_fn fn, void *userdata, v
 
 /* What `m` can reach: {"targets": [{name, origin, actions, cached}],
  * "schemes": [{scheme, connector, target?, action?}], "patterns": [{pattern,
- * target, action}], "policy": {schemes, targets}}. sb_routes gives a new
+ * target, action}], "policy": {schemes, targets}, "rules": [rule...],
+ * "interceptors": [{id, name, priority, timeout_ms, origin,
+ * ignored_decisions}], "observers": count, "degrade_handler": bool}. sb_routes gives a new
  * reference in *out; sb_routes_json the same as JSON, freed with sb_free
  * (NULL if `m` is NULL). */
 SB_API sb_status sb_routes(sb_mediator *m, sb_value **out);
 SB_API char *sb_routes_json(sb_mediator *m);
+
+/* ------------------------------------------- interceptors, rules, observers */
+
+/*
+ * An interceptor sees every call before its target does (perform, URL
+ * opens, prepared routes) and decides exactly one of: go on (perhaps with
+ * other params, or redirected to another target/action), reject it, or
+ * answer it with a value. Interceptors run by priority, higher first, then
+ * in the order they were added. With none (and no rule, observer or degrade
+ * handler) a call costs what it did before they existed.
+ *
+ * An interceptor function gets the call as an `sb_call` and returns:
+ *   SB_OK                 it has decided with one of the sb_call_ functions
+ *                         below, or (if it has not) the call goes on;
+ *   SB_INTERCEPT_PENDING  it will decide later, from any thread, with
+ *                         exactly one sb_call_ decision. The call waits up
+ *                         to the interceptor's timeout (SB_INTERCEPTOR_TIMEOUT_MS
+ *                         unless set), then fails with SB_ETIMEOUT naming it;
+ *   any other sb_status   it failed: the call fails with that status and a
+ *                         message naming the interceptor and sb_last_error().
+ * Ownership: the `sb_call` is valid until the function has returned and the
+ * call is decided, whichever comes later; a pending call must be decided
+ * even after its timeout, or its handle leaks. A decision after the timeout
+ * returns SB_ETIMEOUT, after a cancellation SB_ECANCELED, a second one
+ * SB_EINVAL: each is ignored, and counted in sb_routes ("ignored_decisions").
+ * An interceptor may perform other calls (they are intercepted too).
+ */
+typedef struct sb_call sb_call;
+typedef int (*sb_interceptor_fn)(void *userdata, sb_call *call);
+#define SB_INTERCEPT_PENDING (-1)
+#define SB_INTERCEPTOR_TIMEOUT_MS 1000
+/* Redirects (by rules and interceptors) one call may take; one more fails
+ * it with SB_EREJECTED as a redirect loop. */
+#define SB_MAX_REDIRECTS 8
+
+/* Adds an interceptor. `free_userdata` (may be NULL) runs exactly once: when
+ * it is removed, when the mediator is freed, or at once if this fails. *id
+ * (may be NULL) receives its id. Its name is "C interceptor <id>" until
+ * sb_set_interceptor_options. SB_EINVAL for a NULL `m` or `fn`. */
+SB_API sb_status sb_add_interceptor(sb_mediator *m, int priority, sb_interceptor_fn fn, void *userdata,
+                                    void (*free_userdata)(void *), uint64_t *id);
+/* Removes an interceptor; calls already past it are not affected, and its
+ * free_userdata runs once no call still uses it. SB_EINVAL for an unknown id. */
+SB_API sb_status sb_remove_interceptor(sb_mediator *m, uint64_t id);
+/* Names an interceptor (for messages and sb_routes; copied) and sets how
+ * long a pending decision is awaited, in milliseconds (0 keeps the current
+ * timeout). SB_EINVAL for an unknown id or an empty name. */
+SB_API sb_status sb_set_interceptor_options(sb_mediator *m, uint64_t id, const char *name, unsigned timeout_ms);
+
+/* The call, for interceptors. Strings and params are borrowed from `call`.
+ * target/action are where the call goes now (after redirects); sb_call_url
+ * is the URL for a call that came from one, else NULL; params are a dict,
+ * never NULL. Tags are the caller's (sb_call_options). All tolerate NULL. */
+SB_API const char *sb_call_target(const sb_call *call);
+SB_API const char *sb_call_action(const sb_call *call);
+SB_API const char *sb_call_url(const sb_call *call);
+SB_API const sb_value *sb_call_params(const sb_call *call);
+SB_API size_t sb_call_tag_count(const sb_call *call);
+SB_API const char *sb_call_tag(const sb_call *call, size_t i); /* NULL past the end */
+SB_API int sb_call_cancelled(const sb_call *call);
+/* The name of the interceptor this call is shown to. */
+SB_API const char *sb_call_interceptor(const sb_call *call);
+
+/* Decisions: each returns SB_OK when it decided the call (see above for the
+ * ignored ones). Values are borrowed. */
+SB_API sb_status sb_call_proceed(sb_call *call);
+/* Goes on with `params` (a dict; NULL keeps them) at `target`/`action`
+ * (NULL keeps either). Another target or action is a redirect: rules and
+ * interceptors run again from the first. */
+SB_API sb_status sb_call_redirect(sb_call *call, const char *target, const char *action, const sb_value *params);
+/* Fails the call with `status` (an error status; others become SB_EREJECTED)
+ * and `message` (copied; NULL gives a default naming the interceptor). */
+SB_API sb_status sb_call_reject(sb_call *call, sb_status status, const char *message);
+/* Answers the call with `value` (NULL answers null); the target is not reached. */
+SB_API sb_status sb_call_answer(sb_call *call, const sb_value *value);
+
+/* Per-call options for sb_perform_opts and sb_open_url_opts. */
+typedef struct sb_cancel sb_cancel;
+#define SB_BYPASS_INTERCEPTORS 2u /* skip interceptors (when sb_set_allow_bypass allows) */
+typedef struct sb_call_options {
+    unsigned flags;             /* SB_CACHE_TARGET | SB_BYPASS_INTERCEPTORS */
+    const char *const *tags;    /* tag_count strings for interceptors and observers */
+    size_t tag_count;
+    sb_cancel *cancel;          /* NULL, or a token to cancel the call with */
+} sb_call_options;
+
+/* sb_perform / sb_open_url_params with options (NULL: none). SB_ECANCELED
+ * when the call was cancelled before its target ran; SB_ETIMEOUT when an
+ * interceptor did not decide in time. */
+SB_API sb_status sb_perform_opts(sb_mediator *m, const char *target, const char *action, const sb_value *params,
+                                 const sb_call_options *options, sb_value **out);
+SB_API sb_status sb_open_url_opts(sb_mediator *m, const char *url, const sb_value *params,
+                                  const sb_call_options *options, sb_value **out);
+/* Whether SB_BYPASS_INTERCEPTORS is honoured (default 1). Turn it off when
+ * interceptors enforce something no caller may skip. */
+SB_API sb_status sb_set_allow_bypass(sb_mediator *m, int allow);
+
+/* Cancellation tokens: thread-safe. sb_cancel_new returns NULL when out of
+ * memory; sb_cancel_free frees a token (NULL is a no-op) once no call uses it.
+ * A running target asks sb_cancelled() whether its call was cancelled. */
+SB_API sb_cancel *sb_cancel_new(void);
+SB_API void sb_cancel_request(sb_cancel *c);
+SB_API int sb_cancel_requested(const sb_cancel *c);
+SB_API void sb_cancel_free(sb_cancel *c);
+SB_API int sb_cancelled(void);
+
+/*
+ * Rules, as a JSON array, replacing the current ones at once (a call sees
+ * the old set or the new one). Each rule is one of:
+ *   {"from": "app://old*", "to": "app://new$1"}    rewrites URLs before they resolve
+ *   {"from": "Old*", "to": "New$1"}                rewrites "target/action" of every call
+ *   {"target": "Pay", "action": "*", "degrade": "Web", "degrade_action": "response"}
+ *       when nothing answers a matching call, that action answers instead,
+ *       with NoTargetAction's params (degrade_action defaults to "response").
+ * `*` matches any run of characters; $1..$9 are what the stars matched. The
+ * first matching rule wins; rewritten calls are matched again (see
+ * SB_MAX_REDIRECTS). SB_EINVAL with the rule's number and problem for bad
+ * JSON or a bad rule; nothing changes then. "[]" removes all rules.
+ */
+SB_API sb_status sb_set_rules_json(sb_mediator *m, const char *json);
+
+/* Sets the degrade handler: it answers calls nothing else answers (after
+ * the degrade rules and NoTargetAction), getting NoTargetAction's params.
+ * NULL `fn` removes it. `free_userdata` as for sb_register_action. */
+SB_API sb_status sb_set_degrade_handler(sb_mediator *m, sb_fn fn, void *userdata, void (*free_userdata)(void *));
+
+/* Observers: told when each call starts and ends, on the calling thread, in
+ * the order they were added. Everything in the event is borrowed for the
+ * length of the observer call. target/action are NULL for a URL that has not
+ * resolved; url is NULL for local calls. */
+typedef enum sb_call_phase { SB_CALL_START, SB_CALL_END } sb_call_phase;
+typedef struct sb_call_event {
+    sb_call_phase phase;
+    const char *target;
+    const char *action;
+    const char *url;
+    sb_status status;        /* SB_CALL_END: how it ended */
+    const char *message;     /* SB_CALL_END on failure: why; else NULL */
+    uint64_t duration_ns;    /* SB_CALL_END: from start to end */
+    const sb_value *params;  /* the params (at end: as the target got them) */
+    const sb_value *result;  /* SB_CALL_END on success; else NULL */
+} sb_call_event;
+typedef void (*sb_observer_fn)(void *userdata, const sb_call_event *event);
+/* `free_userdata` and *id as for sb_add_interceptor. */
+SB_API sb_status sb_add_observer(sb_mediator *m, sb_observer_fn fn, void *userdata,
+                                 void (*free_userdata)(void *), uint64_t *id);
+SB_API sb_status sb_remove_observer(sb_mediator *m, uint64_t id);
 
 /* ------------------------------------------------------------ discoverers */
 

@@ -9,6 +9,18 @@ protocol CallConvention {
     func fail(_ error: SwitchboardError) -> Outcome
     /// Runs `body` with the params of the NoTargetAction fallback.
     func withFallbackArgs(origin: Args, target: String, action: String, _ body: (Args) -> Outcome) -> Outcome
+
+    // For intercepted calls (Interception/Mediator+Intercepted.swift):
+    /// The caller's params, kept in the caller's form.
+    func carry(_ args: Args) -> CallParams
+    /// Params for the target, borrowed from `params`.
+    func args(from params: CallParams) -> Result<Args, SwitchboardError>
+    /// An interceptor's answer as this face's outcome.
+    func answer(_ value: Value) -> Outcome
+    /// Why the call failed, or nil if it succeeded.
+    func failure(of outcome: Outcome) -> SwitchboardError?
+    /// The result of a call that succeeded, for observers.
+    func result(of outcome: Outcome) -> CallResult?
 }
 
 /// Swift callers: `Params` in, `Value` out.
@@ -37,5 +49,21 @@ struct SwiftConvention: CallConvention {
     func withFallbackArgs(origin: Params, target: String, action: String,
                           _ body: (Params) -> Result<Value, SwitchboardError>) -> Result<Value, SwitchboardError> {
         body(["originParams": .dict(origin), "targetString": .string(target), "selectorString": .string(action)])
+    }
+
+    func carry(_ args: Params) -> CallParams { CallParams(args) }
+
+    func args(from params: CallParams) -> Result<Params, SwitchboardError> { .success(params.params) }
+
+    func answer(_ value: Value) -> Result<Value, SwitchboardError> { .success(value) }
+
+    func failure(of outcome: Result<Value, SwitchboardError>) -> SwitchboardError? {
+        if case .failure(let error) = outcome { return error }
+        return nil
+    }
+
+    func result(of outcome: Result<Value, SwitchboardError>) -> CallResult? {
+        if case .success(let value) = outcome { return .swift(value) }
+        return nil
     }
 }

@@ -19,17 +19,45 @@ extension Mediator {
         let record = pins.pin()
         defer { pins.unpin(record) }
         if CallDepth.exceeded(record) { return convention.fail(CallDepth.error(record, target: called, action: action)) }
+        return dispatchPinned(lookup, as: called, action, args: args, cache: cache, fallback: fallback, via: convention)
+    }
+
+    /// `dispatch` for a caller that has pinned and checked the depth.
+    func dispatchPinned<C: CallConvention>(_ lookup: NameRef, as called: NameRef, _ action: NameRef,
+                                           args: C.Args, cache: Bool, fallback: Bool, via convention: C) -> C.Outcome {
         switch resolve(lookup, action, cache: cache) {
         case .found(let resolved):
             return run(resolved, args: args, target: called, action: action, via: convention)
         case .failed(let error):
             return convention.fail(error)
         case .missing(let error):
-            guard fallback, case .found(let resolved) = resolve(Names.noTargetAction.ref, Names.response.ref, cache: false) else {
-                return convention.fail(error)
-            }
-            return convention.withFallbackArgs(origin: args, target: called.string, action: action.string) { args in
-                run(resolved, args: args, target: Names.noTargetAction.ref, action: Names.response.ref, via: convention)
+            guard fallback else { return convention.fail(error) }
+            return degrade(called, action, args: args, error: error, via: convention)
+        }
+    }
+
+    /// A call nothing answers: a degrade rule's target if one matches, else
+    /// `NoTargetAction`, else the degrade handler, each with the fallback
+    /// params; else `error`.
+    private func degrade<C: CallConvention>(_ called: NameRef, _ action: NameRef, args: C.Args,
+                                            error: SwitchboardError, via convention: C) -> C.Outcome {
+        let hooks = self.hooks.pinned()
+        var answering: Resolved?
+        var answeringName = (Names.noTargetAction.string, Names.response.string)
+        if let hooks, let (target, degraded) = hooks.rules.degrade(target: called.string, action: action.string),
+           case .found(let resolved) = withNameRef(target, { t in withNameRef(degraded) { resolve(t, $0, cache: false) } }) {
+            answering = resolved
+            answeringName = (target, degraded)
+        } else if case .found(let resolved) = resolve(Names.noTargetAction.ref, Names.response.ref, cache: false) {
+            answering = resolved
+        } else if let handler = hooks?.degrade {
+            answering = Resolved(action: Unmanaged.passUnretained(handler), instance: nil, ownsInstance: false)
+            answeringName = ("degrade handler", "")
+        }
+        guard let answering else { return convention.fail(error) }
+        return convention.withFallbackArgs(origin: args, target: called.string, action: action.string) { args in
+            withNameRef(answeringName.0) { t in
+                withNameRef(answeringName.1) { a in run(answering, args: args, target: t, action: a, via: convention) }
             }
         }
     }

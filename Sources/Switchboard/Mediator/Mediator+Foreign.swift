@@ -11,6 +11,10 @@
     /// A new native reference for `value`.
     static func native(from value: Value) throws(SwitchboardError) -> OpaquePointer
     static func release(_ native: OpaquePointer?)
+    /// Takes one more reference to `native`; returns it.
+    static func retain(_ native: OpaquePointer) -> OpaquePointer
+    /// The calling thread's last error message (after a failed call).
+    static func lastError() -> String
     /// New NoTargetAction params: `originParams` (the caller's params, or an
     /// empty dict), `targetString`, `selectorString`.
     static func fallbackParams(origin: OpaquePointer?, target: String, action: String) throws(SwitchboardError) -> OpaquePointer
@@ -27,10 +31,17 @@ extension Mediator {
     /// ``moduleKey`` in the params, if any.
     @_spi(Faces) public func performNative(target: UnsafePointer<CChar>, action: UnsafePointer<CChar>,
                                            module: String?, params: OpaquePointer?, cache: Bool,
+                                           options: CallOptions = .none,
                                            out: UnsafeMutablePointer<OpaquePointer?>,
                                            bridge: any ForeignBridge.Type) -> Int32 {
-        let called = NameRef(cString: target)
         let convention = ForeignConvention(bridge: bridge, out: out)
+        if hasHooks || !options.isPlain {
+            var options = options
+            options.cacheTarget = cache
+            return intercepted(.local(target: String(cString: target), action: String(cString: action)), args: params,
+                               module: module, options: options, fallback: true, via: convention)
+        }
+        let called = NameRef(cString: target)
         if module == nil, let status = performForeignFast(called, NameRef(cString: action), params: params, out: out) {
             return status
         }
@@ -96,5 +107,34 @@ struct ForeignConvention: CallConvention {
         }
         defer { bridge.release(params) }
         return body(params)
+    }
+
+    func carry(_ args: OpaquePointer?) -> CallParams { CallParams(borrowing: args, bridge: bridge) }
+
+    func args(from params: CallParams) -> Result<OpaquePointer?, SwitchboardError> {
+        do throws(SwitchboardError) {
+            return .success(try params.native(bridge))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    func answer(_ value: Value) -> Int32 {
+        do throws(SwitchboardError) {
+            out.pointee = try bridge.native(from: value)
+            return 0
+        } catch {
+            return fail(error)
+        }
+    }
+
+    func failure(of outcome: Int32) -> SwitchboardError? {
+        guard outcome != 0 else { return nil }
+        let code = SwitchboardError.Code(rawValue: outcome) ?? .actionFailed
+        return SwitchboardError(code: code, message: bridge.lastError())
+    }
+
+    func result(of outcome: Int32) -> CallResult? {
+        outcome == 0 ? .native(out.pointee, bridge) : nil
     }
 }

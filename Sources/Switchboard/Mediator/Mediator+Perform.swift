@@ -26,6 +26,22 @@ extension Mediator {
                           cache: cacheTarget, fallback: false).get()
     }
 
+    /// `perform` with options: tags for interceptors, skipping interceptors,
+    /// cancellation (see ``CallOptions``).
+    @discardableResult
+    public func perform(target: String, action: String, params: Params = [:], options: CallOptions) -> Value {
+        (try? dispatchSwift(target: target, action: action, params: params, cache: options.cacheTarget,
+                            fallback: true, options: options).get()) ?? .null
+    }
+
+    /// `call` with options (see ``CallOptions``): also `.timeout` when an
+    /// interceptor does not decide in time, `.canceled` when cancelled.
+    public func call(target: String, action: String, params: Params = [:],
+                     options: CallOptions) throws(SwitchboardError) -> Value {
+        try dispatchSwift(target: target, action: action, params: params, cache: options.cacheTarget,
+                          fallback: false, options: options).get()
+    }
+
     /// The value of ``moduleKey`` in `params`, if it is a string. Params are
     /// usually a few keys: comparing their lengths first is cheaper than
     /// hashing the key.
@@ -40,23 +56,29 @@ extension Mediator {
 
     static var moduleKeyLength: Int { 18 } // "switchboard.module"; a test checks it
 
-    private func dispatchSwift(target: String, action: String, params: Params,
-                               cache: Bool, fallback: Bool) -> Result<Value, SwitchboardError> {
+    private func dispatchSwift(target: String, action: String, params: Params, cache: Bool, fallback: Bool,
+                               options: CallOptions = .none) -> Result<Value, SwitchboardError> {
         withNameRef(target) { called in
-            withNameRef(action) { action in
+            withNameRef(action) { actionRef in
                 if let problem = NameCheck.problem(with: called, kind: "target")
-                    ?? NameCheck.problem(with: action, kind: "action") {
+                    ?? NameCheck.problem(with: actionRef, kind: "action") {
                     return .failure(.invalidArgument(problem))
+                }
+                if hasHooks || !options.isPlain {
+                    var options = options
+                    options.cacheTarget = cache
+                    return intercepted(.local(target: target, action: action), args: params, module: Self.module(in: params),
+                                       options: options, fallback: fallback, via: SwiftConvention())
                 }
                 // The explicit-module key turns "A" into "Module.A" for this call only.
                 if let module = Self.module(in: params) {
                     return withNameRef(module + "." + target) { lookup in
-                        dispatch(lookup, as: called, action, args: params, cache: cache,
+                        dispatch(lookup, as: called, actionRef, args: params, cache: cache,
                                  fallback: fallback, via: SwiftConvention())
                     }
                 }
-                if let result = performSwiftFast(called, action, params: params) { return result }
-                return dispatch(called, as: called, action, args: params, cache: cache,
+                if let result = performSwiftFast(called, actionRef, params: params) { return result }
+                return dispatch(called, as: called, actionRef, args: params, cache: cache,
                                 fallback: fallback, via: SwiftConvention())
             }
         }

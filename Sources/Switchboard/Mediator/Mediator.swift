@@ -34,6 +34,9 @@ public final class Mediator: @unchecked Sendable {
     let registryGeneration = Atomic<UInt64>(1)
     /// Connectors, route patterns and the policy of the URL entry.
     let urls = URLRouter()
+    /// Interceptors, observers, rules and the degrade handler. With none,
+    /// a call reads one word of it and goes on (see Mediator+Hooks.swift).
+    let hooks = HookState()
 
     private var _modules: [String]
     private var _providers: [(id: UInt64, provider: any TargetProvider)] = []

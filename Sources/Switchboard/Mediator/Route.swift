@@ -71,6 +71,10 @@ public final class Route: @unchecked Sendable {
 
     /// Calls the prepared action with `params`.
     public func call(_ params: Params = [:]) throws(SwitchboardError) -> Value {
+        if mediator.hasHooks {
+            return try mediator.intercepted(.local(target: target.string, action: action.string), args: params,
+                                            options: .none, fallback: false, via: SwiftConvention(), prepared: self).get()
+        }
         if let result = callSwiftFast(params: params) { return try result.get() }
         return try dispatch(args: params, via: SwiftConvention()).get()
     }
@@ -78,6 +82,11 @@ public final class Route: @unchecked Sendable {
     /// Calls the prepared action for another face (see `performNative`).
     @_spi(Faces) public func callNative(params: OpaquePointer?, out: UnsafeMutablePointer<OpaquePointer?>,
                                         bridge: any ForeignBridge.Type) -> Int32 {
+        if mediator.hasHooks {
+            return mediator.intercepted(.local(target: target.string, action: action.string), args: params,
+                                        options: .none, fallback: false, via: ForeignConvention(bridge: bridge, out: out),
+                                        prepared: self)
+        }
         if let status = callForeignFast(params: params, out: out) { return status }
         return dispatch(args: params, via: ForeignConvention(bridge: bridge, out: out))
     }
@@ -128,6 +137,11 @@ public final class Route: @unchecked Sendable {
         if CallDepth.exceeded(record) {
             return convention.fail(CallDepth.error(record, target: target.ref, action: action.ref))
         }
+        return dispatchPinned(args: args, via: convention)
+    }
+
+    /// `dispatch` for a caller that has pinned and checked the depth.
+    func dispatchPinned<C: CallConvention>(args: C.Args, via convention: C) -> C.Outcome {
         let snapshot: Unmanaged<Snapshot>
         switch current() {
         case .success(let s): snapshot = s

@@ -23,6 +23,10 @@ public enum SwitchboardError: Error, Sendable {
     /// The callee belongs to another thread (a Lua state) and was queued to
     /// run there later; there is no result for this call.
     case queued(String)
+    /// An interceptor did not decide within its timeout (the message names it).
+    case timeout(String)
+    /// The caller cancelled the call (``Cancellation``).
+    case canceled(String)
 
     /// Status codes shared by all three faces. The raw values are the
     /// `sb_status` values of `include/switchboard.h`; a test keeps them equal.
@@ -36,6 +40,8 @@ public enum SwitchboardError: Error, Sendable {
         case badURL
         case outOfMemory
         case queued
+        case timeout
+        case canceled
 
         /// The short name used in C (`SB_` + name) and Lua (`"ENOTARGET"`).
         public var name: String {
@@ -49,6 +55,8 @@ public enum SwitchboardError: Error, Sendable {
             case .badURL: "EBADURL"
             case .outOfMemory: "ENOMEM"
             case .queued: "EQUEUED"
+            case .timeout: "ETIMEOUT"
+            case .canceled: "ECANCELED"
             }
         }
     }
@@ -65,6 +73,8 @@ public enum SwitchboardError: Error, Sendable {
         case .badURL: self = .badURL(message)
         case .outOfMemory: self = .outOfMemory(message)
         case .queued: self = .queued(message)
+        case .timeout: self = .timeout(message)
+        case .canceled: self = .canceled(message)
         }
     }
 
@@ -79,13 +89,15 @@ public enum SwitchboardError: Error, Sendable {
         case .badURL: .badURL
         case .outOfMemory: .outOfMemory
         case .queued: .queued
+        case .timeout: .timeout
+        case .canceled: .canceled
         }
     }
 
     public var message: String {
         switch self {
         case .invalidArgument(let m), .noTarget(let m), .noAction(let m), .typeMismatch(let m),
-             .rejected(let m), .badURL(let m), .outOfMemory(let m), .queued(let m):
+             .rejected(let m), .badURL(let m), .outOfMemory(let m), .queued(let m), .timeout(let m), .canceled(let m):
             m
         case .actionFailed(let m, _):
             m

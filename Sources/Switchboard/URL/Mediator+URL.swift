@@ -24,9 +24,9 @@ extension Mediator {
     /// (CTMediator would pass nil; this says why). Returns the result, or
     /// `.null` on failure.
     @discardableResult
-    public func open(_ url: String, params: Params = [:],
+    public func open(_ url: String, params: Params = [:], options: CallOptions = .none,
                      completion: (@Sendable (Value) -> Void)? = nil) -> Value {
-        let outcome = openURL(url, params: params)
+        let outcome = openURL(url, params: params, options: options)
         switch outcome {
         case .success(let value):
             completion?(["result": value])
@@ -39,11 +39,14 @@ extension Mediator {
 
     /// Opens `url` and reports failures: `.badURL`, `.rejected`, and those
     /// of the call itself.
-    public func call(url: String, params: Params = [:]) throws(SwitchboardError) -> Value {
-        try openURL(url, params: params).get()
+    public func call(url: String, params: Params = [:], options: CallOptions = .none) throws(SwitchboardError) -> Value {
+        try openURL(url, params: params, options: options).get()
     }
 
-    private func openURL(_ url: String, params extra: Params) -> Result<Value, SwitchboardError> {
+    private func openURL(_ url: String, params extra: Params, options: CallOptions) -> Result<Value, SwitchboardError> {
+        if hasHooks || !options.isPlain {
+            return intercepted(.url(url, extra: extra), args: [:], options: options, fallback: true, via: SwiftConvention())
+        }
         do throws(SwitchboardError) {
             let destination = try resolve(url: url)
             let params = destination.params.merging(extra) { _, supplied in supplied }
@@ -73,9 +76,19 @@ extension Mediator {
     /// For other faces: resolves the URL, merges the native `extra` params
     /// the face passes (a dict, or nil), and performs. Returns a status code
     /// as `performNative` does.
-    @_spi(Faces) public func openNative(url: String, extra: OpaquePointer?, out: UnsafeMutablePointer<OpaquePointer?>,
+    @_spi(Faces) public func openNative(url: String, extra: OpaquePointer?, options: CallOptions = .none,
+                                        out: UnsafeMutablePointer<OpaquePointer?>,
                                         bridge: any ForeignBridge.Type) -> Int32 {
         let convention = ForeignConvention(bridge: bridge, out: out)
+        if hasHooks || !options.isPlain {
+            let extraParams: Params
+            do throws(SwitchboardError) {
+                extraParams = extra == nil ? [:] : try bridge.value(from: extra).dict ?? [:]
+            } catch {
+                return convention.fail(error)
+            }
+            return intercepted(.url(url, extra: extraParams), args: nil, options: options, fallback: true, via: convention)
+        }
         do throws(SwitchboardError) {
             let destination = try resolve(url: url)
             var params = destination.params

@@ -161,15 +161,31 @@ final class URLRouter: @unchecked Sendable {
                 throw .noTarget("no connector or pattern for the scheme \"\(url.scheme)\"")
             }
         }
-        if let targets = policy.targets, !targets.contains(destination.target) {
-            throw reject("the target \"\(destination.target)\" is not allowed for remote calls")
+        try admit(target: destination.target, action: destination.action, url: url.string, policy: policy, observer: observer)
+        return destination
+    }
+
+    /// Checks that a URL call may reach (`target`, `action`): after
+    /// resolution, and again after every redirect of a URL call.
+    func admit(target: String, action: String, url: String) throws(SwitchboardError) {
+        let (policy, observer) = reading { (self.policy, self.observer) }
+        try admit(target: target, action: action, url: url, policy: policy, observer: observer)
+    }
+
+    private func admit(target: String, action: String, url: String, policy: URLPolicy,
+                       observer: (@Sendable (RejectedURL) -> Void)?) throws(SwitchboardError) {
+        func reject(_ reason: String) -> SwitchboardError {
+            observer?(RejectedURL(url: url, reason: reason))
+            return .rejected(reason)
+        }
+        if let targets = policy.targets, !targets.contains(target) {
+            throw reject("the target \"\(target)\" is not allowed for remote calls")
         }
         // CTMediator's rule, case-insensitively and after decoding, so
         // %6Eative and NATIVE are caught too.
-        if destination.action.lowercased().hasPrefix("native") {
-            throw reject("\"\(destination.action)\" is a native action: never reachable from a URL")
+        if action.lowercased().hasPrefix("native") {
+            throw reject("\"\(action)\" is a native action: never reachable from a URL")
         }
-        return destination
     }
 
     // MARK: Listing

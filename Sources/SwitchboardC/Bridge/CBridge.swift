@@ -39,6 +39,12 @@ enum CBridge: ForeignBridge {
         return Handle(retaining: params).pointer
     }
 
+    static func retain(_ native: OpaquePointer) -> OpaquePointer {
+        Handle(native).retain().pointer
+    }
+
+    static func lastError() -> String { String(cString: sb_last_error()) }
+
     static func report(_ error: SwitchboardError) {
         setLastError(error.message)
     }

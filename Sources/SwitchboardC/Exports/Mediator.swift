@@ -90,14 +90,23 @@ private func moduleName(in params: SBValue) -> String? {
 public func sb_perform(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?,
                        _ params: sb_value_cptr?, _ flags: CUnsignedInt, _ out: sb_value_out?) -> sb_status {
     out?.pointee = nil
-    guard let m, let target, let action, target.pointee != 0, action.pointee != 0 else {
-        return failure(SB_EINVAL, "sb_perform: NULL mediator, or a NULL or empty name")
-    }
     guard flags & ~SB_CACHE_TARGET == 0 else { return failure(SB_EINVAL, "sb_perform: unknown flags \(flags)") }
+    return perform(m, target, action, params, flags & SB_CACHE_TARGET != 0 ? cachedCall : .none, out, "sb_perform")
+}
+
+private let cachedCall = CallOptions(cacheTarget: true)
+
+/// sb_perform and sb_perform_opts.
+@inline(__always)
+func perform(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?,
+             _ params: sb_value_cptr?, _ options: CallOptions, _ out: sb_value_out?, _ caller: StaticString) -> sb_status {
+    guard let m, let target, let action, target.pointee != 0, action.pointee != 0 else {
+        return failure(SB_EINVAL, "\(caller): NULL mediator, or a NULL or empty name")
+    }
     var hasModuleKey = false
     if let params {
         guard let box = Handle(params).box, box._withUnsafeGuaranteedRef({ $0.type == SB_DICT }) else {
-            return failure(SB_EINVAL, "sb_perform: params must be a dict, not a \(typeName(Handle(params).type))")
+            return failure(SB_EINVAL, "\(caller): params must be a dict, not a \(typeName(Handle(params).type))")
         }
         hasModuleKey = box._withUnsafeGuaranteedRef { $0.h.pointee.hasModuleKey }
     }
@@ -107,9 +116,9 @@ public func sb_perform(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _
         let module = hasModuleKey ? Handle(params!).box!._withUnsafeGuaranteedRef { moduleName(in: $0) } : nil
         return module == nil
             ? c.mediator.performNative(target: target, action: action, module: nil, params: params ?? emptyParams,
-                                       cache: flags & SB_CACHE_TARGET != 0, out: &result, bridge: CBridge.self)
+                                       cache: options.cacheTarget, options: options, out: &result, bridge: CBridge.self)
             : c.mediator.performNative(target: target, action: action, module: module, params: params ?? emptyParams,
-                                       cache: flags & SB_CACHE_TARGET != 0, out: &result, bridge: CBridge.self)
+                                       cache: options.cacheTarget, options: options, out: &result, bridge: CBridge.self)
     }
     if let out { out.pointee = result } else if let result { Handle(result).release() }
     return sb_status(UInt32(status))

@@ -15,6 +15,8 @@ public func sb_status_string(_ s: sb_status) -> UnsafePointer<CChar>? {
     case SB_EBADURL: "malformed URL"
     case SB_ENOMEM: "out of memory"
     case SB_EQUEUED: "queued for its owner thread"
+    case SB_ETIMEOUT: "timed out"
+    case SB_ECANCELED: "cancelled"
     default: "unknown status"
     }
     return UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)

@@ -16,6 +16,12 @@ public func sb_open_url(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar>?, _ c
 public func sb_open_url_params(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar>?, _ params: sb_value_cptr?,
                                _ completion: sb_value_cptr?, _ out: sb_value_out?) -> sb_status {
     out?.pointee = nil
+    return openURL(m, url, params, completion, .none, out)
+}
+
+/// sb_open_url_params and sb_open_url_opts.
+func openURL(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar>?, _ params: sb_value_cptr?,
+             _ completion: sb_value_cptr?, _ options: CallOptions, _ out: sb_value_out?) -> sb_status {
     guard let m, let url else { return failure(SB_EINVAL, "sb_open_url: NULL mediator or URL") }
     if let params, Handle(params).type != SB_DICT {
         return failure(SB_EINVAL, "sb_open_url: params must be a dict")
@@ -27,7 +33,7 @@ public func sb_open_url_params(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar
     let status: sb_status
     if let text = String(validatingCString: url) {
         status = sb_status(UInt32(CMediator.borrow(m)._withUnsafeGuaranteedRef {
-            $0.mediator.openNative(url: text, extra: params, out: &result, bridge: CBridge.self)
+            $0.mediator.openNative(url: text, extra: params, options: options, out: &result, bridge: CBridge.self)
         }))
     } else {
         status = failure(SB_EBADURL, "sb_open_url: the URL is not valid UTF-8")

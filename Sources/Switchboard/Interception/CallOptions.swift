@@ -1,0 +1,138 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
+
+/// How one call is made, beyond its target, action and params.
+public struct CallOptions: Sendable {
+    /// Words the caller attaches for interceptors and observers to read
+    /// ("login-required", "from-push"). The mediator gives them no meaning.
+    public var tags: [String]
+    /// Skips every interceptor (ARouter's green channel), when
+    /// ``Mediator/allowsBypass`` is on. Rules and observers still apply.
+    public var bypassInterceptors: Bool
+    /// Lets the caller, or anyone holding it, cancel the call in flight.
+    public var cancellation: Cancellation?
+    /// Keep the target instance the call makes (as `cacheTarget:`).
+    public var cacheTarget: Bool
+
+    public init(tags: [String] = [], bypassInterceptors: Bool = false, cancellation: Cancellation? = nil,
+                cacheTarget: Bool = false) {
+        self.tags = tags
+        self.bypassInterceptors = bypassInterceptors
+        self.cancellation = cancellation
+        self.cacheTarget = cacheTarget
+    }
+
+    public static let none = CallOptions()
+
+    /// Options that change nothing take the same path as a plain call.
+    var isPlain: Bool { tags.isEmpty && !bypassInterceptors && cancellation == nil }
+}
+
+/// A flag the caller sets to cancel a call in flight. A cancelled call stops
+/// waiting for interceptors (`.canceled`), is not started if it has not
+/// reached its target, and a running target can ask ``Mediator/isCancelled``
+/// to stop early. Cancelling is thread-safe and cannot be undone.
+public final class Cancellation: @unchecked Sendable {
+    // @unchecked: the flag is atomic.
+    private let flag = Atomic<Bool>(false)
+
+    public init() {}
+
+    public var isCancelled: Bool { flag.load(ordering: .acquiring) }
+
+    public func cancel() {
+        guard !flag.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        Parking.wakeAll() // calls waiting for an interceptor look again
+    }
+}
+
+extension Mediator {
+    /// Whether the call this thread is running (or one it was made from) has
+    /// been cancelled. A long action polls it to stop early.
+    public static var isCancelled: Bool { CurrentCall.cancellation?.isCancelled ?? false }
+}
+
+/// The cancellation of the call running on this thread, while it runs.
+enum CurrentCall {
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        precondition(pthread_key_create(&key, nil) == 0, "Switchboard: out of pthread keys")
+        return key
+    }()
+
+    static var cancellation: Cancellation? {
+        pthread_getspecific(key).map { Unmanaged<Cancellation>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    /// Runs `body` with `cancellation` as the current one (kept alive by the caller).
+    static func with<R>(_ cancellation: Cancellation?, _ body: () -> R) -> R {
+        guard let cancellation else { return body() }
+        let previous = pthread_getspecific(key)
+        pthread_setspecific(key, Unmanaged.passUnretained(cancellation).toOpaque())
+        defer { pthread_setspecific(key, previous) }
+        return body()
+    }
+}
+
+/// Where calls wait for asynchronous interceptors: one mutex and condition
+/// for the process. Waits are rare (only interceptors that complete later),
+/// so a completion or a cancellation wakes every waiter and each looks at
+/// its own state; nothing is allocated per call.
+enum Parking {
+    // nonisolated(unsafe): pthread objects, only used through pthread calls.
+    nonisolated(unsafe) private static let mutex: UnsafeMutablePointer<pthread_mutex_t> = {
+        let m = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        m.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(m, nil)
+        return m
+    }()
+    nonisolated(unsafe) private static let condition: UnsafeMutablePointer<pthread_cond_t> = {
+        let c = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+        c.initialize(to: pthread_cond_t())
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(c, &attributes)
+        pthread_condattr_destroy(&attributes)
+        return c
+    }()
+    /// Threads inside `wait`; a wake-up with none skips the lock.
+    private static let waiters = Atomic<Int>(0)
+
+    static func wakeAll() {
+        guard waiters.load(ordering: .sequentiallyConsistent) > 0 else { return }
+        pthread_mutex_lock(mutex)
+        pthread_cond_broadcast(condition)
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// Waits until `done()` holds or the monotonic clock passes `deadline`
+    /// (nanoseconds). Returns `done()`.
+    static func wait(until deadline: UInt64, _ done: () -> Bool) -> Bool {
+        waiters.add(1, ordering: .sequentiallyConsistent)
+        defer { waiters.subtract(1, ordering: .sequentiallyConsistent) }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        while !done() {
+            guard Clock.now < deadline else { return false }
+            var until = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
+            pthread_cond_timedwait(condition, mutex, &until)
+        }
+        return true
+    }
+}
+
+/// The monotonic clock, in nanoseconds.
+enum Clock {
+    static var now: UInt64 {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec)
+    }
+}

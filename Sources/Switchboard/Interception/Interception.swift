@@ -1,0 +1,109 @@
+import Synchronization
+
+/// One call as one interceptor sees it, and the way that interceptor answers.
+///
+/// The interceptor decides by calling ``complete(_:)`` exactly once, now or
+/// later from any thread. The call waits for it up to the interceptor's
+/// timeout; then it fails with `.timeout` naming the interceptor. A decision
+/// that comes after the timeout, after a cancellation, or a second time is
+/// ignored: `complete` returns false and the interceptor's count of ignored
+/// decisions (in ``Mediator/routes()``) goes up.
+public final class Interception: @unchecked Sendable {
+    // @unchecked: `decision` is written once, before `state` is published.
+
+    /// The call's target and action as they are now (after earlier
+    /// redirects and rules).
+    public let target: String
+    public let action: String
+    /// The URL the call came from, nil for a local call.
+    public let url: String?
+    public var fromURL: Bool { url != nil }
+    /// What the caller attached (``CallOptions/tags``).
+    public let tags: [String]
+    /// The interceptor this is shown to.
+    public let interceptor: String
+    @_spi(Faces) public let carried: CallParams
+    let cancellation: Cancellation?
+    let registration: InterceptorRegistration
+
+    private let state = Atomic<Int>(State.pending)
+    private var decision: Decision = .proceed
+
+    enum State {
+        static let pending = 0, decided = 1, abandoned = 2
+    }
+
+    init(target: String, action: String, url: String?, tags: [String], carried: CallParams,
+         cancellation: Cancellation?, registration: InterceptorRegistration) {
+        self.target = target
+        self.action = action
+        self.url = url
+        self.tags = tags
+        self.carried = carried
+        self.cancellation = cancellation
+        self.registration = registration
+        interceptor = registration.name
+    }
+
+    /// The call's params (converted from the caller's face if needed).
+    public var params: Params { carried.params }
+
+    /// Whether the caller has cancelled the call.
+    public var isCancelled: Bool { cancellation?.isCancelled ?? false }
+
+    /// Decides the call. Returns false, and decides nothing, when the call
+    /// was already decided, timed out or was cancelled.
+    @discardableResult
+    public func complete(_ decision: Decision) -> Bool {
+        // Only the thread that wins the exchange below writes `decision`;
+        // the caller reads it only after seeing `decided`.
+        guard state.load(ordering: .sequentiallyConsistent) == State.pending else { return ignored() }
+        let claimed = claim()
+        guard claimed else { return ignored() }
+        self.decision = decision
+        state.store(State.decided, ordering: .sequentiallyConsistent)
+        Parking.wakeAll()
+        return true
+    }
+
+    /// Whether this call's interceptor has not been heard from, and is no
+    /// longer awaited (timed out, cancelled).
+    public var isAbandoned: Bool { state.load(ordering: .acquiring) == State.abandoned }
+
+    // The state goes pending -> claimed (a completer is writing) -> decided,
+    // or pending -> abandoned (the caller gave up). `claimed` is private.
+    private static let claimed = 3
+
+    private func claim() -> Bool {
+        state.compareExchange(expected: State.pending, desired: Self.claimed, ordering: .sequentiallyConsistent).exchanged
+    }
+
+    private func ignored() -> Bool {
+        registration.ignored.add(1, ordering: .relaxed)
+        return false
+    }
+
+    /// The caller's side: the decision, once there is one.
+    var decided: Decision? {
+        state.load(ordering: .sequentiallyConsistent) == State.decided ? decision : nil
+    }
+
+    /// The caller's side: gives up unless a completer already claimed the
+    /// call. Returns the decision if one came first.
+    func abandon() -> Decision? {
+        let (exchanged, current) = state.compareExchange(expected: State.pending, desired: State.abandoned,
+                                                         ordering: .sequentiallyConsistent)
+        if exchanged { return nil }
+        if current == Self.claimed {
+            // A completer is writing its decision: it takes no time.
+            _ = Parking.wait(until: .max) { state.load(ordering: .sequentiallyConsistent) == State.decided }
+        }
+        return decision
+    }
+
+    /// The caller's side: whether it should stop waiting.
+    var settled: Bool {
+        let now = state.load(ordering: .sequentiallyConsistent)
+        return now == State.decided || isCancelled
+    }
+}

@@ -1,0 +1,191 @@
+// Registering what watches and changes calls: interceptors, observers,
+// rules and the degrade handler. How a call goes through them is in
+// Mediator+Intercepted.swift.
+
+extension Mediator {
+    /// How many times one call may be redirected (by rules or interceptors)
+    /// before it fails with `.rejected` as a redirect loop (`SB_MAX_REDIRECTS`).
+    public static let maxRedirects = 8
+
+    /// How long a call waits for an interceptor that has not decided when its
+    /// body returns, unless the interceptor says otherwise (`SB_INTERCEPTOR_TIMEOUT_MS`).
+    public static let defaultInterceptorTimeout: Duration = .seconds(1)
+
+    /// Adds an interceptor that decides before it returns. Interceptors run
+    /// in priority order (higher first), then in the order they were added.
+    /// A thrown error fails the call, with a message naming the interceptor.
+    /// Returns the id for ``removeInterceptor(_:)``.
+    @discardableResult
+    public func addInterceptor(named name: String, priority: Int = 0,
+                               _ body: @escaping @Sendable (Interception) throws -> Decision) throws(SwitchboardError) -> UInt64 {
+        try addInterceptor(named: name, priority: priority, timeout: Self.defaultInterceptorTimeout) { call in
+            do {
+                call.complete(try body(call))
+            } catch {
+                call.complete(.reject(Self.interceptorFailure(error, name: name)))
+            }
+        }
+    }
+
+    /// Adds an interceptor written with Swift concurrency. The call waits
+    /// for it up to `timeout`, then fails with `.timeout`.
+    @discardableResult
+    public func addInterceptor(named name: String, priority: Int = 0, timeout: Duration = defaultInterceptorTimeout,
+                               async body: @escaping @Sendable (Interception) async throws -> Decision) throws(SwitchboardError) -> UInt64 {
+        try addInterceptor(named: name, priority: priority, timeout: timeout) { call in
+            Task.detached {
+                do {
+                    call.complete(try await body(call))
+                } catch {
+                    call.complete(.reject(Self.interceptorFailure(error, name: name)))
+                }
+            }
+        }
+    }
+
+    /// Adds an interceptor that decides by calling ``Interception/complete(_:)``
+    /// exactly once, before returning or later from any thread. The call
+    /// waits up to `timeout`, then fails with `.timeout` naming it.
+    @discardableResult
+    public func addInterceptor(named name: String, priority: Int = 0, timeout: Duration = defaultInterceptorTimeout,
+                               completing body: @escaping @Sendable (Interception) -> Void) throws(SwitchboardError) -> UInt64 {
+        try addInterceptor(named: name, priority: priority, timeout: timeout, origin: "Swift", body)
+    }
+
+    @_spi(Faces) @discardableResult
+    public func addInterceptor(named name: String, priority: Int, timeout: Duration, origin: String,
+                               _ body: @escaping @Sendable (Interception) -> Void) throws(SwitchboardError) -> UInt64 {
+        try Self.checkInterceptorName(name)
+        let nanoseconds = try Self.nanoseconds(timeout, name: name)
+        return hooks.update(epochs) { current, nextID in
+            let id = nextID()
+            let registration = InterceptorRegistration(id: id, name: name, priority: priority,
+                                                       timeout: nanoseconds, origin: origin, body: body)
+            return (current.with(interceptors: current.interceptors + [registration]), id)
+        }
+    }
+
+    /// Renames an interceptor or changes its timeout (nil keeps either).
+    /// Returns false for an unknown id.
+    @_spi(Faces) public func reconfigureInterceptor(_ id: UInt64, name: String?, timeout: Duration?) throws(SwitchboardError) -> Bool {
+        if let name { try Self.checkInterceptorName(name) }
+        let nanoseconds = try timeout.map { (t: Duration) throws(SwitchboardError) -> UInt64 in try Self.nanoseconds(t, name: name ?? "") }
+        return hooks.update(epochs) { current, _ in
+            var found = false
+            let updated = current.interceptors.map { old -> InterceptorRegistration in
+                guard old.id == id else { return old }
+                found = true
+                let new = InterceptorRegistration(id: id, name: name ?? old.name, priority: old.priority,
+                                                  timeout: nanoseconds ?? old.timeout, origin: old.origin, body: old.body)
+                new.ignored.store(old.ignored.load(ordering: .relaxed), ordering: .relaxed)
+                return new
+            }
+            return (current.with(interceptors: updated), found)
+        }
+    }
+
+    private static func checkInterceptorName(_ name: String) throws(SwitchboardError) {
+        guard !name.isEmpty, !name.utf8.contains(0) else {
+            throw .invalidArgument("an interceptor's name must be non-empty text without NUL bytes")
+        }
+    }
+
+    private static func nanoseconds(_ timeout: Duration, name: String) throws(SwitchboardError) -> UInt64 {
+        guard timeout > .zero else { throw .invalidArgument("interceptor \"\(name)\": the timeout must be positive") }
+        let (seconds, attoseconds) = timeout.components
+        let limit = UInt64.max / 4
+        guard seconds < Int64(limit / 1_000_000_000) else { return limit }
+        return max(UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000), 1)
+    }
+
+    /// Removes an interceptor. Calls already past it are not affected.
+    /// Returns false for an unknown id.
+    @discardableResult
+    public func removeInterceptor(_ id: UInt64) -> Bool {
+        hooks.update(epochs) { current, _ in
+            let kept = current.interceptors.filter { $0.id != id }
+            return (current.with(interceptors: kept), kept.count != current.interceptors.count)
+        }
+    }
+
+    /// Adds an observer, told when each call starts and ends. Returns the
+    /// id for ``removeObserver(_:)``. With no observer (and no other hook)
+    /// calls pay nothing for the feature.
+    @discardableResult
+    public func addObserver(_ body: @escaping @Sendable (CallEvent) -> Void) -> UInt64 {
+        hooks.update(epochs) { current, nextID in
+            let id = nextID()
+            return (current.with(observers: current.observers + [ObserverRegistration(id: id, body: body)]), id)
+        }
+    }
+
+    @discardableResult
+    public func removeObserver(_ id: UInt64) -> Bool {
+        hooks.update(epochs) { current, _ in
+            let kept = current.observers.filter { $0.id != id }
+            return (current.with(observers: kept), kept.count != current.observers.count)
+        }
+    }
+
+    /// The routing rules, in the order they are tried. Setting replaces all
+    /// of them at once: a call sees the old set or the new one, never a mix.
+    public var rules: [RoutingRule] {
+        get { hooks.snapshot.rules.all }
+        set { hooks.update(epochs) { current, _ in (current.with(rules: RuleSet(all: newValue)), ()) } }
+    }
+
+    /// Replaces the rules with those in `value`, an array of rule dicts (see
+    /// ``RoutingRule``). On an error nothing changes.
+    public func setRules(_ value: Value) throws(SwitchboardError) {
+        guard let list = value.array else { throw .invalidArgument("rules are an array of rules") }
+        var rules: [RoutingRule] = []
+        for (index, item) in list.enumerated() { rules.append(try RoutingRule(item, index: index)) }
+        self.rules = rules
+    }
+
+    /// Replaces the rules with those in a JSON array. On an error nothing changes.
+    public func setRules(json: String) throws(SwitchboardError) {
+        try setRules(try Value(json: json))
+    }
+
+    /// Answers any call that nothing else answers, after `NoTargetAction`,
+    /// with the same params (`originParams`, `targetString`, `selectorString`).
+    /// Nil removes it.
+    public func setDegradeHandler(_ body: (@Sendable (Params) throws -> Value)?) {
+        setDegradeHandler(entry: body.map { body in
+            ActionEntry(name: "degrade", body: .swift { _, params in try body(params) })
+        })
+    }
+
+    @_spi(Faces) public func setDegradeHandler(foreign function: ForeignFunction?) {
+        setDegradeHandler(entry: function.map { ActionEntry(name: "degrade", body: .foreign($0)) })
+    }
+
+    private func setDegradeHandler(entry: ActionEntry?) {
+        hooks.update(epochs) { current, _ in (current.with(degrade: .some(entry)), ()) }
+    }
+
+    /// Whether ``CallOptions/bypassInterceptors`` is honoured (default true).
+    /// Turn it off when interceptors enforce something no caller may skip.
+    public var allowsBypass: Bool {
+        get { hooks.allowsBypass.load(ordering: .relaxed) }
+        set { hooks.allowsBypass.store(newValue, ordering: .relaxed) }
+    }
+
+    /// The hooks for the catalogue.
+    var hooksCatalogue: (interceptors: [Value], rules: [Value], observers: Int, degradeHandler: Bool) {
+        let snapshot = hooks.snapshot
+        let interceptors: [Value] = snapshot.interceptors.map {
+            ["id": .int(Int64($0.id)), "name": .string($0.name), "priority": .int(Int64($0.priority)),
+             "timeout_ms": .int(Int64($0.timeout / 1_000_000)), "origin": .string($0.origin),
+             "ignored_decisions": .int(Int64($0.ignored.load(ordering: .relaxed)))]
+        }
+        return (interceptors, snapshot.rules.all.map(\.value), snapshot.observers.count, snapshot.degrade != nil)
+    }
+
+    static func interceptorFailure(_ error: any Error, name: String) -> SwitchboardError {
+        let message = "interceptor \"\(name)\" failed: "
+        if let own = error as? SwitchboardError { return SwitchboardError(code: own.code, message: message + own.message) }
+        return .actionFailed(message + "\(error)", underlying: error)
+    }
+}

@@ -1,0 +1,224 @@
+// The path a call takes when the mediator has hooks (interceptors,
+// observers, rules, a degrade handler) or the call has options. Without
+// them a call reads one word (`hooks.published`) and never comes here.
+//
+// Order, for one call:
+//   observers: start
+//   URL calls: URL rules rewrite the text; the URL resolves (policy checks)
+//   rules rewrite target/action            \  a rewrite or an interceptor's
+//   interceptors, by priority, each decides  }  redirect starts again here,
+//   the target (then degrade rules, NoTargetAction, the degrade handler)
+//   observers: end, with the status and the duration
+
+/// Where an intercepted call starts.
+enum CallStart {
+    case local(target: String, action: String)
+    /// A URL, with the params passed beside it (they win over the URL's).
+    case url(String, extra: Params)
+}
+
+extension Mediator {
+    /// Whether calls must take the intercepted path. One relaxed load.
+    @inline(__always)
+    var hasHooks: Bool { hooks.published.load(ordering: .relaxed) != 0 }
+
+    /// Runs a call through the hooks. `args` are the caller's params for a
+    /// local call (ignored for a URL). `module` qualifies the target's
+    /// lookup (``moduleKey``) unless the call is redirected. A `prepared`
+    /// route answers when the call still goes to its target and action.
+    func intercepted<C: CallConvention>(_ start: CallStart, args: C.Args, module: String? = nil,
+                                        options: CallOptions, fallback: Bool, via convention: C,
+                                        prepared: Route? = nil) -> C.Outcome {
+        let record = pins.pin()
+        defer { pins.unpin(record) }
+        let hooks = self.hooks.pinned() ?? .empty
+        var call = InterceptedCall(start: start, tags: options.tags, cancellation: options.cancellation)
+        if case .local = start { call.carried = convention.carry(args) }
+        let observing = !hooks.observers.isEmpty
+        let began = observing ? Clock.now : 0
+        if observing { notify(hooks, call.event(.start, error: nil, result: nil, duration: 0)) }
+
+        let outcome: C.Outcome
+        if CallDepth.exceeded(record) {
+            outcome = withNameRef(call.target ?? call.url ?? "") { t in
+                withNameRef(call.action ?? "") { convention.fail(CallDepth.error(record, target: t, action: $0)) }
+            }
+        } else {
+            outcome = CurrentCall.with(options.cancellation) {
+                steer(&call, hooks: hooks, module: module, options: options, fallback: fallback,
+                      via: convention, prepared: prepared)
+            }
+        }
+        if observing {
+            notify(hooks, call.event(.end, error: convention.failure(of: outcome), result: convention.result(of: outcome),
+                                     duration: Clock.now &- began))
+        }
+        return outcome
+    }
+
+    private func notify(_ hooks: Hooks, _ event: CallEvent) {
+        for observer in hooks.observers { observer.body(event) }
+    }
+
+    /// Rules, interceptors and redirects, then the target.
+    private func steer<C: CallConvention>(_ call: inout InterceptedCall, hooks: Hooks, module: String?,
+                                          options: CallOptions, fallback: Bool, via convention: C,
+                                          prepared: Route?) -> C.Outcome {
+        var hops: [String] = []
+        /// Records a redirect; the loop error once there are too many.
+        func hop(to next: String) -> SwitchboardError? {
+            hops.append(next)
+            guard hops.count > Self.maxRedirects else { return nil }
+            let first = call.url.map { _ in hops[0] } ?? "\(hops[0])"
+            return .rejected("redirect loop: more than \(Self.maxRedirects) redirects (\(first) → "
+                             + hops.dropFirst().prefix(Self.maxRedirects).joined(separator: " → ") + " → …)")
+        }
+
+        if case .url(let original, let extra) = call.start {
+            var text = original
+            hops.append(original)
+            while let rewritten = hooks.rules.rewrite(url: text) {
+                if let loop = hop(to: rewritten) { return convention.fail(loop) }
+                text = rewritten
+            }
+            do throws(SwitchboardError) {
+                let destination = try resolve(url: text)
+                if let problem = NameCheck.problem(with: destination.target, kind: "target")
+                    ?? NameCheck.problem(with: destination.action, kind: "action") {
+                    throw .badURL(problem)
+                }
+                call.url = text
+                call.target = destination.target
+                call.action = destination.action
+                call.carried = CallParams(destination.params.merging(extra) { _, supplied in supplied })
+            } catch {
+                return convention.fail(error)
+            }
+            hops = []
+        }
+        guard var target = call.target, var action = call.action else { preconditionFailure("a call without a destination") }
+        hops.append("\(target).\(action)")
+        var redirected = false
+
+        /// Moves the call to (`t`, `a`), checking names and, for a URL
+        /// call, the URL policy again.
+        func move(_ t: String, _ a: String, by whom: String) -> SwitchboardError? {
+            if let problem = NameCheck.problem(with: t, kind: "target") ?? NameCheck.problem(with: a, kind: "action") {
+                return .invalidArgument("\(whom) redirected \(target).\(action) to an invalid name: \(problem)")
+            }
+            if let loop = hop(to: "\(t).\(a)") { return loop }
+            if let url = call.url {
+                do throws(SwitchboardError) { try urls.admit(target: t, action: a, url: url) } catch { return error }
+            }
+            (target, action) = (t, a)
+            (call.target, call.action) = (t, a)
+            redirected = true
+            return nil
+        }
+
+        let bypass = options.bypassInterceptors && self.hooks.allowsBypass.load(ordering: .relaxed)
+        steering: while true {
+            if let rewritten = hooks.rules.rewrite(target: target, action: action) {
+                guard let (t, a) = RoutingRule.split(rewritten) else {
+                    return convention.fail(.invalidArgument("a rule rewrote \(target)/\(action) to \"\(rewritten)\", which is not target/action"))
+                }
+                if let error = move(t, a, by: "a rule") { return convention.fail(error) }
+                continue steering
+            }
+            guard !bypass else { break }
+            for registration in hooks.interceptors {
+                if call.cancellation?.isCancelled == true { return convention.fail(call.cancelled(before: registration.name)) }
+                let decision: Decision
+                switch decide(registration, &call, target: target, action: action) {
+                case .success(let d): decision = d
+                case .failure(let error): return convention.fail(error)
+                }
+                switch decision {
+                case .proceed:
+                    continue
+                case .rewrite(let params):
+                    call.carried = CallParams(params)
+                case .redirect(let t, let a, let params):
+                    if let params { call.carried = CallParams(params) }
+                    if t == target && a == action { continue }
+                    if let error = move(t, a, by: "interceptor \"\(registration.name)\"") { return convention.fail(error) }
+                    continue steering
+                case .reject(let error):
+                    return convention.fail(error)
+                case .answer(let value):
+                    return convention.answer(value)
+                }
+            }
+            break
+        }
+        if call.cancellation?.isCancelled == true { return convention.fail(call.cancelled(before: nil)) }
+        let args: C.Args
+        switch convention.args(from: call.carried) {
+        case .success(let a): args = a
+        case .failure(let error): return convention.fail(error)
+        }
+        if let prepared, !redirected { return prepared.dispatchPinned(args: args, via: convention) }
+        let lookup = redirected ? target : module.map { $0 + "." + target } ?? target
+        return withNameRef(lookup) { lookupRef in
+            withNameRef(target) { called in
+                withNameRef(action) { actionRef in
+                    dispatchPinned(lookupRef, as: called, actionRef, args: args, cache: options.cacheTarget,
+                                   fallback: fallback, via: convention)
+                }
+            }
+        }
+    }
+
+    /// Shows the call to one interceptor and waits for its decision.
+    private func decide(_ registration: InterceptorRegistration, _ call: inout InterceptedCall,
+                        target: String, action: String) -> Result<Decision, SwitchboardError> {
+        let interception = Interception(target: target, action: action, url: call.url, tags: call.tags,
+                                        carried: call.carried, cancellation: call.cancellation,
+                                        registration: registration)
+        let started = Clock.now
+        registration.body(interception)
+        if let decision = interception.decided { return .success(decision) }
+        let deadline = started.addingReportingOverflow(registration.timeout)
+        _ = Parking.wait(until: deadline.overflow ? .max : deadline.partialValue) { interception.settled }
+        if let decision = interception.decided ?? interception.abandon() { return .success(decision) }
+        if interception.isCancelled { return .failure(call.cancelled(before: registration.name)) }
+        let ms = Double(registration.timeout) / 1e6
+        return .failure(.timeout("interceptor \"\(registration.name)\" did not decide within "
+                                 + (ms >= 1 ? "\(Int(ms.rounded())) ms" : "\(registration.timeout / 1000) µs")
+                                 + " (call to \(target).\(action))"))
+    }
+}
+
+/// One intercepted call as it moves.
+struct InterceptedCall {
+    let start: CallStart
+    let tags: [String]
+    let cancellation: Cancellation?
+    var target: String?
+    var action: String?
+    var url: String?
+    var carried = CallParams([:])
+
+    init(start: CallStart, tags: [String], cancellation: Cancellation?) {
+        self.start = start
+        self.tags = tags
+        self.cancellation = cancellation
+        switch start {
+        case .local(let t, let a): (target, action) = (t, a)
+        case .url(let u, _): url = u
+        }
+    }
+
+    func event(_ phase: CallEvent.Phase, error: SwitchboardError?, result: CallResult?, duration: UInt64) -> CallEvent {
+        var url = self.url
+        if case .url(let original, _) = start { url = original }
+        return CallEvent(phase: phase, target: target, action: action, url: url, tags: tags, error: error,
+                         duration: duration, carried: carried, result: result)
+    }
+
+    func cancelled(before interceptor: String?) -> SwitchboardError {
+        let call = "\(target ?? "?").\(action ?? "?")"
+        guard let interceptor else { return .canceled("the call to \(call) was cancelled") }
+        return .canceled("the call to \(call) was cancelled (at interceptor \"\(interceptor)\")")
+    }
+}

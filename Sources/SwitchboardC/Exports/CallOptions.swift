@@ -1,0 +1,78 @@
+@_spi(Faces) import Switchboard
+import CSwitchboard
+
+// Per-call options and cancellation (switchboard.h, "interceptors, rules,
+// observers").
+
+/// The options C passed, as the core's; nil with the error set when they
+/// are malformed.
+func callOptions(_ options: UnsafePointer<sb_call_options>?, _ caller: String) -> Result<CallOptions, SwitchboardError> {
+    guard let options else { return .success(.none) }
+    let o = options.pointee
+    guard o.flags & ~(SB_CACHE_TARGET | SB_BYPASS_INTERCEPTORS) == 0 else {
+        return .failure(.invalidArgument("\(caller): unknown flags \(o.flags)"))
+    }
+    var tags: [String] = []
+    if o.tag_count > 0 {
+        guard let list = o.tags else { return .failure(.invalidArgument("\(caller): tag_count is \(o.tag_count) but tags is NULL")) }
+        guard o.tag_count <= 1 << 16 else { return .failure(.invalidArgument("\(caller): too many tags")) }
+        for i in 0..<o.tag_count {
+            guard let tag = list[i], let text = String(validatingCString: tag) else {
+                return .failure(.invalidArgument("\(caller): tag \(i) is NULL or not UTF-8"))
+            }
+            tags.append(text)
+        }
+    }
+    let cancellation = o.cancel.map { Unmanaged<Cancellation>.fromOpaque(UnsafeRawPointer($0)).takeUnretainedValue() }
+    return .success(CallOptions(tags: tags, bypassInterceptors: o.flags & SB_BYPASS_INTERCEPTORS != 0,
+                                cancellation: cancellation, cacheTarget: o.flags & SB_CACHE_TARGET != 0))
+}
+
+@_cdecl("sb_perform_opts")
+public func sb_perform_opts(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?,
+                            _ params: sb_value_cptr?, _ options: UnsafePointer<sb_call_options>?,
+                            _ out: sb_value_out?) -> sb_status {
+    out?.pointee = nil
+    switch callOptions(options, "sb_perform_opts") {
+    case .failure(let error): return failure(error)
+    case .success(let parsed): return perform(m, target, action, params, parsed, out, "sb_perform_opts")
+    }
+}
+
+@_cdecl("sb_open_url_opts")
+public func sb_open_url_opts(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar>?, _ params: sb_value_cptr?,
+                             _ options: UnsafePointer<sb_call_options>?, _ out: sb_value_out?) -> sb_status {
+    out?.pointee = nil
+    switch callOptions(options, "sb_open_url_opts") {
+    case .failure(let error): return failure(error)
+    case .success(let parsed): return openURL(m, url, params, nil, parsed, out)
+    }
+}
+
+@_cdecl("sb_cancel_new")
+public func sb_cancel_new() -> OpaquePointer? {
+    OpaquePointer(Unmanaged.passRetained(Cancellation()).toOpaque())
+}
+
+@_cdecl("sb_cancel_request")
+public func sb_cancel_request(_ c: OpaquePointer?) {
+    guard let c else { return }
+    Unmanaged<Cancellation>.fromOpaque(UnsafeRawPointer(c)).takeUnretainedValue().cancel()
+}
+
+@_cdecl("sb_cancel_requested")
+public func sb_cancel_requested(_ c: OpaquePointer?) -> CInt {
+    guard let c else { return 0 }
+    return Unmanaged<Cancellation>.fromOpaque(UnsafeRawPointer(c)).takeUnretainedValue().isCancelled ? 1 : 0
+}
+
+@_cdecl("sb_cancel_free")
+public func sb_cancel_free(_ c: OpaquePointer?) {
+    guard let c else { return }
+    Unmanaged<Cancellation>.fromOpaque(UnsafeRawPointer(c)).release()
+}
+
+@_cdecl("sb_cancelled")
+public func sb_cancelled() -> CInt {
+    Mediator.isCancelled ? 1 : 0
+}

@@ -1,0 +1,103 @@
+@_spi(Faces) import Switchboard
+import CSwitchboard
+
+// Observers, rules and the degrade handler (switchboard.h, "interceptors,
+// rules, observers").
+
+/// A C observer with its userdata.
+private final class CObserver: @unchecked Sendable {
+    // @unchecked: immutable; what `userdata` points to is the C code's to guard.
+    let fn: sb_observer_fn
+    let userdata: UnsafeMutableRawPointer?
+    let freeUserdata: sb_destroy_fn?
+
+    init(fn: sb_observer_fn, userdata: UnsafeMutableRawPointer?, freeUserdata: sb_destroy_fn?) {
+        self.fn = fn
+        self.userdata = userdata
+        self.freeUserdata = freeUserdata
+    }
+
+    deinit { freeUserdata?(userdata) }
+
+    func tell(_ event: CallEvent) {
+        let params = (try? event.carried.native(CBridge.self)) ?? nil
+        let (result, owned) = event.result?.native(CBridge.self) ?? (nil, false)
+        defer { if owned { CBridge.release(result) } }
+        let status = event.error.map { sb_status(UInt32($0.code.rawValue)) } ?? SB_OK
+        withOptionalCString(event.target) { target in
+            withOptionalCString(event.action) { action in
+                withOptionalCString(event.url) { url in
+                    withOptionalCString(event.error?.message) { message in
+                        var c = sb_call_event(phase: event.phase == .start ? SB_CALL_START : SB_CALL_END,
+                                              target: target, action: action, url: url, status: status,
+                                              message: message, duration_ns: event.duration,
+                                              params: params ?? emptyParams, result: result)
+                        fn(userdata, &c)
+                    }
+                }
+            }
+        }
+    }
+}
+
+private func withOptionalCString<R>(_ text: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
+    guard let text else { return body(nil) }
+    return text.withCString { body($0) }
+}
+
+@_cdecl("sb_add_observer")
+public func sb_add_observer(_ m: sb_mediator_ptr?, _ fn: sb_observer_fn?, _ userdata: UnsafeMutableRawPointer?,
+                            _ freeUserdata: sb_destroy_fn?, _ id: UnsafeMutablePointer<UInt64>?) -> sb_status {
+    guard let m, let fn else {
+        freeUserdata?(userdata)
+        return failure(SB_EINVAL, "sb_add_observer: NULL mediator or function")
+    }
+    let observer = CObserver(fn: fn, userdata: userdata, freeUserdata: freeUserdata)
+    let assigned = CMediator.borrow(m)._withUnsafeGuaranteedRef { $0.mediator.addObserver { observer.tell($0) } }
+    id?.pointee = assigned
+    return SB_OK
+}
+
+@_cdecl("sb_remove_observer")
+public func sb_remove_observer(_ m: sb_mediator_ptr?, _ id: UInt64) -> sb_status {
+    guard let m else { return failure(SB_EINVAL, "sb_remove_observer: NULL mediator") }
+    let removed = CMediator.borrow(m)._withUnsafeGuaranteedRef { $0.mediator.removeObserver(id) }
+    return removed ? SB_OK : failure(SB_EINVAL, "sb_remove_observer: no observer has id \(id)")
+}
+
+@_cdecl("sb_set_rules_json")
+public func sb_set_rules_json(_ m: sb_mediator_ptr?, _ json: UnsafePointer<CChar>?) -> sb_status {
+    guard let m, let json else { return failure(SB_EINVAL, "sb_set_rules_json: NULL mediator or JSON") }
+    guard let text = String(validatingCString: json) else { return failure(SB_EINVAL, "sb_set_rules_json: the JSON is not UTF-8") }
+    do throws(SwitchboardError) {
+        try CMediator.borrow(m).takeUnretainedValue().mediator.setRules(json: text)
+        return SB_OK
+    } catch {
+        return failure(SB_EINVAL, "sb_set_rules_json: \(error.message)")
+    }
+}
+
+@_cdecl("sb_set_degrade_handler")
+public func sb_set_degrade_handler(_ m: sb_mediator_ptr?, _ fn: sb_fn?, _ userdata: UnsafeMutableRawPointer?,
+                                   _ freeUserdata: sb_destroy_fn?) -> sb_status {
+    guard let m else {
+        freeUserdata?(userdata)
+        return failure(SB_EINVAL, "sb_set_degrade_handler: NULL mediator")
+    }
+    let mediator = CMediator.borrow(m).takeUnretainedValue().mediator
+    guard let fn else {
+        freeUserdata?(userdata)
+        mediator.setDegradeHandler(foreign: nil)
+        return SB_OK
+    }
+    mediator.setDegradeHandler(foreign: CFunction(fn: fn, userdata: userdata, freeUserdata: freeUserdata,
+                                                  label: "the degrade handler"))
+    return SB_OK
+}
+
+@_cdecl("sb_set_allow_bypass")
+public func sb_set_allow_bypass(_ m: sb_mediator_ptr?, _ allow: CInt) -> sb_status {
+    guard let m else { return failure(SB_EINVAL, "sb_set_allow_bypass: NULL mediator") }
+    CMediator.borrow(m)._withUnsafeGuaranteedRef { $0.mediator.allowsBypass = allow != 0 }
+    return SB_OK
+}

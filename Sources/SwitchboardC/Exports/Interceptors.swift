@@ -1,0 +1,157 @@
+@_spi(Faces) import Switchboard
+import CSwitchboard
+
+// Interceptors and the calls they see (switchboard.h, "interceptors, rules,
+// observers").
+
+@_cdecl("sb_add_interceptor")
+public func sb_add_interceptor(_ m: sb_mediator_ptr?, _ priority: CInt, _ fn: sb_interceptor_fn?,
+                               _ userdata: UnsafeMutableRawPointer?, _ freeUserdata: sb_destroy_fn?,
+                               _ id: UnsafeMutablePointer<UInt64>?) -> sb_status {
+    guard let m, let fn else {
+        freeUserdata?(userdata)
+        return failure(SB_EINVAL, "sb_add_interceptor: NULL mediator or function")
+    }
+    let interceptor = CInterceptor(fn: fn, userdata: userdata, freeUserdata: freeUserdata)
+    let mediator = CMediator.borrow(m).takeUnretainedValue().mediator
+    do throws(SwitchboardError) {
+        // The name needs the id: register under a placeholder, then rename.
+        let assigned = try mediator.addInterceptor(named: "C interceptor", priority: Int(priority),
+                                                   timeout: Mediator.defaultInterceptorTimeout, origin: "C") {
+            interceptor.run($0)
+        }
+        _ = try mediator.reconfigureInterceptor(assigned, name: "C interceptor \(assigned)", timeout: nil)
+        id?.pointee = assigned
+        return SB_OK
+    } catch {
+        return failure(error)
+    }
+}
+
+@_cdecl("sb_remove_interceptor")
+public func sb_remove_interceptor(_ m: sb_mediator_ptr?, _ id: UInt64) -> sb_status {
+    guard let m else { return failure(SB_EINVAL, "sb_remove_interceptor: NULL mediator") }
+    let removed = CMediator.borrow(m)._withUnsafeGuaranteedRef { $0.mediator.removeInterceptor(id) }
+    return removed ? SB_OK : failure(SB_EINVAL, "sb_remove_interceptor: no interceptor has id \(id)")
+}
+
+@_cdecl("sb_set_interceptor_options")
+public func sb_set_interceptor_options(_ m: sb_mediator_ptr?, _ id: UInt64, _ name: UnsafePointer<CChar>?,
+                                       _ timeoutMs: CUnsignedInt) -> sb_status {
+    guard let m else { return failure(SB_EINVAL, "sb_set_interceptor_options: NULL mediator") }
+    var text: String?
+    if let name {
+        guard case .success(let valid) = validName(name, "interceptor") else {
+            return failure(SB_EINVAL, "sb_set_interceptor_options: the name must be non-empty UTF-8")
+        }
+        text = valid
+    }
+    let timeout: Duration? = timeoutMs == 0 ? nil : .milliseconds(Int(timeoutMs))
+    do throws(SwitchboardError) {
+        let found = try CMediator.borrow(m).takeUnretainedValue().mediator
+            .reconfigureInterceptor(id, name: text, timeout: timeout)
+        return found ? SB_OK : failure(SB_EINVAL, "sb_set_interceptor_options: no interceptor has id \(id)")
+    } catch {
+        return failure(error)
+    }
+}
+
+// MARK: The call
+
+@_cdecl("sb_call_target")
+public func sb_call_target(_ call: OpaquePointer?) -> UnsafePointer<CChar>? {
+    call.map { UnsafePointer(CCall.borrow($0).target) }
+}
+
+@_cdecl("sb_call_action")
+public func sb_call_action(_ call: OpaquePointer?) -> UnsafePointer<CChar>? {
+    call.map { UnsafePointer(CCall.borrow($0).action) }
+}
+
+@_cdecl("sb_call_url")
+public func sb_call_url(_ call: OpaquePointer?) -> UnsafePointer<CChar>? {
+    call.flatMap { CCall.borrow($0).url.map { UnsafePointer($0) } }
+}
+
+@_cdecl("sb_call_interceptor")
+public func sb_call_interceptor(_ call: OpaquePointer?) -> UnsafePointer<CChar>? {
+    call.map { UnsafePointer(CCall.borrow($0).name) }
+}
+
+@_cdecl("sb_call_params")
+public func sb_call_params(_ call: OpaquePointer?) -> sb_value_cptr? {
+    guard let call else { return nil }
+    return ((try? CCall.borrow(call).interception.carried.native(CBridge.self)) ?? nil) ?? emptyParams
+}
+
+@_cdecl("sb_call_tag_count")
+public func sb_call_tag_count(_ call: OpaquePointer?) -> Int {
+    call.map { CCall.borrow($0).tags.count } ?? 0
+}
+
+@_cdecl("sb_call_tag")
+public func sb_call_tag(_ call: OpaquePointer?, _ i: Int) -> UnsafePointer<CChar>? {
+    guard let call else { return nil }
+    let tags = CCall.borrow(call).tags
+    return i >= 0 && i < tags.count ? UnsafePointer(tags[i]) : nil
+}
+
+@_cdecl("sb_call_cancelled")
+public func sb_call_cancelled(_ call: OpaquePointer?) -> CInt {
+    call.map { CCall.borrow($0).interception.isCancelled ? 1 : 0 } ?? 0
+}
+
+// MARK: Decisions
+
+@_cdecl("sb_call_proceed")
+public func sb_call_proceed(_ call: OpaquePointer?) -> sb_status {
+    guard let call else { return failure(SB_EINVAL, "sb_call_proceed: NULL call") }
+    return CCall.borrow(call).decide(.proceed, "sb_call_proceed")
+}
+
+@_cdecl("sb_call_redirect")
+public func sb_call_redirect(_ call: OpaquePointer?, _ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?,
+                             _ params: sb_value_cptr?) -> sb_status {
+    guard let call else { return failure(SB_EINVAL, "sb_call_redirect: NULL call") }
+    let c = CCall.borrow(call)
+    var names = (c.interception.target, c.interception.action)
+    if target != nil {
+        guard case .success(let t) = validName(target, "target") else { return failure(SB_EINVAL, "sb_call_redirect: the target must be non-empty UTF-8") }
+        names.0 = t
+    }
+    if action != nil {
+        guard case .success(let a) = validName(action, "action") else { return failure(SB_EINVAL, "sb_call_redirect: the action must be non-empty UTF-8") }
+        names.1 = a
+    }
+    var newParams: Params?
+    if let params {
+        guard Handle(params).type == SB_DICT, let value = try? CBridge.value(from: params) else {
+            return failure(SB_EINVAL, "sb_call_redirect: params must be a dict")
+        }
+        newParams = value.dict
+    }
+    return c.decide(.redirect(target: names.0, action: names.1, params: newParams), "sb_call_redirect")
+}
+
+@_cdecl("sb_call_reject")
+public func sb_call_reject(_ call: OpaquePointer?, _ status: sb_status, _ message: UnsafePointer<CChar>?) -> sb_status {
+    guard let call else { return failure(SB_EINVAL, "sb_call_reject: NULL call") }
+    let c = CCall.borrow(call)
+    let raw = Int32(bitPattern: status.rawValue)
+    let code = raw == 0 ? .rejected : SwitchboardError.Code(rawValue: raw) ?? .rejected
+    let text = message.flatMap { String(validatingCString: $0) }
+        ?? "interceptor \"\(c.interception.interceptor)\" rejected the call to \(c.interception.target).\(c.interception.action)"
+    return c.decide(.reject(SwitchboardError(code: code, message: text)), "sb_call_reject")
+}
+
+@_cdecl("sb_call_answer")
+public func sb_call_answer(_ call: OpaquePointer?, _ value: sb_value_cptr?) -> sb_status {
+    guard let call else { return failure(SB_EINVAL, "sb_call_answer: NULL call") }
+    let answer: Value
+    do throws(SwitchboardError) {
+        answer = try CBridge.value(from: value)
+    } catch {
+        return failure(error)
+    }
+    return CCall.borrow(call).decide(.answer(answer), "sb_call_answer")
+}
