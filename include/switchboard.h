@@ -516,11 +516,12 @@ typedef int (*sb_interceptor_fn)(void *userdata, sb_call *call);
 SB_API sb_status sb_add_interceptor(sb_mediator *m, int priority, sb_interceptor_fn fn, void *userdata,
                                     void (*free_userdata)(void *), uint64_t *id);
 /* Removes an interceptor; calls already past it are not affected, and its
- * free_userdata runs once no call still uses it. SB_EINVAL for an unknown id. */
+ * free_userdata runs once no call still uses it (when the next call ends, or
+ * at the latest in sb_mediator_free). SB_EINVAL for an unknown id. */
 SB_API sb_status sb_remove_interceptor(sb_mediator *m, uint64_t id);
-/* Names an interceptor (for messages and sb_routes; copied) and sets how
- * long a pending decision is awaited, in milliseconds (0 keeps the current
- * timeout). SB_EINVAL for an unknown id or an empty name. */
+/* Names an interceptor (for messages and sb_routes; copied; NULL keeps the
+ * name) and sets how long a pending decision is awaited, in milliseconds (0
+ * keeps the timeout). SB_EINVAL for an unknown id or an empty name. */
 SB_API sb_status sb_set_interceptor_options(sb_mediator *m, uint64_t id, const char *name, unsigned timeout_ms);
 
 /* The call, for interceptors. Strings and params are borrowed from `call`.

@@ -50,6 +50,7 @@ void sb_lua_ctx_release(sb_lua_ctx *ctx) {
     if (refs > 0) return;
     pthread_mutex_destroy(&ctx->lock);
     free(ctx->targets);
+    free(ctx->hooks);
     free(ctx);
 }
 
@@ -361,6 +362,29 @@ void sb_lua_forget_target(sb_lua_ctx *ctx, const char *name) {
 /* __gc of the context box: the state is closing (or the module is gone).
  * Everything that can still reach this state learns it is closed; targets
  * it registered are unregistered; queued work is dropped. */
+void sb_lua_remember_hook(sb_lua_ctx *ctx, char kind, uint64_t id) {
+    if (kind == 'd') sb_lua_forget_hook(ctx, 'd', 0);
+    if (ctx->nhooks == ctx->chooks) {
+        size_t capacity = ctx->chooks ? ctx->chooks * 2 : 8;
+        struct sb_lua_hook *grown = realloc(ctx->hooks, capacity * sizeof *grown);
+        if (grown == NULL) return; /* not removed at close: the hook stays, nothing breaks */
+        ctx->hooks = grown;
+        ctx->chooks = capacity;
+    }
+    ctx->hooks[ctx->nhooks].kind = kind;
+    ctx->hooks[ctx->nhooks].id = id;
+    ctx->nhooks++;
+}
+
+void sb_lua_forget_hook(sb_lua_ctx *ctx, char kind, uint64_t id) {
+    for (size_t i = 0; i < ctx->nhooks; i++) {
+        if (ctx->hooks[i].kind == kind && ctx->hooks[i].id == id) {
+            ctx->hooks[i] = ctx->hooks[--ctx->nhooks];
+            return;
+        }
+    }
+}
+
 int sb_lua_close(lua_State *L) {
     sb_lua_ctx **box = luaL_checkudata(L, 1, SB_LUA_CONTEXT);
     sb_lua_ctx *ctx = *box;
@@ -379,6 +403,14 @@ int sb_lua_close(lua_State *L) {
         if (item->fn != NULL) fn_release(item->fn);
         free(item);
     }
+    for (size_t i = 0; i < ctx->nhooks; i++) {
+        switch (ctx->hooks[i].kind) {
+        case 'i': sb_remove_interceptor(ctx->m, ctx->hooks[i].id); break;
+        case 'o': sb_remove_observer(ctx->m, ctx->hooks[i].id); break;
+        default: sb_set_degrade_handler(ctx->m, NULL, NULL, NULL); break;
+        }
+    }
+    ctx->nhooks = 0;
     for (size_t i = 0; i < ctx->ntargets; i++) {
         sb_unregister_target(ctx->m, ctx->targets[i]);
         free(ctx->targets[i]);

@@ -39,6 +39,9 @@ struct sb_lua_ctx {
     uint64_t discoverer;      /* the id of the sb.path discoverer, 0 if none */
     char **targets;           /* (owner) names this state registered */
     size_t ntargets, ctargets;
+    struct sb_lua_hook { char kind; uint64_t id; } *hooks; /* (owner) interceptors ('i'),
+                                 observers ('o'), the degrade handler ('d') this state set */
+    size_t nhooks, chooks;
 };
 
 /* A Lua function handed to C as an sb_fn's userdata: a callback or an action. */
@@ -60,6 +63,9 @@ sb_status sb_lua_protected(sb_lua_ctx *ctx, lua_State *L, lua_CFunction fn, void
 int sb_lua_remember_target(sb_lua_ctx *ctx, const char *name);
 void sb_lua_forget_target(sb_lua_ctx *ctx, const char *name);
 void sb_lua_drain_unrefs(lua_State *L, sb_lua_ctx *ctx);
+/* Hooks this state added, removed when it closes. */
+void sb_lua_remember_hook(sb_lua_ctx *ctx, char kind, uint64_t id);
+void sb_lua_forget_hook(sb_lua_ctx *ctx, char kind, uint64_t id);
 int sb_lua_close(lua_State *L);             /* __gc of the context box */
 sb_status sb_lua_fn_call(void *userdata, const sb_value *args, sb_value **out);
 void sb_lua_fn_free(void *userdata);
@@ -103,6 +109,13 @@ void sb_lua_value_metatable(lua_State *L);
 /* discover.c: Target_<Name>.lua files on sb.path. */
 sb_status sb_lua_discover(void *userdata, sb_mediator *m, const char *target);
 int sb_lua_register_table(lua_State *L, sb_lua_ctx *ctx, const char *name, int idx, char *error, size_t size);
+
+/* hooks.c: sb.intercept, sb.observe, sb.rules, sb.degrade, cancellation. */
+extern const luaL_Reg sb_lua_hook_functions[];
+/* Reads perform/open options at `idx` (nil or a table: cache, bypass, tags,
+ * cancel). Returns whether any needs sb_*_opts; may leave values on the
+ * stack that `o` points into, for the length of the call. */
+int sb_lua_call_options(lua_State *L, int idx, sb_call_options *o);
 
 /* module.c */
 int sb_lua_push_failure(lua_State *L, sb_status status); /* nil, message, code */

@@ -15,6 +15,10 @@
  *   sb.routes()                   what the mediator can reach -> table
  *   sb.policy(t | nil)            {schemes = {...}, targets = {...}} for URLs -> true
  *   sb.on_rejected(fn | nil)      observes refused URL calls -> true
+ *   sb.intercept(priority, fn [, opts]) -> id; sb.unintercept(id)   (hooks.c)
+ *   sb.observe(fn) -> id; sb.unobserve(id); sb.rules(list | json); sb.degrade(fn | nil)
+ *   sb.cancellation() -> token; sb.cancelled()
+ *   perform/open opts: {cache =, bypass =, tags = {...}, cancel = token}
  *   sb.null, sb.path, sb.version
  *
  * Misuse (a wrong argument type, an empty name) raises an error; a call that
@@ -41,6 +45,8 @@ static const struct {
     {SB_EBADURL, "EBADURL"},
     {SB_ENOMEM, "ENOMEM"},
     {SB_EQUEUED, "EQUEUED"},
+    {SB_ETIMEOUT, "ETIMEOUT"},
+    {SB_ECANCELED, "ECANCELED"},
 };
 
 const char *sb_lua_status_name(sb_status status) {
@@ -81,12 +87,8 @@ static int l_perform(lua_State *L) {
     luaL_argexpected(L, type == LUA_TNONE || type == LUA_TNIL || type == LUA_TTABLE, 3, "table or nil");
     type = lua_type(L, 4);
     luaL_argexpected(L, type == LUA_TNONE || type == LUA_TNIL || type == LUA_TTABLE, 4, "table or nil");
-    unsigned flags = 0;
-    if (type == LUA_TTABLE) {
-        lua_getfield(L, 4, "cache");
-        if (lua_toboolean(L, -1)) flags |= SB_CACHE_TARGET;
-        lua_pop(L, 1);
-    }
+    sb_call_options options;
+    int with_options = sb_lua_call_options(L, 4, &options);
     sb_value *params = NULL;
     if (lua_type(L, 3) == LUA_TTABLE) {
         sb_lua_conv conv;
@@ -99,7 +101,8 @@ static int l_perform(lua_State *L) {
     sb_value *out = NULL;
     lua_State *previous = ctx->active;
     ctx->active = L;
-    sb_status status = sb_perform(ctx->m, target, action, params, flags, &out);
+    sb_status status = with_options ? sb_perform_opts(ctx->m, target, action, params, &options, &out)
+                                    : sb_perform(ctx->m, target, action, params, options.flags, &out);
     ctx->active = previous;
     sb_release(params);
     if (status != SB_OK) return sb_lua_push_failure(L, status);
@@ -192,13 +195,17 @@ static int l_open(lua_State *L) {
     if (lua_type(L, 2) == LUA_TTABLE || (lua_isnil(L, 2) && !lua_isnone(L, 3))) completion_at = 3;
     int type = lua_type(L, completion_at);
     luaL_argexpected(L, type == LUA_TNONE || type == LUA_TNIL || type == LUA_TFUNCTION, completion_at, "function or nil");
+    sb_call_options options = {0, NULL, 0, NULL};
+    int with_options = completion_at == 3 && sb_lua_call_options(L, 4, &options);
+    luaL_argcheck(L, !with_options || type != LUA_TFUNCTION, 4, "options (tags, bypass, cancel) do not combine with a completion");
     sb_value *params = completion_at == 3 ? optional_params(L, ctx, 2) : NULL;
     sb_value *completion = type == LUA_TFUNCTION ? function_value(L, ctx, completion_at) : NULL;
     sb_lua_drain_unrefs(L, ctx);
     sb_value *out = NULL;
     lua_State *previous = ctx->active;
     ctx->active = L;
-    sb_status status = sb_open_url_params(ctx->m, url, params, completion, &out);
+    sb_status status = with_options ? sb_open_url_opts(ctx->m, url, params, &options, &out)
+                                    : sb_open_url_params(ctx->m, url, params, completion, &out);
     ctx->active = previous;
     sb_release(params);
     sb_release(completion);
@@ -371,6 +378,8 @@ int sb_lua_open(lua_State *L, sb_mediator *m) {
     luaL_newlibtable(L, functions);
     lua_pushvalue(L, -2);
     luaL_setfuncs(L, functions, 1);
+    lua_pushvalue(L, -2);
+    luaL_setfuncs(L, sb_lua_hook_functions, 1);
     lua_pushstring(L, sb_version());
     lua_setfield(L, -2, "version");
     lua_pushlightuserdata(L, (void *)&sb_lua_null);

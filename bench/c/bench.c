@@ -6,7 +6,7 @@
  *
  *   bench ITER REPS PLUGIN            all cases
  *   bench --one CASE ITER PLUGIN      one case, untimed, for callgrind:
- *                                     direct, perform, route, build3, perform3,
+ *                                     direct, perform, route, intercepted, build3, perform3,
  *                                     lookup10, lookup100k
  */
 #define _POSIX_C_SOURCE 200809L
@@ -20,6 +20,7 @@
 sb_status bench_twice(void *state, const sb_value *params, sb_value **out);
 
 static sb_mediator *m;
+static sb_mediator *intercepted; /* m's twin with one C interceptor */
 static sb_route *route;
 static sb_value *params1; /* {n: 21} */
 static long iterations;
@@ -55,6 +56,21 @@ static void run_perform(void) {
     for (long i = 0; i < iterations; i++) {
         sb_value *out = NULL;
         sb_perform(m, "Bench", "twice", params1, SB_CACHE_TARGET, &out);
+        consume(out);
+    }
+}
+
+/* The cheapest interceptor: it lets every call go on. */
+static int let_through(void *userdata, sb_call *call) {
+    (void)userdata;
+    (void)call;
+    return SB_OK;
+}
+
+static void run_intercepted(void) {
+    for (long i = 0; i < iterations; i++) {
+        sb_value *out = NULL;
+        sb_perform(intercepted, "Bench", "twice", params1, SB_CACHE_TARGET, &out);
         consume(out);
     }
 }
@@ -231,6 +247,12 @@ static void setup(const char *plugin) {
     params1 = sb_dict_new();
     sb_dict_set_new(params1, "n", sb_int(21));
     if (sb_route_prepare(m, "Bench", "twice", SB_CACHE_TARGET, &route) != SB_OK) exit(1);
+    intercepted = sb_mediator_new();
+    if (sb_load_plugin(intercepted, plugin) != SB_OK ||
+        sb_add_interceptor(intercepted, 0, let_through, NULL, NULL, NULL) != SB_OK) {
+        fprintf(stderr, "bench: %s\n", sb_last_error());
+        exit(1);
+    }
 }
 
 /* The lookup cases' mediators, made only when a lookup case runs. */
@@ -248,6 +270,7 @@ int main(int argc, char **argv) {
             const char *name;
             void (*run)(void);
         } cases[] = {{"direct", run_direct}, {"perform", run_perform}, {"route", run_route},
+                     {"intercepted", run_intercepted},
                      {"build3", run_build_only}, {"perform3", run_build_and_perform},
                      {"lookup10", run_lookup_small}, {"lookup100k", run_lookup_large}};
         for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -274,6 +297,8 @@ int main(int argc, char **argv) {
     measure("c.perform", "C sb_perform by name, cached, 1 int param -> int", "direct C function call", run_perform,
             run_direct, reps);
     measure("c.route", "C sb_route_call (prepared)", "direct C function call", run_route, run_direct, reps);
+    measure("c.intercepted", "C sb_perform through one C interceptor", "sb_perform, no interceptor", run_intercepted,
+            run_perform, reps);
     measure("c.dict3", "C perform building a 3-key params dict", "building the same dict alone",
             run_build_and_perform, run_build_only, reps);
     measure("c.uncached", "C uncached target (create + destroy per call)", "cached", run_stateful_uncached,
@@ -290,5 +315,6 @@ int main(int argc, char **argv) {
     sb_mediator_free(small_registry);
     sb_mediator_free(large_registry);
     sb_mediator_free(m);
+    sb_mediator_free(intercepted);
     return (int)(sink & 0);
 }

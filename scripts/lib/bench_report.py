@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 
 # Every case the programs must report, in table order.
 CASES = [
-    "swift.perform", "swift.route", "c.perform", "c.route", "c.dict3",
+    "swift.perform", "swift.route", "c.perform", "c.route", "c.intercepted", "c.dict3",
     "lua.perform_c", "lua.perform_lua", "lua.c_to_lua", "lua.lua_to_c",
     "c.uncached", "c.lookup", "c.threads", "c.threads_direct", "swift.open_url",
 ]
@@ -26,6 +26,7 @@ CASES = [
 INSTRUCTIONS = {
     "c.perform": ("c.perform", "c.direct"),
     "c.route": ("c.route", "c.direct"),
+    "c.intercepted": ("c.intercepted", "c.perform"),
     "c.dict3": ("c.perform3", "c.build3"),
     "swift.perform": ("swift.perform", "swift.direct"),
     "swift.route": ("swift.route", "swift.direct"),

@@ -64,14 +64,15 @@ extension Mediator {
     private func steer<C: CallConvention>(_ call: inout InterceptedCall, hooks: Hooks, module: String?,
                                           options: CallOptions, fallback: Bool, via convention: C,
                                           prepared: Route?) -> C.Outcome {
-        var hops: [String] = []
+        var hops: [String] = [] // where the call has been, for the loop message
+        var redirects = 0
         /// Records a redirect; the loop error once there are too many.
         func hop(to next: String) -> SwitchboardError? {
             hops.append(next)
-            guard hops.count > Self.maxRedirects else { return nil }
-            let first = call.url.map { _ in hops[0] } ?? "\(hops[0])"
-            return .rejected("redirect loop: more than \(Self.maxRedirects) redirects (\(first) → "
-                             + hops.dropFirst().prefix(Self.maxRedirects).joined(separator: " → ") + " → …)")
+            redirects += 1
+            guard redirects > Self.maxRedirects else { return nil }
+            return .rejected("redirect loop: more than \(Self.maxRedirects) redirects ("
+                             + hops.suffix(Self.maxRedirects + 1).joined(separator: " → ") + " → …)")
         }
 
         if case .url(let original, let extra) = call.start {

@@ -9,7 +9,9 @@ extension Mediator {
     ///     {"targets": [{"name", "origin", "actions", "cached"}],
     ///      "schemes": [{"scheme", "connector", "target"?, "action"?}],
     ///      "patterns": [{"pattern", "target", "action"}],
-    ///      "policy": {"schemes": [...] | null, "targets": [...] | null}}
+    ///      "policy": {"schemes": [...] | null, "targets": [...] | null},
+    ///      "rules": [rule], "interceptors": [{"id", "name", "priority", "timeout_ms",
+    ///                "origin", "ignored_decisions"}], "observers": n, "degrade_handler": bool}
     ///
     /// Lists are sorted by name (patterns in registration order).
     public func routes() -> Value {
@@ -48,7 +50,12 @@ extension Mediator {
             guard seen.insert(route.registered).inserted else { return nil }
             return ["pattern": .string(route.registered), "target": .string(route.target), "action": .string(route.action)]
         }
+        let hooks = hooksCatalogue
         return [
+            "rules": .array(hooks.rules),
+            "interceptors": .array(hooks.interceptors),
+            "observers": .int(Int64(hooks.observers)),
+            "degrade_handler": .bool(hooks.degradeHandler),
             "targets": .array(targets.keys.sorted().map { targets[$0]! }),
             "schemes": .array(schemes),
             "patterns": .array(patternList),

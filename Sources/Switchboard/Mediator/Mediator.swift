@@ -48,6 +48,13 @@ public final class Mediator: @unchecked Sendable {
         targets = TargetTable()
     }
 
+    deinit {
+        // What changes retired while calls were running (old hook snapshots,
+        // unlinked entries) is released now if no call is pinned, so a freed
+        // mediator's destructors have all run when sb_mediator_free returns.
+        epochs.collect(wait: true)
+    }
+
     /// The Swift modules searched, in order, for a `Target_<Name>` class when
     /// a call names a target that is not registered. Changing the list makes
     /// targets that were not found before findable again; targets already

@@ -1,0 +1,515 @@
+/*
+ * Interceptors, observers, rules, the degrade handler and call options for
+ * Lua (sb.intercept, sb.observe, sb.rules, sb.degrade, perform/open options).
+ *
+ * A Lua interceptor is a C interceptor whose userdata holds a callback value
+ * wrapping `trampoline` (a C closure over the user's function). The call is
+ * handed to it as a table with a hidden `complete` callback bound to the
+ * sb_call. On the state's own thread it runs at once; from another thread it
+ * is queued (SB_EQUEUED), the C interceptor answers SB_INTERCEPT_PENDING, and
+ * sb.poll() runs it later, within the interceptor's timeout. The trampoline
+ * always decides: a Lua error becomes a failure naming the interceptor.
+ *
+ * Decisions, as the function's return values (or complete's arguments):
+ *   nothing | "continue" [, params]      go on (with these params)
+ *   "redirect", target, action [, params]
+ *   "reject", message [, code]           code defaults to "EREJECTED"
+ *   "answer", value
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ decisions */
+
+/* The decision at stack slots first..first+n-1 as a dict for `complete`, or
+ * NULL with a message in `error`. */
+static sb_value *decision_value(lua_State *L, sb_lua_ctx *ctx, int first, int n, char *error, size_t size) {
+    const char *kind = "continue";
+    if (n > 0 && !lua_isnil(L, first)) {
+        if (lua_type(L, first) != LUA_TSTRING) {
+            snprintf(error, size, "an interceptor's decision is a string, not a %s", luaL_typename(L, first));
+            return NULL;
+        }
+        kind = lua_tostring(L, first);
+    }
+    sb_value *d = sb_dict_new();
+    if (d == NULL) {
+        snprintf(error, size, "out of memory");
+        return NULL;
+    }
+    sb_dict_set_new(d, "decision", sb_string(kind));
+    int params_at = 0, ok = 1;
+    if (strcmp(kind, "continue") == 0) {
+        params_at = first + 1;
+    } else if (strcmp(kind, "redirect") == 0) {
+        ok = n >= 3 && lua_type(L, first + 1) == LUA_TSTRING && lua_type(L, first + 2) == LUA_TSTRING;
+        if (ok) {
+            sb_dict_set_new(d, "target", sb_string(lua_tostring(L, first + 1)));
+            sb_dict_set_new(d, "action", sb_string(lua_tostring(L, first + 2)));
+            params_at = first + 3;
+        } else {
+            snprintf(error, size, "\"redirect\" needs a target and an action (strings)");
+        }
+    } else if (strcmp(kind, "reject") == 0) {
+        if (n >= 2 && lua_type(L, first + 1) == LUA_TSTRING) sb_dict_set_new(d, "message", sb_string(lua_tostring(L, first + 1)));
+        if (n >= 3 && lua_type(L, first + 2) == LUA_TSTRING) sb_dict_set_new(d, "code", sb_string(lua_tostring(L, first + 2)));
+    } else if (strcmp(kind, "answer") == 0) {
+        if (n >= 2 && !lua_isnil(L, first + 1)) {
+            sb_lua_conv conv;
+            conv.ctx = ctx;
+            sb_value *v = sb_lua_to_value_safely(L, first + 1, &conv);
+            if (v == NULL) {
+                snprintf(error, size, "the answer cannot be passed on: %s", conv.error);
+                ok = 0;
+            } else {
+                sb_dict_set_new(d, "value", v);
+            }
+        }
+    } else {
+        snprintf(error, size, "unknown decision \"%s\" (continue, redirect, reject or answer)", kind);
+        ok = 0;
+    }
+    if (ok && params_at != 0 && params_at < first + n && !lua_isnil(L, params_at)) {
+        sb_lua_conv conv;
+        conv.ctx = ctx;
+        sb_value *p = lua_type(L, params_at) == LUA_TTABLE ? sb_lua_to_value_safely(L, params_at, &conv) : NULL;
+        if (p == NULL || sb_typeof(p) != SB_DICT) {
+            snprintf(error, size, "the params of a decision must be a table with string keys");
+            sb_release(p);
+            ok = 0;
+        } else {
+            sb_dict_set_new(d, "params", p);
+        }
+    }
+    if (!ok) {
+        sb_release(d);
+        return NULL;
+    }
+    return d;
+}
+
+/* A failure decision (the interceptor raised or decided nonsense). */
+static sb_value *failure_value(const char *message) {
+    sb_value *d = sb_dict_new();
+    sb_dict_set_new(d, "decision", sb_string("fail"));
+    sb_dict_set_new(d, "message", sb_string(message));
+    return d;
+}
+
+/* ------------------------------------------------------------- complete */
+
+/* The userdata of a call's `complete` callback. `done` makes sure the
+ * sb_call is decided once through it: after that it may be gone. */
+typedef struct completer {
+    sb_call *call;
+    int done;
+} completer;
+
+static sb_status complete_call(void *userdata, const sb_value *d, sb_value **out) {
+    completer *c = userdata;
+    if (__atomic_exchange_n(&c->done, 1, __ATOMIC_ACQ_REL)) {
+        sb_set_error("this call was already decided; the decision is ignored");
+        return SB_EINVAL;
+    }
+    sb_call *call = c->call;
+    const char *kind = sb_get_string(sb_dict_get(d, "decision"), NULL);
+    const char *message = sb_get_string(sb_dict_get(d, "message"), NULL);
+    sb_value *params = sb_dict_get(d, "params");
+    sb_status status;
+    if (kind == NULL || strcmp(kind, "continue") == 0) {
+        status = params != NULL ? sb_call_redirect(call, NULL, NULL, params) : sb_call_proceed(call);
+    } else if (strcmp(kind, "redirect") == 0) {
+        status = sb_call_redirect(call, sb_get_string(sb_dict_get(d, "target"), NULL),
+                                  sb_get_string(sb_dict_get(d, "action"), NULL), params);
+    } else if (strcmp(kind, "reject") == 0) {
+        const char *code = sb_get_string(sb_dict_get(d, "code"), NULL);
+        status = sb_call_reject(call, code != NULL ? sb_lua_status_from_name(code) : SB_EREJECTED, message);
+    } else if (strcmp(kind, "answer") == 0) {
+        status = sb_call_answer(call, sb_dict_get(d, "value"));
+    } else {
+        char text[512];
+        snprintf(text, sizeof text, "interceptor \"%s\" failed: %s", sb_call_interceptor(call),
+                 message != NULL ? message : "?");
+        status = sb_call_reject(call, SB_EACTION, text);
+    }
+    if (status == SB_OK && out != NULL) *out = sb_bool(1);
+    return status;
+}
+
+/* -------------------------------------------------------- the trampoline */
+
+/* complete(...) as Lua sees it: upvalue 1 the context box, 2 the callback. */
+static int l_complete(lua_State *L) {
+    sb_lua_ctx *ctx = sb_lua_ctx_of(L);
+    sb_value *callback = sb_lua_test_cvalue(L, lua_upvalueindex(2));
+    char error[256];
+    sb_value *d = decision_value(L, ctx, 1, lua_gettop(L), error, sizeof error);
+    if (d == NULL) return luaL_error(L, "%s", error);
+    sb_value *out = NULL;
+    sb_status status = sb_callback_call(callback, d, &out);
+    sb_release(d);
+    sb_release(out);
+    if (status != SB_OK) return sb_lua_push_failure(L, status);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* Called with the call table; upvalues: 1 the context box, 2 the user's
+ * function, 3 whether it is asynchronous. Never raises past its pcall. */
+static int trampoline(lua_State *L) {
+    sb_lua_ctx *ctx = sb_lua_ctx_of(L);
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_getfield(L, 1, "complete"); /* 2: the callback, hidden from the user */
+    sb_value *callback = sb_lua_test_cvalue(L, 2);
+    if (callback == NULL) return luaL_error(L, "switchboard: an interceptor call without its completion");
+    lua_pushnil(L);
+    lua_setfield(L, 1, "complete");
+    int async = lua_toboolean(L, lua_upvalueindex(3));
+    int base = lua_gettop(L);
+    lua_pushvalue(L, lua_upvalueindex(2));
+    lua_pushvalue(L, 1);
+    if (async) {
+        lua_pushvalue(L, lua_upvalueindex(1));
+        lua_pushvalue(L, 2);
+        lua_pushcclosure(L, l_complete, 2);
+    }
+    sb_value *d;
+    if (lua_pcall(L, async ? 2 : 1, async ? 0 : LUA_MULTRET, 0) != LUA_OK) {
+        const char *message = lua_tostring(L, -1);
+        d = failure_value(message != NULL ? message : "(an error that is not a string)");
+    } else if (async) {
+        return 0; /* it decides through complete */
+    } else {
+        char error[256];
+        d = decision_value(L, ctx, base + 1, lua_gettop(L) - base, error, sizeof error);
+        if (d == NULL) d = failure_value(error);
+    }
+    sb_value *out = NULL;
+    sb_callback_call(callback, d, &out);
+    sb_release(d);
+    sb_release(out);
+    return 0;
+}
+
+/* ------------------------------------------------------ the C interceptor */
+
+typedef struct lua_interceptor {
+    sb_value *trampoline; /* a callback into Lua */
+    int async;
+} lua_interceptor;
+
+static void interceptor_free(void *userdata) {
+    lua_interceptor *li = userdata;
+    sb_release(li->trampoline);
+    free(li);
+}
+
+static void completer_free(void *userdata) {
+    free(userdata);
+}
+
+static int intercept(void *userdata, sb_call *call) {
+    lua_interceptor *li = userdata;
+    completer *c = calloc(1, sizeof *c);
+    sb_value *args = sb_dict_new();
+    sb_value *complete = c != NULL ? sb_callback_new(complete_call, c, completer_free) : NULL;
+    if (complete == NULL) {
+        if (c != NULL && complete == NULL) free(c);
+        sb_release(args);
+        sb_set_error("out of memory");
+        return SB_ENOMEM;
+    }
+    c->call = call;
+    sb_dict_set_new(args, "target", sb_string(sb_call_target(call)));
+    sb_dict_set_new(args, "action", sb_string(sb_call_action(call)));
+    if (sb_call_url(call) != NULL) sb_dict_set_new(args, "url", sb_string(sb_call_url(call)));
+    sb_dict_set(args, "params", (sb_value *)sb_call_params(call));
+    sb_value *tags = sb_array_new();
+    for (size_t i = 0; i < sb_call_tag_count(call); i++) sb_array_append_new(tags, sb_string(sb_call_tag(call, i)));
+    sb_dict_set_new(args, "tags", tags);
+    sb_dict_set_new(args, "cancelled", sb_bool(sb_call_cancelled(call)));
+    sb_dict_set_new(args, "interceptor", sb_string(sb_call_interceptor(call)));
+    sb_dict_set_new(args, "complete", complete);
+    sb_value *out = NULL;
+    sb_status status = sb_callback_call(li->trampoline, args, &out);
+    sb_release(out);
+    sb_release(args);
+    if (status == SB_EQUEUED) return SB_INTERCEPT_PENDING; /* sb.poll() runs it */
+    if (status != SB_OK) {
+        /* It never ran: nobody else will decide through `complete`. */
+        __atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
+        return status;
+    }
+    return li->async ? SB_INTERCEPT_PENDING : SB_OK;
+}
+
+/* sb.intercept(priority, fn [, {name =, timeout = seconds, async =}]) -> id */
+static int l_intercept(lua_State *L) {
+    sb_lua_ctx *ctx = sb_lua_ctx_of(L);
+    lua_Integer priority = luaL_checkinteger(L, 1);
+    luaL_argcheck(L, priority >= -1000000 && priority <= 1000000, 1, "priority out of range (-1e6..1e6)");
+    luaL_checktype(L, 2, LUA_TFUNCTION);
+    const char *name = NULL;
+    double timeout = 0;
+    int async = 0;
+    if (!lua_isnoneornil(L, 3)) {
+        luaL_checktype(L, 3, LUA_TTABLE);
+        lua_getfield(L, 3, "name");
+        luaL_argcheck(L, lua_isnil(L, -1) || lua_type(L, -1) == LUA_TSTRING, 3, "name must be a non-empty string");
+        name = lua_tostring(L, -1);
+        luaL_argcheck(L, name == NULL || name[0] != '\0', 3, "name must be a non-empty string");
+        lua_getfield(L, 3, "timeout");
+        luaL_argcheck(L, lua_isnil(L, -1) || lua_type(L, -1) == LUA_TNUMBER, 3, "timeout must be a number of seconds");
+        timeout = lua_tonumber(L, -1);
+        luaL_argcheck(L, lua_isnil(L, -1) || (timeout > 0 && timeout <= 86400), 3, "timeout must be > 0 and at most a day");
+        lua_getfield(L, 3, "async");
+        async = lua_toboolean(L, -1);
+        lua_pop(L, 1); /* name and timeout stay: `name` points into them */
+    }
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_pushvalue(L, 2);
+    lua_pushboolean(L, async);
+    lua_pushcclosure(L, trampoline, 3);
+    lua_interceptor *li = malloc(sizeof *li);
+    if (li == NULL) return luaL_error(L, "switchboard: out of memory");
+    sb_lua_fn *fn = sb_lua_fn_new(ctx, L, -1);
+    li->trampoline = fn != NULL ? sb_callback_new(sb_lua_fn_call, fn, sb_lua_fn_free) : NULL;
+    if (li->trampoline == NULL) {
+        if (fn != NULL) sb_lua_fn_free(fn);
+        free(li);
+        return luaL_error(L, "switchboard: out of memory");
+    }
+    li->async = async;
+    uint64_t id = 0;
+    sb_status status = sb_add_interceptor(ctx->m, (int)priority, intercept, li, interceptor_free, &id);
+    if (status == SB_OK && (name != NULL || timeout > 0)) {
+        unsigned ms = timeout > 0 ? (unsigned)(timeout * 1000 + 0.5) : 0;
+        status = sb_set_interceptor_options(ctx->m, id, name, timeout > 0 && ms == 0 ? 1 : ms);
+        if (status != SB_OK) sb_remove_interceptor(ctx->m, id);
+    }
+    if (status != SB_OK) return sb_lua_push_failure(L, status);
+    sb_lua_remember_hook(ctx, 'i', id);
+    lua_pushinteger(L, (lua_Integer)id);
+    return 1;
+}
+
+static int remove_hook(lua_State *L, char kind) {
+    sb_lua_ctx *ctx = sb_lua_ctx_of(L);
+    lua_Integer id = luaL_checkinteger(L, 1);
+    sb_status status = kind == 'i' ? sb_remove_interceptor(ctx->m, (uint64_t)id) : sb_remove_observer(ctx->m, (uint64_t)id);
+    if (status != SB_OK) return sb_lua_push_failure(L, status);
+    sb_lua_forget_hook(ctx, kind, (uint64_t)id);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int l_unintercept(lua_State *L) { return remove_hook(L, 'i'); }
+static int l_unobserve(lua_State *L) { return remove_hook(L, 'o'); }
+
+/* ------------------------------------------------------------- observers */
+
+static void observe(void *userdata, const sb_call_event *e) {
+    sb_value *d = sb_dict_new();
+    sb_dict_set_new(d, "phase", sb_string(e->phase == SB_CALL_START ? "start" : "end"));
+    if (e->target != NULL) sb_dict_set_new(d, "target", sb_string(e->target));
+    if (e->action != NULL) sb_dict_set_new(d, "action", sb_string(e->action));
+    if (e->url != NULL) sb_dict_set_new(d, "url", sb_string(e->url));
+    if (e->phase == SB_CALL_END) {
+        sb_dict_set_new(d, "duration", sb_double((double)e->duration_ns / 1e9));
+        sb_dict_set(d, "params", (sb_value *)e->params);
+        if (e->status == SB_OK) {
+            if (e->result != NULL) sb_dict_set(d, "result", (sb_value *)e->result);
+        } else {
+            sb_dict_set_new(d, "code", sb_string(sb_lua_status_name(e->status)));
+            sb_dict_set_new(d, "message", sb_string(e->message != NULL ? e->message : ""));
+        }
+    }
+    sb_value *out = NULL;
+    /* From another thread this is queued and delivered by sb.poll(). The
+     * thread's last error is the caller's: keep it. */
+    const char *before = sb_last_error();
+    char *kept = before != NULL ? strdup(before) : NULL;
+    sb_callback_call(userdata, d, &out);
+    if (kept != NULL) {
+        sb_set_error("%s", kept);
+        free(kept);
+    }
+    sb_release(out);
+    sb_release(d);
+}
+
+static void observer_free(void *userdata) {
+    sb_release(userdata);
+}
+
+/* sb.observe(fn) -> id; fn(event) with event.phase "start" or "end". */
+static int l_observe(lua_State *L) {
+    sb_lua_ctx *ctx = sb_lua_ctx_of(L);
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    sb_lua_fn *fn = sb_lua_fn_new(ctx, L, 1);
+    sb_value *callback = fn != NULL ? sb_callback_new(sb_lua_fn_call, fn, sb_lua_fn_free) : NULL;
+    if (callback == NULL) {
+        if (fn != NULL) sb_lua_fn_free(fn);
+        return luaL_error(L, "switchboard: out of memory");
+    }
+    uint64_t id = 0;
+    sb_status status = sb_add_observer(ctx->m, observe, callback, observer_free, &id);
+    if (status != SB_OK) return sb_lua_push_failure(L, status);
+    sb_lua_remember_hook(ctx, 'o', id);
+    lua_pushinteger(L, (lua_Integer)id);
+    return 1;
+}
+
+/* --------------------------------------------------- rules and degrading */
+
+/* sb.rules(list | json) replaces the rules -> true | nil, message, code */
+static int l_rules(lua_State *L) {
+    sb_lua_ctx *ctx = sb_lua_ctx_of(L);
+    sb_status status;
+    if (lua_type(L, 1) == LUA_TSTRING) {
+        status = sb_set_rules_json(ctx->m, lua_tostring(L, 1));
+    } else {
+        luaL_checktype(L, 1, LUA_TTABLE);
+        sb_lua_conv conv;
+        conv.ctx = ctx;
+        sb_value *rules = sb_lua_to_value_safely(L, 1, &conv);
+        if (rules == NULL) return luaL_argerror(L, 1, conv.error);
+        if (sb_count(rules) == 0) {
+            sb_release(rules);
+            status = sb_set_rules_json(ctx->m, "[]");
+        } else {
+            char *json = sb_to_json(rules);
+            sb_release(rules);
+            if (json == NULL) return luaL_error(L, "switchboard: out of memory");
+            status = sb_set_rules_json(ctx->m, json);
+            sb_free(json);
+        }
+    }
+    if (status != SB_OK) return sb_lua_push_failure(L, status);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* sb.degrade(fn | nil) sets or removes the degrade handler -> true */
+static int l_degrade(lua_State *L) {
+    sb_lua_ctx *ctx = sb_lua_ctx_of(L);
+    sb_status status;
+    if (lua_isnoneornil(L, 1)) {
+        status = sb_set_degrade_handler(ctx->m, NULL, NULL, NULL);
+        if (status == SB_OK) sb_lua_forget_hook(ctx, 'd', 0);
+    } else {
+        luaL_checktype(L, 1, LUA_TFUNCTION);
+        sb_lua_fn *fn = sb_lua_fn_new(ctx, L, 1);
+        if (fn == NULL) return luaL_error(L, "switchboard: out of memory");
+        status = sb_set_degrade_handler(ctx->m, sb_lua_fn_call, fn, sb_lua_fn_free);
+        if (status == SB_OK) sb_lua_remember_hook(ctx, 'd', 0);
+    }
+    if (status != SB_OK) return sb_lua_push_failure(L, status);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* ---------------------------------------------------------- cancellation */
+
+#define SB_LUA_CANCEL "switchboard.cancellation"
+
+static sb_cancel *check_token(lua_State *L, int idx) {
+    sb_cancel **box = luaL_checkudata(L, idx, SB_LUA_CANCEL);
+    return *box;
+}
+
+static int token_cancel(lua_State *L) {
+    sb_cancel_request(check_token(L, 1));
+    return 0;
+}
+
+static int token_cancelled(lua_State *L) {
+    lua_pushboolean(L, sb_cancel_requested(check_token(L, 1)));
+    return 1;
+}
+
+static int token_gc(lua_State *L) {
+    sb_cancel **box = luaL_checkudata(L, 1, SB_LUA_CANCEL);
+    sb_cancel_free(*box);
+    *box = NULL;
+    return 0;
+}
+
+/* sb.cancellation() -> a token with :cancel() and :cancelled(), for opts.cancel */
+static int l_cancellation(lua_State *L) {
+    sb_cancel **box = lua_newuserdatauv(L, sizeof *box, 0);
+    *box = NULL;
+    if (luaL_newmetatable(L, SB_LUA_CANCEL)) {
+        static const luaL_Reg methods[] = {{"cancel", token_cancel}, {"cancelled", token_cancelled}, {NULL, NULL}};
+        luaL_newlib(L, methods);
+        lua_setfield(L, -2, "__index");
+        lua_pushcfunction(L, token_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    *box = sb_cancel_new();
+    if (*box == NULL) return luaL_error(L, "switchboard: out of memory");
+    return 1;
+}
+
+/* sb.cancelled() -> whether the call running now was cancelled */
+static int l_cancelled(lua_State *L) {
+    lua_pushboolean(L, sb_cancelled());
+    return 1;
+}
+
+/* ---------------------------------------------------------- call options */
+
+int sb_lua_call_options(lua_State *L, int idx, sb_call_options *o) {
+    memset(o, 0, sizeof *o);
+    if (lua_isnoneornil(L, idx)) return 0;
+    luaL_checktype(L, idx, LUA_TTABLE);
+    int used = 0;
+    lua_getfield(L, idx, "cache");
+    if (lua_toboolean(L, -1)) o->flags |= SB_CACHE_TARGET;
+    lua_getfield(L, idx, "bypass");
+    if (lua_toboolean(L, -1)) o->flags |= SB_BYPASS_INTERCEPTORS, used = 1;
+    lua_pop(L, 2);
+    lua_getfield(L, idx, "cancel");
+    if (!lua_isnil(L, -1)) {
+        sb_cancel **box = luaL_testudata(L, -1, SB_LUA_CANCEL);
+        luaL_argcheck(L, box != NULL, idx, "cancel must be a token from sb.cancellation()");
+        o->cancel = *box;
+        used = 1;
+    }
+    lua_pop(L, 1); /* the table keeps the token alive */
+    lua_getfield(L, idx, "tags");
+    if (!lua_isnil(L, -1)) {
+        luaL_argcheck(L, lua_type(L, -1) == LUA_TTABLE, idx, "tags must be an array of strings");
+        lua_Integer n = luaL_len(L, -1);
+        luaL_argcheck(L, n >= 0 && n <= 1000, idx, "at most 1000 tags");
+        const char **tags = lua_newuserdatauv(L, (size_t)(n > 0 ? n : 1) * sizeof *tags, 0);
+        for (lua_Integer i = 1; i <= n; i++) {
+            lua_rawgeti(L, -2, i);
+            luaL_argcheck(L, lua_type(L, -1) == LUA_TSTRING, idx, "tags must be an array of strings");
+            tags[i - 1] = lua_tostring(L, -1); /* kept alive by the tags table */
+            lua_pop(L, 1);
+        }
+        o->tags = tags;
+        o->tag_count = (size_t)n;
+        used = 1;
+        /* The array and the tags table stay on the stack for the call. */
+        return used;
+    }
+    lua_pop(L, 1);
+    return used;
+}
+
+const luaL_Reg sb_lua_hook_functions[] = {
+    {"intercept", l_intercept},
+    {"unintercept", l_unintercept},
+    {"observe", l_observe},
+    {"unobserve", l_unobserve},
+    {"rules", l_rules},
+    {"degrade", l_degrade},
+    {"cancellation", l_cancellation},
+    {"cancelled", l_cancelled},
+    {NULL, NULL},
+};
