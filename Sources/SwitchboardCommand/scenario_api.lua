@@ -404,37 +404,33 @@ local function json(v, depth)
   return "{" .. concat(parts, ",") .. "}"
 end
 
--- Writes the record of one call and hands its results back. A call that
--- raises (a misuse, such as a wrong argument type) leaves no record.
-local function record(kind, started, fields, results)
-  local line = { '"time":' .. json_string(helpers.wallclock()),
-                 '"scenario":' .. json(running and running.name, 0),
-                 '"call":' .. json_string(kind) }
-  for _, field in ipairs(fields) do line[#line + 1] = field end
-  if results[1] == nil and results.n >= 2 then
-    line[#line + 1] = '"error":' .. json(results[2], 0)
-    line[#line + 1] = '"code":' .. json(results[3], 0)
-  else
-    line[#line + 1] = '"result":' .. json(results[1], 0)
-  end
-  line[#line + 1] = format('"duration_us":%d', floor((now() - started) * 1e6 + 0.5))
-  helpers.trace("{" .. concat(line, ",") .. "}")
-  return unpack(results, 1, results.n)
-end
-
+-- One record per call, written as it ends, from the mediator's observer
+-- hook: calls made by the script, by Lua targets and by C code alike. A call
+-- that raises before it is made (a misuse, such as a wrong argument type)
+-- leaves no record.
 if helpers.trace then
-  -- Called by these names, so that argument errors still name them.
-  local perform, open = sb.perform, sb.open
-  sb.perform = function(target, ...)
-    local started, params = now(), select(2, ...)
-    local fields = { '"target":' .. json(target, 0), '"action":' .. json((...), 0), '"params":' .. json(params, 0) }
-    return record("perform", started, fields, pack(perform(target, ...)))
-  end
-  sb.open = function(url, ...)
-    local started, params = now(), (...)
-    local fields = { '"url":' .. json(url, 0), '"params":' .. json(type(params) == "table" and params or nil, 0) }
-    return record("open", started, fields, pack(open(url, ...)))
-  end
+  sb.observe(function(event)
+    if event.phase ~= "end" then return end
+    local line = { '"time":' .. json_string(helpers.wallclock()),
+                   '"scenario":' .. json(running and running.name, 0) }
+    if event.url then
+      line[#line + 1] = '"call":"open"'
+      line[#line + 1] = '"url":' .. json(event.url, 0)
+    else
+      line[#line + 1] = '"call":"perform"'
+      line[#line + 1] = '"target":' .. json(event.target, 0)
+      line[#line + 1] = '"action":' .. json(event.action, 0)
+    end
+    line[#line + 1] = '"params":' .. json(event.params, 0)
+    if event.code then
+      line[#line + 1] = '"error":' .. json(event.message, 0)
+      line[#line + 1] = '"code":' .. json(event.code, 0)
+    else
+      line[#line + 1] = '"result":' .. json(event.result, 0)
+    end
+    line[#line + 1] = format('"duration_us":%d', floor(event.duration * 1e6 + 0.5))
+    helpers.trace("{" .. concat(line, ",") .. "}")
+  end)
 end
 
 ---------------------------------------------------------------- the runner's side

@@ -61,7 +61,7 @@ static sb_value *decision_value(lua_State *L, sb_lua_ctx *ctx, int first, int n,
             conv.ctx = ctx;
             sb_value *v = sb_lua_to_value_safely(L, first + 1, &conv);
             if (v == NULL) {
-                snprintf(error, size, "the answer cannot be passed on: %s", conv.error);
+                snprintf(error, size, "the answer cannot be passed on: %.200s", conv.error);
                 ok = 0;
             } else {
                 sb_dict_set_new(d, "value", v);
@@ -284,7 +284,12 @@ static int l_intercept(lua_State *L) {
     li->async = async;
     uint64_t id = 0;
     sb_status status = sb_add_interceptor(ctx->m, (int)priority, intercept, li, interceptor_free, &id);
-    if (status == SB_OK && (name != NULL || timeout > 0)) {
+    if (status == SB_OK) {
+        char fallback[48];
+        if (name == NULL) {
+            snprintf(fallback, sizeof fallback, "Lua interceptor %llu", (unsigned long long)id);
+            name = fallback;
+        }
         unsigned ms = timeout > 0 ? (unsigned)(timeout * 1000 + 0.5) : 0;
         status = sb_set_interceptor_options(ctx->m, id, name, timeout > 0 && ms == 0 ? 1 : ms);
         if (status != SB_OK) sb_remove_interceptor(ctx->m, id);

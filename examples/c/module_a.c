@@ -106,6 +106,16 @@ static sb_status config_cell(void *state, const sb_value *params, sb_value **out
     return SB_OK;
 }
 
+/* A payment that always fails, as when the payment service is down: the
+ * reroute scenario sends it to a fallback at run time. */
+static sb_status charge(void *state, const sb_value *params, sb_value **out) {
+    (void)state;
+    (void)params;
+    (void)out;
+    sb_set_error("payment service down");
+    return SB_EACTION;
+}
+
 static const sb_action_def a_actions[] = {
     {"nativeFetchDetailViewController", detail},
     {"nativePresentImage", present_image},
@@ -113,6 +123,7 @@ static const sb_action_def a_actions[] = {
     {"showAlert", show_alert},
     {"cell", cell},
     {"configCell", config_cell},
+    {"charge", charge},
     {NULL, NULL},
 };
 

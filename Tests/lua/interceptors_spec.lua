@@ -1,0 +1,553 @@
+-- sb.intercept, sb.observe, sb.rules, sb.degrade and the call options
+-- (tags, bypass, cancel). The module's mediator is shared by every spec, so
+-- each test removes what it added (after_each below).
+local sb = require "switchboard"
+local helper = require "helper"
+
+-- What a test adds, removed after it.
+local added = { interceptors = {}, observers = {} }
+
+local function intercept(priority, fn, opts)
+  local id = assert(sb.intercept(priority, fn, opts))
+  added.interceptors[#added.interceptors + 1] = id
+  return id
+end
+
+local function observe(fn)
+  local id = assert(sb.observe(fn))
+  added.observers[#added.observers + 1] = id
+  return id
+end
+
+-- Removes one interceptor now (and not again in after_each).
+local function unintercept(id)
+  for i, known in ipairs(added.interceptors) do
+    if known == id then table.remove(added.interceptors, i) end
+  end
+  return sb.unintercept(id)
+end
+
+local function cleanup()
+  for _, id in ipairs(added.interceptors) do sb.unintercept(id) end
+  for _, id in ipairs(added.observers) do sb.unobserve(id) end
+  added.interceptors, added.observers = {}, {}
+  sb.rules({})
+  sb.degrade(nil)
+end
+
+-- A Lua target that echoes its params (and counts its calls).
+local function echo_target(prefix)
+  local name = helper.name(prefix or "Echo")
+  local target = { calls = 0 }
+  sb.target(name, {
+    show = function(p)
+      target.calls = target.calls + 1
+      return { at = name, params = p }
+    end,
+    other = function(p) return { at = name .. ".other", params = p } end,
+  })
+  target.name = name
+  return target
+end
+
+local function failure(...)
+  return table.pack(...)
+end
+
+describe("sb.intercept", function()
+  after_each(cleanup)
+
+  it("runs interceptors by priority, higher first, then in the order they were added", function()
+    local t = echo_target()
+    local seen = {}
+    local function recorder(label)
+      return function(call) if call.target == t.name then seen[#seen + 1] = label end end
+    end
+    intercept(1, recorder("p1"))
+    intercept(10, recorder("p10 first"))
+    intercept(-5, recorder("p-5"))
+    intercept(10, recorder("p10 second"))
+    intercept(5, recorder("p5"))
+    assert(sb.perform(t.name, "show"))
+    assert.are.same({ "p10 first", "p10 second", "p5", "p1", "p-5" }, seen)
+  end)
+
+  it("goes on with nothing or \"continue\", and with new params when given", function()
+    local t = echo_target()
+    intercept(2, function(call) if call.target == t.name then return end end)
+    intercept(1, function(call)
+      if call.target == t.name then return "continue", { n = call.params.n + 1, added = true } end
+    end)
+    local got = assert(sb.perform(t.name, "show", { n = 41 }))
+    assert.are.same({ n = 42, added = true }, got.params)
+    assert.are.equal(1, t.calls)
+  end)
+
+  it("redirects to another target and action, with params, and shows the redirected call again", function()
+    local from, to = echo_target("From"), echo_target("To")
+    local seen = {}
+    intercept(1, function(call)
+      seen[#seen + 1] = call.target .. "." .. call.action
+      if call.target == from.name then return "redirect", to.name, "other", { why = "moved" } end
+    end)
+    local got = assert(sb.perform(from.name, "show", { n = 1 }))
+    assert.are.same({ at = to.name .. ".other", params = { why = "moved" } }, got)
+    assert.are.equal(0, from.calls)
+    assert.are.same({ from.name .. ".show", to.name .. ".other" }, seen)
+    -- without params the caller's stay
+    intercept(2, function(call) if call.target == from.name then return "redirect", to.name, "show" end end)
+    got = assert(sb.perform(from.name, "show", { n = 2 }))
+    assert.are.same({ at = to.name, params = { n = 2 } }, got)
+  end)
+
+  it("rejects with a message and a code (EREJECTED by default)", function()
+    local t = echo_target()
+    local id = intercept(1, function(call)
+      if call.target == t.name then return "reject", "not today", "ETYPE" end
+    end)
+    assert.are.same({ n = 3, nil, "not today", "ETYPE" }, failure(sb.perform(t.name, "show")))
+    unintercept(id)
+    intercept(1, function(call) if call.target == t.name then return "reject", "no way" end end)
+    local result, message, code = sb.perform(t.name, "show")
+    assert.is_nil(result)
+    assert.are.equal("no way", message)
+    assert.are.equal("EREJECTED", code)
+    assert.are.equal(0, t.calls)
+  end)
+
+  it("answers in place of the target", function()
+    local t = echo_target()
+    intercept(1, function(call)
+      if call.target == t.name then return "answer", { cached = true, list = { 1, 2 } } end
+    end)
+    assert.are.same({ cached = true, list = { 1, 2 } }, sb.perform(t.name, "show"))
+    assert.are.equal(0, t.calls)
+  end)
+
+  it("hands the call as a table: target, action, params, tags, cancelled, interceptor; url only for URLs", function()
+    local t = echo_target("Fields")
+    local calls = {}
+    intercept(3, function(call)
+      if call.target == t.name then calls[#calls + 1] = call end
+    end, { name = "fields" })
+    assert(sb.perform(t.name, "show", { k = "v" }, { tags = { "checkout", "beta" } }))
+    assert(sb.open("app://" .. t.name .. "/show?q=1", { extra = 2 }, nil, { tags = { "deeplink" } }))
+    assert(sb.perform(t.name, "show"))
+    assert.are.equal(3, #calls)
+    local c = calls[1]
+    assert.are.equal(t.name, c.target)
+    assert.are.equal("show", c.action)
+    assert.is_nil(c.url)
+    assert.are.same({ k = "v" }, c.params)
+    assert.are.same({ "checkout", "beta" }, c.tags)
+    assert.is_false(c.cancelled)
+    assert.are.equal("fields", c.interceptor)
+    assert.is_nil(c.complete)
+    c = calls[2]
+    assert.are.equal("app://" .. t.name .. "/show?q=1", c.url)
+    assert.are.equal(t.name, c.target)
+    assert.are.equal("show", c.action)
+    assert.are.same({ q = "1", extra = 2 }, c.params)
+    assert.are.same({ "deeplink" }, c.tags)
+    c = calls[3]
+    assert.is_nil(c.url)
+    assert.are.same({}, c.tags)
+    assert.are.same({}, c.params)
+  end)
+
+  it("fails the call with EACTION naming the interceptor when it raises", function()
+    local t = echo_target()
+    intercept(1, function(call)
+      if call.target == t.name then error("the audit log is full") end
+    end, { name = "auditor" })
+    local result, message, code = sb.perform(t.name, "show")
+    assert.is_nil(result)
+    assert.are.equal("EACTION", code)
+    assert.matches('"auditor"', message, 1, true)
+    assert.matches("the audit log is full", message, 1, true)
+    assert.are.equal(0, t.calls)
+  end)
+
+  it("fails the call with EACTION for a decision that is not one", function()
+    local t = echo_target()
+    intercept(1, function(call) if call.target == t.name then return "maybe" end end, { name = "vague" })
+    local _, message, code = sb.perform(t.name, "show")
+    assert.are.equal("EACTION", code)
+    assert.matches('"vague"', message, 1, true)
+    assert.matches("unknown decision", message, 1, true)
+  end)
+
+  it("lets an async interceptor decide through complete, inside fn", function()
+    local t = echo_target()
+    local returned
+    intercept(1, function(call, complete)
+      if call.target ~= t.name then return complete() end
+      returned = table.pack(complete("continue", { from = "async" }))
+    end, { async = true, name = "async-now" })
+    local got = assert(sb.perform(t.name, "show", { from = "caller" }))
+    assert.are.same({ from = "async" }, got.params)
+    assert.are.same({ n = 1, true }, returned)
+  end)
+
+  it("refuses a second decision with nil, message, EINVAL", function()
+    local t = echo_target()
+    local second, saved
+    intercept(1, function(call, complete)
+      if call.target ~= t.name then return complete() end
+      assert(complete("answer", "first"))
+      second = table.pack(complete("answer", "second"))
+      saved = complete
+    end, { async = true, name = "twice" })
+    assert.are.equal("first", sb.perform(t.name, "show"))
+    assert.are.equal(3, second.n)
+    assert.is_nil(second[1])
+    assert.are.equal("string", type(second[2]))
+    assert.are.equal("EINVAL", second[3])
+    -- and again after the call has ended
+    local late = table.pack(saved("continue"))
+    assert.is_nil(late[1])
+    assert.are.equal("EINVAL", late[3])
+    assert.are.equal(0, t.calls)
+  end)
+
+  it("times out an async interceptor that never decides, call after call", function()
+    local t = echo_target("Slow")
+    local pending = {}
+    local id = intercept(1, function(call, complete)
+      if call.target ~= t.name then return complete() end
+      pending[#pending + 1] = complete -- never called
+    end, { async = true, timeout = 0.01, name = "sleepy" })
+    local result, message, code = sb.perform(t.name, "show")
+    assert.is_nil(result)
+    assert.are.equal("ETIMEOUT", code)
+    assert.matches('"sleepy"', message, 1, true)
+    local timeouts, other = 0, {}
+    local started = os.time()
+    for i = 1, 1000 do
+      local r, m, c = sb.perform(t.name, "show", { i = i })
+      if r == nil and c == "ETIMEOUT" then
+        timeouts = timeouts + 1
+      else
+        other[#other + 1] = tostring(c) .. ": " .. tostring(m)
+      end
+    end
+    assert.are.same({}, other)
+    assert.are.equal(1000, timeouts)
+    assert.are.equal(1001, #pending)
+    assert.is_true(os.time() - started < 120)
+    assert.is_true(unintercept(id))
+    assert.are.equal(t.name, assert(sb.perform(t.name, "show")).at)
+    assert.are.equal(1, t.calls)
+    -- a decision after the timeout is refused
+    local late = table.pack(pending[1]("continue"))
+    assert.is_nil(late[1])
+    assert.are.equal("ETIMEOUT", late[3])
+  end)
+
+  it("removes an interceptor with sb.unintercept, and refuses an unknown id", function()
+    local t = echo_target()
+    local id = intercept(1, function(call) if call.target == t.name then return "answer", "intercepted" end end)
+    assert.are.equal("intercepted", sb.perform(t.name, "show"))
+    assert.is_true(unintercept(id))
+    assert.are.equal(t.name, sb.perform(t.name, "show").at)
+    local ok, message, code = sb.unintercept(id)
+    assert.is_nil(ok)
+    assert.are.equal("string", type(message))
+    assert.are.equal("EINVAL", code)
+  end)
+
+  it("is skipped by opts.bypass", function()
+    local t = echo_target()
+    local seen = 0
+    intercept(1, function(call)
+      if call.target == t.name then seen = seen + 1; return "reject", "blocked" end
+    end)
+    local _, _, code = sb.perform(t.name, "show")
+    assert.are.equal("EREJECTED", code)
+    assert.are.equal(t.name, assert(sb.perform(t.name, "show", nil, { bypass = true })).at)
+    assert.are.equal(t.name, assert(sb.open("app://" .. t.name .. "/show", nil, nil, { bypass = true })).at)
+    assert.are.equal(1, seen)
+  end)
+
+  it("raises on misuse", function()
+    local fn = function() end
+    assert.has_error(function() sb.intercept("x", fn) end)
+    assert.has_error(function() sb.intercept(1, nil) end)
+    assert.has_error(function() sb.intercept(1, "not a function") end)
+    assert.has_error(function() sb.intercept(2000000, fn) end)
+    assert.has_error(function() sb.intercept(1, fn, "opts") end)
+    assert.has_error(function() sb.intercept(1, fn, { name = "" }) end)
+    assert.has_error(function() sb.intercept(1, fn, { name = 42 }) end)
+    assert.has_error(function() sb.intercept(1, fn, { timeout = 0 }) end)
+    assert.has_error(function() sb.intercept(1, fn, { timeout = -1 }) end)
+    assert.has_error(function() sb.intercept(1, fn, { timeout = "1" }) end)
+    assert.has_error(function() sb.intercept(1, fn, { timeout = 100000 }) end)
+    assert.has_error(function() sb.unintercept("x") end)
+    assert.has_error(function() sb.observe(nil) end)
+    assert.has_error(function() sb.degrade(42) end)
+    assert.has_error(function() sb.rules(42) end)
+    local t = echo_target()
+    assert.has_error(function() sb.perform(t.name, "show", nil, { tags = "x" }) end)
+    assert.has_error(function() sb.perform(t.name, "show", nil, { tags = { 1, 2 } }) end)
+    assert.has_error(function() sb.perform(t.name, "show", nil, { cancel = 42 }) end)
+    assert.has_error(function() sb.perform(t.name, "show", nil, "opts") end)
+    -- nothing was added by the calls that raised
+    for _, i in ipairs(sb.routes().interceptors or {}) do
+      assert.are_not.equal(2000000, i.priority)
+    end
+  end)
+end)
+
+describe("sb.rules", function()
+  after_each(cleanup)
+
+  it("rewrites URLs before they resolve", function()
+    local new = echo_target("NewUrl")
+    local old = helper.name("OldUrl")
+    assert.is_true(sb.rules({ { from = "app://" .. old .. "/*", to = "app://" .. new.name .. "/$1" } }))
+    local got = assert(sb.open("app://" .. old .. "/show?x=1"))
+    assert.are.equal(new.name, got.at)
+    assert.are.same({ x = "1" }, got.params)
+    -- local calls are not URL calls
+    local _, _, code = sb.perform(old, "show")
+    assert.are.equal("ENOTARGET", code)
+  end)
+
+  it("rewrites target/action of every call, with captures", function()
+    local new = echo_target("NewTA")
+    local old = helper.name("OldTA")
+    assert.is_true(sb.rules({ { from = old .. "/*", to = new.name .. "/$1" } }))
+    assert.are.same({ at = new.name, params = { a = 1 } }, sb.perform(old, "show", { a = 1 }))
+    assert.are.equal(new.name .. ".other", sb.perform(old, "other").at)
+    assert.are.equal(new.name, assert(sb.open("app://" .. old .. "/show")).at)
+  end)
+
+  it("takes the rules as JSON too", function()
+    local new = echo_target("NewJson")
+    local old = helper.name("OldJson")
+    assert.is_true(sb.rules(string.format('[{"from": "%s/*", "to": "%s/$1"}]', old, new.name)))
+    assert.are.equal(new.name, sb.perform(old, "show").at)
+    local ok, _, code = sb.rules("[{")
+    assert.is_nil(ok)
+    assert.are.equal("EINVAL", code)
+    assert.are.equal(new.name, sb.perform(old, "show").at)
+  end)
+
+  it("fails a rule that points to itself as a redirect loop", function()
+    local t = echo_target("Loop")
+    assert.is_true(sb.rules({ { from = t.name .. "/show", to = t.name .. "/show" } }))
+    local result, message, code = sb.perform(t.name, "show")
+    assert.is_nil(result)
+    assert.are.equal("EREJECTED", code)
+    assert.matches("redirect loop", message, 1, true)
+    assert.are.equal(0, t.calls)
+  end)
+
+  it("degrades a call nothing answers to another target", function()
+    local web = helper.name("Web")
+    sb.target(web, {
+      response = function(p) return { via = "response", p = p } end,
+      page = function(p) return { via = "page", p = p } end,
+    })
+    local pay, shop = helper.name("Pay"), helper.name("Shop")
+    assert.is_true(sb.rules({
+      { target = pay, action = "*", degrade = web },
+      { target = shop, action = "buy", degrade = web, degrade_action = "page" },
+    }))
+    local got = assert(sb.perform(pay, "charge", { amount = 5 }))
+    assert.are.equal("response", got.via)
+    assert.are.same({ amount = 5 }, got.p.originParams)
+    assert.matches(pay, got.p.targetString, 1, true)
+    assert.are.equal("charge", got.p.selectorString)
+    got = assert(sb.perform(shop, "buy"))
+    assert.are.equal("page", got.via)
+    local _, _, code = sb.perform(shop, "sell")
+    assert.are.equal("ENOTARGET", code)
+  end)
+
+  it("refuses bad rules with EINVAL and keeps the old ones", function()
+    local new = echo_target("Kept")
+    local old = helper.name("Gone")
+    assert.is_true(sb.rules({ { from = old .. "/*", to = new.name .. "/$1" } }))
+    for _, bad in ipairs {
+      { { from = "A/*" } },
+      { { from = "A/*", to = "app://B/$1" } },
+      { { from = "A/*", to = "B/$2" } },
+      { { from = "A/x", to = "B" } },
+      { { target = "A" } },
+      { { from = "A/*", to = "B/$1", colour = "red" } },
+      { { from = "", to = "B/x" } },
+      { { from = "A/*", to = "B/$1" }, "not a rule" },
+    } do
+      local ok, message, code = sb.rules(bad)
+      assert.is_nil(ok)
+      assert.are.equal("string", type(message))
+      assert.are.equal("EINVAL", code)
+      assert.are.equal(new.name, sb.perform(old, "show").at)
+    end
+    local _, message = sb.rules({ { from = old .. "/*", to = new.name .. "/$1" }, { from = "A/*" } })
+    assert.matches("rule 2", message, 1, true)
+    assert.are.equal(new.name, sb.perform(old, "show").at)
+    assert.is_true(sb.rules({}))
+    local _, _, code = sb.perform(old, "show")
+    assert.are.equal("ENOTARGET", code)
+  end)
+end)
+
+describe("sb.degrade", function()
+  after_each(cleanup)
+
+  it("answers calls nothing else answers, with NoTargetAction's params, until removed", function()
+    local seen
+    assert.is_true(sb.degrade(function(p) seen = p; return { degraded = true } end))
+    local ghost = helper.name("Ghost")
+    assert.are.same({ degraded = true }, sb.perform(ghost, "boo", { k = "v" }))
+    assert.are.same({ k = "v" }, seen.originParams)
+    assert.matches(ghost, seen.targetString, 1, true)
+    assert.are.equal("boo", seen.selectorString)
+    -- a target that exists is not degraded
+    local t = echo_target()
+    assert.are.equal(t.name, sb.perform(t.name, "show").at)
+    assert.is_true(sb.degrade(nil))
+    local _, _, code = sb.perform(ghost, "boo")
+    assert.are.equal("ENOTARGET", code)
+  end)
+end)
+
+describe("sb.observe", function()
+  after_each(cleanup)
+
+  it("tells start and end: the result on success, code and message on failure", function()
+    local t = echo_target("Seen")
+    sb.target(t.name, { fail = function() return nil, "out of stock", "EREJECTED" end })
+    local events = {}
+    local id = observe(function(e)
+      if e.target == t.name or (e.url and e.url:find(t.name, 1, true)) then events[#events + 1] = e end
+    end)
+    assert(sb.perform(t.name, "show", { n = 1 }))
+    assert.are.equal(2, #events)
+    assert.are.equal("start", events[1].phase)
+    assert.are.equal(t.name, events[1].target)
+    assert.are.equal("show", events[1].action)
+    assert.is_nil(events[1].url)
+    assert.is_nil(events[1].duration)
+    local e = events[2]
+    assert.are.equal("end", e.phase)
+    assert.are.equal("number", type(e.duration))
+    assert.is_true(e.duration >= 0 and e.duration < 10)
+    assert.are.same({ n = 1 }, e.params)
+    assert.are.same({ at = t.name, params = { n = 1 } }, e.result)
+    assert.is_nil(e.code)
+
+    events = {}
+    assert.is_nil(sb.perform(t.name, "fail"))
+    assert.are.equal(2, #events)
+    e = events[2]
+    assert.are.equal("EREJECTED", e.code)
+    assert.are.equal("out of stock", e.message)
+    assert.is_nil(e.result)
+
+    events = {}
+    assert(sb.open("app://" .. t.name .. "/show?x=1"))
+    assert.are.equal("app://" .. t.name .. "/show?x=1", events[1].url)
+    assert.are.equal("app://" .. t.name .. "/show?x=1", events[2].url)
+    assert.are.equal(t.name, events[2].target)
+
+    events = {}
+    assert.is_true(sb.unobserve(id))
+    assert(sb.perform(t.name, "show"))
+    assert.are.same({}, events)
+    local ok, _, code = sb.unobserve(id)
+    assert.is_nil(ok)
+    assert.are.equal("EINVAL", code)
+  end)
+
+  it("sees where a redirected call ended up", function()
+    local from, to = echo_target("ObsFrom"), echo_target("ObsTo")
+    local ends = {}
+    observe(function(e) if e.phase == "end" then ends[#ends + 1] = e end end)
+    intercept(1, function(call) if call.target == from.name then return "redirect", to.name, "show" end end)
+    assert(sb.perform(from.name, "show"))
+    local last = ends[#ends]
+    assert.are.equal(to.name, last.target)
+    assert.are.equal(to.name, last.result.at)
+  end)
+end)
+
+describe("cancellation", function()
+  after_each(cleanup)
+
+  it("fails a call whose token was cancelled before it started with ECANCELED", function()
+    local t = echo_target()
+    local token = sb.cancellation()
+    assert.is_false(token:cancelled())
+    token:cancel()
+    assert.is_true(token:cancelled())
+    local result, message, code = sb.perform(t.name, "show", nil, { cancel = token })
+    assert.is_nil(result)
+    assert.are.equal("ECANCELED", code)
+    assert.are.equal("string", type(message))
+    assert.are.equal(0, t.calls)
+    _, _, code = sb.open("app://" .. t.name .. "/show", nil, nil, { cancel = token })
+    assert.are.equal("ECANCELED", code)
+    assert.are.equal(0, t.calls)
+  end)
+
+  it("lets a running target see that its call was cancelled", function()
+    local token = sb.cancellation()
+    local name = helper.name("Cancels")
+    local before, after
+    sb.target(name, {
+      work = function()
+        before = sb.cancelled()
+        token:cancel()
+        after = sb.cancelled()
+        return "done"
+      end,
+    })
+    assert.are.equal("done", sb.perform(name, "work", nil, { cancel = token }))
+    assert.is_false(before)
+    assert.is_true(after)
+    assert.is_false(sb.cancelled())
+  end)
+
+  it("shows the interceptor that the call was cancelled", function()
+    local t = echo_target()
+    local token = sb.cancellation()
+    local seen
+    intercept(2, function(call)
+      if call.target == t.name then token:cancel() end
+    end)
+    intercept(1, function(call) if call.target == t.name then seen = true end end)
+    local _, message, code = sb.perform(t.name, "show", nil, { cancel = token })
+    assert.are.equal("ECANCELED", code)
+    assert.matches("cancelled", message, 1, true)
+    assert.is_nil(seen)
+    assert.are.equal(0, t.calls)
+  end)
+end)
+
+describe("sb.routes", function()
+  after_each(cleanup)
+
+  it("lists interceptors (name, priority) and rules", function()
+    local id = intercept(7, function() end, { name = "audit", timeout = 2 })
+    local old, new = helper.name("RouteOld"), helper.name("RouteNew")
+    assert(sb.rules({ { from = old .. "/*", to = new .. "/$1" } }))
+    local routes = sb.routes()
+    local found
+    for _, i in ipairs(routes.interceptors) do
+      if i.id == id then found = i end
+    end
+    assert.is_table(found)
+    assert.are.equal("audit", found.name)
+    assert.are.equal(7, found.priority)
+    assert.are.equal(2000, found.timeout_ms)
+    assert.are.same({ { from = old .. "/*", to = new .. "/$1" } }, routes.rules)
+    unintercept(id)
+    sb.rules({})
+    routes = sb.routes()
+    for _, i in ipairs(routes.interceptors or {}) do assert.are_not.equal(id, i.id) end
+    assert.are.equal(0, #(routes.rules or {}))
+  end)
+end)
