@@ -23,6 +23,10 @@ typedef sb_route *sb_route_ptr;
 typedef sb_route **sb_route_out;
 typedef void (*sb_destroy_fn)(void *);
 typedef void *(*sb_create_fn)(void);
+typedef sb_call *sb_call_ptr;
+typedef const sb_call *sb_call_cptr;
+typedef sb_cancel *sb_cancel_ptr;
+typedef const sb_cancel *sb_cancel_cptr;
 
 /* Sets the calling thread's last error to `length` bytes of `message`. */
 void sb__error_set(const char *message, size_t length);

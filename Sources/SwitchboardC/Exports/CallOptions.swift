@@ -50,24 +50,24 @@ public func sb_open_url_opts(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar>?
 }
 
 @_cdecl("sb_cancel_new")
-public func sb_cancel_new() -> OpaquePointer? {
+public func sb_cancel_new() -> sb_cancel_ptr? {
     OpaquePointer(Unmanaged.passRetained(Cancellation()).toOpaque())
 }
 
 @_cdecl("sb_cancel_request")
-public func sb_cancel_request(_ c: OpaquePointer?) {
+public func sb_cancel_request(_ c: sb_cancel_ptr?) {
     guard let c else { return }
     Unmanaged<Cancellation>.fromOpaque(UnsafeRawPointer(c)).takeUnretainedValue().cancel()
 }
 
 @_cdecl("sb_cancel_requested")
-public func sb_cancel_requested(_ c: OpaquePointer?) -> CInt {
+public func sb_cancel_requested(_ c: sb_cancel_cptr?) -> CInt {
     guard let c else { return 0 }
     return Unmanaged<Cancellation>.fromOpaque(UnsafeRawPointer(c)).takeUnretainedValue().isCancelled ? 1 : 0
 }
 
 @_cdecl("sb_cancel_free")
-public func sb_cancel_free(_ c: OpaquePointer?) {
+public func sb_cancel_free(_ c: sb_cancel_ptr?) {
     guard let c else { return }
     Unmanaged<Cancellation>.fromOpaque(UnsafeRawPointer(c)).release()
 }

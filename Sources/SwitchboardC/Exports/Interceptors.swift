@@ -59,58 +59,58 @@ public func sb_set_interceptor_options(_ m: sb_mediator_ptr?, _ id: UInt64, _ na
 // MARK: The call
 
 @_cdecl("sb_call_target")
-public func sb_call_target(_ call: OpaquePointer?) -> UnsafePointer<CChar>? {
+public func sb_call_target(_ call: sb_call_cptr?) -> UnsafePointer<CChar>? {
     call.map { UnsafePointer(CCall.borrow($0).target) }
 }
 
 @_cdecl("sb_call_action")
-public func sb_call_action(_ call: OpaquePointer?) -> UnsafePointer<CChar>? {
+public func sb_call_action(_ call: sb_call_cptr?) -> UnsafePointer<CChar>? {
     call.map { UnsafePointer(CCall.borrow($0).action) }
 }
 
 @_cdecl("sb_call_url")
-public func sb_call_url(_ call: OpaquePointer?) -> UnsafePointer<CChar>? {
+public func sb_call_url(_ call: sb_call_cptr?) -> UnsafePointer<CChar>? {
     call.flatMap { CCall.borrow($0).url.map { UnsafePointer($0) } }
 }
 
 @_cdecl("sb_call_interceptor")
-public func sb_call_interceptor(_ call: OpaquePointer?) -> UnsafePointer<CChar>? {
+public func sb_call_interceptor(_ call: sb_call_cptr?) -> UnsafePointer<CChar>? {
     call.map { UnsafePointer(CCall.borrow($0).name) }
 }
 
 @_cdecl("sb_call_params")
-public func sb_call_params(_ call: OpaquePointer?) -> sb_value_cptr? {
+public func sb_call_params(_ call: sb_call_cptr?) -> sb_value_cptr? {
     guard let call else { return nil }
     return ((try? CCall.borrow(call).interception.carried.native(CBridge.self)) ?? nil) ?? emptyParams
 }
 
 @_cdecl("sb_call_tag_count")
-public func sb_call_tag_count(_ call: OpaquePointer?) -> Int {
-    call.map { CCall.borrow($0).tags.count } ?? 0
+public func sb_call_tag_count(_ call: sb_call_cptr?) -> size_t {
+    size_t(call.map { CCall.borrow($0).tags.count } ?? 0)
 }
 
 @_cdecl("sb_call_tag")
-public func sb_call_tag(_ call: OpaquePointer?, _ i: Int) -> UnsafePointer<CChar>? {
+public func sb_call_tag(_ call: sb_call_cptr?, _ i: size_t) -> UnsafePointer<CChar>? {
     guard let call else { return nil }
     let tags = CCall.borrow(call).tags
-    return i >= 0 && i < tags.count ? UnsafePointer(tags[i]) : nil
+    return i < tags.count ? UnsafePointer(tags[Int(i)]) : nil
 }
 
 @_cdecl("sb_call_cancelled")
-public func sb_call_cancelled(_ call: OpaquePointer?) -> CInt {
+public func sb_call_cancelled(_ call: sb_call_cptr?) -> CInt {
     call.map { CCall.borrow($0).interception.isCancelled ? 1 : 0 } ?? 0
 }
 
 // MARK: Decisions
 
 @_cdecl("sb_call_proceed")
-public func sb_call_proceed(_ call: OpaquePointer?) -> sb_status {
+public func sb_call_proceed(_ call: sb_call_ptr?) -> sb_status {
     guard let call else { return failure(SB_EINVAL, "sb_call_proceed: NULL call") }
     return CCall.borrow(call).decide(.proceed, "sb_call_proceed")
 }
 
 @_cdecl("sb_call_redirect")
-public func sb_call_redirect(_ call: OpaquePointer?, _ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?,
+public func sb_call_redirect(_ call: sb_call_ptr?, _ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?,
                              _ params: sb_value_cptr?) -> sb_status {
     guard let call else { return failure(SB_EINVAL, "sb_call_redirect: NULL call") }
     let c = CCall.borrow(call)
@@ -134,7 +134,7 @@ public func sb_call_redirect(_ call: OpaquePointer?, _ target: UnsafePointer<CCh
 }
 
 @_cdecl("sb_call_reject")
-public func sb_call_reject(_ call: OpaquePointer?, _ status: sb_status, _ message: UnsafePointer<CChar>?) -> sb_status {
+public func sb_call_reject(_ call: sb_call_ptr?, _ status: sb_status, _ message: UnsafePointer<CChar>?) -> sb_status {
     guard let call else { return failure(SB_EINVAL, "sb_call_reject: NULL call") }
     let c = CCall.borrow(call)
     let raw = Int32(bitPattern: status.rawValue)
@@ -145,7 +145,7 @@ public func sb_call_reject(_ call: OpaquePointer?, _ status: sb_status, _ messag
 }
 
 @_cdecl("sb_call_answer")
-public func sb_call_answer(_ call: OpaquePointer?, _ value: sb_value_cptr?) -> sb_status {
+public func sb_call_answer(_ call: sb_call_ptr?, _ value: sb_value_cptr?) -> sb_status {
     guard let call else { return failure(SB_EINVAL, "sb_call_answer: NULL call") }
     let answer: Value
     do throws(SwitchboardError) {
