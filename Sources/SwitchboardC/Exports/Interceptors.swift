@@ -93,7 +93,8 @@ public func sb_call_tag_count(_ call: sb_call_cptr?) -> size_t {
 public func sb_call_tag(_ call: sb_call_cptr?, _ i: size_t) -> UnsafePointer<CChar>? {
     guard let call else { return nil }
     let tags = CCall.borrow(call).tags
-    return i < tags.count ? UnsafePointer(tags[Int(i)]) : nil
+    // size_t arrives as Int: (size_t)-1 is -1 here.
+    return i >= 0 && i < tags.count ? UnsafePointer(tags[i]) : nil
 }
 
 @_cdecl("sb_call_cancelled")
