@@ -31,12 +31,12 @@ extension Mediator {
     /// ``moduleKey`` in the params, if any.
     @_spi(Faces) public func performNative(target: UnsafePointer<CChar>, action: UnsafePointer<CChar>,
                                            module: String?, params: OpaquePointer?, cache: Bool,
-                                           options: CallOptions = .none,
+                                           options: CallOptions? = nil,
                                            out: UnsafeMutablePointer<OpaquePointer?>,
                                            bridge: any ForeignBridge.Type) -> Int32 {
         let convention = ForeignConvention(bridge: bridge, out: out)
-        if hasHooks || !options.isPlain {
-            var options = options
+        if hasHooks || options.map({ !$0.isPlain }) == true {
+            var options = options ?? .none
             options.cacheTarget = cache
             return intercepted(.local(target: String(cString: target), action: String(cString: action)), args: params,
                                module: module, options: options, fallback: true, via: convention)

@@ -35,7 +35,7 @@ public func sb_perform_opts(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar
     out?.pointee = nil
     switch callOptions(options, "sb_perform_opts") {
     case .failure(let error): return failure(error)
-    case .success(let parsed): return perform(m, target, action, params, parsed, out, "sb_perform_opts")
+    case .success(let parsed): return perform(m, target, action, params, cache: parsed.cacheTarget, parsed, out, "sb_perform_opts")
     }
 }
 

@@ -91,15 +91,16 @@ public func sb_perform(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _
                        _ params: sb_value_cptr?, _ flags: CUnsignedInt, _ out: sb_value_out?) -> sb_status {
     out?.pointee = nil
     guard flags & ~SB_CACHE_TARGET == 0 else { return failure(SB_EINVAL, "sb_perform: unknown flags \(flags)") }
-    return perform(m, target, action, params, flags & SB_CACHE_TARGET != 0 ? cachedCall : .none, out, "sb_perform")
+    return perform(m, target, action, params, cache: flags & SB_CACHE_TARGET != 0, nil, out, "sb_perform")
 }
-
-private let cachedCall = CallOptions(cacheTarget: true)
 
 /// sb_perform and sb_perform_opts.
 @inline(__always)
 func perform(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?,
-             _ params: sb_value_cptr?, _ options: CallOptions, _ out: sb_value_out?, _ caller: StaticString) -> sb_status {
+             _ params: sb_value_cptr?, cache: Bool, _ options: CallOptions?, _ out: sb_value_out?,
+             _ caller: StaticString) -> sb_status {
+    // `options` is nil for sb_perform: a plain call builds no CallOptions
+    // (an array and a reference to copy) on its way to the fast path.
     guard let m, let target, let action, target.pointee != 0, action.pointee != 0 else {
         return failure(SB_EINVAL, "\(caller): NULL mediator, or a NULL or empty name")
     }
@@ -116,9 +117,9 @@ func perform(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: U
         let module = hasModuleKey ? Handle(params!).box!._withUnsafeGuaranteedRef { moduleName(in: $0) } : nil
         return module == nil
             ? c.mediator.performNative(target: target, action: action, module: nil, params: params ?? emptyParams,
-                                       cache: options.cacheTarget, options: options, out: &result, bridge: CBridge.self)
+                                       cache: cache, options: options, out: &result, bridge: CBridge.self)
             : c.mediator.performNative(target: target, action: action, module: module, params: params ?? emptyParams,
-                                       cache: options.cacheTarget, options: options, out: &result, bridge: CBridge.self)
+                                       cache: cache, options: options, out: &result, bridge: CBridge.self)
     }
     if let out { out.pointee = result } else if let result { Handle(result).release() }
     return sb_status(UInt32(status))
