@@ -1,0 +1,286 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import Switchboard
+
+/// A value behind a lock, shared by reference (a `Mutex` itself cannot be
+/// captured by an escaping closure).
+private final class Locked<T: Sendable>: Sendable {
+    private let mutex: Mutex<T>
+    init(_ value: T) { mutex = Mutex(value) }
+    func withLock<R: Sendable>(_ body: (inout sending T) -> sending R) -> R { mutex.withLock(body) }
+}
+
+/// A thread-safe list of strings, for the order things ran in.
+private final class Log: Sendable {
+    private let entries = Mutex<[String]>([])
+    func add(_ entry: String) { entries.withLock { $0.append(entry) } }
+    var all: [String] { entries.withLock { $0 } }
+}
+
+@Suite("Interceptors, rules, observers, cancellation")
+struct InterceptorTests {
+    func mediator() throws -> Mediator {
+        let m = Mediator()
+        try m.register(target: "A", actions: [
+            "echo": { params in .dict(params) },
+            "name": { _ in "A" },
+        ])
+        try m.register(target: "B", action: "name") { _ in "B" }
+        return m
+    }
+
+    @Test("interceptors run by priority, then registration order; removing one takes it out")
+    func order() throws {
+        let m = try mediator()
+        let log = Log()
+        let first = try m.addInterceptor(named: "p10-first", priority: 10) { _ in log.add("p10-first"); return .proceed }
+        try m.addInterceptor(named: "p0", priority: 0) { _ in log.add("p0"); return .proceed }
+        try m.addInterceptor(named: "p10-second", priority: 10) { _ in log.add("p10-second"); return .proceed }
+        #expect(m.perform(target: "A", action: "name") == "A")
+        #expect(log.all == ["p10-first", "p10-second", "p0"])
+        #expect(m.removeInterceptor(first))
+        #expect(!m.removeInterceptor(first))
+        m.perform(target: "A", action: "name")
+        #expect(log.all.suffix(2) == ["p10-second", "p0"])
+    }
+
+    @Test("each decision: rewrite, redirect, reject, answer; the interceptor sees the call")
+    func decisions() throws {
+        let m = try mediator()
+        let seen = Locked<[String]>([])
+        let id = try m.addInterceptor(named: "decider") { (call: Interception) -> Decision in
+            let url: String = call.url ?? "-"
+            let line: String = call.target + "." + call.action + " url=" + url + " tags=" + call.tags.joined(separator: ",")
+            seen.withLock { $0.append(line) }
+            switch call.params["do"]?.string {
+            case "rewrite": return .rewrite(["rewritten": true])
+            case "redirect": return .redirect(target: "B", action: "name", params: nil)
+            case "reject": return .reject(.rejected("no entry"))
+            case "answer": return .answer("mocked")
+            default: return .proceed
+            }
+        }
+        let rewritten: Value = .dict(["rewritten": .bool(true)])
+        #expect(try m.call(target: "A", action: "echo", params: ["do": "rewrite"]) == rewritten)
+        #expect(try m.call(target: "A", action: "name", params: ["do": "redirect"]) == "B")
+        #expect(throws: SwitchboardError.self) { try m.call(target: "A", action: "name", params: ["do": "reject"]) }
+        #expect(try m.call(target: "A", action: "name", params: ["do": "answer"]) == "mocked")
+        #expect(try m.call(target: "A", action: "name", options: CallOptions(tags: ["t1"])) == "A")
+        #expect(try m.call(url: "app://A/name?x=1") == "A")
+        let log = seen.withLock { $0 }
+        #expect(log.contains("A.name url=- tags=t1"))
+        #expect(log.contains("A.name url=app://A/name?x=1 tags="))
+        // After a redirect the rest of the chain sees the new destination.
+        m.removeInterceptor(id)
+        try m.addInterceptor(named: "to-B", priority: 1) { (call: Interception) -> Decision in
+            if call.target == "A" { return .redirect(target: "B", action: "name", params: nil) }
+            return .proceed
+        }
+        try m.addInterceptor(named: "after") { (call: Interception) -> Decision in
+            if call.target == "B" { return .answer(.string("saw B")) }
+            return .proceed
+        }
+        #expect(try m.call(target: "A", action: "name") == "saw B")
+    }
+
+    @Test("an interceptor that throws fails the call with its name in the message")
+    func failing() throws {
+        let m = try mediator()
+        struct Broken: Error {}
+        try m.addInterceptor(named: "broken") { _ in throw Broken() }
+        do {
+            _ = try m.call(target: "A", action: "name")
+            Issue.record("the call should fail")
+        } catch {
+            #expect(error.code == .actionFailed)
+            #expect(error.message.contains("interceptor \"broken\" failed"))
+        }
+    }
+
+    @Test("async interceptors: an answer later, a timeout naming it, a late or second decision ignored")
+    func async() throws {
+        let m = try mediator()
+        let id = try m.addInterceptor(named: "later", timeout: .seconds(5)) { (call: Interception) async -> Decision in
+            try? await Task.sleep(for: .milliseconds(5))
+            return .answer("from async")
+        }
+        #expect(try m.call(target: "A", action: "name") == "from async")
+        m.removeInterceptor(id)
+
+        let stash = Locked<[Interception]>([])
+        try m.addInterceptor(named: "silent", timeout: .milliseconds(20)) { call in stash.withLock { $0.append(call) } }
+        do {
+            _ = try m.call(target: "A", action: "name")
+            Issue.record("the call should time out")
+        } catch {
+            #expect(error.code == .timeout)
+            #expect(error.message.contains("interceptor \"silent\""))
+        }
+        let late = stash.withLock { $0[0] }
+        #expect(!late.complete(.proceed))
+        #expect(late.isAbandoned)
+        let rows: [Value] = m.routes()["interceptors"]?.array ?? []
+        let ignored: Int64? = rows.first?.dict?["ignored_decisions"]?.int
+        #expect(ignored == 1)
+    }
+
+    @Test("an interceptor that never decides does not stop 1,000 later calls")
+    func neverDecides() throws {
+        let m = try mediator()
+        let id = try m.addInterceptor(named: "stuck", timeout: .milliseconds(1)) { _ in }
+        var timedOut = 0
+        for _ in 0..<1000 {
+            do {
+                _ = try m.call(target: "A", action: "name")
+            } catch {
+                // Not `catch where`: with typed throws it hangs the Swift 6.3 compiler.
+                if error.code == .timeout { timedOut += 1 }
+            }
+        }
+        #expect(timedOut == 1000)
+        m.removeInterceptor(id)
+        #expect(try m.call(target: "A", action: "name") == "A")
+    }
+
+    @Test("cancellation: before the target, while an interceptor waits, and seen by the target")
+    func cancellation() throws {
+        let m = try mediator()
+        let token = Cancellation()
+        token.cancel()
+        #expect(throws: SwitchboardError.self) {
+            try m.call(target: "A", action: "name", options: CallOptions(cancellation: token))
+        }
+        // The target cancels its own call through the caller's token, then sees it.
+        let own = Cancellation()
+        try m.register(target: "C", action: "check") { _ in
+            let before = Mediator.isCancelled
+            own.cancel()
+            return .array([.bool(before), .bool(Mediator.isCancelled)])
+        }
+        #expect(try m.call(target: "C", action: "check", options: CallOptions(cancellation: own)) == .array([false, true]))
+        #expect(!Mediator.isCancelled)
+
+        let waiting = Cancellation()
+        try m.addInterceptor(named: "slow", timeout: .seconds(30)) { _ in }
+        let canceller = Thread { usleep(20_000); waiting.cancel() }
+        canceller.start()
+        let started = Date()
+        do {
+            _ = try m.call(target: "A", action: "name", options: CallOptions(cancellation: waiting))
+            Issue.record("the call should be cancelled")
+        } catch {
+            #expect(error.code == .canceled)
+            #expect(error.message.contains("slow"))
+        }
+        #expect(Date().timeIntervalSince(started) < 20)
+    }
+
+    @Test("bypassing interceptors, unless the mediator forbids it")
+    func bypass() throws {
+        let m = try mediator()
+        try m.addInterceptor(named: "gate") { _ in .reject(.rejected("closed")) }
+        #expect(try m.call(target: "A", action: "name", options: CallOptions(bypassInterceptors: true)) == "A")
+        m.allowsBypass = false
+        #expect(throws: SwitchboardError.self) {
+            try m.call(target: "A", action: "name", options: CallOptions(bypassInterceptors: true))
+        }
+    }
+
+    @Test("rules rewrite URLs and calls, degrade what is missing, and are replaced whole")
+    func rules() throws {
+        let m = try mediator()
+        try m.setRules(json: #"[{"from": "app://Old/*", "to": "app://B/$1"}, {"from": "Gone/*", "to": "A/$1"}]"#)
+        #expect(try m.call(url: "app://Old/name") == "B")
+        #expect(try m.call(target: "Gone", action: "name") == "A")
+        #expect(throws: SwitchboardError.self) { try m.setRules(json: #"[{"from": "x"}]"#) }
+        #expect(m.rules.count == 2) // the failed replacement changed nothing
+        // A rewrite to a native action from a URL is still refused.
+        m.rules = [RoutingRule(.rewrite(from: "app://X/*", to: "app://A/native$1"))]
+        #expect(throws: SwitchboardError.self) { try m.call(url: "app://X/Thing") }
+
+        try m.register(target: "Web", action: "response") { params in .dict(params) }
+        let payRule: Value = .dict(["target": .string("Pay"), "action": .string("*"), "degrade": .string("Web")])
+        try m.setRules(Value.array([payRule]))
+        let degraded: Value = m.perform(target: "Pay", action: "charge", params: ["amount": 3])
+        let origin: Value = .dict(["amount": .int(3)])
+        let expected: Value = .dict(["originParams": origin, "targetString": .string("Pay"), "selectorString": .string("charge")])
+        #expect(degraded == expected)
+        try m.setRules(Value.array([]))
+        #expect(m.perform(target: "Pay", action: "charge") == .null)
+        m.setDegradeHandler { params in Value.dict(["handled": params["targetString"] ?? Value.null]) }
+        let handled: Value = .dict(["handled": .string("Pay")])
+        #expect(m.perform(target: "Pay", action: "charge") == handled)
+        #expect(throws: SwitchboardError.self) { try m.call(target: "Pay", action: "charge") }
+    }
+
+    @Test("redirect loops fail after SB_MAX_REDIRECTS, by rules or by interceptors")
+    func loops() throws {
+        let m = try mediator()
+        try m.setRules(json: #"[{"from": "A/*", "to": "A/$1"}]"#)
+        do {
+            _ = try m.call(target: "A", action: "name")
+            Issue.record("a loop should fail")
+        } catch {
+            #expect(error.code == .rejected)
+            #expect(error.message.contains("redirect loop"))
+        }
+        m.rules = []
+        try m.addInterceptor(named: "ping") { (call: Interception) -> Decision in
+            let next = call.target == "A" ? "B" : "A"
+            return Decision.redirect(target: next, action: "name", params: nil)
+        }
+        #expect(throws: SwitchboardError.self) { try m.call(target: "A", action: "name") }
+        #expect(Mediator.maxRedirects == 8)
+    }
+
+    @Test("observers see start and end with status and duration, and cost nothing once removed")
+    func observers() throws {
+        let m = try mediator()
+        let log = Log()
+        let id = m.addObserver { (event: CallEvent) in
+            let status: String = event.error?.code.name ?? "OK"
+            let phase: String = event.phase == .start ? "start" : "end"
+            let target: String = event.target ?? "?"
+            let action: String = event.action ?? "?"
+            let shown: String = event.phase == .end ? status : ""
+            log.add(phase + " " + target + "." + action + " " + shown)
+            if event.phase == .end && event.error == nil && event.value == nil { log.add("no value") }
+        }
+        m.perform(target: "A", action: "name")
+        m.perform(target: "Nobody", action: "x")
+        #expect(log.all == ["start A.name ", "end A.name OK", "start Nobody.x ", "end Nobody.x ENOTARGET"])
+        #expect(m.hasHooks)
+        m.removeObserver(id)
+        #expect(!m.hasHooks)
+    }
+
+    @Test("interceptors added and removed while 4 threads perform")
+    func concurrency() throws {
+        let m = try mediator()
+        let failures = Counter()
+        let stop = Counter() // > 0: stop (an Atomic cannot be captured by a closure)
+        let threads = (0..<4).map { _ in
+            Thread {
+                var n = 0
+                while n < 2000 || stop.value == 0 {
+                    let expected: Value = .dict(["n": .int(Int64(n))])
+                    let got: Value? = try? m.call(target: "A", action: "echo", params: ["n": .int(Int64(n))])
+                    if got != expected {
+                        failures.increment()
+                    }
+                    n += 1
+                }
+            }
+        }
+        for thread in threads { thread.start() }
+        for i in 0..<300 {
+            let id = try m.addInterceptor(named: "churn \(i)") { _ in .proceed }
+            m.removeInterceptor(id)
+        }
+        stop.increment()
+        let finished: Bool = eventually { threads.allSatisfy { $0.isFinished } }
+        #expect(finished)
+        #expect(failures.value == 0)
+    }
+}
