@@ -1,3 +1,5 @@
+import Synchronization
+
 /// What an interceptor decides about a call: exactly one of these.
 public enum Decision: Sendable {
     /// Go on to the next interceptor, then the target.
@@ -18,44 +20,53 @@ public enum Decision: Sendable {
 /// The params of a call, in the form its caller gave them (Swift values, or
 /// another face's native value), converted to the other form once, on demand.
 /// Interceptors in the caller's own face read them without any conversion.
-@_spi(Faces) public final class CallParams: @unchecked Sendable {
-    // @unchecked: the lazily made forms are filled under `lock`.
-    private let lock = Lock()
-    private var swift: Params?
-    private var native: OpaquePointer? // one reference, released at deinit
-    private var bridge: (any ForeignBridge.Type)?
-    /// The caller gave a native value (perhaps NULL): `native` is it.
-    private var nativeGiven = false
+@_spi(Faces) public final class CallParams: Sendable {
+    private struct Forms: @unchecked Sendable {
+        // @unchecked: `native` is only reached under the mutex, and it is
+        // the mediator's own reference.
+        var swift: Params?
+        var native: OpaquePointer? // one reference, released at deinit
+        var bridge: (any ForeignBridge.Type)?
+        /// The caller gave a native value (perhaps NULL): `native` is it.
+        var nativeGiven = false
+    }
+    // A Mutex in place: no allocation or pthread set-up per call.
+    private let forms: Mutex<Forms>
 
-    init(_ params: Params) { swift = params }
+    init(_ params: Params) { forms = Mutex(Forms(swift: params)) }
 
     /// Borrows `native` (a caller's params) for as long as this object lives.
     init(borrowing native: OpaquePointer?, bridge: any ForeignBridge.Type) {
-        self.native = native.map { bridge.retain($0) }
-        self.bridge = bridge
-        nativeGiven = true
+        forms = Mutex(Forms(native: native.map { bridge.retain($0) }, bridge: bridge, nativeGiven: true))
     }
 
-    deinit { if let native, let bridge { bridge.release(native) } }
+    deinit {
+        forms.withLock { forms in
+            if let native = forms.native, let bridge = forms.bridge { bridge.release(native) }
+        }
+    }
 
     /// As Swift values. A native value that is not a dict reads as `[:]`.
     public var params: Params {
-        lock.withLock {
-            if let swift { return swift }
-            let made = (try? bridge!.value(from: native).dict) ?? [:]
-            swift = made
+        forms.withLock { forms in
+            if let swift = forms.swift { return swift }
+            let made = (try? forms.bridge!.value(from: forms.native).dict) ?? [:]
+            forms.swift = made
             return made
         }
     }
 
     /// As the face's native value, borrowed for as long as this object lives.
     public func native(_ bridge: any ForeignBridge.Type) throws(SwitchboardError) -> OpaquePointer? {
-        try lock.withLock { () throws(SwitchboardError) -> OpaquePointer? in
-            if nativeGiven || native != nil { return native }
-            let made = try bridge.native(from: .dict(swift ?? [:]))
-            native = made
-            self.bridge = bridge
-            return made
-        }
+        try forms.withLock { (forms) throws(SwitchboardError) -> Borrowed in
+            if forms.nativeGiven || forms.native != nil { return Borrowed(pointer: forms.native) }
+            let made = try bridge.native(from: .dict(forms.swift ?? [:]))
+            forms.native = made
+            forms.bridge = bridge
+            return Borrowed(pointer: made)
+        }.pointer
     }
+
+    /// A native value leaving the mutex: this object still owns it.
+    private struct Borrowed: @unchecked Sendable { let pointer: OpaquePointer? }
 }

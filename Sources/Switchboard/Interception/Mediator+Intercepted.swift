@@ -32,8 +32,8 @@ extension Mediator {
         let record = pins.pin()
         defer { pins.unpin(record) }
         let hooks = self.hooks.pinned() ?? .empty
-        var call = InterceptedCall(start: start, tags: options.tags, cancellation: options.cancellation)
-        if case .local = start { call.carried = convention.carry(args) }
+        var call = InterceptedCall(start: start, tags: options.tags, cancellation: options.cancellation,
+                                   carried: { convention.carry(args) })
         let observing = !hooks.observers.isEmpty
         let began = observing ? Clock.now : 0
         if observing { notify(hooks, call.event(.start, error: nil, result: nil, duration: 0)) }
@@ -64,10 +64,13 @@ extension Mediator {
     private func steer<C: CallConvention>(_ call: inout InterceptedCall, hooks: Hooks, module: String?,
                                           options: CallOptions, fallback: Bool, via convention: C,
                                           prepared: Route?) -> C.Outcome {
-        var hops: [String] = [] // where the call has been, for the loop message
+        // Where the call has been, for the loop message; built only once it
+        // moves, so a call that goes straight through makes no strings.
+        var hops: [String] = []
         var redirects = 0
         /// Records a redirect; the loop error once there are too many.
-        func hop(to next: String) -> SwitchboardError? {
+        func hop(from origin: @autoclosure () -> String, to next: String) -> SwitchboardError? {
+            if hops.isEmpty { hops.append(origin()) }
             hops.append(next)
             redirects += 1
             guard redirects > Self.maxRedirects else { return nil }
@@ -77,9 +80,8 @@ extension Mediator {
 
         if case .url(let original, let extra) = call.start {
             var text = original
-            hops.append(original)
             while let rewritten = hooks.rules.rewrite(url: text) {
-                if let loop = hop(to: rewritten) { return convention.fail(loop) }
+                if let loop = hop(from: original, to: rewritten) { return convention.fail(loop) }
                 text = rewritten
             }
             do throws(SwitchboardError) {
@@ -98,7 +100,6 @@ extension Mediator {
             hops = []
         }
         guard var target = call.target, var action = call.action else { preconditionFailure("a call without a destination") }
-        hops.append("\(target).\(action)")
         var redirected = false
 
         /// Moves the call to (`t`, `a`), checking names and, for a URL
@@ -107,7 +108,7 @@ extension Mediator {
             if let problem = NameCheck.problem(with: t, kind: "target") ?? NameCheck.problem(with: a, kind: "action") {
                 return .invalidArgument("\(whom) redirected \(target).\(action) to an invalid name: \(problem)")
             }
-            if let loop = hop(to: "\(t).\(a)") { return loop }
+            if let loop = hop(from: "\(target).\(action)", to: "\(t).\(a)") { return loop }
             if let url = call.url {
                 do throws(SwitchboardError) { try urls.admit(target: t, action: a, url: url) } catch { return error }
             }
@@ -198,15 +199,20 @@ struct InterceptedCall {
     var target: String?
     var action: String?
     var url: String?
-    var carried = CallParams([:])
+    var carried: CallParams
 
-    init(start: CallStart, tags: [String], cancellation: Cancellation?) {
+    /// `carried` makes a local call's params; a URL call's come once it resolves.
+    init(start: CallStart, tags: [String], cancellation: Cancellation?, carried: () -> CallParams) {
         self.start = start
         self.tags = tags
         self.cancellation = cancellation
         switch start {
-        case .local(let t, let a): (target, action) = (t, a)
-        case .url(let u, _): url = u
+        case .local(let t, let a):
+            (target, action) = (t, a)
+            self.carried = carried()
+        case .url(let u, _):
+            url = u
+            self.carried = CallParams([:])
         }
     }
 

@@ -45,35 +45,45 @@ final class CInterceptor: @unchecked Sendable {
 }
 
 /// What an `sb_call *` points to: the interception, its strings as C
-/// strings, and two holds, one for the function's return and one for the
-/// decision: the handle lives until both are dropped.
-final class CCall: @unchecked Sendable {
-    // @unchecked: immutable but for atomics.
+/// strings (made on first use: most interceptors read one or two), and two
+/// holds, one for the function's return and one for the decision: the
+/// handle lives until both are dropped.
+final class CCall: Sendable {
     let interception: Interception
-    let target: UnsafeMutablePointer<CChar>
-    let action: UnsafeMutablePointer<CChar>
-    let url: UnsafeMutablePointer<CChar>?
-    let name: UnsafeMutablePointer<CChar>
-    let tags: [UnsafeMutablePointer<CChar>]
     let holds = Atomic<Int>(2)
     /// A decision went through this handle (or the function's return made one).
     let decisionMade = Atomic<Bool>(false)
+    private let strings = Mutex(CStrings())
+
+    enum Field { case target, action, url, interceptor }
 
     init(_ interception: Interception) {
         self.interception = interception
-        target = strdup(interception.target)
-        action = strdup(interception.action)
-        url = interception.url.map { strdup($0) }
-        name = strdup(interception.interceptor)
-        tags = interception.tags.map { strdup($0) }
     }
 
-    deinit {
-        free(target)
-        free(action)
-        free(url)
-        free(name)
-        tags.forEach { free($0) }
+    deinit { strings.withLock { $0.free() } }
+
+    /// A field as a C string that lives as long as this handle; nil for no URL.
+    func cString(_ field: Field) -> UnsafePointer<CChar>? {
+        let i = interception
+        return strings.withLock { strings -> CStrings.Pointer in
+            switch field {
+            case .target: CStrings.Pointer(strings.target.made { strdup(i.target) })
+            case .action: CStrings.Pointer(strings.action.made { strdup(i.action) })
+            case .url: CStrings.Pointer(i.url.flatMap { url in strings.url.made { strdup(url) } })
+            case .interceptor: CStrings.Pointer(strings.interceptor.made { strdup(i.interceptor) })
+            }
+        }.pointer
+    }
+
+    /// Tag `index` as a C string, or nil past the end.
+    func tag(_ index: Int) -> UnsafePointer<CChar>? {
+        let tags = interception.tags
+        guard index >= 0 && index < tags.count else { return nil }
+        return strings.withLock { strings -> CStrings.Pointer in
+            if strings.tags.isEmpty { strings.tags = tags.map { strdup($0) } }
+            return CStrings.Pointer(strings.tags[index])
+        }.pointer
     }
 
     func dropHold() {
@@ -98,5 +108,33 @@ final class CCall: @unchecked Sendable {
                                              : failure(SB_ETIMEOUT, "\(what): the call timed out; decision ignored")
         }
         return failure(SB_EINVAL, "\(what): the call was already decided; decision ignored")
+    }
+}
+
+/// The C strings a handle has handed out; freed with it.
+private struct CStrings: @unchecked Sendable {
+    // @unchecked: only reached under the handle's mutex.
+    var target: UnsafeMutablePointer<CChar>?
+    var action: UnsafeMutablePointer<CChar>?
+    var url: UnsafeMutablePointer<CChar>?
+    var interceptor: UnsafeMutablePointer<CChar>?
+    var tags: [UnsafeMutablePointer<CChar>?] = []
+
+    /// A pointer leaving the mutex: the handle still owns it.
+    struct Pointer: @unchecked Sendable {
+        let pointer: UnsafePointer<CChar>?
+        init(_ pointer: UnsafeMutablePointer<CChar>?) { self.pointer = pointer.map { UnsafePointer($0) } }
+    }
+
+    func free() {
+        for string in [target, action, url, interceptor] + tags { Glibc.free(string) }
+    }
+}
+
+extension Optional where Wrapped == UnsafeMutablePointer<CChar> {
+    /// The string, made now if it was not yet.
+    fileprivate mutating func made(_ make: () -> UnsafeMutablePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
+        if self == nil { self = make() }
+        return self
     }
 }

@@ -60,22 +60,22 @@ public func sb_set_interceptor_options(_ m: sb_mediator_ptr?, _ id: UInt64, _ na
 
 @_cdecl("sb_call_target")
 public func sb_call_target(_ call: sb_call_cptr?) -> UnsafePointer<CChar>? {
-    call.map { UnsafePointer(CCall.borrow($0).target) }
+    call.flatMap { CCall.borrow($0).cString(.target) }
 }
 
 @_cdecl("sb_call_action")
 public func sb_call_action(_ call: sb_call_cptr?) -> UnsafePointer<CChar>? {
-    call.map { UnsafePointer(CCall.borrow($0).action) }
+    call.flatMap { CCall.borrow($0).cString(.action) }
 }
 
 @_cdecl("sb_call_url")
 public func sb_call_url(_ call: sb_call_cptr?) -> UnsafePointer<CChar>? {
-    call.flatMap { CCall.borrow($0).url.map { UnsafePointer($0) } }
+    call.flatMap { CCall.borrow($0).cString(.url) }
 }
 
 @_cdecl("sb_call_interceptor")
 public func sb_call_interceptor(_ call: sb_call_cptr?) -> UnsafePointer<CChar>? {
-    call.map { UnsafePointer(CCall.borrow($0).name) }
+    call.flatMap { CCall.borrow($0).cString(.interceptor) }
 }
 
 @_cdecl("sb_call_params")
@@ -86,15 +86,13 @@ public func sb_call_params(_ call: sb_call_cptr?) -> sb_value_cptr? {
 
 @_cdecl("sb_call_tag_count")
 public func sb_call_tag_count(_ call: sb_call_cptr?) -> size_t {
-    size_t(call.map { CCall.borrow($0).tags.count } ?? 0)
+    size_t(call.map { CCall.borrow($0).interception.tags.count } ?? 0)
 }
 
 @_cdecl("sb_call_tag")
 public func sb_call_tag(_ call: sb_call_cptr?, _ i: size_t) -> UnsafePointer<CChar>? {
-    guard let call else { return nil }
-    let tags = CCall.borrow(call).tags
-    // size_t arrives as Int: (size_t)-1 is -1 here.
-    return i >= 0 && i < tags.count ? UnsafePointer(tags[i]) : nil
+    // size_t arrives as Int: (size_t)-1 is -1 here, and `tag` answers nil.
+    call.flatMap { CCall.borrow($0).tag(i) }
 }
 
 @_cdecl("sb_call_cancelled")
