@@ -168,9 +168,11 @@ struct RuleSet: Sendable {
 
     /// The rewrite of `target/action` by the first local rule that matches, or nil.
     func rewrite(target: String, action: String) -> String? {
-        let text = target + "/" + action
+        var text: String? // made for the first rule that needs it
         for rule in all where !rule.isURLRule {
-            guard case .rewrite(let from, let to) = rule.kind, let captures = RoutingRule.match(from, text) else { continue }
+            guard case .rewrite(let from, let to) = rule.kind else { continue }
+            if text == nil { text = target + "/" + action }
+            guard let captures = RoutingRule.match(from, text!) else { continue }
             return RoutingRule.fill(to, captures)
         }
         return nil

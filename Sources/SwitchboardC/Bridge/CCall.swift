@@ -127,7 +127,12 @@ private struct CStrings: @unchecked Sendable {
     }
 
     func free() {
-        for string in [target, action, url, interceptor] + tags { Glibc.free(string) }
+        // One by one: an array literal here would be an allocation per call.
+        Glibc.free(target)
+        Glibc.free(action)
+        Glibc.free(url)
+        Glibc.free(interceptor)
+        for tag in tags { Glibc.free(tag) }
     }
 }
 
