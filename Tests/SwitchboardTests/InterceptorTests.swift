@@ -125,6 +125,23 @@ struct InterceptorTests {
         #expect(ignored == 1)
     }
 
+    @Test("async interceptors still start when every pool thread is a caller waiting for one")
+    func asyncFromTasks() async throws {
+        let m = try mediator()
+        try m.addInterceptor(named: "later", timeout: .seconds(10)) { (_: Interception) async -> Decision in
+            try? await Task.sleep(for: .milliseconds(1))
+            return .answer("late")
+        }
+        // More tasks than the pool has threads, each blocking its thread in a call.
+        let answers = await withTaskGroup(of: Value?.self) { group in
+            for _ in 0..<16 { group.addTask { try? m.call(target: "A", action: "name") } }
+            var all: [Value?] = []
+            for await answer in group { all.append(answer) }
+            return all
+        }
+        #expect(answers == Array(repeating: "late", count: 16))
+    }
+
     @Test("an interceptor that never decides does not stop 1,000 later calls")
     func neverDecides() throws {
         let m = try mediator()

@@ -28,12 +28,14 @@ extension Mediator {
     }
 
     /// Adds an interceptor written with Swift concurrency. The call waits
-    /// for it up to `timeout`, then fails with `.timeout`.
+    /// for it up to `timeout`, then fails with `.timeout`. The body starts on
+    /// a thread kept for async interceptors, not on Swift's shared pool, so
+    /// calls made from tasks cannot starve it.
     @discardableResult
     public func addInterceptor(named name: String, priority: Int = 0, timeout: Duration = defaultInterceptorTimeout,
                                async body: @escaping @Sendable (Interception) async throws -> Decision) throws(SwitchboardError) -> UInt64 {
         try addInterceptor(named: name, priority: priority, timeout: timeout) { call in
-            Task.detached {
+            Task.detached(executorPreference: InterceptorExecutor.shared) {
                 do {
                     call.complete(try await body(call))
                 } catch {
