@@ -114,7 +114,8 @@ typedef enum sb_status {
     SB_EQUEUED,    /* the callee belongs to another thread (a Lua state) and was
                       queued to run there later; this caller gets no result */
     SB_ETIMEOUT,   /* an interceptor did not decide in time (the message names it) */
-    SB_ECANCELED   /* the caller cancelled the call (sb_cancel) */
+    SB_ECANCELED,  /* the caller cancelled the call (sb_cancel) */
+    SB_EPARAMS     /* the params broke the action's contract (a key missing or of the wrong type) */
 } sb_status;
 
 /* The kinds of value. Ints and doubles stay distinct: 3 is not 3.0. */

@@ -47,6 +47,7 @@ static const struct {
     {SB_EQUEUED, "EQUEUED"},
     {SB_ETIMEOUT, "ETIMEOUT"},
     {SB_ECANCELED, "ECANCELED"},
+    {SB_EPARAMS, "EPARAMS"},
 };
 
 const char *sb_lua_status_name(sb_status status) {

@@ -25,8 +25,19 @@ protocol CallConvention {
 
 /// Swift callers: `Params` in, `Value` out.
 struct SwiftConvention: CallConvention {
+    /// The call came from a URL (see `ActionEntry.checked`).
+    var fromURL = false
+
     func invoke(_ entry: ActionEntry, on instance: TargetInstance?, args: Params,
                 target: NameRef, action: NameRef) -> Result<Value, SwitchboardError> {
+        var args = args
+        if entry.contract != nil {
+            do throws(SwitchboardError) {
+                if let fixed = try entry.checked(args, fromURL: fromURL, target: target, action: action) { args = fixed }
+            } catch {
+                return .failure(error)
+            }
+        }
         switch entry.body {
         case .swift(let body):
             do {

@@ -6,7 +6,8 @@ extension Mediator {
     /// it comes from and its actions), the URL schemes and their connectors,
     /// the route patterns, and the URL policy:
     ///
-    ///     {"targets": [{"name", "origin", "actions", "cached"}],
+    ///     {"targets": [{"name", "origin", "actions", "cached",
+    ///                   "contracts": {action: contract}}],  (see ``Contract/json``)
     ///      "schemes": [{"scheme", "connector", "target"?, "action"?}],
     ///      "patterns": [{"pattern", "target", "action"}],
     ///      "policy": {"schemes": [...] | null, "targets": [...] | null},
@@ -16,19 +17,25 @@ extension Mediator {
     /// Lists are sorted by name (patterns in registration order).
     public func routes() -> Value {
         var targets: [String: Value] = [:]
-        let entries: [(String, String, [String], Bool)] = lock.withLock {
+        let entries: [(String, String, [String], Bool, Params)] = lock.withLock {
             self.targets.entries().map { entry in
                 var origins: [String] = []
                 if !entry.registered.isEmpty { origins.append("registered") }
                 if let cls = entry.targetClass { origins.append(cls.origin) }
                 let actions = entry.registered.names + (entry.targetClass?.actions.names ?? [])
+                // A registered action hides the class's action of that name.
+                var contracts: Params = [:]
+                for action in (entry.targetClass?.actions.entries ?? []) + entry.registered.entries {
+                    contracts[action.name.string] = action.contract?.json
+                }
                 return (entry.name.string, origins.joined(separator: " + "), Array(Set(actions)).sorted(),
-                        entry.cache.slot.load(ordering: .relaxed) != 0)
+                        entry.cache.slot.load(ordering: .relaxed) != 0, contracts)
             }
         }
-        for (name, origin, actions, cached) in entries {
+        for (name, origin, actions, cached, contracts) in entries {
             targets[name] = ["name": .string(name), "origin": .string(origin),
-                             "actions": .array(actions.map(Value.string)), "cached": .bool(cached)]
+                             "actions": .array(actions.map(Value.string)), "cached": .bool(cached),
+                             "contracts": .dict(contracts)]
         }
         for provider in providers {
             for listed in provider.listedTargets() where targets[listed.name] == nil {

@@ -31,7 +31,7 @@ extension Mediator {
     @inline(__always)
     static func callForeign(_ action: ActionEntry, on entry: TargetEntry?, params: OpaquePointer?,
                             out: UnsafeMutablePointer<OpaquePointer?>) -> Int32? {
-        guard let function = action.foreign else { return nil }
+        guard let function = action.foreign, action.contract == nil else { return nil }
         var state: UnsafeMutableRawPointer?
         if let entry {
             guard let instance = cachedInstance(of: entry) else { return nil }
@@ -66,7 +66,7 @@ extension Mediator {
     @inline(__always)
     static func callSwift(_ action: ActionEntry, on entry: TargetEntry?, params: Params,
                           target: NameRef, action name: NameRef) -> Result<Value, SwitchboardError>? {
-        guard let body = action.swift else { return nil }
+        guard let body = action.swift, action.contract == nil else { return nil }
         var instance: Unmanaged<TargetInstance>?
         if let entry {
             guard let cached = cachedInstance(of: entry) else { return nil }

@@ -20,6 +20,26 @@
     static func fallbackParams(origin: OpaquePointer?, target: String, action: String) throws(SwitchboardError) -> OpaquePointer
     /// Makes `error` the calling thread's last error (`sb_last_error`).
     static func report(_ error: SwitchboardError)
+    /// `params` checked against `contract`: nil when they fit as they are,
+    /// else a new reference with defaults filled in and values converted
+    /// (see `Contract.check`). A face may answer without converting to
+    /// Swift values; the default implementation converts.
+    static func checked(_ params: OpaquePointer?, against contract: Contract, fromURL: Bool,
+                        call: @autoclosure () -> String) throws(SwitchboardError) -> OpaquePointer?
+}
+
+extension ForeignBridge {
+    public static func checked(_ params: OpaquePointer?, against contract: Contract, fromURL: Bool,
+                               call: @autoclosure () -> String) throws(SwitchboardError) -> OpaquePointer? {
+        let dict: Params
+        switch try value(from: params) {
+        case .dict(let given): dict = given
+        case .null: dict = [:]
+        case let other: throw .badParams("\(call()): params are \(other.kind), not a dict")
+        }
+        guard let fixed = try contract.check(dict, fromURL: fromURL, call: call()) else { return nil }
+        return try native(from: .dict(fixed))
+    }
 }
 
 extension Mediator {
@@ -60,9 +80,35 @@ extension Mediator {
 struct ForeignConvention: CallConvention {
     let bridge: any ForeignBridge.Type
     let out: UnsafeMutablePointer<OpaquePointer?>
+    /// The call came from a URL (see `ActionEntry.checked`).
+    var fromURL = false
+
+    init(bridge: any ForeignBridge.Type, out: UnsafeMutablePointer<OpaquePointer?>, fromURL: Bool = false) {
+        self.bridge = bridge
+        self.out = out
+        self.fromURL = fromURL
+    }
 
     func invoke(_ entry: ActionEntry, on instance: TargetInstance?, args: OpaquePointer?,
                 target: NameRef, action: NameRef) -> Int32 {
+        guard let contract = entry.contract else {
+            return invokeChecked(entry, on: instance, args: args, target: target, action: action)
+        }
+        let fixed: OpaquePointer?
+        do throws(SwitchboardError) {
+            try entry.admit(fromURL: fromURL, target: target, action: action)
+            fixed = try bridge.checked(args, against: contract, fromURL: fromURL,
+                                       call: "\(target.string).\(action.string)")
+        } catch {
+            return fail(error)
+        }
+        guard let fixed else { return invokeChecked(entry, on: instance, args: args, target: target, action: action) }
+        defer { bridge.release(fixed) }
+        return invokeChecked(entry, on: instance, args: fixed, target: target, action: action)
+    }
+
+    private func invokeChecked(_ entry: ActionEntry, on instance: TargetInstance?, args: OpaquePointer?,
+                               target: NameRef, action: NameRef) -> Int32 {
         if let function = entry.foreign {
             return function._withUnsafeGuaranteedRef { $0.callNative(args, state: instance?.state, out: out) }
         }

@@ -10,6 +10,17 @@ extension Mediator {
         try register(target: target, actions: [action: body])
     }
 
+    /// Registers a closure action with a contract: its params are checked
+    /// (and completed) before each call. Throws `.invalidArgument` for a
+    /// contract that does not parse or contradicts itself.
+    public func register(target: String, action: String, contract: Contract,
+                         _ body: @escaping @Sendable (Params) throws -> Value) throws(SwitchboardError) {
+        try Self.check(action, kind: "action")
+        let contract = try contract.validated(for: "\(target).\(action)")
+        try add([ActionEntry(name: action, body: .swift { _, params in try body(params) }, contract: contract)],
+                to: target)
+    }
+
     /// Registers several closure actions on one target at once.
     public func register(target: String,
                          actions: [String: @Sendable (Params) throws -> Value]) throws(SwitchboardError) {
@@ -36,6 +47,17 @@ extension Mediator {
                                       foreign function: ForeignFunction) throws(SwitchboardError) {
         try Self.check(action, kind: "action")
         try add([ActionEntry(name: action, body: .foreign(function))], to: target)
+    }
+
+    /// Registers a C or Lua function with a contract (the contract syntax or
+    /// its JSON form; nil: none).
+    @_spi(Faces) public func register(target: String, action: String, contract text: String?,
+                                      foreign function: ForeignFunction) throws(SwitchboardError) {
+        try Self.check(action, kind: "action")
+        let contract = try text.map { text throws(SwitchboardError) in
+            try Contract(parsing: text).validated(for: "\(target).\(action)")
+        }
+        try add([ActionEntry(name: action, body: .foreign(function), contract: contract)], to: target)
     }
 
     /// Removes everything registered or discovered under `target` and drops

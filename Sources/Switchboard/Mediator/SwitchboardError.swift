@@ -27,6 +27,9 @@ public enum SwitchboardError: Error, Sendable {
     case timeout(String)
     /// The caller cancelled the call (``Cancellation``).
     case canceled(String)
+    /// The params broke the action's ``Contract``: a required key missing, a
+    /// value of the wrong type (the message names the key and both types).
+    case badParams(String)
 
     /// Status codes shared by all three faces. The raw values are the
     /// `sb_status` values of `include/switchboard.h`; a test keeps them equal.
@@ -42,6 +45,7 @@ public enum SwitchboardError: Error, Sendable {
         case queued
         case timeout
         case canceled
+        case badParams
 
         /// The short name used in C (`SB_` + name) and Lua (`"ENOTARGET"`).
         public var name: String {
@@ -57,6 +61,7 @@ public enum SwitchboardError: Error, Sendable {
             case .queued: "EQUEUED"
             case .timeout: "ETIMEOUT"
             case .canceled: "ECANCELED"
+            case .badParams: "EPARAMS"
             }
         }
     }
@@ -75,6 +80,7 @@ public enum SwitchboardError: Error, Sendable {
         case .queued: self = .queued(message)
         case .timeout: self = .timeout(message)
         case .canceled: self = .canceled(message)
+        case .badParams: self = .badParams(message)
         }
     }
 
@@ -91,13 +97,15 @@ public enum SwitchboardError: Error, Sendable {
         case .queued: .queued
         case .timeout: .timeout
         case .canceled: .canceled
+        case .badParams: .badParams
         }
     }
 
     public var message: String {
         switch self {
         case .invalidArgument(let m), .noTarget(let m), .noAction(let m), .typeMismatch(let m),
-             .rejected(let m), .badURL(let m), .outOfMemory(let m), .queued(let m), .timeout(let m), .canceled(let m):
+             .rejected(let m), .badURL(let m), .outOfMemory(let m), .queued(let m), .timeout(let m), .canceled(let m),
+             .badParams(let m):
             m
         case .actionFailed(let m, _):
             m

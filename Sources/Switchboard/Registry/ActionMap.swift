@@ -21,10 +21,14 @@ final class ActionEntry: @unchecked Sendable {
     /// `body`'s Swift closure, for the same reason: calls read this stored
     /// property instead of copying the enum's payload.
     let swift: (@Sendable (AnyObject?, Params) throws -> Value)?
+    /// Checked before each call (Contracts/); the fast paths leave actions
+    /// that have one to the general path.
+    let contract: Contract?
 
-    init(name: String, body: Body) {
+    init(name: String, body: Body, contract: Contract? = nil) {
         self.name = OwnedName(name)
         self.body = body
+        self.contract = contract
         switch body {
         case .foreign(let function):
             foreign = Unmanaged.passUnretained(function)

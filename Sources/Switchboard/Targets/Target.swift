@@ -21,6 +21,12 @@ public protocol Target: AnyObject, Sendable {
     init()
     /// The actions this target answers, by name.
     static var actions: Actions<Self> { get }
+    /// Contracts for some of those actions, by name (none unless given).
+    static var contracts: [String: Contract] { get }
+}
+
+extension Target {
+    public static var contracts: [String: Contract] { [:] }
 }
 
 /// A target's table of actions: name → `(instance, params) throws -> Value`.
@@ -66,11 +72,12 @@ public enum TargetName {
 extension TargetClass {
     /// The class for a Swift `Target` type.
     convenience init<T: Target>(swiftType: T.Type, origin: String) {
+        let contracts = T.contracts
         let entries = T.actions.bodies.map { name, body in
             ActionEntry(name: name, body: .swift { object, params in
                 // The mediator passes only instances made by `T.init()` below.
                 try body(unsafeDowncast(object!, to: T.self), params)
-            })
+            }, contract: contracts[name]?.usable(for: "\(T.self).\(name)"))
         }
         self.init(origin: origin, actions: ActionMap(entries)) { TargetInstance(object: T()) }
     }

@@ -45,7 +45,8 @@ extension Mediator {
 
     private func openURL(_ url: String, params extra: Params, options: CallOptions) -> Result<Value, SwitchboardError> {
         if hasHooks || !options.isPlain {
-            return intercepted(.url(url, extra: extra), args: [:], options: options, fallback: true, via: SwiftConvention())
+            return intercepted(.url(url, extra: extra), args: [:], options: options, fallback: true,
+                               via: SwiftConvention(fromURL: true))
         }
         do throws(SwitchboardError) {
             let destination = try resolve(url: url)
@@ -68,7 +69,8 @@ extension Mediator {
         }
         return withNameRef(destination.target) { target in
             withNameRef(destination.action) { action in
-                dispatch(target, as: target, action, args: params, cache: false, fallback: true, via: SwiftConvention())
+                dispatch(target, as: target, action, args: params, cache: false, fallback: true,
+                         via: SwiftConvention(fromURL: true))
             }
         }
     }
@@ -79,7 +81,7 @@ extension Mediator {
     @_spi(Faces) public func openNative(url: String, extra: OpaquePointer?, options: CallOptions = .none,
                                         out: UnsafeMutablePointer<OpaquePointer?>,
                                         bridge: any ForeignBridge.Type) -> Int32 {
-        let convention = ForeignConvention(bridge: bridge, out: out)
+        let convention = ForeignConvention(bridge: bridge, out: out, fromURL: true)
         if hasHooks || !options.isPlain {
             let extraParams: Params
             do throws(SwitchboardError) {

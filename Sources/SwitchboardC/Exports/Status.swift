@@ -17,6 +17,7 @@ public func sb_status_string(_ s: sb_status) -> UnsafePointer<CChar>? {
     case SB_EQUEUED: "queued for its owner thread"
     case SB_ETIMEOUT: "timed out"
     case SB_ECANCELED: "cancelled"
+    case SB_EPARAMS: "params break the action's contract"
     default: "unknown status"
     }
     return UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)

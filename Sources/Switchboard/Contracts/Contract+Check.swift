@@ -1,0 +1,86 @@
+// Checking params against a contract, just before the action runs.
+//
+// Keys the contract does not name pass through (params carry others, such
+// as `switchboard.module`). A key set to null counts as absent.
+
+extension Contract {
+    /// `params` made to fit: nil when they fit as they are, else a copy with
+    /// defaults filled in and (for a URL call, whose query values are all
+    /// strings) strings converted to the declared types. An int is accepted
+    /// where a double is declared, and converted. Throws `.badParams` naming
+    /// the key, what was expected and what came.
+    func check(_ params: Params, fromURL: Bool, call: @autoclosure () -> String) throws(SwitchboardError) -> Params? {
+        if let problem { throw .invalidArgument("\(call()): its contract is unusable: \(problem)") }
+        var fixed: Params?
+        for param in self.params {
+            let given = params[param.name]
+            guard let value = given, value != .null else {
+                if let defaultValue = param.defaultValue {
+                    if fixed == nil { fixed = params }
+                    fixed![param.name] = defaultValue
+                } else if param.required {
+                    throw .badParams("\(call()): missing required param \"\(param.name)\" (\(param.type.rawValue))")
+                }
+                continue
+            }
+            if param.type.admits(value) { continue }
+            guard let converted = param.type.converting(value, fromURL: fromURL) else {
+                throw .badParams("\(call()): param \"\(param.name)\": expected \(param.type.rawValue), got "
+                                 + Self.describe(value))
+            }
+            if fixed == nil { fixed = params }
+            fixed![param.name] = converted
+        }
+        return fixed
+    }
+
+    private static func describe(_ value: Value) -> String {
+        guard case .string(let text) = value else { return "\(value.kind)" }
+        let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
+        return "string \"\(shown)\""
+    }
+}
+
+extension ParamType {
+    /// `value` as this type when a lossless conversion applies: an int for a
+    /// double; and, from a URL, the text of a bool, an int or a double.
+    func converting(_ value: Value, fromURL: Bool) -> Value? {
+        switch (self, value) {
+        case (.double, .int(let n)) where Int64(exactly: Double(n)) == n:
+            return .double(Double(n))
+        case (_, .string(let text)) where fromURL:
+            switch self {
+            case .int: return Int64(text).map(Value.int)
+            case .double:
+                guard let d = Double(text), d.isFinite else { return nil }
+                return .double(d)
+            case .bool:
+                switch text {
+                case "true", "1": return .bool(true)
+                case "false", "0": return .bool(false)
+                default: return nil
+                }
+            default: return nil
+            }
+        default:
+            return nil
+        }
+    }
+}
+
+extension ActionEntry {
+    /// Refuses a URL call to a `local` action.
+    @inline(__always)
+    func admit(fromURL: Bool, target: NameRef, action: NameRef) throws(SwitchboardError) {
+        if fromURL, contract?.exposure == .local {
+            throw .rejected("\(target.string).\(action.string) is local: URLs cannot reach it")
+        }
+    }
+
+    /// Swift params checked against the contract (see `Contract.check`).
+    func checked(_ params: Params, fromURL: Bool, target: NameRef, action: NameRef) throws(SwitchboardError) -> Params? {
+        guard let contract else { return nil }
+        try admit(fromURL: fromURL, target: target, action: action)
+        return try contract.check(params, fromURL: fromURL, call: "\(target.string).\(action.string)")
+    }
+}

@@ -1,0 +1,139 @@
+/// What an action promises about its params and result, checked before the
+/// action runs: the keys it needs, their types, defaults, and whether URLs
+/// may reach it.
+///
+/// Write one in the contract syntax (C and Lua use the same text):
+///
+///     let contract: Contract = """
+///         message: string       -- the text to show
+///         confirm: callback?    -- called with the user's answer
+///         times: int = 1
+///         -> bool
+///         """
+///
+/// Items are separated by commas or new lines:
+/// - `name: type` is a required param; `name: type?` an optional one;
+///   `name: type = default` an optional one with a default (a JSON value);
+/// - `-- doc` documents the param before it, to the end of the line;
+/// - `-> type` declares the result; `local` makes the action unreachable from
+///   URLs (`remote`, the default, leaves it to the URL policy).
+///
+/// Types: bool, int, double, string, bytes, array, dict, callback, any. A
+/// JSON object (`{"params": [{"name", "type", "required", "default", "doc"}],
+/// "result", "exposure"}`, as ``Mediator/routes()`` lists contracts) is read
+/// too.
+public struct Contract: Sendable, Equatable, ExpressibleByStringLiteral {
+    public var params: [Param]
+    /// The result's type; `.any` when not declared.
+    public var result: ParamType
+    public var exposure: Exposure
+    /// Why a string literal did not parse; registering the contract reports it.
+    let problem: String?
+
+    public struct Param: Sendable, Equatable {
+        public var name: String
+        public var type: ParamType
+        public var required: Bool
+        /// Filled in when the caller leaves the param out (implies optional).
+        public var defaultValue: Value?
+        public var doc: String
+
+        public init(_ name: String, _ type: ParamType, required: Bool = true, default defaultValue: Value? = nil,
+                    doc: String = "") {
+            self.name = name
+            self.type = type
+            self.required = required && defaultValue == nil
+            self.defaultValue = defaultValue
+            self.doc = doc
+        }
+    }
+
+    public enum Exposure: String, Sendable {
+        /// Reachable from URLs, subject to the URL policy.
+        case remote
+        /// Reachable by perform and routes only; a URL call to it is rejected.
+        case local
+    }
+
+    public init(params: [Param] = [], result: ParamType = .any, exposure: Exposure = .remote) {
+        self.params = params
+        self.result = result
+        self.exposure = exposure
+        problem = nil
+    }
+
+    /// Reads a contract in the contract syntax or as a JSON object.
+    public init(parsing text: String) throws(SwitchboardError) {
+        self = try ContractParser.parse(text)
+    }
+
+    /// A literal that does not parse makes registration fail with the reason.
+    public init(stringLiteral text: String) {
+        do {
+            self = try ContractParser.parse(text)
+        } catch {
+            self.init(params: [], result: .any, exposure: .remote, problem: error.message)
+        }
+    }
+
+    private init(params: [Param], result: ParamType, exposure: Exposure, problem: String?) {
+        self.params = params
+        self.result = result
+        self.exposure = exposure
+        self.problem = problem
+    }
+
+    /// Throws when the contract cannot be used: it did not parse, names a
+    /// param twice, or has a default of the wrong type.
+    func validated(for action: String) throws(SwitchboardError) -> Contract {
+        if let problem { throw .invalidArgument("contract of \(action): \(problem)") }
+        try checkParams(for: action)
+        return self
+    }
+
+    /// The contract, or one whose every check fails with why it is unusable
+    /// (for a Target class, which is found when called and cannot throw earlier).
+    func usable(for action: String) -> Contract {
+        do throws(SwitchboardError) {
+            return try validated(for: action)
+        } catch {
+            return Contract(params: [], result: .any, exposure: exposure, problem: error.message)
+        }
+    }
+
+    private func checkParams(for action: String) throws(SwitchboardError) {
+        var seen = Set<String>()
+        for param in params {
+            if let issue = NameCheck.problem(with: param.name, kind: "param") {
+                throw .invalidArgument("contract of \(action): \(issue)")
+            }
+            guard seen.insert(param.name).inserted else {
+                throw .invalidArgument("contract of \(action): param \"\(param.name)\" is declared twice")
+            }
+            if let value = param.defaultValue, !param.type.admits(value) {
+                throw .invalidArgument("contract of \(action): the default of \"\(param.name)\" is "
+                                       + "\(value.kind), not \(param.type.rawValue)")
+            }
+        }
+    }
+
+    public static func == (a: Contract, b: Contract) -> Bool {
+        a.params == b.params && a.result == b.result && a.exposure == b.exposure && a.problem == b.problem
+    }
+}
+
+/// The type of a declared param or result.
+public enum ParamType: String, Sendable, CaseIterable {
+    case bool, int, double, string, bytes, array, dict, callback, any
+
+    /// Whether `value` is of this type as it stands (an int is not a double).
+    func admits(_ value: Value) -> Bool {
+        switch (self, value) {
+        case (.any, _), (.bool, .bool), (.int, .int), (.double, .double), (.string, .string), (.bytes, .bytes),
+             (.array, .array), (.dict, .dict), (.callback, .callback):
+            true
+        default:
+            false
+        }
+    }
+}

@@ -1,0 +1,156 @@
+import Testing
+@testable import Switchboard
+
+/// A Swift target class with a contract on one of its actions.
+final class Target_Contracted: Target {
+    static let actions: Actions<Target_Contracted> = [
+        "greet": { _, params in .string("hello " + (params["name"]?.string ?? "?")) },
+        "free": { _, params in .dict(params) },
+    ]
+    static let contracts: [String: Contract] = ["greet": "name: string"]
+}
+
+@Suite("Action contracts")
+struct ContractTests {
+    /// `A.show` with a contract of every kind of param.
+    func mediator() throws -> Mediator {
+        let m = Mediator()
+        try m.register(target: "A", action: "show", contract: """
+            message: string        -- the text to show, commas, and all
+            count: int = 3
+            ratio: double?, flag: bool = false
+            tags: array = ["a", "b"]
+            -> dict
+            """) { params in .dict(params) }
+        try m.register(target: "A", action: "secret", contract: "local") { _ in "secret" }
+        return m
+    }
+
+    @Test("the contract syntax: required, optional, defaults, docs, result, exposure")
+    func syntax() throws {
+        let contract = try Contract(parsing: """
+            message: string -- what to say, in full
+            count: int = 3, ratio: double?
+            -> bool
+            local
+            """)
+        #expect(contract.params.map(\.name) == ["message", "count", "ratio"])
+        #expect(contract.params.map(\.type) == [.string, .int, .double])
+        #expect(contract.params.map(\.required) == [true, false, false])
+        #expect(contract.params[0].doc == "what to say, in full")
+        #expect(contract.params[1].defaultValue == .int(3))
+        #expect(contract.result == .bool)
+        #expect(contract.exposure == .local)
+        // The JSON form, as the catalogue lists it, reads back the same.
+        #expect(try ContractParser.parse(json: contract.json) == contract)
+        #expect(try Contract(parsing: #"{"params": [{"name": "x", "type": "int"}]}"#).params == [Contract.Param("x", .int)])
+    }
+
+    @Test("a contract that does not parse or contradicts itself is refused when registered",
+          arguments: ["x: integer", "x int", "x: int, x: string", "x: int = \"three\"", "x: int = [1,",
+                      "-- a doc with no param", "exposure: local = ", "{\"params\": 3}", "x: int -> y"])
+    func refused(text: String) throws {
+        let m = Mediator()
+        let contract = Contract(stringLiteral: text)
+        do {
+            try m.register(target: "A", action: "x", contract: contract) { _ in .null }
+            Issue.record("\(text) should be refused")
+        } catch {
+            #expect(error.code == .invalidArgument)
+            #expect(error.message.contains("contract"))
+        }
+        #expect(m.routes()["targets"]?.array?.isEmpty == true) // nothing registered
+    }
+
+    @Test("a missing required key, or a value of the wrong type, fails with EPARAMS naming it")
+    func violations() throws {
+        let m = try mediator()
+        do {
+            _ = try m.call(target: "A", action: "show", params: ["count": 1])
+            Issue.record("a missing key should fail")
+        } catch {
+            #expect(error.code == .badParams)
+            #expect(error.message == "A.show: missing required param \"message\" (string)")
+        }
+        do {
+            _ = try m.call(target: "A", action: "show", params: ["message": "hi", "count": "7"])
+            Issue.record("a string for an int should fail")
+        } catch {
+            #expect(error.code == .badParams)
+            #expect(error.message == "A.show: param \"count\": expected int, got string \"7\"")
+        }
+        #expect(throws: SwitchboardError.self) {
+            try m.call(target: "A", action: "show", params: ["message": "hi", "flag": 1])
+        }
+        // null is absent: required keys still fail, optional ones get their default.
+        #expect(throws: SwitchboardError.self) { try m.call(target: "A", action: "show", params: ["message": .null]) }
+        #expect(SwitchboardError.Code.badParams.name == "EPARAMS")
+    }
+
+    @Test("defaults are filled in, ints widen to doubles, other keys pass through")
+    func completion() throws {
+        let m = try mediator()
+        let got = try m.call(target: "A", action: "show", params: ["message": "hi", "ratio": 2, "extra": "kept"])
+        let expected: Value = .dict(["message": "hi", "count": 3, "ratio": .double(2), "flag": false,
+                                     "tags": ["a", "b"], "extra": "kept"])
+        #expect(got == expected)
+    }
+
+    @Test("URL query strings become the declared types; a bad number is EPARAMS")
+    func urls() throws {
+        let m = try mediator()
+        let got = try m.call(url: "app://A/show?message=hi&count=42&ratio=0.5&flag=true")
+        #expect(got.dict?["count"] == .int(42))
+        #expect(got.dict?["ratio"] == .double(0.5))
+        #expect(got.dict?["flag"] == .bool(true))
+        #expect(got.dict?["message"] == "hi")
+        for bad in ["count=4x2", "count=99999999999999999999", "ratio=nan", "flag=yes"] {
+            do {
+                _ = try m.call(url: "app://A/show?message=hi&" + bad)
+                Issue.record("\(bad) should fail")
+            } catch {
+                #expect(error.code == .badParams)
+            }
+        }
+        // A local perform of the same strings is not converted.
+        #expect(throws: SwitchboardError.self) { try m.call(target: "A", action: "show", params: ["message": "hi", "count": "42"]) }
+    }
+
+    @Test("a local action answers perform, not URLs, even after an interceptor's redirect")
+    func exposure() throws {
+        let m = try mediator()
+        #expect(try m.call(target: "A", action: "secret") == "secret")
+        do {
+            _ = try m.call(url: "app://A/secret")
+            Issue.record("a URL should not reach a local action")
+        } catch {
+            #expect(error.code == .rejected)
+            #expect(error.message.contains("local"))
+        }
+        try m.addInterceptor(named: "to-secret") { call in
+            call.action == "show" ? .redirect(target: "A", action: "secret", params: nil) : .proceed
+        }
+        #expect(throws: SwitchboardError.self) { try m.call(url: "app://A/show?message=x") }
+        #expect(try m.call(target: "A", action: "show", params: ["message": "x"]) == "secret")
+    }
+
+    @Test("contracts hold on the intercepted path and for Target classes, and the catalogue lists them")
+    func everywhere() throws {
+        let m = try mediator()
+        m.addObserver { _ in }
+        #expect(throws: SwitchboardError.self) { try m.call(target: "A", action: "show") }
+        try m.register(Target_Contracted.self, as: "C")
+        #expect(try m.call(target: "C", action: "greet", params: ["name": "Ada"]) == "hello Ada")
+        #expect(throws: SwitchboardError.self) { try m.call(target: "C", action: "greet", params: ["name": 1]) }
+        #expect(try m.call(target: "C", action: "free", params: ["name": 1]) == .dict(["name": 1]))
+
+        let rows = m.routes()["targets"]?.array ?? []
+        let a = rows.first { $0.dict?["name"] == "A" }?.dict
+        let show = a?["contracts"]?.dict?["show"]
+        #expect(show?.dict?["result"] == "dict")
+        #expect(show?.dict?["params"]?.array?.count == 5)
+        #expect(a?["contracts"]?.dict?["secret"]?.dict?["exposure"] == "local")
+        let c = rows.first { $0.dict?["name"] == "C" }?.dict
+        #expect(c?["contracts"]?.dict?.keys.sorted() == ["greet"])
+    }
+}
