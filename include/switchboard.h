@@ -299,6 +299,28 @@ SB_API sb_status sb_callback_call(const sb_value *callback, const sb_value *args
 SB_API sb_status sb_register_action(sb_mediator *m, const char *target, const char *action,
                                     sb_fn fn, void *userdata, void (*free_userdata)(void *));
 
+/* sb_register_action with a contract: what the action's params must be,
+ * checked before each call. NULL `contract` is sb_register_action. The
+ * contract syntax, one item per line or separated by commas:
+ *
+ *     "message: string   -- the text to show\n"   required
+ *     "confirm: callback? -- called with the answer\n"   optional
+ *     "times: int = 1\n"                           optional, default (JSON)
+ *     "-> bool\n"                                  the result's type
+ *     "local"                                      not reachable from URLs
+ *
+ * Types: bool int double string bytes array dict callback any. Before the
+ * action runs, a missing required param or a value of another type fails the
+ * call with SB_EPARAMS (the message names the param and both types);
+ * defaults are filled in; an int passes for a double; for a URL call, query
+ * strings become the declared bool, int or double. Other keys pass through.
+ * The JSON form that sb_routes_json lists is accepted too. SB_EINVAL (and
+ * free_userdata runs) for a contract that does not parse, names a param
+ * twice or has a default of the wrong type; otherwise as sb_register_action. */
+SB_API sb_status sb_register_action_contract(sb_mediator *m, const char *target, const char *action,
+                                             const char *contract, sb_fn fn, void *userdata,
+                                             void (*free_userdata)(void *));
+
 /* Removes every action registered under `target` and drops its cached state.
  * A plugin's target is found again on its next use. SB_ENOTARGET if nothing
  * was known under that name. Calls user code (destructors). */

@@ -33,9 +33,24 @@ private func with(_ m: sb_mediator_ptr?, _ caller: String, _ body: (Mediator) ->
 public func sb_register_action(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?,
                                _ fn: sb_fn?, _ userdata: UnsafeMutableRawPointer?,
                                _ freeUserdata: sb_destroy_fn?) -> sb_status {
+    registerAction(m, target, action, contract: nil, fn, userdata, freeUserdata, caller: "sb_register_action")
+}
+
+@_cdecl("sb_register_action_contract")
+public func sb_register_action_contract(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?,
+                                        _ action: UnsafePointer<CChar>?, _ contract: UnsafePointer<CChar>?,
+                                        _ fn: sb_fn?, _ userdata: UnsafeMutableRawPointer?,
+                                        _ freeUserdata: sb_destroy_fn?) -> sb_status {
+    registerAction(m, target, action, contract: contract, fn, userdata, freeUserdata,
+                   caller: "sb_register_action_contract")
+}
+
+private func registerAction(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?,
+                            contract: UnsafePointer<CChar>?, _ fn: sb_fn?, _ userdata: UnsafeMutableRawPointer?,
+                            _ freeUserdata: sb_destroy_fn?, caller: String) -> sb_status {
     guard let fn else {
         freeUserdata?(userdata)
-        return failure(SB_EINVAL, "sb_register_action: NULL function")
+        return failure(SB_EINVAL, "\(caller): NULL function")
     }
     // From here the function owns the userdata: if registration fails, its
     // release runs free_userdata.
@@ -46,9 +61,11 @@ public func sb_register_action(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CC
         if case .failure(let error) = validated { return failure(error) }
         return SB_EINVAL
     }
-    return with(m, "sb_register_action") { mediator in
+    let text = contract.map { String(validatingCString: $0) }
+    if case .some(.none) = text { return failure(SB_EINVAL, "\(caller): the contract is not UTF-8") }
+    return with(m, caller) { mediator in
         do throws(SwitchboardError) {
-            try mediator.register(target: target, action: action, foreign: function)
+            try mediator.register(target: target, action: action, contract: text ?? nil, foreign: function)
             return SB_OK
         } catch {
             return failure(error)

@@ -1,0 +1,166 @@
+/* Action contracts from C: registering with a contract, EPARAMS for a
+ * missing key or a wrong type, defaults filled in, URL query strings
+ * converted, local actions refused from URLs, contracts that are refused
+ * (and their userdata freed), the catalogue, and NULL arguments. */
+#include "check.h"
+
+#include <stdint.h>
+#include <string.h>
+
+static int freed;
+static void count_free(void *p) {
+    (void)p;
+    freed++;
+}
+
+static int reached;
+
+/* Returns its params as they arrived. */
+static sb_status echo(void *u, const sb_value *params, sb_value **out) {
+    (void)u;
+    reached++;
+    *out = sb_retain((sb_value *)params);
+    return SB_OK;
+}
+
+static const char *show_contract =
+    "message: string   -- the text to show, with commas\n"
+    "count: int = 3\n"
+    "ratio: double?, flag: bool = false\n"
+    "-> dict";
+
+static sb_mediator *contracted(void) {
+    sb_mediator *m = sb_mediator_new();
+    CHECK_STATUS(sb_register_action_contract(m, "A", "show", show_contract, echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_register_action_contract(m, "A", "secret", "local", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_register_action_contract(m, "A", "plain", NULL, echo, NULL, NULL), SB_OK);
+    return m;
+}
+
+/* Performs A.<action> with `params` (a JSON object); the status. *out gets
+ * the result or NULL. */
+static sb_status perform_json(sb_mediator *m, const char *action, const char *json, sb_value **out) {
+    sb_value *params = NULL;
+    *out = NULL;
+    if (sb_from_json(json, &params) != SB_OK) return SB_EINVAL;
+    sb_status s = sb_perform(m, "A", action, params, 0, out);
+    sb_release(params);
+    return s;
+}
+
+static void test_violations(void) {
+    sb_mediator *m = contracted();
+    sb_value *out = NULL;
+    reached = 0;
+    CHECK_STATUS(perform_json(m, "show", "{\"count\": 1}", &out), SB_EPARAMS);
+    CHECK(out == NULL);
+    CHECK_STR(sb_last_error(), "A.show: missing required param \"message\" (string)");
+    CHECK_STATUS(perform_json(m, "show", "{\"message\": \"hi\", \"count\": \"7\"}", &out), SB_EPARAMS);
+    CHECK_STR(sb_last_error(), "A.show: param \"count\": expected int, got string \"7\"");
+    CHECK_STATUS(perform_json(m, "show", "{\"message\": 5}", &out), SB_EPARAMS);
+    CHECK(ERROR_MENTIONS("expected string, got int"));
+    CHECK_STATUS(perform_json(m, "show", "{\"message\": null}", &out), SB_EPARAMS);
+    CHECK_STATUS(sb_perform(m, "A", "show", NULL, 0, &out), SB_EPARAMS);
+    CHECK(reached == 0); /* the action never ran */
+    CHECK_STR(sb_status_string(SB_EPARAMS), "params break the action's contract");
+    sb_mediator_free(m);
+}
+
+static void test_completion(void) {
+    sb_mediator *m = contracted();
+    sb_value *out = NULL;
+    CHECK_STATUS(perform_json(m, "show", "{\"message\": \"hi\", \"ratio\": 2, \"extra\": true}", &out), SB_OK);
+    CHECK(check_int(sb_dict_get(out, "count")) == 3);
+    CHECK(sb_typeof(sb_dict_get(out, "ratio")) == SB_DOUBLE);
+    CHECK(sb_typeof(sb_dict_get(out, "flag")) == SB_BOOL);
+    CHECK(sb_typeof(sb_dict_get(out, "extra")) == SB_BOOL);
+    sb_release(out);
+    /* Params that fit as they are reach the action as the very same value. */
+    sb_value *params = NULL;
+    CHECK_STATUS(sb_from_json("{\"message\": \"hi\", \"count\": 1, \"ratio\": 0.5, \"flag\": true}", &params), SB_OK);
+    CHECK_STATUS(sb_perform(m, "A", "show", params, 0, &out), SB_OK);
+    CHECK(out == params);
+    sb_release(out);
+    sb_release(params);
+    /* Without a contract, anything goes. */
+    CHECK_STATUS(perform_json(m, "plain", "{\"count\": \"x\"}", &out), SB_OK);
+    sb_release(out);
+    sb_mediator_free(m);
+}
+
+static void test_urls(void) {
+    sb_mediator *m = contracted();
+    sb_value *out = NULL;
+    CHECK_STATUS(sb_open_url(m, "app://A/show?message=hi&count=42&flag=1&ratio=-1.5", NULL, &out), SB_OK);
+    CHECK(check_int(sb_dict_get(out, "count")) == 42);
+    CHECK(sb_typeof(sb_dict_get(out, "flag")) == SB_BOOL);
+    CHECK(sb_typeof(sb_dict_get(out, "ratio")) == SB_DOUBLE);
+    sb_release(out);
+    const char *bad[] = {"count=abc", "count=1.5", "count=", "ratio=inf", "flag=maybe"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char url[128];
+        snprintf(url, sizeof url, "app://A/show?message=hi&%s", bad[i]);
+        CHECK_STATUS(sb_open_url(m, url, NULL, &out), SB_EPARAMS);
+        CHECK(out == NULL);
+    }
+    reached = 0;
+    CHECK_STATUS(sb_open_url(m, "app://A/secret", NULL, &out), SB_EREJECTED);
+    CHECK(ERROR_MENTIONS("local"));
+    CHECK(reached == 0);
+    CHECK_STATUS(sb_perform(m, "A", "secret", NULL, 0, &out), SB_OK);
+    sb_release(out);
+    sb_mediator_free(m);
+}
+
+static void test_refused(void) {
+    sb_mediator *m = sb_mediator_new();
+    const char *bad[] = {"x: integer", "x int", "x: int, x: int", "x: int = \"s\"", "x: int = [1,",
+                         "-- doc", "{\"params\": 3}", "{\"nope\": 1}"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        freed = 0;
+        CHECK_STATUS(sb_register_action_contract(m, "A", "x", bad[i], echo, &freed, count_free), SB_EINVAL);
+        CHECK(freed == 1);
+        CHECK(ERROR_MENTIONS("contract"));
+    }
+    sb_value *out = NULL;
+    CHECK_STATUS(sb_perform(m, "A", "x", NULL, 0, &out), SB_ENOTARGET); /* nothing was registered */
+    char not_utf8[] = {'x', ':', ' ', (char)0xff, 0};
+    CHECK_STATUS(sb_register_action_contract(m, "A", "x", not_utf8, echo, NULL, NULL), SB_EINVAL);
+    /* The JSON form is read. */
+    CHECK_STATUS(sb_register_action_contract(m, "A", "j", "{\"params\": [{\"name\": \"n\", \"type\": \"int\"}]}",
+                                             echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_perform(m, "A", "j", NULL, 0, &out), SB_EPARAMS);
+    sb_mediator_free(m);
+}
+
+static void test_catalogue(void) {
+    sb_mediator *m = contracted();
+    char *json = sb_routes_json(m);
+    CHECK(json != NULL && strstr(json, "\"contracts\"") != NULL);
+    CHECK(json != NULL && strstr(json, "the text to show, with commas") != NULL);
+    CHECK(json != NULL && strstr(json, "\"exposure\":\"local\"") != NULL);
+    sb_free(json);
+    sb_mediator_free(m);
+}
+
+static void test_null(void) {
+    sb_mediator *m = sb_mediator_new();
+    freed = 0;
+    CHECK_STATUS(sb_register_action_contract(NULL, "A", "x", "n: int", echo, &freed, count_free), SB_EINVAL);
+    CHECK(freed == 1);
+    CHECK_STATUS(sb_register_action_contract(m, NULL, "x", "n: int", echo, &freed, count_free), SB_EINVAL);
+    CHECK(freed == 2);
+    CHECK_STATUS(sb_register_action_contract(m, "A", "x", "n: int", NULL, &freed, count_free), SB_EINVAL);
+    CHECK(freed == 3);
+    sb_mediator_free(m);
+}
+
+int main(void) {
+    test_violations();
+    test_completion();
+    test_urls();
+    test_refused();
+    test_catalogue();
+    test_null();
+    return check_report("contracts");
+}
