@@ -321,6 +321,10 @@ SB_API sb_status sb_register_action_contract(sb_mediator *m, const char *target,
                                              const char *contract, sb_fn fn, void *userdata,
                                              void (*free_userdata)(void *));
 
+/* Checks a contract without registering anything: SB_OK, or SB_EINVAL with
+ * the reason in sb_last_error(). For tools and other faces. */
+SB_API sb_status sb_check_contract(const char *contract);
+
 /* Removes every action registered under `target` and drops its cached state.
  * A plugin's target is found again on its next use. SB_ENOTARGET if nothing
  * was known under that name. Calls user code (destructors). */

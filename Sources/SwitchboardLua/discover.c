@@ -8,6 +8,7 @@
 #include "internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct discover_frame {
@@ -118,8 +119,19 @@ int sb_lua_register_table(lua_State *L, sb_lua_ctx *ctx, const char *name, int i
             lua_pop(L, 2);
             return 0;
         }
-        if (lua_type(L, -1) != LUA_TFUNCTION) {
-            snprintf(error, size, "action \"%s\" is a %s, not a function", action, luaL_typename(L, -1));
+        if (lua_type(L, -1) == LUA_TTABLE) {
+            /* {fn =, params =, result =, exposure =}: an action with a contract. */
+            char *contract = sb_lua_contract(L, ctx, action, -1, error, size);
+            int has_fn = lua_getfield(L, -1, "fn") == LUA_TFUNCTION;
+            lua_pop(L, 1);
+            free(contract);
+            if (contract == NULL || !has_fn) {
+                if (contract != NULL) snprintf(error, size, "action \"%s\": its table has no function under fn", action);
+                lua_pop(L, 2);
+                return 0;
+            }
+        } else if (lua_type(L, -1) != LUA_TFUNCTION) {
+            snprintf(error, size, "action \"%s\" is a %s, not a function or a table", action, luaL_typename(L, -1));
             lua_pop(L, 2);
             return 0;
         }
@@ -139,9 +151,18 @@ int sb_lua_register_table(lua_State *L, sb_lua_ctx *ctx, const char *name, int i
     lua_pushnil(L);
     while (lua_next(L, idx)) {
         const char *action = lua_tostring(L, -2);
-        sb_lua_fn *fn = sb_lua_fn_new(ctx, L, -1);
+        char *contract = NULL;
+        int with_contract = lua_type(L, -1) == LUA_TTABLE;
+        if (with_contract) {
+            contract = sb_lua_contract(L, ctx, action, -1, error, size); /* checked above: NULL only on ENOMEM */
+            lua_getfield(L, -1, "fn");
+            lua_replace(L, -2);
+        }
+        sb_lua_fn *fn = with_contract && contract == NULL ? NULL : sb_lua_fn_new(ctx, L, -1);
         sb_status status = fn == NULL ? SB_ENOMEM
-                                      : sb_register_action(ctx->m, name, action, sb_lua_fn_call, fn, sb_lua_fn_free);
+                                      : sb_register_action_contract(ctx->m, name, action, contract, sb_lua_fn_call,
+                                                                    fn, sb_lua_fn_free);
+        free(contract);
         if (status != SB_OK) {
             snprintf(error, size, "registering %s.%s: %s", name, action, fn ? sb_last_error() : "out of memory");
             lua_pop(L, 2);

@@ -110,6 +110,10 @@ void sb_lua_value_metatable(lua_State *L);
 sb_status sb_lua_discover(void *userdata, sb_mediator *m, const char *target);
 int sb_lua_register_table(lua_State *L, sb_lua_ctx *ctx, const char *name, int idx, char *error, size_t size);
 
+/* contract.c: the contract of an action spec table {fn =, params =, result =,
+ * exposure =}, checked; free() it. NULL with `error` set. */
+char *sb_lua_contract(lua_State *L, sb_lua_ctx *ctx, const char *action, int spec, char *error, size_t size);
+
 /* hooks.c: sb.intercept, sb.observe, sb.rules, sb.degrade, cancellation. */
 extern const luaL_Reg sb_lua_hook_functions[];
 /* Reads perform/open options at `idx` (nil or a table: cache, bypass, tags,

@@ -85,7 +85,7 @@ public struct Contract: Sendable, Equatable, ExpressibleByStringLiteral {
 
     /// Throws when the contract cannot be used: it did not parse, names a
     /// param twice, or has a default of the wrong type.
-    func validated(for action: String) throws(SwitchboardError) -> Contract {
+    @_spi(Faces) public func validated(for action: String) throws(SwitchboardError) -> Contract {
         if let problem { throw .invalidArgument("contract of \(action): \(problem)") }
         try checkParams(for: action)
         return self

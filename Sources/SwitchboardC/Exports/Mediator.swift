@@ -45,6 +45,19 @@ public func sb_register_action_contract(_ m: sb_mediator_ptr?, _ target: UnsafeP
                    caller: "sb_register_action_contract")
 }
 
+@_cdecl("sb_check_contract")
+public func sb_check_contract(_ contract: UnsafePointer<CChar>?) -> sb_status {
+    guard let contract, let text = String(validatingCString: contract) else {
+        return failure(SB_EINVAL, "sb_check_contract: the contract is NULL or not UTF-8")
+    }
+    do throws(SwitchboardError) {
+        _ = try Contract(parsing: text).validated(for: "the action")
+        return SB_OK
+    } catch {
+        return failure(error)
+    }
+}
+
 private func registerAction(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?,
                             contract: UnsafePointer<CChar>?, _ fn: sb_fn?, _ userdata: UnsafeMutableRawPointer?,
                             _ freeUserdata: sb_destroy_fn?, caller: String) -> sb_status {

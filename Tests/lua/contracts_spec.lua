@@ -1,0 +1,85 @@
+-- Actions with contracts from Lua: sb.target(name, { act = { params = ...,
+-- result = ..., exposure = ..., fn = function(p) end } }).
+local sb = require "switchboard"
+
+local function echo(p) return p end
+
+describe("contracts", function()
+  after_each(function()
+    for _, name in ipairs { "LC", "LJ", "LBad" } do sb.unregister(name) end
+  end)
+
+  it("checks params before the Lua function runs: EPARAMS names the key", function()
+    local ran = 0
+    assert.is_true(sb.target("LC", {
+      show = { params = "message: string -- what to say\ncount: int = 3", result = "dict",
+               fn = function(p) ran = ran + 1; return p end },
+      free = echo,
+    }))
+    local v, msg, code = sb.perform("LC", "show", { count = 1 })
+    assert.is_nil(v)
+    assert.equal("EPARAMS", code)
+    assert.equal('LC.show: missing required param "message" (string)', msg)
+    v, msg, code = sb.perform("LC", "show", { message = 7 })
+    assert.equal("EPARAMS", code)
+    assert.truthy(msg:find("expected string, got int", 1, true))
+    assert.equal(0, ran)
+    local got = assert(sb.perform("LC", "show", { message = "hi" }))
+    assert.equal(3, got.count)
+    assert.equal(1, ran)
+    -- An action without a contract takes anything.
+    assert.equal("x", assert(sb.perform("LC", "free", { count = "x" })).count)
+  end)
+
+  it("takes params as a list of tables, converts URL strings and keeps local actions from URLs", function()
+    assert.is_true(sb.target("LJ", {
+      add = { params = { { name = "a", type = "int" }, { name = "b", type = "int", default = 10, doc = "b" } },
+              fn = function(p) return p.a + p.b end },
+      hidden = { exposure = "local", fn = function() return "hidden" end },
+    }))
+    assert.equal(15, sb.perform("LJ", "add", { a = 5 }))
+    assert.equal(42, sb.open("app://LJ/add?a=40&b=2"))
+    local v, _, code = sb.open("app://LJ/add?a=forty")
+    assert.is_nil(v)
+    assert.equal("EPARAMS", code)
+    assert.equal("hidden", sb.perform("LJ", "hidden"))
+    v, _, code = sb.open("app://LJ/hidden")
+    assert.is_nil(v)
+    assert.equal("EREJECTED", code)
+  end)
+
+  it("refuses a bad contract and registers none of the table", function()
+    local bad = {
+      { params = "n: integer", fn = echo },
+      { params = "n: int, n: int", fn = echo },
+      { params = "n: int = \"s\"", fn = echo },
+      { params = 3, fn = echo },
+      { params = "n: int" },
+      { params = "n: int", fn = echo, extra = true },
+      { result = 1, fn = echo },
+      { params = { { name = "n" } }, fn = echo },
+    }
+    for i, spec in ipairs(bad) do
+      local ok, err = pcall(sb.target, "LBad", { good = echo, act = spec })
+      assert.is_false(ok, "case " .. i)
+      assert.truthy(tostring(err):find("act", 1, true), "case " .. i .. ": " .. tostring(err))
+      local v, _, code = sb.perform("LBad", "good")
+      assert.is_nil(v)
+      assert.equal("ENOTARGET", code)
+    end
+  end)
+
+  it("lists contracts in sb.routes()", function()
+    sb.target("LC", { show = { params = "message: string -- what to say", fn = echo } })
+    local routes = sb.routes()
+    local found
+    for _, t in ipairs(routes.targets) do
+      if t.name == "LC" then found = t end
+    end
+    assert.is_table(found)
+    local show = found.contracts.show
+    assert.equal("remote", show.exposure)
+    assert.equal("message", show.params[1].name)
+    assert.equal("what to say", show.params[1].doc)
+  end)
+end)
