@@ -104,7 +104,7 @@ if [ $callgrind = 1 ]; then
     [ -n "$small" ] && [ -n "$large" ] || sb_die "callgrind failed for $name"
     echo "$name $(( (large - small) / (cg_large - cg_small) ))" | tee -a "$out/instructions.txt"
   }
-  c_cases="direct perform route intercepted build3 perform3"
+  c_cases="direct perform route intercepted build3 perform3 unchecked3 contract3"
   # Registering 100,000 targets under valgrind takes a while: not in smoke runs.
   [ $smoke = 1 ] || c_cases="$c_cases lookup10 lookup100k"
   for c in $c_cases; do per_call "c.$c" "$out/bench" --one "$c" @N "$plugin"; done

@@ -44,6 +44,9 @@ struct ContractTests {
         // The JSON form, as the catalogue lists it, reads back the same.
         #expect(try ContractParser.parse(json: contract.json) == contract)
         #expect(try Contract(parsing: #"{"params": [{"name": "x", "type": "int"}]}"#).params == [Contract.Param("x", .int)])
+        let signature = try Contract(parsing: "a: int, b: int -> double")
+        #expect(signature.params.map(\.name) == ["a", "b"])
+        #expect(signature.result == .double)
     }
 
     @Test("a contract that does not parse or contradicts itself is refused when registered",

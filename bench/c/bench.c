@@ -7,7 +7,7 @@
  *   bench ITER REPS PLUGIN            all cases
  *   bench --one CASE ITER PLUGIN      one case, untimed, for callgrind:
  *                                     direct, perform, route, intercepted, build3, perform3,
- *                                     lookup10, lookup100k
+ *                                     unchecked3, contract3, lookup10, lookup100k
  */
 #define _POSIX_C_SOURCE 200809L
 #include <switchboard.h>
@@ -18,11 +18,13 @@
 #include <time.h>
 
 sb_status bench_twice(void *state, const sb_value *params, sb_value **out);
+sb_status bench_sum3(void *state, const sb_value *params, sb_value **out);
 
 static sb_mediator *m;
 static sb_mediator *intercepted; /* m's twin with one C interceptor */
 static sb_route *route;
 static sb_value *params1; /* {n: 21} */
+static sb_value *params3; /* {a: 1, b: 2, c: 3} */
 static long iterations;
 static volatile int64_t sink;
 
@@ -103,6 +105,18 @@ static void run_build_and_perform(void) {
         sb_release(d);
     }
 }
+
+/* The same C function registered twice, with a 3-key contract and without;
+ * the same 3-key params, made once. */
+static void run_sum3(const char *target) {
+    for (long i = 0; i < iterations; i++) {
+        sb_value *out = NULL;
+        sb_perform(m, target, "sum3", params3, 0, &out);
+        consume(out);
+    }
+}
+static void run_contract3(void) { run_sum3("Checked"); }
+static void run_unchecked3(void) { run_sum3("Unchecked"); }
 
 /* Two targets of one kind, so that the uncached one never finds an instance
  * the cached one left (a cached instance answers uncached calls too). */
@@ -247,6 +261,13 @@ static void setup(const char *plugin) {
     params1 = sb_dict_new();
     sb_dict_set_new(params1, "n", sb_int(21));
     if (sb_route_prepare(m, "Bench", "twice", SB_CACHE_TARGET, &route) != SB_OK) exit(1);
+    params3 = three_keys(1);
+    if (sb_register_action(m, "Unchecked", "sum3", bench_sum3, NULL, NULL) != SB_OK ||
+        sb_register_action_contract(m, "Checked", "sum3", "a: int, b: int, c: int -> int", bench_sum3, NULL,
+                                    NULL) != SB_OK) {
+        fprintf(stderr, "bench: %s\n", sb_last_error());
+        exit(1);
+    }
     intercepted = sb_mediator_new();
     if (sb_load_plugin(intercepted, plugin) != SB_OK ||
         sb_add_interceptor(intercepted, 0, let_through, NULL, NULL, NULL) != SB_OK) {
@@ -272,6 +293,7 @@ int main(int argc, char **argv) {
         } cases[] = {{"direct", run_direct}, {"perform", run_perform}, {"route", run_route},
                      {"intercepted", run_intercepted},
                      {"build3", run_build_only}, {"perform3", run_build_and_perform},
+                     {"unchecked3", run_unchecked3}, {"contract3", run_contract3},
                      {"lookup10", run_lookup_small}, {"lookup100k", run_lookup_large}};
         for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
             if (strcmp(argv[2], cases[i].name) == 0) {
@@ -301,6 +323,8 @@ int main(int argc, char **argv) {
             run_perform, reps);
     measure("c.dict3", "C perform building a 3-key params dict", "building the same dict alone",
             run_build_and_perform, run_build_only, reps);
+    measure("c.contract", "C sb_perform checking a 3-key contract", "the same action without one", run_contract3,
+            run_unchecked3, reps);
     measure("c.uncached", "C uncached target (create + destroy per call)", "cached", run_stateful_uncached,
             run_stateful_cached, reps);
 
@@ -312,6 +336,7 @@ int main(int argc, char **argv) {
 
     sb_route_free(route);
     sb_release(params1);
+    sb_release(params3);
     sb_mediator_free(small_registry);
     sb_mediator_free(large_registry);
     sb_mediator_free(m);

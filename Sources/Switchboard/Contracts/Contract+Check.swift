@@ -72,7 +72,7 @@ extension ActionEntry {
     /// Refuses a URL call to a `local` action.
     @inline(__always)
     func admit(fromURL: Bool, target: NameRef, action: NameRef) throws(SwitchboardError) {
-        if fromURL, contract?.exposure == .local {
+        if fromURL, contract?.isLocal == true {
             throw .rejected("\(target.string).\(action.string) is local: URLs cannot reach it")
         }
     }
@@ -81,6 +81,6 @@ extension ActionEntry {
     func checked(_ params: Params, fromURL: Bool, target: NameRef, action: NameRef) throws(SwitchboardError) -> Params? {
         guard let contract else { return nil }
         try admit(fromURL: fromURL, target: target, action: action)
-        return try contract.check(params, fromURL: fromURL, call: "\(target.string).\(action.string)")
+        return try contract.contract.check(params, fromURL: fromURL, call: "\(target.string).\(action.string)")
     }
 }

@@ -15,7 +15,8 @@
 /// - `name: type` is a required param; `name: type?` an optional one;
 ///   `name: type = default` an optional one with a default (a JSON value);
 /// - `-- doc` documents the param before it, to the end of the line;
-/// - `-> type` declares the result; `local` makes the action unreachable from
+/// - `-> type` declares the result (alone, or after the last param:
+///   `a: int, b: int -> int`); `local` makes the action unreachable from
 ///   URLs (`remote`, the default, leaves it to the URL policy).
 ///
 /// Types: bool, int, double, string, bytes, array, dict, callback, any. A
@@ -29,6 +30,8 @@ public struct Contract: Sendable, Equatable, ExpressibleByStringLiteral {
     public var exposure: Exposure
     /// Why a string literal did not parse; registering the contract reports it.
     let problem: String?
+    /// Whether calls can be checked against it (see `usable(for:)`).
+    @_spi(Faces) public var isUsable: Bool { problem == nil }
 
     public struct Param: Sendable, Equatable {
         public var name: String

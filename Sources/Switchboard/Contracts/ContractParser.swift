@@ -2,7 +2,7 @@
 //
 //   contract := item (("," | newline) item)*
 //   item     := name ":" type ["?" | "=" json] ["--" doc to end of line]
-//             | "->" type | "local" | "remote"
+//             | [param] "->" type | "local" | "remote"
 
 enum ContractParser {
     static func parse(_ text: String) throws(SwitchboardError) -> Contract {
@@ -64,8 +64,11 @@ enum ContractParser {
             contract.exposure = Contract.Exposure(rawValue: item)!
             return
         }
-        if item.hasPrefix("->") {
-            contract.result = try type(String(item.dropFirst(2)).trimmed, in: item)
+        if let arrow = item.firstRange(of: "->") {
+            // "-> type" alone, or at the end of the last param: "c: int -> int".
+            let before = String(item[..<arrow.lowerBound]).trimmed
+            if !before.isEmpty { try read(before, into: &contract) }
+            contract.result = try type(String(item[arrow.upperBound...]).trimmed, in: item)
             return
         }
         guard let colon = item.firstIndex(of: ":") else {

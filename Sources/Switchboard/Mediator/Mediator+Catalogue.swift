@@ -26,7 +26,7 @@ extension Mediator {
                 // A registered action hides the class's action of that name.
                 var contracts: Params = [:]
                 for action in (entry.targetClass?.actions.entries ?? []) + entry.registered.entries {
-                    contracts[action.name.string] = action.contract?.json
+                    contracts[action.name.string] = action.contract?.contract.json
                 }
                 return (entry.name.string, origins.joined(separator: " + "), Array(Set(actions)).sorted(),
                         entry.cache.slot.load(ordering: .relaxed) != 0, contracts)

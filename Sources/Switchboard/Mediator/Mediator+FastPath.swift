@@ -8,7 +8,7 @@ extension Mediator {
     /// `performNative` for a call that resolves to a foreign function, or nil.
     @inline(__always)
     func performForeignFast(_ target: NameRef, _ action: NameRef, params: OpaquePointer?,
-                            out: UnsafeMutablePointer<OpaquePointer?>) -> Int32? {
+                            out: UnsafeMutablePointer<OpaquePointer?>, bridge: any ForeignBridge.Type) -> Int32? {
         let record = pins.pin()
         defer { pins.unpin(record) }
         guard !CallDepth.exceeded(record), let entry = targets.find(target) else { return nil }
@@ -16,22 +16,25 @@ extension Mediator {
             // Registered actions first, then the class's (as `lookup` does).
             if let registered = entry.registered.find(action) {
                 return registered._withUnsafeGuaranteedRef {
-                    Self.callForeign($0, on: nil, params: params, out: out)
+                    Self.callForeign($0, on: nil, params: params, out: out, bridge: bridge)
                 }
             }
             guard let found = entry.classActions?._withUnsafeGuaranteedRef({ $0.find(action) }) else { return nil }
             return found._withUnsafeGuaranteedRef {
-                Self.callForeign($0, on: entry.classNeedsInstance ? entry : nil, params: params, out: out)
+                Self.callForeign($0, on: entry.classNeedsInstance ? entry : nil, params: params, out: out,
+                             bridge: bridge)
             }
         }
     }
 
-    /// Calls `action` if it is foreign and, when it needs an instance of the
-    /// class of `entry`, the target has a cached one; else nil. Pinned.
+    /// Calls `action` if it is foreign, its params fit its contract (if it
+    /// has one) as they are, and, when it needs an instance of the class of
+    /// `entry`, the target has a cached one; else nil. Pinned.
     @inline(__always)
     static func callForeign(_ action: ActionEntry, on entry: TargetEntry?, params: OpaquePointer?,
-                            out: UnsafeMutablePointer<OpaquePointer?>) -> Int32? {
-        guard let function = action.foreign, action.contract == nil else { return nil }
+                            out: UnsafeMutablePointer<OpaquePointer?>, bridge: any ForeignBridge.Type) -> Int32? {
+        guard let function = action.foreign else { return nil }
+        if let check = action.contract, !(check.isUsable && bridge.fits(params, check)) { return nil }
         var state: UnsafeMutableRawPointer?
         if let entry {
             guard let instance = cachedInstance(of: entry) else { return nil }

@@ -20,24 +20,30 @@
     static func fallbackParams(origin: OpaquePointer?, target: String, action: String) throws(SwitchboardError) -> OpaquePointer
     /// Makes `error` the calling thread's last error (`sb_last_error`).
     static func report(_ error: SwitchboardError)
-    /// `params` checked against `contract`: nil when they fit as they are,
+    /// Whether `params` fit `check` as they are: every declared key present
+    /// with its type. Lets a call skip `checked`; the default answers false.
+    static func fits(_ params: OpaquePointer?, _ check: ContractCheck) -> Bool
+    /// `params` checked against the contract: nil when they fit as they are,
     /// else a new reference with defaults filled in and values converted
-    /// (see `Contract.check`). A face may answer without converting to
-    /// Swift values; the default implementation converts.
-    static func checked(_ params: OpaquePointer?, against contract: Contract, fromURL: Bool,
+    /// (see `Contract.check`). The default implementation converts to Swift
+    /// values.
+    static func checked(_ params: OpaquePointer?, against check: ContractCheck, fromURL: Bool,
                         call: @autoclosure () -> String) throws(SwitchboardError) -> OpaquePointer?
 }
 
 extension ForeignBridge {
-    public static func checked(_ params: OpaquePointer?, against contract: Contract, fromURL: Bool,
+    public static func fits(_ params: OpaquePointer?, _ check: ContractCheck) -> Bool { false }
+
+    public static func checked(_ params: OpaquePointer?, against check: ContractCheck, fromURL: Bool,
                                call: @autoclosure () -> String) throws(SwitchboardError) -> OpaquePointer? {
+        if check.isUsable && fits(params, check) { return nil }
         let dict: Params
         switch try value(from: params) {
         case .dict(let given): dict = given
         case .null: dict = [:]
         case let other: throw .badParams("\(call()): params are \(other.kind), not a dict")
         }
-        guard let fixed = try contract.check(dict, fromURL: fromURL, call: call()) else { return nil }
+        guard let fixed = try check.contract.check(dict, fromURL: fromURL, call: call()) else { return nil }
         return try native(from: .dict(fixed))
     }
 }
@@ -62,7 +68,8 @@ extension Mediator {
                                module: module, options: options, fallback: true, via: convention)
         }
         let called = NameRef(cString: target)
-        if module == nil, let status = performForeignFast(called, NameRef(cString: action), params: params, out: out) {
+        if module == nil, let status = performForeignFast(called, NameRef(cString: action), params: params, out: out,
+                                                                bridge: bridge) {
             return status
         }
         if let module {
@@ -91,13 +98,13 @@ struct ForeignConvention: CallConvention {
 
     func invoke(_ entry: ActionEntry, on instance: TargetInstance?, args: OpaquePointer?,
                 target: NameRef, action: NameRef) -> Int32 {
-        guard let contract = entry.contract else {
+        guard let check = entry.contract else {
             return invokeChecked(entry, on: instance, args: args, target: target, action: action)
         }
         let fixed: OpaquePointer?
         do throws(SwitchboardError) {
             try entry.admit(fromURL: fromURL, target: target, action: action)
-            fixed = try bridge.checked(args, against: contract, fromURL: fromURL,
+            fixed = try bridge.checked(args, against: check, fromURL: fromURL,
                                        call: "\(target.string).\(action.string)")
         } catch {
             return fail(error)

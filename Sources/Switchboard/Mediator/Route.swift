@@ -87,7 +87,7 @@ public final class Route: @unchecked Sendable {
                                         options: .none, fallback: false, via: ForeignConvention(bridge: bridge, out: out),
                                         prepared: self)
         }
-        if let status = callForeignFast(params: params, out: out) { return status }
+        if let status = callForeignFast(params: params, out: out, bridge: bridge) { return status }
         return dispatch(args: params, via: ForeignConvention(bridge: bridge, out: out))
     }
 
@@ -95,8 +95,11 @@ public final class Route: @unchecked Sendable {
     /// snapshot is current and its action is foreign, or Swift for a Swift
     /// caller (see Mediator+FastPath.swift).
     @inline(__always)
-    private func callForeignFast(params: OpaquePointer?, out: UnsafeMutablePointer<OpaquePointer?>) -> Int32? {
-        withCurrentSnapshot { action, entry in Mediator.callForeign(action, on: entry, params: params, out: out) }
+    private func callForeignFast(params: OpaquePointer?, out: UnsafeMutablePointer<OpaquePointer?>,
+                                 bridge: any ForeignBridge.Type) -> Int32? {
+        withCurrentSnapshot { action, entry in
+            Mediator.callForeign(action, on: entry, params: params, out: out, bridge: bridge)
+        }
     }
 
     @inline(__always)

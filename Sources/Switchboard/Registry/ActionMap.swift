@@ -23,12 +23,12 @@ final class ActionEntry: @unchecked Sendable {
     let swift: (@Sendable (AnyObject?, Params) throws -> Value)?
     /// Checked before each call (Contracts/); the fast paths leave actions
     /// that have one to the general path.
-    let contract: Contract?
+    let contract: ContractCheck?
 
     init(name: String, body: Body, contract: Contract? = nil) {
         self.name = OwnedName(name)
         self.body = body
-        self.contract = contract
+        self.contract = contract.map(ContractCheck.init)
         switch body {
         case .foreign(let function):
             foreign = Unmanaged.passUnretained(function)

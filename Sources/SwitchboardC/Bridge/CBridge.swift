@@ -8,6 +8,23 @@ nonisolated(unsafe) let emptyParams: OpaquePointer = Handle(retaining: SBValue.c
 
 /// How the core calls Swift actions for C callers: `sb_value` in and out.
 enum CBridge: ForeignBridge {
+    /// Confirms params in place, without converting anything.
+    static func fits(_ params: OpaquePointer?, _ check: ContractCheck) -> Bool {
+        guard let params, let box = Handle(params).box else { return false }
+        return box._withUnsafeGuaranteedRef { d in
+            guard d.type == SB_DICT else { return false }
+            let entries = d.dictEntries, count = d.h.pointee.count
+            for (k, key) in check.keys.enumerated() {
+                // Callers usually build params in the contract's order: try
+                // that position before searching.
+                let i = k < count && DictEntry.hasKey(entries + k, key.bytes, length: key.count)
+                    ? k : d.find(key: key.bytes, length: key.count)
+                guard let i, key.type.admits(entries[i].value.type) else { return false }
+            }
+            return true
+        }
+    }
+
     static func value(from native: OpaquePointer?) throws(SwitchboardError) -> Value {
         guard let native else { return .null }
         return try Handle(native).toValue()
@@ -47,5 +64,22 @@ enum CBridge: ForeignBridge {
 
     static func report(_ error: SwitchboardError) {
         setLastError(error.message)
+    }
+}
+
+extension ParamType {
+    /// Whether a value of C type `type` is of this type as it stands.
+    fileprivate func admits(_ type: sb_type) -> Bool {
+        switch self {
+        case .any: type != SB_NULL
+        case .bool: type == SB_BOOL
+        case .int: type == SB_INT
+        case .double: type == SB_DOUBLE
+        case .string: type == SB_STRING
+        case .bytes: type == SB_BYTES
+        case .array: type == SB_ARRAY
+        case .dict: type == SB_DICT
+        case .callback: type == SB_CALLBACK
+        }
     }
 }
