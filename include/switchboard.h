@@ -692,13 +692,30 @@ typedef struct sb_target_def {
     const sb_action_def *actions;  /* ends with {NULL, NULL} */
 } sb_target_def;
 
+/* Optional, beside a Target_<Name> table: `const sb_contract_def
+ * Contracts_<Name>[]` gives some of its actions a contract (the syntax of
+ * sb_register_action_contract), ending with {NULL, NULL}:
+ *
+ *     const sb_contract_def Contracts_A[] = {
+ *         {"showAlert", "message: string, confirm: callback? -> bool"},
+ *         {NULL, NULL}};
+ *
+ * A separate table keeps sb_action_def, and plugins built before contracts,
+ * as they are. */
+typedef struct sb_contract_def {
+    const char *action;
+    const char *contract;
+} sb_contract_def;
+
 /* Loads the plugin at `path` into `m`; its Target_<Name> tables become
  * reachable by name. A plugin belongs to the mediator that loaded it and is
  * unloaded when that mediator is freed, after its target states are
  * destroyed. Loading the same path twice is SB_OK and loads it once.
  * SB_EINVAL (with a message naming the plugin) if the file is missing or not
  * a loadable shared object, or if one of its Target_ tables has another
- * abi_version, a NULL action list or an action without a name or function.
+ * abi_version, a NULL action list or an action without a name or function,
+ * or if a Contracts_ table names an action its target lacks or holds a
+ * contract that does not parse.
  * Works when libswitchboard.so itself was loaded with RTLD_LOCAL. */
 SB_API sb_status sb_load_plugin(sb_mediator *m, const char *path);
 

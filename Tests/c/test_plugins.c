@@ -130,6 +130,11 @@ static void test_refusals(void) {
     CHECK(ERROR_MENTIONS("bad_abi_plugin.so") && ERROR_MENTIONS("abi_version 42"));
     CHECK_STATUS(sb_load_plugin(m, plugin("bad_actions_plugin.so")), SB_EINVAL);
     CHECK(ERROR_MENTIONS("Target_Broken"));
+    CHECK_STATUS(sb_load_plugin(m, plugin("bad_contract_plugin.so")), SB_EINVAL);
+    CHECK(ERROR_MENTIONS("Contracts_Typo") && ERROR_MENTIONS("integer"));
+    CHECK_STATUS(sb_perform(m, "Typo", "noop", NULL, 0, &out), SB_ENOTARGET);
+    CHECK_STATUS(sb_load_plugin(m, plugin("stray_contract_plugin.so")), SB_EINVAL);
+    CHECK(ERROR_MENTIONS("Contracts_Stray") && ERROR_MENTIONS("\"nope\""));
     CHECK_STATUS(sb_perform(m, "Future", "noop", NULL, 0, &out), SB_ENOTARGET);
 
     /* Loads, but provides nothing. */
@@ -176,9 +181,35 @@ static void test_free_order(void) {
     remove(copy);
 }
 
+/* Counter.add has a contract (Contracts_Counter): checked, and listed. */
+static void test_contracts(void) {
+    sb_mediator *m = sb_mediator_new();
+    sb_value *params = sb_dict_new(), *out = NULL;
+    CHECK_STATUS(sb_load_plugin(m, plugin("test_plugin.so")), SB_OK);
+    char *listed = sb_routes_json(m); /* before any call: listed from the plugin */
+    CHECK(listed != NULL && strstr(listed, "what to add 1000 to") != NULL);
+    sb_free(listed);
+    sb_dict_set_new(params, "n", sb_string("5"));
+    CHECK_STATUS(sb_perform(m, "Counter", "add", params, 0, &out), SB_EPARAMS);
+    CHECK_STR(sb_last_error(), "Counter.add: param \"n\": expected int, got string \"5\"");
+    sb_dict_set_new(params, "n", sb_int(5));
+    CHECK_STATUS(sb_perform(m, "Counter", "add", params, 0, &out), SB_OK);
+    CHECK(check_int(out) == 1005);
+    sb_release(out);
+    CHECK_STATUS(sb_open_url(m, "app://Counter/add?n=7", NULL, &out), SB_OK);
+    CHECK(check_int(out) == 1007);
+    sb_release(out);
+    char *routes = sb_routes_json(m);
+    CHECK(routes != NULL && strstr(routes, "what to add 1000 to") != NULL);
+    sb_free(routes);
+    sb_release(params);
+    sb_mediator_free(m);
+}
+
 int main(int argc, char **argv) {
     plugin_dir = argc > 1 ? argv[1] : ".";
     test_discovery_and_caching();
+    test_contracts();
     test_refusals();
     test_free_order();
     return check_report("plugins");

@@ -128,3 +128,19 @@ static const sb_action_def a_actions[] = {
 };
 
 const sb_target_def Target_A = {SB_ABI_VERSION, a_create, a_destroy, a_actions};
+
+/* What the actions take and give: checked before each call, listed by
+ * `switchboard routes`. */
+const sb_contract_def Contracts_A[] = {
+    {"nativeFetchDetailViewController", "key: any? -- the page's title\n-> dict"},
+    {"nativePresentImage", "image: string -- the image to show\n-> dict"},
+    {"nativeNoImage", "-> dict"},
+    {"showAlert", "message: string -- the alert's text\n"
+                  "answer: string? -- the button the user taps: confirm (the default) or cancel\n"
+                  "confirmAction: callback? -- called when Confirm is tapped\n"
+                  "cancelAction: callback? -- called when Cancel is tapped"},
+    {"cell", "identifier: string? -- the cell's reuse identifier\n-> dict"},
+    {"configCell", "cell: any?, title: string?\n-> dict"},
+    {"charge", "amount: int? -- in cents\n-> dict"},
+    {NULL, NULL},
+};

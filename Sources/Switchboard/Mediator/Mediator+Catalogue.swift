@@ -40,7 +40,8 @@ extension Mediator {
         for provider in providers {
             for listed in provider.listedTargets() where targets[listed.name] == nil {
                 targets[listed.name] = ["name": .string(listed.name), "origin": .string(listed.origin),
-                                        "actions": .array(listed.actions.sorted().map(Value.string)), "cached": false]
+                                        "actions": .array(listed.actions.sorted().map(Value.string)), "cached": false,
+                                        "contracts": .dict(listed.contracts.mapValues(\.json))]
             }
         }
         let (connectors, patterns, policy) = urls.catalogue

@@ -90,7 +90,8 @@ extension TargetClass {
         var seen = Set<String>()
         let entries = foreign.actions.compactMap { action -> ActionEntry? in
             guard seen.insert(action.name).inserted else { return nil }
-            return ActionEntry(name: action.name, body: .foreign(action.function))
+            return ActionEntry(name: action.name, body: .foreign(action.function),
+                               contract: foreign.contracts[action.name]?.usable(for: action.name))
         }
         let create = foreign.create
         let destroy = foreign.destroy

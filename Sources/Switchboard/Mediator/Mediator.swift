@@ -135,11 +135,14 @@ extension TargetProvider {
     public var name: String
     public var origin: String
     public var actions: [String]
+    /// Contracts of some of the actions, by name.
+    public var contracts: [String: Contract]
 
-    public init(name: String, origin: String, actions: [String]) {
+    public init(name: String, origin: String, actions: [String], contracts: [String: Contract] = [:]) {
         self.name = name
         self.origin = origin
         self.actions = actions
+        self.contracts = contracts
     }
 }
 
@@ -148,6 +151,8 @@ extension TargetProvider {
 @_spi(Faces) public struct ForeignTargetClass: Sendable {
     public var origin: String
     public var actions: [(name: String, function: ForeignFunction)]
+    /// Contracts of some of the actions, by name.
+    public var contracts: [String: Contract]
     public var create: @Sendable () throws(SwitchboardError) -> UnsafeMutableRawPointer?
     public var destroy: @Sendable (UnsafeMutableRawPointer?) -> Void
     /// Instances would hold nothing (no create, no destroy): actions get a
@@ -155,10 +160,12 @@ extension TargetProvider {
     public var stateless: Bool
 
     public init(origin: String, actions: [(name: String, function: ForeignFunction)],
+                contracts: [String: Contract] = [:],
                 create: @escaping @Sendable () throws(SwitchboardError) -> UnsafeMutableRawPointer?,
                 destroy: @escaping @Sendable (UnsafeMutableRawPointer?) -> Void, stateless: Bool = false) {
         self.origin = origin
         self.actions = actions
+        self.contracts = contracts
         self.create = create
         self.destroy = destroy
         self.stateless = stateless

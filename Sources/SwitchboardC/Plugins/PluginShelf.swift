@@ -16,6 +16,8 @@ final class PluginImage: @unchecked Sendable {
     private let handle: UnsafeMutableRawPointer
     /// Target name → its `Target_<Name>` table.
     let targets: [String: UnsafePointer<sb_target_def>]
+    /// Target name → action name → contract, from `Contracts_<Name>` tables.
+    let contracts: [String: [String: String]]
 
     /// Loads `path` and checks every `Target_` table it exports.
     init(path: String) throws(SwitchboardError) {
@@ -36,13 +38,19 @@ final class PluginImage: @unchecked Sendable {
             }, names)
         }
         var targets: [String: UnsafePointer<sb_target_def>] = [:]
+        var contracts: [String: [String: String]] = [:]
         do throws(SwitchboardError) {
             guard listed == 0 else { throw .invalidArgument("plugin '\(path)': cannot read its symbol table") }
             for symbol in names {
                 guard let address = dlsym(handle, symbol) else { continue }
                 let def = address.assumingMemoryBound(to: sb_target_def.self)
                 try Self.check(def, symbol: symbol, path: path)
-                targets[String(symbol.dropFirst("Target_".count))] = UnsafePointer(def)
+                let name = String(symbol.dropFirst("Target_".count))
+                targets[name] = UnsafePointer(def)
+                if let table = dlsym(handle, "Contracts_" + name) {
+                    contracts[name] = try Self.contracts(table.assumingMemoryBound(to: sb_contract_def.self),
+                                                         of: name, def: def, path: path)
+                }
             }
         } catch {
             dlclose(handle)
@@ -51,6 +59,7 @@ final class PluginImage: @unchecked Sendable {
         self.path = path
         self.handle = handle
         self.targets = targets
+        self.contracts = contracts
     }
 
     deinit { dlclose(handle) }
@@ -76,19 +85,53 @@ final class PluginImage: @unchecked Sendable {
         throw .invalidArgument("plugin '\(path)': \(symbol) action list does not end with {NULL, NULL}")
     }
 
+    /// A `Contracts_<Name>` table: each entry names an action of the target
+    /// and holds a contract that parses; it ends with {NULL, NULL}.
+    private static func contracts(_ table: UnsafePointer<sb_contract_def>, of name: String,
+                                  def: UnsafePointer<sb_target_def>, path: String) throws(SwitchboardError) -> [String: String] {
+        var actions = Set<String>()
+        var i = 0
+        while let action = def.pointee.actions[i].name {
+            actions.insert(String(cString: action))
+            i += 1
+        }
+        var found: [String: String] = [:]
+        for i in 0..<100_000 {
+            let entry = table[i]
+            if entry.action == nil && entry.contract == nil { return found }
+            guard let actionName = entry.action, let action = String(validatingCString: actionName),
+                  let contractText = entry.contract, let text = String(validatingCString: contractText) else {
+                throw .invalidArgument("plugin '\(path)': Contracts_\(name) entry #\(i) needs a UTF-8 action and contract")
+            }
+            guard actions.contains(action) else {
+                throw .invalidArgument("plugin '\(path)': Contracts_\(name) names \"\(action)\", which Target_\(name) does not have")
+            }
+            do throws(SwitchboardError) {
+                _ = try Contract(parsing: text).validated(for: "\(name).\(action)")
+            } catch {
+                throw .invalidArgument("plugin '\(path)': Contracts_\(name): \(error.message)")
+            }
+            found[action] = text
+        }
+        throw .invalidArgument("plugin '\(path)': Contracts_\(name) does not end with {NULL, NULL}")
+    }
+
     /// The target class for one of this plugin's tables.
     func targetClass(_ name: String, _ def: UnsafePointer<sb_target_def>) -> ForeignTargetClass {
         var actions: [(name: String, function: ForeignFunction)] = []
+        var contracts: [String: Contract] = [:]
         var i = 0
         while let actionName = def.pointee.actions[i].name, let fn = def.pointee.actions[i].fn {
             let action = String(cString: actionName)
             actions.append((action, CFunction(fn: fn, userdata: nil, freeUserdata: nil, usesInstanceState: true,
                                               owner: self, label: "\(name).\(action)")))
+            // Checked when the plugin loaded.
+            if let text = self.contracts[name]?[action] { contracts[action] = try? Contract(parsing: text) }
             i += 1
         }
         let table = TableRef(image: self, def: def)
         return ForeignTargetClass(
-            origin: "plugin \(path)", actions: actions,
+            origin: "plugin \(path)", actions: actions, contracts: contracts,
             create: { table.def.pointee.create?() },
             destroy: { state in table.destroy(state) },
             stateless: def.pointee.create == nil && def.pointee.destroy == nil)
@@ -146,7 +189,8 @@ final class PluginShelf: TargetProvider, @unchecked Sendable {
                     actions.append(String(cString: action))
                     i += 1
                 }
-                return ListedTarget(name: name, origin: "plugin \(image.path)", actions: actions)
+                let contracts = (image.contracts[name] ?? [:]).compactMapValues { try? Contract(parsing: $0) }
+                return ListedTarget(name: name, origin: "plugin \(image.path)", actions: actions, contracts: contracts)
             }
         }
     }

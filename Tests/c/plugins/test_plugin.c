@@ -91,6 +91,9 @@ static const sb_action_def counter_actions[] = {
 
 const sb_target_def Target_Counter = {SB_ABI_VERSION, counter_create, counter_destroy, counter_actions};
 
+/* Counter.add takes an int n; the other actions take anything. */
+const sb_contract_def Contracts_Counter[] = {{"add", "n: int -- what to add 1000 to\n-> int"}, {NULL, NULL}};
+
 /* Stateless: no create, no destroy; its actions see a NULL state. */
 static sb_status stateless_state(void *state, const sb_value *args, sb_value **out) {
     (void)args;
