@@ -246,6 +246,14 @@ routes = json.load(sys.stdin)
 names = sorted(t[\"name\"] for t in routes[\"targets\"])
 assert names == [\"A\", \"Catalog\", \"Settings\"], names
 assert [s[\"scheme\"] for s in routes[\"schemes\"]] == [\"app\"]'"
+check "routes prints each action's contract, with its params' docs" bash -c "
+  '$sb' routes ${load[*]} > '$work/routes.txt' &&
+  grep -q '^    nativePresentImage(image: string) -> dict\$' '$work/routes.txt' &&
+  grep -q '^        image  the image to show\$' '$work/routes.txt' &&
+  '$sb' routes ${load[*]} --json | $py -c '
+import json, sys
+a = next(t for t in json.load(sys.stdin)[\"targets\"] if t[\"name\"] == \"A\")
+assert a[\"contracts\"][\"showAlert\"][\"params\"][0][\"name\"] == \"message\", a'"
 printf 'sb.route("app://item/<int:sku>", "Catalog", "item")\n' > "$work/setup.lua"
 check "--setup adds a route pattern that call and routes see" bash -c "
   '$sb' call ${load[*]} --setup '$work/setup.lua' 'app://item/7' | grep -q '\"sku\":7' &&

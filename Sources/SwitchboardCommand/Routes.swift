@@ -46,7 +46,11 @@ struct RoutesListing {
             let name = target["name"]?.string ?? "?"
             let origin = target["origin"]?.string.map { " [\($0)]" } ?? ""
             let actions = (target["actions"]?.array ?? []).compactMap(\.string)
-            lines.append("  \(name)\(origin): \(actions.isEmpty ? "(no listed actions)" : actions.joined(separator: ", "))")
+            lines.append("  \(name)\(origin)\(actions.isEmpty ? ": (no listed actions)" : "")")
+            let contracts = target["contracts"]?.dict ?? [:]
+            for action in actions {
+                lines += Self.action(action, contracts[action])
+            }
         }
         let schemes = routes["schemes"]?.array ?? []
         lines.append("schemes (\(schemes.count)):")
@@ -59,6 +63,41 @@ struct RoutesListing {
         for p in patterns {
             lines.append("  \(p["pattern"]?.string ?? "?")  ->  \(p["target"]?.string ?? "?")/\(p["action"]?.string ?? "?")")
         }
+        let rules = routes["rules"]?.array ?? []
+        let interceptors = routes["interceptors"]?.array ?? []
+        if !rules.isEmpty || !interceptors.isEmpty {
+            lines.append("rules (\(rules.count)), interceptors (\(interceptors.count)):")
+            for interceptor in interceptors {
+                let priority = interceptor["priority"]?.int.map { "priority \($0)" } ?? ""
+                lines.append("  \(interceptor["name"]?.string ?? "?")  \(priority)")
+            }
+        }
         text = lines.joined(separator: "\n") + "\n"
+    }
+
+    /// One action: its signature when it has a contract, then its params' docs.
+    ///
+    ///     showAlert(message: string, answer: string?) -> bool  [local]
+    ///         message  the alert's text
+    private static func action(_ name: String, _ contract: Value?) -> [String] {
+        guard let contract else { return ["    \(name)"] }
+        let params = contract["params"]?.array ?? []
+        let signature = params.map { param -> String in
+            let type = param["type"]?.string ?? "any"
+            let mark = param["default"].map { " = \($0)" } ?? (param["required"]?.bool == false ? "?" : "")
+            return "\(param["name"]?.string ?? "?"): \(type)\(mark)"
+        }.joined(separator: ", ")
+        let result = contract["result"]?.string.flatMap { $0 == "any" ? nil : " -> \($0)" } ?? ""
+        let local = contract["exposure"]?.string == "local" ? "  [local: not from URLs]" : ""
+        var lines = ["    \(name)(\(signature))\(result)\(local)"]
+        let documented = params.compactMap { param -> (String, String)? in
+            guard let doc = param["doc"]?.string, let name = param["name"]?.string else { return nil }
+            return (name, doc)
+        }
+        let width = documented.map(\.0.count).max() ?? 0
+        for (param, doc) in documented {
+            lines.append("        " + param + String(repeating: " ", count: width - param.count) + "  " + doc)
+        }
+        return lines
     }
 }
