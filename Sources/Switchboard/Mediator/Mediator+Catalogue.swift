@@ -12,7 +12,8 @@ extension Mediator {
     ///      "patterns": [{"pattern", "target", "action"}],
     ///      "policy": {"schemes": [...] | null, "targets": [...] | null},
     ///      "rules": [rule], "interceptors": [{"id", "name", "priority", "timeout_ms",
-    ///                "origin", "ignored_decisions"}], "observers": n, "degrade_handler": bool}
+    ///                "origin", "ignored_decisions"}], "observers": n, "degrade_handler": bool,
+    ///      "services": [{"name", "lifetime", "made"}]}
     ///
     /// Lists are sorted by name (patterns in registration order).
     public func routes() -> Value {
@@ -64,6 +65,7 @@ extension Mediator {
             "interceptors": .array(hooks.interceptors),
             "observers": .int(Int64(hooks.observers)),
             "degrade_handler": .bool(hooks.degradeHandler),
+            "services": .array(servicesCatalogue),
             "targets": .array(targets.keys.sorted().map { targets[$0]! }),
             "schemes": .array(schemes),
             "patterns": .array(patternList),

@@ -37,6 +37,8 @@ public final class Mediator: @unchecked Sendable {
     /// Interceptors, observers, rules and the degrade handler. With none,
     /// a call reads one word of it and goes on (see Mediator+Hooks.swift).
     let hooks = HookState()
+    /// Protocol-class services (Services/).
+    let services = ServiceRegistry()
 
     private var _modules: [String]
     private var _providers: [(id: UInt64, provider: any TargetProvider)] = []
