@@ -982,7 +982,9 @@ static void test_concurrency(void) {
     shared_m = sb_mediator_new();
     CHECK_STATUS(sb_register_action(shared_m, "Math", "twice", twice, NULL, NULL), SB_OK);
     for (long i = 0; i < WORKERS; i++) pthread_create(&threads[i], NULL, worker, (void *)i);
-    while (read_counter(&workers_done) < WORKERS) {
+    /* At least 50 rounds: under valgrind the workers may all finish before
+     * this thread first looks. */
+    for (int round = 0; round < 50 || read_counter(&workers_done) < WORKERS; round++) {
         uint64_t ids[3];
         for (int k = 0; k < 3; k++) {
             if (sb_add_interceptor(shared_m, k, count_proceed, NULL, churn_free, &ids[k]) != SB_OK) removed_ok = 0;
