@@ -44,6 +44,18 @@ struct ContractTests {
         // The JSON form, as the catalogue lists it, reads back the same.
         #expect(try ContractParser.parse(json: contract.json) == contract)
         #expect(try Contract(parsing: #"{"params": [{"name": "x", "type": "int"}]}"#).params == [Contract.Param("x", .int)])
+        // "--" and "->" inside a default's string are text; CRLF ends lines too;
+        // an int default of a double param becomes a double; "int? = 3" is allowed.
+        let tricky = try Contract(parsing: "sep: string = \"--\" -- the separator\r\narrow: string = \"a->b\"\r\n"
+                                  + "ratio: double = 1, n: int? = 3")
+        #expect(tricky.params.map(\.name) == ["sep", "arrow", "ratio", "n"])
+        #expect(tricky.params[0].defaultValue == "--")
+        #expect(tricky.params[0].doc == "the separator")
+        #expect(tricky.params[1].defaultValue == "a->b")
+        let m = Mediator()
+        try m.register(target: "T", action: "x", contract: tricky) { params in .dict(params) }
+        #expect(try m.call(target: "T", action: "x").dict?["ratio"] == .double(1))
+        #expect(try m.call(target: "T", action: "x").dict?["n"] == .int(3))
         let signature = try Contract(parsing: "a: int, b: int -> double")
         #expect(signature.params.map(\.name) == ["a", "b"])
         #expect(signature.result == .double)
@@ -51,7 +63,10 @@ struct ContractTests {
 
     @Test("a contract that does not parse or contradicts itself is refused when registered",
           arguments: ["x: integer", "x int", "x: int, x: string", "x: int = \"three\"", "x: int = [1,",
-                      "-- a doc with no param", "exposure: local = ", "{\"params\": 3}", "x: int -> y"])
+                      "-- a doc with no param", "exposure: local = ", "{\"params\": 3}", "x: int -> y",
+                      "x: int -> int, -> string", "local, remote", "x: string = \"open",
+                      #"{"params": [{"name": "x", "type": "int", "required": "no"}]}"#,
+                      #"{"params": [{"name": "x", "type": "int", "required": true, "default": 1}]}"#])
     func refused(text: String) throws {
         let m = Mediator()
         let contract = Contract(stringLiteral: text)

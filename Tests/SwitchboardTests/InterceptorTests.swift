@@ -142,6 +142,21 @@ struct InterceptorTests {
         #expect(answers == Array(repeating: "late", count: 16))
     }
 
+    @Test("an async interceptor may make a call that waits for another async interceptor")
+    func nestedAsync() throws {
+        let m = try mediator()
+        try m.addInterceptor(named: "outer", timeout: .seconds(10)) { (call: Interception) async -> Decision in
+            guard call.target == "A" else { return .proceed }
+            // The inner call's interceptor needs a thread while this one waits.
+            let inner = try? m.call(target: "B", action: "name")
+            return .answer(.string("outer saw " + (inner?.string ?? "nothing")))
+        }
+        try m.addInterceptor(named: "inner", timeout: .seconds(10)) { (call: Interception) async -> Decision in
+            call.target == "B" ? .answer("inner") : .proceed
+        }
+        #expect(try m.call(target: "A", action: "name") == "outer saw inner")
+    }
+
     @Test("an interceptor that never decides does not stop 1,000 later calls")
     func neverDecides() throws {
         let m = try mediator()

@@ -87,16 +87,26 @@ public struct Contract: Sendable, Equatable, ExpressibleByStringLiteral {
     }
 
     /// Throws when the contract cannot be used: it did not parse, names a
-    /// param twice, or has a default of the wrong type.
-    @_spi(Faces) public func validated(for action: String) throws(SwitchboardError) -> Contract {
-        if let problem { throw .invalidArgument("contract of \(action): \(problem)") }
-        try checkParams(for: action)
-        return self
+    /// param twice, or has a default of the wrong type or one that is not
+    /// data. An int default of a double param becomes a double. `action`
+    /// names it in messages (nil: "contract: ...").
+    @_spi(Faces) public func validated(for action: String?) throws(SwitchboardError) -> Contract {
+        let label = action.map { "contract of \($0)" } ?? "contract"
+        if let problem { throw .invalidArgument("\(label): \(problem.dropPrefix("contract: "))") }
+        var contract = self
+        for i in contract.params.indices {
+            guard let value = contract.params[i].defaultValue, !contract.params[i].type.admits(value) else { continue }
+            if let widened = contract.params[i].type.converting(value, fromURL: false) {
+                contract.params[i].defaultValue = widened
+            }
+        }
+        try contract.checkParams(label)
+        return contract
     }
 
     /// The contract, or one whose every check fails with why it is unusable
     /// (for a Target class, which is found when called and cannot throw earlier).
-    func usable(for action: String) -> Contract {
+    func usable(for action: String?) -> Contract {
         do throws(SwitchboardError) {
             return try validated(for: action)
         } catch {
@@ -104,18 +114,24 @@ public struct Contract: Sendable, Equatable, ExpressibleByStringLiteral {
         }
     }
 
-    private func checkParams(for action: String) throws(SwitchboardError) {
+    private func checkParams(_ label: String) throws(SwitchboardError) {
         var seen = Set<String>()
         for param in params {
             if let issue = NameCheck.problem(with: param.name, kind: "param") {
-                throw .invalidArgument("contract of \(action): \(issue)")
+                throw .invalidArgument("\(label): \(issue)")
             }
             guard seen.insert(param.name).inserted else {
-                throw .invalidArgument("contract of \(action): param \"\(param.name)\" is declared twice")
+                throw .invalidArgument("\(label): param \"\(param.name)\" is declared twice")
             }
-            if let value = param.defaultValue, !param.type.admits(value) {
-                throw .invalidArgument("contract of \(action): the default of \"\(param.name)\" is "
-                                       + "\(value.kind), not \(param.type.rawValue)")
+            guard let value = param.defaultValue else { continue }
+            switch value {
+            case .callback, .pointer:
+                throw .invalidArgument("\(label): the default of \"\(param.name)\" must be data, not a \(value.kind)")
+            default:
+                guard param.type.admits(value) else {
+                    throw .invalidArgument("\(label): the default of \"\(param.name)\" is "
+                                           + "\(value.kind), not \(param.type.rawValue)")
+                }
             }
         }
     }
@@ -138,5 +154,11 @@ public enum ParamType: String, Sendable, CaseIterable {
         default:
             false
         }
+    }
+}
+
+extension String {
+    fileprivate func dropPrefix(_ prefix: String) -> Substring {
+        hasPrefix(prefix) ? dropFirst(prefix.count) : Substring(self)
     }
 }

@@ -23,6 +23,8 @@ import Darwin
         public let bytes: UnsafePointer<UInt8>
         public let count: Int
         public let type: ParamType
+        /// Optional with no default: a call may leave it out as it is.
+        public let mayBeAbsent: Bool
     }
 
     init(_ contract: Contract) {
@@ -34,7 +36,8 @@ import Darwin
             let utf8 = Array(param.name.utf8)
             let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: max(utf8.count, 1))
             bytes.initialize(from: utf8, count: utf8.count)
-            keys.baseAddress!.advanced(by: i).initialize(to: Key(bytes: bytes, count: utf8.count, type: param.type))
+            keys.baseAddress!.advanced(by: i).initialize(to: Key(bytes: bytes, count: utf8.count, type: param.type,
+                                                                    mayBeAbsent: !param.required && param.defaultValue == nil))
         }
         self.keys = UnsafeBufferPointer(keys)
     }

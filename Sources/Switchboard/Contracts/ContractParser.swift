@@ -6,24 +6,20 @@
 
 enum ContractParser {
     static func parse(_ text: String) throws(SwitchboardError) -> Contract {
-        let trimmed = text.drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        let trimmed = text.drop { $0.isWhitespace }
         if trimmed.first == "{" { return try parse(json: Value(json: text)) }
         var contract = Contract()
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            // A doc runs to the end of its line and belongs to the line's last param.
-            var code = Substring(line)
-            var doc: String?
-            if let dashes = line.firstRange(of: "--") {
-                code = line[..<dashes.lowerBound]
-                doc = String(line[dashes.upperBound...]).trimmed
-            }
-            let items = try split(code)
+        var declared = Declared()
+        // Character.isNewline: "\r\n" is one Character, and a line break too.
+        for line in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
+            let (items, doc) = try scan(line)
             for item in items where !item.isEmpty {
-                try read(item, into: &contract)
+                try read(item, into: &contract, declared: &declared)
             }
             if let doc {
-                guard !contract.params.isEmpty, let last = items.last(where: { !$0.isEmpty }), last.contains(":") else {
-                    throw .invalidArgument("contract: a \"--\" doc must follow a param: \"\(line.trimmed)\"")
+                // A doc runs to the end of its line and belongs to the line's last param.
+                guard let last = items.last(where: { !$0.isEmpty }), !last.hasPrefix("->"), last.contains(":") else {
+                    throw .invalidArgument("contract: a \"--\" doc must follow a param: \"\(String(line).trimmed)\"")
                 }
                 contract.params[contract.params.count - 1].doc = doc
             }
@@ -31,14 +27,26 @@ enum ContractParser {
         return contract
     }
 
-    /// Splits at top-level commas: not inside a JSON default's brackets or strings.
-    private static func split(_ code: Substring) throws(SwitchboardError) -> [String] {
+    /// What a contract has said once already.
+    private struct Declared {
+        var result = false
+        var exposure = false
+    }
+
+    /// Splits a line into items at top-level commas and before a top-level
+    /// "->", and takes a top-level "--" and the rest of the line as the doc.
+    /// Inside a JSON default's strings and brackets these mean nothing.
+    private static func scan(_ line: Substring) throws(SwitchboardError) -> (items: [String], doc: String?) {
         var items: [String] = []
         var current = ""
         var depth = 0
         var inString = false
         var escaped = false
-        for c in code {
+        var i = line.startIndex
+        while i < line.endIndex {
+            let c = line[i]
+            let next = line.index(after: i)
+            let following: Character? = next < line.endIndex ? line[next] : nil
             if inString {
                 if escaped { escaped = false } else if c == "\\" { escaped = true } else if c == "\"" { inString = false }
             } else if c == "\"" {
@@ -47,28 +55,43 @@ enum ContractParser {
                 depth += 1
             } else if c == "]" || c == "}" {
                 depth -= 1
-            } else if c == "," && depth == 0 {
+            } else if depth == 0 && c == "-" && following == "-" {
+                items.append(current.trimmed)
+                return (items, String(line[line.index(after: next)...]).trimmed)
+            } else if depth == 0 && c == "-" && following == ">" {
+                items.append(current.trimmed)
+                current = "->"
+                i = line.index(after: next)
+                continue
+            } else if depth == 0 && c == "," {
                 items.append(current.trimmed)
                 current = ""
+                i = next
                 continue
             }
             current.append(c)
+            i = next
         }
-        guard !inString && depth == 0 else { throw .invalidArgument("contract: unbalanced default in \"\(code.trimmed)\"") }
+        guard !inString && depth == 0 else {
+            throw .invalidArgument("contract: unbalanced quotes or brackets in \"\(String(line).trimmed)\"")
+        }
         items.append(current.trimmed)
-        return items
+        return (items, nil)
     }
 
-    private static func read(_ item: String, into contract: inout Contract) throws(SwitchboardError) {
+    private static func read(_ item: String, into contract: inout Contract,
+                             declared: inout Declared) throws(SwitchboardError) {
         if item == "local" || item == "remote" {
+            guard !declared.exposure else { throw .invalidArgument("contract: the exposure is given twice") }
+            declared.exposure = true
             contract.exposure = Contract.Exposure(rawValue: item)!
             return
         }
-        if let arrow = item.firstRange(of: "->") {
-            // "-> type" alone, or at the end of the last param: "c: int -> int".
-            let before = String(item[..<arrow.lowerBound]).trimmed
-            if !before.isEmpty { try read(before, into: &contract) }
-            contract.result = try type(String(item[arrow.upperBound...]).trimmed, in: item)
+        if item.hasPrefix("->") {
+            // "-> type", alone or after the last param ("c: int -> int").
+            guard !declared.result else { throw .invalidArgument("contract: the result is given twice") }
+            declared.result = true
+            contract.result = try type(String(item.dropFirst(2)).trimmed, in: item)
             return
         }
         guard let colon = item.firstIndex(of: ":") else {
@@ -86,6 +109,7 @@ enum ContractParser {
                 throw .invalidArgument("contract: the default of \"\(name)\" is not a JSON value: \(json)")
             }
             rest = String(rest[..<equals]).trimmed
+            if rest.hasSuffix("?") { rest = String(rest.dropLast()).trimmed } // "x: int? = 3" says it twice
             required = false
         } else if rest.hasSuffix("?") {
             rest = String(rest.dropLast()).trimmed
@@ -128,6 +152,15 @@ enum ContractParser {
             }
             for key in p.keys where !["name", "type", "required", "default", "doc"].contains(key) {
                 throw .invalidArgument("contract: unknown key \"\(key)\" in param \"\(name)\"")
+            }
+            if let given = p["required"], given.bool == nil {
+                throw .invalidArgument("contract: \"required\" of param \"\(name)\" is true or false")
+            }
+            if let given = p["doc"], given.string == nil {
+                throw .invalidArgument("contract: \"doc\" of param \"\(name)\" is a string")
+            }
+            if p["required"]?.bool == true && p["default"] != nil {
+                throw .invalidArgument("contract: param \"\(name)\" is required and has a default")
             }
             contract.params.append(Contract.Param(name, try type(word, in: name),
                                                   required: p["required"]?.bool ?? true,

@@ -19,7 +19,11 @@ enum CBridge: ForeignBridge {
                 // that position before searching.
                 let i = k < count && DictEntry.hasKey(entries + k, key.bytes, length: key.count)
                     ? k : d.find(key: key.bytes, length: key.count)
-                guard let i, key.type.admits(entries[i].value.type) else { return false }
+                guard let i else {
+                    if key.mayBeAbsent { continue }
+                    return false
+                }
+                guard key.type.admits(entries[i].value.type) else { return false }
             }
             return true
         }

@@ -51,7 +51,7 @@ public func sb_check_contract(_ contract: UnsafePointer<CChar>?) -> sb_status {
         return failure(SB_EINVAL, "sb_check_contract: the contract is NULL or not UTF-8")
     }
     do throws(SwitchboardError) {
-        _ = try Contract(parsing: text).validated(for: "the action")
+        _ = try Contract(parsing: text).validated(for: nil)
         return SB_OK
     } catch {
         return failure(error)
