@@ -143,6 +143,17 @@ static void test_catalogue(void) {
     sb_mediator_free(m);
 }
 
+static void test_check_contract(void) {
+    CHECK_STATUS(sb_check_contract("a: int, b: string? -> bool"), SB_OK);
+    CHECK_STATUS(sb_check_contract("a: integer"), SB_EINVAL);
+    CHECK(ERROR_MENTIONS("contract") && ERROR_MENTIONS("integer"));
+    CHECK_STATUS(sb_check_contract("a: int, a: int"), SB_EINVAL);
+    CHECK(ERROR_MENTIONS("twice"));
+    CHECK_STATUS(sb_check_contract(NULL), SB_EINVAL);
+    char not_utf8[] = {'a', ':', ' ', (char)0xff, 0};
+    CHECK_STATUS(sb_check_contract(not_utf8), SB_EINVAL);
+}
+
 static void test_null(void) {
     sb_mediator *m = sb_mediator_new();
     freed = 0;
@@ -161,6 +172,7 @@ int main(void) {
     test_urls();
     test_refused();
     test_catalogue();
+    test_check_contract();
     test_null();
     return check_report("contracts");
 }

@@ -20,21 +20,19 @@
     static func fallbackParams(origin: OpaquePointer?, target: String, action: String) throws(SwitchboardError) -> OpaquePointer
     /// Makes `error` the calling thread's last error (`sb_last_error`).
     static func report(_ error: SwitchboardError)
-    /// Whether `params` fit `check` as they are: every declared key present
-    /// with its type. Lets a call skip `checked`; the default answers false.
+    /// Whether `params` fit `check` as they are (each declared key present
+    /// with its type, unless optional without a default), confirmed without
+    /// converting anything. The default answers false.
     static func fits(_ params: OpaquePointer?, _ check: ContractCheck) -> Bool
-    /// `params` checked against the contract: nil when they fit as they are,
-    /// else a new reference with defaults filled in and values converted
-    /// (see `Contract.check`). The default implementation converts to Swift
-    /// values.
-    static func checked(_ params: OpaquePointer?, against check: ContractCheck, fromURL: Bool,
-                        call: @autoclosure () -> String) throws(SwitchboardError) -> OpaquePointer?
 }
 
 extension ForeignBridge {
     public static func fits(_ params: OpaquePointer?, _ check: ContractCheck) -> Bool { false }
 
-    public static func checked(_ params: OpaquePointer?, against check: ContractCheck, fromURL: Bool,
+    /// `params` checked against the contract: nil when they fit as they are
+    /// (`fits`), else a new reference with defaults filled in and values
+    /// converted, through Swift values (see `Contract.check`).
+    static func checked(_ params: OpaquePointer?, against check: ContractCheck, fromURL: Bool,
                                call: @autoclosure () -> String) throws(SwitchboardError) -> OpaquePointer? {
         if check.isUsable && fits(params, check) { return nil }
         let dict: Params
