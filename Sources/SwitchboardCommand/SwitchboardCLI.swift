@@ -13,7 +13,8 @@ struct SwitchboardCLI: ParsableCommand {
               $ switchboard run --plugin ./module_a.so --targets targets scenarios/*.lua
               $ switchboard call --plugin ./module_a.so A cell '{"identifier": "Row"}'
               $ switchboard routes --plugin ./module_a.so --targets targets
+              $ switchboard gen --lang c --plugin ./module_a.so -o generated
             """,
         version: String(cString: sb_version()),
-        subcommands: [Run.self, Call.self, Routes.self])
+        subcommands: [Run.self, Call.self, Routes.self, Gen.self])
 }

@@ -1,0 +1,186 @@
+import Switchboard
+
+/// The targets and contracts that `switchboard gen` writes wrappers for,
+/// read from the catalogue (`sb_routes_json`).
+struct WrapperTarget {
+    struct Action {
+        let name: String
+        let params: [Param]
+        /// "any" when the contract declares no result.
+        let result: String
+        let local: Bool
+    }
+
+    struct Param {
+        let name: String
+        /// One of the contract types: bool, int, double, string, bytes, array, dict, callback, any.
+        let type: String
+        let required: Bool
+        /// The default as the catalogue prints it, if there is one.
+        let defaultText: String?
+        let doc: String?
+        /// May the caller leave it out? (The mediator fills in a default.)
+        var optional: Bool { !required }
+    }
+
+    let name: String
+    /// Actions with a contract, by name; actions without one get no wrapper.
+    let actions: [Action]
+    let uncontracted: [String]
+
+    /// Every target in `catalogue` with at least one contract, or the ones
+    /// named in `only` (each must exist and have a contract).
+    static func all(in catalogue: Value, only: [String]) throws -> [WrapperTarget] {
+        let targets = (catalogue["targets"]?.array ?? []).compactMap(WrapperTarget.init)
+        guard !only.isEmpty else { return targets.filter { !$0.actions.isEmpty } }
+        return try only.map { name in
+            guard let target = targets.first(where: { $0.name == name }) else {
+                throw CommandFailure("no target named \(name) in the catalogue (loaded: \(targets.map(\.name).joined(separator: ", ")))")
+            }
+            guard !target.actions.isEmpty else {
+                throw CommandFailure("target \(name) has no action with a contract, so there is nothing to generate")
+            }
+            return target
+        }
+    }
+
+    private init?(_ entry: Value) {
+        guard let name = entry["name"]?.string else { return nil }
+        self.name = name
+        let contracts = entry["contracts"]?.dict ?? [:]
+        let listed = (entry["actions"]?.array ?? []).compactMap(\.string)
+        actions = contracts.keys.sorted().map { action in
+            let contract = contracts[action] ?? .null
+            let params = (contract["params"]?.array ?? []).map { p in
+                Param(name: p["name"]?.string ?? "", type: p["type"]?.string ?? "any",
+                      required: p["required"]?.bool ?? false, defaultText: p["default"].map { "\($0)" },
+                      doc: p["doc"]?.string)
+            }
+            return Action(name: action, params: params, result: contract["result"]?.string ?? "any",
+                          local: contract["exposure"]?.string == "local")
+        }
+        uncontracted = listed.filter { contracts[$0] == nil }
+    }
+}
+
+/// Turning contract names (any UTF-8 text) into identifiers of the three languages.
+enum Identifier {
+    /// Splits "showAlert", "URLPage", "answer-id", "cell_2" into lower-case words.
+    static func words(_ name: String) -> [String] {
+        var words: [String] = []
+        var current = ""
+        let scalars = Array(name.unicodeScalars)
+        for (i, c) in scalars.enumerated() {
+            guard c.isASCII, c.properties.isAlphabetic || ("0"..."9").contains(c) else {
+                if !current.isEmpty { words.append(current) }
+                current = ""
+                continue
+            }
+            let upper = c.properties.isUppercase
+            let previousLower = i > 0 && (scalars[i - 1].properties.isLowercase || ("0"..."9").contains(scalars[i - 1]))
+            let nextLower = i + 1 < scalars.count && scalars[i + 1].properties.isLowercase
+            let previousUpper = i > 0 && scalars[i - 1].properties.isUppercase
+            if upper, !current.isEmpty, previousLower || (previousUpper && nextLower) {
+                words.append(current)
+                current = ""
+            }
+            current += String(c).lowercased()
+        }
+        if !current.isEmpty { words.append(current) }
+        return words.isEmpty ? ["x"] : words
+    }
+
+    /// show_alert, native_fetch_detail_view_controller.
+    static func snake(_ name: String) -> String {
+        prefixDigit(words(name).joined(separator: "_"))
+    }
+
+    /// showAlert, answerId: names that are already lower camel case stay as they are.
+    static func camel(_ name: String) -> String {
+        if let first = name.unicodeScalars.first, first.isASCII, first.properties.isLowercase,
+           name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) }) {
+            return name
+        }
+        let w = words(name)
+        return prefixDigit(w[0] + w.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined())
+    }
+
+    private static func prefixDigit(_ s: String) -> String {
+        s.first?.isNumber == true ? "_" + s : s
+    }
+
+    /// Makes each name distinct from `taken` and from the others by adding
+    /// "_" (two params "answer-id" and "answerId" would otherwise collide).
+    static func distinct(_ names: [String], avoiding taken: Set<String>) -> [String] {
+        var used = taken
+        return names.map { name in
+            var n = name
+            while used.contains(n) { n += "_" }
+            used.insert(n)
+            return n
+        }
+    }
+}
+
+/// The languages `switchboard gen` writes.
+enum WrapperLanguage: String, CaseIterable {
+    case swift, c, lua
+
+    /// `text` as a string literal. Swift source is UTF-8 text, so scalars
+    /// stay as they are; C gets octal escapes for other bytes (and `\?`, so
+    /// nothing reads as a trigraph), Lua decimal ones.
+    func literal(_ text: String) -> String {
+        var out = "\""
+        if self == .swift {
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "\"", "\\": out += "\\" + String(scalar)
+                case _ where scalar.value < 0x20 || scalar.value == 0x7f:
+                    out += "\\u{" + String(scalar.value, radix: 16) + "}"
+                default: out.unicodeScalars.append(scalar)
+                }
+            }
+            return out + "\""
+        }
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): out += "\\" + String(UnicodeScalar(byte))
+            case UInt8(ascii: "?") where self == .c: out += "\\?"
+            case 0x20..<0x7f: out += String(UnicodeScalar(byte))
+            default: out += "\\" + padded(String(byte, radix: self == .c ? 8 : 10))
+            }
+        }
+        return out + "\""
+    }
+
+    private func padded(_ digits: String) -> String {
+        String(repeating: "0", count: Swift.max(0, 3 - digits.count)) + digits
+    }
+}
+
+/// One line of prose for a comment: no line breaks, nothing that ends a C
+/// comment, no C trigraph (`??/` at the end would join the next line).
+func commentText(_ text: String) -> String {
+    var out = text.split(whereSeparator: \.isNewline).joined(separator: " ")
+    for (bad, good) in [("*/", "* /"), ("??", "? ?")] {
+        while let range = out.firstRange(of: bad) { out.replaceSubrange(range, with: good) }
+    }
+    return out
+}
+
+/// `head(a, b, c) {` with the arguments wrapped to stay within 100 columns,
+/// continuation lines aligned after the parenthesis.
+func wrappedSignature(_ head: String, _ arguments: [String], tail: String) -> [String] {
+    let indent = String(repeating: " ", count: head.count + 1)
+    var lines = [head + "("]
+    for (i, argument) in arguments.enumerated() {
+        let piece = argument + (i == arguments.count - 1 ? ")" + tail : ",")
+        if lines[lines.count - 1].count + 1 + piece.count > 100, lines[lines.count - 1] != head + "(" {
+            lines.append(indent + piece)
+        } else {
+            let last = lines[lines.count - 1]
+            lines[lines.count - 1] = last + (last.hasSuffix("(") ? "" : " ") + piece
+        }
+    }
+    return lines
+}
