@@ -4,7 +4,7 @@
 # scripts in Tests/cli/scenarios. Checks exit codes, that prove (TAP 13) and
 # tappy (TAP 14) accept the output, that junitparser reads the JUnit XML,
 # that each limit stops its offender and the run goes on, the sandbox, the
-# --trace records, isolation, --filter, the progress line, call, routes and
+# --trace records, isolation, --filter, the progress line, call, routes, gen and
 # every example in --help; and valgrind memcheck over all of it.
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
@@ -259,9 +259,34 @@ check "--setup adds a route pattern that call and routes see" bash -c "
   '$sb' call ${load[*]} --setup '$work/setup.lua' 'app://item/7' | grep -q '\"sku\":7' &&
   '$sb' routes ${load[*]} --setup '$work/setup.lua' | grep -q 'app://item/<int:sku>  ->  Catalog/item'"
 
+echo "gen"
+check "gen writes one file per target with contracts, in each language" bash -c "
+  for lang in swift c lua; do '$sb' gen --lang \$lang ${load[*]} -o '$work/gen/'\$lang || exit 1; done
+  test -f '$work/gen/swift/Mediator+A.swift' && test -f '$work/gen/c/sb_a.h' && test -f '$work/gen/lua/sb_a.lua' &&
+  ! test -e '$work/gen/c/sb_settings.h' &&
+  grep -q 'func a_showAlert(message: String' '$work/gen/swift/Mediator+A.swift' &&
+  grep -q 'sb_a_show_alert(sb_mediator \*m, const char \*message' '$work/gen/c/sb_a.h'"
+check "gen reads a catalogue from a file and from standard input" bash -c "
+  '$sb' routes ${load[*]} --json > '$work/catalogue.json' &&
+  '$sb' gen --lang lua --catalogue '$work/catalogue.json' -o '$work/gen/file' > /dev/null &&
+  '$sb' gen --lang lua --catalogue - -o '$work/gen/stdin' < '$work/catalogue.json' > /dev/null &&
+  cmp '$work/gen/file/sb_a.lua' '$work/gen/lua/sb_a.lua' && cmp '$work/gen/stdin/sb_a.lua' '$work/gen/lua/sb_a.lua'"
+# gen_fails PATTERN ARGS...: gen exits 64 or 1 with PATTERN in its message, and writes nothing.
+gen_fails() {
+  local pattern=$1; shift
+  rm -rf "$work/gen/none"
+  if "$sb" gen "$@" -o "$work/gen/none" > "$work/gen.out" 2>&1; then echo "gen succeeded"; return 1; fi
+  grep -q -- "$pattern" "$work/gen.out" || { cat "$work/gen.out"; return 1; }
+  ! test -e "$work/gen/none"
+}
+check "gen refuses an unknown language" gen_fails "lang" --lang go "${load[@]}"
+check "gen refuses a target that is not loaded" gen_fails "no target named Nope" --lang c --target Nope "${load[@]}"
+check "gen refuses a target without contracts" gen_fails "Settings has no action with a contract" --lang c --target Settings "${load[@]}"
+check "gen refuses a catalogue that is not JSON" bash -c "echo '{' > '$work/bad.json'; $(declare -f gen_fails); work='$work' sb='$sb' gen_fails 'bad.json' --lang c --catalogue '$work/bad.json'"
+
 echo "help"
 check "--version prints the library version" bash -c "[ \"\$('$sb' --version)\" = \"\$(sed -nE 's/^#define SB_VERSION_STRING \"([^\"]+)\"/\\1/p' include/switchboard.h)\" ]"
-for command in "" run call routes; do
+for command in "" run call routes gen; do
   "$sb" $command --help > "$work/help.txt"
   grep -E '^ +\$ switchboard ' "$work/help.txt" | sed -E 's/^ +\$ //' > "$work/examples.txt"
   check "switchboard $command --help shows an example" test -s "$work/examples.txt"

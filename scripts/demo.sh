@@ -10,6 +10,12 @@ sb_step "Building (release)"
 scripts/deps.sh
 scripts/build.sh
 
+sb_step "Typed wrappers for module A in Swift, C and Lua, generated from its contracts (switchboard gen)"
+scripts/generate.sh --check
+.build/dist/bin/switchboard gen --lang c --plugin "$(pwd)/.build/dist/share/switchboard/examples/module_a.so" \
+  -o .build/examples/generated
+sed -n '/^\/\* A.showAlert/,/) {$/p' .build/examples/generated/sb_a.h
+
 sb_step "The CTMediator demo in Swift (examples/swift)"
 .build/release/SwitchboardDemo
 

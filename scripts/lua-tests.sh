@@ -16,6 +16,7 @@ mkdir -p "$out"
 flags="-std=c99 -Wall -Wextra -Werror -pedantic -g -fPIC -shared -I $dist/include"
 cc $flags Tests/lua/plugins/lua_test_plugin.c -lpthread -o "$out/lua_test_plugin.so"
 cc $flags -D_POSIX_C_SOURCE=200809L Tests/c/plugins/test_plugin.c -o "$out/test_plugin.so"
+cc $flags Tests/c/plugins/typed_plugin.c -o "$out/typed_plugin.so"
 # C hosts that embed Lua (sb_lua_open), linked the way switchboard-lua.pc
 # says: one embeds, one injects faults.
 for host in embed_test fault_host; do
@@ -24,10 +25,12 @@ for host in embed_test fault_host; do
 done
 
 export LUA_CPATH="$dist/lib/lua/5.4/?.so;;"
-export LUA_PATH="$SB_ROOT/Tests/lua/?.lua;;"
+# Tests/generated/lua: the wrappers scripts/generate.sh writes for typed_plugin.
+export LUA_PATH="$SB_ROOT/Tests/lua/?.lua;$SB_ROOT/Tests/generated/lua/?.lua;;"
 export SB_TEST_PLUGIN="$out/lua_test_plugin.so"
 export SB_TEST_COUNTER="$out/test_plugin.so"
 export SB_TEST_TARGETS="$SB_ROOT/Tests/lua/targets"
+export SB_TEST_TYPED="$out/typed_plugin.so"
 
 what="${1:-all}"
 if [ "$what" = all ] || [ "$what" = specs ]; then

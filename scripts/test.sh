@@ -26,6 +26,7 @@ sb_run "Swift tests under ThreadSanitizer" swift test --scratch-path .build-tsan
 sb_run "Release build, staged in .build/dist" scripts/build.sh
 sb_run "switchboard.h agrees with the library" scripts/check-header.sh release
 sb_run "Exports, SONAME, no Swift dependency" scripts/check-exports.sh
+sb_run "The committed generated wrappers match their contracts (switchboard gen)" scripts/generate.sh --check
 sb_run "C suites" make -s -C Tests/c run
 sb_run "C suites under valgrind memcheck" make -s -C Tests/c valgrind
 sb_run "C suites under ASan + UBSan" make -s -C Tests/c asan

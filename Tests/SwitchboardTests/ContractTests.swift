@@ -112,6 +112,11 @@ struct ContractTests {
         let expected: Value = .dict(["message": "hi", "count": 3, "ratio": .double(2), "flag": false,
                                      "tags": ["a", "b"], "extra": "kept"])
         #expect(got == expected)
+        // A string passes for bytes, as its UTF-8; other kinds do not.
+        try m.register(target: "B", action: "take", contract: "data: bytes") { .dict($0) }
+        #expect(try m.call(target: "B", action: "take", params: ["data": "hé"]).dict?["data"]
+                == .bytes([0x68, 0xc3, 0xa9]))
+        #expect(throws: SwitchboardError.self) { try m.call(target: "B", action: "take", params: ["data": 1]) }
     }
 
     @Test("URL query strings become the declared types; a bad number is EPARAMS")

@@ -8,6 +8,7 @@ end
 helper.plugin = required("SB_TEST_PLUGIN")          -- Tests/lua/plugins/lua_test_plugin.c
 helper.counter_plugin = required("SB_TEST_COUNTER")  -- Tests/c/plugins/test_plugin.c
 helper.targets = required("SB_TEST_TARGETS")        -- Tests/lua/targets
+helper.typed_plugin = required("SB_TEST_TYPED")      -- Tests/c/plugins/typed_plugin.c
 
 -- A target name no other spec uses.
 local serial = 0

@@ -1,7 +1,8 @@
 /*
  * The CTMediator demo in C: the caller knows only names and switchboard.h.
  * Module A is a plugin (module_a.so) loaded at run time; nothing here links
- * it or includes anything of it.
+ * it or includes anything of it. generated/sb_a.h holds typed wrappers made
+ * from module A's contracts by `switchboard gen` (scripts/generate.sh).
  *
  *   cc main.c $(pkg-config --cflags --libs switchboard) -o demo
  *   ./demo ./module_a.so
@@ -9,6 +10,8 @@
 #include <switchboard.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include "generated/sb_a.h"
 
 static sb_mediator *m;
 
@@ -19,16 +22,23 @@ static void show(const sb_value *value) {
     sb_free(json);
 }
 
-/* Performs and prints; on failure prints the status and the message. */
-static void perform(const char *target, const char *action, sb_value *params, unsigned flags) {
-    sb_value *out = NULL;
-    sb_status s = sb_perform(m, target, action, params, flags, &out);
+/* Prints what a call gave: the result, or the status and the message.
+ * Releases the result. (`out` is a pointer so that it is read after the
+ * call in the same argument list has set it.) */
+static void shown(sb_status s, sb_value **out) {
     if (s == SB_OK) {
-        show(out);
+        show(*out);
     } else {
         printf("   -> error %s: %s\n", sb_status_string(s), sb_last_error());
     }
-    sb_release(out);
+    sb_release(*out);
+    *out = NULL;
+}
+
+/* Performs by name and prints; takes over `params`. */
+static void perform(const char *target, const char *action, sb_value *params, unsigned flags) {
+    sb_value *out = NULL;
+    shown(sb_perform(m, target, action, params, flags, &out), &out);
     sb_release(params);
 }
 
@@ -47,13 +57,13 @@ static sb_status on_alert(void *userdata, const sb_value *info, sb_value **out) 
     return SB_OK;
 }
 
-static sb_value *alert_params(const char *answer) {
-    sb_value *p = sb_dict_new();
-    sb_dict_set_new(p, "message", sb_string("Delete the draft?"));
-    sb_dict_set_new(p, "answer", sb_string(answer));
-    sb_dict_set_new(p, "confirmAction", sb_callback_new(on_alert, "confirmAction", NULL));
-    sb_dict_set_new(p, "cancelAction", sb_callback_new(on_alert, "cancelAction", NULL));
-    return p;
+/* Shows the alert; the wrapper takes over the two callbacks. */
+static void show_alert(const char *answer) {
+    sb_value *out = NULL;
+    sb_status s = sb_a_show_alert(m, "Delete the draft?", answer,
+                                  sb_callback_new(on_alert, "confirmAction", NULL),
+                                  sb_callback_new(on_alert, "cancelAction", NULL), 0, &out);
+    shown(s, &out);
 }
 
 /* The app's own NoTargetAction (CTMediator's Target_NoTargetAction). */
@@ -69,22 +79,12 @@ static sb_status no_target_response(void *u, const sb_value *params, sb_value **
     return SB_OK;
 }
 
-static sb_value *cell_params(const char *title) {
-    sb_value *p = params1("identifier", sb_string("DemoCell"));
-    sb_dict_set_new(p, "title", sb_string(title));
-    return p;
-}
-
 /* cell then configCell, both on the cached instance of A. */
 static void table_cell(const char *title) {
-    sb_value *c = NULL, *params = cell_params(title);
-    if (sb_perform(m, "A", "cell", params, SB_CACHE_TARGET, &c) == SB_OK) {
-        sb_dict_set_new(params, "cell", c);
-        perform("A", "configCell", params, SB_CACHE_TARGET);
-    } else {
-        printf("   -> error: %s\n", sb_last_error());
-        sb_release(params);
-    }
+    sb_value *c = NULL, *out = NULL;
+    sb_status s = sb_a_cell(m, "DemoCell", SB_CACHE_TARGET, &c);
+    if (s == SB_OK) s = sb_a_config_cell(m, c, title, SB_CACHE_TARGET, &out); /* takes c */
+    shown(s, &out);
 }
 
 int main(int argc, char **argv) {
@@ -101,18 +101,19 @@ int main(int argc, char **argv) {
     sb_register_action(m, "NoTargetAction", "response", no_target_response, NULL, NULL);
     printf("switchboard %s, module A from %s\n", sb_version(), plugin);
 
+    sb_value *out = NULL;
     puts("\n== 1. present detail page (nativeFetchDetailViewController)");
-    perform("A", "nativeFetchDetailViewController", params1("key", sb_string("present from the demo")), 0);
+    shown(sb_a_native_fetch_detail_view_controller(m, sb_string("present from the demo"), 0, &out), &out);
     puts("\n== 2. push detail page (same action, another key)");
-    perform("A", "nativeFetchDetailViewController", params1("key", sb_string("pushed from the demo")), 0);
+    shown(sb_a_native_fetch_detail_view_controller(m, sb_string("pushed from the demo"), 0, &out), &out);
     puts("\n== 3. present image (nativePresentImage)");
-    perform("A", "nativePresentImage", params1("image", sb_string("switchboard.png")), 0);
+    shown(sb_a_native_present_image(m, "switchboard.png", 0, &out), &out);
     puts("\n== 4. present image with no image: the nil-image fallback (nativeNoImage)");
-    perform("A", "nativeNoImage", NULL, 0);
+    shown(sb_a_native_no_image(m, 0, &out), &out);
     puts("\n== 5. show alert; the user taps Confirm (confirmAction callback)");
-    perform("A", "showAlert", alert_params("confirm"), 0);
+    show_alert("confirm");
     puts("\n== 6. show alert; the user taps Cancel (cancelAction callback)");
-    perform("A", "showAlert", alert_params("cancel"), 0);
+    show_alert("cancel");
     puts("\n== 7. table cells from a cached target (cell + configCell), then release it");
     table_cell("Row 1");
     table_cell("Row 2");
@@ -128,5 +129,7 @@ int main(int argc, char **argv) {
     sb_status s = sb_route_prepare(m, "A", "doesNotExist", 0, &r);
     printf("   -> error %s: %s\n", sb_status_string(s), sb_last_error());
     sb_route_free(r);
+    puts("\n== 10. what the typed wrappers rule out: a param of the wrong type, caught by A's contract");
+    perform("A", "nativePresentImage", params1("image", sb_int(42)), 0);
     return 0;
 }

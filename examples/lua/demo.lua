@@ -1,12 +1,15 @@
 -- The CTMediator demo from Lua: a script that calls the C module_a plugin,
 -- Lua targets (one registered here, one found on sb.path), passes Lua
--- callbacks, and meets both fallbacks.
+-- callbacks, and meets both fallbacks. Module A is called through
+-- generated/sb_a.lua: wrappers made from its contracts by `switchboard gen`
+-- (scripts/generate.sh), which check params before calling.
 --
 --   lua5.4 examples/lua/demo.lua path/to/module_a.so
 local sb = require "switchboard"
 local here = arg[0]:match("^(.*)/") or "."
 package.path = here .. "/?.lua;" .. package.path
 local show = require "show"
+local A = require "generated.sb_a"
 
 local plugin = assert(arg[1], "usage: lua5.4 demo.lua path/to/module_a.so")
 assert(sb.load_plugin(plugin))
@@ -25,21 +28,21 @@ local function step(title) print("\n== " .. title) end
 print(string.format("switchboard %s from Lua, module A from %s", sb.version, plugin))
 
 step("1. present detail page (nativeFetchDetailViewController, a C target)")
-show(sb.perform("A", "nativeFetchDetailViewController", { key = "present from Lua" }))
+show(A.nativeFetchDetailViewController{ key = "present from Lua" })
 
 step("2. a target written in Lua, found on sb.path with no registration")
 show(sb.perform("Settings", "nativeFetchSettingsPage", { section = "privacy" }))
 show(sb.perform("Settings", "nativeFetchSettingsPage"))
 
 step("3. present image (nativePresentImage)")
-show(sb.perform("A", "nativePresentImage", { image = "switchboard.png" }))
+show(A.nativePresentImage{ image = "switchboard.png" })
 
 step("4. present image with no image: the nil-image fallback (nativeNoImage)")
 local image = nil
 if image then
-  show(sb.perform("A", "nativePresentImage", { image = image }))
+  show(A.nativePresentImage{ image = image })
 else
-  show(sb.perform("A", "nativeNoImage"))
+  show(A.nativeNoImage())
 end
 
 step("5. show alert with Lua callbacks; the user taps Confirm")
@@ -49,23 +52,21 @@ local function on_alert(which)
     return which
   end
 end
-show(sb.perform("A", "showAlert", { message = "Delete the draft?", answer = "confirm",
-                                    confirmAction = on_alert("confirmAction"),
-                                    cancelAction = on_alert("cancelAction") }))
+show(A.showAlert{ message = "Delete the draft?", answer = "confirm",
+                  confirmAction = on_alert("confirmAction"), cancelAction = on_alert("cancelAction") })
 
 step("6. show alert; the user taps Cancel")
-show(sb.perform("A", "showAlert", { message = "Delete the draft?", answer = "cancel",
-                                    confirmAction = on_alert("confirmAction"),
-                                    cancelAction = on_alert("cancelAction") }))
+show(A.showAlert{ message = "Delete the draft?", answer = "cancel",
+                  confirmAction = on_alert("confirmAction"), cancelAction = on_alert("cancelAction") })
 
 step("7. table cells from a cached C target, then release it")
 for row = 1, 3 do
-  local cell = assert(sb.perform("A", "cell", { identifier = "DemoCell" }, { cache = true }))
-  show(sb.perform("A", "configCell", { cell = cell, title = "Row " .. row }, { cache = true }))
+  local cell = assert(A.cell({ identifier = "DemoCell" }, { cache = true }))
+  show(A.configCell({ cell = cell, title = "Row " .. row }, { cache = true }))
 end
 sb.release("A")
 print("   released the cached target A; the next cell comes from a new instance:")
-show(sb.perform("A", "cell", { identifier = "DemoCell" }, { cache = true }))
+show(A.cell({ identifier = "DemoCell" }, { cache = true }))
 sb.release("A")
 
 step("8. a target that does not exist: the NoTargetAction response (in Lua)")
@@ -74,3 +75,6 @@ show(sb.perform("B", "nativeFetchDetailViewController", { key = "x" }))
 step("9. without a fallback, a failure is nil, message, code")
 sb.unregister("NoTargetAction")
 show(sb.perform("B", "nativeFetchDetailViewController"))
+
+step("10. a misspelt param: the generated wrapper stops it at the call")
+print("   -> " .. select(2, pcall(function() A.nativePresentImage{ imgae = "switchboard.png" } end)))

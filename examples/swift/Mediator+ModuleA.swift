@@ -1,39 +1,54 @@
 // The caller's side of module A (CTMediator's "CTMediator+CTMediatorModuleAActions"
-// category): typed wrappers that hide the target and action names. Callers
-// use these and never import module A.
+// category). The typed wrappers themselves are generated from module A's
+// contracts (generated/Mediator+A.swift, by scripts/generate.sh); what is
+// left to write by hand is what the demo adds on top: a page when a call
+// fails, the nil-image choice, the cached cell target. Callers use these and
+// never import module A.
 import Switchboard
 
 extension Mediator {
     func moduleADetailPage(key: String) -> Value {
-        perform(target: "A", action: "nativeFetchDetailViewController", params: ["key": .string(key)])
+        page { try a_nativeFetchDetailViewController(key: .string(key)) }
     }
 
     /// With no image, asks module A for its placeholder page instead.
     func moduleAImagePage(image: String?) -> Value {
-        if let image {
-            return perform(target: "A", action: "nativePresentImage", params: ["image": .string(image)])
-        }
-        return perform(target: "A", action: "nativeNoImage")
+        guard let image else { return page { try a_nativeNoImage() } }
+        return page { try a_nativePresentImage(image: image) }
     }
 
     func moduleAShowAlert(message: String, answer: String,
                           confirm: @escaping @Sendable (Value) -> Value,
                           cancel: @escaping @Sendable (Value) -> Value) -> Value {
-        perform(target: "A", action: "showAlert", params: [
-            "message": .string(message), "answer": .string(answer),
-            "confirmAction": .callback(Callback(confirm)),
-            "cancelAction": .callback(Callback(cancel)),
-        ])
+        do {
+            return try a_showAlert(message: message, answer: answer,
+                                   confirmAction: Callback(confirm), cancelAction: Callback(cancel))
+        } catch {
+            return .string("alert failed: \(error.message)")
+        }
     }
 
     /// Cells come from a cached target, so every cell is made by one instance.
     func moduleATableCell(identifier: String, title: String) -> Value {
-        let cell = perform(target: "A", action: "cell", params: ["identifier": .string(identifier)], cacheTarget: true)
-        return perform(target: "A", action: "configCell", params: ["cell": cell, "title": .string(title)], cacheTarget: true)
+        page {
+            let cell = try a_cell(identifier: identifier, cacheTarget: true)
+            return try a_configCell(cell: .dict(cell), title: title, cacheTarget: true)
+        }
     }
 
     /// The table view is gone: drop the cached target.
     func moduleACleanTableCellTarget() {
         releaseCachedTarget("A")
+    }
+
+    /// The page a wrapper returns, or an error page saying why there is none.
+    /// (The wrappers throw only SwitchboardError; a closure's typed throws
+    /// is not inferred, so `page` takes any error.)
+    private func page(_ make: () throws -> [String: Value]) -> Value {
+        do {
+            return .dict(try make())
+        } catch {
+            return ["page": "ErrorViewController", "error": .string("\(error)")]
+        }
     }
 }

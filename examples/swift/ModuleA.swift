@@ -19,6 +19,22 @@ final class Target_A: Target {
         "configCell": { a, params in a.configCell(params) },
     ]
 
+    /// What the actions take and give, as module_a.c declares them: checked
+    /// before each call. The typed wrappers in generated/ come from these.
+    static let contracts: [String: Contract] = [
+        "nativeFetchDetailViewController": "key: any? -- the page's title\n-> dict",
+        "nativePresentImage": "image: string -- the image to show\n-> dict",
+        "nativeNoImage": "-> dict",
+        "showAlert": """
+            message: string -- the alert's text
+            answer: string? -- the button the user taps: confirm (the default) or cancel
+            confirmAction: callback? -- called when Confirm is tapped
+            cancelAction: callback? -- called when Cancel is tapped
+            """,
+        "cell": "identifier: string? -- the cell's reuse identifier\n-> dict",
+        "configCell": "cell: any?, title: string?\n-> dict",
+    ]
+
     /// CTMediator builds a DemoModuleADetailViewController from `key`; here
     /// the "view controller" is a dict describing the page.
     func detailPage(_ params: Params) -> Value {

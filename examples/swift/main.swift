@@ -64,3 +64,11 @@ step("9. an action target A does not have, reported by call() instead of falling
         print("   -> error \(error.code.name): \(error.message)")
     }
 }
+
+step("10. what the typed wrappers rule out: a param of the wrong type, caught by A's contract") {
+    do throws(SwitchboardError) {
+        _ = try mediator.call(target: "A", action: "nativePresentImage", params: ["image": 42])
+    } catch {
+        print("   -> error \(error.code.name): \(error.message)")
+    }
+}

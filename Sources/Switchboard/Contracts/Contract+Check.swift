@@ -43,11 +43,14 @@ extension Contract {
 
 extension ParamType {
     /// `value` as this type when a lossless conversion applies: an int for a
-    /// double; and, from a URL, the text of a bool, an int or a double.
+    /// double; a string for bytes (its UTF-8; Lua, for one, has one type for
+    /// both); and, from a URL, the text of a bool, an int or a double.
     func converting(_ value: Value, fromURL: Bool) -> Value? {
         switch (self, value) {
         case (.double, .int(let n)) where Int64(exactly: Double(n)) == n:
             return .double(Double(n))
+        case (.bytes, .string(let text)):
+            return .bytes(Array(text.utf8))
         case (_, .string(let text)) where fromURL:
             switch self {
             case .int: return Int64(text).map(Value.int)

@@ -1,0 +1,73 @@
+-- The module `switchboard gen --lang lua` writes (Tests/generated/lua/sb_typed.lua)
+-- over Target_Typed (Tests/c/plugins/typed_plugin.c), whose actions answer
+-- with the params they got: the wrappers check params at the call, then
+-- perform.
+local sb = require "switchboard"
+local helper = require "helper"
+
+describe("generated Lua wrappers", function()
+  local Typed
+
+  setup(function()
+    assert(sb.load_plugin(helper.typed_plugin))
+    Typed = require "sb_typed"
+  end)
+
+  -- The error a wrapper raises, with the caller's position.
+  local function raised(f)
+    local ok, err = pcall(f)
+    assert.is_false(ok)
+    return err
+  end
+
+  it("passes every type through, under its contract name", function()
+    local got = assert(Typed.everything{
+      flag = true, count = 42, ratio = 2.5, name = "text", data = "\0\1", list = sb.array{}, map = { k = 1 },
+      done = function() return "called" end, anything = "x",
+    })
+    assert.equal(42, got.count)
+    assert.equal(2.5, got.ratio)
+    assert.equal("called", got.done())
+    assert.same({ k = 1 }, got.map)
+  end)
+
+  it("leaves out what is not given, and the mediator fills in the default", function()
+    assert.same({ count = 7 }, assert(Typed.optional()))
+    assert.same({ count = 7 }, assert(Typed.optional{}))
+    local got = assert(Typed.oddNames{ default = 1, ["answer-id"] = "id", ["end"] = false, params = "p", out = 2 })
+    assert.same({ default = 1, ["answer-id"] = "id", ["end"] = false, params = "p", out = 2 }, got)
+  end)
+
+  it("raises at the caller's line for a missing, mistyped or unknown param", function()
+    local err = raised(function() Typed.everything{ flag = true } end)
+    assert.truthy(err:find("generated_spec.lua:%d+: Typed.everything: param \"count\" %(int%) is required"), err)
+    err = raised(function() Typed.optional{ count = 1.5 } end)
+    assert.truthy(err:find('Typed.optional: param "count": expected int, got float', 1, true), err)
+    err = raised(function() Typed.optional{ flag = "yes" } end)
+    assert.truthy(err:find('param "flag": expected bool, got string', 1, true), err)
+    err = raised(function() Typed.optional{ done = 3 } end)
+    assert.truthy(err:find('param "done": expected callback, got integer', 1, true), err)
+    err = raised(function() Typed.optional{ conut = 1 } end)
+    assert.truthy(err:find("Typed.optional: unknown param conut", 1, true), err)
+    err = raised(function() Typed.optional("count") end)
+    assert.truthy(err:find("Typed.optional: params must be a table, got string", 1, true), err)
+  end)
+
+  it("returns what sb.perform returns, and passes the options on", function()
+    assert.equal(2, Typed.countKeys{ a = 1, b = 2 })
+    assert.same({}, assert(Typed.secret()))
+    -- The mediator's own check still answers what a Lua type cannot tell: a
+    -- string that is not UTF-8 is bytes, not a string.
+    local v, msg, code = Typed.optional{ name = "\xff" }
+    assert.is_nil(v)
+    assert.equal("EPARAMS", code)
+    assert.truthy(msg:find('"name"', 1, true))
+    assert.same({ count = 7 }, assert(Typed.optional({}, { cache = true })))
+    sb.release("Typed")
+  end)
+
+  it("has no wrapper for an action without a contract", function()
+    assert.is_nil(Typed.untyped)
+    assert.is_function(Typed.wrongResult)
+  end)
+end)
