@@ -471,9 +471,12 @@ SB_API sb_status sb_unregister_scheme(sb_mediator *m, const char *scheme);
  *   app://files/<path:rest>     one or more segments, as "a/b/c"
  *   a last segment *            any rest, as an array under "*" (app://web/ then *)
  *   app://user/:id(/:tab)       a group in parentheses is optional (at most 4)
- * Precedence, segment by segment: literal, <int:>, :name, <path:>, *; equal
- * shapes in registration order. Matching costs the same at 10 or 100,000
- * patterns. SB_EINVAL for a malformed pattern (with the reason).
+ * Precedence, segment by segment: literal, <int:>, :name, <path:>, *.
+ * Matching costs the same at 10 or 100,000 patterns. SB_EINVAL for a
+ * malformed pattern (with the reason), and for one of the same shape as a
+ * pattern already added (it would match the same URLs at equal precedence;
+ * the message names it; remove it first). Adding the same text for the same
+ * target and action again is SB_OK and changes nothing.
  */
 SB_API sb_status sb_add_route_pattern(sb_mediator *m, const char *pattern, const char *target, const char *action);
 
@@ -715,7 +718,8 @@ typedef struct sb_contract_def {
  * a loadable shared object, or if one of its Target_ tables has another
  * abi_version, a NULL action list or an action without a name or function,
  * or if a Contracts_ table names an action its target lacks or holds a
- * contract that does not parse.
+ * contract that does not parse, or if it defines a Target_<Name> that a
+ * plugin already loaded into `m` defines (the message names both).
  * Works when libswitchboard.so itself was loaded with RTLD_LOCAL. */
 SB_API sb_status sb_load_plugin(sb_mediator *m, const char *path);
 

@@ -277,7 +277,7 @@ struct PatternTests {
         #expect(try m.call(url: "app://user/7/edit") == ["id": "7"])
     }
 
-    @Test("precedence: literal, then <int:>, then :name, then <path:>, then *; ties by registration order")
+    @Test("precedence: literal, then <int:>, then :name, then <path:>, then *; a pattern that would tie is refused")
     func precedence() throws {
         let m = Mediator()
         for tag in ["literal", "int", "string", "path", "wild", "second"] {
@@ -286,15 +286,36 @@ struct PatternTests {
         try m.addRoute(pattern: "app://p/*", target: "P", action: "wild")
         try m.addRoute(pattern: "app://p/<path:rest>", target: "P", action: "path")
         try m.addRoute(pattern: "app://p/:name", target: "P", action: "string")
-        try m.addRoute(pattern: "app://p/:other", target: "P", action: "second")
         try m.addRoute(pattern: "app://p/<int:n>", target: "P", action: "int")
         try m.addRoute(pattern: "app://p/home", target: "P", action: "literal")
         #expect(try m.call(url: "app://p/home") == "literal")
         #expect(try m.call(url: "app://p/42") == "int")
-        #expect(try m.call(url: "app://p/ada") == "string")     // :name was registered before :other
+        #expect(try m.call(url: "app://p/ada") == "string")
         #expect(try m.call(url: "app://p/a/b") == "path")
         #expect(try m.call(url: "app://p") == "wild")
+
+        // Same shape, other capture name: the same URLs at equal precedence.
+        do {
+            try m.addRoute(pattern: "app://p/:other", target: "P", action: "second")
+            Issue.record("a tie was accepted")
+        } catch {
+            #expect(error.code == .invalidArgument)
+            #expect(error.message.contains(#"the same URLs as "app://p/:name" (to P/string)"#))
+        }
+        // An optional group that expands to a registered shape ties too.
+        #expect(throws: SwitchboardError.self) {
+            try m.addRoute(pattern: "app://p(/<int:k>)", target: "P", action: "second")
+        }
+        // The same text to another action ties; to the same action again, nothing changes.
+        #expect(throws: SwitchboardError.self) { try m.addRoute(pattern: "app://p/:name", target: "P", action: "second") }
+        try m.addRoute(pattern: "app://p/:name", target: "P", action: "string")
+        #expect(m.routes()["patterns"]?.array?.count == 5)
+        // Another scheme, or another literal, is another shape.
+        try m.addRoute(pattern: "web://p/:other", target: "P", action: "second")
+        try m.addRoute(pattern: "app://q/:other", target: "P", action: "second")
+
         #expect(m.removeRoute(pattern: "app://p/:name"))
+        try m.addRoute(pattern: "app://p/:other", target: "P", action: "second")
         #expect(try m.call(url: "app://p/ada") == "second")
         #expect(!m.removeRoute(pattern: "app://p/:name"))
     }

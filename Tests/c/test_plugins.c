@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 static const char *plugin_dir;
 
@@ -181,6 +182,33 @@ static void test_free_order(void) {
     remove(copy);
 }
 
+/* A second plugin that defines a target name a loaded plugin already
+ * defines is refused, naming both; the first keeps answering. */
+static void test_duplicate_target(void) {
+    char copy[] = "/tmp/sb-plugin-copy-XXXXXX";
+    int fd = mkstemp(copy);
+    CHECK(fd >= 0);
+    if (fd < 0) return;
+    close(fd);
+    char command[9000];
+    snprintf(command, sizeof command, "cp '%s' '%s'", plugin("test_plugin.so"), copy);
+    CHECK(system(command) == 0);
+
+    sb_mediator *m = sb_mediator_new();
+    CHECK_STATUS(sb_load_plugin(m, plugin("test_plugin.so")), SB_OK);
+    CHECK_STATUS(sb_load_plugin(m, copy), SB_EINVAL);
+    CHECK(ERROR_MENTIONS("Target_Counter is already defined by plugin"));
+    CHECK(ERROR_MENTIONS(copy));
+    CHECK(next(m, 0) == 1);
+    char *routes = sb_routes_json(m);
+    CHECK(routes != NULL && strstr(routes, copy) == NULL);
+    sb_free(routes);
+    /* The same path again is still one plugin, loaded once. */
+    CHECK_STATUS(sb_load_plugin(m, plugin("test_plugin.so")), SB_OK);
+    sb_mediator_free(m);
+    remove(copy);
+}
+
 /* Counter.add has a contract (Contracts_Counter): checked, and listed. */
 static void test_contracts(void) {
     sb_mediator *m = sb_mediator_new();
@@ -210,6 +238,7 @@ int main(int argc, char **argv) {
     plugin_dir = argc > 1 ? argv[1] : ".";
     test_discovery_and_caching();
     test_contracts();
+    test_duplicate_target();
     test_refusals();
     test_free_order();
     return check_report("plugins");

@@ -90,6 +90,14 @@ describe("sb.scheme, sb.route, sb.policy, sb.on_rejected, sb.routes", function()
     assert.are.equal("ENOTARGET", code)
     local _, message = sb.route("app://bad/<float:x>", name, "profile")
     assert.matches("float", message)
+    -- A pattern of the same shape as one in place would tie: refused, naming it.
+    assert.is_true(sb.route("app://tie/:a", name, "profile"))
+    local ok, tie, code = sb.route("app://tie/:b", function() end)
+    assert.is_nil(ok)
+    assert.are.equal("EINVAL", code)
+    assert.truthy(tie:find('the same URLs as "app://tie/:a"', 1, true), tie)
+    assert.is_true(sb.route("app://tie/:a", name, "profile")) -- the same again changes nothing
+    assert.is_true(sb.unroute("app://tie/:a"))
   end)
 
   it("applies a policy and reports refusals to an observer", function()

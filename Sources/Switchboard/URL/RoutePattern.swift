@@ -12,8 +12,9 @@
 /// The first segment after `scheme://` is the host. Captured values are
 /// added to the call's params under their names. Precedence, segment by
 /// segment from the left: a literal beats `<int:>`, which beats `:name`,
-/// which beats `<path:>`, which beats `*`; patterns of the same shape are
-/// tried in registration order.
+/// which beats `<path:>`, which beats `*`. Two registrations of the same
+/// shape would match the same URLs with equal precedence: the second is
+/// refused (MGJRouter and URLNavigator let the later one win silently).
 public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
     enum Segment: Hashable, Sendable {
         case literal(String)
@@ -182,12 +183,31 @@ final class PatternTrie {
         var string: Node?
         var path: Node?
         var wildcard: Node?
-        /// Routes ending here, in registration order.
+        /// Routes ending here: the expansions of one registration (two
+        /// optional groups can expand to the same shape), first one first.
         var routes: [PatternRoute] = []
     }
 
     private var roots: [String: Node] = [:]
     private(set) var count = 0
+
+    /// The route a pattern of this shape would tie with (same scheme, same
+    /// segments up to capture names), if one is registered.
+    func tie(for pattern: RoutePattern) -> PatternRoute? {
+        guard var node = roots[pattern.scheme] else { return nil }
+        for segment in pattern.segments {
+            let next: Node? = switch segment {
+            case .literal(let text): node.literals[text]
+            case .int: node.int
+            case .string: node.string
+            case .path: node.path
+            case .wildcard: node.wildcard
+            }
+            guard let next else { return nil }
+            node = next
+        }
+        return node.routes.first
+    }
 
     func insert(_ route: PatternRoute) {
         var node = roots[route.pattern.scheme] ?? { let n = Node(); roots[route.pattern.scheme] = n; return n }()

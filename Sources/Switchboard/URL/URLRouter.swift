@@ -83,14 +83,33 @@ final class URLRouter: @unchecked Sendable {
         writing { connectors.removeValue(forKey: scheme.lowercased()) != nil }
     }
 
+    /// Adds a pattern. Registering the same text for the same destination
+    /// again changes nothing; a pattern that would tie with another
+    /// registration (same shape, so the same URLs at equal precedence) is
+    /// refused, naming the one it ties with.
     func add(pattern text: String, target: String, action: String) throws(SwitchboardError) {
         let expansions = try RoutePattern.parse(text)
-        writing {
-            nextOrder += 1
+        let conflict: PatternRoute? = writing {
+            var fresh: [RoutePattern] = []
             for pattern in expansions {
+                guard let existing = patterns.tie(for: pattern) else {
+                    fresh.append(pattern)
+                    continue
+                }
+                guard existing.registered == text, existing.target == target, existing.action == action else {
+                    return existing
+                }
+            }
+            nextOrder += 1
+            for pattern in fresh {
                 patterns.insert(PatternRoute(pattern: pattern, registered: text, target: target, action: action,
                                              order: nextOrder))
             }
+            return nil
+        }
+        if let conflict {
+            throw .invalidArgument("pattern \(Value.string(text)) matches the same URLs as \(Value.string(conflict.registered)) "
+                                   + "(to \(conflict.target)/\(conflict.action)) with equal precedence; remove that one first")
         }
     }
 

@@ -165,8 +165,20 @@ final class PluginShelf: TargetProvider, @unchecked Sendable {
         free(real)
         if lock.withLock({ images.contains { $0.path == canonical } }) { return }
         let image = try PluginImage(path: canonical)
-        lock.withLock {
-            if !images.contains(where: { $0.path == canonical }) { images.append(image) }
+        // A name two plugins define would answer from the first one only:
+        // refused, so the second plugin's target is never silently shadowed.
+        let clash: (name: String, path: String)? = lock.withLock {
+            guard !images.contains(where: { $0.path == canonical }) else { return nil }
+            for other in images {
+                if let name = image.targets.keys.sorted().first(where: { other.targets[$0] != nil }) {
+                    return (name, other.path)
+                }
+            }
+            images.append(image)
+            return nil
+        }
+        if let clash {
+            throw .invalidArgument("plugin '\(canonical)': Target_\(clash.name) is already defined by plugin '\(clash.path)'")
         }
     }
 
