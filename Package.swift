@@ -35,10 +35,12 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // HMAC-SHA256 for signed URLs (URLSigner).
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         // FoundationEssentials (swift-foundation) parses URLs.
-        .target(name: "Switchboard"),
+        .target(name: "Switchboard", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "CSwitchboard", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "SwitchboardC", dependencies: ["Switchboard", "CSwitchboard"]),
         .target(

@@ -490,6 +490,24 @@ SB_API sb_status sb_remove_route_pattern(sb_mediator *m, const char *pattern);
  * policy of the wrong shape. */
 SB_API sb_status sb_set_url_policy(sb_mediator *m, const sb_value *policy);
 
+/* Signed remote calls. With a key set, every URL `m` opens must end with
+ * `expires=<unix seconds>&signature=<64 lower-case hex digits>`: HMAC-SHA256,
+ * under the key, of the URL text before "&signature=". It is checked before
+ * any interceptor, pattern or target sees the URL; a missing, malformed,
+ * wrong or expired signature is SB_EREJECTED (and reaches the URL observer).
+ * The two items are removed before the URL is routed. The text is signed
+ * exactly as it is sent: sign the URL in the form it will be opened.
+ *
+ * sb_require_signed_urls copies `key` (at least 16 bytes); a NULL key stops
+ * requiring signatures. SB_EINVAL for a NULL mediator or a shorter key. */
+SB_API sb_status sb_require_signed_urls(sb_mediator *m, const void *key, size_t key_len);
+
+/* `url` with `expires` (unix seconds) and its signature under `key`
+ * appended, as a new string (free it with sb_free). NULL, with the last
+ * error set, for a NULL or short key, a NULL or non-UTF-8 URL, a URL with a
+ * #fragment, or one that already has `expires` or `signature`. */
+SB_API char *sb_sign_url(const void *key, size_t key_len, const char *url, int64_t expires);
+
 /* Sets the observer of refused URL calls: fn(userdata, {url, reason}, &out)
  * on the calling thread, before the open call returns; its result is
  * discarded. NULL removes it. `free_userdata` as for sb_register_action. */

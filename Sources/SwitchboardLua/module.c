@@ -306,6 +306,41 @@ static int l_policy(lua_State *L) {
     return 1;
 }
 
+/* sb.require_signed_urls(key): every URL opened must be signed with `key`
+ * (a string of at least 16 bytes); sb.require_signed_urls(nil) stops it. */
+static int l_require_signed_urls(lua_State *L) {
+    sb_lua_ctx *ctx = sb_lua_ctx_of(L);
+    size_t len = 0;
+    const char *key = lua_isnoneornil(L, 1) ? NULL : luaL_checklstring(L, 1, &len);
+    sb_status status = sb_require_signed_urls(ctx->m, key, len);
+    if (status != SB_OK) return sb_lua_push_failure(L, status);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int push_cstring(lua_State *L) {
+    lua_pushstring(L, lua_touserdata(L, 1));
+    return 1;
+}
+
+/* sb.sign_url(key, url, expires): the URL with expires and its signature.
+ * The string is pushed in a protected call, so a memory error cannot leak
+ * the C copy. */
+static int l_sign_url(lua_State *L) {
+    size_t len = 0;
+    const char *key = luaL_checklstring(L, 1, &len);
+    const char *url = luaL_checkstring(L, 2);
+    lua_Integer expires = luaL_checkinteger(L, 3);
+    char *signed_url = sb_sign_url(key, len, url, (int64_t)expires);
+    if (signed_url == NULL) return sb_lua_push_failure(L, SB_EINVAL);
+    lua_pushcfunction(L, push_cstring);
+    lua_pushlightuserdata(L, signed_url);
+    int rc = lua_pcall(L, 1, 1, 0);
+    sb_free(signed_url);
+    if (rc != LUA_OK) return lua_error(L);
+    return 1;
+}
+
 static int l_on_rejected(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
     sb_status status;
@@ -337,6 +372,8 @@ static const luaL_Reg functions[] = {
     {"routes", l_routes},
     {"policy", l_policy},
     {"on_rejected", l_on_rejected},
+    {"require_signed_urls", l_require_signed_urls},
+    {"sign_url", l_sign_url},
     {NULL, NULL},
 };
 

@@ -194,8 +194,57 @@ static void test_schemes_and_patterns(void) {
     sb_mediator_free(m);
 }
 
+/* Signed URLs: sb_sign_url makes what sb_require_signed_urls accepts; a
+ * tampered, unsigned or expired URL is refused before the target runs. */
+static void test_signed(void) {
+    static const char key[] = "sixteen bytes and more";
+    sb_mediator *m = sb_mediator_new();
+    sb_value *out = NULL;
+    target_calls = 0;
+    observed = 0;
+    CHECK_STATUS(sb_register_action(m, "A", "show", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_set_url_observer(m, observe, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_require_signed_urls(m, key, 5), SB_EINVAL);
+    CHECK(ERROR_MENTIONS("at least 16 bytes"));
+    CHECK_STATUS(sb_require_signed_urls(m, key, sizeof key - 1), SB_OK);
+
+    char *url = sb_sign_url(key, sizeof key - 1, "app://A/show?id=7", INT64_MAX);
+    CHECK(url != NULL && strstr(url, "app://A/show?id=7&expires=9223372036854775807&signature=") == url);
+    CHECK_STATUS(sb_open_url(m, url, NULL, &out), SB_OK);
+    CHECK(sb_count(out) == 1 && strcmp(str(out, "id"), "7") == 0); /* no expires, no signature */
+    sb_release(out);
+    out = NULL;
+    CHECK(target_calls == 1);
+
+    url[strlen("app://A/show?id=")] = '8'; /* tampered */
+    CHECK_STATUS(sb_open_url(m, url, NULL, &out), SB_EREJECTED);
+    CHECK(ERROR_MENTIONS("does not match"));
+    sb_free(url);
+    CHECK_STATUS(sb_open_url(m, "app://A/show?id=7", NULL, &out), SB_EREJECTED);
+    CHECK(ERROR_MENTIONS("not signed"));
+    url = sb_sign_url(key, sizeof key - 1, "app://A/show", 1); /* 1970 */
+    CHECK_STATUS(sb_open_url(m, url, NULL, &out), SB_EREJECTED);
+    CHECK(ERROR_MENTIONS("expired"));
+    sb_free(url);
+    CHECK(target_calls == 1 && observed == 3 && out == NULL);
+
+    /* Misuse: NULL or short keys, NULL or fragment URLs. */
+    CHECK(sb_sign_url(NULL, 0, "app://A/show", 1) == NULL);
+    CHECK(sb_sign_url(key, 3, "app://A/show", 1) == NULL);
+    CHECK(sb_sign_url(key, sizeof key - 1, NULL, 1) == NULL);
+    CHECK(sb_sign_url(key, sizeof key - 1, "app://A/show#x", 1) == NULL);
+    CHECK(sb_sign_url(key, sizeof key - 1, "app://A/\xff", 1) == NULL);
+    CHECK_STATUS(sb_require_signed_urls(NULL, key, sizeof key - 1), SB_EINVAL);
+    /* A NULL key turns the requirement off. */
+    CHECK_STATUS(sb_require_signed_urls(m, NULL, 0), SB_OK);
+    CHECK_STATUS(sb_open_url(m, "app://A/show?id=7", NULL, &out), SB_OK);
+    sb_release(out);
+    sb_mediator_free(m);
+}
+
 int main(void) {
     test_open();
+    test_signed();
     test_policy();
     test_schemes_and_patterns();
     return check_report("urls");

@@ -17,10 +17,13 @@ final class Target_A: Target {
         "showAlert": { a, params in try a.showAlert(params) },
         "cell": { a, params in a.cell(params) },
         "configCell": { a, params in a.configCell(params) },
+        // A payment that always fails, as when the payment service is down.
+        "charge": { _, _ in throw SwitchboardError.actionFailed("payment service down", underlying: nil) },
     ]
 
-    /// What the actions take and give, as module_a.c declares them: checked
-    /// before each call. The typed wrappers in generated/ come from these.
+    /// What the actions take and give: checked before each call. The same
+    /// contracts as module_a.c's Contracts_A, which the typed wrappers in
+    /// generated/ are made from (scripts/generate.sh).
     static let contracts: [String: Contract] = [
         "nativeFetchDetailViewController": "key: any? -- the page's title\n-> dict",
         "nativePresentImage": "image: string -- the image to show\n-> dict",
@@ -33,6 +36,7 @@ final class Target_A: Target {
             """,
         "cell": "identifier: string? -- the cell's reuse identifier\n-> dict",
         "configCell": "cell: any?, title: string?\n-> dict",
+        "charge": "amount: int? -- in cents\n-> dict",
     ]
 
     /// CTMediator builds a DemoModuleADetailViewController from `key`; here

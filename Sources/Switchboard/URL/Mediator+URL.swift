@@ -4,7 +4,8 @@
 //
 //   open("app://A/show?id=42")  performs A.show with {"id": "42"}
 //
-// A URL call resolves in this order: the scheme must be allowed; a route
+// A URL call resolves in this order: its signature, when the mediator
+// requires signed URLs (URLSigner); the scheme must be allowed; a route
 // pattern of the scheme, if one matches; otherwise the scheme's connector.
 // Then the target must be allowed, and no action whose name starts with
 // "native" (in any case) is ever reachable. Refusals are `.rejected` and
@@ -43,7 +44,9 @@ extension Mediator {
         try openURL(url, params: params, options: options).get()
     }
 
-    private func openURL(_ url: String, params extra: Params, options: CallOptions) -> Result<Value, SwitchboardError> {
+    private func openURL(_ received: String, params extra: Params, options: CallOptions) -> Result<Value, SwitchboardError> {
+        let url: String
+        do throws(SwitchboardError) { url = try urls.verified(received) } catch { return .failure(error) }
         if hasHooks || !options.isPlain {
             return intercepted(.url(url, extra: extra), args: [:], options: options, fallback: true,
                                via: SwiftConvention(fromURL: true))
@@ -78,10 +81,12 @@ extension Mediator {
     /// For other faces: resolves the URL, merges the native `extra` params
     /// the face passes (a dict, or nil), and performs. Returns a status code
     /// as `performNative` does.
-    @_spi(Faces) public func openNative(url: String, extra: OpaquePointer?, options: CallOptions = .none,
+    @_spi(Faces) public func openNative(url received: String, extra: OpaquePointer?, options: CallOptions = .none,
                                         out: UnsafeMutablePointer<OpaquePointer?>,
                                         bridge: any ForeignBridge.Type) -> Int32 {
         let convention = ForeignConvention(bridge: bridge, out: out, fromURL: true)
+        let url: String
+        do throws(SwitchboardError) { url = try urls.verified(received) } catch { return convention.fail(error) }
         if hasHooks || !options.isPlain {
             let extraParams: Params
             do throws(SwitchboardError) {
@@ -145,6 +150,14 @@ extension Mediator {
     @discardableResult
     public func removeRoute(pattern: String) -> Bool {
         urls.remove(pattern: pattern)
+    }
+
+    /// When set, every URL opened must carry a valid, unexpired signature
+    /// (see ``URLSigner``); it is checked before interceptors, patterns and
+    /// targets. `nil` (the default): URLs are not signed.
+    public var urlSigner: URLSigner? {
+        get { urls.urlSigner }
+        set { urls.urlSigner = newValue }
     }
 
     /// Who may be reached from URLs.

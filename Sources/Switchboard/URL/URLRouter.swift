@@ -48,6 +48,7 @@ final class URLRouter: @unchecked Sendable {
     private var nextOrder: UInt64 = 0
     private var policy = URLPolicy()
     private var observer: (@Sendable (RejectedURL) -> Void)?
+    private var signer: URLSigner?
 
     init() {
         rwlock = .allocate(capacity: 1)
@@ -120,6 +121,25 @@ final class URLRouter: @unchecked Sendable {
     var urlPolicy: URLPolicy {
         get { reading { policy } }
         set { writing { policy = newValue } }
+    }
+
+    var urlSigner: URLSigner? {
+        get { reading { signer } }
+        set { writing { signer = newValue } }
+    }
+
+    /// With a signer, the URL without its signature once it checks out
+    /// (refusals reach the observer); without one, `url` as it is.
+    func verified(_ url: String) throws(SwitchboardError) -> String {
+        let (signer, observer) = reading { (self.signer, self.observer) }
+        guard let signer else { return url }
+        switch signer.verified(url) {
+        case .success(let unsigned):
+            return unsigned
+        case .failure(let refusal):
+            observer?(RejectedURL(url: url, reason: refusal.reason))
+            throw .rejected(refusal.reason)
+        }
     }
 
     var rejectionObserver: (@Sendable (RejectedURL) -> Void)? {

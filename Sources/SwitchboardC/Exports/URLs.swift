@@ -155,6 +155,40 @@ public func sb_set_url_policy(_ m: sb_mediator_ptr?, _ policy: sb_value_cptr?) -
     return SB_OK
 }
 
+@_cdecl("sb_require_signed_urls")
+public func sb_require_signed_urls(_ m: sb_mediator_ptr?, _ key: UnsafeRawPointer?, _ length: size_t) -> sb_status {
+    guard let m else { return failure(SB_EINVAL, "sb_require_signed_urls: NULL mediator") }
+    var signer: URLSigner?
+    guard length <= 4096 else { return failure(SB_EINVAL, "sb_require_signed_urls: a key of at most 4096 bytes") }
+    if let key {
+        do throws(SwitchboardError) {
+            signer = try URLSigner(key: Array(UnsafeRawBufferPointer(start: key, count: Int(length))))
+        } catch {
+            return failure(error)
+        }
+    }
+    CMediator.borrow(m)._withUnsafeGuaranteedRef { $0.mediator.urlSigner = signer }
+    return SB_OK
+}
+
+@_cdecl("sb_sign_url")
+public func sb_sign_url(_ key: UnsafeRawPointer?, _ length: size_t, _ url: UnsafePointer<CChar>?,
+                        _ expires: Int64) -> UnsafeMutablePointer<CChar>? {
+    guard let key, let url else { _ = failure(SB_EINVAL, "sb_sign_url: NULL key or URL"); return nil }
+    guard length <= 4096 else { _ = failure(SB_EINVAL, "sb_sign_url: a key of at most 4096 bytes"); return nil }
+    guard let text = String(validatingCString: url) else {
+        _ = failure(SB_EINVAL, "sb_sign_url: the URL is not valid UTF-8")
+        return nil
+    }
+    do throws(SwitchboardError) {
+        let signer = try URLSigner(key: Array(UnsafeRawBufferPointer(start: key, count: Int(length))))
+        return strdup(try signer.sign(text, expires: expires))
+    } catch {
+        _ = failure(error)
+        return nil
+    }
+}
+
 @_cdecl("sb_set_url_observer")
 public func sb_set_url_observer(_ m: sb_mediator_ptr?, _ fn: sb_fn?, _ userdata: UnsafeMutableRawPointer?,
                                 _ freeUserdata: sb_destroy_fn?) -> sb_status {

@@ -34,9 +34,19 @@ enum CWrappers {
     }
 
     private static func function(_ name: String, _ action: WrapperTarget.Action, target: String) -> [String] {
-        let names = Identifier.distinct(action.params.map { Identifier.snake($0.name) },
-                                        avoiding: ["m", "flags", "out", "params", "s"])
-            .map { keywords.contains($0) ? $0 + "_" : $0 }
+        // Names the wrapper uses itself, C keywords, predefined macros, the
+        // library's and the standard types' names are avoided; a bytes param
+        // x also takes x_len.
+        var used: Set = ["m", "flags", "out", "params", "s"]
+        var names: [String] = []
+        for param in action.params {
+            var name = Identifier.snake(param.name)
+            if keywords.contains(name) || name.hasPrefix("sb_") { name += "_" }
+            while used.contains(name) || (param.type == "bytes" && used.contains(name + "_len")) { name += "_" }
+            used.insert(name)
+            if param.type == "bytes" { used.insert(name + "_len") }
+            names.append(name)
+        }
         let width = names.map(\.count).max() ?? 0
         var doc = ["/* \(commentText(target)).\(commentText(action.name))\(action.local ? " (local: not reachable from URLs)" : "")"
             + (action.result == "any" ? "" : "; the result is \(action.result == "array" || action.result == "int" ? "an" : "a") \(action.result)")]
@@ -96,5 +106,6 @@ enum CWrappers {
         "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return",
         "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void",
         "volatile", "while", "bool", "true", "false", "asm", "_Bool", "_Complex", "_Imaginary",
+        "typeof", "linux", "unix", "i386", "int64_t", "size_t", "errno", "assert", "offsetof",
     ]
 }

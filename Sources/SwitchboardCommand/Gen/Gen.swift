@@ -46,13 +46,20 @@ extension SwitchboardCLI {
             guard !targets.isEmpty else {
                 throw CommandFailure("no target has an action with a contract: there is nothing to generate")
             }
-            try makeDirectories(output)
-            for target in targets {
-                let file = switch lang {
+            let files = targets.map { target in
+                switch lang {
                 case .swift: SwiftWrappers.file(for: target)
                 case .c: CWrappers.file(for: target)
                 case .lua: LuaWrappers.file(for: target)
                 }
+            }
+            for (i, file) in files.enumerated() {
+                if let j = files[..<i].firstIndex(where: { $0.name == file.name }) {
+                    throw CommandFailure("targets \(targets[j].name) and \(targets[i].name) would both be written to \(file.name): generate them into separate directories with --target")
+                }
+            }
+            try makeDirectories(output)
+            for file in files {
                 let path = output + "/" + file.name
                 try write(file.text, to: path)
                 print(path)

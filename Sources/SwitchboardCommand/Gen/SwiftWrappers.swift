@@ -25,9 +25,24 @@ enum SwiftWrappers {
     }
 
     private static func method(_ name: String, _ action: WrapperTarget.Action, target: String) -> [String] {
-        let labels = Identifier.distinct(action.params.map { Identifier.camel($0.name) }, avoiding: ["cacheTarget"])
-            .map { reserved.contains($0) ? $0 + "_" : $0 }
-        let locals = labels.map { keywords.contains($0) ? $0 + "_" : $0 }
+        // Labels are distinct and never `inout`, `var`, `let`; local names
+        // are distinct, never keywords, and never a name the body uses.
+        var usedLabels: Set = ["cacheTarget"]
+        var usedLocals: Set = ["cacheTarget", "params", "result", "typed", "call"]
+        var labels: [String] = []
+        var locals: [String] = []
+        for param in action.params {
+            var label = Identifier.camel(param.name)
+            if reserved.contains(label) { label += "_" }
+            while usedLabels.contains(label) { label += "_" }
+            usedLabels.insert(label)
+            var local = label
+            if keywords.contains(local) { local += "_" }
+            while usedLocals.contains(local) { local += "_" }
+            usedLocals.insert(local)
+            labels.append(label)
+            locals.append(local)
+        }
         var doc = ["    /// \(commentText(target)).\(commentText(action.name))\(action.local ? " (local: not reachable from URLs)" : "")",
                    "    ///", "    /// - Parameters:"]
         var arguments: [String] = []
@@ -75,7 +90,8 @@ enum SwiftWrappers {
     ]
 
     private static let resultAccessor = [
-        "bool": ".bool", "int": ".int.map(Int.init)", "double": ".double", "string": ".string", "bytes": ".bytes",
+        "bool": ".bool", "int": ".int.map(Int.init)", "double": ".double ?? result.int.map(Double.init)",
+        "string": ".string", "bytes": ".bytes ?? result.string.map { Array($0.utf8) }",
         "array": ".array", "dict": ".dict", "callback": ".callback",
     ]
 
@@ -100,7 +116,7 @@ enum SwiftWrappers {
         "struct", "subscript", "typealias", "break", "case", "catch", "continue", "default", "defer", "do",
         "else", "fallthrough", "for", "guard", "if", "in", "repeat", "return", "throw", "switch", "where",
         "while", "Any", "as", "false", "is", "nil", "self", "Self", "super", "throws", "true", "try",
-        "params", "result", "typed",
+        "await", "any", "some", "async", "throw", "Type",
     ]
 }
 

@@ -23,6 +23,8 @@ struct WrapperTarget {
         var optional: Bool { !required }
     }
 
+    static let knownTypes: Set = ["bool", "int", "double", "string", "bytes", "array", "dict", "callback", "any"]
+
     let name: String
     /// Actions with a contract, by name; actions without one get no wrapper.
     let actions: [Action]
@@ -32,6 +34,14 @@ struct WrapperTarget {
     /// named in `only` (each must exist and have a contract).
     static func all(in catalogue: Value, only: [String]) throws -> [WrapperTarget] {
         let targets = (catalogue["targets"]?.array ?? []).compactMap(WrapperTarget.init)
+        // The catalogue may come from a file: only the nine types reach the generators.
+        for target in targets {
+            for action in target.actions {
+                for type in action.params.map(\.type) + [action.result] where !knownTypes.contains(type) {
+                    throw CommandFailure("\(target.name).\(action.name): unknown type \(Value.string(type)) in the catalogue")
+                }
+            }
+        }
         guard !only.isEmpty else { return targets.filter { !$0.actions.isEmpty } }
         return try only.map { name in
             guard let target = targets.first(where: { $0.name == name }) else {
@@ -158,11 +168,11 @@ enum WrapperLanguage: String, CaseIterable {
     }
 }
 
-/// One line of prose for a comment: no line breaks, nothing that ends a C
-/// comment, no C trigraph (`??/` at the end would join the next line).
+/// One line of prose for a comment: no line breaks, nothing that ends or
+/// opens a C comment, no C trigraph (`??/` at the end would join the next line).
 func commentText(_ text: String) -> String {
     var out = text.split(whereSeparator: \.isNewline).joined(separator: " ")
-    for (bad, good) in [("*/", "* /"), ("??", "? ?")] {
+    for (bad, good) in [("*/", "* /"), ("/*", "/ *"), ("??", "? ?")] {
         while let range = out.firstRange(of: bad) { out.replaceSubrange(range, with: good) }
     }
     return out

@@ -3,6 +3,49 @@
 import Switchboard
 
 extension Mediator {
+    /// Typed.clashes
+    ///
+    /// - Parameters:
+    ///   - int: int
+    ///   - int_: int
+    ///   - data: bytes
+    ///   - dataLen: int
+    ///   - sbValue: int
+    ///   - sbString: string
+    ///   - call: int
+    ///   - await: int
+    ///   - var_: int
+    ///   - var__: int
+    ///   - default: int
+    ///   - default_: see / * old
+    ///   - cacheTarget: keep the target instance for later calls, as `perform` does.
+    /// - Throws: what `call` throws; `.typeMismatch` when the result is not a dict.
+    @discardableResult
+    func typed_clashes(int: Int? = nil, int_: Int? = nil, data: [UInt8]? = nil, dataLen: Int? = nil,
+                       sbValue: Int? = nil, sbString: String? = nil, call call_: Int? = nil,
+                       await await_: Int? = nil, var_: Int? = nil, var__: Int? = nil,
+                       default default_: Int? = nil, default_ default__: Int? = nil,
+                       cacheTarget: Bool = false) throws(SwitchboardError) -> [String: Value] {
+        var params: Params = [:]
+        if let int { params["int"] = .int(Int64(int)) }
+        if let int_ { params["int_"] = .int(Int64(int_)) }
+        if let data { params["data"] = .bytes(data) }
+        if let dataLen { params["data_len"] = .int(Int64(dataLen)) }
+        if let sbValue { params["sb_value"] = .int(Int64(sbValue)) }
+        if let sbString { params["sb_string"] = .string(sbString) }
+        if let call_ { params["call"] = .int(Int64(call_)) }
+        if let await_ { params["await"] = .int(Int64(await_)) }
+        if let var_ { params["var"] = .int(Int64(var_)) }
+        if let var__ { params["var_"] = .int(Int64(var__)) }
+        if let default_ { params["default"] = .int(Int64(default_)) }
+        if let default__ { params["default_"] = .int(Int64(default__)) }
+        let result = try call(target: "Typed", action: "clashes", params: params, cacheTarget: cacheTarget)
+        guard let typed = result.dict else {
+            throw .typeMismatch("Typed.clashes: expected a dict result, got " + "\(result.kind)")
+        }
+        return typed
+    }
+
     /// Typed.countKeys
     ///
     /// - Parameters:

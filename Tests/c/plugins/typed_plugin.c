@@ -31,6 +31,7 @@ static const sb_action_def typed_actions[] = {
     {"secret", echo},
     {"wrongResult", wrong_result},
     {"countKeys", count_keys},
+    {"clashes", echo},
     {"untyped", echo},
     {NULL, NULL},
 };
@@ -57,5 +58,11 @@ const sb_contract_def Contracts_Typed[] = {
     {"secret", "local\n-> dict"},
     {"wrongResult", "-> string"},
     {"countKeys", "a: int?, b: int? -> int"},
+    /* Names that would clash in the generated code: with each other once
+     * made identifiers, with a bytes param's length, with the library, with
+     * the wrapper's own names, with keywords; and a doc that opens a C comment. */
+    {"clashes", "int: int?, int_: int?, data: bytes?, data_len: int?, sb_value: int?, sb_string: string?\n"
+                "call: int?, await: int?, var: int?, var_: int?, default: int?, default_: int? -- see /* old\n"
+                "-> dict"},
     {NULL, NULL},
 };

@@ -13,6 +13,49 @@
 
 #include <switchboard.h>
 
+/* Typed.clashes; the result is a dict
+ *   int_        int, may be NULL
+ *   int__       int, may be NULL
+ *   data        bytes, may be NULL
+ *   data_len_   int, may be NULL
+ *   sb_value_   int, may be NULL
+ *   sb_string_  string, may be NULL
+ *   call        int, may be NULL
+ *   await       int, may be NULL
+ *   var         int, may be NULL
+ *   var_        int, may be NULL
+ *   default_    int, may be NULL
+ *   default__   int, may be NULL: see / * old */
+static inline sb_status sb_typed_clashes(sb_mediator *m, const int64_t *int_, const int64_t *int__,
+                                         const void *data, size_t data_len,
+                                         const int64_t *data_len_, const int64_t *sb_value_,
+                                         const char *sb_string_, const int64_t *call,
+                                         const int64_t *await, const int64_t *var,
+                                         const int64_t *var_, const int64_t *default_,
+                                         const int64_t *default__, unsigned flags, sb_value **out) {
+    sb_value *params = sb_dict_new();
+    sb_status s = params != NULL ? SB_OK : SB_ENOMEM;
+    if (s == SB_OK && int_ != NULL) s = sb_dict_set_new(params, "int", sb_int(*int_));
+    if (s == SB_OK && int__ != NULL) s = sb_dict_set_new(params, "int_", sb_int(*int__));
+    if (s == SB_OK && data != NULL) s = sb_dict_set_new(params, "data", sb_bytes(data, data_len));
+    if (s == SB_OK && data_len_ != NULL) s = sb_dict_set_new(params, "data_len", sb_int(*data_len_));
+    if (s == SB_OK && sb_value_ != NULL) s = sb_dict_set_new(params, "sb_value", sb_int(*sb_value_));
+    if (s == SB_OK && sb_string_ != NULL) s = sb_dict_set_new(params, "sb_string", sb_string(sb_string_));
+    if (s == SB_OK && call != NULL) s = sb_dict_set_new(params, "call", sb_int(*call));
+    if (s == SB_OK && await != NULL) s = sb_dict_set_new(params, "await", sb_int(*await));
+    if (s == SB_OK && var != NULL) s = sb_dict_set_new(params, "var", sb_int(*var));
+    if (s == SB_OK && var_ != NULL) s = sb_dict_set_new(params, "var_", sb_int(*var_));
+    if (s == SB_OK && default_ != NULL) s = sb_dict_set_new(params, "default", sb_int(*default_));
+    if (s == SB_OK && default__ != NULL) s = sb_dict_set_new(params, "default_", sb_int(*default__));
+    if (s == SB_OK) {
+        s = sb_perform(m, "Typed", "clashes", params, flags, out);
+    } else if (out != NULL) {
+        *out = NULL;
+    }
+    sb_release(params);
+    return s;
+}
+
 /* Typed.countKeys; the result is an int
  *   a  int, may be NULL
  *   b  int, may be NULL */

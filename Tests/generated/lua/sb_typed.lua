@@ -2,7 +2,7 @@
 -- Do not edit: change the contracts and generate again.
 --
 --   local M = require "sb_typed"
---   M.countKeys{ ... }
+--   M.clashes{ ... }
 --
 -- Each function checks its params table against the action's contract,
 -- raising an error at the caller's line for a missing, mistyped or unknown
@@ -54,6 +54,40 @@ local function checked(where, c, params)
 end
 
 local M = {}
+
+-- Typed.clashes -> dict
+--   int: int?
+--   int_: int?
+--   data: bytes?
+--   data_len: int?
+--   sb_value: int?
+--   sb_string: string?
+--   call: int?
+--   await: int?
+--   var: int?
+--   var_: int?
+--   default: int?
+--   default_: int?  see / * old
+do
+  local c = contract{
+    { "int", "int", false },
+    { "int_", "int", false },
+    { "data", "bytes", false },
+    { "data_len", "int", false },
+    { "sb_value", "int", false },
+    { "sb_string", "string", false },
+    { "call", "int", false },
+    { "await", "int", false },
+    { "var", "int", false },
+    { "var_", "int", false },
+    { "default", "int", false },
+    { "default_", "int", false },
+  }
+  M.clashes = function(params, options)
+    return sb.perform("Typed", "clashes",
+                      checked("Typed.clashes", c, params), options)
+  end
+end
 
 -- Typed.countKeys -> int
 --   a: int?
