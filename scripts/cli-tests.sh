@@ -282,6 +282,11 @@ gen_fails() {
 check "gen refuses an unknown language" gen_fails "lang" --lang go "${load[@]}"
 check "gen refuses a target that is not loaded" gen_fails "no target named Nope" --lang c --target Nope "${load[@]}"
 check "gen refuses a target without contracts" gen_fails "Settings has no action with a contract" --lang c --target Settings "${load[@]}"
+# Catalogues written by hand: a type outside the nine, two targets that share a file name.
+echo '{"targets":[{"name":"T","actions":["a"],"contracts":{"a":{"params":[{"name":"p","type":"int\" }, os.exit(1) --","required":false}]}}}]}' > "$work/badtype.json"
+echo '{"targets":[{"name":"Ab","actions":["a"],"contracts":{"a":{"params":[]}}},{"name":"AB","actions":["a"],"contracts":{"a":{"params":[]}}}]}' > "$work/clash.json"
+check "gen refuses a type it does not know" gen_fails "unknown type" --lang lua --catalogue "$work/badtype.json"
+check "gen refuses two targets that would write one file" gen_fails "would both be written to sb_ab.h" --lang c --catalogue "$work/clash.json"
 check "gen refuses a catalogue that is not JSON" bash -c "echo '{' > '$work/bad.json'; $(declare -f gen_fails); work='$work' sb='$sb' gen_fails 'bad.json' --lang c --catalogue '$work/bad.json'"
 
 echo "help"

@@ -119,10 +119,10 @@ enum Identifier {
         s.first?.isNumber == true ? "_" + s : s
     }
 
-    /// Makes each name distinct from `taken` and from the others by adding
-    /// "_" (two params "answer-id" and "answerId" would otherwise collide).
-    static func distinct(_ names: [String], avoiding taken: Set<String>) -> [String] {
-        var used = taken
+    /// Makes each name distinct from the others by adding "_" (two actions
+    /// "show-alert" and "showAlert" would otherwise get one name).
+    static func distinct(_ names: [String]) -> [String] {
+        var used: Set<String> = []
         return names.map { name in
             var n = name
             while used.contains(n) { n += "_" }
