@@ -18,18 +18,27 @@ public final class Target_OnlyA: Target {
     ]
 }
 
-/// Numbers its instances, so tests can tell a cached instance from a new one.
+/// Numbers its instances, so tests can tell a cached instance from a new one,
+/// and records which are alive. Tests ask about one serial, not a process-wide
+/// count: another mediator's instance may be destroyed at any moment (a cached
+/// target is reclaimed once no thread can still be using it), and a count read
+/// before that would never be reached again.
 public final class Target_Counter: Target {
-    public static let instancesMade = Atomic<Int>(0)
-    public static let instancesAlive = Atomic<Int>(0)
+    private static let instancesMade = Atomic<Int>(0)
+    private static let alive = Mutex<Set<Int>>([])
     let serial: Int
 
     public init() {
         serial = Target_Counter.instancesMade.add(1, ordering: .relaxed).newValue
-        Target_Counter.instancesAlive.add(1, ordering: .relaxed)
+        _ = Target_Counter.alive.withLock { $0.insert(serial) }
     }
 
-    deinit { Target_Counter.instancesAlive.subtract(1, ordering: .relaxed) }
+    deinit { _ = Target_Counter.alive.withLock { $0.remove(serial) } }
+
+    /// Whether the instance numbered `serial` has not been destroyed yet.
+    public static func isAlive(_ serial: Int64) -> Bool {
+        alive.withLock { $0.contains(Int(serial)) }
+    }
 
     public static let actions: Actions<Target_Counter> = [
         "serial": { counter, _ in .int(Int64(counter.serial)) },
