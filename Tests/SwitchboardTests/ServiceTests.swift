@@ -62,6 +62,31 @@ struct ServiceTests {
         #expect(m.service(Greeter.self) == nil)
     }
 
+    @Test("a factory that asks for the service it is making gets nil, not endless recursion",
+          arguments: [ServiceLifetime.singleton, .perCall])
+    func cycle(lifetime: ServiceLifetime) {
+        let m = Mediator()
+        let sawNil = Mutex(0)
+        m.register(Greeter.self, lifetime: lifetime) { [m] in
+            if m.service(Greeter.self) == nil { sawNil.withLock { $0 += 1 } }
+            return Polite()
+        }
+        #expect(m.service(Greeter.self) != nil)
+        #expect(sawNil.withLock { $0 } == 1)
+        // Through another service: Clock's factory asks for Greeter, whose
+        // factory asks for Clock.
+        m.register(Clock.self, lifetime: lifetime) { [m] in
+            _ = m.service(Greeter.self)
+            return FixedClock()
+        }
+        m.register(Greeter.self, lifetime: lifetime) { [m] in
+            m.service(Clock.self) == nil ? Terse() as any Greeter : Polite()
+        }
+        #expect(m.service(Clock.self)?.now == 42)
+        // Once the cycle is over, the service is made as usual.
+        #expect(m.service(Greeter.self) != nil)
+    }
+
     @Test("threads racing for a singleton all get the same instance")
     func race() async {
         let m = Mediator()

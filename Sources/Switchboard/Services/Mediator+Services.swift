@@ -1,4 +1,11 @@
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 // Protocol-class services (BeeHive's model), the third classic way to
 // decouple modules beside URLs and Target-Action: a caller asks for an
@@ -30,7 +37,9 @@ extension Mediator {
     /// An implementation of `service`, or nil if none is registered. A
     /// singleton is made on first use, outside any lock (so `make` may ask
     /// for other services); if two threads race to make it, one instance
-    /// wins and both get it.
+    /// wins and both get it. A factory that asks, directly or through other
+    /// factories, for the service it is making gets nil: a cycle has no
+    /// answer, and asking again would recurse until the stack overflows.
     public func service<S: Sendable>(_ service: S.Type) -> S? {
         guard let entry = services.entry(for: ObjectIdentifier(service)) else { return nil }
         return entry.instance() as? S
@@ -66,6 +75,8 @@ final class ServiceEntry: Sendable {
     let lifetime: ServiceLifetime
     private let make: @Sendable () -> any Sendable
     private let made = Mutex<(any Sendable)?>(nil)
+    /// The threads running `make` now, to tell a cycle from a race.
+    private let makers = Mutex<Set<pthread_t>>([])
 
     init(name: String, lifetime: ServiceLifetime, make: @escaping @Sendable () -> any Sendable) {
         self.name = name
@@ -75,10 +86,14 @@ final class ServiceEntry: Sendable {
 
     var isMade: Bool { made.withLock { $0 != nil } }
 
-    func instance() -> any Sendable {
-        guard lifetime == .singleton else { return make() }
-        if let existing = made.withLock({ $0 }) { return existing }
+    /// The instance, or nil when this thread is already making one (a cycle).
+    func instance() -> (any Sendable)? {
+        if lifetime == .singleton, let existing = made.withLock({ $0 }) { return existing }
+        let me = pthread_self()
+        guard makers.withLock({ $0.insert(me).inserted }) else { return nil }
         let fresh = make()
+        makers.withLock { _ = $0.remove(me) }
+        guard lifetime == .singleton else { return fresh }
         return made.withLock { slot in
             if let winner = slot { return winner }
             slot = fresh
