@@ -53,6 +53,13 @@ describe("generated Lua wrappers", function()
     assert.truthy(err:find("Typed.optional: params must be a table, got string", 1, true), err)
   end)
 
+  it("passes the mediator's own key, switchboard.module, on to it", function()
+    -- No Swift module called Nowhere: the mediator, not the wrapper, answers.
+    local result, message, code = Typed.optional{ ["switchboard.module"] = "Nowhere" }
+    assert.is_nil(result)
+    assert.equal("ENOTARGET", code, message)
+  end)
+
   it("returns what sb.perform returns, and passes the options on", function()
     assert.equal(2, Typed.countKeys{ a = 1, b = 2 })
     assert.same({}, assert(Typed.secret()))

@@ -27,9 +27,10 @@ local fits = {
   any = function() return true end,
 }
 
--- { {name, type, required}, ... } with a set of the names.
+-- { {name, type, required}, ... } with a set of the names, and the
+-- mediator's own key (which module's target answers) beside them.
 local function contract(params)
-  local names = {}
+  local names = { ["switchboard.module"] = true }
   for _, p in ipairs(params) do names[p[1]] = true end
   return { params = params, names = names }
 end
