@@ -287,6 +287,11 @@ echo '{"targets":[{"name":"T","actions":["a"],"contracts":{"a":{"params":[{"name
 echo '{"targets":[{"name":"Ab","actions":["a"],"contracts":{"a":{"params":[]}}},{"name":"AB","actions":["a"],"contracts":{"a":{"params":[]}}}]}' > "$work/clash.json"
 check "gen refuses a type it does not know" gen_fails "unknown type" --lang lua --catalogue "$work/badtype.json"
 check "gen refuses two targets that would write one file" gen_fails "would both be written to sb_ab.h" --lang c --catalogue "$work/clash.json"
+echo '{"targets":[{"name":"dict","actions":["new","size"],"contracts":{"new":{"params":[]},"size":{"params":[]}}}]}' > "$work/dict.json"
+check "gen keeps a C wrapper off the names switchboard.h uses (target dict, action new)" bash -c "
+  '$sb' gen --lang c --catalogue '$work/dict.json' -o '$work/gen/dict' > /dev/null &&
+  grep -q 'sb_dict_new_(sb_mediator' '$work/gen/dict/sb_dict.h' && grep -q 'sb_dict_size(sb_mediator' '$work/gen/dict/sb_dict.h' &&
+  echo '#include \"sb_dict.h\"' | cc -std=c99 -Wall -Wextra -Werror -pedantic -fsyntax-only -I '$SB_ROOT/include' -I '$work/gen/dict' -x c -"
 check "gen refuses a catalogue that is not JSON" bash -c "echo '{' > '$work/bad.json'; $(declare -f gen_fails); work='$work' sb='$sb' gen_fails 'bad.json' --lang c --catalogue '$work/bad.json'"
 
 echo "help"

@@ -119,10 +119,12 @@ enum Identifier {
         s.first?.isNumber == true ? "_" + s : s
     }
 
-    /// Makes each name distinct from the others by adding "_" (two actions
-    /// "show-alert" and "showAlert" would otherwise get one name).
-    static func distinct(_ names: [String]) -> [String] {
-        var used: Set<String> = []
+    /// Makes each name distinct from the others, and from the names in
+    /// `taken`, by adding "_" (two actions "show-alert" and "showAlert" would
+    /// otherwise get one name; target "dict", action "new" would be
+    /// switchboard.h's sb_dict_new).
+    static func distinct(_ names: [String], avoiding taken: Set<String> = []) -> [String] {
+        var used = taken
         return names.map { name in
             var n = name
             while used.contains(n) { n += "_" }
