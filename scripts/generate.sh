@@ -8,7 +8,11 @@
 #   scripts/generate.sh           writes them again
 #   scripts/generate.sh --check   fails, with a diff, if a committed copy is stale
 #
-# Needs scripts/build.sh first (the staged switchboard command).
+# The Swift demo's Target_A declares the same contracts in Swift; --check also
+# generates Swift wrappers from its catalogue and compares them with the
+# committed ones, so the two copies cannot drift apart unnoticed.
+#
+# Needs scripts/build.sh first (the staged switchboard command, the demo).
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
 cd "$SB_ROOT"
@@ -51,6 +55,13 @@ generate typed_plugin c Tests/generated/c
 generate typed_plugin lua Tests/generated/lua
 
 if $check; then
+  .build/release/SwitchboardDemo --catalogue > "$work/swift-demo.json"
+  "$sb" gen --lang swift --catalogue "$work/swift-demo.json" --target A -o "$work/swift-demo" > /dev/null
+  if ! diff -ru examples/swift/generated "$work/swift-demo" > "$work/diff"; then
+    echo "examples/swift/ModuleA.swift's contracts differ from examples/c/module_a.c's:" >&2
+    cat "$work/diff" >&2
+    stale=1
+  fi
   [ "$stale" = 0 ] || exit 1
   echo "the generated wrappers match the contracts"
 fi

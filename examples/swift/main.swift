@@ -1,10 +1,30 @@
 // The CTMediator demo, on Switchboard: each case of the original demo's table,
 // printed as it happens.
 import Switchboard
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
 
 let mediator = Mediator.shared
 // Where Target_<Name> classes live: this program's own module.
 mediator.modules = ["SwitchboardDemo"]
+
+// `SwitchboardDemo --catalogue` prints target A's catalogue as JSON instead:
+// scripts/generate.sh generates wrappers from it, to check that the Swift
+// contracts say what module_a.c's contracts (which the committed wrappers
+// are made from) say.
+if CommandLine.arguments.dropFirst() == ["--catalogue"] {
+    do throws(SwitchboardError) {
+        _ = try mediator.route(target: "A", action: "cell") // finds Target_A
+        print(mediator.routes())
+    } catch {
+        print("SwitchboardDemo: \(error.message)")
+        exit(1)
+    }
+    exit(0)
+}
 
 func step(_ title: String, _ body: () -> Void) {
     print("\n== \(title)")
