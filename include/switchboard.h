@@ -508,7 +508,8 @@ SB_API sb_status sb_require_signed_urls(sb_mediator *m, const void *key, size_t 
  * #fragment, or one that already has `expires` or `signature`. */
 SB_API char *sb_sign_url(const void *key, size_t key_len, const char *url, int64_t expires);
 
-/* Sets the observer of refused URL calls: fn(userdata, {url, reason}, &out)
+/* Sets the observer of refused URL calls (by the URL policy, the signature
+ * check, or an action whose contract is local): fn(userdata, {url, reason}, &out)
  * on the calling thread, before the open call returns; its result is
  * discarded. NULL removes it. `free_userdata` as for sb_register_action. */
 SB_API sb_status sb_set_url_observer(sb_mediator *m, sb_fn fn, void *userdata, void (*free_userdata)(void *));

@@ -71,6 +71,21 @@ struct InteropTests {
         sb_release(out)
     }
 
+    @Test("a C caller's URL to a local action is refused and reaches the Swift URL observer")
+    func localRefusalFromC() throws {
+        let pair = Pair()
+        try pair.mediator.register(target: "A", action: "inside", contract: "local") { _ in "ran" }
+        let seen = Counter()
+        pair.mediator.onRejectedURL = { refusal in
+            if refusal.reason == "A.inside is local: URLs cannot reach it" { _ = seen.increment() }
+        }
+        var out: OpaquePointer?
+        #expect(sb_open_url_params(pair.handle, "app://A/inside?x=1", nil, nil, &out) == SB_EREJECTED)
+        #expect(out == nil)
+        #expect(String(cString: sb_last_error()) == "A.inside is local: URLs cannot reach it")
+        #expect(seen.increment() == 2) // one refusal seen, then this count
+    }
+
     @Test("a C callback called from Swift converts its arguments and result")
     func cCallbackFromSwift() throws {
         let made = sb_callback_new(helper_add_one, nil, nil)

@@ -228,13 +228,31 @@ struct PolicyTests {
             }
         }
         #expect(spy.calls.value == 1) // the well-formed call above, nothing since
-        // The observer hears the policy's refusals; a local action's refusal
-        // comes from its contract, at dispatch, and is not reported to it.
-        #expect(rejected.value == Self.hostile.filter { $0.1 == .rejected && !$0.0.contains("/inside") }.count)
+        // The observer hears every refusal: the URL policy's, and a local
+        // action's (which its contract makes at dispatch).
+        #expect(rejected.value == Self.hostile.filter { $0.1 == .rejected }.count)
         robustnessRow("Hostile URLs: native* in every spelling and encoding, dot segments, bad escapes, "
                       + "NUL, overlong, non-UTF-8, query values that do not fit the contract, local actions "
                       + "(URLTests.hostile)", cases: Self.hostile.count,
                       "refused with the listed status before any target code runs")
+    }
+
+    @Test("a local action's refusal reaches the URL observer, with hooks or without")
+    func localRefusalObserved() throws {
+        let m = Mediator()
+        try m.register(target: "A", action: "inside", contract: "local") { _ in "ran" }
+        let seen = Mutex<[String]>([])
+        m.onRejectedURL = { refusal in seen.withLock { $0.append(refusal.url + " | " + refusal.reason) } }
+        #expect { try m.call(url: "app://A/inside?x=1") } throws: { ($0 as? SwitchboardError)?.code == .rejected }
+        // With an interceptor in place the call takes the intercepted path.
+        try m.addInterceptor(named: "pass") { _ in .proceed }
+        #expect(m.open("app://A/inside") == .null)
+        // A rejection that is not a local action's is not reported twice.
+        try m.register(target: "A", action: "refuses") { _ in throw SwitchboardError.rejected("no") }
+        #expect(m.open("app://A/refuses") == .null)
+        #expect(seen.withLock { $0 } == ["app://A/inside?x=1 | A.inside is local: URLs cannot reach it",
+                                         "app://A/inside | A.inside is local: URLs cannot reach it"])
+        #expect(m.perform(target: "A", action: "inside") == "ran")
     }
 
     @Test("allowlists: schemes and targets")

@@ -47,6 +47,19 @@ extension Mediator {
     private func openURL(_ received: String, params extra: Params, options: CallOptions) -> Result<Value, SwitchboardError> {
         let url: String
         do throws(SwitchboardError) { url = try urls.verified(received) } catch { return .failure(error) }
+        let result = openVerified(url, params: extra, options: options)
+        if case .failure(.rejected(let message)) = result { reportIfLocal(message, url: url) }
+        return result
+    }
+
+    /// A URL call refused because its action is `local` was refused by
+    /// policy too, after resolution: the URL observer hears of it as it hears
+    /// of the URL policy's own refusals.
+    private func reportIfLocal(_ message: String, url: String) {
+        if message.hasSuffix(ActionEntry.localRefusal) { urls.report(url, message) }
+    }
+
+    private func openVerified(_ url: String, params extra: Params, options: CallOptions) -> Result<Value, SwitchboardError> {
         if hasHooks || !options.isPlain {
             return intercepted(.url(url, extra: extra), args: [:], options: options, fallback: true,
                                via: SwiftConvention(fromURL: true))
@@ -87,6 +100,16 @@ extension Mediator {
         let convention = ForeignConvention(bridge: bridge, out: out, fromURL: true)
         let url: String
         do throws(SwitchboardError) { url = try urls.verified(received) } catch { return convention.fail(error) }
+        let status = openVerified(url, extra: extra, options: options, via: convention)
+        if status == SwitchboardError.Code.rejected.rawValue, let error = convention.failure(of: status) {
+            reportIfLocal(error.message, url: url)
+        }
+        return status
+    }
+
+    private func openVerified(_ url: String, extra: OpaquePointer?, options: CallOptions,
+                              via convention: ForeignConvention) -> Int32 {
+        let bridge = convention.bridge
         if hasHooks || !options.isPlain {
             let extraParams: Params
             do throws(SwitchboardError) {
@@ -167,7 +190,8 @@ extension Mediator {
     }
 
     /// Called with every URL call the policy refuses (on the calling
-    /// thread, before `open` returns).
+    /// thread, before `open` returns): by scheme, target, `native*` action,
+    /// signature, or an action whose contract says `local`.
     public var onRejectedURL: (@Sendable (RejectedURL) -> Void)? {
         get { urls.rejectionObserver }
         set { urls.rejectionObserver = newValue }

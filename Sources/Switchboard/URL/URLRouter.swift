@@ -204,6 +204,12 @@ final class URLRouter: @unchecked Sendable {
         return destination
     }
 
+    /// Tells the observer of a refusal made after resolution, where the
+    /// router's state is not at hand (an action's contract says `local`).
+    func report(_ url: String, _ reason: String) {
+        reading { observer }?(RejectedURL(url: url, reason: reason))
+    }
+
     /// Checks that a URL call may reach (`target`, `action`): after
     /// resolution, and again after every redirect of a URL call.
     func admit(target: String, action: String, url: String) throws(SwitchboardError) {
