@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -49,6 +50,9 @@ final class URLRouter: @unchecked Sendable {
     private var policy = URLPolicy()
     private var observer: (@Sendable (RejectedURL) -> Void)?
     private var signer: URLSigner?
+    /// Whether `signer` is set, read without the lock: most mediators never
+    /// sign, and their opens should not pay a second lock for it.
+    private let signing = Atomic<Bool>(false)
 
     init() {
         rwlock = .allocate(capacity: 1)
@@ -125,12 +129,18 @@ final class URLRouter: @unchecked Sendable {
 
     var urlSigner: URLSigner? {
         get { reading { signer } }
-        set { writing { signer = newValue } }
+        set {
+            writing {
+                signer = newValue
+                signing.store(newValue != nil, ordering: .releasing)
+            }
+        }
     }
 
     /// With a signer, the URL without its signature once it checks out
     /// (refusals reach the observer); without one, `url` as it is.
     func verified(_ url: String) throws(SwitchboardError) -> String {
+        guard signing.load(ordering: .acquiring) else { return url }
         let (signer, observer) = reading { (self.signer, self.observer) }
         guard let signer else { return url }
         switch signer.verified(url) {
