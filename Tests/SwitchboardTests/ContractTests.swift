@@ -105,6 +105,19 @@ struct ContractTests {
         #expect(SwitchboardError.Code.badParams.name == "EPARAMS")
     }
 
+    @Test("a notFound's contract failure names notFound and the action asked for, from Swift and C")
+    func notFoundContract() throws {
+        let m = Mediator()
+        try m.register(target: "A", action: "notFound", contract: "id: int") { params in .dict(params) }
+        #expect(try m.call(target: "A", action: "hide", params: ["id": 3]) == ["id": 3])
+        #expect { try m.call(target: "A", action: "hide") } throws: {
+            ($0 as? SwitchboardError)?.message == "A.notFound (for A.hide): missing required param \"id\" (int)"
+        }
+        #expect { try m.call(target: "A", action: "notFound") } throws: {
+            ($0 as? SwitchboardError)?.message == "A.notFound: missing required param \"id\" (int)"
+        }
+    }
+
     @Test("defaults are filled in, ints widen to doubles, other keys pass through")
     func completion() throws {
         let m = try mediator()

@@ -66,6 +66,19 @@ static void test_violations(void) {
     sb_mediator_free(m);
 }
 
+/* A notFound with a contract: a failure names notFound and the action that
+ * was asked for, whose params notFound got. */
+static void test_not_found(void) {
+    sb_mediator *m = sb_mediator_new();
+    sb_value *out = NULL;
+    CHECK_STATUS(sb_register_action_contract(m, "A", "notFound", "id: int", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(perform_json(m, "hide", "{\"id\": 3}", &out), SB_OK);
+    sb_release(out);
+    CHECK_STATUS(perform_json(m, "hide", "{}", &out), SB_EPARAMS);
+    CHECK_STR(sb_last_error(), "A.notFound (for A.hide): missing required param \"id\" (int)");
+    sb_mediator_free(m);
+}
+
 static void test_completion(void) {
     sb_mediator *m = contracted();
     sb_value *out = NULL;
@@ -168,6 +181,7 @@ static void test_null(void) {
 
 int main(void) {
     test_violations();
+    test_not_found();
     test_completion();
     test_urls();
     test_refused();

@@ -76,7 +76,7 @@ extension ActionEntry {
     @inline(__always)
     func admit(fromURL: Bool, target: NameRef, action: NameRef) throws(SwitchboardError) {
         if fromURL, contract?.isLocal == true {
-            throw .rejected("\(target.string).\(action.string)" + Self.localRefusal)
+            throw .rejected(call(target: target, action: action) + Self.localRefusal)
         }
     }
 
@@ -88,6 +88,15 @@ extension ActionEntry {
     func checked(_ params: Params, fromURL: Bool, target: NameRef, action: NameRef) throws(SwitchboardError) -> Params? {
         guard let contract else { return nil }
         try admit(fromURL: fromURL, target: target, action: action)
-        return try contract.contract.check(params, fromURL: fromURL, call: "\(target.string).\(action.string)")
+        return try contract.contract.check(params, fromURL: fromURL, call: call(target: target, action: action))
+    }
+
+    /// The call as check messages name it: "A.show", or, when this entry is
+    /// the `notFound` that answers for a missing action, "A.notFound (for
+    /// A.hide)", since the contract checked is notFound's. Failure paths only.
+    func call(target: NameRef, action: NameRef) -> String {
+        let asked = "\(target.string).\(action.string)"
+        let answering = name.string
+        return answering == action.string ? asked : "\(target.string).\(answering) (for \(asked))"
     }
 }

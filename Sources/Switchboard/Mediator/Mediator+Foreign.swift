@@ -103,7 +103,7 @@ struct ForeignConvention: CallConvention {
         do throws(SwitchboardError) {
             try entry.admit(fromURL: fromURL, target: target, action: action)
             fixed = try bridge.checked(args, against: check, fromURL: fromURL,
-                                       call: "\(target.string).\(action.string)")
+                                       call: entry.call(target: target, action: action))
         } catch {
             return fail(error)
         }
