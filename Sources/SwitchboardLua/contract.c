@@ -46,6 +46,58 @@ static char *compact(const char *params, const char *result, const char *exposur
     return text;
 }
 
+/* Whether the value at `index` is or holds code (a function, a userdata, a
+ * thread), which a default cannot be: converted, it would become a
+ * {"$callback": ...} dict, data that only looks like the function. `seen`
+ * (a stack index) is a set of the tables already looked into, so a cycle
+ * ends; nesting deeper than conversion allows is left to it to refuse. */
+static int holds_code(lua_State *L, int index, int seen, int depth) {
+    switch (lua_type(L, index)) {
+    case LUA_TFUNCTION: case LUA_TUSERDATA: case LUA_TLIGHTUSERDATA: case LUA_TTHREAD:
+        return 1;
+    case LUA_TTABLE:
+        break;
+    default:
+        return 0;
+    }
+    index = lua_absindex(L, index);
+    if (depth > SB_MAX_DEPTH || !lua_checkstack(L, 4)) return 0;
+    int visited = lua_rawgetp(L, seen, lua_topointer(L, index)) != LUA_TNIL;
+    lua_pop(L, 1);
+    if (visited) return 0;
+    lua_pushboolean(L, 1);
+    lua_rawsetp(L, seen, lua_topointer(L, index));
+    lua_pushnil(L);
+    while (lua_next(L, index)) {
+        if (holds_code(L, -2, seen, depth + 1) || holds_code(L, -1, seen, depth + 1)) {
+            lua_pop(L, 2);
+            return 1;
+        }
+        lua_pop(L, 1);
+    }
+    return 0;
+}
+
+/* Whether any of the param tables in spec.params has a default that holds
+ * code. */
+static int code_default(lua_State *L, int spec) {
+    lua_newtable(L); /* the tables seen */
+    int seen = lua_gettop(L);
+    lua_getfield(L, spec, "params");
+    int found = 0;
+    lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+    for (lua_Integer i = 1; i <= n && !found; i++) {
+        if (lua_rawgeti(L, -1, i) == LUA_TTABLE) {
+            lua_getfield(L, -1, "default");
+            found = holds_code(L, -1, seen, 0);
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 2);
+    return found;
+}
+
 /* The JSON form, converting {params =, result =, exposure =} from Lua. */
 static char *json_form(lua_State *L, sb_lua_ctx *ctx, int spec, char *error, size_t size) {
     lua_createtable(L, 0, 3);
@@ -101,6 +153,9 @@ char *sb_lua_contract(lua_State *L, sb_lua_ctx *ctx, const char *action, int spe
     } else if (params_type == LUA_TTABLE && empty_table(L, spec, "params")) {
         text = compact("", result, exposure);
         if (text == NULL) snprintf(error, size, "out of memory");
+    } else if (params_type == LUA_TTABLE && code_default(L, spec)) {
+        fail(error, size, action, "a param's default is data: not a function, userdata or thread, nor a table holding one");
+        return NULL;
     } else if (params_type == LUA_TTABLE) {
         char reason[256];
         text = json_form(L, ctx, spec, reason, sizeof reason);

@@ -58,6 +58,14 @@ describe("contracts", function()
       { params = "n: int", fn = echo, extra = true },
       { result = 1, fn = echo },
       { params = { { name = "n" } }, fn = echo },
+      -- A default is data: not code, nor a table holding code (even in a cycle).
+      { params = { { name = "f", type = "any", default = print } }, fn = echo },
+      { params = { { name = "f", type = "any", default = { deep = { print } } } }, fn = echo },
+      { params = { { name = "f", type = "dict", default = (function()
+        local t = {}
+        t.self, t.other, t.code = t, t, coroutine.create(print)
+        return t
+      end)() } }, fn = echo },
     }
     for i, spec in ipairs(bad) do
       local ok, err = pcall(sb.target, "LBad", { good = echo, act = spec })
@@ -67,6 +75,14 @@ describe("contracts", function()
       assert.is_nil(v)
       assert.equal("ENOTARGET", code)
     end
+  end)
+
+  it("keeps a cyclic table default from looping: conversion refuses it", function()
+    local t = {}
+    t.a, t.b = t, t
+    local ok, err = pcall(sb.target, "LCycle", { act = { params = { { name = "d", type = "dict", default = t } }, fn = echo } })
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("act", 1, true), tostring(err))
   end)
 
   it("lists contracts in sb.routes()", function()
