@@ -104,9 +104,11 @@ static void hook(lua_State *L, lua_Debug *ar) {
             trip(g, "the timeout of %g s was reached (--timeout)", g->timeout);
         }
     }
-    if (!g->tripped && count != CHECK_EVERY) {
-        lua_sethook(L, hook, LUA_MASKCOUNT, CHECK_EVERY); /* nudged early: back to the usual pace */
-    }
+    /* Nudged (count 1) but not past the deadline: the watchdog's clock
+     * starts a little before the guard's (before the script loads), so the
+     * nudge can come early. Keep checking every instruction until the
+     * deadline passes, which is moments away: going back to the usual pace
+     * here could leave a loop of slow C calls running for seconds more. */
     if (g->tripped) {
         if (g->where[0] == '\0' && lua_getinfo(L, "Sl", ar) && ar->currentline > 0 && ar->source[0] == '@') {
             snprintf(g->where, sizeof g->where, "%s:%d", ar->short_src, ar->currentline);
