@@ -247,11 +247,16 @@ struct PolicyTests {
         // With an interceptor in place the call takes the intercepted path.
         try m.addInterceptor(named: "pass") { _ in .proceed }
         #expect(m.open("app://A/inside") == .null)
-        // A rejection that is not a local action's is not reported twice.
+        // An action that opens a local action's URL itself and rethrows the
+        // refusal passed the policy and ran: only the inner URL is reported.
+        try m.register(target: "A", action: "relay") { [m] _ in try m.call(url: "app://A/inside?from=relay") }
+        #expect { try m.call(url: "app://A/relay") } throws: { ($0 as? SwitchboardError)?.code == .rejected }
+        // Nor is an action's own rejection.
         try m.register(target: "A", action: "refuses") { _ in throw SwitchboardError.rejected("no") }
         #expect(m.open("app://A/refuses") == .null)
         #expect(seen.withLock { $0 } == ["app://A/inside?x=1 | A.inside is local: URLs cannot reach it",
-                                         "app://A/inside | A.inside is local: URLs cannot reach it"])
+                                         "app://A/inside | A.inside is local: URLs cannot reach it",
+                                         "app://A/inside?from=relay | A.inside is local: URLs cannot reach it"])
         #expect(m.perform(target: "A", action: "inside") == "ran")
     }
 

@@ -76,13 +76,10 @@ extension ActionEntry {
     @inline(__always)
     func admit(fromURL: Bool, target: NameRef, action: NameRef) throws(SwitchboardError) {
         if fromURL, contract?.isLocal == true {
-            throw .rejected(call(target: target, action: action) + Self.localRefusal)
+            LocalRefusal.note()
+            throw .rejected(call(target: target, action: action) + " is local: URLs cannot reach it")
         }
     }
-
-    /// How the message of `admit`'s refusal ends: the URL entry looks for it
-    /// to tell the URL observer (``Mediator/onRejectedURL``).
-    static let localRefusal = " is local: URLs cannot reach it"
 
     /// Swift params checked against the contract (see `Contract.check`).
     func checked(_ params: Params, fromURL: Bool, target: NameRef, action: NameRef) throws(SwitchboardError) -> Params? {

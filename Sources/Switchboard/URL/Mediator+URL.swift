@@ -48,15 +48,10 @@ extension Mediator {
         let url: String
         do throws(SwitchboardError) { url = try urls.verified(received) } catch { return .failure(error) }
         let result = openVerified(url, params: extra, options: options)
-        if case .failure(.rejected(let message)) = result { reportIfLocal(message, url: url) }
+        // A refusal because the action is `local` is a policy refusal too,
+        // made at dispatch: the observer hears of it as of the URL policy's.
+        if case .failure(let error) = result, LocalRefusal.take() { urls.report(url, error.message) }
         return result
-    }
-
-    /// A URL call refused because its action is `local` was refused by
-    /// policy too, after resolution: the URL observer hears of it as it hears
-    /// of the URL policy's own refusals.
-    private func reportIfLocal(_ message: String, url: String) {
-        if message.hasSuffix(ActionEntry.localRefusal) { urls.report(url, message) }
     }
 
     private func openVerified(_ url: String, params extra: Params, options: CallOptions) -> Result<Value, SwitchboardError> {
@@ -101,8 +96,8 @@ extension Mediator {
         let url: String
         do throws(SwitchboardError) { url = try urls.verified(received) } catch { return convention.fail(error) }
         let status = openVerified(url, extra: extra, options: options, via: convention)
-        if status == SwitchboardError.Code.rejected.rawValue, let error = convention.failure(of: status) {
-            reportIfLocal(error.message, url: url)
+        if status != 0, LocalRefusal.take(), let error = convention.failure(of: status) {
+            urls.report(url, error.message) // as in openURL
         }
         return status
     }
