@@ -47,14 +47,16 @@ static char *compact(const char *params, const char *result, const char *exposur
 }
 
 /* Whether the value at `index` is or holds code (a function, a userdata, a
- * thread), which a default cannot be: converted, it would become a
+ * thread; a light userdata other than sb.null), which a default cannot be: converted, it would become a
  * {"$callback": ...} dict, data that only looks like the function. `seen`
  * (a stack index) is a set of the tables already looked into, so a cycle
  * ends; nesting deeper than conversion allows is left to it to refuse. */
 static int holds_code(lua_State *L, int index, int seen, int depth) {
     switch (lua_type(L, index)) {
-    case LUA_TFUNCTION: case LUA_TUSERDATA: case LUA_TLIGHTUSERDATA: case LUA_TTHREAD:
+    case LUA_TFUNCTION: case LUA_TUSERDATA: case LUA_TTHREAD:
         return 1;
+    case LUA_TLIGHTUSERDATA: /* sb.null is data: null */
+        return lua_touserdata(L, index) != &sb_lua_null;
     case LUA_TTABLE:
         break;
     default:
@@ -88,7 +90,8 @@ static int code_default(lua_State *L, int spec) {
     lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
     for (lua_Integer i = 1; i <= n && !found; i++) {
         if (lua_rawgeti(L, -1, i) == LUA_TTABLE) {
-            lua_getfield(L, -1, "default");
+            lua_pushliteral(L, "default"); /* raw, as conversion reads the table */
+            lua_rawget(L, -2);
             found = holds_code(L, -1, seen, 0);
             lua_pop(L, 1);
         }

@@ -77,6 +77,18 @@ describe("contracts", function()
     end
   end)
 
+  it("takes sb.null as a default, alone or inside a table", function()
+    sb.target("LNull", { act = { params = { { name = "a", type = "any", default = sb.null },
+                                            { name = "d", type = "dict", default = { x = sb.null } },
+                                            { name = "l", type = "array", default = { 1, sb.null } } },
+                                 fn = function(p) return p end } })
+    local got = assert(sb.perform("LNull", "act"))
+    assert.equal(sb.null, got.a)
+    assert.is_table(got.d)
+    assert.equal(1, got.l[1])
+    assert.is_true(sb.unregister("LNull"))
+  end)
+
   it("keeps a cyclic table default from looping: conversion refuses it", function()
     local t = {}
     t.a, t.b = t, t
