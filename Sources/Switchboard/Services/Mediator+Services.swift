@@ -39,7 +39,8 @@ extension Mediator {
     /// for other services); if two threads race to make it, one instance
     /// wins and both get it. A factory that asks, directly or through other
     /// factories, for the service it is making gets nil: a cycle has no
-    /// answer, and asking again would recurse until the stack overflows.
+    /// answer, and asking again would recurse until the stack overflows. (A
+    /// singleton made while a cycle answered nil is kept like any other.)
     public func service<S: Sendable>(_ service: S.Type) -> S? {
         guard let entry = services.entry(for: ObjectIdentifier(service)) else { return nil }
         return entry.instance() as? S
