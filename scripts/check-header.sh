@@ -9,8 +9,8 @@
 #    compiled as Objective-C, syntax only, with an empty Foundation.h.
 # 2. Checks that every function the header declares is implemented: by a
 #    Swift export, or in the library's C files.
-# 3. Checks that `switchboard gen --lang c` knows every sb_ name the header
-#    uses (Gen/HeaderNames.swift), so no generated wrapper can take one.
+# 3. Checks that `switchboard gen --lang c` knows every sb_ name the installed
+#    headers use (Gen/HeaderNames.swift), so no generated wrapper can take one.
 #
 #   scripts/check-header.sh [debug|release]
 set -euo pipefail
@@ -41,9 +41,9 @@ missing=$(comm -23 <(echo "$declared") <(sort -u <(echo "$swift_defined"; echo "
 extra=$(comm -13 <(echo "$declared") <(echo "$swift_defined"))
 [ -z "$missing" ] || sb_die "declared in switchboard.h but not implemented: $missing"
 [ -z "$extra" ] || sb_die "exported by Swift but not declared in switchboard.h: $extra"
-header_names=$(grep -oE '\bsb_[a-z_0-9]+\b' include/switchboard.h | sort -u)
+header_names=$(grep -ohE '\bsb_[a-z_0-9]+\b' include/switchboard.h include/switchboard_lua.h | sort -u)
 gen_names=$(grep -oE '"sb_[a-z_0-9]+"' Sources/SwitchboardCommand/Gen/HeaderNames.swift | tr -d '"' | sort -u)
-[ "$header_names" = "$gen_names" ] || sb_die "Sources/SwitchboardCommand/Gen/HeaderNames.swift is not the header's sb_ names:" \
+[ "$header_names" = "$gen_names" ] || sb_die "Sources/SwitchboardCommand/Gen/HeaderNames.swift is not the headers' sb_ names:" \
   "$(diff <(echo "$header_names") <(echo "$gen_names") | grep '^[<>]' | tr '\n' ' ')"
 echo "switchboard.h and the library agree: $(echo "$declared" | wc -l) functions" \
   "($(echo "$swift_defined" | wc -l) in Swift, $(comm -12 <(echo "$declared") <(echo "$c_defined") | wc -l) in C)"

@@ -1,6 +1,7 @@
-// The identifiers include/switchboard.h declares (functions, types, and a
-// few names its comments use), which a generated C wrapper must not take.
-// scripts/check-header.sh fails when this list and the header differ.
+// The identifiers the installed headers (include/switchboard.h and
+// switchboard_lua.h) use: functions, types, and a few names their comments
+// use. A generated C wrapper must not take one (target "dict", action "new").
+// scripts/check-header.sh fails when this list and the headers differ.
 enum HeaderNames {
     static let all: Set<String> = [
         "sb_abi_version", "sb_action_def", "sb_add_discoverer", "sb_add_interceptor",
@@ -18,19 +19,19 @@ enum HeaderNames {
         "sb_fn", "sb_free", "sb_from_json", "sb_get_bool",
         "sb_get_bytes", "sb_get_double", "sb_get_int", "sb_get_pointer",
         "sb_get_string", "sb_int", "sb_interceptor_fn", "sb_last_error",
-        "sb_load_plugin", "sb_mediator", "sb_mediator_free", "sb_mediator_new",
-        "sb_mediator_shared", "sb_noun_verb", "sb_null", "sb_observer_fn",
-        "sb_open_url", "sb_open_url_opts", "sb_open_url_params", "sb_perform",
-        "sb_perform_opts", "sb_pointer", "sb_register_action", "sb_register_action_contract",
-        "sb_register_scheme", "sb_release", "sb_release_cached_target", "sb_remove_discoverer",
-        "sb_remove_interceptor", "sb_remove_observer", "sb_remove_route_pattern", "sb_require_signed_urls",
-        "sb_retain", "sb_route", "sb_route_call", "sb_route_free",
-        "sb_route_prepare", "sb_routes", "sb_routes_json", "sb_set_allow_bypass",
-        "sb_set_degrade_handler", "sb_set_error", "sb_set_interceptor_options", "sb_set_rules_json",
-        "sb_set_url_observer", "sb_set_url_policy", "sb_sign_url", "sb_status",
-        "sb_status_string", "sb_string", "sb_string_n", "sb_target_def",
-        "sb_to_json", "sb_type", "sb_typeof", "sb_unregister_action",
-        "sb_unregister_scheme", "sb_unregister_target", "sb_value", "sb_version",
-        "sb_version_number",
+        "sb_load_plugin", "sb_lua_open", "sb_mediator", "sb_mediator_free",
+        "sb_mediator_new", "sb_mediator_shared", "sb_noun_verb", "sb_null",
+        "sb_observer_fn", "sb_open_url", "sb_open_url_opts", "sb_open_url_params",
+        "sb_perform", "sb_perform_opts", "sb_pointer", "sb_register_action",
+        "sb_register_action_contract", "sb_register_scheme", "sb_release", "sb_release_cached_target",
+        "sb_remove_discoverer", "sb_remove_interceptor", "sb_remove_observer", "sb_remove_route_pattern",
+        "sb_require_signed_urls", "sb_retain", "sb_route", "sb_route_call",
+        "sb_route_free", "sb_route_prepare", "sb_routes", "sb_routes_json",
+        "sb_set_allow_bypass", "sb_set_degrade_handler", "sb_set_error", "sb_set_interceptor_options",
+        "sb_set_rules_json", "sb_set_url_observer", "sb_set_url_policy", "sb_sign_url",
+        "sb_status", "sb_status_string", "sb_string", "sb_string_n",
+        "sb_target_def", "sb_to_json", "sb_type", "sb_typeof",
+        "sb_unregister_action", "sb_unregister_scheme", "sb_unregister_target", "sb_value",
+        "sb_version", "sb_version_number",
     ]
 }
