@@ -55,7 +55,9 @@ generate typed_plugin c Tests/generated/c
 generate typed_plugin lua Tests/generated/lua
 
 if $check; then
-  .build/release/SwitchboardDemo --catalogue > "$work/swift-demo.json"
+  demo="$SB_ROOT/.build/release/SwitchboardDemo"
+  [ -x "$demo" ] || sb_die "no $demo: run scripts/build.sh first"
+  "$demo" --catalogue > "$work/swift-demo.json"
   "$sb" gen --lang swift --catalogue "$work/swift-demo.json" --target A -o "$work/swift-demo" > /dev/null
   if ! diff -ru examples/swift/generated "$work/swift-demo" > "$work/diff"; then
     echo "examples/swift/ModuleA.swift's contracts differ from examples/c/module_a.c's:" >&2

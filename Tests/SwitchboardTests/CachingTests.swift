@@ -2,9 +2,9 @@ import Testing
 import FixtureTargetsA
 @testable import Switchboard
 
-/// `Target_Counter` numbers its instances and knows which are alive; these
-/// tests share its cache slot in each mediator, so they run one at a time.
-@Suite("Target caching", .serialized)
+/// `Target_Counter` numbers its instances and knows which are alive. Each
+/// test has its own mediator, so each its own cache.
+@Suite("Target caching")
 struct CachingTests {
     let m = fixtureMediator()
 
