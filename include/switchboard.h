@@ -325,6 +325,13 @@ SB_API sb_status sb_register_action_contract(sb_mediator *m, const char *target,
  * the reason in sb_last_error(). For tools and other faces. */
 SB_API sb_status sb_check_contract(const char *contract);
 
+/* Says where the actions registered under `target` come from (UTF-8, e.g.
+ * "Lua file targets/Target_A.lua"): sb_routes_json shows it as the target's
+ * "origin" instead of "registered", until the target is unregistered. The
+ * Lua module sets it for the Target_<Name>.lua files it loads. SB_ENOTARGET
+ * if `target` has no registered action; SB_EINVAL for NULL or empty strings. */
+SB_API sb_status sb_set_target_origin(sb_mediator *m, const char *target, const char *origin);
+
 /* Removes every action registered under `target` and drops its cached state.
  * A plugin's target is found again on its next use. SB_ENOTARGET if nothing
  * was known under that name. Calls user code (destructors). */

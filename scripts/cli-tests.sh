@@ -247,12 +247,15 @@ check "params that are not JSON exit 1 and say where" bash -c "
   [ \$(cat '$work/badjson.status') = 1 ] && grep -q 'line 1, column' '$work/badjson.err'"
 run noplugin call --plugin "$work/none.so" A x
 check "a plugin that does not load exits 1 and names it" has noplugin.err "none.so"
-check "routes --json lists the plugin's and the Lua targets" bash -c "
+check "routes --json lists the plugin's and the Lua targets, with where each came from" bash -c "
   '$sb' routes ${load[*]} --json | $py -c '
 import json, sys
 routes = json.load(sys.stdin)
 names = sorted(t[\"name\"] for t in routes[\"targets\"])
 assert names == [\"A\", \"Catalog\", \"Settings\"], names
+origins = {t[\"name\"]: t[\"origin\"] for t in routes[\"targets\"]}
+assert origins[\"A\"].startswith(\"plugin \") and origins[\"A\"].endswith(\"module_a.so\"), origins
+assert origins[\"Settings\"] == \"Lua file $examples/targets/Target_Settings.lua\", origins
 assert [s[\"scheme\"] for s in routes[\"schemes\"]] == [\"app\"]'"
 check "routes prints each action's contract, with its params' docs" bash -c "
   '$sb' routes ${load[*]} > '$work/routes.txt' &&

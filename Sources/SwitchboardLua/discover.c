@@ -84,6 +84,9 @@ static int protected_discover(lua_State *L) {
         snprintf(f->error, sizeof f->error, "%s: %s", file, error);
         return 0;
     }
+    /* For the catalogue. SB_ENOTARGET when the file's table was empty:
+     * nothing was registered, so there is nothing to describe. */
+    (void)sb_set_target_origin(f->ctx->m, f->target, lua_pushfstring(L, "Lua file %s", file));
     f->status = SB_OK;
     return 0;
 }

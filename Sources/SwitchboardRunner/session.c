@@ -106,6 +106,10 @@ static int load_file(sbr_session *s, const char *file, const char *name, char **
         lua_pop(s->L, 1);
         return 0;
     }
+    /* For the catalogue, as the Lua module's own discovery says it. */
+    char origin[4200];
+    snprintf(origin, sizeof origin, "Lua file %s", file);
+    (void)sb_set_target_origin(s->m, name, origin);
     return 1;
 }
 

@@ -422,4 +422,19 @@ struct PatternTests {
                                       ["scheme": "https", "connector": "forward", "target": "Reg", "action": "go"]])
         #expect(routes["policy"] == ["schemes": ["app", "https"], "targets": .null])
     }
+
+    @Test("a registered target's origin can be told, and is forgotten when it is unregistered")
+    func registeredOrigin() throws {
+        let m = Mediator()
+        func origin() -> Value? { m.routes()["targets"]?[0]?["origin"] }
+        try m.register(target: "Reg", action: "go") { _ in .null }
+        #expect(origin() == "registered")
+        try m.setOrigin("config file reg.json", ofTarget: "Reg")
+        #expect(origin() == "config file reg.json")
+        #expect(throws: SwitchboardError.self) { try m.setOrigin("x", ofTarget: "Nobody") }
+        #expect(throws: SwitchboardError.self) { try m.setOrigin("", ofTarget: "Reg") }
+        #expect(m.unregister(target: "Reg", action: "go"))
+        try m.register(target: "Reg", action: "go") { _ in .null }
+        #expect(origin() == "registered")
+    }
 }

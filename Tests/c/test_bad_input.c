@@ -93,6 +93,10 @@ static sb_status ok_action(void *u, const sb_value *p, sb_value **o) {
     X(unregister_null_t, (sb_unregister_target(M, NULL) == SB_EINVAL))                            \
     X(unregister_empty, (sb_unregister_target(M, "") == SB_EINVAL))                               \
     X(unregister_action_null, (sb_unregister_action(M, "t", NULL) == SB_EINVAL))                  \
+    X(origin_null_m, (sb_set_target_origin(NULL, "T", "file") == SB_EINVAL))                      \
+    X(origin_null_origin, (sb_set_target_origin(M, "T", NULL) == SB_EINVAL))                      \
+    X(origin_bad_utf8, (sb_set_target_origin(M, "T", "\xfe") == SB_EINVAL))                        \
+    X(origin_unknown, (sb_set_target_origin(M, "Nobody", "file") == SB_ENOTARGET))                \
     X(unregister_action_m, (sb_unregister_action(NULL, "t", "a") == SB_EINVAL))                   \
     X(perform_null_m, (sb_perform(NULL, "T", "ok", NULL, 0, &out) == SB_EINVAL && out == NULL))   \
     X(perform_null_t, (sb_perform(M, NULL, "ok", NULL, 0, &out) == SB_EINVAL))                    \

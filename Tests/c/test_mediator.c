@@ -95,11 +95,23 @@ static void test_replace_and_unregister(void) {
     CHECK_STATUS(sb_unregister_action(m, "T", "b"), SB_OK);
     CHECK(freed == 2);
     CHECK_STATUS(sb_unregister_action(m, "T", "b"), SB_ENOACTION);
+    /* Where the registered actions come from, for the catalogue. */
+    CHECK_STATUS(sb_set_target_origin(m, "T", "config file t.json"), SB_OK);
+    char *routes = sb_routes_json(m);
+    CHECK(routes != NULL && strstr(routes, "\"origin\":\"config file t.json\"") != NULL);
+    sb_free(routes);
     CHECK_STATUS(sb_unregister_target(m, "T"), SB_OK);
     CHECK(freed == 3);
     CHECK_STATUS(sb_perform(m, "T", "a", NULL, 0, &out), SB_ENOTARGET);
     CHECK(out == NULL);
     CHECK_STATUS(sb_unregister_target(m, "T"), SB_ENOTARGET);
+    /* Unregistering forgot the origin: registered again, T is "registered". */
+    CHECK_STATUS(sb_set_target_origin(m, "T", "config file t.json"), SB_ENOTARGET);
+    CHECK_STATUS(sb_register_action(m, "T", "a", add_n, &one, NULL), SB_OK);
+    routes = sb_routes_json(m);
+    CHECK(routes != NULL && strstr(routes, "\"origin\":\"registered\"") != NULL && strstr(routes, "t.json") == NULL);
+    sb_free(routes);
+    CHECK_STATUS(sb_unregister_target(m, "T"), SB_OK);
 
     /* free_userdata runs when registration fails, too. */
     CHECK_STATUS(sb_register_action(m, "", "a", add_n, &one, count_free), SB_EINVAL);

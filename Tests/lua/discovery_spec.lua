@@ -14,6 +14,16 @@ describe("Target_<Name>.lua on sb.path", function()
     assert.are.equal("Files has no such action", sb.perform("Files", "other"))
   end)
 
+  it("is listed in sb.routes() with the file it came from", function()
+    sb.unregister("Files")
+    assert.are.equal("hello from a file!", sb.perform("Files", "hello", { suffix = "!" }))
+    local origin
+    for _, t in ipairs(sb.routes().targets) do
+      if t.name == "Files" then origin = t.origin end
+    end
+    assert.are.equal("Lua file " .. helper.targets .. "/Target_Files.lua", origin)
+  end)
+
   it("is loaded once, and again after sb.unregister", function()
     local first = sb.perform("Files", "loads")
     assert.are.equal(first, sb.perform("Files", "loads"))

@@ -21,7 +21,9 @@ extension Mediator {
         let entries: [(String, String, [String], Bool, Params)] = lock.withLock {
             self.targets.entries().map { entry in
                 var origins: [String] = []
-                if !entry.registered.isEmpty { origins.append("registered") }
+                if !entry.registered.isEmpty {
+                    origins.append(registrationOrigins[entry.name.string] ?? "registered")
+                }
                 if let cls = entry.targetClass { origins.append(cls.origin) }
                 let actions = entry.registered.names + (entry.targetClass?.actions.names ?? [])
                 // A registered action hides the class's action of that name.

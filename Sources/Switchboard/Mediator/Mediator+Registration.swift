@@ -65,7 +65,28 @@ extension Mediator {
     /// Returns false if there was nothing under that name.
     @discardableResult
     public func unregister(target: String) -> Bool {
-        write { withNameRef(target) { targets.remove($0) } }
+        write {
+            registrationOrigins[target] = nil
+            return withNameRef(target) { targets.remove($0) }
+        }
+    }
+
+    /// Says where the registered actions of `target` come from ("Lua file
+    /// targets/Target_A.lua", "config.json"), for the catalogue: `routes()`
+    /// shows it as the target's origin instead of "registered". Kept until
+    /// the target is unregistered. Throws `.noTarget` if `target` has no
+    /// registered action.
+    public func setOrigin(_ origin: String, ofTarget target: String) throws(SwitchboardError) {
+        try Self.check(target, kind: "target")
+        guard !origin.isEmpty, !origin.utf8.contains(0) else {
+            throw .invalidArgument("an origin is a non-empty string without NUL bytes")
+        }
+        try write { () throws(SwitchboardError) in
+            guard withNameRef(target, { targets.find($0) })?.takeUnretainedValue().registered.isEmpty == false else {
+                throw .noTarget("no target \"\(target)\" with registered actions to describe")
+            }
+            registrationOrigins[target] = origin
+        }
     }
 
     /// Removes one registered action. Actions of a discovered class cannot be
@@ -76,6 +97,9 @@ extension Mediator {
             withNameRef(target) { key in
                 guard let entry = targets.find(key)?.takeUnretainedValue(),
                       let remaining = entry.registered.removing(action) else { return false }
+                if remaining.isEmpty {
+                    registrationOrigins[target] = nil
+                }
                 if remaining.isEmpty && entry.targetClass == nil {
                     targets.remove(key)
                 } else {

@@ -40,6 +40,11 @@ public final class Mediator: @unchecked Sendable {
     /// Protocol-class services (Services/).
     let services = ServiceRegistry()
 
+    /// Where the registered actions of a target came from, when a face said
+    /// (a Lua file, ...): the catalogue shows it instead of "registered".
+    /// Behind `lock`.
+    var registrationOrigins: [String: String] = [:]
+
     private var _modules: [String]
     private var _providers: [(id: UInt64, provider: any TargetProvider)] = []
     private var nextProviderID: UInt64 = 1

@@ -108,6 +108,22 @@ public func sb_unregister_action(_ m: sb_mediator_ptr?, _ target: UnsafePointer<
     }
 }
 
+@_cdecl("sb_set_target_origin")
+public func sb_set_target_origin(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?,
+                                 _ origin: UnsafePointer<CChar>?) -> sb_status {
+    guard case .success(let target) = validName(target, "target"), case .success(let origin) = validName(origin, "origin") else {
+        return failure(SB_EINVAL, "sb_set_target_origin: the target and the origin must be non-empty UTF-8")
+    }
+    return with(m, "sb_set_target_origin") { mediator in
+        do throws(SwitchboardError) {
+            try mediator.setOrigin(origin, ofTarget: target)
+            return SB_OK
+        } catch {
+            return failure(error)
+        }
+    }
+}
+
 /// The module named by SB_MODULE_KEY in `params`, if it holds a string.
 private func moduleName(in params: SBValue) -> String? {
     guard params.h.pointee.hasModuleKey else { return nil }

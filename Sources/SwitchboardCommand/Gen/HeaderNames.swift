@@ -28,10 +28,10 @@ enum HeaderNames {
         "sb_require_signed_urls", "sb_retain", "sb_route", "sb_route_call",
         "sb_route_free", "sb_route_prepare", "sb_routes", "sb_routes_json",
         "sb_set_allow_bypass", "sb_set_degrade_handler", "sb_set_error", "sb_set_interceptor_options",
-        "sb_set_rules_json", "sb_set_url_observer", "sb_set_url_policy", "sb_sign_url",
-        "sb_status", "sb_status_string", "sb_string", "sb_string_n",
-        "sb_target_def", "sb_to_json", "sb_type", "sb_typeof",
-        "sb_unregister_action", "sb_unregister_scheme", "sb_unregister_target", "sb_value",
-        "sb_version", "sb_version_number",
+        "sb_set_rules_json", "sb_set_target_origin", "sb_set_url_observer", "sb_set_url_policy",
+        "sb_sign_url", "sb_status", "sb_status_string", "sb_string",
+        "sb_string_n", "sb_target_def", "sb_to_json", "sb_type",
+        "sb_typeof", "sb_unregister_action", "sb_unregister_scheme", "sb_unregister_target",
+        "sb_value", "sb_version", "sb_version_number",
     ]
 }
