@@ -186,6 +186,11 @@ run slowload run --timeout 1 --grace 2 --max-instructions 0 "$work/slow_load.lua
 check "--timeout stops slow C calls on time after a slow load (an early nudge keeps watching)" bash -c "
   grep -q 'the timeout of 1 s was reached' '$work/slowload.tap' && grep -q '^ok 2 ' '$work/slowload.tap' \
     && ! grep -q 'Bail out' '$work/slowload.tap' || { cat '$work/slowload.tap'; exit 1; }"
+# A timeout shorter than the load: the nudge comes before the guard is armed.
+run slowload2 run --timeout 0.02 --grace 2 --max-instructions 0 "$work/slow_load.lua"
+check "--timeout shorter than the script's load still stops slow C calls (a nudge before arming is kept)" bash -c "
+  grep -q 'the timeout of 0.02 s was reached' '$work/slowload2.tap' && ! grep -q 'Bail out' '$work/slowload2.tap' \
+    || { cat '$work/slowload2.tap'; exit 1; }"
 printf 'scenario("ok", function() end)\nscenario("hangs in C", function() string.find(string.rep("a", 40), string.rep("a*", 40) .. "b") end)\nscenario("never runs", function() end)\n' > "$work/cloop.lua"
 run cloop run --timeout 1 --grace 1 --junit "$work/cloop.xml" "$work/cloop.lua"
 check "a stdlib function stuck in C ends the run (exit 3) and the JUnit report so far is written" bash -c "

@@ -105,9 +105,9 @@ static void hook(lua_State *L, lua_Debug *ar) {
         }
     }
     /* Nudged (count 1) but not past the deadline: the watchdog's clock
-     * starts a little before the guard's (before the script loads), so the
-     * nudge can come early. Keep checking every instruction until the
-     * deadline passes, which is moments away: going back to the usual pace
+     * starts before the guard's (before the script loads), so the nudge
+     * comes early by the time the load took. Keep checking every
+     * instruction until the deadline passes: going back to the usual pace
      * here could leave a loop of slow C calls running for seconds more. */
     if (g->tripped) {
         if (g->where[0] == '\0' && lua_getinfo(L, "Sl", ar) && ar->currentline > 0 && ar->source[0] == '@') {
@@ -121,7 +121,10 @@ static void hook(lua_State *L, lua_Debug *ar) {
 void sbr_guard_arm(sbr_guard *g, lua_State *L) {
     g->started = sbr_now();
     g->deadline = g->timeout > 0 ? g->started + g->timeout : 0;
-    lua_sethook(L, hook, LUA_MASKCOUNT, CHECK_EVERY);
+    /* A nudge may have come already, while the script loaded for longer
+     * than the timeout: keep checking every instruction then. */
+    int nudged = lua_gethook(L) != NULL && lua_gethookcount(L) == 1;
+    lua_sethook(L, hook, LUA_MASKCOUNT, nudged ? 1 : CHECK_EVERY);
 }
 
 void sbr_guard_relax(sbr_guard *g, lua_State *L) {
