@@ -326,10 +326,13 @@ SB_API sb_status sb_register_action_contract(sb_mediator *m, const char *target,
 SB_API sb_status sb_check_contract(const char *contract);
 
 /* Says where the actions registered under `target` come from (UTF-8, e.g.
- * "Lua file targets/Target_A.lua"): sb_routes_json shows it as the target's
- * "origin" instead of "registered", until the target is unregistered. The
- * Lua module sets it for the Target_<Name>.lua files it loads. SB_ENOTARGET
- * if `target` has no registered action; SB_EINVAL for NULL or empty strings. */
+ * "Lua file targets/Target_A.lua"): the catalogue (sb_routes_json,
+ * sb.routes) shows it as the target's "origin" instead of "registered". It is
+ * forgotten when the target loses its last registered action or has one
+ * more registered: say it again after registering. The Lua module and the
+ * switchboard command set it for the Target_<Name>.lua files they load.
+ * SB_ENOTARGET if `target` has no registered action; SB_EINVAL for a NULL
+ * mediator, or a NULL, empty or non-UTF-8 target or origin. */
 SB_API sb_status sb_set_target_origin(sb_mediator *m, const char *target, const char *origin);
 
 /* Removes every action registered under `target` and drops its cached state.

@@ -84,9 +84,11 @@ static int protected_discover(lua_State *L) {
         snprintf(f->error, sizeof f->error, "%s: %s", file, error);
         return 0;
     }
-    /* For the catalogue. SB_ENOTARGET when the file's table was empty:
-     * nothing was registered, so there is nothing to describe. */
-    (void)sb_set_target_origin(f->ctx->m, f->target, lua_pushfstring(L, "Lua file %s", file));
+    /* For the catalogue. A C buffer: nothing here may raise now that the
+     * actions are registered. A path too long for it is cut short. */
+    char origin[1024];
+    snprintf(origin, sizeof origin, "Lua file %s", file);
+    (void)sb_set_target_origin(f->ctx->m, f->target, origin);
     f->status = SB_OK;
     return 0;
 }

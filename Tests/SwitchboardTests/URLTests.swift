@@ -423,18 +423,35 @@ struct PatternTests {
         #expect(routes["policy"] == ["schemes": ["app", "https"], "targets": .null])
     }
 
-    @Test("a registered target's origin can be told, and is forgotten when it is unregistered")
+    @Test("a registered target's origin can be told, and is forgotten when its registrations change")
     func registeredOrigin() throws {
         let m = Mediator()
-        func origin() -> Value? { m.routes()["targets"]?[0]?["origin"] }
+        func origin(_ name: String = "Reg") -> Value? {
+            m.routes()["targets"]?.array?.first { $0["name"]?.string == name }?["origin"]
+        }
         try m.register(target: "Reg", action: "go") { _ in .null }
         #expect(origin() == "registered")
         try m.setOrigin("config file reg.json", ofTarget: "Reg")
         #expect(origin() == "config file reg.json")
         #expect(throws: SwitchboardError.self) { try m.setOrigin("x", ofTarget: "Nobody") }
         #expect(throws: SwitchboardError.self) { try m.setOrigin("", ofTarget: "Reg") }
+        // Each way of changing what is registered forgets it.
         #expect(m.unregister(target: "Reg", action: "go"))
         try m.register(target: "Reg", action: "go") { _ in .null }
         #expect(origin() == "registered")
+        try m.setOrigin("config file reg.json", ofTarget: "Reg")
+        #expect(m.unregister(target: "Reg"))
+        try m.register(target: "Reg", action: "go") { _ in .null }
+        #expect(origin() == "registered")
+        try m.setOrigin("config file reg.json", ofTarget: "Reg")
+        try m.register(target: "Reg", action: "more") { _ in .null }
+        #expect(origin() == "registered")
+        // Names are bytes: two spellings of "é" are two targets, two origins.
+        try m.register(target: "\u{E9}", action: "go") { _ in .null }
+        try m.register(target: "e\u{301}", action: "go") { _ in .null }
+        try m.setOrigin("composed", ofTarget: "\u{E9}")
+        let rows = m.routes()["targets"]?.array ?? []
+        #expect(rows.filter { $0["origin"] == "composed" }.count == 1)
+        #expect(rows.filter { $0["origin"] == "registered" }.count == 2)
     }
 }

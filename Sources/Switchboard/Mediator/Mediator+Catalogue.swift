@@ -15,14 +15,17 @@ extension Mediator {
     ///                "origin", "ignored_decisions"}], "observers": n, "degrade_handler": bool,
     ///      "services": [{"name", "lifetime", "made"}]}
     ///
-    /// Lists are sorted by name (patterns in registration order).
+    /// Lists are sorted by name, targets by their UTF-8 bytes (patterns in
+    /// registration order).
     public func routes() -> Value {
-        var targets: [String: Value] = [:]
+        // Keyed by the names' bytes, as the registry is: a String key would
+        // merge two targets whose names are two spellings of "é".
+        var targets: [[UInt8]: Value] = [:]
         let entries: [(String, String, [String], Bool, Params)] = lock.withLock {
             self.targets.entries().map { entry in
                 var origins: [String] = []
                 if !entry.registered.isEmpty {
-                    origins.append(registrationOrigins[entry.name.string] ?? "registered")
+                    origins.append(registrationOrigins[Array(entry.name.ref.buffer)] ?? "registered")
                 }
                 if let cls = entry.targetClass { origins.append(cls.origin) }
                 let actions = entry.registered.names + (entry.targetClass?.actions.names ?? [])
@@ -36,13 +39,13 @@ extension Mediator {
             }
         }
         for (name, origin, actions, cached, contracts) in entries {
-            targets[name] = ["name": .string(name), "origin": .string(origin),
+            targets[Array(name.utf8)] = ["name": .string(name), "origin": .string(origin),
                              "actions": .array(actions.map(Value.string)), "cached": .bool(cached),
                              "contracts": .dict(contracts)]
         }
         for provider in providers {
-            for listed in provider.listedTargets() where targets[listed.name] == nil {
-                targets[listed.name] = ["name": .string(listed.name), "origin": .string(listed.origin),
+            for listed in provider.listedTargets() where targets[Array(listed.name.utf8)] == nil {
+                targets[Array(listed.name.utf8)] = ["name": .string(listed.name), "origin": .string(listed.origin),
                                         "actions": .array(listed.actions.sorted().map(Value.string)), "cached": false,
                                         "contracts": .dict(listed.contracts.mapValues(\.json))]
             }
@@ -68,7 +71,7 @@ extension Mediator {
             "observers": .int(Int64(hooks.observers)),
             "degrade_handler": .bool(hooks.degradeHandler),
             "services": .array(servicesCatalogue),
-            "targets": .array(targets.keys.sorted().map { targets[$0]! }),
+            "targets": .array(targets.keys.sorted { $0.lexicographicallyPrecedes($1) }.map { targets[$0]! }),
             "schemes": .array(schemes),
             "patterns": .array(patternList),
             "policy": ["schemes": policy.schemes.map { .array($0.sorted().map(Value.string)) } ?? .null,

@@ -66,16 +66,17 @@ extension Mediator {
     @discardableResult
     public func unregister(target: String) -> Bool {
         write {
-            registrationOrigins[target] = nil
+            registrationOrigins[Array(target.utf8)] = nil
             return withNameRef(target) { targets.remove($0) }
         }
     }
 
     /// Says where the registered actions of `target` come from ("Lua file
     /// targets/Target_A.lua", "config.json"), for the catalogue: `routes()`
-    /// shows it as the target's origin instead of "registered". Kept until
-    /// the target is unregistered. Throws `.noTarget` if `target` has no
-    /// registered action.
+    /// shows it as the target's origin instead of "registered". Forgotten
+    /// when the target loses its registered actions or is registered more
+    /// actions (say it again after registering). Throws `.noTarget` if
+    /// `target` has no registered action.
     public func setOrigin(_ origin: String, ofTarget target: String) throws(SwitchboardError) {
         try Self.check(target, kind: "target")
         guard !origin.isEmpty, !origin.utf8.contains(0) else {
@@ -85,7 +86,7 @@ extension Mediator {
             guard withNameRef(target, { targets.find($0) })?.takeUnretainedValue().registered.isEmpty == false else {
                 throw .noTarget("no target \"\(target)\" with registered actions to describe")
             }
-            registrationOrigins[target] = origin
+            registrationOrigins[Array(target.utf8)] = origin
         }
     }
 
@@ -98,7 +99,7 @@ extension Mediator {
                 guard let entry = targets.find(key)?.takeUnretainedValue(),
                       let remaining = entry.registered.removing(action) else { return false }
                 if remaining.isEmpty {
-                    registrationOrigins[target] = nil
+                    registrationOrigins[Array(target.utf8)] = nil
                 }
                 if remaining.isEmpty && entry.targetClass == nil {
                     targets.remove(key)
@@ -134,7 +135,8 @@ extension Mediator {
     private func add(_ entries: [ActionEntry], to target: String) throws(SwitchboardError) {
         try Self.check(target, kind: "target")
         write {
-            withNameRef(target) { key in
+            registrationOrigins[Array(target.utf8)] = nil // what is added comes from the caller
+            return withNameRef(target) { key in
                 if let entry = targets.find(key)?.takeUnretainedValue() {
                     let registered = entries.reduce(entry.registered) { $0.replacing($1) }
                     targets.put(entry.with(registered: registered))

@@ -42,8 +42,9 @@ public final class Mediator: @unchecked Sendable {
 
     /// Where the registered actions of a target came from, when a face said
     /// (a Lua file, ...): the catalogue shows it instead of "registered".
-    /// Behind `lock`.
-    var registrationOrigins: [String: String] = [:]
+    /// Keyed by the name's bytes, as targets are (a String key would merge
+    /// two spellings of "é"). Behind `lock`.
+    var registrationOrigins: [[UInt8]: String] = [:]
 
     private var _modules: [String]
     private var _providers: [(id: UInt64, provider: any TargetProvider)] = []
