@@ -47,10 +47,11 @@ static char *compact(const char *params, const char *result, const char *exposur
 }
 
 /* Whether the value at `index` is or holds code (a function, a userdata, a
- * thread; a light userdata other than sb.null), which a default cannot be: converted, it would become a
- * {"$callback": ...} dict, data that only looks like the function. `seen`
- * (a stack index) is a set of the tables already looked into, so a cycle
- * ends; nesting deeper than conversion allows is left to it to refuse. */
+ * thread; a light userdata other than sb.null), which a default cannot be:
+ * converted, it would become a {"$callback": ...} dict, data that only looks
+ * like the function. `seen` (a stack index) is a set of the tables already
+ * looked into, so a cycle ends; nesting deeper than conversion allows is
+ * left to it to refuse. */
 static int holds_code(lua_State *L, int index, int seen, int depth) {
     switch (lua_type(L, index)) {
     case LUA_TFUNCTION: case LUA_TUSERDATA: case LUA_TTHREAD:
