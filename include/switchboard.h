@@ -127,7 +127,7 @@ typedef enum sb_type {
     SB_STRING,   /* valid UTF-8; may contain NUL bytes */
     SB_BYTES,    /* any bytes */
     SB_ARRAY,
-    SB_DICT,     /* string keys -> values, in insertion order */
+    SB_DICT,     /* string keys -> values, in insertion order; keys are bytes */
     SB_CALLBACK, /* callable from C, Swift or Lua */
     SB_POINTER   /* an opaque host pointer, carried but never dereferenced */
 } sb_type;
@@ -211,8 +211,9 @@ SB_API const char *sb_get_string(const sb_value *v, size_t *len);
  * `v` is not bytes. An empty value gives a non-NULL pointer and *len 0. */
 SB_API const void *sb_get_bytes(const sb_value *v, size_t *len);
 
-/* Deep equality: same kind and same contents; callbacks and pointers are
- * equal only to themselves; doubles compare as IEEE numbers (NaN is unequal
+/* Deep equality: same kind and same contents — strings byte for byte,
+ * dicts the same keys (by bytes) with equal values, in any order, as JSON
+ * objects compare; callbacks and pointers are equal only to themselves; doubles compare as IEEE numbers (NaN is unequal
  * to itself). Returns 1 or 0; two NULLs are equal. */
 SB_API int sb_equal(const sb_value *a, const sb_value *b);
 
@@ -227,10 +228,14 @@ SB_API sb_status sb_array_append(sb_value *array, sb_value *item);
 SB_API sb_status sb_array_append_new(sb_value *array, sb_value *item);
 
 /* Sets `key` (NUL-terminated UTF-8) to `v`, replacing (and releasing) an
- * existing value; a new key goes last. sb_dict_set retains `v`;
- * sb_dict_set_new steals it, even on failure. Errors as for
- * sb_array_append; a key that is not valid UTF-8 is SB_EINVAL.
- * Not thread-safe for a dict another thread can see. */
+ * existing value in its place; a new key goes last. Keys are compared by
+ * their bytes, never by Unicode equivalence: "caf\xC3\xA9" and
+ * "cafe\xCC\x81" (two spellings of e-acute) are two keys. Every face and
+ * path keeps a dict's keys and their order (Swift's Value.Dict too; a Lua
+ * table as docs/lua.md says). sb_dict_set retains `v`; sb_dict_set_new
+ * steals it, even on failure. Errors as for sb_array_append; a key that is
+ * not valid UTF-8 is SB_EINVAL. Not thread-safe for a dict another thread
+ * can see. */
 SB_API sb_status sb_dict_set(sb_value *dict, const char *key, sb_value *v);
 SB_API sb_status sb_dict_set_new(sb_value *dict, const char *key, sb_value *v);
 
@@ -253,8 +258,9 @@ SB_API sb_status sb_dict_at(const sb_value *dict, size_t i, const char **key, sb
 
 /* ------------------------------------------------------------------- JSON */
 
-/* `v` as one line of JSON (dict keys sorted). Doubles keep a fraction or an
- * exponent ("3.0"); NaN and infinities are written NaN, Infinity, -Infinity;
+/* `v` as one line of JSON, dict keys in the dict's order and byte for byte.
+ * Doubles keep a fraction or an exponent ("3.0"); NaN and infinities are
+ * written NaN, Infinity, -Infinity;
  * bytes, callbacks and pointers become {"$bytes":"<hex>"}, {"$callback":...},
  * {"$pointer":...}. The caller frees the result with sb_free(). NULL if `v`
  * is NULL or out of memory. */
@@ -263,9 +269,10 @@ SB_API char *sb_to_json(const sb_value *v);
 /* Parses one JSON text (RFC 8259; also NaN, Infinity, -Infinity) into a new
  * value in *out. A number written without fraction or exponent that fits in
  * 64 bits is an int, any other number a double, so sb_to_json's output reads
- * back to an equal value; {"$bytes":"<hex>"} reads as bytes. Strict: no
- * comments or trailing commas, no key twice in one object, nesting at most
- * SB_MAX_DEPTH. SB_EINVAL (with the line and column of the problem) for
+ * back to an equal value, keys in the same order; {"$bytes":"<hex>"} reads
+ * as bytes. Strict: no comments or trailing commas, no key twice in one
+ * object (the same bytes twice: two spellings of one character are two
+ * keys), nesting at most SB_MAX_DEPTH. SB_EINVAL (with the line and column of the problem) for
  * malformed JSON, text that is not UTF-8, or NULL arguments. */
 SB_API sb_status sb_from_json(const char *json, sb_value **out);
 
@@ -380,8 +387,8 @@ SB_API sb_status sb_unregister_action(sb_mediator *m, const char *target, const 
  * create nor destroy has no instances: its actions get a NULL state.
  *
  * On SB_OK *out is a new reference, never NULL; `out` may be NULL to discard
- * the result. SB_EINVAL for NULL or empty names, params that are not a dict,
- * or unknown flag bits; SB_EREJECTED for a call nested too deep
+ * the result. SB_EINVAL for NULL or empty names, names that are not valid
+ * UTF-8, params that are not a dict, or unknown flag bits; SB_EREJECTED for a call nested too deep
  * (SB_MAX_CALL_DEPTH). Calls user code.
  */
 SB_API sb_status sb_perform(sb_mediator *m, const char *target, const char *action,
@@ -743,8 +750,9 @@ typedef struct sb_contract_def {
  * reachable by name. A plugin belongs to the mediator that loaded it and is
  * unloaded when that mediator is freed, after its target states are
  * destroyed. Loading the same path twice is SB_OK and loads it once.
- * SB_EINVAL (with a message naming the plugin) if the file is missing or not
- * a loadable shared object, or if one of its Target_ tables has another
+ * SB_EINVAL (with a message naming the plugin) if the path is not UTF-8, if
+ * the file is missing or not a loadable shared object, or if one of its
+ * Target_ tables has another
  * abi_version, a NULL action list or an action without a name or function,
  * or if a Contracts_ table names an action its target lacks or holds a
  * contract that does not parse, or if it defines a Target_<Name> that a

@@ -7,7 +7,7 @@ final class Target_Contracted: Target {
         "greet": { _, params in .string("hello " + (params["name"]?.string ?? "?")) },
         "free": { _, params in .dict(params) },
     ]
-    static let contracts: [String: Contract] = ["greet": "name: string"]
+    static let contracts: Contracts = ["greet": "name: string"]
 }
 
 @Suite("Action contracts")

@@ -52,8 +52,8 @@ struct NameTests {
         #expect(throws: SwitchboardError.self) { try m.call(target: "ABCF", action: "who") }
     }
 
-    @Test("the module key's length constant matches the key")
-    func moduleKeyLength() {
+    @Test("the module key's length constant matches the key; the key is found in small and large params")
+    func moduleKey() {
         #expect(Mediator.moduleKeyLength == Mediator.moduleKey.utf8.count)
         #expect(Mediator.module(in: ["switchboard.module": "M", "n": 1]) == "M")
         #expect(Mediator.module(in: ["switchboard.modulX": "M"]) == nil)

@@ -47,7 +47,7 @@ struct ReentrancyTests {
     @Test("unregistering the running target leaves the running call intact")
     func unregisterSelf() throws {
         let m = Mediator()
-        let payload = ["big": Value.array(Array(repeating: "x", count: 100))]
+        let payload: Params = ["big": .array(Array(repeating: "x", count: 100))]
         try m.register(target: "Ephemeral", action: "go") { [unowned m] _ in
             m.unregister(target: "Ephemeral")
             return .dict(payload)

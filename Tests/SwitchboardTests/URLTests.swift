@@ -152,6 +152,14 @@ struct PolicyTests {
         ("APP://A/nativeSecret", .rejected),
         ("app://A/nativeSecret?native=1&x=%20", .rejected),
         ("app://A/native", .rejected),
+        // The rule reads bytes: a mark or joiner after "native" does not hide it.
+        ("app://A/native%CC%81Secret", .rejected),
+        ("app://A/native%E2%80%8DSecret", .rejected),
+        ("app://A/NATIVE%EF%B8%8FSecret", .rejected),
+        // The policy allows "Caf\u{E9}" and "Kiosk": a target whose name is
+        // another spelling of either is another target, and not allowed.
+        ("app://Cafe%CC%81/show", .rejected),
+        ("app://%E2%84%AAiosk/show", .rejected),
         ("app://A/%256EativeSecret", .noAction),         // double encoding: "%6EativeSecret", no such action
         ("app://A/%E2%80%AEnativeSecret", .noAction),    // an RTL override first: not "native…", not an action
         ("app://A/../nativeSecret", .badURL),
@@ -215,8 +223,12 @@ struct PolicyTests {
             return .dict(params)
         }
         try m.register(target: "A", action: "inside", contract: "local") { [spy] _ in spy.calls.increment(); return .null }
+        for name in ["Caf\u{E9}", "Cafe\u{301}", "Kiosk", "\u{212A}iosk"] { try spy.install(on: m, as: name) }
+        m.urlPolicy = URLPolicy(targets: ["A", "Caf\u{E9}", "Kiosk"])
         #expect(try m.call(url: "app://A/typed?n=-7&ratio=0.5&flag=1") == ["n": -7, "ratio": 0.5, "flag": true])
-        #expect(spy.calls.value == 1)
+        #expect(try m.call(url: "app://Caf%C3%A9/show") == [:])
+        #expect(try m.call(url: "app://Kiosk/show") == [:])
+        #expect(spy.calls.value == 3)
         let rejected = Counter()
         m.onRejectedURL = { _ in rejected.increment() }
         for (url, expected) in Self.hostile {
@@ -227,11 +239,12 @@ struct PolicyTests {
                 #expect(error.code == expected, "\(url.prefix(80)): \(error)")
             }
         }
-        #expect(spy.calls.value == 1) // the well-formed call above, nothing since
+        #expect(spy.calls.value == 3) // the well-formed calls above, nothing since
         // The observer hears every refusal: the URL policy's, and a local
         // action's (which its contract makes at dispatch).
         #expect(rejected.value == Self.hostile.filter { $0.1 == .rejected }.count)
-        robustnessRow("Hostile URLs: native* in every spelling and encoding, dot segments, bad escapes, "
+        robustnessRow("Hostile URLs: native* in every spelling and encoding (a combining mark or joiner after it "
+                      + "too), another spelling of an allowed target (NFD, KELVIN SIGN), dot segments, bad escapes, "
                       + "NUL, overlong, non-UTF-8, query values that do not fit the contract, local actions "
                       + "(URLTests.hostile)", cases: Self.hostile.count,
                       "refused with the listed status before any target code runs")

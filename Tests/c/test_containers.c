@@ -125,6 +125,73 @@ static void test_similar_keys(void) {
     }
 }
 
+/* Keys are bytes: two spellings of e-acute (U+00E9, and e + U+0301) are two
+ * keys, kept in order by every path that goes through Swift: JSON out and
+ * back in, and equality. */
+#define CAFE_COMPOSED "caf\xC3\xA9"
+#define CAFE_DECOMPOSED "cafe\xCC\x81"
+
+static sb_value *four_keys(void) {
+    sb_value *d = sb_dict_new();
+    sb_dict_set_new(d, "zeta", sb_int(1));
+    sb_dict_set_new(d, "alpha", sb_int(2));
+    sb_dict_set_new(d, CAFE_COMPOSED, sb_int(3));
+    sb_dict_set_new(d, CAFE_DECOMPOSED, sb_int(4));
+    return d;
+}
+
+/* Whether `d` holds exactly zeta, alpha, the two spellings, in that order,
+ * with the values four_keys() gave them. */
+static int is_four_keys(const sb_value *d) {
+    static const char *order[] = {"zeta", "alpha", CAFE_COMPOSED, CAFE_DECOMPOSED};
+    if (sb_typeof(d) != SB_DICT || sb_count(d) != 4) return 0;
+    for (size_t i = 0; i < 4; i++) {
+        const char *key = NULL;
+        sb_value *value = NULL;
+        if (sb_dict_at(d, i, &key, &value) != SB_OK || strcmp(key, order[i]) != 0) return 0;
+        if (check_int(value) != (int64_t)i + 1) return 0;
+    }
+    return 1;
+}
+
+static void test_key_bytes(void) {
+    sb_value *d = four_keys();
+    CHECK(is_four_keys(d));
+    CHECK(check_int(sb_dict_get(d, CAFE_DECOMPOSED)) == 4);
+
+    /* JSON keeps both keys, in order, and reads back to an equal dict. */
+    char *json = sb_to_json(d);
+    CHECK_STR(json, "{\"zeta\":1,\"alpha\":2,\"" CAFE_COMPOSED "\":3,\"" CAFE_DECOMPOSED "\":4}");
+    sb_value *back = NULL;
+    CHECK_STATUS(sb_from_json(json, &back), SB_OK);
+    CHECK(is_four_keys(back));
+    CHECK(sb_equal(d, back));
+    sb_free(json);
+    sb_release(back);
+    /* JSON escapes name the same bytes. */
+    CHECK_STATUS(sb_from_json("{\"zeta\":1,\"alpha\":2,\"caf\\u00e9\":3,\"cafe\\u0301\":4}", &back), SB_OK);
+    CHECK(is_four_keys(back));
+    sb_release(back);
+    CHECK_STATUS(sb_from_json("{\"caf\\u00e9\":1,\"" CAFE_COMPOSED "\":2}", &back), SB_EINVAL);
+    CHECK(ERROR_MENTIONS("appears twice"));
+
+    /* Equality: keys by bytes, in any order. */
+    sb_value *reordered = sb_dict_new();
+    sb_dict_set_new(reordered, CAFE_DECOMPOSED, sb_int(4));
+    sb_dict_set_new(reordered, CAFE_COMPOSED, sb_int(3));
+    sb_dict_set_new(reordered, "alpha", sb_int(2));
+    sb_dict_set_new(reordered, "zeta", sb_int(1));
+    CHECK(sb_equal(d, reordered));
+    sb_dict_set_new(reordered, CAFE_DECOMPOSED, sb_int(3));
+    CHECK(!sb_equal(d, reordered));
+    sb_release(reordered);
+    sb_value *one = sb_string(CAFE_COMPOSED), *other = sb_string(CAFE_DECOMPOSED);
+    CHECK(!sb_equal(one, other));
+    sb_release(one);
+    sb_release(other);
+    sb_release(d);
+}
+
 static void test_nesting(void) {
     sb_value *a = sb_array_new(), *b = sb_array_new(), *d = sb_dict_new();
     CHECK_STATUS(sb_array_append(a, a), SB_EINVAL); /* itself */
@@ -170,6 +237,7 @@ int main(void) {
     test_arrays();
     test_dicts();
     test_similar_keys();
+    test_key_bytes();
     test_nesting();
     test_neutral_values();
     return check_report("containers");

@@ -167,6 +167,39 @@ static void test_check_contract(void) {
     CHECK_STATUS(sb_check_contract(not_utf8), SB_EINVAL);
 }
 
+/* A contract fills in defaults after the caller's keys, and keeps their
+ * order and bytes: zeta, alpha and two spellings of e-acute (U+00E9, and e +
+ * U+0301) go through a checked call as they went in, x last. */
+static void test_order_kept(void) {
+    sb_mediator *m = sb_mediator_new();
+    CHECK_STATUS(sb_register_action(m, "A", "plain", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_register_action_contract(m, "A", "typed", "x: int = 1", echo, NULL, NULL), SB_OK);
+    static const char *keys[] = {"zeta", "alpha", "caf\xC3\xA9", "cafe\xCC\x81", "x"};
+    sb_value *params = sb_dict_new();
+    for (int i = 0; i < 4; i++) sb_dict_set_new(params, keys[i], sb_int(i));
+    for (int typed = 0; typed <= 1; typed++) {
+        sb_value *out = NULL;
+        CHECK_STATUS(sb_perform(m, "A", typed ? "typed" : "plain", params, 0, &out), SB_OK);
+        CHECK(sb_count(out) == (size_t)(4 + typed));
+        for (size_t i = 0; i < sb_count(out); i++) {
+            const char *key = NULL;
+            sb_value *value = NULL;
+            CHECK_STATUS(sb_dict_at(out, i, &key, &value), SB_OK);
+            CHECK_STR(key, keys[i]);
+            CHECK(check_int(value) == (i < 4 ? (int64_t)i : 1));
+        }
+        sb_release(out);
+    }
+    /* A required param is present only under its own bytes. */
+    CHECK_STATUS(sb_register_action_contract(m, "A", "need", "caf\xC3\xA9: int", echo, NULL, NULL), SB_OK);
+    sb_value *other = sb_dict_new(), *out = NULL;
+    sb_dict_set_new(other, "cafe\xCC\x81", sb_int(1));
+    CHECK_STATUS(sb_perform(m, "A", "need", other, 0, &out), SB_EPARAMS);
+    sb_release(other);
+    sb_release(params);
+    sb_mediator_free(m);
+}
+
 static void test_null(void) {
     sb_mediator *m = sb_mediator_new();
     freed = 0;
@@ -187,6 +220,7 @@ int main(void) {
     test_refused();
     test_catalogue();
     test_check_contract();
+    test_order_kept();
     test_null();
     return check_report("contracts");
 }

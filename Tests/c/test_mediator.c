@@ -294,6 +294,32 @@ static void test_discoverers(void) {
     CHECK(freed == 4);
 }
 
+static void watch(void *userdata, const sb_call_event *event) {
+    (void)event;
+    (*(int *)userdata)++;
+}
+
+/* A name that is not UTF-8 names nothing, with hooks or without: it is never
+ * repaired into another name (here "A" + U+FFFD, registered). */
+static void test_names_not_utf8(void) {
+    sb_mediator *m = sb_mediator_new();
+    CHECK_STATUS(sb_register_action(m, "A\xEF\xBF\xBD", "x", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_register_action(m, "NoTargetAction", "response", echo, NULL, NULL), SB_OK);
+    int seen = 0;
+    uint64_t id = 0;
+    for (int hooked = 0; hooked <= 1; hooked++) {
+        if (hooked) CHECK_STATUS(sb_add_observer(m, watch, &seen, NULL, &id), SB_OK);
+        sb_value *out = NULL;
+        CHECK_STATUS(sb_perform(m, "A\xFF", "x", NULL, 0, &out), SB_EINVAL);
+        CHECK(out == NULL && ERROR_MENTIONS("not valid UTF-8"));
+        CHECK_STATUS(sb_perform(m, "A\xEF\xBF\xBD", "x\xC3", NULL, 0, &out), SB_EINVAL);
+        CHECK_STATUS(sb_perform(m, "A\xEF\xBF\xBD", "x", NULL, 0, &out), SB_OK);
+        sb_release(out);
+    }
+    CHECK(seen == 2); /* the good call's start and end */
+    sb_mediator_free(m);
+}
+
 int main(void) {
     test_register_and_perform();
     test_replace_and_unregister();
@@ -301,5 +327,6 @@ int main(void) {
     test_statuses();
     test_reentrancy_and_shared();
     test_discoverers();
+    test_names_not_utf8();
     return check_report("mediator");
 }

@@ -44,7 +44,7 @@ extension Mediator {
     /// The page a wrapper returns, or an error page saying why there is none.
     /// (The wrappers throw only SwitchboardError; a closure's typed throws
     /// is not inferred, so `page` takes any error.)
-    private func page(_ make: () throws -> [String: Value]) -> Value {
+    private func page(_ make: () throws -> Value.Dict) -> Value {
         do {
             return .dict(try make())
         } catch {

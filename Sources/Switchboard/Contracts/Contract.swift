@@ -115,12 +115,12 @@ public struct Contract: Sendable, Equatable, ExpressibleByStringLiteral {
     }
 
     private func checkParams(_ label: String) throws(SwitchboardError) {
-        var seen = Set<String>()
+        var seen = Set<ExactName>()
         for param in params {
             if let issue = NameCheck.problem(with: param.name, kind: "param") {
                 throw .invalidArgument("\(label): \(issue)")
             }
-            guard seen.insert(param.name).inserted else {
+            guard seen.insert(ExactName(param.name)).inserted else {
                 throw .invalidArgument("\(label): param \"\(param.name)\" is declared twice")
             }
             guard let value = param.defaultValue else { continue }

@@ -93,7 +93,7 @@ extension Mediator {
                 call.url = text
                 call.target = destination.target
                 call.action = destination.action
-                call.carried = CallParams(destination.params.merging(extra) { _, supplied in supplied })
+                call.carried = CallParams(destination.params.merging(extra))
             } catch {
                 return convention.fail(error)
             }
@@ -142,7 +142,7 @@ extension Mediator {
                     call.carried = CallParams(params)
                 case .redirect(let t, let a, let params):
                     if let params { call.carried = CallParams(params) }
-                    if t == target && a == action { continue }
+                    if t.hasSameBytes(as: target) && a.hasSameBytes(as: action) { continue }
                     if let error = move(t, a, by: "interceptor \"\(registration.name)\"") { return convention.fail(error) }
                     continue steering
                 case .reject(let error):

@@ -17,13 +17,17 @@ public struct RoutingRule: Sendable, Equatable {
     }
 
     public let kind: Kind
-
-    public init(_ kind: Kind) { self.kind = kind }
-
     /// Whether a rewrite applies to URL text (its pattern has a scheme) or to
     /// `target/action`.
-    var isURLRule: Bool {
-        if case .rewrite(let from, _) = kind { return from.contains("://") }
+    let isURLRule: Bool
+
+    public init(_ kind: Kind) {
+        self.kind = kind
+        isURLRule = Self.isURLRule(kind)
+    }
+
+    private static func isURLRule(_ kind: Kind) -> Bool {
+        if case .rewrite(let from, _) = kind { return from.containsASCII("://") }
         return false
     }
 
@@ -47,8 +51,8 @@ public struct RoutingRule: Sendable, Equatable {
             guard fields["degrade"] == nil, fields["target"] == nil else {
                 throw .invalidArgument("\(at): a rule is either from/to or target/action/degrade")
             }
-            let urlRule = from.contains("://")
-            guard urlRule == to.contains("://") else {
+            let urlRule = from.containsASCII("://")
+            guard urlRule == to.containsASCII("://") else {
                 throw .invalidArgument("\(at): \"from\" and \"to\" must both be URLs or both target/action")
             }
             if !urlRule {
@@ -56,15 +60,17 @@ public struct RoutingRule: Sendable, Equatable {
                     throw .invalidArgument("\(at): \"\(side)\" is not target/action")
                 }
             }
-            let stars = from.filter { $0 == "*" }.count
+            let stars = from.utf8.filter { $0 == UInt8(ascii: "*") }.count
             if let bad = Self.references(in: to).first(where: { $0 > stars }) {
                 throw .invalidArgument("\(at): \"to\" uses $\(bad) but \"from\" has \(stars) *")
             }
             kind = .rewrite(from: from, to: to)
+            isURLRule = urlRule
         } else if let degrade = try string("degrade") {
             guard let target = try string("target") else { throw .invalidArgument("\(at): \"degrade\" needs \"target\"") }
             kind = .degrade(target: target, action: try string("action") ?? "*", to: degrade,
                             toAction: try string("degrade_action") ?? ActionName.response)
+            isURLRule = false
         } else {
             throw .invalidArgument("\(at): needs \"from\" and \"to\", or \"target\" and \"degrade\"")
         }
@@ -81,21 +87,30 @@ public struct RoutingRule: Sendable, Equatable {
         }
     }
 
+    // Rules are read by bytes and scalars, never by Characters: a combining
+    // mark after `*`, `/` or `$1` must not hide it (names are bytes).
+
     /// `target/action` split at the first slash, both non-empty.
     static func split(_ text: String) -> (target: String, action: String)? {
-        guard let slash = text.firstIndex(of: "/") else { return nil }
-        let target = String(text[..<slash]), action = String(text[text.index(after: slash)...])
+        let bytes = text.utf8
+        guard let slash = bytes.firstIndex(of: UInt8(ascii: "/")) else { return nil }
+        let target = String(decoding: bytes[..<slash], as: UTF8.self)
+        let action = String(decoding: bytes[bytes.index(after: slash)...], as: UTF8.self)
         return target.isEmpty || action.isEmpty ? nil : (target, action)
     }
 
     private static func references(in template: String) -> [Int] {
         var found: [Int] = []
-        var previous: Character?
-        for c in template {
-            if previous == "$", let digit = c.wholeNumberValue { found.append(digit) }
+        var previous: Unicode.Scalar?
+        for c in template.unicodeScalars {
+            if previous == "$", let digit = digit(c) { found.append(digit) }
             previous = c
         }
         return found
+    }
+
+    private static func digit(_ scalar: Unicode.Scalar) -> Int? {
+        ("0"..."9").contains(scalar) ? Int(scalar.value - 48) : nil
     }
 
     /// What the `*`s of `pattern` matched in `text`, or nil when it does not
@@ -103,7 +118,7 @@ public struct RoutingRule: Sendable, Equatable {
     /// literal pieces between stars are found leftmost, so this is linear in
     /// the text for each piece (no backtracking blow-up on hostile URLs).
     static func match(_ pattern: String, _ text: String) -> [String]? {
-        let pieces = pattern.split(separator: "*", omittingEmptySubsequences: false).map { Array($0.utf8) }
+        let pieces = pattern.utf8.split(separator: UInt8(ascii: "*"), omittingEmptySubsequences: false).map { Array($0) }
         let bytes = Array(text.utf8)
         guard pieces.count > 1 else { return pieces[0] == bytes ? [] : nil }
         let first = pieces[0], last = pieces[pieces.count - 1]
@@ -133,19 +148,19 @@ public struct RoutingRule: Sendable, Equatable {
 
     /// `template` with `$n` replaced by the n-th capture.
     static func fill(_ template: String, _ captures: [String]) -> String {
-        var out = ""
-        var chars = template.makeIterator()
-        while let c = chars.next() {
+        var out = String.UnicodeScalarView()
+        var scalars = template.unicodeScalars.makeIterator()
+        while let c = scalars.next() {
             guard c == "$" else { out.append(c); continue }
-            guard let next = chars.next() else { out.append(c); break }
-            if let n = next.wholeNumberValue, n >= 1, n <= captures.count {
-                out += captures[n - 1]
+            guard let next = scalars.next() else { out.append(c); break }
+            if let n = digit(next), n >= 1, n <= captures.count {
+                out.append(contentsOf: captures[n - 1].unicodeScalars)
             } else {
                 out.append(c)
                 out.append(next)
             }
         }
-        return out
+        return String(out)
     }
 }
 

@@ -15,7 +15,7 @@ extension Mediator {
     ///                "origin", "ignored_decisions"}], "observers": n, "degrade_handler": bool,
     ///      "services": [{"name", "lifetime", "made"}]}
     ///
-    /// Lists are sorted by name, targets by their UTF-8 bytes (patterns in
+    /// Lists, and contracts by action, are sorted by the UTF-8 bytes of the names (patterns in
     /// registration order).
     public func routes() -> Value {
         // Keyed by the names' bytes, as the registry is: a String key would
@@ -34,8 +34,8 @@ extension Mediator {
                 for action in (entry.targetClass?.actions.entries ?? []) + entry.registered.entries {
                     contracts[action.name.string] = action.contract?.contract.json
                 }
-                return (entry.name.string, origins.joined(separator: " + "), Array(Set(actions)).sorted(),
-                        entry.cache.slot.load(ordering: .relaxed) != 0, contracts)
+                return (entry.name.string, origins.joined(separator: " + "), Self.distinctSorted(actions),
+                        entry.cache.slot.load(ordering: .relaxed) != 0, contracts.sortedByKeyBytes())
             }
         }
         for (name, origin, actions, cached, contracts) in entries {
@@ -46,8 +46,8 @@ extension Mediator {
         for provider in providers {
             for listed in provider.listedTargets() where targets[Array(listed.name.utf8)] == nil {
                 targets[Array(listed.name.utf8)] = ["name": .string(listed.name), "origin": .string(listed.origin),
-                                        "actions": .array(listed.actions.sorted().map(Value.string)), "cached": false,
-                                        "contracts": .dict(listed.contracts.mapValues(\.json))]
+                                        "actions": .array(Self.distinctSorted(listed.actions).map(Value.string)),
+                                        "cached": false, "contracts": .dict(Self.listing(listed.contracts))]
             }
         }
         let (connectors, patterns, policy) = urls.catalogue
@@ -59,9 +59,9 @@ extension Mediator {
                 return ["scheme": .string(scheme), "connector": "forward", "target": .string(target), "action": .string(action)]
             }
         }
-        var seen = Set<String>()
+        var seen = Set<ExactName>()
         let patternList: [Value] = patterns.compactMap { route in
-            guard seen.insert(route.registered).inserted else { return nil }
+            guard seen.insert(ExactName(route.registered)).inserted else { return nil }
             return ["pattern": .string(route.registered), "target": .string(route.target), "action": .string(route.action)]
         }
         let hooks = hooksCatalogue
@@ -74,8 +74,18 @@ extension Mediator {
             "targets": .array(targets.keys.sorted { $0.lexicographicallyPrecedes($1) }.map { targets[$0]! }),
             "schemes": .array(schemes),
             "patterns": .array(patternList),
-            "policy": ["schemes": policy.schemes.map { .array($0.sorted().map(Value.string)) } ?? .null,
-                       "targets": policy.targets.map { .array($0.sorted().map(Value.string)) } ?? .null],
+            "policy": ["schemes": policy.schemes.map { .array(Self.distinctSorted($0).map(Value.string)) } ?? .null,
+                       "targets": policy.targets.map { .array(Self.distinctSorted($0).map(Value.string)) } ?? .null],
         ]
+    }
+
+    /// Names without repeats (by bytes), in byte order.
+    static func distinctSorted(_ names: some Sequence<String>) -> [String] {
+        Set(names.map(ExactName.init)).sorted().map(\.string)
+    }
+
+    /// Contracts by action name, in byte order of the names.
+    static func listing(_ contracts: [ExactName: Contract]) -> Params {
+        Params(distinctKeys: contracts.keys.sorted().map { (key: $0.string, value: contracts[$0]!.json) })
     }
 }

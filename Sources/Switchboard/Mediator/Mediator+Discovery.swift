@@ -87,11 +87,11 @@ extension TargetClass {
     /// The class another face describes. A repeated action name keeps its
     /// first definition, as a C table read top to bottom would.
     convenience init(foreign: ForeignTargetClass) {
-        var seen = Set<String>()
+        var seen = Set<ExactName>()
         let entries = foreign.actions.compactMap { action -> ActionEntry? in
-            guard seen.insert(action.name).inserted else { return nil }
+            guard seen.insert(ExactName(action.name)).inserted else { return nil }
             return ActionEntry(name: action.name, body: .foreign(action.function),
-                               contract: foreign.contracts[action.name]?.usable(for: action.name))
+                               contract: foreign.contracts[ExactName(action.name)]?.usable(for: action.name))
         }
         let create = foreign.create
         let destroy = foreign.destroy

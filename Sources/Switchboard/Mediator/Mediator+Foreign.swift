@@ -60,25 +60,50 @@ extension Mediator {
                                            bridge: any ForeignBridge.Type) -> Int32 {
         let convention = ForeignConvention(bridge: bridge, out: out)
         if hasHooks || options.map({ !$0.isPlain }) == true {
-            var options = options ?? .none
-            options.cacheTarget = cache
-            return intercepted(.local(target: String(cString: target), action: String(cString: action)), args: params,
-                               module: module, options: options, fallback: true, via: convention)
+            return performIntercepted(target: target, action: action, module: module, params: params, cache: cache,
+                                      options: options, via: convention)
         }
         let called = NameRef(cString: target)
         if module == nil, let status = performForeignFast(called, NameRef(cString: action), params: params, out: out,
                                                                 bridge: bridge) {
             return status
         }
+        return performResolving(called, NameRef(cString: action), module: module, params: params, cache: cache,
+                                via: convention)
+    }
+
+    // The other paths, out of line so that performNative stays small enough
+    // for its fast path to be inlined into it. A name that is not UTF-8
+    // names nothing, and is never repaired into another (U+FFFD) where a
+    // String is made of it. Registered names are UTF-8, so the fast path,
+    // which finds names by their bytes, needs no check; these check first.
+
+    @inline(never)
+    private func performIntercepted(target: UnsafePointer<CChar>, action: UnsafePointer<CChar>, module: String?,
+                                    params: OpaquePointer?, cache: Bool, options: CallOptions?,
+                                    via convention: ForeignConvention) -> Int32 {
+        guard let target = String(validatingCString: target), let action = String(validatingCString: action) else {
+            return convention.fail(Self.notUTF8)
+        }
+        var options = options ?? .none
+        options.cacheTarget = cache
+        return intercepted(.local(target: target, action: action), args: params, module: module, options: options,
+                           fallback: true, via: convention)
+    }
+
+    @inline(never)
+    private func performResolving(_ called: NameRef, _ action: NameRef, module: String?, params: OpaquePointer?,
+                                  cache: Bool, via convention: ForeignConvention) -> Int32 {
+        guard called.isUTF8 && action.isUTF8 else { return convention.fail(Self.notUTF8) }
         if let module {
             return withNameRef(module + "." + called.string) { lookup in
-                dispatch(lookup, as: called, NameRef(cString: action), args: params, cache: cache,
-                         fallback: true, via: convention)
+                dispatch(lookup, as: called, action, args: params, cache: cache, fallback: true, via: convention)
             }
         }
-        return dispatch(called, as: called, NameRef(cString: action), args: params, cache: cache,
-                        fallback: true, via: convention)
+        return dispatch(called, as: called, action, args: params, cache: cache, fallback: true, via: convention)
     }
+
+    private static var notUTF8: SwitchboardError { .invalidArgument("a target or action name is not valid UTF-8") }
 }
 
 /// Foreign callers: native params in, status and native `out` back.

@@ -42,16 +42,10 @@ extension Mediator {
                           fallback: false, options: options).get()
     }
 
-    /// The value of ``moduleKey`` in `params`, if it is a string. Params are
-    /// usually a few keys: comparing their lengths first is cheaper than
-    /// hashing the key.
+    /// The value of ``moduleKey`` in `params`, if it is a string. Nearly no
+    /// call names a module: the lengths of the keys say so at once.
     static func module(in params: Params) -> String? {
-        guard !params.isEmpty else { return nil }
-        if params.count > 8 { return params[moduleKey]?.string }
-        for (key, value) in params where key.utf8.count == moduleKeyLength && key == moduleKey {
-            return value.string
-        }
-        return nil
+        params.hasKey(ofLength: moduleKeyLength) ? params[moduleKey]?.string : nil
     }
 
     static var moduleKeyLength: Int { 18 } // "switchboard.module"; a test checks it

@@ -21,10 +21,11 @@ extension Mediator {
                 to: target)
     }
 
-    /// Registers several closure actions on one target at once.
+    /// Registers several closure actions on one target at once, in the order
+    /// written (a repeated name keeps its last body).
     public func register(target: String,
-                         actions: [String: @Sendable (Params) throws -> Value]) throws(SwitchboardError) {
-        let entries = try actions.sorted { $0.key < $1.key }.map { name, body throws(SwitchboardError) in
+                         actions: KeyValuePairs<String, @Sendable (Params) throws -> Value>) throws(SwitchboardError) {
+        let entries = try actions.map { name, body throws(SwitchboardError) in
             try Self.check(name, kind: "action")
             return ActionEntry(name: name, body: .swift { _, params in try body(params) })
         }

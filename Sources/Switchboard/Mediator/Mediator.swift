@@ -143,10 +143,10 @@ extension TargetProvider {
     public var name: String
     public var origin: String
     public var actions: [String]
-    /// Contracts of some of the actions, by name.
-    public var contracts: [String: Contract]
+    /// Contracts of some of the actions, by name (bytes).
+    public var contracts: [ExactName: Contract]
 
-    public init(name: String, origin: String, actions: [String], contracts: [String: Contract] = [:]) {
+    public init(name: String, origin: String, actions: [String], contracts: [ExactName: Contract] = [:]) {
         self.name = name
         self.origin = origin
         self.actions = actions
@@ -159,8 +159,8 @@ extension TargetProvider {
 @_spi(Faces) public struct ForeignTargetClass: Sendable {
     public var origin: String
     public var actions: [(name: String, function: ForeignFunction)]
-    /// Contracts of some of the actions, by name.
-    public var contracts: [String: Contract]
+    /// Contracts of some of the actions, by name (bytes).
+    public var contracts: [ExactName: Contract]
     public var create: @Sendable () throws(SwitchboardError) -> UnsafeMutableRawPointer?
     public var destroy: @Sendable (UnsafeMutableRawPointer?) -> Void
     /// Instances would hold nothing (no create, no destroy): actions get a
@@ -168,7 +168,7 @@ extension TargetProvider {
     public var stateless: Bool
 
     public init(origin: String, actions: [(name: String, function: ForeignFunction)],
-                contracts: [String: Contract] = [:],
+                contracts: [ExactName: Contract] = [:],
                 create: @escaping @Sendable () throws(SwitchboardError) -> UnsafeMutableRawPointer?,
                 destroy: @escaping @Sendable (UnsafeMutableRawPointer?) -> Void, stateless: Bool = false) {
         self.origin = origin

@@ -86,12 +86,12 @@ final class ActionMap: @unchecked Sendable {
 
     /// A copy with `entry` added, replacing any action of the same name.
     func replacing(_ entry: ActionEntry) -> ActionMap {
-        ActionMap(entries.filter { $0.name.string != entry.name.string } + [entry])
+        ActionMap(entries.filter { !$0.name.matches(entry.name.ref) } + [entry])
     }
 
     /// A copy without the action `name`, or nil if there is no such action.
     func removing(_ name: String) -> ActionMap? {
-        let kept = entries.filter { $0.name.string != name }
+        let kept = withNameRef(name) { key in entries.filter { !$0.name.matches(key) } }
         return kept.count == entries.count ? nil : ActionMap(kept)
     }
 

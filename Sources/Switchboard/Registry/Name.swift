@@ -41,6 +41,16 @@ struct NameRef {
         hash = h
     }
 
+    /// Whether the bytes are UTF-8. A name from C or Lua may not be; one
+    /// that is not must never be turned into a `String`, which would repair
+    /// it into another name. (Registered names are UTF-8, so a lookup by
+    /// bytes never finds one that is not: only the paths that make a String
+    /// need to ask.)
+    var isUTF8: Bool {
+        for i in 0..<count where base[i] >= 0x80 { return String(validating: buffer, as: UTF8.self) != nil }
+        return true
+    }
+
     var buffer: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
     var string: String { String(decoding: buffer, as: UTF8.self) }
     var isEmpty: Bool { count == 0 }

@@ -54,7 +54,7 @@ extension Mediator {
 
     /// The catalogue's view: `[{"name", "lifetime", "made"}]`, by name.
     var servicesCatalogue: [Value] {
-        services.all.sorted { $0.name < $1.name }.map { entry in
+        services.all.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }.map { entry in
             ["name": .string(entry.name), "lifetime": .string(entry.lifetime.rawValue), "made": .bool(entry.isMade)]
         }
     }

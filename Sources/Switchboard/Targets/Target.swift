@@ -22,11 +22,26 @@ public protocol Target: AnyObject, Sendable {
     /// The actions this target answers, by name.
     static var actions: Actions<Self> { get }
     /// Contracts for some of those actions, by name (none unless given).
-    static var contracts: [String: Contract] { get }
+    static var contracts: Contracts { get }
 }
 
 extension Target {
-    public static var contracts: [String: Contract] { [:] }
+    public static var contracts: Contracts { [:] }
+}
+
+/// A target's contracts: action name → `Contract`. Names are bytes, as
+/// action names are: a `[String: Contract]` would hold only one of two
+/// spellings of "é".
+public struct Contracts: Sendable, ExpressibleByDictionaryLiteral {
+    let byName: [ExactName: Contract]
+
+    /// A repeated name keeps its last contract.
+    public init(dictionaryLiteral elements: (String, Contract)...) {
+        byName = Dictionary(elements.map { (ExactName($0.0), $0.1) }, uniquingKeysWith: { _, last in last })
+    }
+
+    /// The contract of `action`, if one was given.
+    public subscript(action: String) -> Contract? { byName[ExactName(action)] }
 }
 
 /// A target's table of actions: name → `(instance, params) throws -> Value`.
@@ -37,13 +52,13 @@ public struct Actions<T: Target>: Sendable, ExpressibleByDictionaryLiteral {
 
     /// A repeated name keeps its last body.
     public init(dictionaryLiteral elements: (String, Body)...) {
-        var seen: [String: Int] = [:]
+        var seen: [ExactName: Int] = [:]
         var bodies: [(name: String, body: Body)] = []
         for (name, body) in elements {
-            if let index = seen[name] {
+            if let index = seen[ExactName(name)] {
                 bodies[index].body = body
             } else {
-                seen[name] = bodies.count
+                seen[ExactName(name)] = bodies.count
                 bodies.append((name, body))
             }
         }

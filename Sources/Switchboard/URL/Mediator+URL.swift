@@ -61,7 +61,7 @@ extension Mediator {
         }
         do throws(SwitchboardError) {
             let destination = try resolve(url: url)
-            let params = destination.params.merging(extra) { _, supplied in supplied }
+            let params = destination.params.merging(extra)
             return dispatchRemote(destination, params: params)
         } catch {
             return .failure(error)

@@ -19,7 +19,7 @@ import FoundationEssentials
 public struct RemoteURL: Sendable, Equatable {
     /// The URL as given.
     public let string: String
-    /// Lower case.
+    /// ASCII lower case (URLComponents admits only ASCII in a scheme).
     public let scheme: String
     /// Decoded; never empty.
     public let host: String
@@ -45,7 +45,7 @@ public struct RemoteURL: Sendable, Equatable {
         if let problem = Self.forbiddenCharacter(in: string) { throw .badURL("the URL contains \(problem)") }
         guard let parts = URLComponents(string: string) else { throw .badURL("malformed URL \(Self.quoted(string))") }
         guard let scheme = parts.scheme, !scheme.isEmpty else { throw .badURL("the URL has no scheme: \(Self.quoted(string))") }
-        self.scheme = scheme.lowercased()
+        self.scheme = scheme.asciiLowercased
         guard let encodedHost = parts.percentEncodedHost, !encodedHost.isEmpty else {
             throw .badURL("the URL has no host (the target): \(Self.quoted(string))")
         }

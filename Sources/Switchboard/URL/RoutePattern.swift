@@ -45,27 +45,32 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses `text`, expanding optional groups: one pattern per expansion.
     static func parse(_ text: String) throws(SwitchboardError) -> [RoutePattern] {
-        guard let separator = text.firstRange(of: "://") else {
+        // By bytes: a combining mark after "://" must not hide it.
+        let bytes = Array(text.utf8)
+        guard let at = (0..<max(0, bytes.count - 2)).first(where: { bytes[$0..<($0 + 3)].elementsEqual("://".utf8) }) else {
             throw .invalidArgument("pattern \(Value.string(text)) has no scheme://")
         }
-        let scheme = String(text[..<separator.lowerBound]).lowercased()
-        guard let first = scheme.first, first.isLetter,
-              scheme.allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }) else {
+        let scheme = String(decoding: bytes[..<at], as: UTF8.self).asciiLowercased
+        do {
+            try Mediator.check(scheme: scheme)
+        } catch {
             throw .invalidArgument("pattern \(Value.string(text)) has an invalid scheme")
         }
-        let rest = String(text[separator.upperBound...])
+        let rest = String(decoding: bytes[(at + 3)...], as: UTF8.self)
         return try expand(rest).map { variant throws(SwitchboardError) in
             try RoutePattern(text: "\(scheme)://\(variant)", scheme: scheme, body: variant)
         }
     }
 
     /// All variants of `body` with each optional group present or absent.
+    /// The text is read by Unicode scalars, as a URL is by bytes: a
+    /// combining mark after `(` does not hide it.
     private static func expand(_ body: String) throws(SwitchboardError) -> [String] {
         var pieces: [(text: String, optional: Bool)] = []
         var current = ""
         var inGroup = false
-        for character in body {
-            switch character {
+        for scalar in body.unicodeScalars {
+            switch scalar {
             case "(":
                 guard !inGroup else { throw .invalidArgument("pattern groups cannot nest: \(Value.string(body))") }
                 pieces.append((current, false))
@@ -73,14 +78,14 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
                 inGroup = true
             case ")":
                 guard inGroup else { throw .invalidArgument("unbalanced ')' in pattern \(Value.string(body))") }
-                guard current.hasPrefix("/") && current.count > 1 else {
+                guard current.utf8.first == UInt8(ascii: "/") && current.utf8.count > 1 else {
                     throw .invalidArgument("an optional group must hold /segments: \(Value.string(body))")
                 }
                 pieces.append((current, true))
                 current = ""
                 inGroup = false
             default:
-                current.append(character)
+                current.unicodeScalars.append(scalar)
             }
         }
         guard !inGroup else { throw .invalidArgument("unbalanced '(' in pattern \(Value.string(body))") }
@@ -99,14 +104,15 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
     private init(text: String, scheme: String, body: String) throws(SwitchboardError) {
         description = text
         self.scheme = scheme
-        let parts = body.split(separator: "/", omittingEmptySubsequences: false)
+        let parts = body.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+            .map { String(decoding: $0, as: UTF8.self) }
         guard !parts.isEmpty, parts.allSatisfy({ !$0.isEmpty }) else {
             throw .invalidArgument("pattern \(Value.string(text)) has an empty segment")
         }
         var segments: [Segment] = []
-        var names = Set<String>()
+        var names = Set<ExactName>()
         for (index, part) in parts.enumerated() {
-            let segment = try Self.segment(String(part), in: text)
+            let segment = try Self.segment(part, in: text)
             switch segment {
             case .path, .wildcard:
                 guard index == parts.count - 1 else {
@@ -116,9 +122,12 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
             default:
                 break
             }
-            if case .string(let n) = segment, !names.insert(n).inserted { throw Self.duplicate(n, text) }
-            if case .int(let n) = segment, !names.insert(n).inserted { throw Self.duplicate(n, text) }
-            if case .path(let n) = segment, !names.insert(n).inserted { throw Self.duplicate(n, text) }
+            switch segment {
+            case .string(let n), .int(let n), .path(let n):
+                if !names.insert(ExactName(n)).inserted { throw Self.duplicate(n, text) }
+            case .literal, .wildcard:
+                break
+            }
             segments.append(segment)
         }
         self.segments = segments
@@ -128,15 +137,18 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
         .invalidArgument("pattern \(Value.string(text)) captures \"\(name)\" twice")
     }
 
+    /// One segment, read by Unicode scalars (see `expand`).
     private static func segment(_ part: String, in text: String) throws(SwitchboardError) -> Segment {
-        if part == "*" { return .wildcard }
-        if part.hasPrefix(":") { return .string(try name(String(part.dropFirst()), in: text)) }
-        if part.hasPrefix("<") {
-            guard part.hasSuffix(">"), let colon = part.firstIndex(of: ":") else {
+        let scalars = part.unicodeScalars
+        if part.utf8.elementsEqual("*".utf8) { return .wildcard }
+        if scalars.first == ":" { return .string(try name(String(scalars.dropFirst()), in: text)) }
+        if scalars.first == "<" {
+            guard scalars.last == ">", let colon = scalars.firstIndex(of: ":") else {
                 throw .invalidArgument("malformed placeholder \(Value.string(part)) in \(Value.string(text))")
             }
-            let kind = part[part.index(after: part.startIndex)..<colon]
-            let name = try name(String(part[part.index(after: colon)..<part.index(before: part.endIndex)]), in: text)
+            let kind = String(scalars[scalars.index(after: scalars.startIndex)..<colon])
+            let name = try name(String(scalars[scalars.index(after: colon)..<scalars.index(before: scalars.endIndex)]),
+                                in: text)
             switch kind {
             case "int": return .int(name)
             case "string": return .string(name)
@@ -144,7 +156,7 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
             default: throw .invalidArgument("unknown placeholder type \(Value.string(String(kind))) in \(Value.string(text))")
             }
         }
-        if part.contains("*") || part.contains(">") {
+        if scalars.contains("*") || scalars.contains(">") {
             throw .invalidArgument("segment \(Value.string(part)) of \(Value.string(text)) mixes a literal and a placeholder")
         }
         do {
@@ -155,8 +167,10 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
     }
 
     private static func name(_ name: String, in text: String) throws(SwitchboardError) -> String {
-        guard let first = name.first, first.isLetter || first == "_",
-              name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
+        // Checked by Unicode scalars: a combining mark is not a letter.
+        guard let first = name.unicodeScalars.first, first.properties.isAlphabetic || first == "_",
+              name.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic || $0.properties.numericType != nil || $0 == "_" })
+        else {
             throw .invalidArgument("placeholder name \(Value.string(name)) in \(Value.string(text)) is not an identifier")
         }
         return name
@@ -178,7 +192,9 @@ struct PatternRoute: Sendable {
 /// segments, not the number of patterns. Not thread-safe; URLRouter guards it.
 final class PatternTrie {
     final class Node {
-        var literals: [String: Node] = [:]
+        /// By bytes: a URL segment matches a literal only when its decoded
+        /// bytes are the literal's.
+        var literals: [ExactName: Node] = [:]
         var int: Node?
         var string: Node?
         var path: Node?
@@ -188,16 +204,16 @@ final class PatternTrie {
         var routes: [PatternRoute] = []
     }
 
-    private var roots: [String: Node] = [:]
+    private var roots: [ExactName: Node] = [:]
     private(set) var count = 0
 
     /// The route a pattern of this shape would tie with (same scheme, same
     /// segments up to capture names), if one is registered.
     func tie(for pattern: RoutePattern) -> PatternRoute? {
-        guard var node = roots[pattern.scheme] else { return nil }
+        guard var node = roots[ExactName(pattern.scheme)] else { return nil }
         for segment in pattern.segments {
             let next: Node? = switch segment {
-            case .literal(let text): node.literals[text]
+            case .literal(let text): node.literals[ExactName(text)]
             case .int: node.int
             case .string: node.string
             case .path: node.path
@@ -210,11 +226,12 @@ final class PatternTrie {
     }
 
     func insert(_ route: PatternRoute) {
-        var node = roots[route.pattern.scheme] ?? { let n = Node(); roots[route.pattern.scheme] = n; return n }()
+        let scheme = ExactName(route.pattern.scheme)
+        var node = roots[scheme] ?? { let n = Node(); roots[scheme] = n; return n }()
         for segment in route.pattern.segments {
             switch segment {
             case .literal(let text):
-                node = node.literals[text] ?? { let n = Node(); node.literals[text] = n; return n }()
+                node = node.literals[ExactName(text)] ?? { let n = Node(); node.literals[ExactName(text)] = n; return n }()
             case .int: node = node.int ?? { let n = Node(); node.int = n; return n }()
             case .string: node = node.string ?? { let n = Node(); node.string = n; return n }()
             case .path: node = node.path ?? { let n = Node(); node.path = n; return n }()
@@ -231,7 +248,7 @@ final class PatternTrie {
         var removed = 0
         func prune(_ node: Node) {
             let before = node.routes.count
-            node.routes.removeAll { $0.registered == text }
+            node.routes.removeAll { $0.registered.hasSameBytes(as: text) }
             removed += before - node.routes.count
             node.literals.values.forEach(prune)
             [node.int, node.string, node.path, node.wildcard].compactMap { $0 }.forEach(prune)
@@ -244,7 +261,7 @@ final class PatternTrie {
     /// The best route for a URL's [host] + path segments, and what its
     /// placeholders captured, in capture order.
     func match(scheme: String, segments: [String]) -> (route: PatternRoute, captures: [Value])? {
-        guard let root = roots[scheme] else { return nil }
+        guard let root = roots[ExactName(scheme)] else { return nil }
         var captures: [Value] = []
         guard let route = match(root, segments[...], &captures) else { return nil }
         return (route, captures)
@@ -260,7 +277,7 @@ final class PatternTrie {
             return nil
         }
         let remaining = rest.dropFirst()
-        if let next = node.literals[segment], let route = match(next, remaining, &captures) { return route }
+        if let next = node.literals[ExactName(segment)], let route = match(next, remaining, &captures) { return route }
         if let next = node.int, let number = Int64(segment), String(number) == segment || segment == "+\(number)" {
             captures.append(.int(number))
             if let route = match(next, remaining, &captures) { return route }

@@ -19,15 +19,39 @@ public enum SchemeConnector: Sendable, Equatable {
 
 /// Who may be reached from a URL. `nil` allows everything; the `native*`
 /// rule holds whatever the policy says.
+///
+/// Names are compared by their UTF-8 bytes, as lookups compare them:
+/// allowing "Café" spelled with U+00E9 does not allow "Cafe\u{301}", a
+/// different target. Schemes are compared in ASCII lower case.
 public struct URLPolicy: Sendable, Equatable {
-    /// Lower-case schemes URLs may use.
-    public var schemes: Set<String>?
+    /// Schemes URLs may use, in ASCII lower case.
+    public var schemes: [String]? {
+        didSet { schemes = schemes?.map(\.asciiLowercased) }
+    }
     /// Targets URLs may reach (after patterns and connectors resolve them).
-    public var targets: Set<String>?
+    public var targets: [String]?
 
-    public init(schemes: Set<String>? = nil, targets: Set<String>? = nil) {
-        self.schemes = schemes.map { Set($0.map { $0.lowercased() }) }
+    public init(schemes: [String]? = nil, targets: [String]? = nil) {
+        self.schemes = schemes?.map(\.asciiLowercased)
         self.targets = targets
+    }
+
+    /// Whether URLs may use `scheme` (already in lower case).
+    func allows(scheme: String) -> Bool {
+        schemes?.contains { $0.hasSameBytes(as: scheme) } ?? true
+    }
+
+    /// Whether URLs may reach `target`.
+    func allows(target: String) -> Bool {
+        targets?.contains { $0.hasSameBytes(as: target) } ?? true
+    }
+
+    /// The same schemes and targets (by bytes), in any order.
+    public static func == (a: URLPolicy, b: URLPolicy) -> Bool {
+        func same(_ x: [String]?, _ y: [String]?) -> Bool {
+            x.map { Set($0.map(ExactName.init)) } == y.map { Set($0.map(ExactName.init)) }
+        }
+        return same(a.schemes, b.schemes) && same(a.targets, b.targets)
     }
 }
 
@@ -44,7 +68,7 @@ final class URLRouter: @unchecked Sendable {
     // @unchecked: every field is read or written under `rwlock`.
 
     private let rwlock: UnsafeMutablePointer<pthread_rwlock_t>
-    private var connectors: [String: SchemeConnector] = ["app": .targets]
+    private var connectors: [ExactName: SchemeConnector] = [ExactName("app"): .targets]
     private let patterns = PatternTrie()
     private var nextOrder: UInt64 = 0
     private var policy = URLPolicy()
@@ -81,11 +105,11 @@ final class URLRouter: @unchecked Sendable {
     // MARK: Configuration
 
     func connect(_ scheme: String, _ connector: SchemeConnector) {
-        writing { connectors[scheme.lowercased()] = connector }
+        writing { connectors[ExactName(scheme.asciiLowercased)] = connector }
     }
 
     func disconnect(_ scheme: String) -> Bool {
-        writing { connectors.removeValue(forKey: scheme.lowercased()) != nil }
+        writing { connectors.removeValue(forKey: ExactName(scheme.asciiLowercased)) != nil }
     }
 
     /// Adds a pattern. Registering the same text for the same destination
@@ -101,7 +125,8 @@ final class URLRouter: @unchecked Sendable {
                     fresh.append(pattern)
                     continue
                 }
-                guard existing.registered == text, existing.target == target, existing.action == action else {
+                guard existing.registered.hasSameBytes(as: text), existing.target.hasSameBytes(as: target),
+                      existing.action.hasSameBytes(as: action) else {
                     return existing
                 }
             }
@@ -173,13 +198,13 @@ final class URLRouter: @unchecked Sendable {
     func resolve(_ url: RemoteURL) throws(SwitchboardError) -> Destination {
         let (policy, observer, matched, connector) = reading {
             (self.policy, self.observer, patterns.match(scheme: url.scheme, segments: [url.host] + url.segments),
-             connectors[url.scheme])
+             connectors[ExactName(url.scheme)])
         }
         func reject(_ reason: String) -> SwitchboardError {
             observer?(RejectedURL(url: url.string, reason: reason))
             return .rejected(reason)
         }
-        if let schemes = policy.schemes, !schemes.contains(url.scheme) {
+        if !policy.allows(scheme: url.scheme) {
             throw reject("the scheme \"\(url.scheme)\" is not allowed for remote calls")
         }
         let destination: Destination
@@ -233,12 +258,14 @@ final class URLRouter: @unchecked Sendable {
             observer?(RejectedURL(url: url, reason: reason))
             return .rejected(reason)
         }
-        if let targets = policy.targets, !targets.contains(target) {
+        if !policy.allows(target: target) {
             throw reject("the target \"\(target)\" is not allowed for remote calls")
         }
-        // CTMediator's rule, case-insensitively and after decoding, so
-        // %6Eative and NATIVE are caught too.
-        if action.lowercased().hasPrefix("native") {
+        // CTMediator's rule, on the decoded name's first six bytes in ASCII
+        // case, so %6Eative and NATIVE are caught too, and so is a name that
+        // goes on with a combining mark ("native\u{301}...", whose first
+        // character is not "e" but whose bytes start with "native").
+        if action.hasASCIIPrefixIgnoringCase("native") {
             throw reject("\"\(action)\" is a native action: never reachable from a URL")
         }
     }
@@ -246,6 +273,6 @@ final class URLRouter: @unchecked Sendable {
     // MARK: Listing
 
     var catalogue: (connectors: [(String, SchemeConnector)], patterns: [PatternRoute], policy: URLPolicy) {
-        reading { (connectors.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, patterns.all, policy) }
+        reading { (connectors.sorted { $0.key < $1.key }.map { ($0.key.string, $0.value) }, patterns.all, policy) }
     }
 }

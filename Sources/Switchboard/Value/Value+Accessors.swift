@@ -37,7 +37,7 @@ extension Value {
         return nil
     }
 
-    public var dict: [String: Value]? {
+    public var dict: Dict? {
         if case .dict(let d) = self { return d }
         return nil
     }
@@ -52,8 +52,8 @@ extension Value {
         return nil
     }
 
-    /// The value under `key` when this is a dict; nil when the key is absent
-    /// or this is not a dict.
+    /// The value under `key` (compared by bytes) when this is a dict; nil
+    /// when the key is absent or this is not a dict.
     public subscript(key: String) -> Value? {
         if case .dict(let d) = self { return d[key] }
         return nil

@@ -7,7 +7,9 @@
 //     bytes    -> {"$bytes":"<lowercase hex>"}
 //     callback -> {"$callback":"0x..."}   (identity, for logs only)
 //     pointer  -> {"$pointer":"0x..."}
-// Dict keys are sorted, so the same value always prints the same way.
+// Dict keys are written in the dict's order, byte for byte: what is written
+// reads back (`init(json:)`, `sb_from_json`) to the same keys in the same
+// order.
 
 extension Value: CustomStringConvertible {
     public var description: String {
@@ -45,11 +47,11 @@ extension Value: CustomStringConvertible {
             out += "]"
         case .dict(let d):
             out += "{"
-            for (i, key) in d.keys.sorted().enumerated() {
+            for (i, entry) in d.enumerated() {
                 if i > 0 { out += "," }
-                Value.writeJSONString(key, to: &out)
+                Value.writeJSONString(entry.key, to: &out)
                 out += ":"
-                d[key]!.write(to: &out)
+                entry.value.write(to: &out)
             }
             out += "}"
         case .callback(let c):

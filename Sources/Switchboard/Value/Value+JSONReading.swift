@@ -64,7 +64,7 @@ private struct JSONReader {
     private mutating func readObject(depth: Int) throws(SwitchboardError) -> Value {
         guard depth <= Value.maximumJSONDepth else { throw problem("values nest deeper than \(Value.maximumJSONDepth)") }
         i += 1 // {
-        var dict: [String: Value] = [:]
+        var dict = Value.Dict()
         skipSpace()
         if peek(UInt8(ascii: "}")) { i += 1; return .dict(dict) }
         while true {

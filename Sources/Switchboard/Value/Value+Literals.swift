@@ -22,8 +22,9 @@ extension Value: ExpressibleByArrayLiteral {
 }
 
 extension Value: ExpressibleByDictionaryLiteral {
-    /// A repeated key keeps its last value.
+    /// Keys in the order written; a repeated key keeps its last value, at
+    /// its first position.
     public init(dictionaryLiteral elements: (String, Value)...) {
-        self = .dict(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+        self = .dict(Dict(elements))
     }
 }

@@ -1,25 +1,27 @@
-/// The parameter bag every action receives: a dictionary of named values.
-///
-/// Callers pack what they want to say into `Params`; targets unpack it again.
-/// Nothing else is shared between the two, which is what keeps components
-/// independent of each other.
-public typealias Params = [String: Value]
-
 /// A value that crosses the mediator: in params, in results, in callbacks.
 ///
 /// The same ten kinds exist in the C face (`sb_type`) and the Lua face.
 /// `int` and `double` stay distinct: `.int(3)` is not `.double(3)`.
+/// Strings and dict keys compare by their UTF-8 bytes, never by Unicode
+/// canonical equivalence; a dict keeps its insertion order (``Dict``).
 /// Callbacks and pointers compare by identity.
+///
+/// Params, the bag every action receives, are a ``Dict``: callers pack what
+/// they want to say into it and targets unpack it again. Nothing else is
+/// shared between the two, which is what keeps components independent of
+/// each other.
 public enum Value: Sendable {
     case null
     case bool(Bool)
     case int(Int64)
     case double(Double)
-    /// UTF-8 text. Byte strings that are not valid UTF-8 travel as `.bytes`.
+    /// UTF-8 text, compared by its bytes. Byte strings that are not valid
+    /// UTF-8 travel as `.bytes`.
     case string(String)
     case bytes([UInt8])
     case array([Value])
-    case dict([String: Value])
+    /// String keys to values, in insertion order (see ``Dict``).
+    case dict(Dict)
     /// Something callable, from any of the three languages.
     case callback(Callback)
     /// An opaque host object the mediator carries but never looks into.
@@ -50,6 +52,8 @@ extension Value {
 
 extension Value: Equatable {
     /// Structural equality for data, identity for callbacks and pointers.
+    /// Strings compare by bytes; dicts by keys (bytes) and values, in any
+    /// order, as `sb_equal` does.
     /// Doubles compare as IEEE 754 numbers, so `.double(.nan) != .double(.nan)`.
     public static func == (lhs: Value, rhs: Value) -> Bool {
         switch (lhs, rhs) {
@@ -57,7 +61,7 @@ extension Value: Equatable {
         case let (.bool(a), .bool(b)): a == b
         case let (.int(a), .int(b)): a == b
         case let (.double(a), .double(b)): a == b
-        case let (.string(a), .string(b)): a == b
+        case let (.string(a), .string(b)): a.hasSameBytes(as: b)
         case let (.bytes(a), .bytes(b)): a == b
         case let (.array(a), .array(b)): a == b
         case let (.dict(a), .dict(b)): a == b

@@ -6,8 +6,13 @@ public func sb_load_plugin(_ m: sb_mediator_ptr?, _ path: UnsafePointer<CChar>?)
     guard let m, let path, path.pointee != 0 else {
         return failure(SB_EINVAL, "sb_load_plugin: NULL mediator, or a NULL or empty path")
     }
+    // Paths travel as Strings: one that is not UTF-8 would be repaired into
+    // another path, so it is refused.
+    guard let text = String(validatingCString: path) else {
+        return failure(SB_EINVAL, "sb_load_plugin: the path is not valid UTF-8")
+    }
     do throws(SwitchboardError) {
-        try CMediator.borrow(m).takeUnretainedValue().plugins.load(String(cString: path))
+        try CMediator.borrow(m).takeUnretainedValue().plugins.load(text)
         return SB_OK
     } catch {
         return failure(error)

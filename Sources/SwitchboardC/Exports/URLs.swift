@@ -63,7 +63,7 @@ private func complete(_ completion: OpaquePointer, _ status: sb_status, _ result
 }
 
 /// The hidden target a scheme handler is registered as.
-private func schemeTarget(_ scheme: String) -> String { "scheme:" + scheme.lowercased() }
+private func schemeTarget(_ scheme: String) -> String { "scheme:" + scheme.asciiLowercased }
 
 @_cdecl("sb_register_scheme")
 public func sb_register_scheme(_ m: sb_mediator_ptr?, _ scheme: UnsafePointer<CChar>?, _ fn: sb_fn?,
@@ -136,13 +136,13 @@ public func sb_set_url_policy(_ m: sb_mediator_ptr?, _ policy: sb_value_cptr?) -
         guard let value = try? Handle(policy).toValue(), let dict = value.dict else {
             return failure(SB_ETYPE, "sb_set_url_policy: the policy must be a dict")
         }
-        func names(_ key: String) -> Result<Set<String>?, SwitchboardError> {
+        func names(_ key: String) -> Result<[String]?, SwitchboardError> {
             switch dict[key] {
             case nil, .null?: return .success(nil)
             case .array(let items)?:
                 let strings = items.compactMap(\.string)
                 guard strings.count == items.count else { return .failure(.typeMismatch("policy.\(key) must hold strings")) }
-                return .success(Set(strings))
+                return .success(strings)
             default: return .failure(.typeMismatch("policy.\(key) must be an array of strings or null"))
             }
         }

@@ -14,10 +14,11 @@ final class PluginImage: @unchecked Sendable {
 
     let path: String
     private let handle: UnsafeMutableRawPointer
-    /// Target name → its `Target_<Name>` table.
-    let targets: [String: UnsafePointer<sb_target_def>]
+    /// Target name → its `Target_<Name>` table. Names are keyed by their
+    /// bytes, as symbols are: two spellings of "é" are two targets.
+    let targets: [ExactName: UnsafePointer<sb_target_def>]
     /// Target name → action name → contract, from `Contracts_<Name>` tables.
-    let contracts: [String: [String: String]]
+    let contracts: [ExactName: [ExactName: String]]
 
     /// Loads `path` and checks every `Target_` table it exports.
     init(path: String) throws(SwitchboardError) {
@@ -37,8 +38,8 @@ final class PluginImage: @unchecked Sendable {
                 context!.assumingMemoryBound(to: [String].self).pointee.append(String(cString: name!))
             }, names)
         }
-        var targets: [String: UnsafePointer<sb_target_def>] = [:]
-        var contracts: [String: [String: String]] = [:]
+        var targets: [ExactName: UnsafePointer<sb_target_def>] = [:]
+        var contracts: [ExactName: [ExactName: String]] = [:]
         do throws(SwitchboardError) {
             guard listed == 0 else { throw .invalidArgument("plugin '\(path)': cannot read its symbol table") }
             for symbol in names {
@@ -46,9 +47,9 @@ final class PluginImage: @unchecked Sendable {
                 let def = address.assumingMemoryBound(to: sb_target_def.self)
                 try Self.check(def, symbol: symbol, path: path)
                 let name = String(symbol.dropFirst("Target_".count))
-                targets[name] = UnsafePointer(def)
+                targets[ExactName(name)] = UnsafePointer(def)
                 if let table = dlsym(handle, "Contracts_" + name) {
-                    contracts[name] = try Self.contracts(table.assumingMemoryBound(to: sb_contract_def.self),
+                    contracts[ExactName(name)] = try Self.contracts(table.assumingMemoryBound(to: sb_contract_def.self),
                                                          of: name, def: def, path: path)
                 }
             }
@@ -88,14 +89,14 @@ final class PluginImage: @unchecked Sendable {
     /// A `Contracts_<Name>` table: each entry names an action of the target
     /// and holds a contract that parses; it ends with {NULL, NULL}.
     private static func contracts(_ table: UnsafePointer<sb_contract_def>, of name: String,
-                                  def: UnsafePointer<sb_target_def>, path: String) throws(SwitchboardError) -> [String: String] {
-        var actions = Set<String>()
+                                  def: UnsafePointer<sb_target_def>, path: String) throws(SwitchboardError) -> [ExactName: String] {
+        var actions = Set<ExactName>()
         var i = 0
         while let action = def.pointee.actions[i].name {
-            actions.insert(String(cString: action))
+            actions.insert(ExactName(String(cString: action)))
             i += 1
         }
-        var found: [String: String] = [:]
+        var found: [ExactName: String] = [:]
         for i in 0..<100_000 {
             let entry = table[i]
             if entry.action == nil && entry.contract == nil { return found }
@@ -103,7 +104,7 @@ final class PluginImage: @unchecked Sendable {
                   let contractText = entry.contract, let text = String(validatingCString: contractText) else {
                 throw .invalidArgument("plugin '\(path)': Contracts_\(name) entry #\(i) needs a UTF-8 action and contract")
             }
-            guard actions.contains(action) else {
+            guard actions.contains(ExactName(action)) else {
                 throw .invalidArgument("plugin '\(path)': Contracts_\(name) names \"\(action)\", which Target_\(name) does not have")
             }
             do throws(SwitchboardError) {
@@ -111,22 +112,24 @@ final class PluginImage: @unchecked Sendable {
             } catch {
                 throw .invalidArgument("plugin '\(path)': Contracts_\(name): \(error.message)")
             }
-            found[action] = text
+            found[ExactName(action)] = text
         }
         throw .invalidArgument("plugin '\(path)': Contracts_\(name) does not end with {NULL, NULL}")
     }
 
     /// The target class for one of this plugin's tables.
-    func targetClass(_ name: String, _ def: UnsafePointer<sb_target_def>) -> ForeignTargetClass {
+    func targetClass(_ name: ExactName, _ def: UnsafePointer<sb_target_def>) -> ForeignTargetClass {
         var actions: [(name: String, function: ForeignFunction)] = []
-        var contracts: [String: Contract] = [:]
+        var contracts: [ExactName: Contract] = [:]
         var i = 0
         while let actionName = def.pointee.actions[i].name, let fn = def.pointee.actions[i].fn {
             let action = String(cString: actionName)
             actions.append((action, CFunction(fn: fn, userdata: nil, freeUserdata: nil, usesInstanceState: true,
                                               owner: self, label: "\(name).\(action)")))
             // Checked when the plugin loaded.
-            if let text = self.contracts[name]?[action] { contracts[action] = try? Contract(parsing: text) }
+            if let text = self.contracts[name]?[ExactName(action)] {
+                contracts[ExactName(action)] = try? Contract(parsing: text)
+            }
             i += 1
         }
         let table = TableRef(image: self, def: def)
@@ -163,15 +166,15 @@ final class PluginShelf: TargetProvider, @unchecked Sendable {
         }
         let canonical = String(cString: real)
         free(real)
-        if lock.withLock({ images.contains { $0.path == canonical } }) { return }
+        if lock.withLock({ images.contains { $0.path.hasSameBytes(as: canonical) } }) { return }
         let image = try PluginImage(path: canonical)
         // A name two plugins define would answer from the first one only:
         // refused, so the second plugin's target is never silently shadowed.
         let clash: (name: String, path: String)? = lock.withLock {
-            guard !images.contains(where: { $0.path == canonical }) else { return nil }
+            guard !images.contains(where: { $0.path.hasSameBytes(as: canonical) }) else { return nil }
             for other in images {
                 if let name = image.targets.keys.sorted().first(where: { other.targets[$0] != nil }) {
-                    return (name, other.path)
+                    return (name.string, other.path)
                 }
             }
             images.append(image)
@@ -184,7 +187,7 @@ final class PluginShelf: TargetProvider, @unchecked Sendable {
 
     func targetClass(named name: String) throws(SwitchboardError) -> ForeignTargetClass? {
         for image in lock.withLock({ images }) {
-            if let def = image.targets[name] { return image.targetClass(name, def) }
+            if let def = image.targets[ExactName(name)] { return image.targetClass(ExactName(name), def) }
         }
         return nil
     }
@@ -202,7 +205,7 @@ final class PluginShelf: TargetProvider, @unchecked Sendable {
                     i += 1
                 }
                 let contracts = (image.contracts[name] ?? [:]).compactMapValues { try? Contract(parsing: $0) }
-                return ListedTarget(name: name, origin: "plugin \(image.path)", actions: actions, contracts: contracts)
+                return ListedTarget(name: name.string, origin: "plugin \(image.path)", actions: actions, contracts: contracts)
             }
         }
     }

@@ -26,10 +26,10 @@ extension SBValue {
             return .array(items)
         case SB_DICT:
             try Self.checkDepth(level)
-            var dict: [String: Value] = [:]
-            dict.reserveCapacity(h.pointee.count)
+            // A C dict's keys are distinct by bytes already: no lookups.
+            var dict = Value.Dict(minimumCapacity: h.pointee.count)
             for i in 0..<h.pointee.count {
-                dict[key(at: i)] = try dictEntries[i].value.toValue(level: level + 1)
+                dict.appendDistinct(key(at: i), try dictEntries[i].value.toValue(level: level + 1))
             }
             return .dict(dict)
         default:
@@ -38,8 +38,7 @@ extension SBValue {
     }
 
     /// A new box for a Swift value that is not an immediate (see
-    /// Handle.from). Dict keys go in sorted order, so C code iterating with
-    /// sb_dict_at sees the same order every time.
+    /// Handle.from). Dict keys keep their order and bytes.
     static func from(_ value: Value, level: Int = 0) throws(SwitchboardError) -> SBValue {
         switch value {
         case .null, .bool, .int:
@@ -64,9 +63,9 @@ extension SBValue {
         case .dict(let entries):
             try checkDepth(level)
             let dict = container(SB_DICT)
-            for key in entries.keys.sorted() {
+            for (key, value) in entries {
                 if key.utf8.contains(0) { throw .invalidArgument("dict key \(Value.string(key)) contains a NUL byte") }
-                let element = try Handle.from(entries[key]!, level: level + 1)
+                let element = try Handle.from(value, level: level + 1)
                 var key = key
                 let stored = key.withUTF8 { dict.set(key: $0.baseAddress ?? SBValue.emptyKey, length: $0.count, value: element) }
                 guard stored else {

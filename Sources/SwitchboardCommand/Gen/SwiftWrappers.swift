@@ -86,7 +86,7 @@ enum SwiftWrappers {
 
     private static let swiftType = [
         "bool": "Bool", "int": "Int", "double": "Double", "string": "String", "bytes": "[UInt8]",
-        "array": "[Value]", "dict": "[String: Value]", "callback": "Callback", "any": "Value",
+        "array": "[Value]", "dict": "Value.Dict", "callback": "Callback", "any": "Value",
     ]
 
     private static let resultAccessor = [

@@ -1,4 +1,4 @@
-import Switchboard
+@_spi(Faces) import Switchboard
 
 /// The targets and contracts that `switchboard gen` writes wrappers for,
 /// read from the catalogue (`sb_routes_json`).
@@ -44,7 +44,7 @@ struct WrapperTarget {
         }
         guard !only.isEmpty else { return targets.filter { !$0.actions.isEmpty } }
         return try only.map { name in
-            guard let target = targets.first(where: { $0.name == name }) else {
+            guard let target = targets.first(where: { $0.name.hasSameBytes(as: name) }) else {
                 throw CommandFailure("no target named \(name) in the catalogue (loaded: \(targets.map(\.name).joined(separator: ", ")))")
             }
             guard !target.actions.isEmpty else {
@@ -59,7 +59,7 @@ struct WrapperTarget {
         self.name = name
         let contracts = entry["contracts"]?.dict ?? [:]
         let listed = (entry["actions"]?.array ?? []).compactMap(\.string)
-        actions = contracts.keys.sorted().map { action in
+        actions = contracts.keys.sortedByBytes().map { action in
             let contract = contracts[action] ?? .null
             let params = (contract["params"]?.array ?? []).map { p in
                 Param(name: p["name"]?.string ?? "", type: p["type"]?.string ?? "any",
@@ -172,12 +172,23 @@ enum WrapperLanguage: String, CaseIterable {
 
 /// One line of prose for a comment: no line breaks, nothing that ends or
 /// opens a C comment, no C trigraph (`??/` at the end would join the next line).
+/// Read by Unicode scalars, as a C compiler reads bytes: a combining mark
+/// after `*/` must not hide it (Characters would).
 func commentText(_ text: String) -> String {
-    var out = text.split(whereSeparator: \.isNewline).joined(separator: " ")
-    for (bad, good) in [("*/", "* /"), ("/*", "/ *"), ("??", "? ?")] {
-        while let range = out.firstRange(of: bad) { out.replaceSubrange(range, with: good) }
+    // A line break is always a Character of its own, so splitting on
+    // Characters finds every one.
+    let line = text.split(whereSeparator: \.isNewline).joined(separator: " ")
+    var out = String.UnicodeScalarView()
+    var previous: Unicode.Scalar?
+    for scalar in line.unicodeScalars {
+        switch (previous, scalar) {
+        case ("*", "/"), ("/", "*"), ("?", "?"): out.append(" ")
+        default: break
+        }
+        out.append(scalar)
+        previous = scalar
     }
-    return out
+    return String(out)
 }
 
 /// `head(a, b, c) {` with the arguments wrapped to stay within 100 columns,

@@ -25,7 +25,7 @@ extension Mediator {
                        sbValue: Int? = nil, sbString: String? = nil, call call_: Int? = nil,
                        await await_: Int? = nil, var_: Int? = nil, var__: Int? = nil,
                        default default_: Int? = nil, default_ default__: Int? = nil,
-                       cacheTarget: Bool = false) throws(SwitchboardError) -> [String: Value] {
+                       cacheTarget: Bool = false) throws(SwitchboardError) -> Value.Dict {
         var params: Params = [:]
         if let int { params["int"] = .int(Int64(int)) }
         if let int_ { params["int_"] = .int(Int64(int_)) }
@@ -82,8 +82,8 @@ extension Mediator {
     /// - Throws: what `call` throws; `.typeMismatch` when the result is not a dict.
     @discardableResult
     func typed_everything(flag: Bool, count: Int, ratio: Double, name: String, data: [UInt8],
-                          list: [Value], map: [String: Value], done: Callback, anything: Value,
-                          cacheTarget: Bool = false) throws(SwitchboardError) -> [String: Value] {
+                          list: [Value], map: Value.Dict, done: Callback, anything: Value,
+                          cacheTarget: Bool = false) throws(SwitchboardError) -> Value.Dict {
         var params: Params = [:]
         params["flag"] = .bool(flag)
         params["count"] = .int(Int64(count))
@@ -114,7 +114,7 @@ extension Mediator {
     @discardableResult
     func typed_oddNames(default default_: Int? = nil, answerId: String? = nil, end: Bool? = nil,
                         params params_: String? = nil, out: Int? = nil,
-                        cacheTarget: Bool = false) throws(SwitchboardError) -> [String: Value] {
+                        cacheTarget: Bool = false) throws(SwitchboardError) -> Value.Dict {
         var params: Params = [:]
         if let default_ { params["default"] = .int(Int64(default_)) }
         if let answerId { params["answer-id"] = .string(answerId) }
@@ -145,8 +145,8 @@ extension Mediator {
     @discardableResult
     func typed_optional(flag: Bool? = nil, count: Int? = nil, ratio: Double? = nil,
                         name: String? = nil, data: [UInt8]? = nil, list: [Value]? = nil,
-                        map: [String: Value]? = nil, done: Callback? = nil, anything: Value? = nil,
-                        cacheTarget: Bool = false) throws(SwitchboardError) -> [String: Value] {
+                        map: Value.Dict? = nil, done: Callback? = nil, anything: Value? = nil,
+                        cacheTarget: Bool = false) throws(SwitchboardError) -> Value.Dict {
         var params: Params = [:]
         if let flag { params["flag"] = .bool(flag) }
         if let count { params["count"] = .int(Int64(count)) }
@@ -170,7 +170,7 @@ extension Mediator {
     ///   - cacheTarget: keep the target instance for later calls, as `perform` does.
     /// - Throws: what `call` throws; `.typeMismatch` when the result is not a dict.
     @discardableResult
-    func typed_secret(cacheTarget: Bool = false) throws(SwitchboardError) -> [String: Value] {
+    func typed_secret(cacheTarget: Bool = false) throws(SwitchboardError) -> Value.Dict {
         let params: Params = [:]
         let result = try call(target: "Typed", action: "secret", params: params, cacheTarget: cacheTarget)
         guard let typed = result.dict else {

@@ -11,7 +11,7 @@ extension Mediator {
     /// - Throws: what `call` throws; `.typeMismatch` when the result is not a dict.
     @discardableResult
     func a_cell(identifier: String? = nil,
-                cacheTarget: Bool = false) throws(SwitchboardError) -> [String: Value] {
+                cacheTarget: Bool = false) throws(SwitchboardError) -> Value.Dict {
         var params: Params = [:]
         if let identifier { params["identifier"] = .string(identifier) }
         let result = try call(target: "A", action: "cell", params: params, cacheTarget: cacheTarget)
@@ -29,7 +29,7 @@ extension Mediator {
     /// - Throws: what `call` throws; `.typeMismatch` when the result is not a dict.
     @discardableResult
     func a_charge(amount: Int? = nil,
-                  cacheTarget: Bool = false) throws(SwitchboardError) -> [String: Value] {
+                  cacheTarget: Bool = false) throws(SwitchboardError) -> Value.Dict {
         var params: Params = [:]
         if let amount { params["amount"] = .int(Int64(amount)) }
         let result = try call(target: "A", action: "charge", params: params, cacheTarget: cacheTarget)
@@ -48,7 +48,7 @@ extension Mediator {
     /// - Throws: what `call` throws; `.typeMismatch` when the result is not a dict.
     @discardableResult
     func a_configCell(cell: Value? = nil, title: String? = nil,
-                      cacheTarget: Bool = false) throws(SwitchboardError) -> [String: Value] {
+                      cacheTarget: Bool = false) throws(SwitchboardError) -> Value.Dict {
         var params: Params = [:]
         if let cell { params["cell"] = cell }
         if let title { params["title"] = .string(title) }
@@ -67,7 +67,7 @@ extension Mediator {
     /// - Throws: what `call` throws; `.typeMismatch` when the result is not a dict.
     @discardableResult
     func a_nativeFetchDetailViewController(key: Value? = nil,
-                                           cacheTarget: Bool = false) throws(SwitchboardError) -> [String: Value] {
+                                           cacheTarget: Bool = false) throws(SwitchboardError) -> Value.Dict {
         var params: Params = [:]
         if let key { params["key"] = key }
         let result = try call(target: "A", action: "nativeFetchDetailViewController", params: params, cacheTarget: cacheTarget)
@@ -83,7 +83,7 @@ extension Mediator {
     ///   - cacheTarget: keep the target instance for later calls, as `perform` does.
     /// - Throws: what `call` throws; `.typeMismatch` when the result is not a dict.
     @discardableResult
-    func a_nativeNoImage(cacheTarget: Bool = false) throws(SwitchboardError) -> [String: Value] {
+    func a_nativeNoImage(cacheTarget: Bool = false) throws(SwitchboardError) -> Value.Dict {
         let params: Params = [:]
         let result = try call(target: "A", action: "nativeNoImage", params: params, cacheTarget: cacheTarget)
         guard let typed = result.dict else {
@@ -100,7 +100,7 @@ extension Mediator {
     /// - Throws: what `call` throws; `.typeMismatch` when the result is not a dict.
     @discardableResult
     func a_nativePresentImage(image: String,
-                              cacheTarget: Bool = false) throws(SwitchboardError) -> [String: Value] {
+                              cacheTarget: Bool = false) throws(SwitchboardError) -> Value.Dict {
         var params: Params = [:]
         params["image"] = .string(image)
         let result = try call(target: "A", action: "nativePresentImage", params: params, cacheTarget: cacheTarget)
