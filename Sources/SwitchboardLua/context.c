@@ -168,7 +168,7 @@ static int protected_call(lua_State *L) {
     struct call_frame *f = lua_touserdata(L, 1);
     lua_rawgeti(L, LUA_REGISTRYINDEX, f->ref);
     if (f->args != NULL) {
-        sb_lua_push_value(L, f->args, 0);
+        sb_lua_push_value(L, f->ctx, f->args, 0);
     } else {
         lua_pushnil(L);
     }
@@ -194,23 +194,29 @@ static int protected_call(lua_State *L) {
 /* Calls the function `ref` on L with `args`; the sb_fn contract for *out. */
 static sb_status call_lua(sb_lua_ctx *ctx, lua_State *L, int ref, const sb_value *args, sb_value **out) {
     struct call_frame f;
-    memset(&f, 0, sizeof f);
+    /* Only what is read before it is written: the conversion's scratch
+     * (its cycle path, its pending entries) is set up when it starts. */
     f.ctx = ctx;
     f.ref = ref;
     f.args = args;
+    f.result = NULL;
+    f.status = SB_OK;
     f.conv.ctx = ctx;
     f.conv.allow_functions = 1;
+    f.conv.root = NULL;
+    f.conv.entries = NULL;
+    f.conv.entry_count = 0;
     if (!lua_checkstack(L, 8)) {
         sb_set_error("Lua stack overflow calling a Lua function");
         return SB_EACTION;
     }
     sb_status raised = sb_lua_protected(ctx, L, protected_call, &f);
     if (raised != SB_OK) {
-        sb_release(f.conv.root);
+        sb_lua_conv_abandon(&f.conv);
         return raised;
     }
     if (f.status != SB_OK) {
-        sb_release(f.conv.root);
+        sb_lua_conv_abandon(&f.conv);
         return f.status;
     }
     *out = f.result;

@@ -36,6 +36,8 @@ struct sb_lua_ctx {
     lua_State *active;        /* (owner) the coroutine inside the innermost module call */
     sb_mediator *m;
     int module_ref;           /* (owner) the module table, for sb.path */
+    int orders_ref;           /* (owner) the key orders of tables made from dicts
+                                 (convert.c), LUA_NOREF until the first one */
     uint64_t discoverer;      /* the id of the sb.path discoverer, 0 if none */
     char **targets;           /* (owner) names this state registered */
     size_t ntargets, ctargets;
@@ -74,12 +76,22 @@ int sb_lua_poll(lua_State *L, sb_lua_ctx *ctx, lua_Integer max);
 
 /* convert.c: values across the border.
  *
- * Lua -> C builds top-down, so everything built so far hangs off `root`. It
- * returns the value (and clears `root`), or NULL with a message in `error`,
- * leaving `root` for the caller to release. It allocates no Lua memory (so it
- * cannot raise) unless it meets a function with `allow_functions` set, whose
- * registry reference can fail with a memory error; callers that allow
- * functions run it in protected mode and release `root` if it fails. */
+ * Lua -> C builds top-down, so everything built so far hangs off `root`, or
+ * waits in `entries`: a dict's values are converted in the order lua_next
+ * gives and go into the dict together, in the dict's order, once all are
+ * converted. It returns the value (and clears `root`), or NULL with a
+ * message in `error`, leaving `root` for the caller to release. It allocates
+ * no Lua memory (so it cannot raise) unless it meets a function with
+ * `allow_functions` set, whose registry reference can fail with a memory
+ * error; callers that allow functions run it in protected mode and call
+ * sb_lua_conv_abandon if it raises (which releases `root` and the pending
+ * entries). */
+typedef struct sb_lua_entry {
+    const char *key; /* a key of the table being converted, alive while it is */
+    size_t length;
+    sb_value *value; /* owned here until it goes into its dict */
+} sb_lua_entry;
+
 typedef struct sb_lua_conv {
     sb_lua_ctx *ctx;
     int allow_functions;
@@ -87,16 +99,24 @@ typedef struct sb_lua_conv {
     sb_value *root;
     char error[256];
     const void *path[SB_MAX_DEPTH]; /* tables being converted, to find cycles */
+    /* Values converted but not yet in their dict: a stack shared by the dicts
+     * being filled, in `inline_entries` or, when larger, on the heap. */
+    sb_lua_entry *entries;
+    size_t entry_count, entry_capacity;
+    sb_lua_entry inline_entries[8];
 } sb_lua_conv;
 sb_value *sb_lua_to_value(lua_State *L, int idx, sb_lua_conv *conv);
+/* After a conversion raised (in protected mode): releases `root` and the
+ * pending entries. Safe on a zeroed struct and after a conversion ended. */
+void sb_lua_conv_abandon(sb_lua_conv *conv);
 /* The same from a Lua C function: tries without functions, and redoes the
  * conversion in protected mode if it met one. NULL with conv->error on bad
  * input; re-raises memory errors after releasing what was built. */
 sb_value *sb_lua_to_value_safely(lua_State *L, int idx, sb_lua_conv *conv);
 /* Pushes `v` (consumed: released here, also if pushing raises). */
-void sb_lua_push_result(lua_State *L, sb_value *v);
+void sb_lua_push_result(lua_State *L, sb_lua_ctx *ctx, sb_value *v);
 extern const char sb_lua_null; /* sb.null is its address */
-void sb_lua_push_value(lua_State *L, const sb_value *v, int depth); /* may raise */
+void sb_lua_push_value(lua_State *L, sb_lua_ctx *ctx, const sb_value *v, int depth); /* may raise */
 int sb_lua_is_scalar(const sb_value *v);
 void sb_lua_push_scalar(lua_State *L, const sb_value *v);             /* never raises */
 void sb_lua_push_array_mt(lua_State *L);

@@ -107,7 +107,7 @@ static int l_perform(lua_State *L) {
     ctx->active = previous;
     sb_release(params);
     if (status != SB_OK) return sb_lua_push_failure(L, status);
-    sb_lua_push_result(L, out);
+    sb_lua_push_result(L, ctx, out);
     return 1;
 }
 
@@ -211,7 +211,7 @@ static int l_open(lua_State *L) {
     sb_release(params);
     sb_release(completion);
     if (status != SB_OK) return sb_lua_push_failure(L, status);
-    sb_lua_push_result(L, out);
+    sb_lua_push_result(L, ctx, out);
     return 1;
 }
 
@@ -292,7 +292,7 @@ static int l_routes(lua_State *L) {
     sb_value *out = NULL;
     sb_status status = sb_routes(ctx->m, &out);
     if (status != SB_OK) return sb_lua_push_failure(L, status);
-    sb_lua_push_result(L, out);
+    sb_lua_push_result(L, ctx, out);
     return 1;
 }
 
@@ -407,6 +407,7 @@ int sb_lua_open(lua_State *L, sb_mediator *m) {
     ctx->owner = pthread_self();
     ctx->m = m;
     ctx->module_ref = LUA_NOREF;
+    ctx->orders_ref = LUA_NOREF;
     lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
     ctx->L = lua_tothread(L, -1);
     lua_pop(L, 1);

@@ -56,7 +56,7 @@ static int value_call(lua_State *L) {
     ctx->active = previous;
     sb_release(args);
     if (status != SB_OK) return sb_lua_push_failure(L, status);
-    sb_lua_push_result(L, out);
+    sb_lua_push_result(L, ctx, out);
     return 1;
 }
 

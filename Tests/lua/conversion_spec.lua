@@ -8,6 +8,45 @@ sb.load_plugin(helper.plugin)
 local function roundtrip(v) return sb.perform("Echo", "value", { value = v }) end
 local function c_type(v) return sb.perform("Echo", "types", { value = v }).value end
 
+local function keys_of(t) return sb.perform("Echo", "keys", { value = t }) end
+local COMPOSED, DECOMPOSED = "caf\xC3\xA9", "cafe\xCC\x81" -- e-acute, two ways
+
+describe("dict order and key bytes", function()
+  it("a plain table converts in the byte order of its keys", function()
+    assert.are.same({ "a", "b", "c" }, keys_of { c = 1, a = 2, b = 3 })
+    -- Two spellings of e-acute are two keys; "cafe" + U+0301 sorts first.
+    assert.are.same({ DECOMPOSED, COMPOSED, "z" }, keys_of { [COMPOSED] = 1, z = 2, [DECOMPOSED] = 3 })
+    local many = {}
+    for i = 1, 100 do many[string.format("k%03d", 101 - i)] = i end
+    local got = keys_of(many)
+    assert.are.equal(100, #got)
+    for i = 2, #got do assert.is_true(got[i - 1] < got[i]) end
+  end)
+
+  it("a table made from a dict keeps its order; keys added in Lua follow, in byte order", function()
+    local t = sb.perform("Echo", "ordered")
+    assert.are.same({ "zeta", "alpha", "mid", "inner" }, keys_of(t))
+    assert.are.same({ "y", "x" }, keys_of(t.inner))
+    t.alpha = nil
+    t.beta, t.aardvark = 1, 2
+    assert.are.same({ "zeta", "mid", "inner", "aardvark", "beta" }, keys_of(t))
+    -- Through C and back, and through a Lua target, the order holds.
+    local again = sb.perform("Echo", "params", t)
+    assert.are.same({ "zeta", "mid", "inner", "aardvark", "beta" }, keys_of(again))
+    sb.target("KeepOrder", { back = function(p) return p end })
+    assert.are.same({ "zeta", "mid", "inner", "aardvark", "beta" }, keys_of(sb.perform("KeepOrder", "back", again)))
+    sb.unregister("KeepOrder")
+  end)
+
+  it("the order record is the module's own: a script cannot see or change it", function()
+    local t = sb.perform("Echo", "ordered")
+    assert.is_nil(getmetatable(t))
+    local n = 0
+    for _ in pairs(t) do n = n + 1 end
+    assert.are.equal(4, n)
+  end)
+end)
+
 describe("conversions", function()
   it("keeps integers and floats apart: 3 is not 3.0", function()
     assert.are.equal("int", c_type(3))

@@ -34,6 +34,36 @@ static sb_status echo_types(void *s, const sb_value *params, sb_value **out) {
     return SB_OK;
 }
 
+/* Echo.keys: the keys of params.value (a dict), in its order, as an array
+ * (what a C action sees of a table's order). */
+static sb_status echo_keys(void *s, const sb_value *params, sb_value **out) {
+    const sb_value *dict = sb_dict_get(params, "value");
+    const char *key;
+    (void)s;
+    *out = sb_array_new();
+    for (size_t i = 0; i < sb_count(dict); i++) {
+        sb_dict_at(dict, i, &key, NULL);
+        sb_array_append_new(*out, sb_string(key));
+    }
+    return SB_OK;
+}
+
+/* Echo.ordered: a dict whose keys are not in byte order (zeta, alpha, mid),
+ * with a nested one (inner: {y, x}). */
+static sb_status echo_ordered(void *s, const sb_value *params, sb_value **out) {
+    sb_value *inner = sb_dict_new();
+    (void)s;
+    (void)params;
+    sb_dict_set_new(inner, "y", sb_int(1));
+    sb_dict_set_new(inner, "x", sb_int(2));
+    *out = sb_dict_new();
+    sb_dict_set_new(*out, "zeta", sb_int(1));
+    sb_dict_set_new(*out, "alpha", sb_int(2));
+    sb_dict_set_new(*out, "mid", sb_int(3));
+    sb_dict_set_new(*out, "inner", inner);
+    return SB_OK;
+}
+
 /* Echo.call: calls params.cb with params.arg and returns what it returns. */
 static sb_status echo_call(void *s, const sb_value *params, sb_value **out) {
     (void)s;
@@ -89,7 +119,8 @@ static sb_status echo_is_pointer(void *s, const sb_value *params, sb_value **out
 static const sb_action_def echo_actions[] = {
     {"value", echo_value},     {"params", echo_params},        {"types", echo_types},
     {"call", echo_call},       {"adder", echo_adder},          {"fail", echo_fail},
-    {"pointer", echo_pointer}, {"isPointer", echo_is_pointer}, {NULL, NULL},
+    {"pointer", echo_pointer}, {"isPointer", echo_is_pointer}, {"keys", echo_keys},
+    {"ordered", echo_ordered}, {NULL, NULL},
 };
 const sb_target_def Target_Echo = {SB_ABI_VERSION, NULL, NULL, echo_actions};
 
