@@ -7,6 +7,8 @@
 #   url     URL parsing, the policy, connectors and route patterns (C API)
 #   lua     Lua values <-> Switchboard values through the Lua module
 #   capi    random sequences of C API calls, checking invariants
+#   order   dicts with keys in every spelling and order, through C, Swift,
+#           Lua, routes and JSON: back identical, in order, byte for byte
 #
 # Fuzzers are in Tests/fuzz (their own package). Every target of it and of
 # Switchboard is built with libFuzzer's coverage and ASan, so a memory error
@@ -18,13 +20,14 @@ set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
 cd "$SB_ROOT"
 
-usage="usage: scripts/fuzz.sh NAME SECONDS (NAME: url, lua, capi)"
+usage="usage: scripts/fuzz.sh NAME SECONDS (NAME: url, lua, capi, order)"
 name="${1:?$usage}"
 seconds="${2:?$usage}"
 case "$name" in
   url) product=URLFuzzer what="Fuzzing: URLs and route patterns through the C API (libFuzzer + ASan)" ;;
   lua) product=LuaValueFuzzer what="Fuzzing: Lua values (nested, cyclic, huge, odd keys) to values and back (libFuzzer + ASan)" ;;
   capi) product=CAPIFuzzer what="Fuzzing: sequences of C API calls with invariants (libFuzzer + ASan)" ;;
+  order) product=ValueOrderFuzzer what="Fuzzing: dicts with keys in every spelling and order through C, Swift, Lua, routes and JSON (libFuzzer + ASan)" ;;
   *) sb_die "unknown fuzzer '$name'; $usage" ;;
 esac
 

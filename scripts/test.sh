@@ -39,6 +39,7 @@ sb_run "Lua stress and embedding host under valgrind memcheck" scripts/lua-tests
 sb_run "Fuzz URLs and route patterns (35 s)" scripts/fuzz.sh url 35
 sb_run "Fuzz Lua values to values and back (35 s)" scripts/fuzz.sh lua 35
 sb_run "Fuzz sequences of C API calls (35 s)" scripts/fuzz.sh capi 35
+sb_run "Fuzz dict order and key bytes through C, Swift, Lua, routes and JSON (35 s)" scripts/fuzz.sh order 35
 
 # Stress: every kind of call from 8 threads, results and memory checked.
 sb_run "Stress: 8 threads for 10 s, Swift and C" swift run SwitchboardStress --threads 8 --seconds 10

@@ -17,6 +17,12 @@ let package = Package(
         .executableTarget(
             name: "CAPIFuzzer",
             dependencies: [.product(name: "SwitchboardC", package: "Switchboard")]),
+        // One value model: dicts in every spelling and order, through C,
+        // Swift (contracts, JSON), Lua and prepared routes, back identical.
+        .executableTarget(
+            name: "ValueOrderFuzzer",
+            dependencies: [.product(name: "SwitchboardC", package: "Switchboard"),
+                           .product(name: "SwitchboardLua", package: "Switchboard")]),
         // Lua tables to values and back, through the Lua module.
         .executableTarget(
             name: "LuaValueFuzzer",
