@@ -187,8 +187,8 @@ static SB_LUA_ALWAYS_INLINE sb_value *make(lua_State *L, int idx, sb_lua_conv *c
 /* Pushes the order table; creates it on first use. */
 static void push_orders(lua_State *L, sb_lua_ctx *ctx) {
     if (ctx->orders_ref != LUA_NOREF) {
-        lua_rawgeti(L, LUA_REGISTRYINDEX, ctx->orders_ref);
-        return;
+        if (lua_rawgeti(L, LUA_REGISTRYINDEX, ctx->orders_ref) == LUA_TTABLE) return;
+        lua_pop(L, 1); /* not ours any more (the debug library reaches the registry): a new one */
     }
     lua_createtable(L, 0, 0);
     lua_createtable(L, 0, 1);
@@ -251,9 +251,21 @@ static int grow(sb_lua_conv *c) {
 /* Releases the pending entries from `base` on (inserted ones are NULL). */
 static void drop_entries(sb_lua_conv *c, size_t base) {
     while (c->entry_count > base) {
-        sb_value *v = c->entries[--c->entry_count].value;
-        if (v != NULL) sb_release(v);
+        sb_lua_entry *e = &c->entries[--c->entry_count];
+        if (e->value != NULL) sb_release(e->value);
+        free(e->copy);
     }
+}
+
+/* Whether the table at `idx` has weak values (a metatable whose __mode has
+ * "v"). Raw reads only: runs no Lua code, allocates nothing ("__mode" is one
+ * of Lua's own strings). */
+static int has_weak_values(lua_State *L, int idx) {
+    if (!lua_getmetatable(L, idx)) return 0;
+    lua_pushliteral(L, "__mode");
+    int weak = lua_rawget(L, -2) == LUA_TSTRING && strchr(lua_tostring(L, -1), 'v') != NULL;
+    lua_pop(L, 2);
+    return weak;
 }
 
 /* The entry among e[0..n) (sorted) whose key is the string at `idx`, or NULL. */
@@ -276,9 +288,11 @@ static sb_lua_entry *find_entry(lua_State *L, int idx, sb_lua_entry *e, size_t n
 static int insert(sb_value *t, sb_lua_entry *e, sb_lua_conv *c) {
     sb_value *v = e->value;
     e->value = NULL;
-    if (sb_dict_set_new(t, e->key, v) == SB_OK) return 1;
-    fail(c, "table key \"%.40s\": %s", e->key, sb_last_error());
-    return 0;
+    int ok = sb_dict_set_new(t, e->key, v) == SB_OK;
+    if (!ok) fail(c, "table key \"%.40s\": %s", e->key, sb_last_error());
+    free(e->copy); /* the dict has its own copy */
+    e->copy = NULL;
+    return ok;
 }
 
 /* The table at `idx` was made from a dict whose key order is recorded: pushes
@@ -286,7 +300,10 @@ static int insert(sb_value *t, sb_lua_entry *e, sb_lua_conv *c) {
  * without creating anything: nothing here may allocate in Lua. */
 static int push_record(lua_State *L, int idx, const sb_lua_conv *c) {
     if (c->ctx == NULL || c->ctx->orders_ref == LUA_NOREF) return 0;
-    lua_rawgeti(L, LUA_REGISTRYINDEX, c->ctx->orders_ref);
+    if (lua_rawgeti(L, LUA_REGISTRYINDEX, c->ctx->orders_ref) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        return 0;
+    }
     lua_pushvalue(L, idx);
     if (lua_rawget(L, -2) == LUA_TTABLE) {
         lua_remove(L, -2);
@@ -360,9 +377,15 @@ static int fill(lua_State *L, int idx, sb_value *t, int array, lua_Integer n, sb
         return 1;
     }
     /* A dict: each value is converted as lua_next gives it and waits on the
-     * pending stack (which owns it), then all go into `t` in their order. */
+     * pending stack (which owns it), then all go into `t` in their order.
+     * The keys stay the table's strings, which the table keeps alive; but
+     * converting a function can collect garbage (its registry reference
+     * allocates), and a table with weak values may then drop an entry whose
+     * value was collected, and with it the key: such a table's keys are
+     * copied. */
     char described[64];
     const size_t base = c->entry_count;
+    const int copy_keys = c->allow_functions && has_weak_values(L, idx);
     lua_pushnil(L);
     const int at = lua_gettop(L) + 1; /* where each value lands; its key is below */
     while (lua_next(L, idx)) {
@@ -382,19 +405,33 @@ static int fill(lua_State *L, int idx, sb_value *t, int array, lua_Integer n, sb
         }
         e = &c->entries[c->entry_count];
         e->key = lua_tolstring(L, at - 1, &e->length);
+        e->value = NULL;
+        e->copy = NULL;
         if (strlen(e->key) != e->length) {
-            fail(c, "table key \"%s...\" contains a NUL byte", e->key);
+            fail(c, "table key \"%.40s...\" contains a NUL byte", e->key);
             lua_pop(L, 2);
             drop_entries(c, base);
             return 0;
         }
-        e->value = make(L, at, c, depth + 1, &table, &child_array, &child_n);
+        if (copy_keys) {
+            e->copy = malloc(e->length + 1);
+            if (e->copy == NULL) {
+                fail(c, "out of memory");
+                lua_pop(L, 2);
+                drop_entries(c, base);
+                return 0;
+            }
+            memcpy(e->copy, e->key, e->length + 1);
+            e->key = e->copy;
+        }
+        e->value = NULL;
+        c->entry_count++; /* from here the entry owns its copy and its value */
+        e->value = make(L, at, c, depth + 1, &table, &child_array, &child_n); /* may raise */
         if (e->value == NULL) {
             lua_pop(L, 2);
             drop_entries(c, base);
             return 0;
         }
-        c->entry_count++;
         if (table && !fill(L, at, e->value, child_array, child_n, c, depth + 1)) {
             lua_pop(L, 2);
             drop_entries(c, base);
@@ -429,7 +466,10 @@ void sb_lua_conv_abandon(sb_lua_conv *c) {
     sb_release(c->root);
     c->root = NULL;
     if (c->entries == NULL) return;
-    for (size_t i = 0; i < c->entry_count; i++) sb_release(c->entries[i].value);
+    for (size_t i = 0; i < c->entry_count; i++) {
+        sb_release(c->entries[i].value);
+        free(c->entries[i].copy);
+    }
     if (c->entries != c->inline_entries) free(c->entries);
     c->entries = NULL;
     c->entry_count = 0;

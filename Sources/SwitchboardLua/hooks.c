@@ -23,38 +23,65 @@
 
 /* ------------------------------------------------------------ decisions */
 
+/* Sets `key` of `d` to the Lua string at `idx`, byte for byte. It must be
+ * UTF-8 and, for a name (`name` set), non-empty and free of NUL bytes: a name
+ * is never cut short or repaired into another. 0 with `error` set if not. */
+static int set_text(lua_State *L, int idx, sb_value *d, const char *key, int name, char *error, size_t size) {
+    size_t length;
+    const char *text = lua_tolstring(L, idx, &length);
+    if (name && (length == 0 || strlen(text) != length)) {
+        snprintf(error, size, "the %s of a decision must be a non-empty name without NUL bytes", key);
+        return 0;
+    }
+    sb_value *v = sb_string_n(text, length);
+    if (v == NULL) {
+        snprintf(error, size, "the %s of a decision is not valid UTF-8", key);
+        return 0;
+    }
+    if (sb_dict_set_new(d, key, v) != SB_OK) {
+        snprintf(error, size, "%s", sb_last_error());
+        return 0;
+    }
+    return 1;
+}
+
 /* The decision at stack slots first..first+n-1 as a dict for `complete`, or
  * NULL with a message in `error`. */
 static sb_value *decision_value(lua_State *L, sb_lua_ctx *ctx, int first, int n, char *error, size_t size) {
     const char *kind = "continue";
     if (n > 0 && !lua_isnil(L, first)) {
+        size_t length;
         if (lua_type(L, first) != LUA_TSTRING) {
             snprintf(error, size, "an interceptor's decision is a string, not a %s", luaL_typename(L, first));
             return NULL;
         }
-        kind = lua_tostring(L, first);
+        kind = lua_tolstring(L, first, &length);
+        if (strlen(kind) != length) {
+            snprintf(error, size, "an interceptor's decision contains a NUL byte");
+            return NULL;
+        }
     }
     sb_value *d = sb_dict_new();
     if (d == NULL) {
         snprintf(error, size, "out of memory");
         return NULL;
     }
-    sb_dict_set_new(d, "decision", sb_string(kind));
-    int params_at = 0, ok = 1;
-    if (strcmp(kind, "continue") == 0) {
+    int params_at = 0, ok = sb_dict_set_new(d, "decision", sb_string(kind)) == SB_OK;
+    if (!ok) {
+        snprintf(error, size, "%s", sb_last_error());
+    } else if (strcmp(kind, "continue") == 0) {
         params_at = first + 1;
     } else if (strcmp(kind, "redirect") == 0) {
         ok = n >= 3 && lua_type(L, first + 1) == LUA_TSTRING && lua_type(L, first + 2) == LUA_TSTRING;
         if (ok) {
-            sb_dict_set_new(d, "target", sb_string(lua_tostring(L, first + 1)));
-            sb_dict_set_new(d, "action", sb_string(lua_tostring(L, first + 2)));
+            ok = set_text(L, first + 1, d, "target", 1, error, size) && set_text(L, first + 2, d, "action", 1, error, size);
             params_at = first + 3;
         } else {
             snprintf(error, size, "\"redirect\" needs a target and an action (strings)");
         }
     } else if (strcmp(kind, "reject") == 0) {
-        if (n >= 2 && lua_type(L, first + 1) == LUA_TSTRING) sb_dict_set_new(d, "message", sb_string(lua_tostring(L, first + 1)));
-        if (n >= 3 && lua_type(L, first + 2) == LUA_TSTRING) sb_dict_set_new(d, "code", sb_string(lua_tostring(L, first + 2)));
+        if (n >= 2 && lua_type(L, first + 1) == LUA_TSTRING) ok = set_text(L, first + 1, d, "message", 0, error, size);
+        if (ok && n >= 3 && lua_type(L, first + 2) == LUA_TSTRING) ok = set_text(L, first + 2, d, "code", 1, error, size);
     } else if (strcmp(kind, "answer") == 0) {
         if (n >= 2 && !lua_isnil(L, first + 1)) {
             sb_lua_conv conv;
@@ -374,7 +401,10 @@ static int l_rules(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
     sb_status status;
     if (lua_type(L, 1) == LUA_TSTRING) {
-        status = sb_set_rules_json(ctx->m, lua_tostring(L, 1));
+        size_t length;
+        const char *json = lua_tolstring(L, 1, &length);
+        luaL_argcheck(L, strlen(json) == length, 1, "the JSON contains a NUL byte");
+        status = sb_set_rules_json(ctx->m, json);
     } else {
         luaL_checktype(L, 1, LUA_TTABLE);
         sb_lua_conv conv;

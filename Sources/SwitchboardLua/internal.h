@@ -90,6 +90,8 @@ typedef struct sb_lua_entry {
     const char *key; /* a key of the table being converted, alive while it is */
     size_t length;
     sb_value *value; /* owned here until it goes into its dict */
+    char *copy;      /* the key's own copy (key points to it), when the table
+                        may drop it during the conversion (weak values); or NULL */
 } sb_lua_entry;
 
 typedef struct sb_lua_conv {

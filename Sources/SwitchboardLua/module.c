@@ -328,8 +328,10 @@ static int push_cstring(lua_State *L) {
  * the C copy. */
 static int l_sign_url(lua_State *L) {
     size_t len = 0;
+    size_t url_length;
     const char *key = luaL_checklstring(L, 1, &len);
-    const char *url = luaL_checkstring(L, 2);
+    const char *url = luaL_checklstring(L, 2, &url_length);
+    luaL_argcheck(L, strlen(url) == url_length, 2, "the URL contains a NUL byte");
     lua_Integer expires = luaL_checkinteger(L, 3);
     char *signed_url = sb_sign_url(key, len, url, (int64_t)expires);
     if (signed_url == NULL) return sb_lua_push_failure(L, SB_EINVAL);

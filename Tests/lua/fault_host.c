@@ -206,6 +206,82 @@ static void *failing_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     return realloc(ptr, nsize);
 }
 
+/* -------------------------------- weak tables and emergency collections */
+
+/* After `skip` more growing allocations, the next `refusals` fail, each once:
+ * Lua then collects garbage in full and asks again, which succeeds. So full
+ * collections run in the middle of whatever allocates then. */
+static long skip, refusals;
+static void *refusing_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+    static int refused;
+    (void)ud;
+    if (nsize == 0) {
+        free(ptr);
+        return NULL;
+    }
+    if ((ptr == NULL || nsize > osize) && refusals > 0) {
+        if (skip > 0) {
+            skip--;
+        } else if (!refused) {
+            refusals--;
+            refused = 1;
+            return NULL;
+        }
+        refused = 0;
+    }
+    return realloc(ptr, nsize);
+}
+
+/* How many keys of params are not "K" * 48 followed by digits. */
+static sb_status bad_keys(void *u, const sb_value *params, sb_value **out) {
+    int64_t bad = 0;
+    (void)u;
+    for (size_t i = 0; i < sb_count(params); i++) {
+        const char *key = NULL;
+        sb_dict_at(params, i, &key, NULL);
+        size_t n = strspn(key, "K");
+        if (n != 48 || key[n] == '\0' || key[n + strspn(key + n, "0123456789")] != '\0') bad++;
+    }
+    *out = sb_int(bad);
+    return SB_OK;
+}
+
+/* A table with weak values: in the order `next` visits them, first tables
+ * that only it holds, then functions, whose registry references make the
+ * registry grow. The conversion converts the tables, then the functions;
+ * the collections the refused growth runs then drop the tables' entries,
+ * and their keys with them. The dict must still hold every key as it was. */
+static void test_weak_table_collected(void) {
+    static const char script[] =
+        "local sb, n = ...\n"
+        "local t = setmetatable({}, { __mode = 'v' })\n"
+        "for i = 1, n do t[string.rep('K', 48) .. i] = true end\n"
+        "local order, keep = {}, {}\n"
+        "for k in pairs(t) do order[#order + 1] = k end\n"
+        "for j, k in ipairs(order) do\n"
+        "  if j <= n // 2 then t[k] = { j } else local f = function() return j end; keep[j] = f; t[k] = f end\n"
+        "end\n"
+        "return function() return sb.perform('CKeys', 'bad', t) end\n";
+    lua_State *L = lua_newstate(refusing_alloc, NULL);
+    luaL_openlibs(L);
+    sb_lua_open(L, m);
+    CHECK(luaL_loadbuffer(L, script, sizeof script - 1, "=weak") == LUA_OK);
+    lua_insert(L, -2);
+    lua_pushinteger(L, 2000); /* 1,000 references: the registry grows about ten times */
+    CHECK(lua_pcall(L, 2, 1, 0) == LUA_OK);
+    skip = 1;
+    refusals = 2; /* the first collection drops entries, the second frees their keys */
+    int ok = lua_pcall(L, 0, 2, 0) == LUA_OK;
+    CHECK(refusals == 0); /* both collections ran */
+    refusals = 0;
+    if (!ok) fprintf(stderr, "  weak table: %s\n", lua_tostring(L, -1));
+    CHECK(ok && lua_isinteger(L, -2) && lua_tointeger(L, -2) == 0);
+    lua_close(L);
+    CHECK(intact(NULL));
+    robustness_row("Lua table with weak values collected in full twice while it converts (refused allocations)", 1,
+                   "every key arrives as it was; nothing read after it was freed");
+}
+
 /* A typical session: open the module, register a Lua target, call it from
  * Lua and from C, convert tables both ways, open a URL. */
 static const char session[] =
@@ -262,11 +338,13 @@ int main(void) {
     m = sb_mediator_new();
     CHECK_STATUS(sb_register_action(m, "CEcho", "value", echo, NULL, NULL), SB_OK);
     CHECK_STATUS(sb_register_action(m, "Keeper", "keep", keep, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_register_action(m, "CKeys", "bad", bad_keys, NULL, NULL), SB_OK);
     test_failing_targets();
     test_endless_targets();
     test_endless_recursion();
     test_callbacks();
     test_allocation_failure();
+    test_weak_table_collected();
     sb_mediator_free(m);
     return check_report("lua faults");
 }

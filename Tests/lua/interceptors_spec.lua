@@ -177,6 +177,24 @@ describe("sb.intercept", function()
     assert.matches("unknown decision", message, 1, true)
   end)
 
+  it("refuses a redirect to a name that is not UTF-8 or holds a NUL byte, and never cuts it short", function()
+    local t = echo_target()
+    local adm = echo_target() -- the target a name cut at its NUL would reach
+    local to
+    intercept(1, function(call) if call.target == t.name then return "redirect", to[1], to[2] end end,
+              { name = "mover" })
+    for _, names in ipairs { { adm.name .. "\0x", "show" }, { t.name .. "\255", "show" }, { adm.name, "sh\0ow" },
+                             { adm.name, "show\255" }, { "", "show" } } do
+      to = names
+      local result, message, code = sb.perform(t.name, "show")
+      assert.is_nil(result)
+      assert.are.equal("EACTION", code)
+      assert.matches('"mover"', message, 1, true)
+    end
+    assert.are.equal(0, t.calls)
+    assert.are.equal(0, adm.calls)
+  end)
+
   it("lets an async interceptor decide through complete, inside fn", function()
     local t = echo_target()
     local returned

@@ -17,7 +17,7 @@ import Darwin
 extension String {
     /// Whether the two strings are the same UTF-8 bytes (not canonical
     /// equivalence, which `==` is).
-    @inlinable
+    @_spi(Faces) @inlinable
     public func hasSameBytes(as other: String) -> Bool {
         let a = utf8, b = other.utf8
         guard a.count == b.count else { return false }
@@ -93,7 +93,7 @@ enum ASCII {
 
 extension Hasher {
     /// Feeds the UTF-8 bytes of `string`, and its length.
-    @inlinable
+    @_spi(Faces) @inlinable
     public mutating func combineUTF8(of string: String) {
         let utf8 = string.utf8
         combine(utf8.count)
