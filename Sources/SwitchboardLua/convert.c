@@ -253,7 +253,7 @@ static void drop_entries(sb_lua_conv *c, size_t base) {
     while (c->entry_count > base) {
         sb_lua_entry *e = &c->entries[--c->entry_count];
         if (e->value != NULL) sb_release(e->value);
-        free(e->copy);
+        if (e->copy != NULL) free(e->copy);
     }
 }
 
@@ -290,8 +290,10 @@ static int insert(sb_value *t, sb_lua_entry *e, sb_lua_conv *c) {
     e->value = NULL;
     int ok = sb_dict_set_new(t, e->key, v) == SB_OK;
     if (!ok) fail(c, "table key \"%.40s\": %s", e->key, sb_last_error());
-    free(e->copy); /* the dict has its own copy */
-    e->copy = NULL;
+    if (e->copy != NULL) { /* the dict has its own copy */
+        free(e->copy);
+        e->copy = NULL;
+    }
     return ok;
 }
 
