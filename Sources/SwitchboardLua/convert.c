@@ -426,7 +426,6 @@ static int fill(lua_State *L, int idx, sb_value *t, int array, lua_Integer n, sb
             memcpy(e->copy, e->key, e->length + 1);
             e->key = e->copy;
         }
-        e->value = NULL;
         c->entry_count++; /* from here the entry owns its copy and its value */
         e->value = make(L, at, c, depth + 1, &table, &child_array, &child_n); /* may raise */
         if (e->value == NULL) {
