@@ -63,7 +63,9 @@ struct ExactNameTests {
         #expect(m.open("app://cafe%CC%81/go") == "no pattern")
         // A scheme is ASCII: KELVIN SIGN is not "k".
         #expect(throws: SwitchboardError.self) { try m.addRoute(pattern: "\u{212A}app://x/y", target: "P", action: "hit") }
-        #expect(!m.disconnect(scheme: "\u{212A}app"))
+        try m.connect(scheme: "kapp")
+        #expect(!m.disconnect(scheme: "\u{212A}app")) // lowercased(), it was "kapp"
+        #expect(m.disconnect(scheme: "kapp"))
         #expect(URLPolicy(schemes: ["\u{212A}app"]).schemes == ["\u{212A}app"])
     }
 

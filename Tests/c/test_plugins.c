@@ -142,6 +142,20 @@ static void test_refusals(void) {
     CHECK_STATUS(sb_load_plugin(m, plugin("empty_plugin.so")), SB_OK);
     CHECK_STATUS(sb_perform(m, "Counter", "next", NULL, 0, &out), SB_ENOTARGET);
 
+    /* A path that is not UTF-8 is refused, never repaired into another
+     * path (here the U+FFFD spelling, which names a real plugin). */
+    char target[4096];
+    snprintf(target, sizeof target, "%s", plugin("test_plugin.so"));
+    char bad[4096], repaired[4096];
+    snprintf(bad, sizeof bad, "%s", plugin("link\xff.so"));
+    snprintf(repaired, sizeof repaired, "%s", plugin("link\xEF\xBF\xBD.so"));
+    unlink(repaired);
+    CHECK(symlink(target, repaired) == 0);
+    CHECK_STATUS(sb_load_plugin(m, bad), SB_EINVAL);
+    CHECK(ERROR_MENTIONS("not valid UTF-8"));
+    CHECK_STATUS(sb_perform(m, "Counter", "next", NULL, 0, &out), SB_ENOTARGET);
+    unlink(repaired);
+
     CHECK_STATUS(sb_load_plugin(NULL, plugin("test_plugin.so")), SB_EINVAL);
     CHECK_STATUS(sb_load_plugin(m, NULL), SB_EINVAL);
     CHECK_STATUS(sb_load_plugin(m, ""), SB_EINVAL);

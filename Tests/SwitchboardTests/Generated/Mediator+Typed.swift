@@ -17,7 +17,7 @@ extension Mediator {
     ///   - var_: int
     ///   - var__: int
     ///   - default: int
-    ///   - default_: see / * old
+    ///   - default_: see / * old * /́ new
     ///   - cacheTarget: keep the target instance for later calls, as `perform` does.
     /// - Throws: what `call` throws; `.typeMismatch` when the result is not a dict.
     @discardableResult

@@ -60,9 +60,10 @@ const sb_contract_def Contracts_Typed[] = {
     {"countKeys", "a: int?, b: int? -> int"},
     /* Names that would clash in the generated code: with each other once
      * made identifiers, with a bytes param's length, with the library, with
-     * the wrapper's own names, with keywords; and a doc that opens a C comment. */
+     * the wrapper's own names, with keywords; and a doc that opens a C comment
+     * and closes it with a combining mark after it (Characters would miss it). */
     {"clashes", "int: int?, int_: int?, data: bytes?, data_len: int?, sb_value: int?, sb_string: string?\n"
-                "call: int?, await: int?, var: int?, var_: int?, default: int?, default_: int? -- see /* old\n"
+                "call: int?, await: int?, var: int?, var_: int?, default: int?, default_: int? -- see /* old */\xCC\x81 new\n"
                 "-> dict"},
     {NULL, NULL},
 };

@@ -25,7 +25,7 @@
  *   var         int, may be NULL
  *   var_        int, may be NULL
  *   default_    int, may be NULL
- *   default__   int, may be NULL: see / * old */
+ *   default__   int, may be NULL: see / * old * /́ new */
 static inline sb_status sb_typed_clashes(sb_mediator *m, const int64_t *int_, const int64_t *int__,
                                          const void *data, size_t data_len,
                                          const int64_t *data_len_, const int64_t *sb_value_,

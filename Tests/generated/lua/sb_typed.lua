@@ -68,7 +68,7 @@ local M = {}
 --   var: int?
 --   var_: int?
 --   default: int?
---   default_: int?  see / * old
+--   default_: int?  see / * old * /́ new
 do
   local c = contract{
     { "int", "int", false },
