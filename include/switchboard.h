@@ -431,7 +431,9 @@ SB_API const char *sb_status_string(sb_status s);
 SB_API const char *sb_last_error(void);
 
 /* For actions and callbacks: sets the calling thread's error message,
- * printf-style, before returning a failure status. */
+ * printf-style, before returning a failure status. The arguments may point
+ * into the message being replaced: sb_set_error("loading: %s",
+ * sb_last_error()) wraps the last error. */
 SB_API void sb_set_error(const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 1, 2)))

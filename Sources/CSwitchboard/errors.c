@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +45,8 @@ static struct error_slot *current_slot(void) {
 }
 
 /* Room for `length` bytes plus NUL; on allocation failure the message is
- * truncated to what fits (never lost entirely if there was any room). */
+ * truncated to what fits (never lost entirely if there was any room).
+ * Callers never pass text that lives in the slot (see store). */
 static size_t reserve(struct error_slot *slot, size_t length) {
     if (length + 1 > slot->capacity) {
         char *bigger = realloc(slot->text, length + 1);
@@ -56,31 +58,64 @@ static size_t reserve(struct error_slot *slot, size_t length) {
     return slot->capacity == 0 ? 0 : (length < slot->capacity ? length : slot->capacity - 1);
 }
 
-void sb__error_set(const char *message, size_t length) {
-    generation++;
-    struct error_slot *slot = current_slot();
-    if (slot == NULL) return;
+/* Whether [p, p + length) lies in the slot's buffer: a caller wrapping the
+ * last error (`sb_set_error("...: %s", sb_last_error())`) passes our own
+ * text back, which a realloc would free before it is read. */
+static int aliases_slot(const struct error_slot *slot, const char *p, size_t length) {
+    uintptr_t begin = (uintptr_t)slot->text, at = (uintptr_t)p;
+    return slot->text != NULL && at >= begin && at - begin < slot->capacity && length < slot->capacity - (at - begin);
+}
+
+static void store(struct error_slot *slot, const char *message, size_t length) {
+    if (aliases_slot(slot, message, length)) {
+        memmove(slot->text, message, length); /* fits: it is already inside */
+        slot->text[length] = '\0';
+        return;
+    }
     size_t n = reserve(slot, length);
     if (slot->capacity == 0) return;
     memcpy(slot->text, message, n);
     slot->text[n] = '\0';
 }
 
+void sb__error_set(const char *message, size_t length) {
+    generation++;
+    struct error_slot *slot = current_slot();
+    if (slot == NULL) return;
+    store(slot, message, length);
+}
+
+/* Formats into memory of its own first, never into the slot: any argument
+ * (the format included) may point at the message being replaced. */
 void sb_set_error(const char *fmt, ...) {
     generation++;
     struct error_slot *slot = current_slot();
     if (slot == NULL) return;
     if (fmt == NULL) fmt = "(no message)";
+    char small[256];
     va_list args;
     va_start(args, fmt);
-    int needed = vsnprintf(NULL, 0, fmt, args);
+    int needed = vsnprintf(small, sizeof small, fmt, args);
     va_end(args);
-    if (needed < 0) needed = 0;
-    size_t n = reserve(slot, (size_t)needed);
-    if (slot->capacity == 0) return;
+    if (needed < 0) {
+        needed = 0;
+        small[0] = '\0';
+    }
+    if ((size_t)needed < sizeof small) {
+        store(slot, small, (size_t)needed);
+        return;
+    }
+    char *text = malloc((size_t)needed + 1);
+    if (text == NULL) {
+        store(slot, small, sizeof small - 1); /* the part that fitted */
+        return;
+    }
     va_start(args, fmt);
-    vsnprintf(slot->text, n + 1, fmt, args);
+    vsnprintf(text, (size_t)needed + 1, fmt, args);
     va_end(args);
+    free(slot->text);
+    slot->text = text;
+    slot->capacity = (size_t)needed + 1;
 }
 
 const char *sb_last_error(void) {

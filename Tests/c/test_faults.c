@@ -31,6 +31,39 @@ static int intact(sb_mediator *m) {
     return good;
 }
 
+/* --------------------------------------------------- wrapping the last error */
+
+/* sb_set_error's arguments may point into the message it replaces: wrapping
+ * sb_last_error() is the natural thing to do in C. Under valgrind and ASan a
+ * read of the freed buffer fails the run; here the text must also be right. */
+static void test_wrapped_error(void) {
+    char expected[1024] = "", inner[700];
+    memset(inner, 'x', sizeof inner - 1);
+    inner[sizeof inner - 1] = '\0';
+    int cases = 0;
+    sb_set_error("%s", inner);
+    snprintf(expected, sizeof expected, "%s", inner);
+    for (int level = 0; level < 3; level++, cases++) { /* longer each time: the buffer must grow */
+        char next[sizeof expected + 16];
+        snprintf(next, sizeof next, "level %d: %s", level, expected);
+        sb_set_error("level %d: %s", level, sb_last_error());
+        CHECK(strcmp(sb_last_error(), next) == 0);
+        memcpy(expected, next, strlen(next) + 1); /* 700 + 3 * 9 bytes fit */
+    }
+    sb_set_error("%s", "short"); /* shorter: formatted into the same buffer it reads */
+    sb_set_error("%s and %s", sb_last_error(), sb_last_error());
+    CHECK(strcmp(sb_last_error(), "short and short") == 0);
+    cases++;
+    sb_set_error("%s", sb_last_error() + 10); /* a tail of itself: "short" */
+    CHECK(strcmp(sb_last_error(), "short") == 0);
+    cases++;
+    sb_set_error(sb_last_error()); /* the format itself is the old message */
+    CHECK(strcmp(sb_last_error(), "short") == 0);
+    cases++;
+    robustness_row("sb_set_error given the message it replaces (wrapped, twice, a tail, as the format; "
+                   "growing and shrinking)", cases, "the new message is right; nothing freed is read");
+}
+
 /* ------------------------------------------------------- failing actions */
 
 static sb_status fail_with(void *u, const sb_value *params, sb_value **out) {
@@ -251,6 +284,7 @@ int main(int argc, char **argv) {
     plugin_dir = argc > 1 ? argv[1] : ".";
     self_path = argv[0];
     mkdir(plugin_dir, 0755);
+    test_wrapped_error();
     test_failing_actions();
     test_reentrancy();
     test_bad_plugins();
