@@ -44,7 +44,7 @@ static void test_wrapped_error(void) {
     sb_set_error("%s", inner);
     snprintf(expected, sizeof expected, "%s", inner);
     for (int level = 0; level < 3; level++, cases++) { /* longer each time: the buffer must grow */
-        char next[sizeof expected + 16];
+        char next[sizeof expected + 32];
         snprintf(next, sizeof next, "level %d: %s", level, expected);
         sb_set_error("level %d: %s", level, sb_last_error());
         CHECK(strcmp(sb_last_error(), next) == 0);
