@@ -70,5 +70,9 @@ void sbr_prepare_state(lua_State *L, const sbr_config *config, sb_mediator *m);
 sb_mediator *sbr_new_mediator(const sbr_config *config, char **error);
 
 char *sbr_strdup(const char *s);
+/* A malloc'd copy of the string (or number) at `idx` for a report, whole:
+ * a NUL byte becomes the two characters \0 instead of ending it. NULL if it
+ * is neither, or on allocation failure. */
+char *sbr_copy_text(lua_State *L, int idx);
 
 #endif

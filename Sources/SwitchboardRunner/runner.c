@@ -83,7 +83,7 @@ static void push_helpers(lua_State *L, const frame *f) {
 static char *field_string(lua_State *L, int table, const char *key) {
     lua_getfield(L, table, key);
     char *copy = NULL;
-    if (lua_type(L, -1) == LUA_TSTRING) copy = sbr_strdup(lua_tostring(L, -1));
+    if (lua_type(L, -1) == LUA_TSTRING) copy = sbr_copy_text(L, -1);
     lua_pop(L, 1);
     return copy;
 }
@@ -148,7 +148,7 @@ static int protected_main(lua_State *L) {
 
     if (luaL_loadfilex(L, f->script, "t") != LUA_OK) {
         f->result->outcome = SBR_ERROR;
-        f->result->message = sbr_strdup(lua_tostring(L, -1));
+        f->result->message = sbr_copy_text(L, -1);
         return 0;
     }
     int chunk = lua_gettop(L);
@@ -240,8 +240,9 @@ static void execute(frame *f) {
         } else if (status == LUA_ERRMEM) {
             fail(r, SBR_LIMIT, "the memory limit was reached (--max-memory)");
         } else {
-            const char *message = lua_tostring(L, -1);
+            char *message = sbr_copy_text(L, -1);
             fail(r, SBR_ERROR, message != NULL ? message : "(error object is not a string)");
+            free(message);
         }
         sbr_guard_relax(&guard, L);
         lua_settop(L, 0);

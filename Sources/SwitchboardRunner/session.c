@@ -24,8 +24,8 @@ static int protected_prepare(lua_State *L) {
 }
 
 static char *take_message(lua_State *L) {
-    const char *message = lua_tostring(L, -1);
-    return sbr_strdup(message != NULL ? message : "(error object is not a string)");
+    char *message = sbr_copy_text(L, -1);
+    return message != NULL ? message : sbr_strdup("(error object is not a string)");
 }
 
 sbr_session *sbr_session_open(const sbr_config *config, char **error) {

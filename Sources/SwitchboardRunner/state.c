@@ -5,6 +5,7 @@
 #include "internal.h"
 
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,27 @@ char *sbr_strdup(const char *s) {
     size_t n = strlen(s) + 1;
     char *copy = malloc(n);
     if (copy != NULL) memcpy(copy, s, n);
+    return copy;
+}
+
+char *sbr_copy_text(lua_State *L, int idx) {
+    size_t length = 0;
+    const char *text = lua_tolstring(L, idx, &length);
+    if (text == NULL) return NULL;
+    size_t nuls = 0;
+    for (size_t i = 0; i < length; i++) nuls += text[i] == '\0';
+    if (nuls > SIZE_MAX - 1 - length) return NULL;
+    char *copy = malloc(length + nuls + 1), *at = copy;
+    if (copy == NULL) return NULL;
+    for (size_t i = 0; i < length; i++) {
+        if (text[i] == '\0') {
+            *at++ = '\\';
+            *at++ = '0';
+        } else {
+            *at++ = text[i];
+        }
+    }
+    *at = '\0';
     return copy;
 }
 

@@ -61,4 +61,8 @@ scenario("C1 controls in messages and NUL in output", function()
   expect("a\u{85}b\u{90}c").to_equal("x")
 end)
 
+scenario("NUL in an error message: escaped, not the end of it", function()
+  error("left\0right")
+end)
+
 scenario("runs last", function() end)
