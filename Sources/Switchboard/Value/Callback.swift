@@ -34,17 +34,21 @@ public final class Callback: Sendable {
 
     /// Calls the callback with `args`. Whatever the callback throws comes back
     /// as a `SwitchboardError` (a `SwitchboardError` passes through as is).
+    /// The call counts against ``Mediator/maxCallDepth`` like a perform: a
+    /// callback that calls itself without end gets `.rejected`.
     @discardableResult
     public func callAsFunction(_ args: Value = .null) throws(SwitchboardError) -> Value {
-        switch body {
-        case .swift(let closure):
-            do {
-                return try closure(args)
-            } catch {
-                throw SwitchboardError.wrapping(error, in: "callback")
+        try CallDepth.entering("callback") { () throws(SwitchboardError) -> Value in
+            switch body {
+            case .swift(let closure):
+                do {
+                    return try closure(args)
+                } catch {
+                    throw SwitchboardError.wrapping(error, in: "callback")
+                }
+            case .foreign(let function):
+                return try function.call(args, state: nil)
             }
-        case .foreign(let function):
-            return try function.call(args, state: nil)
         }
     }
 }
