@@ -234,9 +234,10 @@ static void test_queue_bound(void) {
         refused += refused_by[i];
         CHECK(refused_by[i] == 0 || refusals_named_the_queue[i]);
     }
-    /* Exactly the bound waits; every thread that went on was refused. */
+    /* Exactly the bound waits; the threads that went on were refused (a
+     * thread may finish its share before the queue fills). */
     CHECK(queued == SB_LUA_MAX_QUEUED);
-    CHECK(refused == QUEUE_THREADS);
+    CHECK(refused >= 1 && refused <= QUEUE_THREADS);
     /* The owner drains it with sb.poll (here in two parts); then calls queue again. */
     CHECK(run(L, "assert(sb.poll(100) == 100); assert(calls == 100)"));
     char chunk[128];

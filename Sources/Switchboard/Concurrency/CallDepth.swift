@@ -48,12 +48,14 @@ enum CallDepth {
     @inline(__always)
     static func entering<R>(_ what: @autoclosure () -> String,
                             _ body: () throws(SwitchboardError) -> R) throws(SwitchboardError) -> R {
-        let pins = EpochDomain.shared.pins
         let record = pins.pin()
         defer { pins.unpin(record) }
         if exceeded(record) { throw error(record, call: what()) }
         return try body()
     }
+
+    /// `EpochDomain.shared.pins`, without touching the domain object.
+    static let pins = EpochDomain.shared.pins
 
     /// The error for user code that `exceeded` refused, named by `call`.
     static func error(_ record: ThreadRecord, call: String) -> SwitchboardError {
@@ -108,12 +110,4 @@ extension Mediator {
     /// completions, discoverers and the degrade handler run as part of a call
     /// in progress, so what they perform is one level deeper.
     public static var maxCallDepth: Int { CallDepth.limit }
-
-    /// Runs a face's user code (a callback called through the face) as one
-    /// more call in progress on this thread, or fails with the depth error
-    /// without running it (see ``maxCallDepth``).
-    @_spi(Faces) public static func enteringUserCode<R>(_ what: @autoclosure () -> String,
-                                                       _ body: () throws(SwitchboardError) -> R) throws(SwitchboardError) -> R {
-        try CallDepth.entering(what(), body)
-    }
 }
