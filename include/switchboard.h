@@ -291,7 +291,8 @@ SB_API sb_value *sb_callback_new(sb_fn fn, void *userdata, void (*free_userdata)
 /* Calls `callback` — made in C, Swift or Lua — with `args` (borrowed; NULL
  * means an SB_NULL value). On SB_OK *out is a new reference (never NULL); `out`
  * may be NULL to discard the result. SB_ETYPE if `callback` is not a callback;
- * otherwise the callback's own status. Calls user code. */
+ * SB_EREJECTED if the call would nest too deep (SB_MAX_CALL_DEPTH); otherwise
+ * the callback's own status. Calls user code. */
 SB_API sb_status sb_callback_call(const sb_value *callback, const sb_value *args, sb_value **out);
 
 /* ------------------------------------------------------------ registering */
@@ -351,6 +352,17 @@ SB_API sb_status sb_unregister_target(sb_mediator *m, const char *target);
  * (a plugin's own actions cannot be removed). Calls user code. */
 SB_API sb_status sb_unregister_action(sb_mediator *m, const char *target, const char *action);
 
+/* Removes one registered action only if it is still registered with exactly
+ * this `fn` and `userdata` (as sb_register_action or _contract registered
+ * it): for code that removes what it registered when it goes away (the Lua
+ * module does when a state closes), leaving a registration another owner
+ * made since under the same name. SB_ENOACTION if the action is not
+ * registered, or not with this pair; SB_EINVAL as for sb_unregister_action.
+ * Keep `userdata` alive until this returns, or another registration may
+ * reuse its address. Calls user code (destructors). */
+SB_API sb_status sb_unregister_action_if(sb_mediator *m, const char *target, const char *action,
+                                         sb_fn fn, const void *userdata);
+
 /* ------------------------------------------------------------- performing */
 
 /* Flags for sb_perform and sb_route_prepare. */
@@ -360,8 +372,11 @@ SB_API sb_status sb_unregister_action(sb_mediator *m, const char *target, const 
  * counted across mediators: a deeper sb_perform, sb_route_call or
  * sb_open_url fails with SB_EREJECTED before any target code runs, as it
  * does when the thread's own stack is nearly used up. A re-entrant perform
- * that never stops gets that error instead of a stack overflow. (A callback
- * calling itself through sb_callback_call alone is not a call here.) */
+ * that never stops gets that error instead of a stack overflow. Every way
+ * user code re-enters counts: callbacks (sb_callback_call counts as a call),
+ * interceptors, observers, the URL observer, URL completions, discoverers
+ * and the degrade handler run inside a call in progress, so what they call
+ * is one level deeper; a call refused for its depth runs none of them. */
 #define SB_MAX_CALL_DEPTH 1000
 
 /* The params key that names the Swift module of a Swift target for one call. */
@@ -668,11 +683,17 @@ SB_API sb_status sb_set_rules_json(sb_mediator *m, const char *json);
  * the degrade rules and NoTargetAction), getting NoTargetAction's params.
  * NULL `fn` removes it. `free_userdata` as for sb_register_action. */
 SB_API sb_status sb_set_degrade_handler(sb_mediator *m, sb_fn fn, void *userdata, void (*free_userdata)(void *));
+/* Removes the degrade handler only if it is still `fn` with `userdata` (see
+ * sb_unregister_action_if). SB_ENOACTION if it is not (or there is none);
+ * SB_EINVAL for a NULL `m` or `fn`. Calls user code (destructors). */
+SB_API sb_status sb_clear_degrade_handler_if(sb_mediator *m, sb_fn fn, const void *userdata);
 
 /* Observers: told when each call starts and ends, on the calling thread, in
  * the order they were added. Everything in the event is borrowed for the
  * length of the observer call. target/action are NULL for a URL that has not
- * resolved; url is NULL for local calls. */
+ * resolved; url is NULL for local calls. A call an observer makes runs but is
+ * not shown to observers (each of its events would start two more calls),
+ * and neither is a call refused for its depth (SB_MAX_CALL_DEPTH). */
 typedef enum sb_call_phase { SB_CALL_START, SB_CALL_END } sb_call_phase;
 typedef struct sb_call_event {
     sb_call_phase phase;
@@ -700,7 +721,10 @@ SB_API sb_status sb_remove_observer(sb_mediator *m, uint64_t id);
  * or returns SB_ENOTARGET when it has nothing under that name. Any other
  * status fails the call that triggered the search, with that status and
  * sb_last_error(). It runs on the calling thread with no lock held, may run
- * on several threads at once, and may call any sb_ function. (The Lua module
+ * on several threads at once, and may call any sb_ function. A search for a
+ * name in progress on a thread is not started again on that thread: a call
+ * the discoverer makes to the very target it is asked for fails with
+ * SB_EREJECTED ("discovery loop"), and the search does not multiply. (The Lua module
  * finds Target_<Name>.lua files this way.)
  */
 typedef sb_status (*sb_discover_fn)(void *userdata, sb_mediator *m, const char *target);

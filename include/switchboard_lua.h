@@ -12,8 +12,20 @@
  * state is single-threaded: the thread that opens the module owns the state.
  * A Lua function called from any other thread (as a callback or an action)
  * is queued — the caller gets SB_EQUEUED at once — and runs on the owning
- * thread at its next sb.poll(). Closing the state unregisters the targets it
- * registered; callbacks that outlive it fail with SB_EACTION.
+ * thread at its next sb.poll(). At most SB_LUA_MAX_QUEUED calls wait per
+ * state: a call past that is not queued, and its caller gets SB_EREJECTED
+ * with a message saying the queue is full. A host drains the queue by
+ * calling sb.poll() (or sb.poll(max)) on the owning thread, say once per
+ * turn of its event loop:
+ *
+ *     lua_getglobal(L, "sb"); lua_getfield(L, -1, "poll");
+ *     lua_call(L, 0, 1);                    // how many calls ran
+ *
+ * Closing the state removes what it registered and still owns (targets'
+ * actions, scheme and route handlers, the degrade handler, interceptors and
+ * observers), and drops queued calls; a registration another state or C
+ * made since under the same name stays. Callbacks that outlive the state
+ * fail with SB_EACTION.
  */
 #ifndef SWITCHBOARD_LUA_H
 #define SWITCHBOARD_LUA_H
@@ -21,6 +33,10 @@
 #include <lua.h>
 
 #include "switchboard.h"
+
+/* The most calls from other threads that may wait for one Lua state's
+ * sb.poll(); one more is refused with SB_EREJECTED. */
+#define SB_LUA_MAX_QUEUED 16384
 
 #ifdef __cplusplus
 extern "C" {

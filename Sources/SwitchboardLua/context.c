@@ -6,7 +6,8 @@
  *   - on the thread that owns the state, it runs at once, inside lua_pcall:
  *     no Lua error ever unwinds through the Swift frames that called it;
  *   - on any other thread, the call is queued and the caller gets SB_EQUEUED
- *     at once; sb.poll() runs the queue on the owning thread.
+ *     at once; sb.poll() runs the queue on the owning thread. At most
+ *     SB_LUA_MAX_QUEUED calls wait: past that the caller gets SB_EREJECTED.
  * Registry references are dropped on the owning thread only; a release on
  * another thread queues the unref.
  */
@@ -49,7 +50,7 @@ void sb_lua_ctx_release(sb_lua_ctx *ctx) {
     pthread_mutex_unlock(&ctx->lock);
     if (refs > 0) return;
     pthread_mutex_destroy(&ctx->lock);
-    free(ctx->targets);
+    free(ctx->registrations);
     free(ctx->hooks);
     free(ctx);
 }
@@ -71,6 +72,7 @@ static sb_lua_item *take_queue(sb_lua_ctx *ctx) {
     sb_lua_item *items = ctx->queue_head;
     __atomic_store_n(&ctx->queue_head, NULL, __ATOMIC_RELEASE);
     ctx->queue_tail = NULL;
+    ctx->queued = 0;
     pthread_mutex_unlock(&ctx->lock);
     return items;
 }
@@ -79,8 +81,13 @@ static sb_lua_item *take_queue(sb_lua_ctx *ctx) {
 static void requeue_front(sb_lua_ctx *ctx, sb_lua_item *items) {
     if (items == NULL) return;
     sb_lua_item *last = items;
-    while (last->next != NULL) last = last->next;
+    size_t calls = last->fn != NULL;
+    while (last->next != NULL) {
+        last = last->next;
+        calls += last->fn != NULL;
+    }
     pthread_mutex_lock(&ctx->lock);
+    ctx->queued += calls;
     last->next = ctx->queue_head;
     if (ctx->queue_tail == NULL) ctx->queue_tail = last;
     __atomic_store_n(&ctx->queue_head, items, __ATOMIC_RELEASE);
@@ -103,6 +110,12 @@ sb_lua_fn *sb_lua_fn_new(sb_lua_ctx *ctx, lua_State *L, int idx) {
     fn->refs = 1;
     fn->ref = ref;
     return fn;
+}
+
+static void fn_retain(sb_lua_fn *fn) {
+    pthread_mutex_lock(&fn->ctx->lock);
+    fn->refs++;
+    pthread_mutex_unlock(&fn->ctx->lock);
 }
 
 static void fn_release(sb_lua_fn *fn) {
@@ -250,14 +263,21 @@ static sb_status queue_call(sb_lua_fn *fn, const sb_value *args) {
     item->fn = fn;
     item->args = sb_retain((sb_value *)args);
     pthread_mutex_lock(&ctx->lock);
-    if (ctx->closed) {
+    if (ctx->closed || ctx->queued >= SB_LUA_MAX_QUEUED) {
+        int closed = ctx->closed;
         pthread_mutex_unlock(&ctx->lock);
         sb_release(item->args);
         free(item);
-        sb_set_error("the Lua state that owns this function is closed");
-        return SB_EACTION;
+        if (closed) {
+            sb_set_error("the Lua state that owns this function is closed");
+            return SB_EACTION;
+        }
+        sb_set_error("the queue of calls to this Lua state is full (SB_LUA_MAX_QUEUED = %d calls wait for its "
+                     "thread's sb.poll()); the call was not queued", SB_LUA_MAX_QUEUED);
+        return SB_EREJECTED;
     }
     fn->refs++;
+    ctx->queued++;
     enqueue(ctx, item);
     pthread_mutex_unlock(&ctx->lock);
     sb_set_error("queued: a Lua function runs only on the thread that owns its state; "
@@ -334,42 +354,58 @@ int sb_lua_poll(lua_State *L, sb_lua_ctx *ctx, lua_Integer max) {
 
 /* --------------------------------------------------------------- targets */
 
-int sb_lua_remember_target(sb_lua_ctx *ctx, const char *name) {
-    for (size_t i = 0; i < ctx->ntargets; i++) {
-        if (strcmp(ctx->targets[i], name) == 0) return 1;
+int sb_lua_remember_action(sb_lua_ctx *ctx, const char *target, const char *action, sb_lua_fn *fn) {
+    for (size_t i = 0; i < ctx->nregistrations; i++) {
+        struct sb_lua_registration *r = &ctx->registrations[i];
+        if (strcmp(r->target, target) == 0 && strcmp(r->action, action) == 0) {
+            fn_retain(fn);
+            fn_release(r->fn);
+            r->fn = fn;
+            return 1;
+        }
     }
-    if (ctx->ntargets == ctx->ctargets) {
-        size_t capacity = ctx->ctargets ? ctx->ctargets * 2 : 8;
-        char **bigger = realloc(ctx->targets, capacity * sizeof *bigger);
+    if (ctx->nregistrations == ctx->cregistrations) {
+        size_t capacity = ctx->cregistrations ? ctx->cregistrations * 2 : 8;
+        struct sb_lua_registration *bigger = realloc(ctx->registrations, capacity * sizeof *bigger);
         if (bigger == NULL) return 0;
-        ctx->targets = bigger;
-        ctx->ctargets = capacity;
+        ctx->registrations = bigger;
+        ctx->cregistrations = capacity;
     }
-    size_t length = strlen(name) + 1;
-    char *copy = malloc(length);
-    if (copy == NULL) return 0;
-    memcpy(copy, name, length);
-    ctx->targets[ctx->ntargets++] = copy;
+    size_t tlength = strlen(target) + 1, alength = strlen(action) + 1;
+    char *names = malloc(tlength + alength); /* "target\0action\0" */
+    if (names == NULL) return 0;
+    memcpy(names, target, tlength);
+    memcpy(names + tlength, action, alength);
+    fn_retain(fn);
+    ctx->registrations[ctx->nregistrations].target = names;
+    ctx->registrations[ctx->nregistrations].action = names + tlength;
+    ctx->registrations[ctx->nregistrations].fn = fn;
+    ctx->nregistrations++;
     return 1;
 }
 
 void sb_lua_forget_target(sb_lua_ctx *ctx, const char *name) {
-    for (size_t i = 0; i < ctx->ntargets; i++) {
-        if (strcmp(ctx->targets[i], name) == 0) {
-            free(ctx->targets[i]);
-            ctx->targets[i] = ctx->targets[--ctx->ntargets];
-            return;
+    for (size_t i = 0; i < ctx->nregistrations;) {
+        struct sb_lua_registration *r = &ctx->registrations[i];
+        if (strcmp(r->target, name) == 0) {
+            fn_release(r->fn);
+            free(r->target);
+            *r = ctx->registrations[--ctx->nregistrations];
+        } else {
+            i++;
         }
     }
 }
 
+void sb_lua_remember_degrade(sb_lua_ctx *ctx, sb_lua_fn *fn) {
+    if (fn != NULL) fn_retain(fn);
+    if (ctx->degrade != NULL) fn_release(ctx->degrade);
+    ctx->degrade = fn;
+}
+
 /* -------------------------------------------------------------- closing */
 
-/* __gc of the context box: the state is closing (or the module is gone).
- * Everything that can still reach this state learns it is closed; targets
- * it registered are unregistered; queued work is dropped. */
 void sb_lua_remember_hook(sb_lua_ctx *ctx, char kind, uint64_t id) {
-    if (kind == 'd') sb_lua_forget_hook(ctx, 'd', 0);
     if (ctx->nhooks == ctx->chooks) {
         size_t capacity = ctx->chooks ? ctx->chooks * 2 : 8;
         struct sb_lua_hook *grown = realloc(ctx->hooks, capacity * sizeof *grown);
@@ -391,6 +427,10 @@ void sb_lua_forget_hook(sb_lua_ctx *ctx, char kind, uint64_t id) {
     }
 }
 
+/* __gc of the context box: the state is closing (or the module is gone).
+ * Everything that can still reach this state learns it is closed; what it
+ * registered and still owns is removed (a registration another owner made
+ * since under the same name stays); queued work is dropped. */
 int sb_lua_close(lua_State *L) {
     sb_lua_ctx **box = luaL_checkudata(L, 1, SB_LUA_CONTEXT);
     sb_lua_ctx *ctx = *box;
@@ -409,19 +449,23 @@ int sb_lua_close(lua_State *L) {
         if (item->fn != NULL) fn_release(item->fn);
         free(item);
     }
+    /* Interceptors and observers have ids no other registration reuses. */
     for (size_t i = 0; i < ctx->nhooks; i++) {
-        switch (ctx->hooks[i].kind) {
-        case 'i': sb_remove_interceptor(ctx->m, ctx->hooks[i].id); break;
-        case 'o': sb_remove_observer(ctx->m, ctx->hooks[i].id); break;
-        default: sb_set_degrade_handler(ctx->m, NULL, NULL, NULL); break;
-        }
+        if (ctx->hooks[i].kind == 'i') sb_remove_interceptor(ctx->m, ctx->hooks[i].id);
+        else sb_remove_observer(ctx->m, ctx->hooks[i].id);
     }
     ctx->nhooks = 0;
-    for (size_t i = 0; i < ctx->ntargets; i++) {
-        sb_unregister_target(ctx->m, ctx->targets[i]);
-        free(ctx->targets[i]);
+    if (ctx->degrade != NULL) {
+        (void)sb_clear_degrade_handler_if(ctx->m, sb_lua_fn_call, ctx->degrade);
+        sb_lua_remember_degrade(ctx, NULL);
     }
-    ctx->ntargets = 0;
+    for (size_t i = 0; i < ctx->nregistrations; i++) {
+        struct sb_lua_registration *r = &ctx->registrations[i];
+        (void)sb_unregister_action_if(ctx->m, r->target, r->action, sb_lua_fn_call, r->fn);
+        fn_release(r->fn);
+        free(r->target);
+    }
+    ctx->nregistrations = 0;
     luaL_unref(L, LUA_REGISTRYINDEX, ctx->module_ref);
     sb_lua_ctx_release(ctx);
     return 0;

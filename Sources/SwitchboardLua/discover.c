@@ -147,12 +147,6 @@ int sb_lua_register_table(lua_State *L, sb_lua_ctx *ctx, const char *name, int i
         snprintf(error, size, "the actions table is empty");
         return 0;
     }
-    /* Remembered first, so closing the state unregisters even a half-done
-     * registration. */
-    if (!sb_lua_remember_target(ctx, name)) {
-        snprintf(error, size, "out of memory");
-        return 0;
-    }
     lua_pushnil(L);
     while (lua_next(L, idx)) {
         const char *action = lua_tostring(L, -2);
@@ -170,6 +164,14 @@ int sb_lua_register_table(lua_State *L, sb_lua_ctx *ctx, const char *name, int i
         free(contract);
         if (status != SB_OK) {
             snprintf(error, size, "registering %s.%s: %s", name, action, fn ? sb_last_error() : "out of memory");
+            lua_pop(L, 2);
+            return 0;
+        }
+        /* Each action as it is registered, so closing the state removes even
+         * a half-done registration; one it cannot remember it removes now. */
+        if (!sb_lua_remember_action(ctx, name, action, fn)) {
+            (void)sb_unregister_action_if(ctx->m, name, action, sb_lua_fn_call, fn);
+            snprintf(error, size, "registering %s.%s: out of memory", name, action);
             lua_pop(L, 2);
             return 0;
         }

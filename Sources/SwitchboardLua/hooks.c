@@ -433,13 +433,13 @@ static int l_degrade(lua_State *L) {
     sb_status status;
     if (lua_isnoneornil(L, 1)) {
         status = sb_set_degrade_handler(ctx->m, NULL, NULL, NULL);
-        if (status == SB_OK) sb_lua_forget_hook(ctx, 'd', 0);
+        if (status == SB_OK) sb_lua_remember_degrade(ctx, NULL);
     } else {
         luaL_checktype(L, 1, LUA_TFUNCTION);
         sb_lua_fn *fn = sb_lua_fn_new(ctx, L, 1);
         if (fn == NULL) return luaL_error(L, "switchboard: out of memory");
         status = sb_set_degrade_handler(ctx->m, sb_lua_fn_call, fn, sb_lua_fn_free);
-        if (status == SB_OK) sb_lua_remember_hook(ctx, 'd', 0);
+        if (status == SB_OK) sb_lua_remember_degrade(ctx, fn); /* removed at close if still this one */
     }
     if (status != SB_OK) return sb_lua_push_failure(L, status);
     lua_pushboolean(L, 1);

@@ -30,6 +30,7 @@ struct sb_lua_ctx {
     int closed;               /* (lock) set once, when the state closes it */
     sb_lua_item *queue_head;  /* (lock) calls from other threads, and unrefs */
     sb_lua_item *queue_tail;  /* (lock) */
+    size_t queued;            /* (lock) calls in the queue, at most SB_LUA_MAX_QUEUED */
 
     pthread_t owner;          /* the thread that opened the module */
     lua_State *L;             /* (owner) the state's main thread */
@@ -39,10 +40,15 @@ struct sb_lua_ctx {
     int orders_ref;           /* (owner) the key orders of tables made from dicts
                                  (convert.c), LUA_NOREF until the first one */
     uint64_t discoverer;      /* the id of the sb.path discoverer, 0 if none */
-    char **targets;           /* (owner) names this state registered */
-    size_t ntargets, ctargets;
+    /* (owner) the actions this state registered, each with its function (one
+     * reference each, so no other registration can take its address while
+     * it is remembered): closing the state removes each one that is still
+     * registered with that function, and nothing another owner put there. */
+    struct sb_lua_registration { char *target; const char *action; sb_lua_fn *fn; } *registrations;
+    size_t nregistrations, cregistrations;
+    sb_lua_fn *degrade;       /* (owner) the degrade handler this state set last (one reference), or NULL */
     struct sb_lua_hook { char kind; uint64_t id; } *hooks; /* (owner) interceptors ('i'),
-                                 observers ('o'), the degrade handler ('d') this state set */
+                                 observers ('o') this state added */
     size_t nhooks, chooks;
 };
 
@@ -62,8 +68,14 @@ lua_State *sb_lua_running(sb_lua_ctx *ctx); /* where to call Lua from C now */
  * traceback handler; the stack is left as it was. On a Lua error: the
  * message in sb_set_error and SB_EACTION (SB_ENOMEM for memory). */
 sb_status sb_lua_protected(sb_lua_ctx *ctx, lua_State *L, lua_CFunction fn, void *ud);
-int sb_lua_remember_target(sb_lua_ctx *ctx, const char *name);
+/* Remembers that this state registered `fn` (sb_lua_fn_call's userdata) as
+ * target.action, replacing what it remembered for that pair; 0 when out of
+ * memory (then the caller removes the registration). */
+int sb_lua_remember_action(sb_lua_ctx *ctx, const char *target, const char *action, sb_lua_fn *fn);
+/* Forgets every action of `target` (sb.unregister, a route that failed). */
 void sb_lua_forget_target(sb_lua_ctx *ctx, const char *name);
+/* The degrade handler this state has set (NULL: it removed it). */
+void sb_lua_remember_degrade(sb_lua_ctx *ctx, sb_lua_fn *fn);
 void sb_lua_drain_unrefs(lua_State *L, sb_lua_ctx *ctx);
 /* Hooks this state added, removed when it closes. */
 void sb_lua_remember_hook(sb_lua_ctx *ctx, char kind, uint64_t id);

@@ -231,14 +231,19 @@ static int l_scheme(lua_State *L) {
         if (fn == NULL) return luaL_error(L, "switchboard: out of memory");
         status = sb_register_scheme(ctx->m, name, sb_lua_fn_call, fn, sb_lua_fn_free);
         /* The handler is the action "open" of the target "scheme:<name in
-         * lower case>": remembered, so closing the state unregisters it. */
+         * lower case>": remembered, so closing the state unregisters it
+         * (if it is still this one). */
         if (status == SB_OK) {
             luaL_Buffer b;
             luaL_buffinit(L, &b);
             luaL_addstring(&b, "scheme:");
             for (const char *c = name; *c != '\0'; c++) luaL_addchar(&b, (char)tolower((unsigned char)*c));
             luaL_pushresult(&b);
-            sb_lua_remember_target(ctx, lua_tostring(L, -1));
+            if (!sb_lua_remember_action(ctx, lua_tostring(L, -1), "open", fn)) {
+                (void)sb_unregister_scheme(ctx->m, name);
+                status = SB_ENOMEM;
+                sb_set_error("switchboard: out of memory");
+            }
             lua_pop(L, 1);
         }
     }

@@ -1,6 +1,6 @@
 import Testing
 import Foundation
-@testable import Switchboard
+@_spi(Faces) @testable import Switchboard
 
 /// A row of docs/ROBUSTNESS.md (see scripts/robustness.sh), appended to
 /// $SB_ROBUSTNESS_LOG. Call it after the test's checks: unlike the C
@@ -76,6 +76,105 @@ struct FaultTests {
         robustnessRow("Re-entrant Swift call without end", cases: 2,
                       ".rejected \"call depth limit\" at call 1001; 1,000 nested calls succeed")
     }
+
+    @Test("Swift user code re-entering through an observer, a callback, an open completion is bounded")
+    func hooksReenter() throws {
+        let m = Mediator()
+        #expect(try intact(m))
+        // An observer that performs on every event sees only the caller's call.
+        let observed = Counter()
+        let id = m.addObserver { [unowned m] _ in
+            observed.increment()
+            _ = m.perform(target: "Healthy", action: "echo")
+        }
+        #expect(onLargeStack { m.perform(target: "Healthy", action: "echo", params: ["v": 7]) } == 7)
+        #expect(observed.value == 2)
+        m.removeObserver(id)
+
+        // A callback that calls itself: refused at the limit.
+        let runs = Counter()
+        let slot = CallbackSlot()
+        slot.callback = Callback { args in
+            runs.increment()
+            return try slot.callback!(args)
+        }
+        let refused = onLargeStack { () -> SwitchboardError? in
+            do throws(SwitchboardError) { _ = try slot.callback!(.null); return nil } catch { return error }
+        }
+        #expect(refused?.code == .rejected && refused?.message.contains("call depth limit") == true)
+        #expect(runs.value == Mediator.maxCallDepth)
+        slot.callback = nil
+
+        // A completion that opens the URL again with itself.
+        let completions = Counter()
+        let reopen = CompletionSlot()
+        reopen.body = { [unowned m] _ in
+            completions.increment()
+            m.open("app://Healthy/echo", completion: reopen.body)
+        }
+        _ = onLargeStack { m.open("app://Healthy/echo", completion: reopen.body) }
+        #expect(completions.value == Mediator.maxCallDepth)
+        reopen.body = nil
+        #expect(try intact(m))
+        robustnessRow("Swift user code re-entering without end (an observer performing on every event, a Callback "
+                      + "calling itself, an open completion opening again)", cases: 3,
+                      "bounded by Mediator.maxCallDepth (.rejected at the limit); an observer's own calls are not observed")
+    }
+
+    @Test("a provider that performs the target it is asked for is asked a bounded number of times")
+    func discoveryLoop() throws {
+        let m = Mediator()
+        let provider = PerformingProvider()
+        provider.mediator = m
+        m.addProvider(provider)
+        let error = onLargeStack { () -> SwitchboardError? in
+            do throws(SwitchboardError) { _ = try m.call(target: "Ghost", action: "x"); return nil } catch { return error }
+        }
+        #expect(error?.code == .noTarget)
+        #expect(provider.asked.value <= 1)
+        #expect(provider.loops.value == 1)
+        provider.asked.reset()
+        #expect(onLargeStack { m.perform(target: "Ghost", action: "x") } == .null) // with the fallback
+        #expect(provider.asked.value >= 2 && provider.asked.value <= 3)
+        #expect(try intact(m))
+        robustnessRow("Swift target provider that performs the target it is asked for", cases: 2,
+                      "not asked again for that name on the thread: the nested call fails .rejected \"discovery loop\"")
+    }
+}
+
+/// Where a self-calling callback finds itself.
+private final class CallbackSlot: @unchecked Sendable {
+    var callback: Callback?
+}
+
+private final class CompletionSlot: @unchecked Sendable {
+    var body: (@Sendable (Value) -> Void)?
+}
+
+/// Performs whatever it is asked for (stopping after 10,000 asks, so that an
+/// unbounded search ends and fails the count).
+private final class PerformingProvider: TargetProvider, @unchecked Sendable {
+    let asked = ResettableCounter()
+    let loops = ResettableCounter()
+    weak var mediator: Mediator?
+
+    func targetClass(named name: String) throws(SwitchboardError) -> ForeignTargetClass? {
+        guard asked.increment() <= 10_000, let mediator else { return nil }
+        do throws(SwitchboardError) {
+            _ = try mediator.call(target: name, action: "x")
+        } catch {
+            if error.code == .rejected && error.message.contains("discovery loop") { loops.increment() }
+        }
+        return nil
+    }
+}
+
+private final class ResettableCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    var value: Int { lock.withLock { count } }
+    @discardableResult func increment() -> Int { lock.withLock { count += 1; return count } }
+    func reset() { lock.withLock { count = 0 } }
 }
 
 /// Runs `body` on a new thread with a 256 MiB stack and returns its result.

@@ -167,6 +167,186 @@ static void test_reentrancy(void) {
                    "SB_EREJECTED \"call depth limit\" at call 1001 (sooner on a small stack); all levels unwind");
 }
 
+/* ------------------------------- user code re-entering through the hooks */
+
+static sb_mediator *hook_m;
+static sb_value *self_callback, *self_completion;
+static long observed, url_observed, callback_runs, completions, degrades, intercepts;
+
+/* Performs a call on every event it is told of. */
+static void performing_observer(void *u, const sb_call_event *event) {
+    (void)u;
+    (void)event;
+    observed++;
+    sb_value *out = NULL;
+    (void)sb_perform(hook_m, "Healthy", "echo", NULL, 0, &out);
+    sb_release(out);
+}
+
+static sb_status performs_healthy(void *u, const sb_value *params, sb_value **out) {
+    (void)u;
+    return sb_perform(hook_m, "Healthy", "echo", params, 0, out);
+}
+
+/* Opens a URL the policy refuses, which tells this observer again. */
+static sb_status reopening_observer(void *u, const sb_value *args, sb_value **out) {
+    (void)u;
+    (void)args;
+    url_observed++;
+    sb_value *ignored = NULL;
+    (void)sb_open_url(hook_m, "refused://Healthy/echo", NULL, &ignored);
+    sb_release(ignored);
+    *out = sb_null();
+    return SB_OK;
+}
+
+/* Calls itself through sb_callback_call alone. */
+static sb_status self_calling(void *u, const sb_value *args, sb_value **out) {
+    (void)u;
+    callback_runs++;
+    return sb_callback_call(self_callback, args, out);
+}
+
+/* A completion that opens the URL again, with itself as the completion. */
+static sb_status reopening_completion(void *u, const sb_value *args, sb_value **out) {
+    (void)u;
+    (void)args;
+    completions++;
+    (void)sb_open_url(hook_m, "app://Healthy/echo", self_completion, NULL);
+    *out = sb_null();
+    return SB_OK;
+}
+
+/* A degrade handler that performs a call nothing answers. */
+static sb_status degrading(void *u, const sb_value *params, sb_value **out) {
+    (void)u;
+    (void)params;
+    degrades++;
+    return sb_perform(hook_m, "Nobody", "nothing", NULL, 0, out);
+}
+
+/* An interceptor that performs a call, which it intercepts again. */
+static int intercepting(void *u, sb_call *call) {
+    (void)u;
+    (void)call;
+    intercepts++;
+    sb_value *out = NULL;
+    sb_status s = sb_perform(hook_m, "Healthy", "echo", NULL, 0, &out);
+    sb_release(out);
+    return s == SB_OK ? SB_OK : s;
+}
+
+static void test_hook_reentrancy(void) {
+    sb_value *out = NULL;
+    uint64_t id = 0;
+    hook_m = sb_mediator_new();
+    CHECK(intact(hook_m)); /* registers Healthy.echo */
+
+    /* An observer that performs on every event: it sees the caller's call,
+     * not its own (which would each start two more), and the calls an
+     * action makes are still shown. Before: a stack overflow. */
+    CHECK_STATUS(sb_add_observer(hook_m, performing_observer, NULL, NULL, &id), SB_OK);
+    CHECK_STATUS(sb_perform(hook_m, "Healthy", "echo", NULL, 0, &out), SB_OK);
+    sb_release(out);
+    out = NULL;
+    CHECK(observed == 2);
+    CHECK_STATUS(sb_register_action(hook_m, "Outer", "run", performs_healthy, NULL, NULL), SB_OK);
+    observed = 0;
+    CHECK_STATUS(sb_perform(hook_m, "Outer", "run", NULL, 0, &out), SB_OK);
+    sb_release(out);
+    out = NULL;
+    CHECK(observed == 4);
+    CHECK_STATUS(sb_remove_observer(hook_m, id), SB_OK);
+    CHECK(intact(hook_m));
+
+    /* A URL observer that opens a refused URL: one level deeper each time,
+     * refused at the depth limit. Before: a stack overflow. */
+    sb_value *policy = NULL;
+    CHECK_STATUS(sb_from_json("{\"schemes\": [\"app\"]}", &policy), SB_OK);
+    CHECK_STATUS(sb_set_url_policy(hook_m, policy), SB_OK);
+    sb_release(policy);
+    CHECK_STATUS(sb_set_url_observer(hook_m, reopening_observer, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_open_url(hook_m, "refused://Healthy/echo", NULL, &out), SB_EREJECTED);
+    CHECK(url_observed == SB_MAX_CALL_DEPTH);
+    CHECK_STATUS(sb_set_url_observer(hook_m, NULL, NULL, NULL), SB_OK);
+    CHECK(intact(hook_m));
+
+    /* A callback that calls itself: refused at the limit. Before: a stack overflow. */
+    self_callback = sb_callback_new(self_calling, NULL, NULL);
+    CHECK_STATUS(sb_callback_call(self_callback, NULL, &out), SB_EREJECTED);
+    CHECK(out == NULL && ERROR_MENTIONS("call depth limit") && callback_runs == SB_MAX_CALL_DEPTH);
+    sb_release(self_callback);
+
+    /* A URL completion that opens the URL again. Before: a stack overflow. */
+    self_completion = sb_callback_new(reopening_completion, NULL, NULL);
+    CHECK_STATUS(sb_open_url(hook_m, "app://Healthy/echo", self_completion, NULL), SB_OK);
+    CHECK(completions == SB_MAX_CALL_DEPTH);
+    sb_release(self_completion);
+    CHECK(intact(hook_m));
+
+    /* A degrade handler and an interceptor that re-enter: the same limit. */
+    CHECK_STATUS(sb_set_degrade_handler(hook_m, degrading, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_perform(hook_m, "Nobody", "nothing", NULL, 0, &out), SB_EREJECTED);
+    CHECK(ERROR_MENTIONS("call depth limit") && degrades == SB_MAX_CALL_DEPTH);
+    CHECK_STATUS(sb_set_degrade_handler(hook_m, NULL, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_add_interceptor(hook_m, 0, intercepting, NULL, NULL, &id), SB_OK);
+    CHECK_STATUS(sb_perform(hook_m, "Healthy", "echo", NULL, 0, &out), SB_EREJECTED);
+    CHECK(intercepts == SB_MAX_CALL_DEPTH);
+    CHECK_STATUS(sb_remove_interceptor(hook_m, id), SB_OK);
+    CHECK(intact(hook_m));
+    sb_mediator_free(hook_m);
+    robustness_row("User code re-entering without end through an observer, the URL observer, a callback, "
+                   "a URL completion, the degrade handler, an interceptor", 6,
+                   "each counts against SB_MAX_CALL_DEPTH (SB_EREJECTED at the limit; a call an observer "
+                   "makes is not observed); no stack overflow");
+}
+
+/* --------------------------------- a discoverer asked for what it performs */
+
+static long discoveries, loops_reported;
+static const char *performed_target; /* NULL: the name it is asked for */
+
+/* Performs the target it is asked for (or a fixed one). Past 10,000 asks it
+ * stops performing, so that the unbounded case ends and fails the count. */
+static sb_status performing_discoverer(void *u, sb_mediator *m, const char *target) {
+    (void)u;
+    if (++discoveries > 10000) return SB_ENOTARGET;
+    sb_value *out = NULL;
+    if (sb_perform(m, performed_target != NULL ? performed_target : target, "act", NULL, 0, &out) == SB_EREJECTED &&
+        ERROR_MENTIONS("discovery loop"))
+        loops_reported++;
+    sb_release(out);
+    return SB_ENOTARGET;
+}
+
+static void test_discoverer_reentrancy(void) {
+    const char *performed[] = {NULL, "Elsewhere"};
+    for (int i = 0; i < 2; i++) {
+        sb_mediator *m = sb_mediator_new();
+        uint64_t id = 0;
+        sb_value *out = NULL;
+        CHECK_STATUS(sb_add_discoverer(m, performing_discoverer, NULL, NULL, &id), SB_OK);
+        discoveries = 0;
+        performed_target = performed[i];
+        CHECK_STATUS(sb_perform(m, "Elsewhere", "act", NULL, 0, &out), SB_ENOTARGET);
+        /* Asked for Elsewhere, then for NoTargetAction (the fallback), and
+         * once more for Elsewhere from inside that: never the same name
+         * twice at once on one thread. Before: exponential (capped here). */
+        CHECK(discoveries >= 2 && discoveries <= 3);
+        /* What the nested calls got: a discovery loop, named. */
+        CHECK(loops_reported >= 2);
+        loops_reported = discoveries = 0;
+        CHECK_STATUS(sb_perform(m, "Elsewhere", "act", NULL, 0, &out), SB_ENOTARGET);
+        CHECK(discoveries >= 2 && discoveries <= 3 && loops_reported >= 2);
+        loops_reported = 0;
+        CHECK(intact(m));
+        sb_mediator_free(m);
+    }
+    robustness_row("Discoverer that performs the target it is asked for (or another missing one)", 2,
+                   "that search is not started again on the thread: the nested call fails with SB_EREJECTED "
+                   "\"discovery loop\"; at most 3 discoverer calls");
+}
+
 /* ------------------------------------------------------------ bad plugins */
 
 static void test_bad_plugins(void) {
@@ -287,6 +467,8 @@ int main(int argc, char **argv) {
     test_wrapped_error();
     test_failing_actions();
     test_reentrancy();
+    test_hook_reentrancy();
+    test_discoverer_reentrancy();
     test_bad_plugins();
     test_callbacks();
     return check_report("faults");

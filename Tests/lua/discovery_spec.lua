@@ -51,6 +51,15 @@ describe("Target_<Name>.lua on sb.path", function()
     assert.matches("refuses to load", message)
   end)
 
+  it("is not looked for again while it loads: a file that performs its own target", function()
+    _G.SELF_LOADS, _G.SELF_NESTED = 0, nil -- the file's globals
+    assert.are.equal("loaded", sb.perform("SelfPerforming", "x"))
+    assert.are.equal(1, _G.SELF_LOADS)
+    assert.are.equal("EREJECTED", _G.SELF_NESTED.code)
+    assert.matches("discovery loop", _G.SELF_NESTED.message)
+    sb.unregister("SelfPerforming")
+  end)
+
   it("finds nothing for a missing file, or for a name that is not a plain name", function()
     local _, _, code = sb.perform("NoSuchFile", "x")
     assert.are.equal("ENOTARGET", code)

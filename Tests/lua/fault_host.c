@@ -188,6 +188,152 @@ static void test_callbacks(void) {
                    "SB_EACTION \"closed\" after close");
 }
 
+/* ------------------------------- a bounded queue of calls from threads */
+
+#ifndef SB_LUA_MAX_QUEUED
+#define SB_LUA_MAX_QUEUED 16384 /* (a header without it: the test still builds, and fails) */
+#endif
+
+enum { QUEUE_THREADS = 3 };
+static long queued_by[QUEUE_THREADS], refused_by[QUEUE_THREADS];
+static int refusals_named_the_queue[QUEUE_THREADS];
+
+/* Calls the kept Lua callback until the queue refuses, or 2/3 of the bound
+ * each (all three: twice the bound, when nothing refuses). */
+static void *flood_from_thread(void *arg) {
+    int i = (int)(intptr_t)arg;
+    sb_value *one = sb_int(1);
+    for (long n = 0; n < 2L * SB_LUA_MAX_QUEUED / QUEUE_THREADS; n++) {
+        sb_value *out = NULL;
+        sb_status s = sb_callback_call(kept, one, &out);
+        sb_release(out);
+        if (s == SB_EQUEUED) {
+            queued_by[i]++;
+        } else {
+            refused_by[i]++;
+            refusals_named_the_queue[i] = s == SB_EREJECTED && strstr(sb_last_error(), "queue") != NULL &&
+                                          strstr(sb_last_error(), "full") != NULL;
+            break;
+        }
+    }
+    sb_release(one);
+    return NULL;
+}
+
+static void test_queue_bound(void) {
+    lua_State *L = new_state();
+    CHECK(run(L, "calls = 0\n"
+                 "assert(sb.perform('Keeper', 'keep', { cb = function(x) calls = calls + x end }))"));
+    pthread_t threads[QUEUE_THREADS];
+    for (int i = 0; i < QUEUE_THREADS; i++)
+        CHECK(pthread_create(&threads[i], NULL, flood_from_thread, (void *)(intptr_t)i) == 0);
+    long queued = 0, refused = 0;
+    for (int i = 0; i < QUEUE_THREADS; i++) {
+        pthread_join(threads[i], NULL);
+        queued += queued_by[i];
+        refused += refused_by[i];
+        CHECK(refused_by[i] == 0 || refusals_named_the_queue[i]);
+    }
+    /* Exactly the bound waits; the threads that went on were refused (a
+     * thread may finish its share before the queue fills). */
+    CHECK(queued == SB_LUA_MAX_QUEUED);
+    CHECK(refused >= 1 && refused <= QUEUE_THREADS);
+    /* The owner drains it with sb.poll (here in two parts); then calls queue again. */
+    CHECK(run(L, "assert(sb.poll(100) == 100); assert(calls == 100)"));
+    char chunk[128];
+    snprintf(chunk, sizeof chunk, "assert(sb.poll() == %d); assert(calls == %d)", SB_LUA_MAX_QUEUED - 100,
+             SB_LUA_MAX_QUEUED);
+    CHECK(run(L, chunk));
+    queued_by[0] = refused_by[0] = 0;
+    CHECK(pthread_create(&threads[0], NULL, flood_from_thread, (void *)0) == 0);
+    pthread_join(threads[0], NULL);
+    CHECK(queued_by[0] == 2L * SB_LUA_MAX_QUEUED / QUEUE_THREADS && refused_by[0] == 0);
+    CHECK(intact(L));
+    lua_close(L); /* drops what is still queued */
+    sb_release(kept);
+    kept = NULL;
+    robustness_row("Calls queued to a Lua state from 3 threads faster than it polls", QUEUE_THREADS,
+                   "at most SB_LUA_MAX_QUEUED wait; the next gets SB_EREJECTED \"queue ... full\"; "
+                   "sb.poll drains it and calls queue again");
+}
+
+/* ---------------------------------- closing one of several Lua states */
+
+static sb_status from_c(void *u, const sb_value *params, sb_value **out) {
+    (void)u;
+    (void)params;
+    *out = sb_string("C");
+    return SB_OK;
+}
+
+/* The string `target.action` answers with, or NULL when the call fails. */
+static const char *answer(const char *target, const char *action, char *buffer, size_t size) {
+    sb_value *out = NULL;
+    sb_status s = sb_perform(m, target, action, NULL, 0, &out);
+    size_t length = 0;
+    const char *text = s == SB_OK ? sb_get_string(out, &length) : NULL;
+    if (text != NULL) snprintf(buffer, size, "%s", text);
+    sb_release(out);
+    return text != NULL ? buffer : NULL;
+}
+
+static const char *url_answer(const char *url, char *buffer, size_t size) {
+    sb_value *out = NULL;
+    sb_status s = sb_open_url(m, url, NULL, &out);
+    size_t length = 0;
+    const char *text = s == SB_OK ? sb_get_string(out, &length) : NULL;
+    if (text != NULL) snprintf(buffer, size, "%s", text);
+    sb_release(out);
+    return text != NULL ? buffer : NULL;
+}
+
+#define ANSWERS(target, action, expected) \
+    (answer(target, action, buffer, sizeof buffer) != NULL && strcmp(buffer, expected) == 0)
+#define URL_ANSWERS(url, expected) (url_answer(url, buffer, sizeof buffer) != NULL && strcmp(buffer, expected) == 0)
+
+static void test_close_removes_only_its_own(void) {
+    char buffer[64];
+    static const char registrations[] =
+        "sb.target('Shared', { a = function() return '%s' end, only%s = function() return '%s' end })\n"
+        "sb.target('Own%s', { x = function() return '%s' end })\n"
+        "sb.degrade(function() return '%s degrades' end)\n"
+        "sb.scheme('hand', function() return '%s handles' end)\n"
+        "sb.route('app://routed/:id', function() return '%s routes' end)\n";
+    char chunk[sizeof registrations + 64];
+    lua_State *A = new_state(), *B = new_state();
+    snprintf(chunk, sizeof chunk, registrations, "A", "A", "A", "A", "A", "A", "A", "A");
+    CHECK(run(A, chunk));
+    /* B replaces what A registered under the same names; C adds an action. */
+    snprintf(chunk, sizeof chunk, registrations, "B", "B", "B", "B", "B", "B", "B", "B");
+    CHECK(run(B, chunk));
+    CHECK_STATUS(sb_register_action(m, "Shared", "fromC", from_c, NULL, NULL), SB_OK);
+    CHECK(ANSWERS("Shared", "a", "B") && ANSWERS("Shared", "onlyA", "A"));
+
+    lua_close(A);
+    /* What B and C own stays; what only A owned is gone. */
+    CHECK(ANSWERS("Shared", "a", "B"));
+    CHECK(ANSWERS("Shared", "fromC", "C"));
+    CHECK(ANSWERS("Shared", "onlyB", "B"));
+    CHECK(ANSWERS("OwnB", "x", "B"));
+    CHECK(ANSWERS("Shared", "onlyA", "B degrades")); /* missing: B's degrade handler answers */
+    CHECK(ANSWERS("OwnA", "x", "B degrades"));
+    CHECK(URL_ANSWERS("hand://anything/at/all", "B handles"));
+    CHECK(URL_ANSWERS("app://routed/7", "B routes"));
+    CHECK(intact(B));
+
+    lua_close(B);
+    CHECK(ANSWERS("Shared", "fromC", "C"));
+    CHECK(answer("Shared", "a", buffer, sizeof buffer) == NULL && answer("OwnB", "x", buffer, sizeof buffer) == NULL);
+    CHECK(url_answer("hand://anything", buffer, sizeof buffer) == NULL);
+    CHECK(intact(NULL));
+    CHECK_STATUS(sb_unregister_target(m, "Shared"), SB_OK);
+    CHECK_STATUS(sb_unregister_scheme(m, "hand"), SB_OK);
+    CHECK_STATUS(sb_remove_route_pattern(m, "app://routed/:id"), SB_OK);
+    robustness_row("Lua state closed after another state and C re-registered its names (actions, degrade "
+                   "handler, scheme and route handlers)", 5,
+                   "only what it still owns is removed: the other state's and C's registrations keep answering");
+}
+
 /* --------------------------------------------- allocation failure in Lua */
 
 /* From allocation number `fail_at` on (0: never), every allocation fails:
@@ -343,6 +489,8 @@ int main(void) {
     test_endless_targets();
     test_endless_recursion();
     test_callbacks();
+    test_queue_bound();
+    test_close_removes_only_its_own();
     test_allocation_failure();
     test_weak_table_collected();
     sb_mediator_free(m);

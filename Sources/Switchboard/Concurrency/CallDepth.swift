@@ -37,7 +37,28 @@ enum CallDepth {
 
     /// The error for a call that `exceeded` refused.
     static func error(_ record: ThreadRecord, target: NameRef, action: NameRef) -> SwitchboardError {
-        let call = "\(target.string).\(action.string)"
+        error(record, call: "\(target.string).\(action.string)")
+    }
+
+    /// Runs user code that is not a call's own target (a callback, a URL
+    /// call's completion) as one more call in progress on this thread:
+    /// whatever it performs is one level deeper. Refused with the depth
+    /// error, `body` not run, when that level is too deep; so code that
+    /// re-enters through it stops at the limit like a re-entrant perform.
+    @inline(__always)
+    static func entering<R>(_ what: @autoclosure () -> String,
+                            _ body: () throws(SwitchboardError) -> R) throws(SwitchboardError) -> R {
+        let record = pins.pin()
+        defer { pins.unpin(record) }
+        if exceeded(record) { throw error(record, call: what()) }
+        return try body()
+    }
+
+    /// `EpochDomain.shared.pins`, without touching the domain object.
+    static let pins = EpochDomain.shared.pins
+
+    /// The error for user code that `exceeded` refused, named by `call`.
+    static func error(_ record: ThreadRecord, call: String) -> SwitchboardError {
         if record.depth.pointee > limit {
             return .rejected("call depth limit: \(call) would be call \(record.depth.pointee) in progress "
                              + "on this thread (at most \(limit)); is a re-entrant perform recursing without end?")
@@ -84,5 +105,9 @@ extension Mediator {
     /// The most calls that may be in progress on one thread, across all
     /// mediators; a deeper call fails with `.rejected` (as it does when the
     /// thread's stack is nearly used up) before any target code runs.
+    /// Every way user code re-enters counts: actions, callbacks, interceptors,
+    /// observers (a refused call is not shown to them), the URL observer,
+    /// completions, discoverers and the degrade handler run as part of a call
+    /// in progress, so what they perform is one level deeper.
     public static var maxCallDepth: Int { CallDepth.limit }
 }

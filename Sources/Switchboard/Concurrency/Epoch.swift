@@ -41,6 +41,7 @@ final class EpochDomain: @unchecked Sendable {
             guard let raw else { return }
             let record = ThreadRecord(raw)
             record.depth.pointee = 0
+            record.observing.pointee = 0
             record.state.pointee.store(0, ordering: .releasing)
             record.inUse.pointee.store(false, ordering: .releasing)
         }
@@ -198,7 +199,8 @@ struct ThreadRecord {
     private static let inUseOffset = aligned(nextOffset + MemoryLayout<UnsafeMutableRawPointer?>.size, for: Atomic<Bool>.self)
     private static let stackLowOffset = aligned(inUseOffset + MemoryLayout<Atomic<Bool>>.size, for: UInt.self)
     private static let stackFloorOffset = stackLowOffset + MemoryLayout<UInt>.size
-    private static let size = stackFloorOffset + MemoryLayout<UInt>.size
+    private static let observingOffset = stackFloorOffset + MemoryLayout<UInt>.size
+    private static let size = observingOffset + MemoryLayout<Int>.size
 
     private static func aligned<T: ~Copyable>(_ offset: Int, for type: T.Type) -> Int {
         let alignment = MemoryLayout<T>.alignment
@@ -213,6 +215,7 @@ struct ThreadRecord {
         (base + Self.inUseOffset).initializeMemory(as: Atomic<Bool>.self, to: Atomic(true))
         (base + Self.nextOffset).initializeMemory(as: UnsafeMutableRawPointer?.self, repeating: next?.base, count: 1)
         (base + Self.stackLowOffset).initializeMemory(as: UInt.self, repeating: 0, count: 2)
+        (base + Self.observingOffset).initializeMemory(as: Int.self, repeating: 0, count: 1)
     }
 
     init(_ base: UnsafeMutableRawPointer) { self.base = base }
@@ -238,6 +241,12 @@ struct ThreadRecord {
 
     var stackFloor: UnsafeMutablePointer<UInt> {
         (base + Self.stackFloorOffset).assumingMemoryBound(to: UInt.self)
+    }
+
+    /// How many observers are running on the thread (see `Mediator.notify`);
+    /// touched only by the owning thread.
+    var observing: UnsafeMutablePointer<Int> {
+        (base + Self.observingOffset).assumingMemoryBound(to: Int.self)
     }
 
     /// False once the owning thread has exited.

@@ -167,6 +167,17 @@ extension Mediator {
         hooks.update(epochs) { current, _ in (current.with(degrade: .some(entry)), ()) }
     }
 
+    /// Removes the degrade handler only if it is still the caller's (see
+    /// ``unregister(target:action:ifOwned:)``). Returns whether it did.
+    @_spi(Faces) public func removeDegradeHandler(ifOwned isMine: (ForeignFunction) -> Bool) -> Bool {
+        hooks.update(epochs) { current, _ in
+            guard let foreign = current.degrade?.foreign, isMine(foreign.takeUnretainedValue()) else {
+                return (current, false)
+            }
+            return (current.with(degrade: .some(nil)), true)
+        }
+    }
+
     /// Whether ``CallOptions/bypassInterceptors`` is honoured (default true).
     /// Turn it off when interceptors enforce something no caller may skip.
     public var allowsBypass: Bool {

@@ -31,32 +31,48 @@ extension Mediator {
                                         prepared: Route? = nil) -> C.Outcome {
         let record = pins.pin()
         defer { pins.unpin(record) }
+        // Before any user code (observers included): a call refused for its
+        // depth reaches no observer, which could only re-enter again.
+        if CallDepth.exceeded(record) {
+            let call: String
+            switch start {
+            case .local(let target, let action): call = "\(target).\(action)"
+            case .url(let url, _): call = "the URL call " + RemoteURL.quoted(url)
+            }
+            return convention.fail(CallDepth.error(record, call: call))
+        }
+        return interceptedPinned(record, start, args: args, module: module, options: options, fallback: fallback,
+                                 via: convention, prepared: prepared)
+    }
+
+    /// `intercepted` for a caller that has pinned (`record`) and checked the depth.
+    func interceptedPinned<C: CallConvention>(_ record: ThreadRecord, _ start: CallStart, args: C.Args,
+                                              module: String? = nil, options: CallOptions, fallback: Bool,
+                                              via convention: C, prepared: Route? = nil) -> C.Outcome {
         let hooks = self.hooks.pinned() ?? .empty
         var call = InterceptedCall(start: start, tags: options.tags, cancellation: options.cancellation,
                                    carried: { convention.carry(args) })
-        let observing = !hooks.observers.isEmpty
+        // A call an observer makes is not shown to observers: each event
+        // would start another call with two events of its own, work that
+        // doubles with every level. It runs, and counts against the depth.
+        let observing = !hooks.observers.isEmpty && record.observing.pointee == 0
         let began = observing ? Clock.now : 0
-        if observing { notify(hooks, call.event(.start, error: nil, result: nil, duration: 0)) }
+        if observing { notify(hooks, call.event(.start, error: nil, result: nil, duration: 0), record) }
 
-        let outcome: C.Outcome
-        if CallDepth.exceeded(record) {
-            outcome = withNameRef(call.target ?? call.url ?? "") { t in
-                withNameRef(call.action ?? "") { convention.fail(CallDepth.error(record, target: t, action: $0)) }
-            }
-        } else {
-            outcome = CurrentCall.with(options.cancellation) {
-                steer(&call, hooks: hooks, module: module, options: options, fallback: fallback,
-                      via: convention, prepared: prepared)
-            }
+        let outcome = CurrentCall.with(options.cancellation) {
+            steer(&call, hooks: hooks, module: module, options: options, fallback: fallback,
+                  via: convention, prepared: prepared)
         }
         if observing {
             notify(hooks, call.event(.end, error: convention.failure(of: outcome), result: convention.result(of: outcome),
-                                     duration: Clock.now &- began))
+                                     duration: Clock.now &- began), record)
         }
         return outcome
     }
 
-    private func notify(_ hooks: Hooks, _ event: CallEvent) {
+    private func notify(_ hooks: Hooks, _ event: CallEvent, _ record: ThreadRecord) {
+        record.observing.pointee += 1
+        defer { record.observing.pointee -= 1 }
         for observer in hooks.observers { observer.body(event) }
     }
 

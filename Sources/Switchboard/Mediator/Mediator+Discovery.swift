@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 // Finding targets that were never registered: Swift `Target_<Name>` classes by
 // type name (the counterpart of CTMediator's NSClassFromString), then the
 // providers other faces add (C plugins, Lua search paths). What is found is
@@ -7,13 +15,26 @@ extension Mediator {
     /// The entry for `key` after looking for its class, or nil when there is
     /// neither an entry nor a class. The caller is pinned. A failed search
     /// (a provider's error) is not remembered.
+    ///
+    /// A search for `key` already in progress on this thread (a discoverer,
+    /// or a Lua file being loaded, that performs the target it is asked
+    /// for) is not started again: that call fails with `.rejected`. Without
+    /// this, each level of the recursion would ask again, and so would the
+    /// fallback of each level: work that doubles with every level.
     func discoverEntry(_ key: NameRef) -> Result<Unmanaged<TargetEntry>?, SwitchboardError> {
         let generation = discoveryGeneration.load(ordering: .acquiring)
         let name = key.string
+        if DiscoveriesInProgress.contains(self, name) {
+            return .failure(.rejected("discovery loop: \(Value.string(name)) is being looked for on this thread "
+                                      + "already (does a discoverer or a Target_ file perform the target it is "
+                                      + "asked for?); its search does not start again"))
+        }
         // Searching may run user code (a Lua file), so no lock is held here.
         let found: TargetClass?
         do {
-            found = try searchClass(named: name)
+            found = try DiscoveriesInProgress.with(self, name) { () throws(SwitchboardError) -> TargetClass? in
+                try searchClass(named: name)
+            }
         } catch {
             return .failure(error)
         }
@@ -32,10 +53,13 @@ extension Mediator {
         })
     }
 
-    /// True when `entry` has no class and discovery might find one now.
+    /// True when `entry` has no class and discovery might find one now (and
+    /// is not looking for it on this thread already: the entry is what there
+    /// is until that search ends).
     @inline(__always)
     func mightDiscoverClass(for entry: TargetEntry) -> Bool {
         entry.targetClass == nil && entry.searchedAt != discoveryGeneration.load(ordering: .relaxed)
+            && !DiscoveriesInProgress.contains(self, entry.name.string)
     }
 
     private func searchClass(named name: String) throws(SwitchboardError) -> TargetClass? {
@@ -80,6 +104,56 @@ extension Mediator {
                     || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
             }
         }
+    }
+}
+
+/// The searches in progress on each thread, innermost first: which mediator
+/// is looking for which name. Only searches that miss the registry come here.
+enum DiscoveriesInProgress {
+    private final class Frame {
+        let mediator: ObjectIdentifier
+        let name: String
+        let next: Frame?
+
+        init(mediator: ObjectIdentifier, name: String, next: Frame?) {
+            self.mediator = mediator
+            self.name = name
+            self.next = next
+        }
+    }
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        precondition(pthread_key_create(&key, nil) == 0, "Switchboard: out of pthread keys")
+        return key
+    }()
+
+    private static var innermost: Frame? {
+        pthread_getspecific(key).map { Unmanaged<Frame>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    /// Whether `mediator` is looking for `name` (compared by its bytes) on this thread.
+    static func contains(_ mediator: Mediator, _ name: String) -> Bool {
+        var frame = innermost
+        while let current = frame {
+            if current.mediator == ObjectIdentifier(mediator) && current.name.utf8.elementsEqual(name.utf8) {
+                return true
+            }
+            frame = current.next
+        }
+        return false
+    }
+
+    /// Runs `body` as the search of `mediator` for `name` on this thread.
+    static func with<R>(_ mediator: Mediator, _ name: String,
+                        _ body: () throws(SwitchboardError) -> R) throws(SwitchboardError) -> R {
+        let frame = Frame(mediator: ObjectIdentifier(mediator), name: name, next: innermost)
+        pthread_setspecific(key, Unmanaged.passUnretained(frame).toOpaque())
+        defer {
+            pthread_setspecific(key, frame.next.map { Unmanaged.passUnretained($0).toOpaque() })
+            withExtendedLifetime(frame) {}
+        }
+        return try body()
     }
 }
 

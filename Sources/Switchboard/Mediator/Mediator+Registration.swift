@@ -95,9 +95,28 @@ extension Mediator {
     /// removed this way. Returns false if there was no such registration.
     @discardableResult
     public func unregister(target: String, action: String) -> Bool {
+        unregister(target: target, action: action, if: { _ in true })
+    }
+
+    /// Removes one registered action only if it is still the caller's:
+    /// `isMine` is shown its foreign function (under the registry's lock: it
+    /// must only compare, never call back). For a face that removes what it
+    /// registered when it goes away (a Lua state closing), so that what
+    /// another owner registered since under the same name stays. Returns
+    /// false if the action is not registered, or not as the caller's.
+    @_spi(Faces) public func unregister(target: String, action: String,
+                                        ifOwned isMine: (ForeignFunction) -> Bool) -> Bool {
+        unregister(target: target, action: action) { entry in
+            entry.foreign.map { isMine($0.takeUnretainedValue()) } ?? false
+        }
+    }
+
+    private func unregister(target: String, action: String, if isMine: (ActionEntry) -> Bool) -> Bool {
         write {
             withNameRef(target) { key in
                 guard let entry = targets.find(key)?.takeUnretainedValue(),
+                      let current = withNameRef(action, { entry.registered.find($0) }),
+                      isMine(current.takeUnretainedValue()),
                       let remaining = entry.registered.removing(action) else { return false }
                 if remaining.isEmpty {
                     registrationOrigins[Array(target.utf8)] = nil

@@ -131,6 +131,8 @@ public final class Route: @unchecked Sendable {
     func prepare() throws(SwitchboardError) {
         let record = pins.pin()
         defer { pins.unpin(record) }
+        // Resolving may run discoverers: user code, counted like a call.
+        if CallDepth.exceeded(record) { throw CallDepth.error(record, target: target.ref, action: action.ref) }
         if case .failure(let error) = current() { throw error }
     }
 

@@ -27,15 +27,7 @@ extension Mediator {
     @discardableResult
     public func open(_ url: String, params: Params = [:], options: CallOptions = .none,
                      completion: (@Sendable (Value) -> Void)? = nil) -> Value {
-        let outcome = openURL(url, params: params, options: options)
-        switch outcome {
-        case .success(let value):
-            completion?(["result": value])
-            return value
-        case .failure(let error):
-            completion?(["error": .string(error.message), "code": .string(error.code.name)])
-            return .null
-        }
+        (try? openURL(url, params: params, options: options, completion: completion).get()) ?? .null
     }
 
     /// Opens `url` and reports failures: `.badURL`, `.rejected`, and those
@@ -44,20 +36,40 @@ extension Mediator {
         try openURL(url, params: params, options: options).get()
     }
 
-    private func openURL(_ received: String, params extra: Params, options: CallOptions) -> Result<Value, SwitchboardError> {
-        let url: String
-        do throws(SwitchboardError) { url = try urls.verified(received) } catch { return .failure(error) }
-        let result = openVerified(url, params: extra, options: options)
-        // A refusal because the action is `local` is a policy refusal too,
-        // made at dispatch: the observer hears of it as of the URL policy's.
-        if case .failure(let error) = result, LocalRefusal.take() { urls.report(url, error.message) }
+    /// The URL entry is one call in progress from its start: the URL
+    /// observer (on a refusal) and the completion run inside it, so what
+    /// they open or perform is one level deeper, and a call too deep is
+    /// refused before any of them runs.
+    private func openURL(_ received: String, params extra: Params, options: CallOptions,
+                         completion: (@Sendable (Value) -> Void)? = nil) -> Result<Value, SwitchboardError> {
+        let record = pins.pin()
+        defer { pins.unpin(record) }
+        if CallDepth.exceeded(record) {
+            return .failure(CallDepth.error(record, call: "the URL call " + RemoteURL.quoted(received)))
+        }
+        let result: Result<Value, SwitchboardError>
+        do throws(SwitchboardError) {
+            let url = try urls.verified(received)
+            result = openVerified(record, url, params: extra, options: options)
+            // A refusal because the action is `local` is a policy refusal too,
+            // made at dispatch: the observer hears of it as of the URL policy's.
+            if case .failure(let error) = result, LocalRefusal.take() { urls.report(url, error.message) }
+        } catch {
+            result = .failure(error)
+        }
+        switch result {
+        case .success(let value): completion?(["result": value])
+        case .failure(let error): completion?(["error": .string(error.message), "code": .string(error.code.name)])
+        }
         return result
     }
 
-    private func openVerified(_ url: String, params extra: Params, options: CallOptions) -> Result<Value, SwitchboardError> {
+    /// Pinned, depth checked.
+    private func openVerified(_ record: ThreadRecord, _ url: String, params extra: Params,
+                              options: CallOptions) -> Result<Value, SwitchboardError> {
         if hasHooks || !options.isPlain {
-            return intercepted(.url(url, extra: extra), args: [:], options: options, fallback: true,
-                               via: SwiftConvention(fromURL: true))
+            return interceptedPinned(record, .url(url, extra: extra), args: [:], options: options, fallback: true,
+                                     via: SwiftConvention(fromURL: true))
         }
         do throws(SwitchboardError) {
             let destination = try resolve(url: url)
@@ -80,8 +92,8 @@ extension Mediator {
         }
         return withNameRef(destination.target) { target in
             withNameRef(destination.action) { action in
-                dispatch(target, as: target, action, args: params, cache: false, fallback: true,
-                         via: SwiftConvention(fromURL: true))
+                dispatchPinned(target, as: target, action, args: params, cache: false, fallback: true,
+                               via: SwiftConvention(fromURL: true))
             }
         }
     }
@@ -93,16 +105,21 @@ extension Mediator {
                                         out: UnsafeMutablePointer<OpaquePointer?>,
                                         bridge: any ForeignBridge.Type) -> Int32 {
         let convention = ForeignConvention(bridge: bridge, out: out, fromURL: true)
+        let record = pins.pin() // as in openURL
+        defer { pins.unpin(record) }
+        if CallDepth.exceeded(record) {
+            return convention.fail(CallDepth.error(record, call: "the URL call " + RemoteURL.quoted(received)))
+        }
         let url: String
         do throws(SwitchboardError) { url = try urls.verified(received) } catch { return convention.fail(error) }
-        let status = openVerified(url, extra: extra, options: options, via: convention)
+        let status = openVerified(record, url, extra: extra, options: options, via: convention)
         if status != 0, LocalRefusal.take(), let error = convention.failure(of: status) {
             urls.report(url, error.message) // as in openURL
         }
         return status
     }
 
-    private func openVerified(_ url: String, extra: OpaquePointer?, options: CallOptions,
+    private func openVerified(_ record: ThreadRecord, _ url: String, extra: OpaquePointer?, options: CallOptions,
                               via convention: ForeignConvention) -> Int32 {
         let bridge = convention.bridge
         if hasHooks || !options.isPlain {
@@ -112,7 +129,8 @@ extension Mediator {
             } catch {
                 return convention.fail(error)
             }
-            return intercepted(.url(url, extra: extraParams), args: nil, options: options, fallback: true, via: convention)
+            return interceptedPinned(record, .url(url, extra: extraParams), args: nil, options: options, fallback: true,
+                                     via: convention)
         }
         do throws(SwitchboardError) {
             let destination = try resolve(url: url)
@@ -128,7 +146,7 @@ extension Mediator {
             defer { bridge.release(native) }
             return withNameRef(destination.target) { target in
                 withNameRef(destination.action) { action in
-                    dispatch(target, as: target, action, args: native, cache: false, fallback: true, via: convention)
+                    dispatchPinned(target, as: target, action, args: native, cache: false, fallback: true, via: convention)
                 }
             }
         } catch {

@@ -25,6 +25,23 @@ public final class Callback: Sendable {
         borrowedForeign = Unmanaged.passUnretained(foreign)
     }
 
+    /// Calls a foreign callback in its face's own representation (see
+    /// ``ForeignFunction/callNative(_:state:out:)``), counted as one more
+    /// call in progress like `callAsFunction`; nil for a Swift closure. A
+    /// call too deep runs nothing and reports the depth error through `bridge`.
+    @_spi(Faces) @inline(__always)
+    public func callNative(_ args: OpaquePointer?, out: UnsafeMutablePointer<OpaquePointer?>,
+                           bridge: any ForeignBridge.Type) -> Int32? {
+        guard let function = borrowedForeign else { return nil }
+        let record = CallDepth.pins.pin()
+        defer { CallDepth.pins.unpin(record) }
+        if CallDepth.exceeded(record) {
+            bridge.report(CallDepth.error(record, call: "callback"))
+            return SwitchboardError.Code.rejected.rawValue
+        }
+        return function._withUnsafeGuaranteedRef { $0.callNative(args, state: nil, out: out) }
+    }
+
     /// The foreign implementation, so a face can call its own functions
     /// without converting arguments; nil for Swift closures.
     @_spi(Faces) public var foreign: ForeignFunction? {
@@ -34,17 +51,21 @@ public final class Callback: Sendable {
 
     /// Calls the callback with `args`. Whatever the callback throws comes back
     /// as a `SwitchboardError` (a `SwitchboardError` passes through as is).
+    /// The call counts against ``Mediator/maxCallDepth`` like a perform: a
+    /// callback that calls itself without end gets `.rejected`.
     @discardableResult
     public func callAsFunction(_ args: Value = .null) throws(SwitchboardError) -> Value {
-        switch body {
-        case .swift(let closure):
-            do {
-                return try closure(args)
-            } catch {
-                throw SwitchboardError.wrapping(error, in: "callback")
+        try CallDepth.entering("callback") { () throws(SwitchboardError) -> Value in
+            switch body {
+            case .swift(let closure):
+                do {
+                    return try closure(args)
+                } catch {
+                    throw SwitchboardError.wrapping(error, in: "callback")
+                }
+            case .foreign(let function):
+                return try function.call(args, state: nil)
             }
-        case .foreign(let function):
-            return try function.call(args, state: nil)
         }
     }
 }

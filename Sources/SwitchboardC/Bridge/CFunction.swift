@@ -29,6 +29,14 @@ final class CFunction: ForeignFunction, @unchecked Sendable {
 
     deinit { freeUserdata?(userdata) }
 
+    /// Whether `function` is a C function registered as `fn` with `userdata`
+    /// (not a plugin's action, whose userdata is its instance's state).
+    static func isRegistration(_ function: ForeignFunction, _ fn: sb_fn, _ userdata: UnsafeRawPointer?) -> Bool {
+        guard let c = function as? CFunction, !c.usesInstanceState else { return false }
+        return unsafeBitCast(c.fn, to: UnsafeRawPointer.self) == unsafeBitCast(fn, to: UnsafeRawPointer.self)
+            && UnsafeRawPointer(c.userdata) == userdata
+    }
+
     /// Calls the function with C arguments. Normalizes what C code may get
     /// wrong: a success without a result becomes SB_NULL; a failure that left
     /// a result releases it; an unknown status becomes SB_EACTION; a failure

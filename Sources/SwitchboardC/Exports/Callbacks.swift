@@ -22,9 +22,10 @@ public func sb_callback_call(_ callback: sb_value_cptr?, _ args: sb_value_cptr?,
     }
     var result: OpaquePointer?
     let status: sb_status
-    if let foreign = target.borrowedForeign {
-        // Made in C (or by the Lua module through C): no conversion.
-        status = sb_status(UInt32(foreign._withUnsafeGuaranteedRef { $0.callNative(args, state: nil, out: &result) }))
+    if let native = target.callNative(args, out: &result, bridge: CBridge.self) {
+        // Made in C (or by the Lua module through C): no conversion. It
+        // counts against the call depth as a Swift callback's call does.
+        status = sb_status(UInt32(bitPattern: native))
     } else {
         do throws(SwitchboardError) {
             var argument = Value.null

@@ -95,6 +95,14 @@ public func sb_set_degrade_handler(_ m: sb_mediator_ptr?, _ fn: sb_fn?, _ userda
     return SB_OK
 }
 
+@_cdecl("sb_clear_degrade_handler_if")
+public func sb_clear_degrade_handler_if(_ m: sb_mediator_ptr?, _ fn: sb_fn?, _ userdata: UnsafeRawPointer?) -> sb_status {
+    guard let m, let fn else { return failure(SB_EINVAL, "sb_clear_degrade_handler_if: NULL mediator or function") }
+    let mediator = CMediator.borrow(m).takeUnretainedValue().mediator
+    return mediator.removeDegradeHandler(ifOwned: { CFunction.isRegistration($0, fn, userdata) })
+        ? SB_OK : failure(SB_ENOACTION, "sb_clear_degrade_handler_if: the degrade handler is not this function and userdata")
+}
+
 @_cdecl("sb_set_allow_bypass")
 public func sb_set_allow_bypass(_ m: sb_mediator_ptr?, _ allow: CInt) -> sb_status {
     guard let m else { return failure(SB_EINVAL, "sb_set_allow_bypass: NULL mediator") }

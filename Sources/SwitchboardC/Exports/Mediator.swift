@@ -108,6 +108,20 @@ public func sb_unregister_action(_ m: sb_mediator_ptr?, _ target: UnsafePointer<
     }
 }
 
+@_cdecl("sb_unregister_action_if")
+public func sb_unregister_action_if(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?,
+                                    _ action: UnsafePointer<CChar>?, _ fn: sb_fn?,
+                                    _ userdata: UnsafeRawPointer?) -> sb_status {
+    guard case .success(let target) = validName(target, "target"), case .success(let action) = validName(action, "action") else {
+        return failure(SB_EINVAL, "sb_unregister_action_if: names must be non-empty UTF-8")
+    }
+    guard let fn else { return failure(SB_EINVAL, "sb_unregister_action_if: NULL function") }
+    return with(m, "sb_unregister_action_if") { mediator in
+        mediator.unregister(target: target, action: action, ifOwned: { CFunction.isRegistration($0, fn, userdata) })
+            ? SB_OK : failure(SB_ENOACTION, "\"\(target).\(action)\" is not registered with this function and userdata")
+    }
+}
+
 @_cdecl("sb_set_target_origin")
 public func sb_set_target_origin(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?,
                                  _ origin: UnsafePointer<CChar>?) -> sb_status {

@@ -13,7 +13,7 @@ enum HeaderNames {
         "sb_call_reject", "sb_call_tag", "sb_call_tag_count", "sb_call_target",
         "sb_call_url", "sb_callback_call", "sb_callback_new", "sb_cancel",
         "sb_cancel_free", "sb_cancel_new", "sb_cancel_request", "sb_cancel_requested",
-        "sb_cancelled", "sb_check_contract", "sb_contract_def", "sb_count",
+        "sb_cancelled", "sb_check_contract", "sb_clear_degrade_handler_if", "sb_contract_def", "sb_count",
         "sb_dict_at", "sb_dict_get", "sb_dict_new", "sb_dict_set",
         "sb_dict_set_new", "sb_discover_fn", "sb_double", "sb_equal",
         "sb_fn", "sb_free", "sb_from_json", "sb_get_bool",
@@ -31,7 +31,7 @@ enum HeaderNames {
         "sb_set_rules_json", "sb_set_target_origin", "sb_set_url_observer", "sb_set_url_policy",
         "sb_sign_url", "sb_status", "sb_status_string", "sb_string",
         "sb_string_n", "sb_target_def", "sb_to_json", "sb_type",
-        "sb_typeof", "sb_unregister_action", "sb_unregister_scheme", "sb_unregister_target",
+        "sb_typeof", "sb_unregister_action", "sb_unregister_action_if", "sb_unregister_scheme", "sb_unregister_target",
         "sb_value", "sb_version", "sb_version_number",
     ]
 }
