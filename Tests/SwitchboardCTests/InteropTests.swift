@@ -201,4 +201,29 @@ struct InteropTests {
         for _ in 0..<Int(SB_MAX_DEPTH) + 5 { deep = .array([deep]) }
         #expect { try Handle.from(deep) } throws: { ($0 as? SwitchboardError)?.code == .invalidArgument }
     }
+
+    @Test("a C value converted from Swift knows how deep each container sits")
+    func convertedDepth() throws {
+        // SB_MAX_DEPTH arrays, the innermost holding a scalar: converted
+        // whole, the innermost array takes no container (it would be level
+        // 201), even though nothing was ever inserted through sb_array_append.
+        var deep: Value = .array([.int(1)])
+        for _ in 1..<Int(SB_MAX_DEPTH) { deep = .array([deep]) }
+        let root = try Handle.from(deep).pointer
+        var innermost: OpaquePointer = root
+        while let next = sb_array_get(innermost, 0), sb_typeof(next) == SB_ARRAY { innermost = next }
+        #expect(sb_array_append_new(innermost, sb_array_new()) == SB_EINVAL)
+        #expect(String(cString: sb_last_error()).contains("already 200 levels deep"))
+        // The level above it may take one (an empty array at level 200).
+        let above = try #require(sb_array_get(root, 0))
+        var second: OpaquePointer = above
+        for _ in 0..<(Int(SB_MAX_DEPTH) - 3) { second = sb_array_get(second, 0)! }
+        #expect(sb_array_append_new(second, sb_array_new()) == SB_OK)
+        #expect(sb_array_append_new(sb_array_get(second, 1), sb_array_new()) == SB_EINVAL)
+        // Once its outermost array is gone, the rest may grow by one level.
+        let inner = sb_retain(sb_array_get(root, 0))
+        sb_release(root)
+        #expect(sb_array_append_new(innermost, sb_array_new()) == SB_OK)
+        sb_release(inner)
+    }
 }
