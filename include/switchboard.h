@@ -132,7 +132,11 @@ typedef enum sb_type {
     SB_POINTER   /* an opaque host pointer, carried but never dereferenced */
 } sb_type;
 
-/* Containers nest at most this deep; deeper nesting is refused (SB_EINVAL). */
+/* Containers nest at most this deep, counted over the whole value: no path
+ * from a container that nothing contains passes through more than
+ * SB_MAX_DEPTH containers, whatever order the value was built in. An
+ * insertion that would nest deeper is refused (SB_EINVAL). A container shared
+ * by several parents counts at its deepest place while it is there. */
 #define SB_MAX_DEPTH 200
 
 /*
@@ -222,7 +226,8 @@ SB_API int sb_equal(const sb_value *a, const sb_value *b);
 /* Appends `item` to `array`. sb_array_append retains `item`;
  * sb_array_append_new steals it, even on failure. SB_ETYPE if `array` is
  * not an array; SB_EINVAL if an argument is NULL, if `item` contains `array`
- * (no cycles), or if the result would nest deeper than SB_MAX_DEPTH.
+ * (no cycles), or if the result would nest deeper than SB_MAX_DEPTH (counting
+ * the levels above `array` too, from every container that holds it).
  * Not thread-safe for an array another thread can see. */
 SB_API sb_status sb_array_append(sb_value *array, sb_value *item);
 SB_API sb_status sb_array_append_new(sb_value *array, sb_value *item);

@@ -201,4 +201,38 @@ struct InteropTests {
         for _ in 0..<Int(SB_MAX_DEPTH) + 5 { deep = .array([deep]) }
         #expect { try Handle.from(deep) } throws: { ($0 as? SwitchboardError)?.code == .invalidArgument }
     }
+
+    @Test("a C value converted from Swift knows how deep each container sits")
+    func convertedDepth() throws {
+        /// Appends a new empty array to `array`.
+        func appendArray(_ array: OpaquePointer?) -> sb_status {
+            SwitchboardC.sb_array_append_new(array, SwitchboardC.sb_array_new())
+        }
+        // SB_MAX_DEPTH arrays, the innermost holding a scalar: converted
+        // whole, the innermost array takes no container (it would be level
+        // 201), even though nothing was ever inserted through sb_array_append.
+        var deep: Value = .array([.int(1)])
+        for _ in 1..<Int(SB_MAX_DEPTH) { deep = .array([deep]) }
+        let root = try Handle.from(deep).pointer
+        var innermost: OpaquePointer = root
+        while let next = SwitchboardC.sb_array_get(innermost, 0), SwitchboardC.sb_typeof(next) == SB_ARRAY {
+            innermost = next
+        }
+        let refused = appendArray(innermost)
+        #expect(refused == SB_EINVAL)
+        #expect(String(cString: sb_last_error()).contains("already 200 levels deep"))
+        // The level above it may take one (an empty array at level 200).
+        var second: OpaquePointer = root
+        for _ in 0..<(Int(SB_MAX_DEPTH) - 2) { second = SwitchboardC.sb_array_get(second, 0)! }
+        let added = appendArray(second)
+        #expect(added == SB_OK)
+        let refusedBelow = appendArray(SwitchboardC.sb_array_get(second, 1))
+        #expect(refusedBelow == SB_EINVAL)
+        // Once its outermost array is gone, the rest may grow by one level.
+        let inner = SwitchboardC.sb_retain(SwitchboardC.sb_array_get(root, 0))
+        SwitchboardC.sb_release(root)
+        let grown = appendArray(innermost)
+        #expect(grown == SB_OK)
+        SwitchboardC.sb_release(inner)
+    }
 }

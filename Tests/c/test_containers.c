@@ -225,6 +225,169 @@ static void test_nesting(void) {
     sb_release(chain);
 }
 
+/* A chain of `levels` containers (arrays, or dicts holding each other under
+ * "k"): a new reference to the outermost; *innermost borrows the last. */
+static sb_value *chain(int levels, int dicts, sb_value **innermost) {
+    sb_value *root = dicts ? sb_dict_new() : sb_array_new(), *at = root;
+    for (int i = 1; i < levels; i++) {
+        sb_value *next = dicts ? sb_dict_new() : sb_array_new();
+        sb_status s = dicts ? sb_dict_set_new(at, "k", next) : sb_array_append_new(at, next);
+        if (s != SB_OK) {
+            sb_release(root);
+            return NULL;
+        }
+        at = next;
+    }
+    if (innermost) *innermost = at;
+    return root;
+}
+
+static sb_status put(sb_value *container, sb_value *item) {
+    return sb_typeof(container) == SB_DICT ? sb_dict_set(container, "k", item) : sb_array_append(container, item);
+}
+
+#define REFUSED_TOO_DEEP(expr)                                                          \
+    do {                                                                                \
+        CHECK_STATUS((expr), SB_EINVAL);                                                \
+        CHECK(ERROR_MENTIONS("SB_MAX_DEPTH (200)"));                                    \
+    } while (0)
+
+static int depth_cases;
+
+/* SB_MAX_DEPTH holds for the whole value, however it is built: a chain put
+ * into the innermost container of another chain counts in full (before, only
+ * the levels below the inserted value were counted, and any depth could be
+ * built this way; releasing or comparing ~100,000 levels overflowed the
+ * stack). */
+static void test_depth_of_whole_value(void) {
+    for (int dicts = 0; dicts <= 1; dicts++) {
+        /* Downward: a chain into the innermost container of a chain. 100 +
+         * 100 levels are fine; one more below, or above, is refused. */
+        sb_value *top_inner, *low_inner;
+        sb_value *top = chain(100, dicts, &top_inner), *low = chain(100, dicts, &low_inner);
+        CHECK_STATUS(put(top_inner, low), SB_OK);
+        sb_value *one = dicts ? sb_dict_new() : sb_array_new();
+        REFUSED_TOO_DEEP(put(low_inner, one));
+        CHECK(ERROR_MENTIONS("already 200 levels deep"));
+        CHECK(sb_count(low_inner) == 0);
+        /* Upward: the 200 levels wrapped in one more container. */
+        REFUSED_TOO_DEEP(put(one, top));
+        CHECK(sb_count(one) == 0);
+        depth_cases += 3;
+
+        /* The other order: the lower chain first gets its own parent, then
+         * goes below the other chain's innermost container. */
+        sb_value *top2_inner, *low2_inner;
+        sb_value *top2 = chain(100, dicts, &top2_inner), *low2 = chain(101, dicts, &low2_inner);
+        sb_value *holder = sb_array_new();
+        CHECK_STATUS(sb_array_append(holder, low2), SB_OK); /* 102 levels */
+        REFUSED_TOO_DEEP(put(top2_inner, low2));             /* would be 201 */
+        CHECK(sb_count(top2_inner) == 0);
+        depth_cases++;
+
+        /* Exactly SB_MAX_DEPTH levels: compare, print, parse, release. */
+        sb_value *copy = chain(200, dicts, NULL);
+        CHECK(copy != NULL);
+        CHECK(sb_equal(top, copy));
+        char *json = sb_to_json(top);
+        CHECK(json != NULL && strlen(json) > 200);
+        sb_value *parsed = NULL;
+        CHECK_STATUS(sb_from_json(json, &parsed), SB_OK);
+        CHECK(sb_equal(parsed, copy));
+        sb_free(json);
+        sb_release(parsed);
+        sb_release(copy);
+
+        sb_release(one);
+        sb_release(top);
+        sb_release(low);
+        sb_release(holder);
+        sb_release(top2);
+        sb_release(low2);
+    }
+
+    /* The report's construction: chains of 100 appended, each to the
+     * innermost container of the last, until one is refused. */
+    sb_value *inner;
+    sb_value *root = chain(100, 0, &inner);
+    int levels = 100, refused = 0;
+    while (!refused && levels < 1600) {
+        sb_value *next_inner;
+        sb_value *next = chain(100, 0, &next_inner);
+        if (sb_array_append_new(inner, next) == SB_OK) {
+            inner = next_inner;
+            levels += 100;
+        } else {
+            refused = 1;
+        }
+    }
+    CHECK(refused && levels == 200);
+    CHECK(ERROR_MENTIONS("SB_MAX_DEPTH"));
+    sb_release(root);
+    depth_cases++;
+
+    /* A shared container counts at its deepest place, and only while it is
+     * there: S (50 levels) sits at depth 2 under `shallow` and at depth 151
+     * under a chain of 150. */
+    sb_value *s_inner, *deep_inner;
+    sb_value *s = chain(50, 0, &s_inner);
+    sb_value *shallow = sb_dict_new();
+    sb_value *deep = chain(150, 1, &deep_inner);
+    CHECK_STATUS(sb_dict_set(shallow, "s", s), SB_OK);
+    CHECK_STATUS(sb_dict_set(deep_inner, "s", s), SB_OK); /* 150 + 50: exactly the limit */
+    REFUSED_TOO_DEEP(sb_array_append_new(s_inner, sb_array_new()));
+    /* Replacing the deep reference frees the place: now S is 51 levels deep
+     * at most, and may grow. */
+    CHECK_STATUS(sb_dict_set_new(deep_inner, "s", sb_int(1)), SB_OK);
+    sb_value *s_bottom = sb_array_new();
+    CHECK_STATUS(sb_array_append_new(s_inner, s_bottom), SB_OK); /* S: 51 levels */
+    /* Back under the chain of 150 it would be 201 levels. */
+    REFUSED_TOO_DEEP(sb_dict_set(deep_inner, "s", s));
+    /* Releasing a parent frees the place too. */
+    sb_value *wrapper = sb_array_new();
+    CHECK_STATUS(sb_array_append(wrapper, deep), SB_OK); /* 151 levels */
+    sb_value *deep_only_inner;
+    sb_value *deep_only = chain(149, 0, &deep_only_inner);
+    CHECK_STATUS(sb_array_append(deep_only_inner, s), SB_OK); /* 149 + 51 = 200 */
+    REFUSED_TOO_DEEP(sb_array_append_new(s_bottom, sb_array_new()));
+    sb_release(deep_only);
+    CHECK_STATUS(sb_array_append_new(s_bottom, sb_array_new()), SB_OK); /* 53 levels now */
+    /* A cycle through a shared container is still a cycle. */
+    CHECK_STATUS(sb_array_append(s_inner, shallow), SB_EINVAL);
+    CHECK(ERROR_MENTIONS("cycle"));
+    depth_cases += 5;
+    sb_release(wrapper);
+    sb_release(deep);
+    sb_release(shallow);
+    sb_release(s);
+
+    /* A value that shares its halves at every level has 2^60 paths; adding
+     * it, or adding to it, costs per container, not per path (the former
+     * check walked every path). */
+    sb_value *dag = sb_array_new(), *bottom = dag;
+    for (int i = 0; i < 60; i++) {
+        sb_value *up = sb_array_new();
+        CHECK_STATUS(sb_array_append(up, dag), SB_OK);
+        CHECK_STATUS(sb_array_append_new(up, dag), SB_OK);
+        dag = up;
+    }
+    sb_value *dag_holder = sb_dict_new();
+    CHECK_STATUS(sb_dict_set(dag_holder, "dag", dag), SB_OK);
+    CHECK_STATUS(sb_array_append_new(bottom, sb_array_new()), SB_OK); /* level 63 */
+    CHECK_STATUS(sb_array_append(dag, dag_holder), SB_EINVAL);
+    CHECK(ERROR_MENTIONS("cycle"));
+    sb_release(dag_holder);
+    sb_release(dag);
+    depth_cases += 2;
+
+    robustness_row("Nesting past SB_MAX_DEPTH built in any order: a chain into the innermost container of "
+                   "another (arrays, dicts), 200 levels wrapped, chains of 100 joined until refused, a shared "
+                   "container at two depths (kept, replaced, its parent released), a value with 2^60 paths",
+                   depth_cases,
+                   "SB_EINVAL \"SB_MAX_DEPTH\" at the 201st level; 200 levels compare, print, parse and release; "
+                   "a shared container may grow again once its deep place is gone; the 2^60 paths are not walked");
+}
+
 static void test_neutral_values(void) {
     sb_value *i = sb_int(1);
     CHECK(sb_count(i) == 0 && sb_count(NULL) == 0);
@@ -239,6 +402,7 @@ int main(void) {
     test_similar_keys();
     test_key_bytes();
     test_nesting();
+    test_depth_of_whole_value();
     test_neutral_values();
     return check_report("containers");
 }

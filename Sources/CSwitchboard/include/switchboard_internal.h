@@ -8,7 +8,8 @@
  *    so scripts/check-header.sh can compile both together and any drift
  *    between a prototype and its Swift implementation is a compile error.
  *
- * 2. Helpers implemented in C inside the library (errors.c, plugins.c).
+ * 2. Helpers implemented in C inside the library (errors.c, plugins.c,
+ *    nesting.c).
  */
 #ifndef SWITCHBOARD_INTERNAL_H
 #define SWITCHBOARD_INTERNAL_H
@@ -49,5 +50,9 @@ int sb__plugin_file_check(const char *path, char *why, size_t size);
  * "Target_" in the loaded object `handle`. Returns 0, or -1 if the object's
  * symbol table cannot be read. */
 int sb__plugin_targets(void *handle, void (*each)(const char *name, void *context), void *context);
+
+/* The lock that guards the depth counts of nested values (nesting.c). */
+void sb__nesting_lock(void);
+void sb__nesting_unlock(void);
 
 #endif

@@ -50,9 +50,15 @@ enum CBridge: ForeignBridge {
             ("targetString", Handle(retaining: SBValue.string(target))),
             ("selectorString", Handle(retaining: SBValue.string(action))),
         ]
+        let originBox = originParams.box?.takeUnretainedValue()
+        if let originBox, originBox.isContainer, let problem = Nesting.admit(originBox, into: params) {
+            for (_, value) in entries { value.release() }
+            throw .invalidArgument("NoTargetAction params: originParams: \(problem)")
+        }
         for (key, value) in entries {
             var key = key
             guard key.withUTF8({ params.set(key: $0.baseAddress!, length: $0.count, value: value) }) else {
+                if value == originParams, let originBox, originBox.isContainer { Nesting.undo(originBox, into: params) }
                 value.release()
                 throw .outOfMemory("out of memory building NoTargetAction params")
             }

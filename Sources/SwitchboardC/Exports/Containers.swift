@@ -20,11 +20,22 @@ private func add(_ target: sb_value_ptr?, _ item: sb_value_ptr?, steal: Bool, ty
         return failure(SB_ETYPE, "\(caller): the container is a \(typeName(container.type))")
     }
     return box._withUnsafeGuaranteedRef { c in
-        if let itemBox = owned.box, let problem = itemBox._withUnsafeGuaranteedRef({ c.insertionProblem($0) }) {
+        guard let itemBox = owned.box, itemBox._withUnsafeGuaranteedRef({ $0.isContainer }) else {
+            guard insert(c, owned) else {
+                owned.release()
+                return failure(SB_ENOMEM, "\(caller): out of memory")
+            }
+            return SB_OK
+        }
+        // A container: it must fit where it goes (a strong reference, as
+        // `owned` may be the last one and is released on failure).
+        let item = itemBox.takeUnretainedValue()
+        if let problem = Nesting.admit(item, into: c) {
             owned.release()
             return failure(SB_EINVAL, "\(caller): \(problem)")
         }
         guard insert(c, owned) else {
+            Nesting.undo(item, into: c)
             owned.release()
             return failure(SB_ENOMEM, "\(caller): out of memory")
         }

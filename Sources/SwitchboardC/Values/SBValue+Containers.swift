@@ -132,7 +132,8 @@ extension SBValue {
     }
 
     /// Appends `item`, taking over its reference. False (and `item` still
-    /// owned by the caller) when memory runs out.
+    /// owned by the caller) when memory runs out. A container `item` must
+    /// have been admitted (Nesting.admit).
     func append(_ item: Handle) -> Bool {
         if h.pointee.count == h.pointee.capacity {
             guard growSlots(elementSize: MemoryLayout<Handle>.stride) else { return false }
@@ -188,12 +189,12 @@ extension SBValue {
 
     /// Sets `key` to `value`, taking over its reference. A new key goes
     /// last. False (and `value` still owned by the caller) when memory runs
-    /// out.
+    /// out. A container `value` must have been admitted (Nesting.admit).
     func set(key: UnsafePointer<UInt8>, length: Int, value: Handle) -> Bool {
         if let i = find(key: key, length: length) {
             let old = dictEntries[i].value
             dictEntries[i].value = value
-            old.release()
+            dropChild(old)
             return true
         }
         if h.pointee.count == h.pointee.capacity {
@@ -247,40 +248,11 @@ extension SBValue {
     }
 }
 
-// MARK: - Nesting rules
-
-extension SBValue {
-    /// Why `item` may not go into `self`, or nil if it may: no container may
-    /// contain itself (which would leak and never end a traversal), and no
-    /// container may nest deeper than SB_MAX_DEPTH.
-    func insertionProblem(_ item: SBValue) -> String? {
-        if item === self { return "a container cannot contain itself" }
-        return item.isContainer ? item.scan(for: self, level: 1) : nil
-    }
-
-    /// Walks the containers inside `self` (at nesting `level`) looking for
-    /// `target`, within the depth limit.
-    private func scan(for target: SBValue, level: Int) -> String? {
-        if level >= Int(SB_MAX_DEPTH) { return "values nest deeper than SB_MAX_DEPTH (\(SB_MAX_DEPTH))" }
-        for i in 0..<h.pointee.count {  // count > 0 implies slots exist
-            let child = type == SB_ARRAY ? arraySlots[i] : dictEntries[i].value
-            guard let box = child.box else { continue }
-            let problem: String? = box._withUnsafeGuaranteedRef { child in
-                guard child.isContainer else { return nil }
-                if child === target { return "the value contains the container it is added to (a cycle)" }
-                return child.scan(for: target, level: level + 1)
-            }
-            if let problem { return problem }
-        }
-        return nil
-    }
-}
-
 // MARK: - Equality
 
 extension SBValue {
-    /// Deep equality as `sb_equal` documents it; nesting is bounded on
-    /// insertion, so the recursion is too.
+    /// Deep equality as `sb_equal` documents it; the recursion is as deep
+    /// as the values, which SB_MAX_DEPTH bounds (see SBValue+Nesting.swift).
     /// No identity short-cut: a NaN (or a container holding one) is unequal
     /// even to itself, as `Value` equality has it.
     func equals(_ other: SBValue) -> Bool {

@@ -38,7 +38,9 @@ extension SBValue {
     }
 
     /// A new box for a Swift value that is not an immediate (see
-    /// Handle.from). Dict keys keep their order and bytes.
+    /// Handle.from), at nesting `level` (0: a root). Dict keys keep their
+    /// order and bytes. The boxes are new, so each container's depth is
+    /// recorded directly (one parent, at `level`).
     static func from(_ value: Value, level: Int = 0) throws(SwitchboardError) -> SBValue {
         switch value {
         case .null, .bool, .int:
@@ -59,6 +61,7 @@ extension SBValue {
                     throw .outOfMemory("out of memory building an array")
                 }
             }
+            if level > 0 { array.setSingleParent(depth: level + 1) }
             return array
         case .dict(let entries):
             try checkDepth(level)
@@ -73,6 +76,7 @@ extension SBValue {
                     throw .outOfMemory("out of memory building a dict")
                 }
             }
+            if level > 0 { dict.setSingleParent(depth: level + 1) }
             return dict
         }
     }

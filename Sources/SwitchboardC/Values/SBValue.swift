@@ -14,9 +14,11 @@ struct SBHeader {
     /// Bytes of a string or bytes value (without the trailing NUL),
     /// elements of an array, entries of a dict.
     var count = 0
-    /// An int too big to be an immediate; a double (bit pattern).
+    /// An int too big to be an immediate; a double (bit pattern); a
+    /// container's depth record (SBValue+Nesting.swift).
     var scalar: UInt64 = 0
-    /// A callback's `Callback`, a pointer's `Pointer`.
+    /// A callback's `Callback`, a pointer's `Pointer`; a container's
+    /// `DepthTable` when it occurs at several depths (SBValue+Nesting.swift).
     var object: AnyObject?
     /// Array: `Handle` slots; dict: `DictEntry` slots.
     var slots: UnsafeMutableRawPointer?
@@ -47,17 +49,19 @@ final class SBValue: ManagedBuffer<SBHeader, UInt64> {
     @inline(__always)
     var h: UnsafeMutablePointer<SBHeader> { withUnsafeMutablePointerToHeader { $0 } }
 
+    /// Releasing nests as deep as the value, which SB_MAX_DEPTH bounds
+    /// (SBValue+Nesting.swift keeps that limit exact).
     deinit {
         guard h.pointee.slots != nil else { return }
         switch h.pointee.type {
         case SB_ARRAY:
             let items = arraySlots
-            for i in 0..<h.pointee.count { items[i].release() }
+            for i in 0..<h.pointee.count { dropChild(items[i]) }
         case SB_DICT:
             let entries = dictEntries
             for i in 0..<h.pointee.count {
                 DictEntry.freeKey(entries + i)
-                entries[i].value.release()
+                dropChild(entries[i].value)
             }
             free(h.pointee.index)
         default:
