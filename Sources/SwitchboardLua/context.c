@@ -418,7 +418,14 @@ int sb_lua_close(lua_State *L) {
     }
     ctx->nhooks = 0;
     for (size_t i = 0; i < ctx->ntargets; i++) {
-        sb_unregister_target(ctx->m, ctx->targets[i]);
+        const char *name = ctx->targets[i];
+        if (name[0] != SB_LUA_HANDLER_MARK) {
+            sb_unregister_target(ctx->m, name);
+        } else if (name[1] == SB_LUA_SCHEME_HANDLER) {
+            sb_unregister_scheme(ctx->m, name + 2);
+        } else {
+            sb_remove_route_pattern(ctx->m, name + 2);
+        }
         free(ctx->targets[i]);
     }
     ctx->ntargets = 0;

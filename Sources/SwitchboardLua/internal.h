@@ -62,6 +62,12 @@ lua_State *sb_lua_running(sb_lua_ctx *ctx); /* where to call Lua from C now */
  * traceback handler; the stack is left as it was. On a Lua error: the
  * message in sb_set_error and SB_EACTION (SB_ENOMEM for memory). */
 sb_status sb_lua_protected(sb_lua_ctx *ctx, lua_State *L, lua_CFunction fn, void *ud);
+/* The targets list also holds the handlers this state gave schemes and
+ * patterns, as SB_LUA_HANDLER_MARK, the kind, then the scheme (in lower case)
+ * or the pattern: a mark no target name has (names are UTF-8). */
+#define SB_LUA_HANDLER_MARK ((char)0xFF)
+#define SB_LUA_SCHEME_HANDLER 's'
+#define SB_LUA_ROUTE_HANDLER 'r'
 int sb_lua_remember_target(sb_lua_ctx *ctx, const char *name);
 void sb_lua_forget_target(sb_lua_ctx *ctx, const char *name);
 void sb_lua_drain_unrefs(lua_State *L, sb_lua_ctx *ctx);

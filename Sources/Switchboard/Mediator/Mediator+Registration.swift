@@ -66,6 +66,13 @@ extension Mediator {
     /// Returns false if there was nothing under that name.
     @discardableResult
     public func unregister(target: String) -> Bool {
+        // A handler is removed with its scheme or pattern, never by name.
+        guard !HandlerName.isHandler(target) else { return false }
+        return unregisterAny(target: target)
+    }
+
+    /// `unregister(target:)` for any name, a handler's included.
+    func unregisterAny(target: String) -> Bool {
         write {
             registrationOrigins[Array(target.utf8)] = nil
             return withNameRef(target) { targets.remove($0) }
@@ -95,7 +102,8 @@ extension Mediator {
     /// removed this way. Returns false if there was no such registration.
     @discardableResult
     public func unregister(target: String, action: String) -> Bool {
-        write {
+        guard !HandlerName.isHandler(target) else { return false }
+        return write {
             withNameRef(target) { key in
                 guard let entry = targets.find(key)?.takeUnretainedValue(),
                       let remaining = entry.registered.removing(action) else { return false }
@@ -135,6 +143,11 @@ extension Mediator {
     /// Adds `entries` to the registered actions of `target`.
     private func add(_ entries: [ActionEntry], to target: String) throws(SwitchboardError) {
         try Self.check(target, kind: "target")
+        addChecked(entries, to: target)
+    }
+
+    /// `add` for a name already checked, or a handler's (``HandlerName``).
+    func addChecked(_ entries: [ActionEntry], to target: String) {
         write {
             registrationOrigins[Array(target.utf8)] = nil // what is added comes from the caller
             return withNameRef(target) { key in

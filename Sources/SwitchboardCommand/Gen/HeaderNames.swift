@@ -5,7 +5,7 @@
 enum HeaderNames {
     static let all: Set<String> = [
         "sb_abi_version", "sb_action_def", "sb_add_discoverer", "sb_add_interceptor",
-        "sb_add_observer", "sb_add_route_pattern", "sb_array_append", "sb_array_append_new",
+        "sb_add_observer", "sb_add_route_handler", "sb_add_route_pattern", "sb_array_append", "sb_array_append_new",
         "sb_array_get", "sb_array_new", "sb_bool", "sb_bytes",
         "sb_call", "sb_call_", "sb_call_action", "sb_call_answer",
         "sb_call_cancelled", "sb_call_event", "sb_call_interceptor", "sb_call_options",
