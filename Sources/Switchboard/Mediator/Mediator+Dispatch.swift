@@ -213,7 +213,7 @@ extension Mediator {
     /// policy and the `native*` rule, checked where the call lands. A
     /// refusal is marked for the URL entry, which tells the observer.
     func landing(_ target: NameRef, _ action: NameRef) -> SwitchboardError? {
-        guard let reason = urls.refusal(target: target.string, action: action.string) else { return nil }
+        guard let reason = urls.refusal(target: target, action: action) else { return nil }
         LocalRefusal.note()
         return .rejected(reason)
     }

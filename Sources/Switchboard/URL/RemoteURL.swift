@@ -68,27 +68,23 @@ public struct RemoteURL: Sendable, Equatable {
         query = try Self.query(Array((parts.percentEncodedQuery ?? "").utf8))
     }
 
-    /// The decoded query. Linear in its length: each key's values are
-    /// collected in one array (appending, never copying), and the params
-    /// are built once at the end, in the order the keys first appear.
+    /// The decoded query. Linear in its length: a key's first value goes in
+    /// place, and a repeated key's values are collected in one array
+    /// (appended, never copied), set once at the end.
     private static func query(_ encoded: [UInt8]) throws(SwitchboardError) -> Params {
-        var keys: [String] = []
-        var values: [[Value]] = []
-        var positions: [ExactName: Int] = [:]
+        var query = Params()
+        var repeated: [Int: [Value]] = [:] // by position in `query`; empty unless a key repeats
         for pair in encoded.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
             let equals = pair.firstIndex(of: UInt8(ascii: "="))
             let key = try decode(pair[..<(equals ?? pair.endIndex)], what: "a query key")
             let value = Value.string(try decode(equals.map { pair[($0 + 1)...] } ?? [], what: "the value of \(key)"))
-            if let at = positions[ExactName(key)] {
-                values[at].append(value)
+            if let at = query.position(of: key) {
+                repeated[at, default: [query[at].value]].append(value)
             } else {
-                positions[ExactName(key)] = keys.count
-                keys.append(key)
-                values.append([value])
+                query.appendDistinct(key, value)
             }
         }
-        var query = Params(minimumCapacity: keys.count)
-        for (key, list) in zip(keys, values) { query.appendDistinct(key, list.count == 1 ? list[0] : .array(list)) }
+        for (at, values) in repeated { query.updateValue(.array(values), forKey: query[at].key) }
         return query
     }
 

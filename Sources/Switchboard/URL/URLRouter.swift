@@ -77,6 +77,9 @@ final class URLRouter: @unchecked Sendable {
     /// Whether `signer` is set, read without the lock: most mediators never
     /// sign, and their opens should not pay a second lock for it.
     private let signing = Atomic<Bool>(false)
+    /// Whether the policy lists targets, read without the lock where a URL
+    /// call lands (most mediators allow every target).
+    private let restrictsTargets = Atomic<Bool>(false)
 
     init() {
         rwlock = .allocate(capacity: 1)
@@ -149,7 +152,12 @@ final class URLRouter: @unchecked Sendable {
 
     var urlPolicy: URLPolicy {
         get { reading { policy } }
-        set { writing { policy = newValue } }
+        set {
+            writing {
+                policy = newValue
+                restrictsTargets.store(newValue.targets != nil, ordering: .releasing)
+            }
+        }
     }
 
     var urlSigner: URLSigner? {
@@ -285,9 +293,20 @@ final class URLRouter: @unchecked Sendable {
     }
 
     /// Why a URL call may not reach (`target`, `action`), or nil; the
-    /// caller tells the observer.
-    func refusal(target: String, action: String) -> String? {
-        Self.refusal(target: target, action: action, policy: reading { policy })
+    /// caller tells the observer. Where a call lands: no lock and no string
+    /// unless the name is refused or the policy lists targets.
+    func refusal(target: NameRef, action: NameRef) -> String? {
+        if Self.isNative(action) || restrictsTargets.load(ordering: .acquiring) {
+            return Self.refusal(target: target.string, action: action.string, policy: reading { policy })
+        }
+        return nil
+    }
+
+    /// `hasASCIIPrefixIgnoringCase("native")` on the bytes of a name.
+    private static func isNative(_ name: NameRef) -> Bool {
+        guard name.count >= 6 else { return false }
+        for (i, c) in "native".utf8.enumerated() where ASCII.lower(name.base[i]) != c { return false }
+        return true
     }
 
     private static func refusal(target: String, action: String, policy: URLPolicy) -> String? {
