@@ -493,15 +493,23 @@ SB_API sb_status sb_open_url_params(sb_mediator *m, const char *url, const sb_va
  * of the scheme name targets: scheme://target/action. With `fn`, every URL
  * of the scheme goes to fn, whose args are {url, scheme, host, path (an
  * array of segments), query (a dict)} plus the params passed beside the URL
- * — a web handler for "https", say. `free_userdata` as for
+ * — a web handler for "https", say. The handler is no target: no name
+ * reaches it (not sb_perform, not an app:// URL), only URLs of its scheme;
+ * the URL policy admits it by the scheme. `free_userdata` as for
  * sb_register_action (with `fn` NULL it runs at once: nothing keeps the
- * userdata). Replaces an earlier connector. SB_EINVAL for a bad scheme.
- * Calls user code (destructors). */
+ * userdata). Replaces an earlier connector (and releases its handler).
+ * SB_EINVAL for a bad scheme. Calls user code (destructors). */
 SB_API sb_status sb_register_scheme(sb_mediator *m, const char *scheme, sb_fn fn, void *userdata,
                                     void (*free_userdata)(void *));
 
-/* Disconnects `scheme`. SB_ENOTARGET if it was not connected. */
+/* Disconnects `scheme` (releasing its handler, if any). SB_ENOTARGET if it
+ * was not connected. */
 SB_API sb_status sb_unregister_scheme(sb_mediator *m, const char *scheme);
+
+/* Disconnects `scheme` only if its handler is still exactly this `fn` and
+ * `userdata` (as sb_register_scheme set it), like sb_unregister_action_if.
+ * SB_ENOACTION if it is not (or the scheme has no handler). */
+SB_API sb_status sb_unregister_scheme_if(sb_mediator *m, const char *scheme, sb_fn fn, const void *userdata);
 
 /*
  * Sends URLs matching `pattern` to `action` of `target`. Patterns:
@@ -511,7 +519,9 @@ SB_API sb_status sb_unregister_scheme(sb_mediator *m, const char *scheme);
  *   a last segment *            any rest, as an array under "*" (app://web/ then *)
  *   app://user/:id(/:tab)       a group in parentheses is optional (at most 4)
  * Precedence, segment by segment: literal, <int:>, :name, <path:>, *.
- * Matching costs the same at 10 or 100,000 patterns. SB_EINVAL for a
+ * Matching visits each node of a segment trie at most once, and at most
+ * 4,096 nodes per URL: a URL that would need more (crafted patterns whose
+ * placeholders all fit its segments) is SB_EREJECTED. SB_EINVAL for a
  * malformed pattern (with the reason), and for one of the same shape as a
  * pattern already added (it would match the same URLs at equal precedence;
  * the message names it; remove it first). Adding the same text for the same
@@ -519,9 +529,24 @@ SB_API sb_status sb_unregister_scheme(sb_mediator *m, const char *scheme);
  */
 SB_API sb_status sb_add_route_pattern(sb_mediator *m, const char *pattern, const char *target, const char *action);
 
-/* Removes the routes added with exactly this pattern text. SB_ENOTARGET if
- * there were none. */
+/* Sends URLs matching `pattern` to fn, with the params sb_add_route_pattern
+ * gives a target (query and captures, then the params passed beside the
+ * URL). Like a scheme handler, fn is no target: it is reached only through
+ * its pattern, never by a name. `free_userdata` as for sb_register_action
+ * (it runs at once when this fails). Errors as sb_add_route_pattern, and
+ * SB_EINVAL for a NULL fn. Adding the same pattern again replaces fn.
+ * sb_remove_route_pattern removes it. Calls user code (destructors). */
+SB_API sb_status sb_add_route_handler(sb_mediator *m, const char *pattern, sb_fn fn, void *userdata,
+                                      void (*free_userdata)(void *));
+
+/* Removes the routes added with exactly this pattern text (and the handler
+ * of sb_add_route_handler). SB_ENOTARGET if there were none. */
 SB_API sb_status sb_remove_route_pattern(sb_mediator *m, const char *pattern);
+
+/* Removes the routes of `pattern` only if its handler is still exactly this
+ * `fn` and `userdata` (as sb_add_route_handler set it), like
+ * sb_unregister_action_if. SB_ENOACTION if it is not (or it has none). */
+SB_API sb_status sb_remove_route_handler_if(sb_mediator *m, const char *pattern, sb_fn fn, const void *userdata);
 
 /* Sets who URLs may reach: `policy` is a dict {"schemes": [...], "targets":
  * [...]}, each an array of strings, or absent or null for "any"; NULL
@@ -554,8 +579,9 @@ SB_API char *sb_sign_url(const void *key, size_t key_len, const char *url, int64
 SB_API sb_status sb_set_url_observer(sb_mediator *m, sb_fn fn, void *userdata, void (*free_userdata)(void *));
 
 /* What `m` can reach: {"targets": [{name, origin, actions, cached}],
- * "schemes": [{scheme, connector, target?, action?}], "patterns": [{pattern,
- * target, action}], "policy": {schemes, targets}, "rules": [rule...],
+ * "schemes": [{scheme, connector ("targets", "forward" or "handler"), target?,
+ * action?}], "patterns": [{pattern, target, action} or {pattern, handler:
+ * true}], "policy": {schemes, targets}, "rules": [rule...],
  * "interceptors": [{id, name, priority, timeout_ms, origin,
  * ignored_decisions}], "observers": count, "degrade_handler": bool}. sb_routes gives a new
  * reference in *out; sb_routes_json the same as JSON, freed with sb_free

@@ -61,7 +61,9 @@ struct RoutesListing {
         let patterns = routes["patterns"]?.array ?? []
         lines.append("patterns (\(patterns.count)):")
         for p in patterns {
-            lines.append("  \(p["pattern"]?.string ?? "?")  ->  \(p["target"]?.string ?? "?")/\(p["action"]?.string ?? "?")")
+            let destination = p["handler"]?.bool == true
+                ? "handler" : "\(p["target"]?.string ?? "?")/\(p["action"]?.string ?? "?")"
+            lines.append("  \(p["pattern"]?.string ?? "?")  ->  \(destination)")
         }
         let rules = routes["rules"]?.array ?? []
         let interceptors = routes["interceptors"]?.array ?? []

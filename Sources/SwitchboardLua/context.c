@@ -354,10 +354,10 @@ int sb_lua_poll(lua_State *L, sb_lua_ctx *ctx, lua_Integer max) {
 
 /* --------------------------------------------------------------- targets */
 
-int sb_lua_remember_action(sb_lua_ctx *ctx, const char *target, const char *action, sb_lua_fn *fn) {
+int sb_lua_remember(sb_lua_ctx *ctx, char kind, const char *target, const char *action, sb_lua_fn *fn) {
     for (size_t i = 0; i < ctx->nregistrations; i++) {
         struct sb_lua_registration *r = &ctx->registrations[i];
-        if (strcmp(r->target, target) == 0 && strcmp(r->action, action) == 0) {
+        if (r->kind == kind && strcmp(r->target, target) == 0 && strcmp(r->action, action) == 0) {
             fn_retain(fn);
             fn_release(r->fn);
             r->fn = fn;
@@ -377,17 +377,18 @@ int sb_lua_remember_action(sb_lua_ctx *ctx, const char *target, const char *acti
     memcpy(names, target, tlength);
     memcpy(names + tlength, action, alength);
     fn_retain(fn);
-    ctx->registrations[ctx->nregistrations].target = names;
-    ctx->registrations[ctx->nregistrations].action = names + tlength;
-    ctx->registrations[ctx->nregistrations].fn = fn;
-    ctx->nregistrations++;
+    struct sb_lua_registration *r = &ctx->registrations[ctx->nregistrations++];
+    r->kind = kind;
+    r->target = names;
+    r->action = names + tlength;
+    r->fn = fn;
     return 1;
 }
 
-void sb_lua_forget_target(sb_lua_ctx *ctx, const char *name) {
+void sb_lua_forget(sb_lua_ctx *ctx, char kind, const char *target) {
     for (size_t i = 0; i < ctx->nregistrations;) {
         struct sb_lua_registration *r = &ctx->registrations[i];
-        if (strcmp(r->target, name) == 0) {
+        if (r->kind == kind && strcmp(r->target, target) == 0) {
             fn_release(r->fn);
             free(r->target);
             *r = ctx->registrations[--ctx->nregistrations];
@@ -461,7 +462,11 @@ int sb_lua_close(lua_State *L) {
     }
     for (size_t i = 0; i < ctx->nregistrations; i++) {
         struct sb_lua_registration *r = &ctx->registrations[i];
-        (void)sb_unregister_action_if(ctx->m, r->target, r->action, sb_lua_fn_call, r->fn);
+        switch (r->kind) {
+        case SB_LUA_SCHEME_HANDLER: (void)sb_unregister_scheme_if(ctx->m, r->target, sb_lua_fn_call, r->fn); break;
+        case SB_LUA_ROUTE_HANDLER: (void)sb_remove_route_handler_if(ctx->m, r->target, sb_lua_fn_call, r->fn); break;
+        default: (void)sb_unregister_action_if(ctx->m, r->target, r->action, sb_lua_fn_call, r->fn); break;
+        }
         fn_release(r->fn);
         free(r->target);
     }

@@ -169,7 +169,7 @@ int sb_lua_register_table(lua_State *L, sb_lua_ctx *ctx, const char *name, int i
         }
         /* Each action as it is registered, so closing the state removes even
          * a half-done registration; one it cannot remember it removes now. */
-        if (!sb_lua_remember_action(ctx, name, action, fn)) {
+        if (!sb_lua_remember(ctx, SB_LUA_ACTION, name, action, fn)) {
             (void)sb_unregister_action_if(ctx->m, name, action, sb_lua_fn_call, fn);
             snprintf(error, size, "registering %s.%s: out of memory", name, action);
             lua_pop(L, 2);

@@ -44,7 +44,12 @@ struct sb_lua_ctx {
      * reference each, so no other registration can take its address while
      * it is remembered): closing the state removes each one that is still
      * registered with that function, and nothing another owner put there. */
-    struct sb_lua_registration { char *target; const char *action; sb_lua_fn *fn; } *registrations;
+    struct sb_lua_registration {
+        char kind;          /* SB_LUA_ACTION, SB_LUA_SCHEME_HANDLER, SB_LUA_ROUTE_HANDLER */
+        char *target;       /* the target; the scheme (lower case); the pattern */
+        const char *action; /* (inside target's allocation) "" for a handler */
+        sb_lua_fn *fn;
+    } *registrations;
     size_t nregistrations, cregistrations;
     sb_lua_fn *degrade;       /* (owner) the degrade handler this state set last (one reference), or NULL */
     struct sb_lua_hook { char kind; uint64_t id; } *hooks; /* (owner) interceptors ('i'),
@@ -68,12 +73,20 @@ lua_State *sb_lua_running(sb_lua_ctx *ctx); /* where to call Lua from C now */
  * traceback handler; the stack is left as it was. On a Lua error: the
  * message in sb_set_error and SB_EACTION (SB_ENOMEM for memory). */
 sb_status sb_lua_protected(sb_lua_ctx *ctx, lua_State *L, lua_CFunction fn, void *ud);
-/* Remembers that this state registered `fn` (sb_lua_fn_call's userdata) as
- * target.action, replacing what it remembered for that pair; 0 when out of
- * memory (then the caller removes the registration). */
-int sb_lua_remember_action(sb_lua_ctx *ctx, const char *target, const char *action, sb_lua_fn *fn);
-/* Forgets every action of `target` (sb.unregister, a route that failed). */
-void sb_lua_forget_target(sb_lua_ctx *ctx, const char *name);
+/* What this state registered, each with its function (one reference, so no
+ * other registration can take its address while it is remembered): an
+ * action of a target, a scheme's handler or a pattern's handler. Replaces
+ * what it remembered for the same kind and names; 0 when out of memory
+ * (then the caller removes the registration). Closing the state removes
+ * each one still registered with its function, and nothing another owner
+ * put there since (sb_unregister_action_if and kin). */
+#define SB_LUA_ACTION 'a'
+#define SB_LUA_SCHEME_HANDLER 's'
+#define SB_LUA_ROUTE_HANDLER 'r'
+int sb_lua_remember(sb_lua_ctx *ctx, char kind, const char *target, const char *action, sb_lua_fn *fn);
+/* Forgets every registration of this kind under `target` (sb.unregister,
+ * sb.unroute, sb.scheme(name, false)). */
+void sb_lua_forget(sb_lua_ctx *ctx, char kind, const char *target);
 /* The degrade handler this state has set (NULL: it removed it). */
 void sb_lua_remember_degrade(sb_lua_ctx *ctx, sb_lua_fn *fn);
 void sb_lua_drain_unrefs(lua_State *L, sb_lua_ctx *ctx);

@@ -125,7 +125,7 @@ static int l_unregister(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
     const char *name = check_name(L, 1);
     sb_status status = sb_unregister_target(ctx->m, name);
-    sb_lua_forget_target(ctx, name);
+    sb_lua_forget(ctx, SB_LUA_ACTION, name);
     if (status != SB_OK) return sb_lua_push_failure(L, status);
     lua_pushboolean(L, 1);
     return 1;
@@ -186,11 +186,21 @@ static sb_value *function_value(lua_State *L, sb_lua_ctx *ctx, int idx) {
     return callback;
 }
 
+/* The longest URL the library takes (switchboard.h: 64 KiB or more is
+ * SB_EBADURL). Checked first, before anything reads the whole string. */
+#define URL_MAX 65535
+
+static int url_too_long(lua_State *L, size_t length, sb_status status) {
+    sb_set_error("the URL is %zu bytes; the limit is %d", length, URL_MAX);
+    return sb_lua_push_failure(L, status);
+}
+
 /* sb.open(url [, params] [, completion]) */
 static int l_open(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
     size_t length;
     const char *url = luaL_checklstring(L, 1, &length);
+    if (length > URL_MAX) return url_too_long(L, length, SB_EBADURL);
     luaL_argcheck(L, strlen(url) == length, 1, "the URL contains a NUL byte");
     int completion_at = 2;
     if (lua_type(L, 2) == LUA_TTABLE || (lua_isnil(L, 2) && !lua_isnone(L, 3))) completion_at = 3;
@@ -215,6 +225,36 @@ static int l_open(lua_State *L) {
     return 1;
 }
 
+/* A scheme's handler is remembered under the scheme in lower case (as the
+ * mediator keeps it), a pattern's under the pattern; closing the state
+ * removes it if it is still this state's. */
+static const char *push_handler_name(lua_State *L, char kind, const char *name) {
+    if (kind != SB_LUA_SCHEME_HANDLER) return lua_pushstring(L, name);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (const char *c = name; *c != '\0'; c++) luaL_addchar(&b, (char)tolower((unsigned char)*c));
+    luaL_pushresult(&b);
+    return lua_tostring(L, -1);
+}
+
+/* 0 when out of memory: the handler was removed again, and the error set. */
+static int remember_handler(lua_State *L, sb_lua_ctx *ctx, char kind, const char *name, sb_lua_fn *fn) {
+    const char *key = push_handler_name(L, kind, name);
+    int remembered = sb_lua_remember(ctx, kind, key, "", fn);
+    if (!remembered) {
+        if (kind == SB_LUA_SCHEME_HANDLER) (void)sb_unregister_scheme_if(ctx->m, key, sb_lua_fn_call, fn);
+        else (void)sb_remove_route_handler_if(ctx->m, key, sb_lua_fn_call, fn);
+        sb_set_error("switchboard: out of memory");
+    }
+    lua_pop(L, 1);
+    return remembered;
+}
+
+static void forget_handler(lua_State *L, sb_lua_ctx *ctx, char kind, const char *name) {
+    sb_lua_forget(ctx, kind, push_handler_name(L, kind, name));
+    lua_pop(L, 1);
+}
+
 /* sb.scheme(name) connects to targets; sb.scheme(name, fn) to a handler;
  * sb.scheme(name, false) disconnects. */
 static int l_scheme(lua_State *L) {
@@ -223,29 +263,17 @@ static int l_scheme(lua_State *L) {
     sb_status status;
     if (lua_isnoneornil(L, 2)) {
         status = sb_register_scheme(ctx->m, name, NULL, NULL, NULL);
+        if (status == SB_OK) forget_handler(L, ctx, SB_LUA_SCHEME_HANDLER, name);
     } else if (lua_isboolean(L, 2) && !lua_toboolean(L, 2)) {
         status = sb_unregister_scheme(ctx->m, name);
+        forget_handler(L, ctx, SB_LUA_SCHEME_HANDLER, name);
     } else {
         luaL_checktype(L, 2, LUA_TFUNCTION);
         sb_lua_fn *fn = sb_lua_fn_new(ctx, L, 2);
         if (fn == NULL) return luaL_error(L, "switchboard: out of memory");
         status = sb_register_scheme(ctx->m, name, sb_lua_fn_call, fn, sb_lua_fn_free);
-        /* The handler is the action "open" of the target "scheme:<name in
-         * lower case>": remembered, so closing the state unregisters it
-         * (if it is still this one). */
-        if (status == SB_OK) {
-            luaL_Buffer b;
-            luaL_buffinit(L, &b);
-            luaL_addstring(&b, "scheme:");
-            for (const char *c = name; *c != '\0'; c++) luaL_addchar(&b, (char)tolower((unsigned char)*c));
-            luaL_pushresult(&b);
-            if (!sb_lua_remember_action(ctx, lua_tostring(L, -1), "open", fn)) {
-                (void)sb_unregister_scheme(ctx->m, name);
-                status = SB_ENOMEM;
-                sb_set_error("switchboard: out of memory");
-            }
-            lua_pop(L, 1);
-        }
+        /* Remembered, so closing the state disconnects it if it is still this one. */
+        if (status == SB_OK && !remember_handler(L, ctx, SB_LUA_SCHEME_HANDLER, name, fn)) status = SB_ENOMEM;
     }
     if (status != SB_OK) return sb_lua_push_failure(L, status);
     lua_pushboolean(L, 1);
@@ -253,25 +281,16 @@ static int l_scheme(lua_State *L) {
 }
 
 /* sb.route(pattern, target, action) or sb.route(pattern, fn): a Lua handler
- * becomes the action "route" of a target named "route:<pattern>". */
+ * is added with sb_add_route_handler (no name reaches it). */
 static int l_route(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
     const char *pattern = check_name(L, 1);
     sb_status status;
     if (lua_type(L, 2) == LUA_TFUNCTION) {
-        const char *hidden = lua_pushfstring(L, "route:%s", pattern);
-        lua_newtable(L);
-        lua_pushvalue(L, 2);
-        lua_setfield(L, -2, "route");
-        char error[256];
-        if (!sb_lua_register_table(L, ctx, hidden, lua_gettop(L), error, sizeof error)) {
-            return luaL_error(L, "%s", error);
-        }
-        status = sb_add_route_pattern(ctx->m, pattern, hidden, "route");
-        if (status != SB_OK) {
-            sb_unregister_target(ctx->m, hidden);
-            sb_lua_forget_target(ctx, hidden);
-        }
+        sb_lua_fn *fn = sb_lua_fn_new(ctx, L, 2);
+        if (fn == NULL) return luaL_error(L, "switchboard: out of memory");
+        status = sb_add_route_handler(ctx->m, pattern, sb_lua_fn_call, fn, sb_lua_fn_free);
+        if (status == SB_OK && !remember_handler(L, ctx, SB_LUA_ROUTE_HANDLER, pattern, fn)) status = SB_ENOMEM;
     } else {
         status = sb_add_route_pattern(ctx->m, pattern, check_name(L, 2), check_name(L, 3));
     }
@@ -284,9 +303,7 @@ static int l_unroute(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
     const char *pattern = check_name(L, 1);
     sb_status status = sb_remove_route_pattern(ctx->m, pattern);
-    const char *hidden = lua_pushfstring(L, "route:%s", pattern);
-    sb_unregister_target(ctx->m, hidden);
-    sb_lua_forget_target(ctx, hidden);
+    forget_handler(L, ctx, SB_LUA_ROUTE_HANDLER, pattern);
     if (status != SB_OK) return sb_lua_push_failure(L, status);
     lua_pushboolean(L, 1);
     return 1;
@@ -336,6 +353,7 @@ static int l_sign_url(lua_State *L) {
     size_t url_length;
     const char *key = luaL_checklstring(L, 1, &len);
     const char *url = luaL_checklstring(L, 2, &url_length);
+    if (url_length > URL_MAX) return url_too_long(L, url_length, SB_EINVAL); /* as sb_sign_url */
     luaL_argcheck(L, strlen(url) == url_length, 2, "the URL contains a NUL byte");
     lua_Integer expires = luaL_checkinteger(L, 3);
     char *signed_url = sb_sign_url(key, len, url, (int64_t)expires);

@@ -242,10 +242,137 @@ static void test_signed(void) {
     sb_mediator_free(m);
 }
 
+/* Handlers of schemes and patterns are reached through them only: no
+ * spelling of a name reaches them (issue 19, item 14). */
+static int handler_calls;
+static sb_status handler(void *u, const sb_value *args, sb_value **out) {
+    (void)u;
+    handler_calls++;
+    *out = sb_retain((sb_value *)args);
+    return SB_OK;
+}
+
+/* Removing a handler only if it is still the caller's: another function or
+ * userdata leaves it; the same pair removes it, scheme and pattern too. */
+static void test_handlers_removed_if_owned(void) {
+    sb_mediator *m = sb_mediator_new();
+    int mine = 0, theirs = 0;
+    sb_value *out = NULL;
+    CHECK_STATUS(sb_register_scheme(m, "hand", handler, &theirs, NULL), SB_OK);
+    CHECK_STATUS(sb_add_route_handler(m, "app://h/:id", handler, &theirs, NULL), SB_OK);
+    CHECK_STATUS(sb_unregister_scheme_if(m, "hand", handler, &mine), SB_ENOACTION);
+    CHECK_STATUS(sb_remove_route_handler_if(m, "app://h/:id", handler, &mine), SB_ENOACTION);
+    CHECK_STATUS(sb_unregister_scheme_if(m, "hand", web, &theirs), SB_ENOACTION);
+    CHECK_STATUS(sb_open_url(m, "hand://x", NULL, &out), SB_OK);
+    sb_release(out);
+    CHECK_STATUS(sb_open_url(m, "app://h/1", NULL, &out), SB_OK);
+    sb_release(out);
+    CHECK_STATUS(sb_unregister_scheme_if(m, "HAND", handler, &theirs), SB_OK); /* schemes in any case */
+    CHECK_STATUS(sb_remove_route_handler_if(m, "app://h/:id", handler, &theirs), SB_OK);
+    CHECK_STATUS(sb_open_url(m, "hand://x", NULL, &out), SB_ENOTARGET); /* no connector */
+    CHECK(out == NULL);
+    CHECK(sb_open_url(m, "app://h/1", NULL, &out) != SB_OK && out == NULL);
+    CHECK_STATUS(sb_unregister_scheme_if(m, "hand", handler, &theirs), SB_ENOACTION);
+    CHECK_STATUS(sb_unregister_scheme_if(NULL, "hand", handler, &theirs), SB_EINVAL);
+    CHECK_STATUS(sb_unregister_scheme_if(m, NULL, handler, &theirs), SB_EINVAL);
+    CHECK_STATUS(sb_remove_route_handler_if(m, "app://h/:id", NULL, &theirs), SB_EINVAL);
+    /* A scheme connected to targets has no handler to be anyone's. */
+    CHECK_STATUS(sb_register_scheme(m, "plain", NULL, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_unregister_scheme_if(m, "plain", handler, NULL), SB_ENOACTION);
+    sb_mediator_free(m);
+}
+
+static void test_handlers_have_no_name(void) {
+    sb_mediator *m = sb_mediator_new();
+    sb_value *out = NULL, *policy = NULL;
+    CHECK_STATUS(sb_from_json("{\"schemes\": [\"app\", \"https\"]}", &policy), SB_OK);
+    handler_calls = 0;
+    freed = 0;
+    CHECK_STATUS(sb_set_url_policy(m, policy), SB_OK);
+    sb_release(policy);
+    CHECK_STATUS(sb_register_scheme(m, "https", handler, NULL, count_free), SB_OK);
+    CHECK_STATUS(sb_add_route_handler(m, "app://item/<int:id>", handler, NULL, count_free), SB_OK);
+    CHECK_STATUS(sb_open_url(m, "https://example.com/x", NULL, &out), SB_OK);
+    CHECK_STR(str(out, "host"), "example.com");
+    sb_release(out);
+    CHECK_STATUS(sb_open_url(m, "app://item/7", NULL, &out), SB_OK);
+    CHECK(check_int(sb_dict_get(out, "id")) == 7);
+    sb_release(out);
+    out = NULL;
+    CHECK(handler_calls == 2);
+
+    static const char *urls[] = {
+        "app://scheme%3Ahttps/open?url=https://evil.example/",
+        "app://scheme:https/open",
+        "app://route%3Aapp%3A%2F%2Fitem%2F%3Cint%3Aid%3E/route?id=not-an-int",
+        "app://%00scheme%3Ahttps/open",
+    };
+    for (size_t i = 0; i < sizeof urls / sizeof *urls; i++) {
+        CHECK(sb_open_url(m, urls[i], NULL, &out) != SB_OK && out == NULL);
+    }
+    CHECK_STATUS(sb_perform(m, "scheme:https", "open", NULL, 0, &out), SB_ENOTARGET);
+    CHECK_STATUS(sb_perform(m, "route:app://item/<int:id>", "route", NULL, 0, &out), SB_ENOTARGET);
+    CHECK_STATUS(sb_unregister_target(m, "scheme:https"), SB_ENOTARGET);
+    CHECK(handler_calls == 2 && freed == 0);
+
+    /* The catalogue shows them with their scheme and pattern, not as targets. */
+    CHECK_STATUS(sb_routes(m, &out), SB_OK);
+    CHECK(sb_count(sb_dict_get(out, "targets")) == 0);
+    sb_value *pattern = sb_array_get(sb_dict_get(out, "patterns"), 0);
+    CHECK(sb_get_bool(sb_dict_get(pattern, "handler"), NULL) == 1 && sb_dict_get(pattern, "target") == NULL);
+    sb_release(out);
+    char *json = sb_routes_json(m);
+    CHECK(json != NULL && strstr(json, "\"connector\":\"handler\"") != NULL);
+    sb_free(json);
+
+    /* A handler for a pattern that ties with another is refused, and freed. */
+    CHECK_STATUS(sb_add_route_handler(m, "app://item/<int:n>", handler, NULL, count_free), SB_EINVAL);
+    CHECK(freed == 1);
+    CHECK_STATUS(sb_add_route_handler(m, "app://x/:y", NULL, NULL, count_free), SB_EINVAL);
+    CHECK(freed == 2);
+    CHECK_STATUS(sb_remove_route_pattern(m, "app://item/<int:id>"), SB_OK);
+    CHECK(freed == 3);
+    CHECK_STATUS(sb_unregister_scheme(m, "https"), SB_OK);
+    CHECK(freed == 4);
+    sb_mediator_free(m);
+    robustness_row("Hostile URLs: internal handler names (scheme:, route:) from C: by URL, sb_perform, "
+                   "sb_unregister_target", 7, "SB_ENOTARGET or SB_EBADURL; handlers reached through their scheme or pattern only");
+}
+
+/* The length limit is checked before anything reads the whole URL. */
+static void test_length_first(void) {
+    static const char key[] = "sixteen bytes and more";
+    sb_mediator *m = sb_mediator_new();
+    sb_value *out = NULL;
+    size_t size = (size_t)16 << 20;
+    char *huge = malloc(size + 1);
+    CHECK(huge != NULL);
+    if (huge == NULL) return;
+    memcpy(huge, "app://A/show?x=", 15);
+    memset(huge + 15, 'a', size - 15);
+    huge[size] = '\0';
+    huge[size - 1] = '\xff'; /* not UTF-8 at the end: the limit must speak first */
+    CHECK_STATUS(sb_require_signed_urls(m, key, sizeof key - 1), SB_OK);
+    CHECK_STATUS(sb_open_url(m, huge, NULL, &out), SB_EBADURL);
+    CHECK(ERROR_MENTIONS("longer than 65535"));
+    CHECK(sb_sign_url(key, sizeof key - 1, huge, 1) == NULL);
+    CHECK(ERROR_MENTIONS("longer than 65535"));
+    huge[65535 - 60] = '\0'; /* fits, but not once signed */
+    CHECK(sb_sign_url(key, sizeof key - 1, huge, 1) == NULL);
+    CHECK(ERROR_MENTIONS("once signed"));
+    free(huge);
+    sb_mediator_free(m);
+    robustness_row("Hostile URLs: a 16 MiB URL from C (signatures required, not UTF-8 at its end) and signing oversized URLs",
+                   3, "SB_EBADURL / NULL, decided on the first 64 KiB");
+}
+
 int main(void) {
     test_open();
     test_signed();
     test_policy();
     test_schemes_and_patterns();
+    test_handlers_have_no_name();
+    test_handlers_removed_if_owned();
+    test_length_first();
     return check_report("urls");
 }

@@ -325,10 +325,12 @@ static void test_close_removes_only_its_own(void) {
     CHECK(ANSWERS("Shared", "fromC", "C"));
     CHECK(answer("Shared", "a", buffer, sizeof buffer) == NULL && answer("OwnB", "x", buffer, sizeof buffer) == NULL);
     CHECK(url_answer("hand://anything", buffer, sizeof buffer) == NULL);
+    CHECK(url_answer("app://routed/7", buffer, sizeof buffer) == NULL);
     CHECK(intact(NULL));
     CHECK_STATUS(sb_unregister_target(m, "Shared"), SB_OK);
-    CHECK_STATUS(sb_unregister_scheme(m, "hand"), SB_OK);
-    CHECK_STATUS(sb_remove_route_pattern(m, "app://routed/:id"), SB_OK);
+    /* B owned the scheme and the pattern last: its close removed both. */
+    CHECK_STATUS(sb_unregister_scheme(m, "hand"), SB_ENOTARGET);
+    CHECK_STATUS(sb_remove_route_pattern(m, "app://routed/:id"), SB_ENOTARGET);
     robustness_row("Lua state closed after another state and C re-registered its names (actions, degrade "
                    "handler, scheme and route handlers)", 5,
                    "only what it still owns is removed: the other state's and C's registrations keep answering");

@@ -100,6 +100,50 @@ describe("sb.scheme, sb.route, sb.policy, sb.on_rejected, sb.routes", function()
     assert.is_true(sb.unroute("app://tie/:a"))
   end)
 
+  it("keeps scheme and pattern handlers out of reach of every name", function()
+    local calls = 0
+    assert.is_true(sb.policy({ schemes = { "app", "https" } }))
+    assert.is_true(sb.scheme("https", function(req) calls = calls + 1; return req.url end))
+    assert.is_true(sb.route("app://hitem/<int:id>", function(p) calls = calls + 1; return p.id end))
+    assert.are.equal("https://e.example/", sb.open("https://e.example/"))
+    assert.are.equal(7, sb.open("app://hitem/7"))
+    for _, url in ipairs({
+      "app://scheme%3Ahttps/open?url=https://evil.example/",
+      "app://scheme:https/open",
+      "app://route%3Aapp%3A%2F%2Fhitem%2F%3Cint%3Aid%3E/route?id=not-an-int",
+      "app://%00route%3Aapp%3A%2F%2Fhitem%2F%3Cint%3Aid%3E/route?id=not-an-int",
+    }) do
+      local got = sb.open(url)
+      assert.are_not.equal("https://evil.example/", got)
+      assert.are_not.equal("not-an-int", got)
+    end
+    sb.perform("scheme:https", "open", { url = "https://evil.example/" })
+    sb.perform("route:app://hitem/<int:id>", "route", { id = "not-an-int" })
+    assert.has_error(function() sb.perform("\0route:app://hitem/<int:id>", "route", { id = "x" }) end)
+    assert.are.equal(2, calls)
+    local listed
+    for _, p in ipairs(sb.routes().patterns) do if p.pattern == "app://hitem/<int:id>" then listed = p end end
+    assert.is_true(listed.handler)
+    assert.is_nil(listed.target)
+    assert.is_true(sb.unroute("app://hitem/<int:id>"))
+    assert.is_true(sb.scheme("https", false))
+    assert.is_true(sb.policy(nil))
+    local _, _, code = sb.open("app://hitem/7")
+    assert.are_not.equal(nil, code)
+    assert.are.equal(2, calls)
+  end)
+
+  it("refuses a URL over the limit before reading it", function()
+    local long = "app://A/x?" .. string.rep("a", 70000) .. "\0"
+    local ok, message, code = sb.open(long)
+    assert.is_nil(ok)
+    assert.are.equal("EBADURL", code)
+    assert.matches("the limit is 65535", message)
+    ok, message, code = sb.sign_url("a key of sixteen bytes or more", long, 1)
+    assert.is_nil(ok)
+    assert.are.equal("EINVAL", code)
+  end)
+
   it("requires signed URLs when given a key, and signs them", function()
     local name = helper.name("Signed")
     sb.target(name, { show = function(p) return p end })

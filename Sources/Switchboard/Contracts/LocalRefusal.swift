@@ -6,8 +6,10 @@ import Musl
 import Darwin
 #endif
 
-/// Whether the calling thread's URL call was just refused because its action
-/// is `local`. The refusal happens at dispatch, far from the URL and its
+/// Whether the calling thread's URL call was just refused at dispatch:
+/// because its action is `local`, or because where it landed (after a
+/// degrade rule or a fallback) fails the URL policy or the `native*` rule
+/// (`Mediator.landing`). The refusal happens at dispatch, far from the URL and its
 /// observer; the URL entry takes this mark when the call fails, and reports
 /// the refusal then. A per-thread mark, not the error's text: an action that
 /// rethrows the refusal of a URL it opened itself must not be reported as

@@ -95,15 +95,18 @@ extension Mediator {
         }
 
         if case .url(let original, let extra) = call.start {
-            var text = original
+            // Rules match the URL's normal form, so an escape (%4Fld for
+            // Old) or the scheme's case does not slip past a rule; a rule
+            // that lengthens the URL meets the length limit at each step.
+            var text = hooks.rules.hasURLRules ? RemoteURL.normalized(original) : original
             while let rewritten = hooks.rules.rewrite(url: text) {
                 if let loop = hop(from: original, to: rewritten) { return convention.fail(loop) }
-                text = rewritten
+                do throws(SwitchboardError) { try RemoteURL.checkLength(rewritten) } catch { return convention.fail(error) }
+                text = RemoteURL.normalized(rewritten)
             }
             do throws(SwitchboardError) {
                 let destination = try resolve(url: text)
-                if let problem = NameCheck.problem(with: destination.target, kind: "target")
-                    ?? NameCheck.problem(with: destination.action, kind: "action") {
+                if let problem = destination.nameProblem {
                     throw .badURL(problem)
                 }
                 call.url = text

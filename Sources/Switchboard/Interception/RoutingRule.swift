@@ -19,12 +19,22 @@ public struct RoutingRule: Sendable, Equatable {
     public let kind: Kind
     /// Whether a rewrite applies to URL text (its pattern has a scheme) or to
     /// `target/action`.
-    let isURLRule: Bool
+    var isURLRule: Bool { urlPattern != nil }
+    /// A URL rule's `from` in the normal form URLs are matched in
+    /// (``RemoteURL/normalized(_:)``): `APP://%4Fld/*` matches as `app://Old/*`.
+    let urlPattern: String?
 
     public init(_ kind: Kind) {
         self.kind = kind
-        isURLRule = Self.isURLRule(kind)
+        urlPattern = Self.urlPattern(kind)
     }
+
+    private static func urlPattern(_ kind: Kind) -> String? {
+        guard isURLRule(kind), case .rewrite(let from, _) = kind else { return nil }
+        return RemoteURL.normalized(from)
+    }
+
+    public static func == (a: RoutingRule, b: RoutingRule) -> Bool { a.kind == b.kind }
 
     private static func isURLRule(_ kind: Kind) -> Bool {
         if case .rewrite(let from, _) = kind { return from.containsASCII("://") }
@@ -37,8 +47,8 @@ public struct RoutingRule: Sendable, Equatable {
         guard let fields = value.dict else { throw .invalidArgument("\(at) is not a table/object") }
         func string(_ key: String) throws(SwitchboardError) -> String? {
             guard let field = fields[key] else { return nil }
-            guard let text = field.string, !text.isEmpty else {
-                throw .invalidArgument("\(at): \"\(key)\" must be a non-empty string")
+            guard let text = field.string, !text.isEmpty, !text.utf8.contains(0) else {
+                throw .invalidArgument("\(at): \"\(key)\" must be a non-empty string without NUL bytes")
             }
             return text
         }
@@ -65,12 +75,12 @@ public struct RoutingRule: Sendable, Equatable {
                 throw .invalidArgument("\(at): \"to\" uses $\(bad) but \"from\" has \(stars) *")
             }
             kind = .rewrite(from: from, to: to)
-            isURLRule = urlRule
+            urlPattern = urlRule ? RemoteURL.normalized(from) : nil
         } else if let degrade = try string("degrade") {
             guard let target = try string("target") else { throw .invalidArgument("\(at): \"degrade\" needs \"target\"") }
             kind = .degrade(target: target, action: try string("action") ?? "*", to: degrade,
                             toAction: try string("degrade_action") ?? ActionName.response)
-            isURLRule = false
+            urlPattern = nil
         } else {
             throw .invalidArgument("\(at): needs \"from\" and \"to\", or \"target\" and \"degrade\"")
         }
@@ -172,10 +182,15 @@ struct RuleSet: Sendable {
 
     var isEmpty: Bool { all.isEmpty }
 
-    /// The rewrite of `url` by the first URL rule that matches, or nil.
+    /// Whether some rule rewrites URLs.
+    var hasURLRules: Bool { all.contains { $0.isURLRule } }
+
+    /// The rewrite of `url` (in its normal form, see
+    /// ``RemoteURL/normalized(_:)``) by the first URL rule that matches, or nil.
     func rewrite(url: String) -> String? {
-        for rule in all where rule.isURLRule {
-            guard case .rewrite(let from, let to) = rule.kind, let captures = RoutingRule.match(from, url) else { continue }
+        for rule in all {
+            guard let from = rule.urlPattern, case .rewrite(_, let to) = rule.kind,
+                  let captures = RoutingRule.match(from, url) else { continue }
             return RoutingRule.fill(to, captures)
         }
         return nil
@@ -196,7 +211,10 @@ struct RuleSet: Sendable {
     /// Where a call to (`target`, `action`) that nothing answers degrades to.
     func degrade(target: String, action: String) -> (target: String, action: String)? {
         for rule in all {
+            // A name no caller could use (a handler's, see HandlerName) is
+            // no place to degrade to.
             guard case .degrade(let t, let a, let to, let toAction) = rule.kind,
+                  NameCheck.problem(with: to, kind: "target") == nil, NameCheck.problem(with: toAction, kind: "action") == nil,
                   RoutingRule.match(t, target) != nil, RoutingRule.match(a, action) != nil else { continue }
             return (to, toAction)
         }

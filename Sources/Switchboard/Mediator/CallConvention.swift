@@ -4,6 +4,10 @@ protocol CallConvention {
     associatedtype Args
     associatedtype Outcome
 
+    /// The call came from a URL: it is admitted where it lands
+    /// (`Mediator.dispatchPinned`), and contracts treat it as remote.
+    var fromURL: Bool { get }
+
     func invoke(_ action: ActionEntry, on instance: TargetInstance?, args: Args,
                 target: NameRef, action: NameRef) -> Outcome
     func fail(_ error: SwitchboardError) -> Outcome

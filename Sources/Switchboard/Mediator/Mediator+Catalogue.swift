@@ -8,8 +8,9 @@ extension Mediator {
     ///
     ///     {"targets": [{"name", "origin", "actions", "cached",
     ///                   "contracts": {action: contract}}],  (see ``Contract/json``)
-    ///      "schemes": [{"scheme", "connector", "target"?, "action"?}],
-    ///      "patterns": [{"pattern", "target", "action"}],
+    ///      "schemes": [{"scheme", "connector", "target"?, "action"?}],  (connector
+    ///                  "targets", "forward", or "handler": a face's function)
+    ///      "patterns": [{"pattern", "target", "action"} | {"pattern", "handler": true}],
     ///      "policy": {"schemes": [...] | null, "targets": [...] | null},
     ///      "rules": [rule], "interceptors": [{"id", "name", "priority", "timeout_ms",
     ///                "origin", "ignored_decisions"}], "observers": n, "degrade_handler": bool,
@@ -22,7 +23,8 @@ extension Mediator {
         // merge two targets whose names are two spellings of "é".
         var targets: [[UInt8]: Value] = [:]
         let entries: [(String, String, [String], Bool, Params)] = lock.withLock {
-            self.targets.entries().map { entry in
+            // A handler is shown with its scheme or pattern, not as a target.
+            self.targets.entries().filter { !HandlerName.isHandler($0.name.ref) }.map { entry in
                 var origins: [String] = []
                 if !entry.registered.isEmpty {
                     origins.append(registrationOrigins[Array(entry.name.ref.buffer)] ?? "registered")
@@ -55,6 +57,8 @@ extension Mediator {
             switch connector {
             case .targets:
                 return ["scheme": .string(scheme), "connector": "targets"]
+            case .forward(let target, _) where HandlerName.isHandler(target):
+                return ["scheme": .string(scheme), "connector": "handler"]
             case .forward(let target, let action):
                 return ["scheme": .string(scheme), "connector": "forward", "target": .string(target), "action": .string(action)]
             }
@@ -62,6 +66,7 @@ extension Mediator {
         var seen = Set<ExactName>()
         let patternList: [Value] = patterns.compactMap { route in
             guard seen.insert(ExactName(route.registered)).inserted else { return nil }
+            if HandlerName.isHandler(route.target) { return ["pattern": .string(route.registered), "handler": true] }
             return ["pattern": .string(route.registered), "target": .string(route.target), "action": .string(route.action)]
         }
         let hooks = hooksCatalogue

@@ -22,6 +22,9 @@ extension Mediator {
     /// this, each level of the recursion would ask again, and so would the
     /// fallback of each level: work that doubles with every level.
     func discoverEntry(_ key: NameRef) -> Result<Unmanaged<TargetEntry>?, SwitchboardError> {
+        // A handler's name is nothing to search for (and, with its NUL byte,
+        // would reach a C discoverer cut short).
+        if HandlerName.isHandler(key) { return .success(targets.find(key)) }
         let generation = discoveryGeneration.load(ordering: .acquiring)
         let name = key.string
         if DiscoveriesInProgress.contains(self, name) {
@@ -64,7 +67,8 @@ extension Mediator {
 
     private func searchClass(named name: String) throws(SwitchboardError) -> TargetClass? {
         if let (type, qualifiedName) = swiftTargetType(named: name) {
-            return TargetClass(swiftType: type, origin: "Swift type \(qualifiedName)")
+            let module = qualifiedName.utf8.firstIndex(of: UInt8(ascii: ".")).map { String(qualifiedName[..<$0]) }
+            return TargetClass(swiftType: type, origin: "Swift type \(qualifiedName)", discoveredModule: module)
         }
         for provider in providers {
             if let foreign = try provider.targetClass(named: name) {

@@ -23,9 +23,17 @@ extension Mediator {
     }
 
     /// `dispatch` for a caller that has pinned and checked the depth.
+    ///
+    /// A call from a URL (`convention.fromURL`) is admitted again here, where
+    /// it lands, whatever moved it since the URL resolved: its target and
+    /// action, and those of a degrade rule or `NoTargetAction` that answer
+    /// for it, must pass the URL policy and the `native*` rule, and a Swift
+    /// class answers only if discovery with the mediator's `modules` would
+    /// find it (see ``landing(_:_:)``).
     func dispatchPinned<C: CallConvention>(_ lookup: NameRef, as called: NameRef, _ action: NameRef,
                                            args: C.Args, cache: Bool, fallback: Bool, via convention: C) -> C.Outcome {
-        switch resolve(lookup, action, cache: cache) {
+        if convention.fromURL, let refusal = landing(called, action) { return convention.fail(refusal) }
+        switch resolve(lookup, action, cache: cache, forURL: convention.fromURL) {
         case .found(let resolved):
             return run(resolved, args: args, target: called, action: action, via: convention)
         case .failed(let error):
@@ -42,17 +50,35 @@ extension Mediator {
     private func degrade<C: CallConvention>(_ called: NameRef, _ action: NameRef, args: C.Args,
                                             error: SwitchboardError, via convention: C) -> C.Outcome {
         let hooks = self.hooks.pinned()
+        let fromURL = convention.fromURL
         var answering: Resolved?
         var answeringName = (Names.noTargetAction.string, Names.response.string)
-        if let hooks, let (target, degraded) = hooks.rules.degrade(target: called.string, action: action.string),
-           case .found(let resolved) = withNameRef(target, { t in withNameRef(degraded) { resolve(t, $0, cache: false) } }) {
-            answering = resolved
-            answeringName = (target, degraded)
-        } else if case .found(let resolved) = resolve(Names.noTargetAction.ref, Names.response.ref, cache: false) {
-            answering = resolved
-        } else if let handler = hooks?.degrade {
-            answering = Resolved(action: Unmanaged.passUnretained(handler), instance: nil, ownsInstance: false)
-            answeringName = ("degrade handler", "")
+        if let hooks, let (target, degraded) = hooks.rules.degrade(target: called.string, action: action.string) {
+            // Where a URL call lands is admitted before anything there runs.
+            if fromURL, let refusal = withNameRef(target, { t in withNameRef(degraded) { landing(t, $0) } }) {
+                return convention.fail(refusal)
+            }
+            if case .found(let resolved) = withNameRef(target, { t in
+                withNameRef(degraded) { resolve(t, $0, cache: false, forURL: fromURL) }
+            }) {
+                answering = resolved
+                answeringName = (target, degraded)
+            }
+        }
+        if answering == nil {
+            if fromURL, lookup(Names.noTargetAction.ref, Names.response.ref, forURL: true).hasTarget,
+               let refusal = landing(Names.noTargetAction.ref, Names.response.ref) {
+                return convention.fail(refusal)
+            }
+            if case .found(let resolved) = resolve(Names.noTargetAction.ref, Names.response.ref, cache: false,
+                                                   forURL: fromURL) {
+                answering = resolved
+            } else if let handler = hooks?.degrade {
+                // It answers for the call itself, which was admitted where it
+                // landed (dispatchPinned).
+                answering = Resolved(action: Unmanaged.passUnretained(handler), instance: nil, ownsInstance: false)
+                answeringName = ("degrade handler", "")
+            }
         }
         guard let answering else { return convention.fail(error) }
         return convention.withFallbackArgs(origin: args, target: called.string, action: action.string) { args in
@@ -94,9 +120,10 @@ extension Mediator {
     }
 
     /// Finds what answers (`target`, `action`), `notFound` included, making
-    /// or reusing the target instance it needs.
-    func resolve(_ target: NameRef, _ action: NameRef, cache: Bool) -> Resolution {
-        switch lookup(target, action) {
+    /// or reusing the target instance it needs. `forURL`: as a URL call sees
+    /// the target (``lookup(_:_:forURL:)``).
+    func resolve(_ target: NameRef, _ action: NameRef, cache: Bool, forURL: Bool = false) -> Resolution {
+        switch lookup(target, action, forURL: forURL) {
         case .found(let entry, let found, let onClass):
             return onClass ? instance(for: entry, action: found, cache: cache)
                            : .found(Resolved(action: found, instance: nil, ownsInstance: false))
@@ -109,7 +136,8 @@ extension Mediator {
                 if let notFound = e.registered.find(Names.notFound.ref) {
                     return .found(Resolved(action: notFound, instance: nil, ownsInstance: false))
                 }
-                if let notFound = e.classActions?._withUnsafeGuaranteedRef({ $0.find(Names.notFound.ref) }) {
+                if !forURL || classReachableFromURL(e),
+                   let notFound = e.classActions?._withUnsafeGuaranteedRef({ $0.find(Names.notFound.ref) }) {
                     return e.classNeedsInstance ? instance(for: entry, action: notFound, cache: cache)
                                                 : .found(Resolved(action: notFound, instance: nil, ownsInstance: false))
                 }
@@ -125,12 +153,22 @@ extension Mediator {
         case noTarget
         case noAction(entry: Unmanaged<TargetEntry>)
         case failed(SwitchboardError)
+
+        /// Whether the target is there (its `notFound` may answer).
+        var hasTarget: Bool {
+            switch self {
+            case .found, .noAction: true
+            case .noTarget, .failed: false
+            }
+        }
     }
 
     /// The entry and the exact action for a pair: registered actions first,
     /// then the class's (discovering the class if it has never been looked
-    /// for). No `notFound`, no fallback.
-    func lookup(_ target: NameRef, _ action: NameRef) -> Lookup {
+    /// for). No `notFound`, no fallback. `forURL`: a Swift class that
+    /// discovery with the current `modules` would not find is not there
+    /// (``classReachableFromURL(_:)``).
+    func lookup(_ target: NameRef, _ action: NameRef, forURL: Bool = false) -> Lookup {
         var entry: Unmanaged<TargetEntry>
         if let found = targets.find(target) {
             entry = found
@@ -151,11 +189,33 @@ extension Mediator {
             case .failure(let error): return .failed(error)
             }
         }
+        if forURL, !entry._withUnsafeGuaranteedRef({ classReachableFromURL($0) }) {
+            return entry._withUnsafeGuaranteedRef { $0.registered.isEmpty } ? .noTarget : .noAction(entry: entry)
+        }
         if let found = entry._withUnsafeGuaranteedRef({ e in e.classActions?._withUnsafeGuaranteedRef { $0.find(action) } }) {
             return .found(entry: entry, action: found,
                           onClass: entry._withUnsafeGuaranteedRef { $0.classNeedsInstance })
         }
         return .noAction(entry: entry)
+    }
+
+    /// Whether a URL call may use the class of `entry`: any class but a
+    /// Swift type discovered in a module that `modules` does not list now
+    /// (found by a module-qualified name, `Probe.Admin`, or before the list
+    /// changed). URLs reach only what discovery with the mediator's settings
+    /// reaches.
+    func classReachableFromURL(_ entry: TargetEntry) -> Bool {
+        guard let module = entry.targetClass?.discoveredModule else { return true }
+        return modules.contains { $0.hasSameBytes(as: module) }
+    }
+
+    /// Why a URL call may not land on (`target`, `action`), or nil: the URL
+    /// policy and the `native*` rule, checked where the call lands. A
+    /// refusal is marked for the URL entry, which tells the observer.
+    func landing(_ target: NameRef, _ action: NameRef) -> SwitchboardError? {
+        guard let reason = urls.refusal(target: target, action: action) else { return nil }
+        LocalRefusal.note()
+        return .rejected(reason)
     }
 
     /// The cached instance if there is one (CTMediator reuses it even for an

@@ -66,6 +66,13 @@ extension Mediator {
     /// Returns false if there was nothing under that name.
     @discardableResult
     public func unregister(target: String) -> Bool {
+        // A handler is removed with its scheme or pattern, never by name.
+        guard !HandlerName.isHandler(target) else { return false }
+        return unregisterAny(target: target)
+    }
+
+    /// `unregister(target:)` for any name, a handler's included.
+    func unregisterAny(target: String) -> Bool {
         write {
             registrationOrigins[Array(target.utf8)] = nil
             return withNameRef(target) { targets.remove($0) }
@@ -112,6 +119,13 @@ extension Mediator {
     }
 
     private func unregister(target: String, action: String, if isMine: (ActionEntry) -> Bool) -> Bool {
+        guard !HandlerName.isHandler(target) else { return false }
+        return unregisterEntry(target: target, action: action, if: isMine)
+    }
+
+    /// Removes the action `isMine` accepts; handlers' names included (for
+    /// `disconnect(scheme:ifHandler:)` and `removeRoute(pattern:ifHandler:)`).
+    func unregisterEntry(target: String, action: String, if isMine: (ActionEntry) -> Bool) -> Bool {
         write {
             withNameRef(target) { key in
                 guard let entry = targets.find(key)?.takeUnretainedValue(),
@@ -154,6 +168,11 @@ extension Mediator {
     /// Adds `entries` to the registered actions of `target`.
     private func add(_ entries: [ActionEntry], to target: String) throws(SwitchboardError) {
         try Self.check(target, kind: "target")
+        addChecked(entries, to: target)
+    }
+
+    /// `add` for a name already checked, or a handler's (``HandlerName``).
+    func addChecked(_ entries: [ActionEntry], to target: String) {
         write {
             registrationOrigins[Array(target.utf8)] = nil // what is added comes from the caller
             return withNameRef(target) { key in

@@ -13,12 +13,16 @@ final class TargetClass: Sendable {
     let needsInstance: Bool
     /// Makes one instance (CTMediator's `[[cls alloc] init]`).
     let makeInstance: @Sendable () throws(SwitchboardError) -> TargetInstance
+    /// For a Swift type found by discovery, its module (URLs reach it only
+    /// while the mediator's `modules` lists it); nil otherwise.
+    let discoveredModule: String?
 
-    init(origin: String, actions: ActionMap, needsInstance: Bool = true,
+    init(origin: String, actions: ActionMap, needsInstance: Bool = true, discoveredModule: String? = nil,
          makeInstance: @escaping @Sendable () throws(SwitchboardError) -> TargetInstance) {
         self.origin = origin
         self.actions = actions
         self.needsInstance = needsInstance
+        self.discoveredModule = discoveredModule
         self.makeInstance = makeInstance
     }
 }

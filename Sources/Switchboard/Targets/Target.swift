@@ -86,7 +86,7 @@ public enum TargetName {
 
 extension TargetClass {
     /// The class for a Swift `Target` type.
-    convenience init<T: Target>(swiftType: T.Type, origin: String) {
+    convenience init<T: Target>(swiftType: T.Type, origin: String, discoveredModule: String? = nil) {
         let contracts = T.contracts
         let entries = T.actions.bodies.map { name, body in
             ActionEntry(name: name, body: .swift { object, params in
@@ -94,6 +94,8 @@ extension TargetClass {
                 try body(unsafeDowncast(object!, to: T.self), params)
             }, contract: contracts[name]?.usable(for: "\(T.self).\(name)"))
         }
-        self.init(origin: origin, actions: ActionMap(entries)) { TargetInstance(object: T()) }
+        self.init(origin: origin, actions: ActionMap(entries), discoveredModule: discoveredModule) {
+            TargetInstance(object: T())
+        }
     }
 }

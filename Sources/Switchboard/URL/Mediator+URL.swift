@@ -86,8 +86,7 @@ extension Mediator {
     }
 
     private func dispatchRemote(_ destination: URLRouter.Destination, params: Params) -> Result<Value, SwitchboardError> {
-        if let problem = NameCheck.problem(with: destination.target, kind: "target")
-            ?? NameCheck.problem(with: destination.action, kind: "action") {
+        if let problem = destination.nameProblem {
             return .failure(.badURL(problem))
         }
         return withNameRef(destination.target) { target in
@@ -138,8 +137,7 @@ extension Mediator {
             if let extra {
                 for (key, value) in try bridge.value(from: extra).dict ?? [:] { params[key] = value }
             }
-            if let problem = NameCheck.problem(with: destination.target, kind: "target")
-                ?? NameCheck.problem(with: destination.action, kind: "action") {
+            if let problem = destination.nameProblem {
                 throw .badURL(problem)
             }
             let native = try bridge.native(from: .dict(params))
@@ -165,12 +163,38 @@ extension Mediator {
             try Self.check(action, kind: "action")
         }
         urls.connect(scheme, connector)
+        _ = unregisterAny(target: HandlerName.scheme(scheme)) // a handler it replaces
     }
 
-    /// Disconnects a scheme. Returns false if it was not connected.
+    /// Connects a scheme to a handler another face gives (`sb_register_scheme`,
+    /// `sb.scheme(name, fn)`): every URL of the scheme goes to it, with the
+    /// params of a `.forward` connector. The handler is the action of a
+    /// target no caller can name (``HandlerName``): it is reached only
+    /// through its scheme, never by `perform` or an `app://` URL.
+    @_spi(Faces) public func connect(scheme: String, handler: ForeignFunction) throws(SwitchboardError) {
+        try Self.check(scheme: scheme)
+        let name = HandlerName.scheme(scheme)
+        addChecked([ActionEntry(name: HandlerName.schemeAction, body: .foreign(handler))], to: name)
+        urls.connect(scheme, .forward(target: name, action: HandlerName.schemeAction))
+    }
+
+    /// Disconnects a scheme (and drops its handler, if it has one). Returns
+    /// false if it was not connected.
     @discardableResult
     public func disconnect(scheme: String) -> Bool {
-        urls.disconnect(scheme)
+        defer { _ = unregisterAny(target: HandlerName.scheme(scheme)) }
+        return urls.disconnect(scheme)
+    }
+
+    /// Disconnects a scheme only if its handler is still the caller's
+    /// (`isMine` as for `unregister(target:action:ifOwned:)`): for a face
+    /// that removes what it connected when it goes away, leaving a handler
+    /// another owner connected since. Returns false if it is not.
+    @_spi(Faces) public func disconnect(scheme: String, ifHandler isMine: (ForeignFunction) -> Bool) -> Bool {
+        let mine = unregisterEntry(target: HandlerName.scheme(scheme), action: HandlerName.schemeAction) { entry in
+            entry.foreign.map { isMine($0.takeUnretainedValue()) } ?? false
+        }
+        return mine && urls.disconnect(scheme)
     }
 
     /// Sends URLs that match `pattern` to `action` of `target` (see
@@ -182,10 +206,36 @@ extension Mediator {
         try urls.add(pattern: pattern, target: target, action: action)
     }
 
-    /// Removes the routes registered with exactly this pattern text.
+    /// Sends URLs that match `pattern` to a handler another face gives
+    /// (`sb.route(pattern, fn)`), as the action of a target no caller can
+    /// name (``HandlerName``): reached only through the pattern.
+    @_spi(Faces) public func addRoute(pattern: String, handler: ForeignFunction) throws(SwitchboardError) {
+        let name = HandlerName.route(pattern)
+        let existed = withNameRef(name) { key in epochs.withPinned { targets.find(key) != nil } }
+        addChecked([ActionEntry(name: HandlerName.routeAction, body: .foreign(handler))], to: name)
+        do {
+            try urls.add(pattern: pattern, target: name, action: HandlerName.routeAction)
+        } catch {
+            if !existed { _ = unregisterAny(target: name) }
+            throw error
+        }
+    }
+
+    /// Removes the routes registered with exactly this pattern text (and
+    /// their handler, if they have one).
     @discardableResult
     public func removeRoute(pattern: String) -> Bool {
-        urls.remove(pattern: pattern)
+        defer { _ = unregisterAny(target: HandlerName.route(pattern)) }
+        return urls.remove(pattern: pattern)
+    }
+
+    /// Removes a pattern's routes only if its handler is still the caller's
+    /// (as `disconnect(scheme:ifHandler:)`). Returns false if it is not.
+    @_spi(Faces) public func removeRoute(pattern: String, ifHandler isMine: (ForeignFunction) -> Bool) -> Bool {
+        let mine = unregisterEntry(target: HandlerName.route(pattern), action: HandlerName.routeAction) { entry in
+            entry.foreign.map { isMine($0.takeUnretainedValue()) } ?? false
+        }
+        return mine && urls.remove(pattern: pattern)
     }
 
     /// When set, every URL opened must carry a valid, unexpired signature
@@ -217,6 +267,24 @@ extension Mediator {
             throw .invalidArgument("\(Value.string(scheme)) is not a URL scheme (RFC 3986: a letter, then letters, digits, + - .)")
         }
     }
+}
+
+/// The names of handlers: a function another face connects to a scheme or
+/// a pattern is the action of a target of its own (so replacing it releases
+/// the old one once, and the dispatcher runs it like any action). Those
+/// names start with a NUL byte, which every name check refuses (Swift's
+/// `NameCheck`, C strings, the Lua module's, URL decoding, rules): no caller
+/// of any face can spell one, so a handler is reached only through its
+/// scheme or pattern, and `unregister` does not remove it by name.
+enum HandlerName {
+    static let schemeAction = "open"
+    static let routeAction = "route"
+
+    static func scheme(_ scheme: String) -> String { "\u{0}scheme:" + scheme.asciiLowercased }
+    static func route(_ pattern: String) -> String { "\u{0}route:" + pattern }
+
+    static func isHandler(_ name: String) -> Bool { name.utf8.first == 0 }
+    static func isHandler(_ name: NameRef) -> Bool { name.count > 0 && name.base[0] == 0 }
 }
 
 private extension Unicode.Scalar {

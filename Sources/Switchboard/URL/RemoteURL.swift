@@ -37,10 +37,7 @@ public struct RemoteURL: Sendable, Equatable {
 
     public init(_ string: String) throws(SwitchboardError) {
         self.string = string
-        let length = string.utf8.count
-        guard length <= Self.maximumLength else {
-            throw .badURL("the URL is \(length) bytes; the limit is \(Self.maximumLength)")
-        }
+        try Self.checkLength(string)
         guard !string.isEmpty else { throw .badURL("the URL is empty") }
         if let problem = Self.forbiddenCharacter(in: string) { throw .badURL("the URL contains \(problem)") }
         guard let parts = URLComponents(string: string) else { throw .badURL("malformed URL \(Self.quoted(string))") }
@@ -68,19 +65,90 @@ public struct RemoteURL: Sendable, Equatable {
         }
         self.segments = segments
 
-        var query: Params = [:]
-        let encodedQuery = Array((parts.percentEncodedQuery ?? "").utf8)
-        for pair in encodedQuery.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+        query = try Self.query(Array((parts.percentEncodedQuery ?? "").utf8))
+    }
+
+    /// The decoded query. Linear in its length: a key's first value goes in
+    /// place, and a repeated key's values are collected in one array
+    /// (appended, never copied), set once at the end.
+    private static func query(_ encoded: [UInt8]) throws(SwitchboardError) -> Params {
+        var query = Params()
+        var repeated: [Int: [Value]] = [:] // by position in `query`; empty unless a key repeats
+        for pair in encoded.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
             let equals = pair.firstIndex(of: UInt8(ascii: "="))
-            let key = try Self.decode(pair[..<(equals ?? pair.endIndex)], what: "a query key")
-            let value = try Self.decode(equals.map { pair[($0 + 1)...] } ?? [], what: "the value of \(key)")
-            switch query[key] {
-            case nil: query[key] = .string(value)
-            case .array(let values)?: query[key] = .array(values + [.string(value)])
-            case let first?: query[key] = .array([first, .string(value)])
+            let key = try decode(pair[..<(equals ?? pair.endIndex)], what: "a query key")
+            let value = Value.string(try decode(equals.map { pair[($0 + 1)...] } ?? [], what: "the value of \(key)"))
+            if let at = query.position(of: key) {
+                repeated[at, default: [query[at].value]].append(value)
+            } else {
+                query.appendDistinct(key, value)
             }
         }
-        self.query = query
+        for (at, values) in repeated { query.updateValue(.array(values), forKey: query[at].key) }
+        return query
+    }
+
+    /// `.badURL` when `string` is over ``maximumLength``: the first check
+    /// of every URL entry, before any work proportional to the text
+    /// (verifying a signature, applying rules, parsing).
+    static func checkLength(_ string: String) throws(SwitchboardError) {
+        let length = string.utf8.count
+        guard length <= maximumLength else {
+            throw .badURL("the URL is \(length) bytes; the limit is \(maximumLength)")
+        }
+    }
+
+    /// `text` in the normal form of RFC 3986 (6.2.2), which names the same
+    /// resource: the scheme in lower case, escapes of unreserved characters
+    /// decoded (`%4F` is `O`, `%7E` is `~`), other escapes' hex digits in
+    /// upper case. What is not a valid escape is left for the parser to
+    /// refuse. URL rules match this form, so no spelling slips past them.
+    static func normalized(_ text: String) -> String {
+        let bytes = Array(text.utf8)
+        let schemeEnd = bytes.firstIndex(of: UInt8(ascii: ":")) ?? 0
+        let scheme = bytes[..<schemeEnd]
+        let lowerScheme = scheme.allSatisfy { ($0 | 0x20) >= UInt8(ascii: "a") && ($0 | 0x20) <= UInt8(ascii: "z")
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "+")
+            || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") }
+        guard bytes.contains(UInt8(ascii: "%")) || (lowerScheme && scheme.contains(where: { (65...90).contains($0) }))
+        else { return text }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var i = 0
+        while i < bytes.count {
+            let byte = bytes[i]
+            if i < schemeEnd {
+                out.append(lowerScheme ? ASCII.lower(byte) : byte)
+                i += 1
+                continue
+            }
+            if byte == UInt8(ascii: "%"), i + 2 < bytes.count, let high = hexValue(bytes[i + 1]),
+               let low = hexValue(bytes[i + 2]) {
+                let decoded = high << 4 | low
+                if isUnreserved(decoded) {
+                    out.append(decoded)
+                } else {
+                    out += [byte, ASCII.upper(bytes[i + 1]), ASCII.upper(bytes[i + 2])]
+                }
+                i += 3
+                continue
+            }
+            out.append(byte)
+            i += 1
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// RFC 3986 unreserved: ALPHA / DIGIT / "-" / "." / "_" / "~".
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+             UInt8(ascii: "~"):
+            true
+        default:
+            false
+        }
     }
 
     /// A URL (or part) for a message: quoted, and cut short if long.

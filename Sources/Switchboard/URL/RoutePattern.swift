@@ -188,9 +188,20 @@ struct PatternRoute: Sendable {
     let order: UInt64
 }
 
-/// Patterns by scheme, in a segment trie: matching costs the number of
-/// segments, not the number of patterns. Not thread-safe; URLRouter guards it.
+/// Patterns by scheme, in a segment trie. Not thread-safe; URLRouter
+/// guards it.
+///
+/// Matching walks the trie depth first in precedence order and visits each
+/// node at most once (a node sits at one depth, so it meets one segment). A
+/// URL whose segments fit several kinds at each level (a digit string is a
+/// literal, an `<int:>` and a `:name`) can make it visit every node whose
+/// path fits, which crafted patterns make many: the walk is therefore
+/// bounded by ``maximumSteps`` node visits per URL, and a URL that needs
+/// more is refused (`.rejected`) rather than matched slowly.
 final class PatternTrie {
+    /// The most trie nodes one match may visit. Real route tables visit a
+    /// few per URL; 59,049 crafted patterns made one URL visit them all.
+    static let maximumSteps = 4_096
     final class Node {
         /// By bytes: a URL segment matches a literal only when its decoded
         /// bytes are the literal's.
@@ -258,16 +269,37 @@ final class PatternTrie {
         return removed
     }
 
-    /// The best route for a URL's [host] + path segments, and what its
-    /// placeholders captured, in capture order.
-    func match(scheme: String, segments: [String]) -> (route: PatternRoute, captures: [Value])? {
-        guard let root = roots[ExactName(scheme)] else { return nil }
-        var captures: [Value] = []
-        guard let route = match(root, segments[...], &captures) else { return nil }
-        return (route, captures)
+    /// What matching a URL found.
+    enum Match {
+        /// The best route, and what its placeholders captured, in capture order.
+        case route(PatternRoute, captures: [Value])
+        case none
+        /// The walk needed more than ``maximumSteps`` visits.
+        case tooCostly
     }
 
-    private func match(_ node: Node, _ rest: ArraySlice<String>, _ captures: inout [Value]) -> PatternRoute? {
+    /// The best route for a URL's [host] + path segments. `steps` is set to
+    /// the number of nodes visited (tests read it).
+    func match(scheme: String, segments: [String], steps: inout Int) -> Match {
+        steps = 0
+        guard let root = roots[ExactName(scheme)] else { return .none }
+        var captures: [Value] = []
+        var budget = Self.maximumSteps
+        let found = match(root, segments[...], &captures, &budget)
+        steps = Self.maximumSteps - budget
+        if budget < 0 { return .tooCostly }
+        guard let route = found else { return .none }
+        return .route(route, captures: captures)
+    }
+
+    /// One node; `budget` counts down the visits left (below 0: give up).
+    private func match(_ node: Node, _ rest: ArraySlice<String>, _ captures: inout [Value],
+                       _ budget: inout Int) -> PatternRoute? {
+        guard budget > 0 else {
+            budget = -1
+            return nil
+        }
+        budget -= 1
         guard let segment = rest.first else {
             if let route = node.routes.first { return route }
             if let route = node.wildcard?.routes.first {
@@ -277,17 +309,20 @@ final class PatternTrie {
             return nil
         }
         let remaining = rest.dropFirst()
-        if let next = node.literals[ExactName(segment)], let route = match(next, remaining, &captures) { return route }
+        if let next = node.literals[ExactName(segment)], let route = match(next, remaining, &captures, &budget) {
+            return route
+        }
         if let next = node.int, let number = Int64(segment), String(number) == segment || segment == "+\(number)" {
             captures.append(.int(number))
-            if let route = match(next, remaining, &captures) { return route }
+            if let route = match(next, remaining, &captures, &budget) { return route }
             captures.removeLast()
         }
         if let next = node.string {
             captures.append(.string(segment))
-            if let route = match(next, remaining, &captures) { return route }
+            if let route = match(next, remaining, &captures, &budget) { return route }
             captures.removeLast()
         }
+        guard budget >= 0 else { return nil }
         if let route = node.path?.routes.first {
             captures.append(.string(rest.joined(separator: "/")))
             return route

@@ -77,6 +77,9 @@ final class URLRouter: @unchecked Sendable {
     /// Whether `signer` is set, read without the lock: most mediators never
     /// sign, and their opens should not pay a second lock for it.
     private let signing = Atomic<Bool>(false)
+    /// Whether the policy lists targets, read without the lock where a URL
+    /// call lands (most mediators allow every target).
+    private let restrictsTargets = Atomic<Bool>(false)
 
     init() {
         rwlock = .allocate(capacity: 1)
@@ -149,7 +152,12 @@ final class URLRouter: @unchecked Sendable {
 
     var urlPolicy: URLPolicy {
         get { reading { policy } }
-        set { writing { policy = newValue } }
+        set {
+            writing {
+                policy = newValue
+                restrictsTargets.store(newValue.targets != nil, ordering: .releasing)
+            }
+        }
     }
 
     var urlSigner: URLSigner? {
@@ -163,8 +171,11 @@ final class URLRouter: @unchecked Sendable {
     }
 
     /// With a signer, the URL without its signature once it checks out
-    /// (refusals reach the observer); without one, `url` as it is.
+    /// (refusals reach the observer); without one, `url` as it is. Every
+    /// URL entry starts here, so the length limit is checked here first,
+    /// before the signature's hash or anything else that reads the text.
     func verified(_ url: String) throws(SwitchboardError) -> String {
+        try RemoteURL.checkLength(url)
         guard signing.load(ordering: .acquiring) else { return url }
         let (signer, observer) = reading { (self.signer, self.observer) }
         guard let signer else { return url }
@@ -191,13 +202,27 @@ final class URLRouter: @unchecked Sendable {
         /// From the URL: query, then path captures over it (or, for a
         /// forward connector, the whole URL).
         let params: Params
+
+        /// Why the names cannot be called, or nil. A handler's name
+        /// (``HandlerName``) is refused everywhere a caller names a target;
+        /// here it comes from its own scheme or pattern.
+        var nameProblem: String? {
+            (HandlerName.isHandler(target) ? nil : NameCheck.problem(with: target, kind: "target"))
+                ?? NameCheck.problem(with: action, kind: "action")
+        }
     }
 
     /// Resolves a parsed URL: scheme policy, then patterns, then the
     /// scheme's connector; then target policy and the `native*` rule.
     func resolve(_ url: RemoteURL) throws(SwitchboardError) -> Destination {
-        let (policy, observer, matched, connector) = reading {
-            (self.policy, self.observer, patterns.match(scheme: url.scheme, segments: [url.host] + url.segments),
+        var steps = 0
+        return try resolve(url, steps: &steps)
+    }
+
+    /// `resolve`, saying how many pattern-trie nodes the match visited.
+    func resolve(_ url: RemoteURL, steps: inout Int) throws(SwitchboardError) -> Destination {
+        let (policy, observer, match, connector) = reading {
+            (self.policy, self.observer, patterns.match(scheme: url.scheme, segments: [url.host] + url.segments, steps: &steps),
              connectors[ExactName(url.scheme)])
         }
         func reject(_ reason: String) -> SwitchboardError {
@@ -208,11 +233,14 @@ final class URLRouter: @unchecked Sendable {
             throw reject("the scheme \"\(url.scheme)\" is not allowed for remote calls")
         }
         let destination: Destination
-        if let (route, captures) = matched {
+        switch match {
+        case .route(let route, let captures):
             var params = url.query
             for (name, value) in zip(route.pattern.captureNames, captures) { params[name] = value }
             destination = Destination(target: route.target, action: route.action, params: params)
-        } else {
+        case .tooCostly:
+            throw reject("matching the URL against the route patterns needs more than \(PatternTrie.maximumSteps) steps")
+        case .none:
             switch connector {
             case .targets?:
                 guard !url.hasUserOrPort else {
@@ -235,6 +263,11 @@ final class URLRouter: @unchecked Sendable {
                 throw .noTarget("no connector or pattern for the scheme \"\(url.scheme)\"")
             }
         }
+        // The module key picks where a name is looked up; a URL does not
+        // choose that (its query and captures are the URL's params).
+        if destination.params.hasKey(ofLength: Mediator.moduleKeyLength), destination.params[Mediator.moduleKey] != nil {
+            throw reject("the params key \"\(Mediator.moduleKey)\" cannot come from a URL")
+        }
         try admit(target: destination.target, action: destination.action, url: url.string, policy: policy, observer: observer)
         return destination
     }
@@ -254,20 +287,42 @@ final class URLRouter: @unchecked Sendable {
 
     private func admit(target: String, action: String, url: String, policy: URLPolicy,
                        observer: (@Sendable (RejectedURL) -> Void)?) throws(SwitchboardError) {
-        func reject(_ reason: String) -> SwitchboardError {
-            observer?(RejectedURL(url: url, reason: reason))
-            return .rejected(reason)
+        guard let reason = Self.refusal(target: target, action: action, policy: policy) else { return }
+        observer?(RejectedURL(url: url, reason: reason))
+        throw .rejected(reason)
+    }
+
+    /// Why a URL call may not reach (`target`, `action`), or nil; the
+    /// caller tells the observer. Where a call lands: no lock and no string
+    /// unless the name is refused or the policy lists targets.
+    func refusal(target: NameRef, action: NameRef) -> String? {
+        if Self.isNative(action) || restrictsTargets.load(ordering: .acquiring) {
+            return Self.refusal(target: target.string, action: action.string, policy: reading { policy })
         }
-        if !policy.allows(target: target) {
-            throw reject("the target \"\(target)\" is not allowed for remote calls")
+        return nil
+    }
+
+    /// `hasASCIIPrefixIgnoringCase("native")` on the bytes of a name.
+    private static func isNative(_ name: NameRef) -> Bool {
+        guard name.count >= 6 else { return false }
+        for (i, c) in "native".utf8.enumerated() where ASCII.lower(name.base[i]) != c { return false }
+        return true
+    }
+
+    private static func refusal(target: String, action: String, policy: URLPolicy) -> String? {
+        // A handler (``HandlerName``) is no target: the scheme or pattern it
+        // serves admits it.
+        if !HandlerName.isHandler(target) && !policy.allows(target: target) {
+            return "the target \"\(target)\" is not allowed for remote calls"
         }
         // CTMediator's rule, on the decoded name's first six bytes in ASCII
         // case, so %6Eative and NATIVE are caught too, and so is a name that
         // goes on with a combining mark ("native\u{301}...", whose first
         // character is not "e" but whose bytes start with "native").
         if action.hasASCIIPrefixIgnoringCase("native") {
-            throw reject("\"\(action)\" is a native action: never reachable from a URL")
+            return "\"\(action)\" is a native action: never reachable from a URL"
         }
+        return nil
     }
 
     // MARK: Listing

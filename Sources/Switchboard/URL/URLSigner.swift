@@ -38,7 +38,13 @@ public struct URLSigner: Sendable {
     /// a URL with a fragment (it would follow the signature) or one that
     /// already carries `expires` or `signature`.
     public func sign(_ url: String, expires: Int64) throws(SwitchboardError) -> String {
-        guard !url.contains("#") else { throw .invalidArgument("a signed URL has no #fragment: \(RemoteURL.quoted(url))") }
+        // The limit first, before any work that reads the whole text: a URL
+        // too long to be opened once signed is not signed.
+        let signedLength = url.utf8.count + "?expires=&signature=".utf8.count + String(expires).utf8.count + 64
+        guard signedLength <= RemoteURL.maximumLength else {
+            throw .invalidArgument("the URL would be \(signedLength) bytes once signed; the limit is \(RemoteURL.maximumLength)")
+        }
+        guard !url.utf8.contains(UInt8(ascii: "#")) else { throw .invalidArgument("a signed URL has no #fragment: \(RemoteURL.quoted(url))") }
         if let query = url.firstIndex(of: "?").map({ url[url.index(after: $0)...] }),
            query.split(separator: "&").contains(where: { $0.hasPrefix("expires=") || $0.hasPrefix("signature=") }) {
             throw .invalidArgument("the URL already has expires or signature: \(RemoteURL.quoted(url))")

@@ -71,6 +71,8 @@ extension String {
 enum ASCII {
     @inline(__always)
     static func lower(_ byte: UInt8) -> UInt8 { (65...90).contains(byte) ? byte | 0x20 : byte }
+    @inline(__always)
+    static func upper(_ byte: UInt8) -> UInt8 { (97...122).contains(byte) ? byte & ~0x20 : byte }
 }
 
 /// A string as a key of a `Set` or `Dictionary`: equal to another only when

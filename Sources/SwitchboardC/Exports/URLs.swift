@@ -31,7 +31,11 @@ func openURL(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar>?, _ params: sb_v
     }
     var result: OpaquePointer?
     let status: sb_status
-    if let text = String(validatingCString: url) {
+    // The length limit before anything that reads the whole text (a 16 MiB
+    // URL is measured up to the limit, not validated and copied).
+    if strnlen(url, RemoteURL.maximumLength + 1) > RemoteURL.maximumLength {
+        status = failure(SB_EBADURL, "the URL is longer than \(RemoteURL.maximumLength) bytes, the limit")
+    } else if let text = String(validatingCString: url) {
         status = sb_status(UInt32(CMediator.borrow(m)._withUnsafeGuaranteedRef {
             $0.mediator.openNative(url: text, extra: params, options: options, out: &result, bridge: CBridge.self)
         }))
@@ -62,9 +66,6 @@ private func complete(_ completion: OpaquePointer, _ status: sb_status, _ result
     if status != SB_OK { setLastError(message) }
 }
 
-/// The hidden target a scheme handler is registered as.
-private func schemeTarget(_ scheme: String) -> String { "scheme:" + scheme.asciiLowercased }
-
 @_cdecl("sb_register_scheme")
 public func sb_register_scheme(_ m: sb_mediator_ptr?, _ scheme: UnsafePointer<CChar>?, _ fn: sb_fn?,
                                _ userdata: UnsafeMutableRawPointer?, _ freeUserdata: sb_destroy_fn?) -> sb_status {
@@ -77,16 +78,15 @@ public func sb_register_scheme(_ m: sb_mediator_ptr?, _ scheme: UnsafePointer<CC
         guard let fn else {
             defer { freeUserdata?(userdata) } // no function to own it
             try mediator.connect(scheme: name)
-            mediator.unregister(target: schemeTarget(name))
             return SB_OK
         }
-        // A handler is an action of a target of its own, so the catalogue
-        // shows it and replacing it releases the old userdata once.
+        // A handler is an action of a target no caller can name (see
+        // Mediator.connect(scheme:handler:)): replacing it releases the old
+        // userdata once, and only URLs of the scheme reach it.
+        // Made first, so that a refusal releases the userdata (its deinit).
         let function = CFunction(fn: fn, userdata: userdata, freeUserdata: freeUserdata,
                                  label: "the \(name) scheme handler")
-        try Mediator.check(scheme: name)
-        try mediator.register(target: schemeTarget(name), action: "open", foreign: function)
-        try mediator.connect(scheme: name, to: .forward(target: schemeTarget(name), action: "open"))
+        try mediator.connect(scheme: name, handler: function)
         return SB_OK
     } catch {
         return failure(error)
@@ -99,8 +99,35 @@ public func sb_unregister_scheme(_ m: sb_mediator_ptr?, _ scheme: UnsafePointer<
         return failure(SB_EINVAL, "sb_unregister_scheme: NULL mediator or scheme")
     }
     let mediator = CMediator.borrow(m).takeUnretainedValue().mediator
-    mediator.unregister(target: schemeTarget(name))
     return mediator.disconnect(scheme: name) ? SB_OK : failure(SB_ENOTARGET, "the scheme \"\(name)\" is not connected")
+}
+
+@_cdecl("sb_unregister_scheme_if")
+public func sb_unregister_scheme_if(_ m: sb_mediator_ptr?, _ scheme: UnsafePointer<CChar>?, _ fn: sb_fn?,
+                                    _ userdata: UnsafeRawPointer?) -> sb_status {
+    guard let m, let fn, case .success(let name) = validName(scheme, "scheme") else {
+        return failure(SB_EINVAL, "sb_unregister_scheme_if: NULL mediator, scheme or function")
+    }
+    let mediator = CMediator.borrow(m).takeUnretainedValue().mediator
+    return mediator.disconnect(scheme: name, ifHandler: { CFunction.isRegistration($0, fn, userdata) })
+        ? SB_OK : failure(SB_ENOACTION, "the scheme \"\(name)\" has no handler with this function and userdata")
+}
+
+@_cdecl("sb_add_route_handler")
+public func sb_add_route_handler(_ m: sb_mediator_ptr?, _ pattern: UnsafePointer<CChar>?, _ fn: sb_fn?,
+                                 _ userdata: UnsafeMutableRawPointer?, _ freeUserdata: sb_destroy_fn?) -> sb_status {
+    guard let m, let fn, case .success(let text) = validName(pattern, "pattern") else {
+        freeUserdata?(userdata)
+        return failure(SB_EINVAL, "sb_add_route_handler: NULL mediator or function, or a pattern that is not non-empty UTF-8")
+    }
+    let function = CFunction(fn: fn, userdata: userdata, freeUserdata: freeUserdata,
+                             label: "the handler of \(Value.string(text))")
+    do throws(SwitchboardError) {
+        try CMediator.borrow(m).takeUnretainedValue().mediator.addRoute(pattern: text, handler: function)
+        return SB_OK
+    } catch {
+        return failure(error)
+    }
 }
 
 @_cdecl("sb_add_route_pattern")
@@ -126,6 +153,17 @@ public func sb_remove_route_pattern(_ m: sb_mediator_ptr?, _ pattern: UnsafePoin
     }
     let removed = CMediator.borrow(m)._withUnsafeGuaranteedRef { $0.mediator.removeRoute(pattern: text) }
     return removed ? SB_OK : failure(SB_ENOTARGET, "no route was added with the pattern \(Value.string(text))")
+}
+
+@_cdecl("sb_remove_route_handler_if")
+public func sb_remove_route_handler_if(_ m: sb_mediator_ptr?, _ pattern: UnsafePointer<CChar>?, _ fn: sb_fn?,
+                                       _ userdata: UnsafeRawPointer?) -> sb_status {
+    guard let m, let fn, case .success(let text) = validName(pattern, "pattern") else {
+        return failure(SB_EINVAL, "sb_remove_route_handler_if: NULL mediator, pattern or function")
+    }
+    let mediator = CMediator.borrow(m).takeUnretainedValue().mediator
+    return mediator.removeRoute(pattern: text, ifHandler: { CFunction.isRegistration($0, fn, userdata) })
+        ? SB_OK : failure(SB_ENOACTION, "the pattern \(Value.string(text)) has no handler with this function and userdata")
 }
 
 @_cdecl("sb_set_url_policy")
@@ -176,6 +214,10 @@ public func sb_sign_url(_ key: UnsafeRawPointer?, _ length: size_t, _ url: Unsaf
                         _ expires: Int64) -> UnsafeMutablePointer<CChar>? {
     guard let key, let url else { _ = failure(SB_EINVAL, "sb_sign_url: NULL key or URL"); return nil }
     guard length <= 4096 else { _ = failure(SB_EINVAL, "sb_sign_url: a key of at most 4096 bytes"); return nil }
+    guard strnlen(url, RemoteURL.maximumLength + 1) <= RemoteURL.maximumLength else {
+        _ = failure(SB_EINVAL, "sb_sign_url: the URL is longer than \(RemoteURL.maximumLength) bytes, the limit")
+        return nil
+    }
     guard let text = String(validatingCString: url) else {
         _ = failure(SB_EINVAL, "sb_sign_url: the URL is not valid UTF-8")
         return nil

@@ -5,7 +5,7 @@
 enum HeaderNames {
     static let all: Set<String> = [
         "sb_abi_version", "sb_action_def", "sb_add_discoverer", "sb_add_interceptor",
-        "sb_add_observer", "sb_add_route_pattern", "sb_array_append", "sb_array_append_new",
+        "sb_add_observer", "sb_add_route_handler", "sb_add_route_pattern", "sb_array_append", "sb_array_append_new",
         "sb_array_get", "sb_array_new", "sb_bool", "sb_bytes",
         "sb_call", "sb_call_", "sb_call_action", "sb_call_answer",
         "sb_call_cancelled", "sb_call_event", "sb_call_interceptor", "sb_call_options",
@@ -31,7 +31,7 @@ enum HeaderNames {
         "sb_set_rules_json", "sb_set_target_origin", "sb_set_url_observer", "sb_set_url_policy",
         "sb_sign_url", "sb_status", "sb_status_string", "sb_string",
         "sb_string_n", "sb_target_def", "sb_to_json", "sb_type",
-        "sb_typeof", "sb_unregister_action", "sb_unregister_action_if", "sb_unregister_scheme", "sb_unregister_target",
+        "sb_typeof", "sb_unregister_action", "sb_unregister_action_if", "sb_unregister_scheme", "sb_unregister_scheme_if", "sb_remove_route_handler_if", "sb_unregister_target",
         "sb_value", "sb_version", "sb_version_number",
     ]
 }

@@ -3,8 +3,9 @@
 // connectors and pattern matching. The first byte picks the mode:
 //   even: open the rest as a URL;
 //   odd:  add the rest as a route pattern, open a URL made from it, remove it.
-// Invariants: no crash, no leak (ASan), nothing answers a native action, and
-// the registry does not grow.
+// Invariants: no crash, no leak (ASan), nothing answers a native action,
+// handlers answer only through their scheme or pattern, and the registry
+// does not grow.
 import CSwitchboard
 // The sb_ functions come from the SwitchboardC product, linked in; only the
 // C declarations are imported (importing both would make every name ambiguous).
@@ -24,7 +25,22 @@ private nonisolated(unsafe) let mediator: OpaquePointer = {
     _ = sb_register_action(m, "T", "echo", echo, nil, nil)
     _ = sb_register_action(m, "T", "nativeSecret", native, nil, nil)
     _ = sb_register_action(m, "NoTargetAction", "response", echo, nil, nil)
-    _ = sb_register_scheme(m, "https", echo, nil, nil)
+    // Handlers are reached through their scheme or pattern only (no name
+    // spelled in a URL reaches them): the https handler sees https URLs,
+    // the pattern's handler an int id.
+    let https: sb_fn = { _, args, out in
+        let url = String(cString: sb_get_string(sb_dict_get(args, "url"), nil))
+        precondition(url.lowercased().hasPrefix("https:"), "the https handler was reached by \(url)")
+        out?.pointee = sb_retain(args)
+        return SB_OK
+    }
+    let typed: sb_fn = { _, args, out in
+        precondition(sb_typeof(sb_dict_get(args, "id")) == SB_INT, "a handler of <int:id> got another id")
+        out?.pointee = sb_retain(args)
+        return SB_OK
+    }
+    _ = sb_register_scheme(m, "https", https, nil, nil)
+    _ = sb_add_route_handler(m, "app://h/<int:id>", typed, nil, nil)
     for pattern in ["app://u/:id/profile", "app://i/<int:id>(/:tab)", "app://f/<path:rest>", "app://w/*",
                     "app://secret/*"] {
         _ = sb_add_route_pattern(m, pattern, "T", pattern.hasPrefix("app://secret") ? "nativeSecret" : "echo")
