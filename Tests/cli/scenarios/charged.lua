@@ -8,10 +8,11 @@ scenario("targets with long names", function()
 end)
 
 scenario("a table that shares a subtable at every level", function()
-  sb.target("Sink", { take = function() return true end })
   local t = { 1 }
   for _ = 1, 20 do t = { t, t } end
-  sb.perform("Sink", "take", { dag = t })
+  -- No target: the params are converted (expanded to a tree) and dropped,
+  -- never converted back into Lua, where the state's allocator would see them.
+  sb.perform("Nobody", "take", { dag = t })
 end)
 
 scenario("registering and unregistering gives the charge back", function()
