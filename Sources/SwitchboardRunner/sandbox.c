@@ -125,19 +125,20 @@ static int close_stream(lua_State *L) {
 static int read_only_open(lua_State *L) {
     const char *path = luaL_checkstring(L, 1);
     const char *mode = luaL_optstring(L, 2, "r");
-    if (strcmp(mode, "r") != 0 && strcmp(mode, "rb") != 0) {
-        return luaL_error(L, "io.open in mode \"%s\" is not available in scenarios: files are read-only "
-                          "(run with --allow-os to allow it)", mode);
-    }
     luaL_Stream *p = (luaL_Stream *)lua_newuserdatauv(L, sizeof(luaL_Stream), 0);
     p->f = NULL;
     p->closef = NULL; /* a closed file until it has a FILE */
     luaL_setmetatable(L, LUA_FILEHANDLE);
     char why[128];
-    int fd = sb__file_open(path, why, sizeof why);
+    int fd = sb__file_open(path, why, sizeof why); /* read-only, non-blocking: checks only */
     if (fd == SB_FILE_REFUSED) {
         return luaL_error(L, "%s is not a regular file that scenarios may read: %s (run with --allow-os to allow it)",
                           path, why);
+    }
+    if (strcmp(mode, "r") != 0 && strcmp(mode, "rb") != 0) {
+        if (fd >= 0) close(fd);
+        return luaL_error(L, "io.open in mode \"%s\" is not available in scenarios: files are read-only "
+                          "(run with --allow-os to allow it)", mode);
     }
     if (fd < 0) return luaL_fileresult(L, 0, path);
     p->f = fdopen(fd, "r");
