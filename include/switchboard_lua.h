@@ -46,6 +46,20 @@ extern "C" {
  * returns 1. Raises a Lua error if `m` is NULL or memory runs out. */
 SB_API int sb_lua_open(lua_State *L, sb_mediator *m);
 
+/* Optional, for a host that limits a state's memory in its lua_Alloc: the
+ * library keeps what the state hands it (converted values, registered
+ * targets and their names, route patterns) in memory of its own, which the
+ * allocator never sees. After this call the module reports it: `charge` is
+ * called with bytes > 0 before the library takes memory on the state's
+ * behalf, and with bytes < 0 when it is given back (a conversion ends, the
+ * call its params were for returns, sb.unregister, sb.unroute). The amounts
+ * are estimates (docs/lua.md says how they are made). `charge` returns 1 to
+ * accept, 0 to refuse: the operation then fails as if memory ran out (a
+ * conversion with an error naming the budget, a registration with a memory
+ * error). It is called on the state's own thread, and must not call Lua.
+ * NULL stops the reporting. Never raises unless memory runs out. */
+SB_API void sb_lua_set_charge(lua_State *L, int (*charge)(void *userdata, long long bytes), void *userdata);
+
 /* The module's entry point for require: sb_lua_open(L, sb_mediator_shared()). */
 SB_API int luaopen_switchboard(lua_State *L);
 

@@ -40,8 +40,8 @@ done
 # up), and as libswitchboard_lua for C hosts that embed Lua.
 lua_glue() {
   cc -std=c99 -Wall -Wextra -Werror -pedantic -O2 -g -fPIC -shared -fvisibility=hidden \
-    -D_POSIX_C_SOURCE=200809L -I include $(pkg-config --cflags lua5.4) \
-    Sources/SwitchboardLua/*.c -L "$dist/lib" -lswitchboard -lpthread "$@"
+    -D_POSIX_C_SOURCE=200809L -I include -I Sources/CSwitchboard/include -I Sources/SwitchboardLua/include \
+    $(pkg-config --cflags lua5.4) Sources/SwitchboardLua/*.c -L "$dist/lib" -lswitchboard -lpthread "$@"
 }
 lua_glue -Wl,-rpath,'$ORIGIN/../..' -o "$dist/lib/lua/5.4/switchboard.so"
 lua_glue -Wl,-rpath,'$ORIGIN' -Wl,-soname,"libswitchboard_lua.so.$abi" -o "$dist/lib/libswitchboard_lua.so.$abi"

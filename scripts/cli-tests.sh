@@ -23,6 +23,10 @@ module_a=$examples/module_a.so
 load=(--plugin "$module_a" --targets "$examples/targets")
 
 failures=0
+rows=()
+# row CLASS CASES OBSERVED: a row of docs/ROBUSTNESS.md, recorded (in
+# SB_ROBUSTNESS_LOG, see scripts/robustness.sh) once every check passed.
+row() { rows+=("$1"$'\t'"$2"$'\t'"$3"); }
 check() { # check DESCRIPTION COMMAND...: runs COMMAND, reports
   local what=$1; shift
   if "$@" > "$work/check.out" 2>&1; then
@@ -41,12 +45,6 @@ run() {
   echo $? > "$work/$name.status"
   set -e
 }
-# robustness_row CLASS CASES OBSERVED: a row for docs/ROBUSTNESS.md, recorded
-# only when its check passed (scripts/test.sh sets SB_ROBUSTNESS_LOG).
-robustness_row() {
-  [ -n "${SB_ROBUSTNESS_LOG:-}" ] || return 0
-  printf '%s\t%s\t%s\n' "$1" "$2" "$3" >> "$SB_ROBUSTNESS_LOG"
-}
 status_is() { [ "$(cat "$work/$1.status")" = "$2" ] || { echo "exit status $(cat "$work/$1.status"), expected $2"; cat "$work/$1.err"; return 1; }; }
 has() { grep -q -- "$2" "$work/$1" || { echo "no '$2' in $1:"; cat "$work/$1"; return 1; }; }
 lacks() { ! grep -q -- "$2" "$work/$1" || { echo "unexpected '$2' in $1"; return 1; }; }
@@ -55,7 +53,7 @@ echo "the runner's C"
 for file in Sources/SwitchboardRunner/*.c; do
   check "$file compiles with -std=c99 -Wall -Wextra -Werror -pedantic" \
     cc -std=c99 -Wall -Wextra -Werror -pedantic -D_POSIX_C_SOURCE=200809L -fsyntax-only -I include \
-      -I Sources/SwitchboardRunner/include $(pkg-config --cflags lua5.4) "$file"
+      -I Sources/SwitchboardRunner/include -I Sources/CSwitchboard/include -I Sources/SwitchboardLua/include $(pkg-config --cflags lua5.4) "$file"
 done
 
 echo "exit status and TAP"
@@ -161,7 +159,6 @@ assert "the top level fails" in tests[1].yaml_block["message"]
 assert "cannot open" in tests[2].yaml_block["message"], tests[2].yaml_block
 EOF
 
-failed_before=$failures
 run escapes run "${load[@]}" --timeout 5 --junit "$work/escapes.xml" $scenarios/escapes.lua
 check "escapes found in review are refused or bounded, and the report stays whole" $py - "$work/escapes.tap" "$work/escapes.xml" <<'PY'
 import sys
@@ -182,10 +179,58 @@ cases = list(list(JUnitXml.fromfile(sys.argv[2]))[0])
 assert len(cases) == 10
 assert cases[8].result[0].message.endswith("left\\0right"), cases[8].result[0].message
 PY
-[ "$failures" != "$failed_before" ] || robustness_row "Scenario reports with NUL bytes (an error message, an expectation's message, output)" 3 \
+row "Scenario reports with NUL bytes (an error message, an expectation's message, output)" 3 \
   "TAP and JUnit show each NUL as \\0 and keep the text after it"
 run escapes2 run "${load[@]}" $scenarios/escapes_again.lua
 check "escapes found in a second review are refused" status_is escapes2 0
+# Special files (a FIFO with no writer, /proc/self/maps, files that are not
+# text) on every path the runner reads; --timeout and --grace bound the run
+# that hung before (the watchdog's exit 3).
+special=$work/special
+mkdir -p "$special"
+mkfifo "$special/fifo.lua" "$special/Target_Fifo.lua"
+ln -s /proc/self/maps "$special/Target_Maps.lua"
+printf 'return {\0 0xdeadbeef1234 }\n' > "$special/Target_Binary.lua"
+cp "$special/Target_Binary.lua" "$special/binary.lua"
+echo "plain text" > "$special/plain.txt"
+SB_SPECIAL_DIR=$special run special run --timeout 5 --grace 2 $scenarios/special_files.lua
+check "FIFOs, /proc files and files that are not text are refused at once on every path; nothing is quoted" bash -c "
+  [ \$(cat '$work/special.status') = 0 ] && [ \$(grep -c '^ok ' '$work/special.tap') = 6 ] \
+    || { cat '$work/special.tap' '$work/special.err'; exit 1; }"
+row "Scenario reads a special file: a FIFO with no writer (require, loadfile, dofile, io.open, io.lines, sb.path), /proc/self/maps through sb.path, a file that is not text" 10 \
+  "refused at once with an error naming the file; no content quoted; the run goes on"
+run special_script run "${load[@]}" --timeout 5 --grace 2 "$special/fifo.lua" $scenarios/isolation.lua
+check "a script that is a FIFO is one failure; the next script runs" bash -c "
+  [ \$(cat '$work/special_script.status') = 1 ] && grep -q 'not a regular file' '$work/special_script.tap' \
+    && grep -q '^ok 4 ' '$work/special_script.tap' && ! grep -q '^not ok [234] ' '$work/special_script.tap' \
+    || { cat '$work/special_script.tap'; exit 1; }"
+run finalizers run --timeout 5 --grace 2 $scenarios/finalizers.lua
+check "the module's metatables are locked when made: no finalizer gets in, the run goes on" status_is finalizers 0
+row "Scenario sets __gc on a metatable the module made (sb.array's marker, an array from a call, the lazily made cancellation token's)" 3 \
+  "getmetatable answers a string; no finalizer is registered; the run goes on"
+run coroutines run --max-instructions 1000000 --timeout 20 $scenarios/coroutines.lua
+check "every coroutine counts against the one instruction budget" $py - "$work/coroutines.tap" <<'PY'
+import sys
+from tap.parser import Parser
+tests = [l for l in Parser().parse_file(sys.argv[1]) if l.category == "test"]
+assert [t.ok for t in tests] == [False, False, True, True], [(t.ok, t.description, t.yaml_block) for t in tests]
+for t in tests[:2]:
+    assert t.yaml_block["outcome"] == "limit" and "--max-instructions" in t.yaml_block["message"], t.yaml_block
+PY
+row "Scenario spreads its work over short coroutines (coroutine.wrap, coroutine.create), under --max-instructions" 2 \
+  "the instruction limit stops it; a generator is counted once; the run goes on"
+run charged run --max-memory 32 --timeout 60 $scenarios/charged.lua
+check "what the library keeps for a scenario counts against --max-memory" $py - "$work/charged.tap" <<'PY'
+import sys
+from tap.parser import Parser
+tests = [l for l in Parser().parse_file(sys.argv[1]) if l.category == "test"]
+assert [t.ok for t in tests] == [False, False, True, True], [(t.ok, t.description, t.yaml_block) for t in tests]
+for t in tests[:2]:
+    assert t.yaml_block["outcome"] == "limit" and "--max-memory" in t.yaml_block["message"], t.yaml_block
+PY
+row "Scenario makes the library hold memory: 600 targets with 1 MiB names, a table sharing a subtable at 20 levels, under --max-memory 32" 2 \
+  "the memory limit stops it (charged to the scenario); unregistering gives the charge back; the run goes on"
+
 run slowc run --timeout 1 --max-instructions 0 $scenarios/slow_c.lua
 check "--timeout stops a loop of slow C calls on time (no Bail out!)" bash -c "
   grep -q 'the timeout of 1 s was reached' '$work/slowc.tap' && grep -q '^ok 2 ' '$work/slowc.tap' \
@@ -344,12 +389,13 @@ echo "memory"
 strip --strip-debug -o "$work/switchboard" "$sb"
 memcheck=(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite
           --show-leak-kinds=definite --suppressions="$SB_ROOT/Tests/c/valgrind.supp" "$work/switchboard")
-check "run under valgrind memcheck: no errors, nothing definitely lost (limits and errors included)" bash -c '
-  "$@" run '"${load[*]}"' --max-instructions 5000000 --max-memory 16 --trace '"$work"'/vg.jsonl     --junit '"$work"'/vg.xml '"$scenarios"'/{mixed,limits,isolation,sandbox,matchers,trace,names,broken}.lua > /dev/null
+check "run under valgrind memcheck: no errors, nothing definitely lost (limits and errors included)" env SB_SPECIAL_DIR="$special" bash -c '
+  "$@" run '"${load[*]}"' --max-instructions 5000000 --max-memory 16 --trace '"$work"'/vg.jsonl     --junit '"$work"'/vg.xml '"$scenarios"'/{mixed,limits,isolation,sandbox,matchers,trace,names,broken,special_files,finalizers,coroutines}.lua > /dev/null
   [ $? = 1 ]' memcheck "${memcheck[@]}"
 check "call and routes under valgrind memcheck" bash -c '
   "$@" call '"${load[*]}"' A cell "{\"identifier\": \"x\"}" > /dev/null &&
   "$@" routes '"${load[*]}"' --setup '"$work"'/setup.lua > /dev/null' memcheck "${memcheck[@]}"
 
 [ "$failures" = 0 ] || sb_die "$failures check(s) failed"
+if [ -n "${SB_ROBUSTNESS_LOG:-}" ]; then printf '%s\n' "${rows[@]}" >> "$SB_ROBUSTNESS_LOG"; fi
 echo "all command checks passed"

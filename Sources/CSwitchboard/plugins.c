@@ -3,6 +3,7 @@
  * listing a loaded plugin's Target_ tables. */
 #define _GNU_SOURCE
 #include "switchboard_internal.h"
+#include "switchboard_file.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -49,16 +50,10 @@ static const char *elf_problem(int fd, off_t size) {
 }
 
 int sb__plugin_file_check(const char *path, char *why, size_t size) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        char reason[128];
-        snprintf(why, size, "%s", strerror_r(errno, reason, sizeof reason));
-        return -1;
-    }
+    int fd = sb__file_open(path, why, size);
+    if (fd < 0) return -1;
     struct stat st;
-    const char *problem = fstat(fd, &st) != 0 ? "cannot stat the file"
-                          : !S_ISREG(st.st_mode) ? "not a regular file"
-                                                 : elf_problem(fd, st.st_size);
+    const char *problem = fstat(fd, &st) != 0 ? "cannot stat the file" : elf_problem(fd, st.st_size);
     close(fd);
     if (problem == NULL) return 0;
     snprintf(why, size, "%s", problem);
@@ -130,4 +125,13 @@ int sb__plugin_targets(void *handle, void (*each)(const char *name, void *contex
         if (strncmp(name, "Target_", 7) == 0 && name[7] != '\0') each(name, context);
     }
     return 0;
+}
+
+long long sb__plugin_symbol_size(const void *address) {
+    Dl_info info;
+    void *entry = NULL;
+    if (address == NULL || dladdr1(address, &info, &entry, RTLD_DL_SYMENT) == 0 || entry == NULL) return -1;
+    if (info.dli_saddr != address) return -1; /* another symbol holds the address */
+    const ElfW(Sym) *symbol = entry;
+    return (long long)symbol->st_size;
 }

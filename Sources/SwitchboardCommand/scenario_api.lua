@@ -116,7 +116,11 @@ end
 
 ---------------------------------------------------------------- failures
 
-local FAILURE = {}  -- the metatable of an expectation that did not hold
+-- The metatable of an expectation that did not hold. Locked, as every
+-- metatable the runner makes: getmetatable answers FAILURE_MARK, so a script
+-- cannot reach FAILURE to give it a __gc (a finalizer runs with hooks off).
+local FAILURE_MARK = {}
+local FAILURE = { __metatable = FAILURE_MARK }
 
 -- "file:line" of the innermost frame that is in the script (or in a file
 -- other than this API), for the report.
@@ -266,7 +270,7 @@ function matchers.to_raise(v, pattern)
   if type(v.value) ~= "function" then fail(format("expected a function to call, got %s", show(v.value))) end
   local ok, err = pcall(v.value)
   if ok then fail("expected an error, the function returned") end
-  if getmetatable(err) == FAILURE then err = err.message end
+  if getmetatable(err) == FAILURE_MARK then err = err.message end
   if pattern ~= nil and not find(tostring(err), pattern) then
     fail(format("expected an error matching %s, got: %s", show(pattern), tostring(err)))
   end
@@ -280,6 +284,7 @@ function expect(...)
   state.value = state.values[1]
   local expectation = {}
   return setmetatable(expectation, {
+    __metatable = "expectation",
     __index = function(_, name)
       local matcher = matchers[name]
       if not matcher then error(format("expect(...) has no matcher %s", tostring(name)), 2) end
@@ -441,7 +446,7 @@ end
 
 -- The error handler: failures stay failures, errors get a traceback.
 local function handler(err)
-  if getmetatable(err) == FAILURE then return err end
+  if getmetatable(err) == FAILURE_MARK then return err end
   local message = type(err) == "string" and err or ("error object: " .. show(err))
   -- The traceback ends where the script's code began: the runner's frames
   -- below it say nothing to the reader.
@@ -468,7 +473,7 @@ local control = {}
 function control.define(chunk)
   local ok, problem = xpcall(chunk, handler)
   if ok then return nil end
-  if getmetatable(problem) == FAILURE then
+  if getmetatable(problem) == FAILURE_MARK then
     return { message = "an expectation at the top level of the script: " .. problem.message, where = problem.where }
   end
   return problem
@@ -491,7 +496,7 @@ function control.run(index, name)
   local ok, problem = xpcall(s.fn, handler)
   local report = { outcome = "passed", step = nil }
   if not ok then
-    report.outcome = getmetatable(problem) == FAILURE and "failed" or "error"
+    report.outcome = getmetatable(problem) == FAILURE_MARK and "failed" or "error"
     report.message, report.where, report.traceback = problem.message, problem.where, problem.traceback
     report.step = running.failed_step or current_step()
   end

@@ -38,9 +38,10 @@ static const char array_mt_key = 0;
 void sb_lua_push_array_mt(lua_State *L) {
     if (lua_rawgetp(L, LUA_REGISTRYINDEX, &array_mt_key) == LUA_TTABLE) return;
     lua_pop(L, 1);
-    lua_createtable(L, 0, 1);
+    lua_createtable(L, 0, 2);
     lua_pushliteral(L, "switchboard.array");
     lua_setfield(L, -2, "__name");
+    sb_lua_lock_metatable(L, "switchboard.array");
     lua_pushvalue(L, -1);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &array_mt_key);
 }
@@ -51,6 +52,31 @@ static sb_value *fail(sb_lua_conv *c, const char *fmt, ...) {
     vsnprintf(c->error, sizeof c->error, fmt, args);
     va_end(args);
     return NULL;
+}
+
+/* Adds `bytes` to what the conversion costs: 0 (with the error set) past
+ * SB_LUA_MAX_CONVERSION or when the host refuses the charge. Raises
+ * nothing, allocates nothing. */
+static int account(lua_State *L, sb_lua_conv *c, size_t bytes) {
+    if (bytes > SB_LUA_MAX_CONVERSION - c->cost) {
+        fail(c, "the value is too large to cross to C: more than %d MiB once expanded (a table held n times "
+                "counts n times)", (int)(SB_LUA_MAX_CONVERSION >> 20));
+        return 0;
+    }
+    c->cost += bytes;
+    if (c->cost - c->charged >= SB_LUA_CHARGE_STEP) {
+        if (!sb_lua_charge(L, (long long)(c->cost - c->charged))) {
+            fail(c, "the value does not fit in the memory budget of this Lua state");
+            return 0;
+        }
+        c->charged = c->cost;
+    }
+    return 1;
+}
+
+void sb_lua_conv_uncharge(lua_State *L, sb_lua_conv *c) {
+    if (c->charged > 0) (void)sb_lua_charge(L, -(long long)c->charged);
+    c->charged = 0;
 }
 
 /* Describes the key at `idx` for an error message. */
@@ -119,6 +145,9 @@ static SB_LUA_ALWAYS_INLINE sb_value *make(lua_State *L, int idx, sb_lua_conv *c
                                            lua_Integer *n) {
     sb_value *v;
     *table = 0;
+    size_t length = 0;
+    if (lua_type(L, idx) == LUA_TSTRING) (void)lua_tolstring(L, idx, &length);
+    if (!account(L, c, SB_LUA_CONVERT_VALUE_COST + length)) return NULL;
     switch (lua_type(L, idx)) {
     case LUA_TNIL:
         v = sb_null();
@@ -130,7 +159,6 @@ static SB_LUA_ALWAYS_INLINE sb_value *make(lua_State *L, int idx, sb_lua_conv *c
         v = lua_isinteger(L, idx) ? sb_int(lua_tointeger(L, idx)) : sb_double(lua_tonumber(L, idx));
         break;
     case LUA_TSTRING: {
-        size_t length;
         const char *s = lua_tolstring(L, idx, &length);
         v = sb_string_n(s, length);
         if (v == NULL) v = sb_bytes(s, length); /* not valid UTF-8: bytes */
@@ -191,9 +219,10 @@ static void push_orders(lua_State *L, sb_lua_ctx *ctx) {
         lua_pop(L, 1); /* not ours any more (the debug library reaches the registry): a new one */
     }
     lua_createtable(L, 0, 0);
-    lua_createtable(L, 0, 1);
+    lua_createtable(L, 0, 2);
     lua_pushliteral(L, "k");
     lua_setfield(L, -2, "__mode");
+    sb_lua_lock_metatable(L, "switchboard.orders");
     lua_setmetatable(L, -2);
     lua_pushvalue(L, -1);
     ctx->orders_ref = luaL_ref(L, LUA_REGISTRYINDEX);
@@ -409,6 +438,11 @@ static int fill(lua_State *L, int idx, sb_value *t, int array, lua_Integer n, sb
         e->key = lua_tolstring(L, at - 1, &e->length);
         e->value = NULL;
         e->copy = NULL;
+        if (!account(L, c, SB_LUA_CONVERT_KEY_COST + e->length)) {
+            lua_pop(L, 2);
+            drop_entries(c, base);
+            return 0;
+        }
         if (strlen(e->key) != e->length) {
             fail(c, "table key \"%.40s...\" contains a NUL byte", e->key);
             lua_pop(L, 2);
@@ -443,29 +477,38 @@ static int fill(lua_State *L, int idx, sb_value *t, int array, lua_Integer n, sb
     return insert_entries(L, idx, t, c, base);
 }
 
-sb_value *sb_lua_to_value(lua_State *L, int idx, sb_lua_conv *c) {
+/* sb_lua_to_value, keeping the charge if `keep` and it succeeds. */
+static sb_value *convert(lua_State *L, int idx, sb_lua_conv *c, int keep) {
     int table, array, ok = 1;
     lua_Integer n;
     idx = lua_absindex(L, idx);
     c->error[0] = '\0';
     c->met_function = 0;
+    c->keep_charge = keep;
+    c->cost = 0;
+    c->charged = 0;
     c->entries = c->inline_entries;
     c->entry_count = 0;
     c->entry_capacity = sizeof c->inline_entries / sizeof c->inline_entries[0];
     c->root = make(L, idx, c, 0, &table, &array, &n);
-    if (c->root == NULL) return NULL;
-    if (table) ok = fill(L, idx, c->root, array, n, c, 0);
+    if (c->root != NULL && table) ok = fill(L, idx, c->root, array, n, c, 0);
     if (c->entries != c->inline_entries) free(c->entries); /* nothing is pending now */
     c->entries = NULL;
-    if (!ok) return NULL;
+    if (c->root == NULL || !ok || !keep) sb_lua_conv_uncharge(L, c); /* checked while it grew */
+    if (c->root == NULL || !ok) return NULL;
     sb_value *v = c->root;
     c->root = NULL;
     return v;
 }
 
+sb_value *sb_lua_to_value(lua_State *L, int idx, sb_lua_conv *c) {
+    return convert(L, idx, c, 0);
+}
+
 void sb_lua_conv_abandon(sb_lua_conv *c) {
     sb_release(c->root);
     c->root = NULL;
+    /* It raised (in protected mode): the caller's state gives the charge back. */
     if (c->entries == NULL) return;
     for (size_t i = 0; i < c->entry_count; i++) {
         sb_release(c->entries[i].value);
@@ -480,13 +523,13 @@ void sb_lua_conv_abandon(sb_lua_conv *c) {
 
 static int protected_convert(lua_State *L) {
     sb_lua_conv *c = lua_touserdata(L, 2);
-    lua_pushlightuserdata(L, sb_lua_to_value(L, 1, c));
+    lua_pushlightuserdata(L, convert(L, 1, c, c->keep_charge));
     return 1;
 }
 
-sb_value *sb_lua_to_value_safely(lua_State *L, int idx, sb_lua_conv *c) {
+static sb_value *convert_safely(lua_State *L, int idx, sb_lua_conv *c, int keep) {
     c->allow_functions = 0;
-    sb_value *v = sb_lua_to_value(L, idx, c);
+    sb_value *v = convert(L, idx, c, keep);
     if (v != NULL || !c->met_function) {
         if (v == NULL) {
             sb_release(c->root);
@@ -505,6 +548,7 @@ sb_value *sb_lua_to_value_safely(lua_State *L, int idx, sb_lua_conv *c) {
     lua_pushlightuserdata(L, c);
     if (lua_pcall(L, 2, 1, 0) != LUA_OK) {
         sb_lua_conv_abandon(c); /* what was built, and what was pending */
+        sb_lua_conv_uncharge(L, c);
         lua_error(L); /* no Swift frame between here and the caller's pcall */
     }
     v = lua_touserdata(L, -1);
@@ -514,6 +558,14 @@ sb_value *sb_lua_to_value_safely(lua_State *L, int idx, sb_lua_conv *c) {
         c->root = NULL;
     }
     return v;
+}
+
+sb_value *sb_lua_to_value_safely(lua_State *L, int idx, sb_lua_conv *c) {
+    return convert_safely(L, idx, c, 0);
+}
+
+sb_value *sb_lua_to_value_charged(lua_State *L, int idx, sb_lua_conv *c) {
+    return convert_safely(L, idx, c, 1);
 }
 
 /* ---------------------------------------------------------------- C -> Lua */

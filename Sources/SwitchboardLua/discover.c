@@ -6,6 +6,7 @@
  * module). Files are looked for only on the thread that owns the state.
  */
 #include "internal.h"
+#include "switchboard_lua_source.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,9 +30,15 @@ static int plain_name(const char *name) {
     return n > 0;
 }
 
-/* Pushes the first readable file for `name` on `path` (package.path style,
- * templates separated by ';', '?' replaced by the name), or nothing. */
-static int search(lua_State *L, const char *name, const char *path) {
+/* The first file for `name` on `path` (package.path style, templates
+ * separated by ';', '?' replaced by the name) that opens: its name and its
+ * chunk name ("@file") pushed, and its descriptor (checked by sb__file_open)
+ * returned. -1 with nothing pushed when no file opens; SB_FILE_REFUSED with
+ * the two names pushed
+ * and the reason in `why` when the first that opens is refused (a FIFO, a
+ * directory, a file under /proc): discovery stops there rather than read it
+ * or silently take a later one. */
+static int search(lua_State *L, const char *name, const char *path, char *why, size_t size) {
     const char *template = path;
     while (*template != '\0') {
         const char *end = strchr(template, ';');
@@ -40,16 +47,14 @@ static int search(lua_State *L, const char *name, const char *path) {
             lua_pushlstring(L, template, length);
             const char *file = luaL_gsub(L, lua_tostring(L, -1), "?", name);
             lua_remove(L, -2);
-            FILE *f = fopen(file, "r");
-            if (f != NULL) {
-                fclose(f);
-                return 1;
-            }
-            lua_pop(L, 1);
+            lua_pushfstring(L, "@%s", file); /* before the open: pushing may raise */
+            int fd = sb__file_open(file, why, size);
+            if (fd >= 0 || fd == SB_FILE_REFUSED) return fd;
+            lua_pop(L, 2);
         }
         template += length + (end ? 1 : 0);
     }
-    return 0;
+    return -1;
 }
 
 static int protected_discover(lua_State *L) {
@@ -62,12 +67,19 @@ static int protected_discover(lua_State *L) {
         return 0;
     }
     const char *name = lua_pushfstring(L, "Target_%s", f->target);
-    if (!search(L, name, lua_tostring(L, -2))) {
+    char why[128];
+    int fd = search(L, name, lua_tostring(L, -2), why, sizeof why);
+    if (fd == -1) {
         f->status = SB_ENOTARGET;
         return 0;
     }
-    const char *file = lua_tostring(L, -1);
-    if (luaL_loadfilex(L, file, "t") != LUA_OK) {
+    const char *file = lua_tostring(L, -2);
+    if (fd == SB_FILE_REFUSED) {
+        f->status = SB_EACTION;
+        snprintf(f->error, sizeof f->error, "cannot load %s: %s", file, why);
+        return 0;
+    }
+    if (sb__lua_load_fd(L, fd, file, lua_tostring(L, -1)) != LUA_OK) {
         f->status = SB_EACTION;
         snprintf(f->error, sizeof f->error, "%s", lua_tostring(L, -1));
         return 0;
@@ -145,6 +157,20 @@ int sb_lua_register_table(lua_State *L, sb_lua_ctx *ctx, const char *name, int i
     }
     if (count == 0) {
         snprintf(error, size, "the actions table is empty");
+        return 0;
+    }
+    /* Charged to the host's memory budget (see charge.c) before the library
+     * copies anything. */
+    long long cost = SB_LUA_REGISTRATION_COST + SB_LUA_NAME_COPIES * (long long)strlen(name);
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        size_t length = 0;
+        (void)lua_tolstring(L, -2, &length); /* checked above: a string */
+        cost += SB_LUA_ACTION_COST + 2 * (long long)length;
+        lua_pop(L, 1);
+    }
+    if (!sb_lua_charge_name(L, name, cost)) {
+        snprintf(error, size, "not enough memory: the Lua state's memory budget is spent");
         return 0;
     }
     lua_pushnil(L);

@@ -482,6 +482,7 @@ static int l_cancellation(lua_State *L) {
         lua_setfield(L, -2, "__index");
         lua_pushcfunction(L, token_gc);
         lua_setfield(L, -2, "__gc");
+        sb_lua_lock_metatable(L, SB_LUA_CANCEL);
     }
     lua_setmetatable(L, -2);
     *box = sb_cancel_new();

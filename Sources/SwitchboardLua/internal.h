@@ -99,6 +99,27 @@ void sb_lua_fn_free(void *userdata);
 sb_lua_fn *sb_lua_fn_new(sb_lua_ctx *ctx, lua_State *L, int idx);
 int sb_lua_poll(lua_State *L, sb_lua_ctx *ctx, lua_Integer max);
 
+/* charge.c: memory the library holds on the state's behalf, reported to
+ * the host's sb_lua_set_charge function (estimates; see charge.c). */
+#define SB_LUA_CONVERT_VALUE_COST 64 /* a value converted from Lua, beside its bytes */
+#define SB_LUA_CONVERT_KEY_COST 32   /* a dict key, beside its bytes */
+#define SB_LUA_CHARGE_STEP 65536     /* a conversion charges as it grows, by this much */
+#define SB_LUA_REGISTRATION_COST 512 /* a registered target or route, beside its names */
+#define SB_LUA_ACTION_COST 256       /* an action of a registered target */
+#define SB_LUA_NAME_COPIES 4         /* copies the library keeps of a target's name */
+/* The most a conversion from Lua may cost, counted as above with every
+ * table counted each time it is met (a table held twice converts twice):
+ * 256 MiB. Past it the conversion fails, so a small table that shares a
+ * subtable at every level cannot expand into gigabytes. */
+#define SB_LUA_MAX_CONVERSION ((size_t)256 << 20)
+/* 1, or 0 when the host refused the charge (bytes < 0 give memory back). */
+int sb_lua_charge(lua_State *L, long long bytes);
+/* Charges `bytes` for the registered name `name` (added to what it was
+ * charged), remembered until sb_lua_uncharge_name gives it all back. 0 if
+ * refused (nothing charged). May raise a memory error before charging. */
+int sb_lua_charge_name(lua_State *L, const char *name, long long bytes);
+void sb_lua_uncharge_name(lua_State *L, const char *name);
+
 /* convert.c: values across the border.
  *
  * Lua -> C builds top-down, so everything built so far hangs off `root`, or
@@ -123,6 +144,10 @@ typedef struct sb_lua_conv {
     sb_lua_ctx *ctx;
     int allow_functions;
     int met_function;  /* a function made a no-functions conversion fail */
+    int keep_charge;   /* the charge stays after a conversion that succeeds
+                          (sb_lua_to_value_charged) */
+    size_t cost;       /* the conversion so far (see SB_LUA_MAX_CONVERSION) */
+    size_t charged;    /* what of it was charged (sb_lua_charge) */
     sb_value *root;
     char error[256];
     const void *path[SB_MAX_DEPTH]; /* tables being converted, to find cycles */
@@ -140,6 +165,10 @@ void sb_lua_conv_abandon(sb_lua_conv *conv);
  * conversion in protected mode if it met one. NULL with conv->error on bad
  * input; re-raises memory errors after releasing what was built. */
 sb_value *sb_lua_to_value_safely(lua_State *L, int idx, sb_lua_conv *conv);
+/* The same, and what the value costs stays charged to the host's budget
+ * until sb_lua_conv_uncharge (after the value is released). */
+sb_value *sb_lua_to_value_charged(lua_State *L, int idx, sb_lua_conv *conv);
+void sb_lua_conv_uncharge(lua_State *L, sb_lua_conv *conv);
 /* Pushes `v` (consumed: released here, also if pushing raises). */
 void sb_lua_push_result(lua_State *L, sb_lua_ctx *ctx, sb_value *v);
 extern const char sb_lua_null; /* sb.null is its address */
@@ -169,6 +198,14 @@ extern const luaL_Reg sb_lua_hook_functions[];
 int sb_lua_call_options(lua_State *L, int idx, sb_call_options *o);
 
 /* module.c */
+/* Every metatable the module makes is locked when it is made: its
+ * __metatable field (set here to `what`, on the table at the top of the
+ * stack) is what getmetatable answers, so no script can reach the table to
+ * give the module's objects a finalizer (Lua registers __gc when the module
+ * calls lua_setmetatable, and runs finalizers with hooks off) or replace
+ * their methods. The C value's metatable answers with a copy of its public
+ * part instead (value.c), so code can still tell a callable value. */
+void sb_lua_lock_metatable(lua_State *L, const char *what);
 int sb_lua_push_failure(lua_State *L, sb_status status); /* nil, message, code */
 const char *sb_lua_status_name(sb_status status);
 sb_status sb_lua_status_from_name(const char *name);

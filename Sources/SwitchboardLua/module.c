@@ -64,6 +64,11 @@ sb_status sb_lua_status_from_name(const char *name) {
     return SB_EACTION;
 }
 
+void sb_lua_lock_metatable(lua_State *L, const char *what) {
+    lua_pushstring(L, what);
+    lua_setfield(L, -2, "__metatable");
+}
+
 int sb_lua_push_failure(lua_State *L, sb_status status) {
     lua_pushnil(L);
     lua_pushstring(L, sb_last_error());
@@ -91,10 +96,11 @@ static int l_perform(lua_State *L) {
     sb_call_options options;
     int with_options = sb_lua_call_options(L, 4, &options);
     sb_value *params = NULL;
+    sb_lua_conv conv; /* params stay charged while the call runs */
+    conv.ctx = ctx;
+    conv.charged = 0;
     if (lua_type(L, 3) == LUA_TTABLE) {
-        sb_lua_conv conv;
-        conv.ctx = ctx;
-        params = sb_lua_to_value_safely(L, 3, &conv);
+        params = sb_lua_to_value_charged(L, 3, &conv);
         if (params == NULL) return luaL_argerror(L, 3, conv.error);
     }
     sb_lua_drain_unrefs(L, ctx);
@@ -106,6 +112,7 @@ static int l_perform(lua_State *L) {
                                     : sb_perform(ctx->m, target, action, params, options.flags, &out);
     ctx->active = previous;
     sb_release(params);
+    sb_lua_conv_uncharge(L, &conv);
     if (status != SB_OK) return sb_lua_push_failure(L, status);
     sb_lua_push_result(L, ctx, out);
     return 1;
@@ -126,6 +133,7 @@ static int l_unregister(lua_State *L) {
     const char *name = check_name(L, 1);
     sb_status status = sb_unregister_target(ctx->m, name);
     sb_lua_forget(ctx, SB_LUA_ACTION, name);
+    sb_lua_uncharge_name(L, name);
     if (status != SB_OK) return sb_lua_push_failure(L, status);
     lua_pushboolean(L, 1);
     return 1;
@@ -280,6 +288,12 @@ static int l_scheme(lua_State *L) {
     return 1;
 }
 
+/* Charges `bytes` for what the library now keeps under `key` (see
+ * charge.c); raises the memory error when the host's budget refuses. */
+static void charge_or_raise(lua_State *L, const char *key, long long bytes) {
+    if (!sb_lua_charge_name(L, key, bytes)) luaL_error(L, "not enough memory: the Lua state's memory budget is spent");
+}
+
 /* sb.route(pattern, target, action) or sb.route(pattern, fn): a Lua handler
  * is added with sb_add_route_handler (no name reaches it). */
 static int l_route(lua_State *L) {
@@ -294,6 +308,8 @@ static int l_route(lua_State *L) {
     } else {
         status = sb_add_route_pattern(ctx->m, pattern, check_name(L, 2), check_name(L, 3));
     }
+    if (status == SB_OK) charge_or_raise(L, lua_pushfstring(L, "pattern:%s", pattern),
+                                         SB_LUA_REGISTRATION_COST + SB_LUA_NAME_COPIES * (long long)strlen(pattern));
     if (status != SB_OK) return sb_lua_push_failure(L, status);
     lua_pushboolean(L, 1);
     return 1;
@@ -304,6 +320,7 @@ static int l_unroute(lua_State *L) {
     const char *pattern = check_name(L, 1);
     sb_status status = sb_remove_route_pattern(ctx->m, pattern);
     forget_handler(L, ctx, SB_LUA_ROUTE_HANDLER, pattern);
+    sb_lua_uncharge_name(L, lua_pushfstring(L, "pattern:%s", pattern));
     if (status != SB_OK) return sb_lua_push_failure(L, status);
     lua_pushboolean(L, 1);
     return 1;
@@ -406,6 +423,7 @@ static void context_metatable(lua_State *L) {
     if (luaL_newmetatable(L, SB_LUA_CONTEXT)) {
         lua_pushcfunction(L, sb_lua_close);
         lua_setfield(L, -2, "__gc");
+        sb_lua_lock_metatable(L, SB_LUA_CONTEXT);
     }
     lua_pop(L, 1);
 }

@@ -96,5 +96,17 @@ void sb_lua_value_metatable(lua_State *L) {
     lua_pushvalue(L, -2); /* the context box */
     lua_pushcclosure(L, value_call, 1);
     lua_setfield(L, -2, "__call");
+    /* Locked (see sb_lua_lock_metatable): getmetatable answers with a
+     * copy of the public part, without __gc (calling it would free the
+     * value under its owner); changing the copy changes nothing. */
+    lua_createtable(L, 0, 4);
+    lua_pushliteral(L, SB_LUA_VALUE);
+    lua_setfield(L, -2, "__name");
+    static const char *const shown[] = {"__call", "__eq", "__tostring"};
+    for (size_t i = 0; i < sizeof shown / sizeof shown[0]; i++) {
+        lua_getfield(L, -2, shown[i]);
+        lua_setfield(L, -2, shown[i]);
+    }
+    lua_setfield(L, -2, "__metatable");
     lua_pop(L, 1);
 }

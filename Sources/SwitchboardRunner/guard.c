@@ -16,6 +16,12 @@
  * reading the clock costs little, often enough to stop within microseconds. */
 #define CHECK_EVERY 10000
 
+/* The same for coroutines, which a script can make by the thousand: each
+ * has a countdown of its own (lua_sethook is per thread), and what it runs
+ * after its last check is paid for in advance, when it is made (see
+ * coroutine_made below). A small period keeps that advance small. */
+#define COROUTINE_CHECK_EVERY 1000
+
 /* VM instructions the report and the finalizers may run once the scenario
  * is over. */
 #define AFTER_BUDGET 50000000
@@ -38,6 +44,7 @@ void sbr_guard_init(sbr_guard *g, const sbr_config *config) {
 }
 
 static void hook(lua_State *L, lua_Debug *ar);
+static int charge_instructions(sbr_guard *g, lua_State *L, uint64_t count);
 
 static void trip(sbr_guard *g, const char *fmt, ...) {
     if (g->tripped) return;
@@ -85,24 +92,16 @@ static void hook(lua_State *L, lua_Debug *ar) {
     void *ud = NULL;
     lua_getallocf(L, &ud);
     sbr_guard *g = ud;
-    int count = lua_gethookcount(L); /* CHECK_EVERY, or 1 when nudged or tripped */
+    /* CHECK_EVERY (COROUTINE_CHECK_EVERY in a coroutine), or 1 when
+     * nudged or tripped */
+    int count = lua_gethookcount(L);
     if (g->relaxed) {
         /* The report has a budget of its own. */
-        g->after += (uint64_t)count;
-        if (g->after > AFTER_BUDGET) {
-            lua_sethook(L, hook, LUA_MASKCOUNT, 1);
-            luaL_error(L, "the budget for finalizers and reports ran out");
-        }
+        if (!charge_instructions(g, L, (uint64_t)count)) luaL_error(L, "the budget for finalizers and reports ran out");
         return;
     }
-    if (!g->tripped) {
-        g->instructions += (uint64_t)count;
-        if (g->max_instructions > 0 && g->instructions > g->max_instructions) {
-            trip(g, "the instruction budget of %llu VM instructions ran out (--max-instructions)",
-                 (unsigned long long)g->max_instructions);
-        } else if (g->deadline > 0 && sbr_now() > g->deadline) {
-            trip(g, "the timeout of %g s was reached (--timeout)", g->timeout);
-        }
+    if (charge_instructions(g, L, (uint64_t)count) && g->deadline > 0 && sbr_now() > g->deadline) {
+        trip(g, "the timeout of %g s was reached (--timeout)", g->timeout);
     }
     /* Nudged (count 1) but not past the deadline: the watchdog's clock
      * starts before the guard's (before the script loads), so the nudge
@@ -125,6 +124,92 @@ void sbr_guard_arm(sbr_guard *g, lua_State *L) {
      * than the timeout: keep checking every instruction then. */
     int nudged = lua_gethook(L) != NULL && lua_gethookcount(L) == 1;
     lua_sethook(L, hook, LUA_MASKCOUNT, nudged ? 1 : CHECK_EVERY);
+}
+
+/* Charges `count` VM instructions to the scenario's one budget (or, once
+ * it is over, to the report's). 0 when the budget ran out: the limit has
+ * tripped, and the caller raises. */
+static int charge_instructions(sbr_guard *g, lua_State *L, uint64_t count) {
+    if (g->relaxed) {
+        g->after += count;
+        if (g->after > AFTER_BUDGET) {
+            lua_sethook(L, hook, LUA_MASKCOUNT, 1);
+            return 0;
+        }
+        return 1;
+    }
+    if (!g->tripped) {
+        g->instructions += count;
+        if (g->max_instructions > 0 && g->instructions > g->max_instructions) {
+            trip(g, "the instruction budget of %llu VM instructions ran out (--max-instructions)",
+                 (unsigned long long)g->max_instructions);
+        }
+    }
+    return !g->tripped;
+}
+
+/* coroutine.create and coroutine.wrap, around the originals (which make a
+ * thread and call no Lua). A new thread inherits its maker's hook with a
+ * fresh countdown, and the instructions it runs after its last check are
+ * never seen by the hook: work spread over short coroutines went uncounted.
+ * So every coroutine counts against the scenario's one budget: it checks
+ * every COROUTINE_CHECK_EVERY instructions, and the period it may end
+ * inside is charged when it is made (at most that many instructions
+ * counted that did not run, per coroutine; none that ran and were not). */
+static int coroutine_made(lua_State *L) {
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    lua_State *co = lua_tothread(L, -1);
+    if (co == NULL && lua_tocfunction(L, -1) != NULL && lua_getupvalue(L, -1, 1) != NULL) {
+        co = lua_tothread(L, -1); /* coroutine.wrap's function holds its thread */
+        lua_pop(L, 1);
+    }
+    void *ud = NULL;
+    lua_getallocf(L, &ud);
+    sbr_guard *g = ud;
+    if (co != NULL && lua_gethook(L) == hook) {
+        int every = lua_gethookcount(L) == 1 ? 1 : COROUTINE_CHECK_EVERY; /* nudged or tripped: keep 1 */
+        lua_sethook(co, hook, LUA_MASKCOUNT, every);
+        if (!charge_instructions(g, L, COROUTINE_CHECK_EVERY)) {
+            return luaL_error(L, "%s", g->relaxed ? "the budget for finalizers and reports ran out" : g->message);
+        }
+    }
+    return 1;
+}
+
+void sbr_guard_coroutines(lua_State *L) {
+    lua_getglobal(L, "coroutine");
+    if (lua_type(L, -1) == LUA_TTABLE) {
+        static const char *const makers[] = {"create", "wrap"};
+        for (size_t i = 0; i < sizeof makers / sizeof makers[0]; i++) {
+            lua_getfield(L, -1, makers[i]);
+            lua_pushcclosure(L, coroutine_made, 1);
+            lua_setfield(L, -2, makers[i]);
+        }
+    }
+    lua_pop(L, 1);
+}
+
+int sbr_guard_charge(void *ud, long long bytes) {
+    sbr_guard *g = ud;
+    if (bytes <= 0) {
+        size_t back = (size_t)-bytes;
+        g->charged -= back < g->charged ? back : g->charged;
+        g->in_use -= back < g->in_use ? back : g->in_use;
+        return 1;
+    }
+    size_t more = (size_t)bytes;
+    if (g->max_memory > 0) {
+        size_t limit = g->max_memory + (g->relaxed ? REPORT_RESERVE : 0);
+        if (g->in_use > limit || more > limit - g->in_use) {
+            trip(g, "the memory limit of %zu MiB was reached (--max-memory)", g->max_memory >> 20);
+            return 0;
+        }
+    }
+    g->charged += more;
+    g->in_use += more;
+    return 1;
 }
 
 void sbr_guard_relax(sbr_guard *g, lua_State *L) {

@@ -14,7 +14,8 @@
 /* The limits of one Lua state; the allocator's userdata. */
 typedef struct sbr_guard {
     lua_State *L; /* set once the state exists: a trip makes every instruction fail */
-    size_t in_use, max_memory;
+    size_t in_use, max_memory; /* in_use includes `charged` */
+    size_t charged; /* what the library holds for the state (sbr_guard_charge) */
     size_t refused_size; /* the last allocation refused, 0 after one succeeds */
     uint64_t instructions, max_instructions;
     uint64_t after; /* instructions run since relaxed */
@@ -42,6 +43,12 @@ void sbr_guard_init(sbr_guard *g, const sbr_config *config);
 void *sbr_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
 /* Starts the clock and the instruction count (the hook). */
 void sbr_guard_arm(sbr_guard *g, lua_State *L);
+/* Makes every coroutine of the state count against its one instruction
+ * budget (wraps coroutine.create and coroutine.wrap). */
+void sbr_guard_coroutines(lua_State *L);
+/* The state's sb_lua_set_charge function (`ud` is the guard): memory the
+ * library holds on the state's behalf counts against --max-memory. */
+int sbr_guard_charge(void *ud, long long bytes);
 /* Ends the scenario's limits on `L` once it is over; what runs after it
  * (the report, finalizers) has a budget of its own. */
 void sbr_guard_relax(sbr_guard *g, lua_State *L);

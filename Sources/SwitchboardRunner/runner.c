@@ -13,6 +13,7 @@
  *   partial()         what is known after a limit stopped it (output, step)
  */
 #include "internal.h"
+#include "switchboard_lua_source.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,7 +147,7 @@ static int protected_main(lua_State *L) {
     lua_setfield(L, LUA_REGISTRYINDEX, CONTROL_KEY);
     f->loaded = 1;
 
-    if (luaL_loadfilex(L, f->script, "t") != LUA_OK) {
+    if (sb__lua_load_source(L, f->script) != LUA_OK) {
         f->result->outcome = SBR_ERROR;
         f->result->message = sbr_copy_text(L, -1);
         return 0;

@@ -6,8 +6,11 @@
  *   - no wrapper calls an original that can call back into Lua: a Lua
  *     function running under it could find the original on the stack
  *     (debug.getinfo(level, "f")) and call it unguarded;
- *   - a file is opened only after it was checked to be a regular file on an
- *     ordinary file system (not procfs, sysfs, a device, a pipe);
+ *   - every file is opened through sb__file_open (switchboard_file.h): a
+ *     regular file on an ordinary file system (not procfs, sysfs, a device,
+ *     a pipe), opened without blocking and checked by descriptor; Lua source
+ *     is then read through that descriptor (switchboard_lua_source.h), and
+ *     an error never quotes a file that is not text;
  *   - no finalizers and no access to the metatables of C objects: Lua runs
  *     finalizers with hooks off, so nothing could stop one that loops.
  */
@@ -15,6 +18,7 @@
 #define _GNU_SOURCE
 
 #include "internal.h"
+#include "switchboard_lua_source.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,16 +27,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 
 /* The biggest result string.rep and table.move may make: they loop in C,
  * where no hook runs. */
 #define BIGGEST_LOOP ((lua_Integer)1 << 22)
 
-#define PROC_MAGIC 0x9fa0
-#define SYSFS_MAGIC 0x62656572
-#define DEBUGFS_MAGIC 0x64626720
 
 /* What a sandboxed function does instead: refuse, naming itself. */
 static int refused(lua_State *L) {
@@ -77,29 +77,79 @@ static int call_original(lua_State *L) {
 
 /* ------------------------------------------------------------ files */
 
-/* Raises unless `path` is a readable regular file on an ordinary file
- * system. Opened without blocking (a FIFO) and checked by descriptor, so
- * /dev/fd/N, /proc/self/mem and the like are refused whatever they are
- * called. A path that does not open passes: the original reports it. */
+/* Raises unless `path` is a regular file on an ordinary file system
+ * (sb__file_open's check, so /dev/fd/N, /proc/self/mem and a FIFO are
+ * refused whatever they are called). A path that does not open passes: the
+ * original reports it. For io.lines and io.input, which open the file again
+ * by its name. */
 static void check_readable(lua_State *L, const char *path) {
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0) return;
-    struct stat st;
-    struct statfs fs;
-    int ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && fstatfs(fd, &fs) == 0 && fs.f_type != PROC_MAGIC
-             && fs.f_type != SYSFS_MAGIC && fs.f_type != DEBUGFS_MAGIC;
-    close(fd);
-    if (!ok) luaL_error(L, "%s is not a regular file that scenarios may read (run with --allow-os to allow it)", path);
+    char why[128];
+    int fd = sb__file_open(path, why, sizeof why);
+    if (fd >= 0) close(fd);
+    if (fd == SB_FILE_REFUSED) {
+        luaL_error(L, "%s is not a regular file that scenarios may read: %s (run with --allow-os to allow it)", path,
+                   why);
+    }
 }
 
+/* Loads the Lua source file `path` for loadfile and dofile: a file the
+ * sandbox refuses raises (as io.open does), one that does not open gives
+ * loadfile's nil, message. */
+static int load_source(lua_State *L, const char *path) {
+    char why[128];
+    const char *chunkname = lua_pushfstring(L, "@%s", path); /* before the open: may raise */
+    int fd = sb__file_open(path, why, sizeof why);
+    if (fd == SB_FILE_REFUSED) {
+        return luaL_error(L, "%s is not a regular file that scenarios may read: %s (run with --allow-os to allow it)",
+                          path, why);
+    }
+    if (fd < 0) {
+        lua_pop(L, 1);
+        lua_pushfstring(L, "cannot open %s: %s", path, why);
+        return LUA_ERRFILE;
+    }
+    int status = sb__lua_load_fd(L, fd, path, chunkname);
+    lua_remove(L, -2); /* the chunk name */
+    return status;
+}
+
+/* io.open's own closing function for the streams read_only_open makes. */
+static int close_stream(lua_State *L) {
+    luaL_Stream *p = (luaL_Stream *)luaL_checkudata(L, 1, LUA_FILEHANDLE);
+    int ok = fclose(p->f) == 0;
+    return luaL_fileresult(L, ok, NULL);
+}
+
+/* io.open(name [, "r" | "rb"]): the file handle is made here, on the
+ * descriptor that was checked, as liolib makes its own (a luaL_Stream). */
 static int read_only_open(lua_State *L) {
-    check_readable(L, luaL_checkstring(L, 1));
+    const char *path = luaL_checkstring(L, 1);
     const char *mode = luaL_optstring(L, 2, "r");
+    luaL_Stream *p = (luaL_Stream *)lua_newuserdatauv(L, sizeof(luaL_Stream), 0);
+    p->f = NULL;
+    p->closef = NULL; /* a closed file until it has a FILE */
+    luaL_setmetatable(L, LUA_FILEHANDLE);
+    char why[128];
+    int fd = sb__file_open(path, why, sizeof why); /* read-only, non-blocking: checks only */
+    if (fd == SB_FILE_REFUSED) {
+        return luaL_error(L, "%s is not a regular file that scenarios may read: %s (run with --allow-os to allow it)",
+                          path, why);
+    }
     if (strcmp(mode, "r") != 0 && strcmp(mode, "rb") != 0) {
+        if (fd >= 0) close(fd);
         return luaL_error(L, "io.open in mode \"%s\" is not available in scenarios: files are read-only "
                           "(run with --allow-os to allow it)", mode);
     }
-    return call_original(L);
+    if (fd < 0) return luaL_fileresult(L, 0, path);
+    p->f = fdopen(fd, "r");
+    if (p->f == NULL) {
+        int error = errno;
+        close(fd);
+        errno = error;
+        return luaL_fileresult(L, 0, path);
+    }
+    p->closef = close_stream;
+    return 1;
 }
 
 /* io.lines and io.input: a file name is checked, a file handle passes. */
@@ -164,16 +214,14 @@ static int text_load(lua_State *L) {
 static int text_loadfile(lua_State *L) {
     const char *path = luaL_optstring(L, 1, NULL);
     if (path == NULL) return luaL_error(L, "loadfile needs a file name in scenarios (standard input is not read)");
-    check_readable(L, path);
-    return loaded(L, luaL_loadfilex(L, path, "t"), lua_gettop(L) >= 3 ? 3 : 0);
+    return loaded(L, load_source(L, path), lua_gettop(L) >= 3 ? 3 : 0);
 }
 
 static int text_dofile(lua_State *L) {
     const char *path = luaL_optstring(L, 1, NULL);
     if (path == NULL) return luaL_error(L, "dofile needs a file name in scenarios (standard input is not read)");
-    check_readable(L, path);
     lua_settop(L, 1);
-    if (luaL_loadfilex(L, path, "t") != LUA_OK) return lua_error(L);
+    if (load_source(L, path) != LUA_OK) return lua_error(L);
     lua_call(L, 0, LUA_MULTRET);
     return lua_gettop(L) - 1;
 }
@@ -192,17 +240,21 @@ static int text_searcher(lua_State *L) {
         size_t n = end != NULL ? (size_t)(end - template) : strlen(template);
         lua_pushlstring(L, template, n);
         const char *candidate = luaL_gsub(L, lua_tostring(L, -1), "?", file);
-        FILE *f = fopen(candidate, "r");
-        if (f != NULL) {
-            fclose(f);
-            check_readable(L, candidate);
-            if (luaL_loadfilex(L, candidate, "t") != LUA_OK) {
+        const char *chunkname = lua_pushfstring(L, "@%s", candidate); /* before the open: may raise */
+        char why[128];
+        int fd = sb__file_open(candidate, why, sizeof why);
+        if (fd == SB_FILE_REFUSED) {
+            return luaL_error(L, "error loading module '%s' from file '%s':\n\t%s", name, candidate, why);
+        }
+        if (fd >= 0) {
+            if (sb__lua_load_fd(L, fd, candidate, chunkname) != LUA_OK) {
                 return luaL_error(L, "error loading module '%s' from file '%s':\n\t%s", name, candidate,
                                   lua_tostring(L, -1));
             }
             lua_pushstring(L, candidate);
             return 2;
         }
+        lua_pop(L, 1);
         lua_pop(L, 2);
         template += n + (end != NULL ? 1 : 0);
     }

@@ -3,6 +3,7 @@
  * the same plugins, Lua targets, sandbox and memory limit as a scenario.
  */
 #include "internal.h"
+#include "switchboard_lua_source.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -84,7 +85,7 @@ static const char *target_name(const char *file, char *name, size_t size) {
 static int protected_load(lua_State *L) {
     const char *file = lua_touserdata(L, 1);
     const char *name = lua_touserdata(L, 2);
-    if (luaL_loadfilex(L, file, "t") != LUA_OK) return lua_error(L);
+    if (sb__lua_load_source(L, file) != LUA_OK) return lua_error(L);
     lua_call(L, 0, 1);
     if (!lua_istable(L, -1)) {
         return luaL_error(L, "%s returned a %s, not a table of actions", file, luaL_typename(L, -1));
@@ -141,7 +142,7 @@ int sbr_session_load_lua_targets(sbr_session *s, char **error) {
 
 static int protected_dofile(lua_State *L) {
     const char *file = lua_touserdata(L, 1);
-    if (luaL_loadfilex(L, file, "t") != LUA_OK) return lua_error(L);
+    if (sb__lua_load_source(L, file) != LUA_OK) return lua_error(L);
     lua_call(L, 0, 0);
     return 0;
 }

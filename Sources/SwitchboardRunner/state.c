@@ -80,9 +80,14 @@ sb_mediator *sbr_new_mediator(const sbr_config *config, char **error) {
 
 void sbr_prepare_state(lua_State *L, const sbr_config *config, sb_mediator *m) {
     luaL_openlibs(L);
+    sbr_guard_coroutines(L); /* every coroutine counts against the budget */
     if (!config->allow_os) sbr_sandbox(L);
     /* The module, bound to this state's mediator: `require "switchboard"`
-     * finds it in package.loaded (and never loads a second library). */
+     * finds it in package.loaded (and never loads a second library). What
+     * the library keeps for the state counts against --max-memory. */
+    void *guard = NULL;
+    lua_getallocf(L, &guard);
+    sb_lua_set_charge(L, sbr_guard_charge, guard);
     sb_lua_open(L, m);
     if (!config->allow_os) sbr_sandbox_module(L);
     luaL_Buffer path;

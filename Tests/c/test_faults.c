@@ -6,6 +6,7 @@
 #include "check.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -349,6 +350,12 @@ static void test_discoverer_reentrancy(void) {
 
 /* ------------------------------------------------------------ bad plugins */
 
+static volatile sig_atomic_t alarm_went_off;
+static void alarm_rang(int signal) {
+    (void)signal;
+    alarm_went_off = 1;
+}
+
 static void test_bad_plugins(void) {
     char path[4096], truncated[4096], empty[4096];
     snprintf(truncated, sizeof truncated, "%s/truncated_plugin.so", plugin_dir);
@@ -364,19 +371,46 @@ static void test_bad_plugins(void) {
     out = fopen(empty, "wb");
     if (out) fclose(out);
 
+    /* A FIFO with no writer (opening it to read blocks until one comes):
+     * refused at once. The alarm only turns a hang into a failure. */
+    char fifo[4096];
+    snprintf(fifo, sizeof fifo, "%s/fifo_plugin.so", plugin_dir);
+    remove(fifo);
+    CHECK(mkfifo(fifo, 0600) == 0);
+
     const char *bad[] = {"does_not_exist.so", "not_a_plugin.txt", "bad_abi_plugin.so", "bad_actions_plugin.so",
-                         "truncated_plugin.so", "empty_file.so", ".", NULL /* an executable: this program */};
+                         "truncated_plugin.so", "empty_file.so", ".", "fifo_plugin.so", "small_symbol_plugin.so",
+                         "small_contracts_plugin.so", "/proc/self/maps", NULL /* an executable: this program */};
+    /* What the message says beside the file's name. */
+    const char *why[] = {NULL, NULL, NULL, NULL, NULL, NULL, "not a regular file", "not a regular file",
+                         "Target_Tiny is 4 bytes", "Contracts_Small is 3 bytes", "procfs", NULL};
     const int n = (int)(sizeof bad / sizeof bad[0]);
     sb_mediator *m = sb_mediator_new();
+    struct sigaction on_alarm, saved;
+    memset(&on_alarm, 0, sizeof on_alarm);
+    on_alarm.sa_handler = alarm_rang; /* no SA_RESTART: a blocked open() fails with EINTR */
+    sigemptyset(&on_alarm.sa_mask);
+    sigaction(SIGALRM, &on_alarm, &saved);
     for (int i = 0; i < n; i++) {
-        if (bad[i] != NULL) snprintf(path, sizeof path, "%s/%s", plugin_dir, bad[i]);
-        else snprintf(path, sizeof path, "%s", self_path);
+        if (bad[i] == NULL) snprintf(path, sizeof path, "%s", self_path);
+        else if (bad[i][0] == '/') snprintf(path, sizeof path, "%s", bad[i]);
+        else snprintf(path, sizeof path, "%s/%s", plugin_dir, bad[i]);
+        alarm_went_off = 0;
+        alarm(20);
         CHECK_STATUS(sb_load_plugin(m, path), SB_EINVAL);
-        /* The message names the file (a directory: says what it is). */
-        CHECK(bad[i] == NULL || strcmp(bad[i], ".") != 0 ? ERROR_MENTIONS(bad[i] != NULL ? bad[i] : self_path)
-                                                         : ERROR_MENTIONS("not a regular file"));
+        alarm(0);
+        CHECK(!alarm_went_off);
+        /* The message names the file (a directory: says what it is; the
+         * real path of /proc/self/maps names the process). */
+        const char *name = bad[i] == NULL ? self_path : bad[i][0] == '/' ? strrchr(bad[i], '/') + 1 : bad[i];
+        CHECK(bad[i] == NULL || strcmp(bad[i], ".") != 0 ? ERROR_MENTIONS(name) : 1);
+        CHECK(why[i] == NULL || ERROR_MENTIONS(why[i]));
         CHECK(intact(m));
     }
+    sigaction(SIGALRM, &saved, NULL);
+    remove(fifo);
+    CHECK_STATUS(sb_perform(m, "Tiny", "anything", NULL, 0, &(sb_value *){NULL}), SB_ENOTARGET);
+    CHECK_STATUS(sb_perform(m, "Small", "noop", NULL, 0, &(sb_value *){NULL}), SB_ENOTARGET);
     /* Nothing of the refused plugins was registered (Target_Broken's tables). */
     sb_value *result = NULL;
     CHECK_STATUS(sb_perform(m, "Broken", "anything", NULL, 0, &result), SB_ENOTARGET);
@@ -384,7 +418,8 @@ static void test_bad_plugins(void) {
     remove(truncated);
     remove(empty);
     robustness_row("Plugin that is missing, not a shared object (text, empty, truncated ELF, directory, "
-                   "executable), wrong ABI version, malformed Target_ table", n,
+                   "executable, a FIFO, a /proc file), wrong ABI version, malformed Target_ table, a Target_ or "
+                   "Contracts_ symbol smaller than its table", n,
                    "SB_EINVAL naming the file; nothing registered");
 }
 

@@ -40,10 +40,12 @@ unsigned long sb__error_generation(void);
  * resolve sb_* even when the library was loaded with RTLD_LOCAL. Idempotent. */
 void sb__promote_self(void);
 
-/* Checks that `path` is a regular file holding a complete ELF shared object
- * of this word size before dlopen maps it (dlopen crashes on a truncated
- * one). Returns 0, or -1 with the reason in `why` (NUL-terminated). The file
- * can still change before dlopen; this guards against damage, not races. */
+/* Checks that `path` is a regular file (sb__file_open's check: opened
+ * without blocking, so a FIFO cannot hang it, and judged by descriptor)
+ * holding a complete ELF shared object of this word size before dlopen maps
+ * it (dlopen crashes on a truncated one). Returns 0, or -1 with the reason
+ * in `why` (NUL-terminated). The file can still change before dlopen; this
+ * guards against damage and special files, not races. */
 int sb__plugin_file_check(const char *path, char *why, size_t size);
 
 /* Calls `each` with the name of every defined data symbol starting with
@@ -54,5 +56,11 @@ int sb__plugin_targets(void *handle, void (*each)(const char *name, void *contex
 /* The lock that guards the depth counts of nested values (nesting.c). */
 void sb__nesting_lock(void);
 void sb__nesting_unlock(void);
+
+/* The size in bytes of the data symbol at `address` in a loaded object (its
+ * ELF st_size), or -1 where the platform does not say (no symbol starts
+ * there, or dladdr1 is missing). A table is read only when its symbol is at
+ * least as large as the table's type. */
+long long sb__plugin_symbol_size(const void *address);
 
 #endif

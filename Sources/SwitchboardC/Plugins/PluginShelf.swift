@@ -44,13 +44,17 @@ final class PluginImage: @unchecked Sendable {
             guard listed == 0 else { throw .invalidArgument("plugin '\(path)': cannot read its symbol table") }
             for symbol in names {
                 guard let address = dlsym(handle, symbol) else { continue }
+                // A symbol smaller than the table (`char Target_X[4]`) would be
+                // read past its end: refused by its ELF size where it is known.
+                try Self.checkSize(address, as: sb_target_def.self, symbol: symbol, path: path)
                 let def = address.assumingMemoryBound(to: sb_target_def.self)
                 try Self.check(def, symbol: symbol, path: path)
                 let name = String(symbol.dropFirst("Target_".count))
                 targets[ExactName(name)] = UnsafePointer(def)
                 if let table = dlsym(handle, "Contracts_" + name) {
+                    let entries = try Self.checkSize(table, as: sb_contract_def.self, symbol: "Contracts_" + name, path: path)
                     contracts[ExactName(name)] = try Self.contracts(table.assumingMemoryBound(to: sb_contract_def.self),
-                                                         of: name, def: def, path: path)
+                                                         of: name, def: def, path: path, entries: entries)
                 }
             }
         } catch {
@@ -64,6 +68,20 @@ final class PluginImage: @unchecked Sendable {
     }
 
     deinit { dlclose(handle) }
+
+    /// Refuses a symbol whose ELF size (where the platform gives it) is
+    /// smaller than one `T`; returns how many `T` it holds (nil: unknown).
+    @discardableResult
+    private static func checkSize<T>(_ address: UnsafeMutableRawPointer, as: T.Type, symbol: String,
+                                     path: String) throws(SwitchboardError) -> Int? {
+        let size = sb__plugin_symbol_size(address)
+        guard size >= 0 else { return nil }
+        guard size >= Int64(MemoryLayout<T>.size) else {
+            throw .invalidArgument("plugin '\(path)': \(symbol) is \(size) bytes, smaller than the "
+                                   + "\(MemoryLayout<T>.size) bytes of a \(T.self): not a table of this library")
+        }
+        return Int(size) / MemoryLayout<T>.stride
+    }
 
     /// A table must carry this library's ABI version and a well-formed,
     /// terminated action list (scanned up to a sanity bound).
@@ -89,7 +107,8 @@ final class PluginImage: @unchecked Sendable {
     /// A `Contracts_<Name>` table: each entry names an action of the target
     /// and holds a contract that parses; it ends with {NULL, NULL}.
     private static func contracts(_ table: UnsafePointer<sb_contract_def>, of name: String,
-                                  def: UnsafePointer<sb_target_def>, path: String) throws(SwitchboardError) -> [ExactName: String] {
+                                  def: UnsafePointer<sb_target_def>, path: String,
+                                  entries: Int?) throws(SwitchboardError) -> [ExactName: String] {
         var actions = Set<ExactName>()
         var i = 0
         while let action = def.pointee.actions[i].name {
@@ -97,7 +116,7 @@ final class PluginImage: @unchecked Sendable {
             i += 1
         }
         var found: [ExactName: String] = [:]
-        for i in 0..<100_000 {
+        for i in 0..<min(100_000, entries ?? 100_000) {
             let entry = table[i]
             if entry.action == nil && entry.contract == nil { return found }
             guard let actionName = entry.action, let action = String(validatingCString: actionName),

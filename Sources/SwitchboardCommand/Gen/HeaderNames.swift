@@ -19,7 +19,7 @@ enum HeaderNames {
         "sb_fn", "sb_free", "sb_from_json", "sb_get_bool",
         "sb_get_bytes", "sb_get_double", "sb_get_int", "sb_get_pointer",
         "sb_get_string", "sb_int", "sb_interceptor_fn", "sb_last_error",
-        "sb_load_plugin", "sb_lua_open", "sb_mediator", "sb_mediator_free",
+        "sb_load_plugin", "sb_lua_open", "sb_lua_set_charge", "sb_mediator", "sb_mediator_free",
         "sb_mediator_new", "sb_mediator_shared", "sb_noun_verb", "sb_null",
         "sb_observer_fn", "sb_open_url", "sb_open_url_opts", "sb_open_url_params",
         "sb_perform", "sb_perform_opts", "sb_pointer", "sb_register_action",

@@ -10,7 +10,9 @@
  * its scenarios and once more before each scenario it runs.
  *
  * Limits, each per scenario: wall-clock time and VM instructions (a count
- * hook), memory (a lua_Alloc that refuses past the limit). A limit that
+ * hook on every coroutine, one budget for all), memory (a lua_Alloc that
+ * refuses past the limit, charged also with what the library keeps for the
+ * state: sb_lua_set_charge). A limit that
  * trips stops the scenario with a message naming it. Code that never returns
  * to Lua (a C function stuck in a loop) cannot be stopped by a hook: past its
  * timeout plus a grace period a watchdog ends the whole run (exit status 3,
@@ -19,7 +21,9 @@
  * Sandbox, unless allow_os: os.execute, io.popen, os.exit, package.loadlib,
  * debug.sethook and sb.load_plugin raise an error; C modules cannot be
  * required; load, loadfile, dofile and require accept source text only
- * (precompiled chunks can corrupt memory).
+ * (precompiled chunks can corrupt memory); every file is opened through
+ * sb__file_open (switchboard_file.h): regular files on ordinary file
+ * systems only, never a FIFO or a /proc file.
  *
  * All functions run on the calling thread, which owns the Lua state.
  */

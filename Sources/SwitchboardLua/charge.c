@@ -1,0 +1,104 @@
+/*
+ * Memory the library holds on a Lua state's behalf, reported to the host
+ * (sb_lua_set_charge), so that a host that limits the state's memory through
+ * its allocator (switchboard run --max-memory) can count it too. The library
+ * allocates with malloc, outside the state's allocator; these are estimates
+ * of what it keeps, made where the module hands it something:
+ *
+ *   a value converted from Lua       CONVERT_VALUE_COST per value, plus the
+ *                                    bytes of its strings and keys, while
+ *                                    the conversion runs (and, for perform's
+ *                                    and open's params, until the call ends)
+ *   a target registered from Lua     REGISTRATION_COST, plus NAME_COPIES
+ *                                    times its name, plus per action
+ *                                    ACTION_COST, its name twice and its
+ *                                    contract; given back by sb.unregister
+ *   a route pattern                  REGISTRATION_COST plus NAME_COPIES times
+ *                                    the pattern; given back by sb.unroute
+ */
+#include "internal.h"
+
+#include <string.h>
+
+/* The registry keys: the host's charge function, and the table of what each
+ * registered name was charged (name -> bytes). */
+static const char charge_key = 0;
+static const char charged_key = 0;
+
+typedef struct charger {
+    int (*charge)(void *userdata, long long bytes);
+    void *userdata;
+} charger;
+
+void sb_lua_set_charge(lua_State *L, int (*charge)(void *userdata, long long bytes), void *userdata) {
+    if (charge == NULL) {
+        lua_pushnil(L);
+    } else {
+        charger *c = lua_newuserdatauv(L, sizeof *c, 0);
+        c->charge = charge;
+        c->userdata = userdata;
+    }
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &charge_key);
+}
+
+int sb_lua_charge(lua_State *L, long long bytes) {
+    if (bytes == 0) return 1;
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &charge_key);
+    charger *c = lua_type(L, -1) == LUA_TUSERDATA ? lua_touserdata(L, -1) : NULL;
+    lua_pop(L, 1);
+    return c == NULL || c->charge(c->userdata, bytes);
+}
+
+/* The table of charged names; created on first use (may raise). */
+static void push_charged(lua_State *L) {
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &charged_key) == LUA_TTABLE) return;
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &charged_key);
+}
+
+int sb_lua_charge_name(lua_State *L, const char *name, long long bytes) {
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &charge_key);
+    int none = lua_isnil(L, -1);
+    lua_pop(L, 1);
+    if (none) return 1; /* no host budget: nothing to remember either */
+    if (!lua_checkstack(L, 4)) return 0;
+    push_charged(L);
+    lua_pushstring(L, name); /* may raise: nothing charged yet */
+    lua_Integer before = lua_rawget(L, -2) == LUA_TNUMBER ? lua_tointeger(L, -1) : 0;
+    lua_pop(L, 1);
+    lua_pushstring(L, name);
+    lua_pushinteger(L, before + bytes);
+    lua_rawset(L, -3); /* may raise: nothing charged yet */
+    lua_pop(L, 1);
+    if (sb_lua_charge(L, bytes)) return 1;
+    /* Refused: forget it again (the table has room for the name now). */
+    push_charged(L);
+    lua_pushstring(L, name);
+    if (before == 0) {
+        lua_pushnil(L);
+    } else {
+        lua_pushinteger(L, before);
+    }
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+    return 0;
+}
+
+void sb_lua_uncharge_name(lua_State *L, const char *name) {
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &charged_key) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        return;
+    }
+    lua_pushstring(L, name);
+    lua_Integer bytes = lua_rawget(L, -2) == LUA_TNUMBER ? lua_tointeger(L, -1) : 0;
+    lua_pop(L, 1);
+    if (bytes > 0) {
+        lua_pushstring(L, name);
+        lua_pushnil(L);
+        lua_rawset(L, -3);
+        (void)sb_lua_charge(L, -(long long)bytes);
+    }
+    lua_pop(L, 1);
+}
