@@ -180,7 +180,7 @@ assert len(cases) == 10
 assert cases[8].result[0].message.endswith("left\\0right"), cases[8].result[0].message
 PY
 row "Scenario reports with NUL bytes (an error message, an expectation's message, output)" 3 \
-  "TAP and JUnit show each NUL as \\0 and keep the text after it"
+  "TAP and JUnit show each NUL escaped (a backslash and 0) and keep the text after it"
 run escapes2 run "${load[@]}" $scenarios/escapes_again.lua
 check "escapes found in a second review are refused" status_is escapes2 0
 # Special files (a FIFO with no writer, /proc/self/maps, files that are not
