@@ -109,6 +109,7 @@ sb_lua_fn *sb_lua_fn_new(sb_lua_ctx *ctx, lua_State *L, int idx) {
     fn->ctx = ctx;
     fn->refs = 1;
     fn->ref = ref;
+    fn->record = 0;
     return fn;
 }
 
@@ -145,8 +146,16 @@ static void fn_release(sb_lua_fn *fn) {
     free(fn);
 }
 
+static void drop_record(sb_lua_ctx *ctx, sb_lua_fn *fn);
+
+/* The mediator's destructor for a registration or a callback: it no
+ * longer holds fn (on any thread). */
 void sb_lua_fn_free(void *userdata) {
-    fn_release(userdata);
+    sb_lua_fn *fn = userdata;
+    pthread_mutex_lock(&fn->ctx->lock);
+    if (fn->record != 0) drop_record(fn->ctx, fn);
+    pthread_mutex_unlock(&fn->ctx->lock);
+    fn_release(fn);
 }
 
 /* The message handler: the error with a traceback. */
@@ -355,47 +364,41 @@ int sb_lua_poll(lua_State *L, sb_lua_ctx *ctx, lua_Integer max) {
 /* --------------------------------------------------------------- targets */
 
 int sb_lua_remember(sb_lua_ctx *ctx, char kind, const char *target, const char *action, sb_lua_fn *fn) {
-    for (size_t i = 0; i < ctx->nregistrations; i++) {
-        struct sb_lua_registration *r = &ctx->registrations[i];
-        if (r->kind == kind && strcmp(r->target, target) == 0 && strcmp(r->action, action) == 0) {
-            fn_retain(fn);
-            fn_release(r->fn);
-            r->fn = fn;
-            return 1;
-        }
-    }
-    if (ctx->nregistrations == ctx->cregistrations) {
-        size_t capacity = ctx->cregistrations ? ctx->cregistrations * 2 : 8;
-        struct sb_lua_registration *bigger = realloc(ctx->registrations, capacity * sizeof *bigger);
-        if (bigger == NULL) return 0;
-        ctx->registrations = bigger;
-        ctx->cregistrations = capacity;
-    }
     size_t tlength = strlen(target) + 1, alength = strlen(action) + 1;
     char *names = malloc(tlength + alength); /* "target\0action\0" */
     if (names == NULL) return 0;
     memcpy(names, target, tlength);
     memcpy(names + tlength, action, alength);
-    fn_retain(fn);
+    pthread_mutex_lock(&ctx->lock);
+    if (ctx->nregistrations == ctx->cregistrations) {
+        size_t capacity = ctx->cregistrations ? ctx->cregistrations * 2 : 8;
+        struct sb_lua_registration *bigger = realloc(ctx->registrations, capacity * sizeof *bigger);
+        if (bigger == NULL) {
+            pthread_mutex_unlock(&ctx->lock);
+            free(names);
+            return 0;
+        }
+        ctx->registrations = bigger;
+        ctx->cregistrations = capacity;
+    }
     struct sb_lua_registration *r = &ctx->registrations[ctx->nregistrations++];
     r->kind = kind;
     r->target = names;
     r->action = names + tlength;
     r->fn = fn;
+    fn->record = ctx->nregistrations;
+    pthread_mutex_unlock(&ctx->lock);
     return 1;
 }
 
-void sb_lua_forget(sb_lua_ctx *ctx, char kind, const char *target) {
-    for (size_t i = 0; i < ctx->nregistrations;) {
-        struct sb_lua_registration *r = &ctx->registrations[i];
-        if (r->kind == kind && strcmp(r->target, target) == 0) {
-            fn_release(r->fn);
-            free(r->target);
-            *r = ctx->registrations[--ctx->nregistrations];
-        } else {
-            i++;
-        }
-    }
+/* (ctx->lock) The mediator let go of fn: its record goes (the last one
+ * takes its place). */
+static void drop_record(sb_lua_ctx *ctx, sb_lua_fn *fn) {
+    size_t i = fn->record - 1;
+    free(ctx->registrations[i].target);
+    ctx->registrations[i] = ctx->registrations[--ctx->nregistrations];
+    if (i < ctx->nregistrations) ctx->registrations[i].fn->record = i + 1;
+    fn->record = 0;
 }
 
 void sb_lua_remember_degrade(sb_lua_ctx *ctx, sb_lua_fn *fn) {
@@ -460,8 +463,23 @@ int sb_lua_close(lua_State *L) {
         (void)sb_clear_degrade_handler_if(ctx->m, sb_lua_fn_call, ctx->degrade);
         sb_lua_remember_degrade(ctx, NULL);
     }
-    for (size_t i = 0; i < ctx->nregistrations; i++) {
-        struct sb_lua_registration *r = &ctx->registrations[i];
+    /* Taken out under the lock, each function held for the while: removing
+     * a registration runs sb_lua_fn_free, on this thread or another. What
+     * is still recorded is still this state's (a replaced registration's
+     * record went when the mediator let go of its function); the _if forms
+     * make sure of it. */
+    pthread_mutex_lock(&ctx->lock);
+    struct sb_lua_registration *registrations = ctx->registrations;
+    size_t count = ctx->nregistrations;
+    ctx->registrations = NULL;
+    ctx->nregistrations = ctx->cregistrations = 0;
+    for (size_t i = 0; i < count; i++) {
+        registrations[i].fn->refs++;
+        registrations[i].fn->record = 0;
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    for (size_t i = 0; i < count; i++) {
+        struct sb_lua_registration *r = &registrations[i];
         switch (r->kind) {
         case SB_LUA_SCHEME_HANDLER: (void)sb_unregister_scheme_if(ctx->m, r->target, sb_lua_fn_call, r->fn); break;
         case SB_LUA_ROUTE_HANDLER: (void)sb_remove_route_handler_if(ctx->m, r->target, sb_lua_fn_call, r->fn); break;
@@ -470,7 +488,7 @@ int sb_lua_close(lua_State *L) {
         fn_release(r->fn);
         free(r->target);
     }
-    ctx->nregistrations = 0;
+    free(registrations);
     luaL_unref(L, LUA_REGISTRYINDEX, ctx->module_ref);
     sb_lua_ctx_release(ctx);
     return 0;

@@ -184,20 +184,20 @@ int sb_lua_register_table(lua_State *L, sb_lua_ctx *ctx, const char *name, int i
             lua_replace(L, -2);
         }
         sb_lua_fn *fn = with_contract && contract == NULL ? NULL : sb_lua_fn_new(ctx, L, -1);
-        sb_status status = fn == NULL ? SB_ENOMEM
-                                      : sb_register_action_contract(ctx->m, name, action, contract, sb_lua_fn_call,
-                                                                    fn, sb_lua_fn_free);
+        /* Remembered before it is registered, so closing the state removes
+         * even a half-done registration; a registration that fails lets go
+         * of fn, and of its record with it. */
+        if (fn != NULL && !sb_lua_remember(ctx, SB_LUA_ACTION, name, action, fn)) {
+            sb_lua_fn_free(fn);
+            fn = NULL;
+        }
+        int have_fn = fn != NULL;
+        sb_status status = !have_fn ? SB_ENOMEM
+                                    : sb_register_action_contract(ctx->m, name, action, contract, sb_lua_fn_call,
+                                                                  fn, sb_lua_fn_free);
         free(contract);
         if (status != SB_OK) {
-            snprintf(error, size, "registering %s.%s: %s", name, action, fn ? sb_last_error() : "out of memory");
-            lua_pop(L, 2);
-            return 0;
-        }
-        /* Each action as it is registered, so closing the state removes even
-         * a half-done registration; one it cannot remember it removes now. */
-        if (!sb_lua_remember(ctx, SB_LUA_ACTION, name, action, fn)) {
-            (void)sb_unregister_action_if(ctx->m, name, action, sb_lua_fn_call, fn);
-            snprintf(error, size, "registering %s.%s: out of memory", name, action);
+            snprintf(error, size, "registering %s.%s: %s", name, action, have_fn ? sb_last_error() : "out of memory");
             lua_pop(L, 2);
             return 0;
         }

@@ -62,6 +62,8 @@ struct sb_lua_fn {
     sb_lua_ctx *ctx; /* one reference */
     long refs;       /* (ctx->lock) the C value owning it, plus queued calls */
     int ref;         /* (owner) the function, in the registry */
+    size_t record;   /* (ctx->lock) 1 + its index in ctx->registrations while
+                        the mediator holds it as a registration, else 0 */
 };
 
 /* context.c */
@@ -73,20 +75,17 @@ lua_State *sb_lua_running(sb_lua_ctx *ctx); /* where to call Lua from C now */
  * traceback handler; the stack is left as it was. On a Lua error: the
  * message in sb_set_error and SB_EACTION (SB_ENOMEM for memory). */
 sb_status sb_lua_protected(sb_lua_ctx *ctx, lua_State *L, lua_CFunction fn, void *ud);
-/* What this state registered, each with its function (one reference, so no
- * other registration can take its address while it is remembered): an
- * action of a target, a scheme's handler or a pattern's handler. Replaces
- * what it remembered for the same kind and names; 0 when out of memory
- * (then the caller removes the registration). Closing the state removes
- * each one still registered with its function, and nothing another owner
- * put there since (sb_unregister_action_if and kin). */
+/* What this state registered and the mediator still holds: an action of a
+ * target, a scheme's handler or a pattern's handler, with its function.
+ * Called before registering `fn` (0 when out of memory: then do not
+ * register it). The record goes when the mediator lets go of `fn`
+ * (sb_lua_fn_free: replaced by anyone, unregistered, or a registration that
+ * failed), so each lookup and removal is O(1) and closing the state removes
+ * exactly what it still owns. */
 #define SB_LUA_ACTION 'a'
 #define SB_LUA_SCHEME_HANDLER 's'
 #define SB_LUA_ROUTE_HANDLER 'r'
 int sb_lua_remember(sb_lua_ctx *ctx, char kind, const char *target, const char *action, sb_lua_fn *fn);
-/* Forgets every registration of this kind under `target` (sb.unregister,
- * sb.unroute, sb.scheme(name, false)). */
-void sb_lua_forget(sb_lua_ctx *ctx, char kind, const char *target);
 /* The degrade handler this state has set (NULL: it removed it). */
 void sb_lua_remember_degrade(sb_lua_ctx *ctx, sb_lua_fn *fn);
 void sb_lua_drain_unrefs(lua_State *L, sb_lua_ctx *ctx);

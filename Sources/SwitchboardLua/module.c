@@ -132,7 +132,6 @@ static int l_unregister(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
     const char *name = check_name(L, 1);
     sb_status status = sb_unregister_target(ctx->m, name);
-    sb_lua_forget(ctx, SB_LUA_ACTION, name);
     sb_lua_uncharge_name(L, name);
     if (status != SB_OK) return sb_lua_push_failure(L, status);
     lua_pushboolean(L, 1);
@@ -234,33 +233,23 @@ static int l_open(lua_State *L) {
 }
 
 /* A scheme's handler is remembered under the scheme in lower case (as the
- * mediator keeps it), a pattern's under the pattern; closing the state
- * removes it if it is still this state's. */
-static const char *push_handler_name(lua_State *L, char kind, const char *name) {
-    if (kind != SB_LUA_SCHEME_HANDLER) return lua_pushstring(L, name);
+ * mediator keeps it), a pattern's under the pattern, before it is given to
+ * the mediator; closing the state removes it if it is still this state's.
+ * NULL when out of memory (fn is then freed). */
+static sb_lua_fn *remembered_handler(lua_State *L, sb_lua_ctx *ctx, char kind, const char *name, int idx) {
     luaL_Buffer b;
     luaL_buffinit(L, &b);
-    for (const char *c = name; *c != '\0'; c++) luaL_addchar(&b, (char)tolower((unsigned char)*c));
+    for (const char *c = name; *c != '\0'; c++) {
+        luaL_addchar(&b, kind == SB_LUA_SCHEME_HANDLER ? (char)tolower((unsigned char)*c) : *c);
+    }
     luaL_pushresult(&b);
-    return lua_tostring(L, -1);
-}
-
-/* 0 when out of memory: the handler was removed again, and the error set. */
-static int remember_handler(lua_State *L, sb_lua_ctx *ctx, char kind, const char *name, sb_lua_fn *fn) {
-    const char *key = push_handler_name(L, kind, name);
-    int remembered = sb_lua_remember(ctx, kind, key, "", fn);
-    if (!remembered) {
-        if (kind == SB_LUA_SCHEME_HANDLER) (void)sb_unregister_scheme_if(ctx->m, key, sb_lua_fn_call, fn);
-        else (void)sb_remove_route_handler_if(ctx->m, key, sb_lua_fn_call, fn);
-        sb_set_error("switchboard: out of memory");
+    sb_lua_fn *fn = sb_lua_fn_new(ctx, L, idx);
+    if (fn != NULL && !sb_lua_remember(ctx, kind, lua_tostring(L, -1), "", fn)) {
+        sb_lua_fn_free(fn);
+        fn = NULL;
     }
     lua_pop(L, 1);
-    return remembered;
-}
-
-static void forget_handler(lua_State *L, sb_lua_ctx *ctx, char kind, const char *name) {
-    sb_lua_forget(ctx, kind, push_handler_name(L, kind, name));
-    lua_pop(L, 1);
+    return fn;
 }
 
 /* sb.scheme(name) connects to targets; sb.scheme(name, fn) to a handler;
@@ -271,17 +260,13 @@ static int l_scheme(lua_State *L) {
     sb_status status;
     if (lua_isnoneornil(L, 2)) {
         status = sb_register_scheme(ctx->m, name, NULL, NULL, NULL);
-        if (status == SB_OK) forget_handler(L, ctx, SB_LUA_SCHEME_HANDLER, name);
     } else if (lua_isboolean(L, 2) && !lua_toboolean(L, 2)) {
         status = sb_unregister_scheme(ctx->m, name);
-        forget_handler(L, ctx, SB_LUA_SCHEME_HANDLER, name);
     } else {
         luaL_checktype(L, 2, LUA_TFUNCTION);
-        sb_lua_fn *fn = sb_lua_fn_new(ctx, L, 2);
+        sb_lua_fn *fn = remembered_handler(L, ctx, SB_LUA_SCHEME_HANDLER, name, 2);
         if (fn == NULL) return luaL_error(L, "switchboard: out of memory");
         status = sb_register_scheme(ctx->m, name, sb_lua_fn_call, fn, sb_lua_fn_free);
-        /* Remembered, so closing the state disconnects it if it is still this one. */
-        if (status == SB_OK && !remember_handler(L, ctx, SB_LUA_SCHEME_HANDLER, name, fn)) status = SB_ENOMEM;
     }
     if (status != SB_OK) return sb_lua_push_failure(L, status);
     lua_pushboolean(L, 1);
@@ -301,10 +286,9 @@ static int l_route(lua_State *L) {
     const char *pattern = check_name(L, 1);
     sb_status status;
     if (lua_type(L, 2) == LUA_TFUNCTION) {
-        sb_lua_fn *fn = sb_lua_fn_new(ctx, L, 2);
+        sb_lua_fn *fn = remembered_handler(L, ctx, SB_LUA_ROUTE_HANDLER, pattern, 2);
         if (fn == NULL) return luaL_error(L, "switchboard: out of memory");
         status = sb_add_route_handler(ctx->m, pattern, sb_lua_fn_call, fn, sb_lua_fn_free);
-        if (status == SB_OK && !remember_handler(L, ctx, SB_LUA_ROUTE_HANDLER, pattern, fn)) status = SB_ENOMEM;
     } else {
         status = sb_add_route_pattern(ctx->m, pattern, check_name(L, 2), check_name(L, 3));
     }
@@ -319,7 +303,6 @@ static int l_unroute(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
     const char *pattern = check_name(L, 1);
     sb_status status = sb_remove_route_pattern(ctx->m, pattern);
-    forget_handler(L, ctx, SB_LUA_ROUTE_HANDLER, pattern);
     sb_lua_uncharge_name(L, lua_pushfstring(L, "pattern:%s", pattern));
     if (status != SB_OK) return sb_lua_push_failure(L, status);
     lua_pushboolean(L, 1);
