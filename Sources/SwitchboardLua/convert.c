@@ -54,10 +54,15 @@ static sb_value *fail(sb_lua_conv *c, const char *fmt, ...) {
     return NULL;
 }
 
-/* Adds `bytes` to what the conversion costs: 0 (with the error set) past
- * SB_LUA_MAX_CONVERSION or when the host refuses the charge. Raises
- * nothing, allocates nothing. */
-static int account(lua_State *L, sb_lua_conv *c, size_t bytes) {
+/* The next cost at which account() must look again: a step of charge, or
+ * the maximum. */
+static size_t next_look(const sb_lua_conv *c) {
+    size_t step = c->charged + SB_LUA_CHARGE_STEP;
+    return step < (size_t)SB_LUA_MAX_CONVERSION + 1 ? step : (size_t)SB_LUA_MAX_CONVERSION + 1;
+}
+
+/* account() past c->next: the maximum, and the charge of another step. */
+static __attribute__((noinline)) int account_step(lua_State *L, sb_lua_conv *c, size_t bytes) {
     if (bytes > SB_LUA_MAX_CONVERSION - c->cost) {
         fail(c, "the value is too large to cross to C: more than %d MiB once expanded (a table held n times "
                 "counts n times)", (int)(SB_LUA_MAX_CONVERSION >> 20));
@@ -71,12 +76,26 @@ static int account(lua_State *L, sb_lua_conv *c, size_t bytes) {
         }
         c->charged = c->cost;
     }
+    c->next = next_look(c);
     return 1;
+}
+
+/* Adds `bytes` to what the conversion costs: 0 (with the error set) past
+ * SB_LUA_MAX_CONVERSION or when the host refuses the charge. Raises
+ * nothing, allocates nothing. Inline: it runs for every value and key, and
+ * almost always only adds. */
+static inline int account(lua_State *L, sb_lua_conv *c, size_t bytes) {
+    if (__builtin_expect(bytes < c->next - c->cost, 1)) {
+        c->cost += bytes;
+        return 1;
+    }
+    return account_step(L, c, bytes);
 }
 
 void sb_lua_conv_uncharge(lua_State *L, sb_lua_conv *c) {
     if (c->charged > 0) (void)sb_lua_charge(L, -(long long)c->charged);
     c->charged = 0;
+    c->next = next_look(c);
 }
 
 /* Describes the key at `idx` for an error message. */
@@ -487,6 +506,7 @@ static sb_value *convert(lua_State *L, int idx, sb_lua_conv *c, int keep) {
     c->keep_charge = keep;
     c->cost = 0;
     c->charged = 0;
+    c->next = next_look(c);
     c->entries = c->inline_entries;
     c->entry_count = 0;
     c->entry_capacity = sizeof c->inline_entries / sizeof c->inline_entries[0];

@@ -147,6 +147,7 @@ typedef struct sb_lua_conv {
                           (sb_lua_to_value_charged) */
     size_t cost;       /* the conversion so far (see SB_LUA_MAX_CONVERSION) */
     size_t charged;    /* what of it was charged (sb_lua_charge) */
+    size_t next;       /* the cost from which account() must charge or check the maximum */
     sb_value *root;
     char error[256];
     const void *path[SB_MAX_DEPTH]; /* tables being converted, to find cycles */
