@@ -384,8 +384,14 @@ SB_API sb_status sb_unregister_action_if(sb_mediator *m, const char *target, con
  * is one level deeper; a call refused for its depth runs none of them. */
 #define SB_MAX_CALL_DEPTH 1000
 
-/* The params key that names the Swift module of a Swift target for one call. */
+/* The params key that names the module of a target for one call: with
+ * {SB_MODULE_KEY: "Mod"}, target "T" is looked up as "Mod.T" (a Swift class
+ * Mod.Target_T, or what is registered as "Mod.T"). SB_MODULE_KEY_CTMEDIATOR,
+ * CTMediator's own key, is an alias: the first of the two that holds a
+ * non-empty string names the module; an empty string names none (as in
+ * CTMediator). Neither key can come from a URL's query (SB_EREJECTED). */
 #define SB_MODULE_KEY "switchboard.module"
+#define SB_MODULE_KEY_CTMEDIATOR "kCTMediatorParamsKeySwiftTargetModuleName"
 
 /*
  * Performs `action` on `target` with `params` (a dict, or NULL for none;
@@ -395,11 +401,18 @@ SB_API sb_status sb_unregister_action_if(sb_mediator *m, const char *target, con
  *      in load order; the first that exports it wins), or a Swift class;
  *   3. missing action: the target's "notFound" action, with the same params;
  *   4. missing target, or missing action and no notFound: the "response"
- *      action of target "NoTargetAction", with params {originParams: the
- *      caller's params or an empty dict, targetString: `target`,
- *      selectorString: `action`}.
+ *      action of target "NoTargetAction", with params, in this order:
+ *      {originParams: the caller's params or an empty dict,
+ *       targetString: "Target_<target>" ("Mod.Target_<target>" when the call
+ *         named module Mod), the class name CTMediator reports,
+ *       selectorString: "Action_<action>:", CTMediator's selector,
+ *       target: `target`, action: `action` (the names as given),
+ *       url: the URL, only for a call that came from sb_open_url*}.
+ *      Degrade rules and the degrade handler get the same params.
  * The result and status are those of whichever action answered. With nothing
  * to answer: SB_ENOTARGET (no target) or SB_ENOACTION (no action).
+ * A missing action with no notFound also releases the target's cached
+ * instance, as CTMediator removes the target from its cache.
  *
  * A target instance (a plugin's create() state) is made for this call and
  * destroyed after it, unless one is cached; with SB_CACHE_TARGET the instance
@@ -414,9 +427,11 @@ SB_API sb_status sb_unregister_action_if(sb_mediator *m, const char *target, con
 SB_API sb_status sb_perform(sb_mediator *m, const char *target, const char *action,
                             const sb_value *params, unsigned flags, sb_value **out);
 
-/* Drops the cached instance of `target`; calls still using it finish first,
- * then it is destroyed. SB_OK whether or not anything was cached; SB_EINVAL
- * for a NULL or empty name. Calls user code (a plugin's destroy). */
+/* Drops the cached instance of `target` (the name the call used, or
+ * "Mod.<target>" for a call that named module Mod); calls still using it
+ * finish first, then it is destroyed. SB_OK when an instance was released;
+ * SB_ENOTARGET when none is cached under that name (nothing released);
+ * SB_EINVAL for a NULL or empty name. Calls user code (a plugin's destroy). */
 SB_API sb_status sb_release_cached_target(sb_mediator *m, const char *target);
 
 /* ---------------------------------------------------------- prepared routes */
@@ -473,13 +488,16 @@ SB_API void sb_set_error(const char *fmt, ...)
  *   3. a route pattern of the scheme decides the target and action if one
  *      matches (sb_add_route_pattern), else the scheme's connector does
  *      (sb_register_scheme; "app" is connected to targets by default); a
- *      scheme with neither is SB_ENOTARGET;
+ *      scheme with neither is SB_ENOTARGET. One trailing "/" is ignored
+ *      (app://A/show/ is app://A/show, as in CTMediator); a URL for targets
+ *      with more path segments than one action is SB_EBADURL;
  *   4. the policy may refuse the target, and an action whose name starts
  *      with "native" (in any case) is always refused (SB_EREJECTED). A
  *      refused call reaches no target code and is reported to the observer.
  * Params: the query (strings; a repeated key gives an array), path captures
  * over it, and `params` (a dict, or NULL) over both: what code passes wins
- * over what the URL says.
+ * over what the URL says. The fallbacks are also told the URL (their params'
+ * "url", see sb_perform).
  *
  * `completion`, if not NULL, is a callback called before return with
  * {"result": value} or {"error": message, "code": "EBADURL"}. On SB_OK *out

@@ -5,7 +5,7 @@
  *   sb.perform(target, action [, params [, opts]])  -> result | nil, message, code
  *   sb.target(name, actions)      registers Lua functions as actions -> true
  *   sb.unregister(name)           -> true | nil, message, code
- *   sb.release(name)              drops a cached target instance -> true
+ *   sb.release(name)              drops a cached target instance -> true | nil, message, "ENOTARGET"
  *   sb.load_plugin(path)          -> true | nil, message, code
  *   sb.poll([max])                runs calls queued by other threads -> count [, errors]
  *   sb.array(t)                   marks t as an array (for the empty one) -> t

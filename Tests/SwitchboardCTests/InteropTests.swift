@@ -160,14 +160,15 @@ struct InteropTests {
         [first, second, third].forEach { sb_release($0) }
     }
 
-    @Test("a Swift NoTargetAction answers a C caller with the three keys")
+    @Test("a Swift NoTargetAction answers a C caller with the same params as a Swift caller")
     func swiftFallbackForC() throws {
         let pair = Pair()
         try pair.mediator.register(target: "NoTargetAction", action: "response") { .dict($0) }
         var out: OpaquePointer?
         #expect(helper_perform(pair.handle, "Ghost", "boo", 0, &out) == SB_OK)
         let result = try Handle(try #require(out)).toValue()
-        #expect(result == ["originParams": [:], "targetString": "Ghost", "selectorString": "boo"])
+        #expect(result == ["originParams": [:], "targetString": "Target_Ghost", "selectorString": "Action_boo:",
+                           "target": "Ghost", "action": "boo"])
         sb_release(out)
     }
 
@@ -193,6 +194,7 @@ struct InteropTests {
         #expect(Handle.bool(true).int == nil && Handle.int(1).bool == nil)
         // The module key's length is a literal in ModuleKey; it must match.
         #expect(ModuleKey.count == Mediator.moduleKey.utf8.count)
+        #expect(ModuleKey.Alias.count == Mediator.ctMediatorModuleKey.utf8.count)
     }
 
     @Test("a Swift value nested deeper than SB_MAX_DEPTH is refused, not overflowed")

@@ -61,6 +61,40 @@ struct CachingTests {
         #expect(result == ["serial": .int(cached), "params": ["p": 1]])
     }
 
+    @Test("a missing action with no notFound drops the cached instance (as CTMediator does), fallback or not")
+    func missingActionEvicts() throws {
+        func tally(cache: Bool = true) throws -> Int64 {
+            try #require(m.call(target: "Tally", action: "serial", cacheTarget: cache).int)
+        }
+        let first = try tally()
+        #expect(try tally() == first)
+        #expect { try m.call(target: "Tally", action: "absent") } throws: { ($0 as? SwitchboardError)?.code == .noAction }
+        #expect(eventually { !Target_Tally.isAlive(first) })
+        #expect(!m.releaseCachedTarget("Tally"))
+        let second = try tally()
+        #expect(second != first)
+        // perform, with the fallback on (and nothing to fall back to).
+        #expect(m.perform(target: "Tally", action: "absent", cacheTarget: true) == .null)
+        #expect(eventually { !Target_Tally.isAlive(second) })
+        // With hooks, through the intercepted path; and from a URL.
+        let third = try tally()
+        _ = m.addObserver { _ in }
+        #expect(m.perform(target: "Tally", action: "absent") == .null)
+        #expect(eventually { !Target_Tally.isAlive(third) })
+        let fourth = try tally()
+        #expect(m.open("app://Tally/absent") == .null)
+        #expect(eventually { !Target_Tally.isAlive(fourth) })
+        // A present action, and a notFound that answers, keep it.
+        let kept = try tally()
+        #expect(try tally(cache: false) == kept)
+        let counter = try serial(cache: true)
+        _ = try m.call(target: "Counter", action: "absent")
+        #expect(try serial(cache: true) == counter)
+        #expect(m.releaseCachedTarget("Tally") && m.releaseCachedTarget("Counter"))
+        robustnessRow("Missing action on a cached target (call, perform, with hooks, from a URL; notFound present)",
+                      cases: 5, "the cached instance is released as CTMediator does, unless notFound answers")
+    }
+
     @Test("registering one more action on a class target keeps its cached instance")
     func registrationKeepsCache() throws {
         let cached = try serial(cache: true)

@@ -44,6 +44,38 @@ struct DiscoveryTests {
         #expect(echoed == [Mediator.moduleKey: "FixtureTargetsA", "x": 1])
     }
 
+    @Test("CTMediator's key, kCTMediatorParamsKeySwiftTargetModuleName, is an alias of the module key")
+    func ctMediatorModuleKey() throws {
+        let m = fixtureMediator()
+        #expect(try m.call(target: "Shared", action: "whoami", params: [Mediator.ctMediatorModuleKey: "FixtureTargetsB"])
+                == "FixtureTargetsB")
+        #expect(try m.call(target: "Shared", action: "whoami", params: ["kCTMediatorParamsKeySwiftTargetModuleName": "FixtureTargetsB"])
+                == "FixtureTargetsB")
+        // switchboard.module wins when both name a module.
+        #expect(try m.call(target: "Shared", action: "whoami",
+                           params: [Mediator.ctMediatorModuleKey: "FixtureTargetsB", Mediator.moduleKey: "FixtureTargetsA"])
+                == "FixtureTargetsA")
+        // With hooks (the intercepted path) too.
+        _ = m.addObserver { _ in }
+        #expect(try m.call(target: "Shared", action: "whoami", params: [Mediator.ctMediatorModuleKey: "FixtureTargetsB"])
+                == "FixtureTargetsB")
+    }
+
+    @Test("an empty module names none, as in CTMediator: the module list decides")
+    func emptyModule() throws {
+        let m = fixtureMediator()
+        for key in [Mediator.moduleKey, Mediator.ctMediatorModuleKey] {
+            #expect(try m.call(target: "Shared", action: "whoami", params: [key: ""]) == "FixtureTargetsA")
+            #expect(try m.call(target: "OnlyB", action: "add", params: [key: "", "a": 1, "b": 2]) == 3)
+        }
+        // An empty switchboard.module gives way to the alias.
+        #expect(try m.call(target: "Shared", action: "whoami",
+                           params: [Mediator.moduleKey: "", Mediator.ctMediatorModuleKey: "FixtureTargetsB"])
+                == "FixtureTargetsB")
+        robustnessRow("Module key spellings (switchboard.module, kCTMediatorParamsKeySwiftTargetModuleName, both, "
+                      + "either empty, with hooks)", cases: 8, "the first non-empty one names the module; empty names none")
+    }
+
     @Test("the module key finds a class even when the module list is empty")
     func moduleKeyWithoutList() throws {
         let m = Mediator()

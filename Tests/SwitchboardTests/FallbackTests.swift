@@ -28,29 +28,65 @@ struct FallbackTests {
         #expect(try m.call(target: "B", action: "ok") == "ok")
     }
 
-    @Test("a missing target reaches NoTargetAction.response with the three keys")
+    @Test("a missing target reaches NoTargetAction.response with CTMediator's forms and the bare names")
     func noTargetFallback() throws {
         let m = try mediatorWithFallback()
         let result = m.perform(target: "Nowhere", action: "go", params: ["k": "v"])
         #expect(result == [
             "originParams": ["k": "v"],
-            "targetString": "Nowhere",
-            "selectorString": "go",
+            "targetString": "Target_Nowhere",
+            "selectorString": "Action_go:",
+            "target": "Nowhere",
+            "action": "go",
         ])
+        // In that order, as CTMediator's ported Action_response: reads them.
+        #expect(result.dict?.keys == ["originParams", "targetString", "selectorString", "target", "action"])
     }
 
     @Test("a missing action without notFound also reaches NoTargetAction")
     func noActionFallback() throws {
         let m = try mediatorWithFallback()
         let result = m.perform(target: "B", action: "absent")
-        #expect(result == ["originParams": [:], "targetString": "B", "selectorString": "absent"])
+        #expect(result == ["originParams": [:], "targetString": "Target_B", "selectorString": "Action_absent:",
+                           "target": "B", "action": "absent"])
     }
 
-    @Test("the fallback reports the target name as called, not module-qualified")
-    func fallbackReportsCalledName() throws {
+    @Test("targetString is the class CTMediator looked for: Module.Target_X with the module key; target stays as called")
+    func fallbackReportsModule() throws {
         let m = try mediatorWithFallback()
-        let result = m.perform(target: "Ghost", action: "x", params: [Mediator.moduleKey: "Nope"])
-        #expect(result["targetString"] == "Ghost")
+        var result = m.perform(target: "Ghost", action: "x", params: [Mediator.moduleKey: "Nope"])
+        #expect(result["targetString"] == "Nope.Target_Ghost")
+        #expect(result["target"] == "Ghost")
+        result = m.perform(target: "Ghost", action: "x", params: [Mediator.ctMediatorModuleKey: "Nope"])
+        #expect(result["targetString"] == "Nope.Target_Ghost")
+        // A qualified name is the module's class too; an empty module names none.
+        #expect(m.perform(target: "Nope.Ghost", action: "x")["targetString"] == "Nope.Target_Ghost")
+        #expect(m.perform(target: "Ghost", action: "x", params: [Mediator.moduleKey: ""])["targetString"]
+                == "Target_Ghost")
+        robustnessRow("Fallback params of a call nothing answers (plain, module key, its CTMediator alias, "
+                      + "qualified name, empty module, URL, degrade rule, degrade handler)", cases: 8,
+                      "CTMediator's targetString/selectorString forms, plus target, action and url (URL calls only)")
+    }
+
+    @Test("a local call's fallback params have no url; a URL call's have the URL as opened")
+    func fallbackURL() throws {
+        let m = try mediatorWithFallback()
+        #expect(m.perform(target: "Ghost", action: "x")["url"] == nil)
+        let result = try m.call(url: "app://Ghost/boo?k=v")
+        #expect(result == ["originParams": ["k": "v"], "targetString": "Target_Ghost", "selectorString": "Action_boo:",
+                           "target": "Ghost", "action": "boo", "url": "app://Ghost/boo?k=v"])
+        // With hooks the URL call takes the intercepted path: the same params.
+        _ = m.addObserver { _ in }
+        #expect(try m.call(url: "app://Ghost/boo?k=v") == result)
+        // A degrade rule's target and the degrade handler are told the same.
+        try m.register(target: "Web", action: "response") { .dict($0) }
+        try m.setRules(json: #"[{"target": "Ghost", "action": "*", "degrade": "Web"}]"#)
+        #expect(try m.call(url: "app://Ghost/boo?k=v") == result)
+        m.rules = []
+        #expect(m.unregister(target: "NoTargetAction"))
+        m.setDegradeHandler { .dict($0) }
+        #expect(try m.call(url: "app://Ghost/boo?k=v") == result)
+        #expect(m.perform(target: "Ghost", action: "boo")["url"] == nil)
     }
 
     @Test("with no NoTargetAction either, perform gives null")

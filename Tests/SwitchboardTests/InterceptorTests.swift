@@ -236,12 +236,14 @@ struct InterceptorTests {
         try m.setRules(Value.array([payRule]))
         let degraded: Value = m.perform(target: "Pay", action: "charge", params: ["amount": 3])
         let origin: Value = .dict(["amount": .int(3)])
-        let expected: Value = .dict(["originParams": origin, "targetString": .string("Pay"), "selectorString": .string("charge")])
+        let expected: Value = .dict(["originParams": origin, "targetString": .string("Target_Pay"),
+                                     "selectorString": .string("Action_charge:"), "target": "Pay", "action": "charge"])
         #expect(degraded == expected)
         try m.setRules(Value.array([]))
         #expect(m.perform(target: "Pay", action: "charge") == .null)
-        m.setDegradeHandler { params in Value.dict(["handled": params["targetString"] ?? Value.null]) }
-        let handled: Value = .dict(["handled": .string("Pay")])
+        m.setDegradeHandler { params in .dict(params) }
+        let handled: Value = .dict(["originParams": [:], "targetString": .string("Target_Pay"),
+                                    "selectorString": .string("Action_charge:"), "target": "Pay", "action": "charge"])
         #expect(m.perform(target: "Pay", action: "charge") == handled)
         #expect(throws: SwitchboardError.self) { try m.call(target: "Pay", action: "charge") }
     }

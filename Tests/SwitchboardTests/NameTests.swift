@@ -55,6 +55,7 @@ struct NameTests {
     @Test("the module key's length constant matches the key; the key is found in small and large params")
     func moduleKey() {
         #expect(Mediator.moduleKeyLength == Mediator.moduleKey.utf8.count)
+        #expect(Mediator.ctMediatorModuleKeyLength == Mediator.ctMediatorModuleKey.utf8.count)
         #expect(Mediator.module(in: ["switchboard.module": "M", "n": 1]) == "M")
         #expect(Mediator.module(in: ["switchboard.modulX": "M"]) == nil)
         var many: Params = ["switchboard.module": "Big"]

@@ -184,7 +184,7 @@ struct URLLandingTests {
         #expect(try none.call(target: "FixtureTargetsA.OnlyA", action: "echo", params: ["v": 1])["v"] == 1)
         #expect(throws: SwitchboardError.self) { try none.call(url: "app://FixtureTargetsA.OnlyA/echo") }
         // NoTargetAction answers such a URL as any unknown target.
-        try none.register(target: "NoTargetAction", action: "response") { $0["targetString"] ?? .null }
+        try none.register(target: "NoTargetAction", action: "response") { $0["target"] ?? .null }
         #expect(none.open("app://FixtureTargetsA.OnlyA/echo") == "FixtureTargetsA.OnlyA")
 
         // A module in the list is reached, qualified or not.
@@ -205,6 +205,21 @@ struct URLLandingTests {
         }
         #expect(error?.code == .rejected && error?.message == "the params key \"switchboard.module\" cannot come from a URL")
         #expect(rejections.all.count == 1)
+        // Nor does CTMediator's key, its alias, even empty or beside the other.
+        for query in ["kCTMediatorParamsKeySwiftTargetModuleName=FixtureTargetsB",
+                      "kCTMediatorParamsKeySwiftTargetModuleName=",
+                      "switchboard.module=&kCTMediatorParamsKeySwiftTargetModuleName=FixtureTargetsB"] {
+            let error = #expect(throws: SwitchboardError.self) { try b.call(url: "app://OnlyA/echo?" + query) }
+            #expect(error?.code == .rejected && error?.message.contains("cannot come from a URL") == true)
+        }
+        #expect(rejections.all.count == 4)
+        b.rules = [RoutingRule(.rewrite(from: "Never/*", to: "Never/$1"))] // the intercepted path
+        #expect(throws: SwitchboardError.self) {
+            try b.call(url: "app://OnlyA/echo?kCTMediatorParamsKeySwiftTargetModuleName=FixtureTargetsB")
+        }
+        robustnessRow("Hostile URLs: CTMediator's module key (kCTMediatorParamsKeySwiftTargetModuleName) in the "
+                      + "query, empty, beside switchboard.module, with hooks", cases: 4,
+                      "EREJECTED, reported to the URL observer; no class outside modules runs")
         robustnessRow("Hostile URLs: module-qualified hosts and the module key (modules [], a cached qualified entry, "
                       + "a module left out, the key in the query)", cases: 6, "ENOTARGET or EREJECTED; no class outside modules runs")
     }

@@ -50,6 +50,17 @@ struct URLParsingTests {
         }
     }
 
+    @Test("one trailing slash after the action is no segment (CTMediator); two, or an empty segment, are refused")
+    func trailingSlash() throws {
+        #expect(try RemoteURL("app://E/echo/").segments == ["echo"])
+        #expect(try RemoteURL("app://E/echo/?k=v").segments == ["echo"])
+        #expect(try RemoteURL("app://E/").segments == [])
+        #expect(try RemoteURL("app://E/a/b/").segments == ["a", "b"])
+        for bad in ["app://E/echo//", "app://E//", "app://E//echo/"] {
+            #expect { try RemoteURL(bad) } throws: { ($0 as? SwitchboardError)?.code == .badURL }
+        }
+    }
+
     @Test("URLs of 64 KiB and more are refused; just under is fine")
     func length() throws {
         let prefix = "app://A/show?x="
@@ -70,6 +81,24 @@ struct OpenTests {
         let result = try m.call(url: "app://A/show?id=42&tags=a&tags=b")
         #expect(result == ["id": "42", "tags": ["a", "b"]])
         #expect(spy.calls.value == 1)
+    }
+
+    @Test("app://E/echo/ performs E.echo; several segments stay refused unless a pattern matches")
+    func trailingSlashOpens() throws {
+        let m = Mediator()
+        try m.register(target: "E", action: "echo") { .dict($0) }
+        #expect(try m.call(url: "app://E/echo/?k=v") == ["k": "v"])
+        #expect(try m.call(url: "app://E/echo/") == [:])
+        for url in ["app://E/echo/more", "app://E/echo/more/", "app://E/echo//"] {
+            #expect { try m.call(url: url) } throws: { ($0 as? SwitchboardError)?.code == .badURL }
+        }
+        try m.addRoute(pattern: "app://E/echo/:id", target: "E", action: "echo")
+        #expect(try m.call(url: "app://E/echo/7/") == ["id": "7"])
+        // Only `app` is connected by default.
+        #expect { try m.call(url: "other://E/echo/") } throws: { ($0 as? SwitchboardError)?.code == .noTarget }
+        robustnessRow("URLs with a trailing slash (after the action, after a pattern's last segment, doubled, "
+                      + "after an empty segment, more segments than target/action)", cases: 7,
+                      "one trailing / is ignored as CTMediator does; the rest EBADURL")
     }
 
     @Test("params beside the URL carry what a URL cannot, and win over the query")
@@ -104,7 +133,8 @@ struct OpenTests {
         let m = Mediator()
         try m.register(target: "NoTargetAction", action: "response") { .dict($0) }
         let result = try m.call(url: "app://Ghost/boo?k=v")
-        #expect(result == ["originParams": ["k": "v"], "targetString": "Ghost", "selectorString": "boo"])
+        #expect(result == ["originParams": ["k": "v"], "targetString": "Target_Ghost", "selectorString": "Action_boo:",
+                           "target": "Ghost", "action": "boo", "url": "app://Ghost/boo?k=v"])
     }
 
     @Test("schemes: app is connected by default, others are an error until connected")
@@ -168,7 +198,7 @@ struct PolicyTests {
         ("app://A/..", .badURL),
         ("app://../nativeSecret", .badURL),
         ("app://A//nativeSecret", .badURL),
-        ("app://A/nativeSecret/", .badURL),
+        ("app://A/nativeSecret/", .rejected),            // one trailing slash is ignored (CTMediator)
         ("app://A/show/extra", .badURL),
         ("app:///nativeSecret", .badURL),
         ("app://A", .badURL),

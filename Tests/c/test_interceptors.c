@@ -696,11 +696,25 @@ static int redirect_ab(void *u, sb_call *call) {
     return SB_OK;
 }
 
-/* Checks a NoTargetAction-style params dict (the result of an echo). */
-static int degrade_params(const sb_value *v, const char *target, const char *action, int64_t amount) {
+/* Checks a NoTargetAction-style params dict (the result of an echo):
+ * CTMediator's Target_<target> and Action_<action>:, the bare names, and
+ * `url` only when given. */
+static int degrade_params_url(const sb_value *v, const char *target, const char *action, int64_t amount,
+                              const char *url) {
+    char target_string[256], selector_string[256];
+    snprintf(target_string, sizeof target_string, "Target_%s", target);
+    snprintf(selector_string, sizeof selector_string, "Action_%s:", action);
+    const sb_value *given_url = sb_dict_get(v, "url");
     return sb_typeof(v) == SB_DICT && int_at(sb_dict_get(v, "originParams"), "amount") == amount &&
-           strcmp(str_of(sb_dict_get(v, "targetString")), target) == 0 &&
-           strcmp(str_of(sb_dict_get(v, "selectorString")), action) == 0;
+           strcmp(str_of(sb_dict_get(v, "targetString")), target_string) == 0 &&
+           strcmp(str_of(sb_dict_get(v, "selectorString")), selector_string) == 0 &&
+           strcmp(str_of(sb_dict_get(v, "target")), target) == 0 &&
+           strcmp(str_of(sb_dict_get(v, "action")), action) == 0 &&
+           (url == NULL ? given_url == NULL : given_url != NULL && strcmp(str_of(given_url), url) == 0);
+}
+
+static int degrade_params(const sb_value *v, const char *target, const char *action, int64_t amount) {
+    return degrade_params_url(v, target, action, amount, NULL);
 }
 
 static sb_status degrade_echo(void *u, const sb_value *params, sb_value **out) {
@@ -804,6 +818,9 @@ static void test_rules(void) {
     CHECK_STATUS(sb_perform(m, "Pay", "charge", params, 0, &out), SB_OK);
     CHECK(degrade_params(out, "Pay", "charge", 5));
     sb_release(out);
+    CHECK_STATUS(sb_open_url_params(m, "app://Pay/charge", params, NULL, &out), SB_OK);
+    CHECK(degrade_params_url(out, "Pay", "charge", 5, "app://Pay/charge"));
+    sb_release(out);
     CHECK_STATUS(sb_perform(m, "Shop", "charge", params, 0, &out), SB_ENOTARGET); /* not matched */
     CHECK(out == NULL);
     CHECK_STATUS(sb_set_rules_json(m, "[{\"target\":\"Pay\",\"action\":\"*\",\"degrade\":\"Web\","
@@ -822,7 +839,7 @@ static void test_rules(void) {
     CHECK(degrade_params(out, "Missing", "go", 5));
     sb_release(out);
     CHECK_STATUS(sb_open_url_params(m, "app://Gone/away", params, NULL, &out), SB_OK);
-    CHECK(degrade_params(out, "Gone", "away", 5));
+    CHECK(degrade_params_url(out, "Gone", "away", 5, "app://Gone/away"));
     sb_release(out);
     CHECK_STATUS(sb_set_degrade_handler(m, NULL, NULL, NULL), SB_OK);
     CHECK(freed == 1);

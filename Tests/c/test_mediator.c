@@ -150,14 +150,50 @@ static void test_not_found_and_fallbacks(void) {
     CHECK(sb_equal(out, params));
     sb_release(out);
 
-    /* NoTargetAction answers missing targets with the three keys. */
+    /* NoTargetAction answers missing targets with CTMediator's forms
+     * (targetString Target_X, selectorString Action_x:) and the bare names,
+     * in that order; no url for a local call. */
     CHECK_STATUS(sb_register_action(m, "NoTargetAction", "response", echo, NULL, NULL), SB_OK);
     CHECK_STATUS(sb_perform(m, "Nowhere", "go", params, 0, &out), SB_OK);
     CHECK(sb_equal(sb_dict_get(out, "originParams"), params));
-    CHECK_STR(sb_get_string(sb_dict_get(out, "targetString"), NULL), "Nowhere");
-    CHECK_STR(sb_get_string(sb_dict_get(out, "selectorString"), NULL), "go");
-    CHECK(sb_count(out) == 3);
+    CHECK_STR(sb_get_string(sb_dict_get(out, "targetString"), NULL), "Target_Nowhere");
+    CHECK_STR(sb_get_string(sb_dict_get(out, "selectorString"), NULL), "Action_go:");
+    CHECK_STR(sb_get_string(sb_dict_get(out, "target"), NULL), "Nowhere");
+    CHECK_STR(sb_get_string(sb_dict_get(out, "action"), NULL), "go");
+    CHECK(sb_count(out) == 5 && sb_dict_get(out, "url") == NULL);
+    {
+        static const char *const order[] = {"originParams", "targetString", "selectorString", "target", "action"};
+        for (size_t i = 0; i < 5; i++) {
+            const char *key = NULL;
+            sb_value *ignored = NULL;
+            CHECK(sb_dict_at(out, i, &key, &ignored) == SB_OK && key != NULL && strcmp(key, order[i]) == 0);
+        }
+    }
     sb_release(out);
+    /* With a module (either module key, or a qualified name), targetString is
+     * Module.Target_X as CTMediator's; an empty module names none. */
+    {
+        static const char *const keys[] = {SB_MODULE_KEY, SB_MODULE_KEY_CTMEDIATOR};
+        for (size_t i = 0; i < 2; i++) {
+            sb_value *with_module = sb_dict_new();
+            sb_dict_set_new(with_module, keys[i], sb_string("Mod"));
+            CHECK_STATUS(sb_perform(m, "Nowhere", "go", with_module, 0, &out), SB_OK);
+            CHECK_STR(sb_get_string(sb_dict_get(out, "targetString"), NULL), "Mod.Target_Nowhere");
+            CHECK_STR(sb_get_string(sb_dict_get(out, "target"), NULL), "Nowhere");
+            sb_release(out);
+            sb_dict_set_new(with_module, keys[i], sb_string(""));
+            CHECK_STATUS(sb_perform(m, "Nowhere", "go", with_module, 0, &out), SB_OK);
+            CHECK_STR(sb_get_string(sb_dict_get(out, "targetString"), NULL), "Target_Nowhere");
+            sb_release(out);
+            sb_release(with_module);
+        }
+    }
+    CHECK_STATUS(sb_perform(m, "Mod.Nowhere", "go", NULL, 0, &out), SB_OK);
+    CHECK_STR(sb_get_string(sb_dict_get(out, "targetString"), NULL), "Mod.Target_Nowhere");
+    sb_release(out);
+    robustness_row("C fallback params of a call nothing answers (plain, either module key, empty module, "
+                   "qualified name, key order)", 6,
+                   "targetString Target_X / Module.Target_X, selectorString Action_x:, target, action");
     /* ...with an empty dict when the caller had no params. */
     CHECK_STATUS(sb_perform(m, "Nowhere", "go", NULL, 0, &out), SB_OK);
     CHECK(sb_typeof(sb_dict_get(out, "originParams")) == SB_DICT && sb_count(sb_dict_get(out, "originParams")) == 0);
@@ -166,8 +202,9 @@ static void test_not_found_and_fallbacks(void) {
     /* ...and missing actions of a target without notFound. */
     CHECK_STATUS(sb_unregister_action(m, "T", "notFound"), SB_OK);
     CHECK_STATUS(sb_perform(m, "T", "missing", NULL, 0, &out), SB_OK);
-    CHECK_STR(sb_get_string(sb_dict_get(out, "targetString"), NULL), "T");
-    CHECK_STR(sb_get_string(sb_dict_get(out, "selectorString"), NULL), "missing");
+    CHECK_STR(sb_get_string(sb_dict_get(out, "targetString"), NULL), "Target_T");
+    CHECK_STR(sb_get_string(sb_dict_get(out, "selectorString"), NULL), "Action_missing:");
+    CHECK_STR(sb_get_string(sb_dict_get(out, "action"), NULL), "missing");
     sb_release(out);
 
     /* The fallback's own status is what the caller sees. */
@@ -201,11 +238,68 @@ static void test_statuses(void) {
     CHECK_STATUS(sb_perform(m, NULL, "echo", NULL, 0, &out), SB_EINVAL);
     CHECK_STATUS(sb_perform(NULL, "T", "echo", NULL, 0, &out), SB_EINVAL);
     CHECK(out == NULL);
-    CHECK_STATUS(sb_release_cached_target(m, "T"), SB_OK);
-    CHECK_STATUS(sb_release_cached_target(m, "Never"), SB_OK);
+    /* Nothing cached under those names: nothing released, and it says so. */
+    CHECK_STATUS(sb_release_cached_target(m, "T"), SB_ENOTARGET);
+    CHECK(ERROR_MENTIONS("no cached instance") && ERROR_MENTIONS("\"T\""));
+    CHECK_STATUS(sb_release_cached_target(m, "Never"), SB_ENOTARGET);
+    CHECK_STATUS(sb_release_cached_target(m, "Target_T"), SB_ENOTARGET);
+    robustness_row("sb_release_cached_target of a name with no cached instance (registered without instances, "
+                   "unknown, CTMediator's class name)", 3, "SB_ENOTARGET, nothing released");
     CHECK_STATUS(sb_release_cached_target(m, ""), SB_EINVAL);
     CHECK_STATUS(sb_release_cached_target(NULL, "T"), SB_EINVAL);
     sb_release(not_dict);
+    sb_mediator_free(m);
+}
+
+/* Answers the string in its userdata: which registration answered. */
+static sb_status name_of(void *u, const sb_value *p, sb_value **out) {
+    (void)p;
+    *out = sb_string(u);
+    return SB_OK;
+}
+
+/* SB_MODULE_KEY and its alias, CTMediator's key, name where a target is
+ * looked up: "Mod" + "T" finds what is registered as "Mod.T". */
+static void test_module_key(void) {
+    sb_mediator *m = sb_mediator_new();
+    sb_value *out = NULL;
+    static const char *const keys[] = {SB_MODULE_KEY, SB_MODULE_KEY_CTMEDIATOR};
+    CHECK(strcmp(SB_MODULE_KEY_CTMEDIATOR, "kCTMediatorParamsKeySwiftTargetModuleName") == 0);
+    CHECK_STATUS(sb_register_action(m, "Mod.T", "who", name_of, "Mod.T", NULL), SB_OK);
+    CHECK_STATUS(sb_register_action(m, "Other.T", "who", name_of, "Other.T", NULL), SB_OK);
+    CHECK_STATUS(sb_register_action(m, "T", "who", name_of, "T", NULL), SB_OK);
+    for (size_t i = 0; i < 2; i++) {
+        sb_value *params = sb_dict_new();
+        sb_dict_set_new(params, keys[i], sb_string("Mod"));
+        CHECK_STATUS(sb_perform(m, "T", "who", params, 0, &out), SB_OK);
+        CHECK_STR(sb_get_string(out, NULL), "Mod.T");
+        sb_release(out);
+        /* An empty module names none (it was ".T" before). */
+        sb_dict_set_new(params, keys[i], sb_string(""));
+        CHECK_STATUS(sb_perform(m, "T", "who", params, 0, &out), SB_OK);
+        CHECK_STR(sb_get_string(out, NULL), "T");
+        sb_release(out);
+        sb_release(params);
+    }
+    /* Both: SB_MODULE_KEY wins, unless it is empty. */
+    sb_value *both = sb_dict_new();
+    sb_dict_set_new(both, SB_MODULE_KEY_CTMEDIATOR, sb_string("Other"));
+    sb_dict_set_new(both, SB_MODULE_KEY, sb_string("Mod"));
+    CHECK_STATUS(sb_perform(m, "T", "who", both, 0, &out), SB_OK);
+    CHECK_STR(sb_get_string(out, NULL), "Mod.T");
+    sb_release(out);
+    sb_dict_set_new(both, SB_MODULE_KEY, sb_string(""));
+    CHECK_STATUS(sb_perform(m, "T", "who", both, 0, &out), SB_OK);
+    CHECK_STR(sb_get_string(out, NULL), "Other.T");
+    sb_release(out);
+    /* The intercepted path reads it the same way. */
+    sb_call_options opts = {0, NULL, 0, NULL};
+    CHECK_STATUS(sb_perform_opts(m, "T", "who", both, &opts, &out), SB_OK);
+    CHECK_STR(sb_get_string(out, NULL), "Other.T");
+    sb_release(out);
+    sb_release(both);
+    robustness_row("C module key spellings (SB_MODULE_KEY, SB_MODULE_KEY_CTMEDIATOR, both, either empty, with options)",
+                   7, "the first non-empty one names the module; an empty one names none");
     sb_mediator_free(m);
 }
 
@@ -325,6 +419,7 @@ int main(void) {
     test_replace_and_unregister();
     test_not_found_and_fallbacks();
     test_statuses();
+    test_module_key();
     test_reentrancy_and_shared();
     test_discoverers();
     test_names_not_utf8();

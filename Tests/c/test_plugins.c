@@ -75,6 +75,41 @@ static void test_discovery_and_caching(void) {
     CHECK(target_is_cached(m, "Counter") == 0);
     CHECK(next(m, SB_CACHE_TARGET) == 1);
 
+    /* A missing action with no notFound releases the cached instance, as
+     * CTMediator does, with the fallback on or off; a notFound keeps it. */
+    {
+        sb_value *tally = NULL;
+        int64_t made = stat_of(m, "tallyCreated"), gone = stat_of(m, "tallyDestroyed");
+        CHECK_STATUS(sb_perform(m, "Tally", "next", NULL, SB_CACHE_TARGET, &tally), SB_OK);
+        CHECK(check_int(tally) == 1);
+        sb_release(tally);
+        CHECK(target_is_cached(m, "Tally") == 1);
+        CHECK_STATUS(sb_perform(m, "Tally", "absent", NULL, SB_CACHE_TARGET, &tally), SB_ENOACTION);
+        CHECK(target_is_cached(m, "Tally") == 0);
+        CHECK(stat_of(m, "tallyCreated") == made + 1 && stat_of(m, "tallyDestroyed") == gone + 1);
+        CHECK_STATUS(sb_release_cached_target(m, "Tally"), SB_ENOTARGET);
+        CHECK_STATUS(sb_perform(m, "Tally", "next", NULL, SB_CACHE_TARGET, &tally), SB_OK);
+        CHECK(check_int(tally) == 1); /* a fresh instance */
+        sb_release(tally);
+        sb_call_options opts = {0, NULL, 0, NULL};
+        CHECK_STATUS(sb_perform_opts(m, "Tally", "absent", NULL, &opts, &tally), SB_ENOACTION);
+        CHECK(target_is_cached(m, "Tally") == 0);
+        CHECK_STATUS(sb_perform(m, "Tally", "next", NULL, SB_CACHE_TARGET, &tally), SB_OK);
+        sb_release(tally);
+        CHECK_STATUS(sb_open_url(m, "app://Tally/absent", NULL, NULL), SB_ENOACTION);
+        CHECK(target_is_cached(m, "Tally") == 0);
+        CHECK(stat_of(m, "tallyCreated") == made + 3 && stat_of(m, "tallyDestroyed") == gone + 3);
+        /* Counter's notFound answers: its cached instance stays. */
+        CHECK(next(m, SB_CACHE_TARGET) == 2);
+        CHECK_STATUS(sb_perform(m, "Counter", "absent", NULL, 0, &tally), SB_OK);
+        sb_release(tally);
+        CHECK(target_is_cached(m, "Counter") == 1 && next(m, SB_CACHE_TARGET) == 3);
+        CHECK_STATUS(sb_release_cached_target(m, "Counter"), SB_OK);
+        CHECK(next(m, SB_CACHE_TARGET) == 1);
+        robustness_row("C plugin target cached, then a missing action (sb_perform, sb_perform_opts, a URL; "
+                       "notFound present)", 4, "the cached instance is destroyed as CTMediator drops it, unless notFound answers");
+    }
+
     /* notFound in a plugin table. */
     sb_value *params = sb_dict_new(), *out = NULL;
     sb_dict_set_new(params, "x", sb_int(1));

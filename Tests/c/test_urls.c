@@ -366,7 +366,61 @@ static void test_length_first(void) {
                    3, "SB_EBADURL / NULL, decided on the first 64 KiB");
 }
 
+/* CTMediator's URL forms: one trailing slash after the action; the
+ * fallbacks told the URL; CTMediator's module key refused from a query. */
+static void test_ctmediator_forms(void) {
+    sb_mediator *m = sb_mediator_new();
+    sb_value *out = NULL;
+    target_calls = 0;
+    CHECK_STATUS(sb_register_action(m, "E", "echo", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_open_url(m, "app://E/echo/?k=v", NULL, &out), SB_OK);
+    CHECK_STR(str(out, "k"), "v");
+    sb_release(out);
+    CHECK_STATUS(sb_open_url(m, "app://E/echo/", NULL, NULL), SB_OK);
+    CHECK(target_calls == 2);
+    CHECK_STATUS(sb_open_url(m, "app://E/echo//", NULL, NULL), SB_EBADURL);
+    CHECK_STATUS(sb_open_url(m, "app://E/echo/more", NULL, NULL), SB_EBADURL);
+    CHECK_STATUS(sb_open_url(m, "app://E/echo/more/", NULL, NULL), SB_EBADURL);
+    CHECK_STATUS(sb_open_url(m, "app://E/nativeEcho/", NULL, NULL), SB_EREJECTED);
+    CHECK_STATUS(sb_open_url(m, "other://E/echo/", NULL, NULL), SB_ENOTARGET); /* only app by default */
+    CHECK(target_calls == 2);
+    robustness_row("C URLs with a trailing slash (after the action, doubled, after more segments, on a native "
+                   "action, another scheme)", 6, "one trailing / is ignored as CTMediator does; the rest refused");
+
+    /* NoTargetAction learns the URL of a remote call, with or without hooks. */
+    CHECK_STATUS(sb_register_action(m, "NoTargetAction", "response", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_open_url(m, "app://Ghost/boo?k=v", NULL, &out), SB_OK);
+    CHECK_STR(str(out, "url"), "app://Ghost/boo?k=v");
+    CHECK_STR(str(out, "targetString"), "Target_Ghost");
+    CHECK_STR(str(out, "selectorString"), "Action_boo:");
+    CHECK_STR(str(out, "target"), "Ghost");
+    CHECK_STR(str(out, "action"), "boo");
+    CHECK_STR(str(sb_dict_get(out, "originParams"), "k"), "v");
+    sb_release(out);
+    sb_call_options opts = {0, NULL, 0, NULL};
+    CHECK_STATUS(sb_open_url_opts(m, "app://Ghost/boo", NULL, &opts, &out), SB_OK);
+    CHECK_STR(str(out, "url"), "app://Ghost/boo");
+    sb_release(out);
+    CHECK_STATUS(sb_perform(m, "Ghost", "boo", NULL, 0, &out), SB_OK);
+    CHECK(sb_dict_get(out, "url") == NULL);
+    sb_release(out);
+
+    /* The module key, in either spelling, never comes from a URL. */
+    target_calls = 0;
+    CHECK_STATUS(sb_open_url(m, "app://E/echo?" SB_MODULE_KEY_CTMEDIATOR "=Mod", NULL, NULL), SB_EREJECTED);
+    CHECK(ERROR_MENTIONS(SB_MODULE_KEY_CTMEDIATOR) && ERROR_MENTIONS("cannot come from a URL"));
+    CHECK_STATUS(sb_open_url(m, "app://E/echo?" SB_MODULE_KEY_CTMEDIATOR "=", NULL, NULL), SB_EREJECTED);
+    CHECK_STATUS(sb_open_url_opts(m, "app://E/echo?" SB_MODULE_KEY_CTMEDIATOR "=Mod", NULL, &opts, NULL),
+                 SB_EREJECTED);
+    CHECK_STATUS(sb_open_url(m, "app://E/echo?" SB_MODULE_KEY "=Mod", NULL, NULL), SB_EREJECTED);
+    CHECK(target_calls == 0);
+    robustness_row("C URLs whose query sets CTMediator's module key (a module, empty, with options)", 3,
+                   "SB_EREJECTED; no target code runs");
+    sb_mediator_free(m);
+}
+
 int main(void) {
+    test_ctmediator_forms();
     test_open();
     test_signed();
     test_policy();

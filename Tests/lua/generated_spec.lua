@@ -53,9 +53,12 @@ describe("generated Lua wrappers", function()
     assert.truthy(err:find("Typed.optional: params must be a table, got string", 1, true), err)
   end)
 
-  it("passes the mediator's own key, switchboard.module, on to it", function()
+  it("passes the mediator's own keys, switchboard.module and CTMediator's alias, on to it", function()
     -- No Swift module called Nowhere: the mediator, not the wrapper, answers.
     local result, message, code = Typed.optional{ ["switchboard.module"] = "Nowhere" }
+    assert.is_nil(result)
+    assert.equal("ENOTARGET", code, message)
+    result, message, code = Typed.optional{ kCTMediatorParamsKeySwiftTargetModuleName = "Nowhere" }
     assert.is_nil(result)
     assert.equal("ENOTARGET", code, message)
   end)

@@ -71,8 +71,8 @@ static sb_status no_target_response(void *u, const sb_value *params, sb_value **
     char reason[256];
     (void)u;
     snprintf(reason, sizeof reason, "nothing answers %s/%s",
-             sb_get_string(sb_dict_get(params, "targetString"), NULL),
-             sb_get_string(sb_dict_get(params, "selectorString"), NULL));
+             sb_get_string(sb_dict_get(params, "target"), NULL),
+             sb_get_string(sb_dict_get(params, "action"), NULL));
     *out = sb_dict_new();
     sb_dict_set_new(*out, "page", sb_string("NotFoundViewController"));
     sb_dict_set_new(*out, "reason", sb_string(reason));

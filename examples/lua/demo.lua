@@ -19,7 +19,7 @@ sb.path = here .. "/targets/?.lua"
 sb.target("NoTargetAction", {
   response = function(p)
     return { page = "NotFoundViewController",
-             reason = string.format("nothing answers %s/%s", p.targetString, p.selectorString) }
+             reason = string.format("nothing answers %s/%s", p.target, p.action) }
   end,
 })
 

@@ -13,7 +13,7 @@ end)
 scenario("an unknown target goes to NoTargetAction", function()
   sb.target("NoTargetAction", {
     response = function(p)
-      return { page = "NotFoundViewController", target = p.targetString, action = p.selectorString }
+      return { page = "NotFoundViewController", target = p.target, action = p.action }
     end,
   })
   expect(sb.perform("B", "nativeFetchDetailViewController", { key = "x" }))

@@ -151,7 +151,8 @@ extension Mediator {
     }
 
     /// Answers any call that nothing else answers, after `NoTargetAction`,
-    /// with the same params (`originParams`, `targetString`, `selectorString`).
+    /// with the same params (``FallbackCall``: `originParams`, `targetString`,
+    /// `selectorString`, `target`, `action`, and `url` for a URL call).
     /// Nil removes it.
     public func setDegradeHandler(_ body: (@Sendable (Params) throws -> Value)?) {
         setDegradeHandler(entry: body.map { body in

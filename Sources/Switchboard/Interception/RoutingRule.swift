@@ -4,7 +4,8 @@
 ///     {"from": "Old/*",       "to": "New/$1"}           rewrites target/action of any call
 ///     {"target": "Pay", "action": "*", "degrade": "Web"}
 ///         when nothing answers Pay.<any>, Web.response answers instead, with
-///         originParams, targetString and selectorString (as NoTargetAction);
+///         NoTargetAction's params (originParams, targetString, selectorString,
+///         target, action, and url for a URL call; see ``FallbackCall``);
 ///         "degrade_action" names another action than "response".
 ///
 /// In patterns `*` matches any run of characters (none included) and `$1`…`$9`

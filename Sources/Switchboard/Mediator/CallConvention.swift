@@ -4,15 +4,18 @@ protocol CallConvention {
     associatedtype Args
     associatedtype Outcome
 
-    /// The call came from a URL: it is admitted where it lands
-    /// (`Mediator.dispatchPinned`), and contracts treat it as remote.
-    var fromURL: Bool { get }
+    /// The URL the call came from (as opened, without its signature), or
+    /// nil for a local call. A URL call is admitted where it lands
+    /// (`Mediator.dispatchPinned`), contracts treat it as remote, and the
+    /// fallbacks are told the URL (``FallbackCall``).
+    var url: String? { get }
 
     func invoke(_ action: ActionEntry, on instance: TargetInstance?, args: Args,
                 target: NameRef, action: NameRef) -> Outcome
     func fail(_ error: SwitchboardError) -> Outcome
-    /// Runs `body` with the params of the NoTargetAction fallback.
-    func withFallbackArgs(origin: Args, target: String, action: String, _ body: (Args) -> Outcome) -> Outcome
+    /// Runs `body` with the params of a fallback (NoTargetAction, a degrade
+    /// rule's target, the degrade handler): `originParams`, then `call.fields`.
+    func withFallbackArgs(origin: Args, call: FallbackCall, _ body: (Args) -> Outcome) -> Outcome
 
     // For intercepted calls (Interception/Mediator+Intercepted.swift):
     /// The caller's params, kept in the caller's form.
@@ -27,10 +30,51 @@ protocol CallConvention {
     func result(of outcome: Outcome) -> CallResult?
 }
 
+extension CallConvention {
+    /// The call came from a URL (see `ActionEntry.checked`).
+    @inline(__always)
+    var fromURL: Bool { url != nil }
+}
+
+/// What the fallbacks learn about a call nothing answered, in CTMediator's
+/// forms and in plain names. Their params are `originParams` (the caller's
+/// params), then ``fields`` in order:
+///
+/// - `targetString`: the class name CTMediator would have looked for,
+///   `Target_<target>`, or `Module.Target_<target>` when the call named a
+///   module (the module key, or a qualified name `Module.Name`);
+/// - `selectorString`: CTMediator's selector, `Action_<action>:`;
+/// - `target`, `action`: the names as the caller gave them;
+/// - `url`: only for a call that came from a URL, the URL as opened
+///   (without its signature), so a fallback can tell a remote call from a
+///   local one.
+@_spi(Faces) public struct FallbackCall: Sendable {
+    /// The string-valued params after `originParams`, in order.
+    public let fields: [(key: String, value: String)]
+
+    /// `lookup` is the registry key the call used (module-qualified when it
+    /// named a module), `target` and `action` the names the caller gave.
+    init(lookup: String, target: String, action: String, url: String?) {
+        var fields: [(key: String, value: String)] = [
+            ("targetString", Self.className(lookup)), ("selectorString", "Action_" + action + ":"),
+            ("target", target), ("action", action),
+        ]
+        if let url { fields.append(("url", url)) }
+        self.fields = fields
+    }
+
+    /// `Target_<Name>`, or `Module.Target_<Name>` for `Module.Name` (the
+    /// last dot splits, as discovery splits a qualified name).
+    static func className(_ lookup: String) -> String {
+        guard let dot = lookup.utf8.lastIndex(of: UInt8(ascii: ".")) else { return "Target_" + lookup }
+        return String(lookup[..<dot]) + ".Target_" + String(lookup[lookup.index(after: dot)...])
+    }
+}
+
 /// Swift callers: `Params` in, `Value` out.
 struct SwiftConvention: CallConvention {
-    /// The call came from a URL (see `ActionEntry.checked`).
-    var fromURL = false
+    /// The URL the call came from (see ``CallConvention/url``).
+    var url: String? = nil
 
     func invoke(_ entry: ActionEntry, on instance: TargetInstance?, args: Params,
                 target: NameRef, action: NameRef) -> Result<Value, SwitchboardError> {
@@ -61,9 +105,11 @@ struct SwiftConvention: CallConvention {
 
     func fail(_ error: SwitchboardError) -> Result<Value, SwitchboardError> { .failure(error) }
 
-    func withFallbackArgs(origin: Params, target: String, action: String,
+    func withFallbackArgs(origin: Params, call: FallbackCall,
                           _ body: (Params) -> Result<Value, SwitchboardError>) -> Result<Value, SwitchboardError> {
-        body(["originParams": .dict(origin), "targetString": .string(target), "selectorString": .string(action)])
+        var params: Params = ["originParams": .dict(origin)]
+        for (key, value) in call.fields { params.appendDistinct(key, .string(value)) }
+        return body(params)
     }
 
     func carry(_ args: Params) -> CallParams { CallParams(args) }

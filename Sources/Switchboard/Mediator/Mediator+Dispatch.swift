@@ -8,7 +8,12 @@
 //      plugin, a Lua file), found by name on first use;
 //   3. the target's `notFound` action (registered, then class), same params;
 //   4. with fallback on: the `NoTargetAction` target's `response` action,
-//      with params `originParams`, `targetString`, `selectorString`.
+//      with the params of ``FallbackCall``: `originParams`, `targetString`
+//      (`Target_X`), `selectorString` (`Action_x:`), `target`, `action`,
+//      and `url` for a URL call.
+//
+// When the target is there but neither the action nor `notFound` is, its
+// cached instance is released (CTMediator removes the target from its cache).
 
 extension Mediator {
     /// Resolves and runs one call. `lookup` is the registry key (perhaps
@@ -40,14 +45,14 @@ extension Mediator {
             return convention.fail(error)
         case .missing(let error):
             guard fallback else { return convention.fail(error) }
-            return degrade(called, action, args: args, error: error, via: convention)
+            return degrade(lookup, as: called, action, args: args, error: error, via: convention)
         }
     }
 
     /// A call nothing answers: a degrade rule's target if one matches, else
     /// `NoTargetAction`, else the degrade handler, each with the fallback
-    /// params; else `error`.
-    private func degrade<C: CallConvention>(_ called: NameRef, _ action: NameRef, args: C.Args,
+    /// params (``FallbackCall``); else `error`.
+    private func degrade<C: CallConvention>(_ lookup: NameRef, as called: NameRef, _ action: NameRef, args: C.Args,
                                             error: SwitchboardError, via convention: C) -> C.Outcome {
         let hooks = self.hooks.pinned()
         let fromURL = convention.fromURL
@@ -66,7 +71,7 @@ extension Mediator {
             }
         }
         if answering == nil {
-            if fromURL, lookup(Names.noTargetAction.ref, Names.response.ref, forURL: true).hasTarget,
+            if fromURL, self.lookup(Names.noTargetAction.ref, Names.response.ref, forURL: true).hasTarget,
                let refusal = landing(Names.noTargetAction.ref, Names.response.ref) {
                 return convention.fail(refusal)
             }
@@ -81,7 +86,8 @@ extension Mediator {
             }
         }
         guard let answering else { return convention.fail(error) }
-        return convention.withFallbackArgs(origin: args, target: called.string, action: action.string) { args in
+        let call = FallbackCall(lookup: lookup.string, target: called.string, action: action.string, url: convention.url)
+        return convention.withFallbackArgs(origin: args, call: call) { args in
             withNameRef(answeringName.0) { t in
                 withNameRef(answeringName.1) { a in run(answering, args: args, target: t, action: a, via: convention) }
             }
@@ -141,6 +147,9 @@ extension Mediator {
                     return e.classNeedsInstance ? instance(for: entry, action: notFound, cache: cache)
                                                 : .found(Resolved(action: notFound, instance: nil, ownsInstance: false))
                 }
+                // CTMediator removes the target from its cache. Not for a URL
+                // call that cannot see the class it would drop.
+                if !forURL || classReachableFromURL(e) { evictCachedInstance(of: e) }
                 return .missing(.noAction("target \"\(target.string)\" has no action \"\(action.string)\" and no notFound"))
             }
         }
@@ -246,6 +255,17 @@ extension Mediator {
             made.release()
             return .found(Resolved(action: action, instance: Self.instance(winner), ownsInstance: false))
         }
+    }
+
+    /// Drops the cached instance of `entry`, if it has one, as
+    /// ``releaseCachedTarget(_:)`` does: calls running on it keep it until
+    /// they return. Returns whether there was one. Pinned.
+    @discardableResult
+    func evictCachedInstance(of entry: TargetEntry) -> Bool {
+        let bits = entry.cache.slot.exchange(0, ordering: .acquiringAndReleasing)
+        guard bits != 0 else { return false }
+        epochs.retire(Self.instance(bits))
+        return true
     }
 
     private static func instance(_ bits: UInt) -> Unmanaged<TargetInstance> {

@@ -15,9 +15,9 @@
     static func retain(_ native: OpaquePointer) -> OpaquePointer
     /// The calling thread's last error message (after a failed call).
     static func lastError() -> String
-    /// New NoTargetAction params: `originParams` (the caller's params, or an
-    /// empty dict), `targetString`, `selectorString`.
-    static func fallbackParams(origin: OpaquePointer?, target: String, action: String) throws(SwitchboardError) -> OpaquePointer
+    /// New params for a fallback: `originParams` (the caller's params, or an
+    /// empty dict), then the string fields of `call`, in order.
+    static func fallbackParams(origin: OpaquePointer?, call: FallbackCall) throws(SwitchboardError) -> OpaquePointer
     /// Makes `error` the calling thread's last error (`sb_last_error`).
     static func report(_ error: SwitchboardError)
     /// Whether `params` fit `check` as they are (each declared key present
@@ -110,13 +110,13 @@ extension Mediator {
 struct ForeignConvention: CallConvention {
     let bridge: any ForeignBridge.Type
     let out: UnsafeMutablePointer<OpaquePointer?>
-    /// The call came from a URL (see `ActionEntry.checked`).
-    var fromURL = false
+    /// The URL the call came from (see ``CallConvention/url``).
+    var url: String?
 
-    init(bridge: any ForeignBridge.Type, out: UnsafeMutablePointer<OpaquePointer?>, fromURL: Bool = false) {
+    init(bridge: any ForeignBridge.Type, out: UnsafeMutablePointer<OpaquePointer?>, url: String? = nil) {
         self.bridge = bridge
         self.out = out
-        self.fromURL = fromURL
+        self.url = url
     }
 
     func invoke(_ entry: ActionEntry, on instance: TargetInstance?, args: OpaquePointer?,
@@ -173,11 +173,10 @@ struct ForeignConvention: CallConvention {
         return error.code.rawValue
     }
 
-    func withFallbackArgs(origin: OpaquePointer?, target: String, action: String,
-                          _ body: (OpaquePointer?) -> Int32) -> Int32 {
+    func withFallbackArgs(origin: OpaquePointer?, call: FallbackCall, _ body: (OpaquePointer?) -> Int32) -> Int32 {
         let params: OpaquePointer
         do throws(SwitchboardError) {
-            params = try bridge.fallbackParams(origin: origin, target: target, action: action)
+            params = try bridge.fallbackParams(origin: origin, call: call)
         } catch {
             return fail(error)
         }

@@ -5,7 +5,9 @@ extension Mediator {
     /// Performs `action` on `target` with CTMediator's semantics: never throws.
     ///
     /// A cached target instance is reused until ``releaseCachedTarget(_:)``;
-    /// `cacheTarget: true` keeps the instance this call makes. When nothing
+    /// `cacheTarget: true` keeps the instance this call makes. A missing
+    /// action with no `notFound` releases the cached instance (CTMediator
+    /// removes the target from its cache), with or without the fallback. When nothing
     /// answers, the `NoTargetAction` fallback answers; when that is absent
     /// too, or the action fails, the result is `.null`. Use ``call(target:action:params:cacheTarget:)``
     /// to learn why a call failed.
@@ -42,13 +44,24 @@ extension Mediator {
                           fallback: false, options: options).get()
     }
 
-    /// The value of ``moduleKey`` in `params`, if it is a string. Nearly no
-    /// call names a module: the lengths of the keys say so at once.
+    /// The module the params name: the value of ``moduleKey``, else of
+    /// ``ctMediatorModuleKey``, the first that is a non-empty string. Nearly
+    /// no call names a module: the lengths of the keys say so at once.
     static func module(in params: Params) -> String? {
-        params.hasKey(ofLength: moduleKeyLength) ? params[moduleKey]?.string : nil
+        guard hasModuleKey(params) else { return nil }
+        for key in [moduleKey, ctMediatorModuleKey] {
+            if let module = params[key]?.string, !module.isEmpty { return module }
+        }
+        return nil
+    }
+
+    /// Whether `params` may hold either module key (by key lengths alone).
+    static func hasModuleKey(_ params: Params) -> Bool {
+        params.hasKey(ofLength: moduleKeyLength) || params.hasKey(ofLength: ctMediatorModuleKeyLength)
     }
 
     static var moduleKeyLength: Int { 18 } // "switchboard.module"; a test checks it
+    static var ctMediatorModuleKeyLength: Int { 41 } // "kCTMediatorParamsKeySwiftTargetModuleName"; a test checks it
 
     private func dispatchSwift(target: String, action: String, params: Params, cache: Bool, fallback: Bool,
                                options: CallOptions = .none) -> Result<Value, SwitchboardError> {

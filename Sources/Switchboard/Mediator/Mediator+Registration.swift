@@ -155,10 +155,7 @@ extension Mediator {
         let released: Bool = epochs.withPinned {
             withNameRef(target) { key in
                 guard let entry = targets.find(key) else { return false }
-                let bits = entry._withUnsafeGuaranteedRef { $0.cache.slot.exchange(0, ordering: .acquiringAndReleasing) }
-                guard bits != 0 else { return false }
-                epochs.retire(Unmanaged<TargetInstance>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!))
-                return true
+                return entry._withUnsafeGuaranteedRef { evictCachedInstance(of: $0) }
             }
         }
         if released { epochs.collect(wait: true) }

@@ -18,8 +18,15 @@ public final class Mediator: @unchecked Sendable {
     /// The params key that names the Swift module of the target for one call
     /// (CTMediator's `kCTMediatorParamsKeySwiftTargetModuleName`):
     /// `["switchboard.module": "ModuleA"]` finds `ModuleA.Target_<Name>`.
-    /// The key stays in the params the action receives.
+    /// The key stays in the params the action receives. An empty module
+    /// names none (as in CTMediator), and CTMediator's own key,
+    /// ``ctMediatorModuleKey``, is read as an alias when this one names none.
+    /// Neither key can come from a URL.
     public static let moduleKey = "switchboard.module"
+
+    /// CTMediator's literal module key, `kCTMediatorParamsKeySwiftTargetModuleName`,
+    /// an alias of ``moduleKey`` so that ported callers keep their params.
+    public static let ctMediatorModuleKey = "kCTMediatorParamsKeySwiftTargetModuleName"
 
     let epochs = EpochDomain.shared
     /// `epochs.pins`, kept here so a call pins without touching the domain object.

@@ -80,7 +80,9 @@ public enum ActionName {
 /// Target names with a meaning of their own.
 public enum TargetName {
     /// The fallback target: its `response` action answers calls nothing else
-    /// answers, with params `originParams`, `targetString`, `selectorString`.
+    /// answers, with params `originParams`, `targetString` (`Target_X`, or
+    /// `Module.Target_X`), `selectorString` (`Action_x:`), `target`, `action`,
+    /// and `url` for a call that came from a URL.
     public static let noTargetAction = "NoTargetAction"
 }
 

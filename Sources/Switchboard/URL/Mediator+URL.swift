@@ -69,12 +69,12 @@ extension Mediator {
                               options: CallOptions) -> Result<Value, SwitchboardError> {
         if hasHooks || !options.isPlain {
             return interceptedPinned(record, .url(url, extra: extra), args: [:], options: options, fallback: true,
-                                     via: SwiftConvention(fromURL: true))
+                                     via: SwiftConvention(url: url))
         }
         do throws(SwitchboardError) {
             let destination = try resolve(url: url)
             let params = destination.params.merging(extra)
-            return dispatchRemote(destination, params: params)
+            return dispatchRemote(destination, params: params, url: url)
         } catch {
             return .failure(error)
         }
@@ -85,14 +85,15 @@ extension Mediator {
         try urls.resolve(RemoteURL(url))
     }
 
-    private func dispatchRemote(_ destination: URLRouter.Destination, params: Params) -> Result<Value, SwitchboardError> {
+    private func dispatchRemote(_ destination: URLRouter.Destination, params: Params,
+                                url: String) -> Result<Value, SwitchboardError> {
         if let problem = destination.nameProblem {
             return .failure(.badURL(problem))
         }
         return withNameRef(destination.target) { target in
             withNameRef(destination.action) { action in
                 dispatchPinned(target, as: target, action, args: params, cache: false, fallback: true,
-                               via: SwiftConvention(fromURL: true))
+                               via: SwiftConvention(url: url))
             }
         }
     }
@@ -103,7 +104,7 @@ extension Mediator {
     @_spi(Faces) public func openNative(url received: String, extra: OpaquePointer?, options: CallOptions = .none,
                                         out: UnsafeMutablePointer<OpaquePointer?>,
                                         bridge: any ForeignBridge.Type) -> Int32 {
-        let convention = ForeignConvention(bridge: bridge, out: out, fromURL: true)
+        var convention = ForeignConvention(bridge: bridge, out: out, url: received)
         let record = pins.pin() // as in openURL
         defer { pins.unpin(record) }
         if CallDepth.exceeded(record) {
@@ -111,6 +112,7 @@ extension Mediator {
         }
         let url: String
         do throws(SwitchboardError) { url = try urls.verified(received) } catch { return convention.fail(error) }
+        convention.url = url
         let status = openVerified(record, url, extra: extra, options: options, via: convention)
         if status != 0, LocalRefusal.take(), let error = convention.failure(of: status) {
             urls.report(url, error.message) // as in openURL

@@ -23,7 +23,8 @@ public struct RemoteURL: Sendable, Equatable {
     public let scheme: String
     /// Decoded; never empty.
     public let host: String
-    /// Decoded path segments, without empty ones (`/a//b` is refused).
+    /// Decoded path segments, without empty ones (`/a//b` is refused; one
+    /// trailing slash, `/a/`, is dropped).
     public let segments: [String]
     /// Decoded query: each value a string, or an array of strings.
     public let query: Params
@@ -54,7 +55,9 @@ public struct RemoteURL: Sendable, Equatable {
         var segments: [String] = []
         let path = Array(parts.percentEncodedPath.utf8)
         if !path.isEmpty && path != [UInt8(ascii: "/")] {
-            let pieces = path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst()
+            var pieces = path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst()
+            // One trailing slash is no segment (CTMediator: app://A/act/).
+            if pieces.count > 1, pieces.last!.isEmpty { pieces.removeLast() }
             guard pieces.count <= Self.maximumSegments else {
                 throw .badURL("the URL has \(pieces.count) path segments; the limit is \(Self.maximumSegments)")
             }

@@ -265,8 +265,10 @@ final class URLRouter: @unchecked Sendable {
         }
         // The module key picks where a name is looked up; a URL does not
         // choose that (its query and captures are the URL's params).
-        if destination.params.hasKey(ofLength: Mediator.moduleKeyLength), destination.params[Mediator.moduleKey] != nil {
-            throw reject("the params key \"\(Mediator.moduleKey)\" cannot come from a URL")
+        if Mediator.hasModuleKey(destination.params) {
+            for key in [Mediator.moduleKey, Mediator.ctMediatorModuleKey] where destination.params[key] != nil {
+                throw reject("the params key \"\(key)\" cannot come from a URL")
+            }
         }
         try admit(target: destination.target, action: destination.action, url: url.string, policy: policy, observer: observer)
         return destination

@@ -42,24 +42,21 @@ enum CBridge: ForeignBridge {
         if let native { Handle(native).release() }
     }
 
-    static func fallbackParams(origin: OpaquePointer?, target: String, action: String) throws(SwitchboardError) -> OpaquePointer {
+    static func fallbackParams(origin: OpaquePointer?, call: FallbackCall) throws(SwitchboardError) -> OpaquePointer {
         let params = SBValue.container(SB_DICT)
         let originParams = origin.map { Handle($0).retain() } ?? Handle(retaining: SBValue.container(SB_DICT))
-        let entries: [(String, Handle)] = [
-            ("originParams", originParams),
-            ("targetString", Handle(retaining: SBValue.string(target))),
-            ("selectorString", Handle(retaining: SBValue.string(action))),
-        ]
+        let entries: [(String, Handle)] = [("originParams", originParams)]
+            + call.fields.map { ($0.key, Handle(retaining: SBValue.string($0.value))) }
         let originBox = originParams.box?.takeUnretainedValue()
         if let originBox, originBox.isContainer, let problem = Nesting.admit(originBox, into: params) {
             for (_, value) in entries { value.release() }
             throw .invalidArgument("NoTargetAction params: originParams: \(problem)")
         }
-        for (key, value) in entries {
+        for (i, (key, value)) in entries.enumerated() {
             var key = key
             guard key.withUTF8({ params.set(key: $0.baseAddress!, length: $0.count, value: value) }) else {
                 if value == originParams, let originBox, originBox.isContainer { Nesting.undo(originBox, into: params) }
-                value.release()
+                for (_, value) in entries[i...] { value.release() }
                 throw .outOfMemory("out of memory building NoTargetAction params")
             }
         }

@@ -138,12 +138,19 @@ public func sb_set_target_origin(_ m: sb_mediator_ptr?, _ target: UnsafePointer<
     }
 }
 
-/// The module named by SB_MODULE_KEY in `params`, if it holds a string.
+/// The module `params` name: the value of SB_MODULE_KEY, else of
+/// SB_MODULE_KEY_CTMEDIATOR, the first that is a non-empty string (as
+/// `Mediator.module(in:)` reads Swift params).
 private func moduleName(in params: SBValue) -> String? {
     guard params.h.pointee.hasModuleKey else { return nil }
-    return params.find(key: ModuleKey.base, length: ModuleKey.count, hash: ModuleKey.hash).flatMap { i in
-        params.dictEntries[i].value.box?._withUnsafeGuaranteedRef { $0.type == SB_STRING ? $0.stringValue : nil }
+    for (base, count, hash) in [(ModuleKey.base, ModuleKey.count, ModuleKey.hash),
+                                (ModuleKey.Alias.base, ModuleKey.Alias.count, ModuleKey.Alias.hash)] {
+        let module = params.find(key: base, length: count, hash: hash).flatMap { i in
+            params.dictEntries[i].value.box?._withUnsafeGuaranteedRef { $0.type == SB_STRING ? $0.stringValue : nil }
+        }
+        if let module, !module.isEmpty { return module }
     }
+    return nil
 }
 
 @_cdecl("sb_perform")
@@ -192,6 +199,6 @@ public func sb_release_cached_target(_ m: sb_mediator_ptr?, _ target: UnsafePoin
     }
     return with(m, "sb_release_cached_target") { mediator in
         mediator.releaseCachedTarget(target)
-        return SB_OK
+            ? SB_OK : failure(SB_ENOTARGET, "no cached instance of \"\(target)\" to release")
     }
 }

@@ -84,13 +84,29 @@ struct DictEntry {
 enum ModuleKey {
     static let count = 18 // "switchboard.module"; a test checks it
     // Immutable after initialization.
-    nonisolated(unsafe) static let base: UnsafePointer<UInt8> = {
-        let bytes = Array(Mediator.moduleKey.utf8)
+    nonisolated(unsafe) static let base = bytes(of: Mediator.moduleKey)
+    static let hash = NameHash.of(base, count: count)
+
+    /// SB_MODULE_KEY_CTMEDIATOR, CTMediator's key, read as an alias.
+    enum Alias {
+        static let count = 41 // "kCTMediatorParamsKeySwiftTargetModuleName"; a test checks it
+        nonisolated(unsafe) static let base = bytes(of: Mediator.ctMediatorModuleKey)
+        static let hash = NameHash.of(base, count: count)
+    }
+
+    /// Whether `key` is either module key.
+    @inline(__always)
+    static func matches(_ key: UnsafePointer<UInt8>, length: Int) -> Bool {
+        (length == count && memcmp(key, base, length) == 0)
+            || (length == Alias.count && memcmp(key, Alias.base, length) == 0)
+    }
+
+    private static func bytes(of key: String) -> UnsafePointer<UInt8> {
+        let bytes = Array(key.utf8)
         let base = UnsafeMutablePointer<UInt8>.allocate(capacity: bytes.count)
         base.initialize(from: bytes, count: bytes.count)
         return UnsafePointer(base)
-    }()
-    static let hash = NameHash.of(base, count: count)
+    }
 }
 
 /// Dicts are scanned linearly while small (params usually are) and get a
@@ -206,7 +222,7 @@ extension SBValue {
         guard DictEntry.store(key: key, length: length, in: entry) else { return false }
         entry.pointee.value = value
         h.pointee.count += 1
-        if length == ModuleKey.count && memcmp(key, ModuleKey.base, length) == 0 {
+        if ModuleKey.matches(key, length: length) {
             h.pointee.hasModuleKey = true
         }
         if let index = h.pointee.index {

@@ -53,3 +53,32 @@ public final class Target_Counter: Target {
         "notFound": { counter, params in ["serial": .int(Int64(counter.serial)), "params": .dict(params)] },
     ]
 }
+
+/// Like `Target_Counter` without a `notFound`: a missing action reaches the
+/// fallback, and CTMediator drops the cached instance.
+public final class Target_Tally: Target {
+    private static let instancesMade = Atomic<Int>(0)
+    private static let lock = Lock()
+    private nonisolated(unsafe) static var alive = Set<Int>() // under `lock`
+    let serial: Int
+
+    public init() {
+        serial = Target_Tally.instancesMade.add(1, ordering: .relaxed).newValue
+        let serial = serial
+        Target_Tally.lock.withLock { _ = Target_Tally.alive.insert(serial) }
+    }
+
+    deinit {
+        let serial = serial
+        Target_Tally.lock.withLock { _ = Target_Tally.alive.remove(serial) }
+    }
+
+    /// Whether the instance numbered `serial` has not been destroyed yet.
+    public static func isAlive(_ serial: Int64) -> Bool {
+        lock.withLock { alive.contains(Int(serial)) }
+    }
+
+    public static let actions: Actions<Target_Tally> = [
+        "serial": { tally, _ in .int(Int64(tally.serial)) },
+    ]
+}

@@ -65,12 +65,34 @@ static sb_status counter_add(void *state, const sb_value *args, sb_value **out) 
     return SB_OK;
 }
 
+/* Tally: Counter without notFound, so a missing action reaches the fallback
+ * (and drops a cached instance, as CTMediator does). Its own counts. */
+static int tally_created, tally_destroyed;
+
+static void *tally_create(void) {
+    struct counter *c = malloc(sizeof *c);
+    if (c == NULL) return NULL;
+    c->magic = COUNTER_MAGIC;
+    c->next = 1;
+    tally_created++;
+    return c;
+}
+
+static void tally_destroy(void *state) {
+    struct counter *c = state;
+    c->magic = 0;
+    free(c);
+    tally_destroyed++;
+}
+
 static sb_status counter_stats(void *state, const sb_value *args, sb_value **out) {
     (void)state;
     (void)args;
     sb_value *d = sb_dict_new();
     sb_dict_set_new(d, "created", sb_int(created));
     sb_dict_set_new(d, "destroyed", sb_int(destroyed));
+    sb_dict_set_new(d, "tallyCreated", sb_int(tally_created));
+    sb_dict_set_new(d, "tallyDestroyed", sb_int(tally_destroyed));
     *out = d;
     return SB_OK;
 }
@@ -90,6 +112,13 @@ static const sb_action_def counter_actions[] = {
 };
 
 const sb_target_def Target_Counter = {SB_ABI_VERSION, counter_create, counter_destroy, counter_actions};
+
+static const sb_action_def tally_actions[] = {
+    {"next", counter_next},
+    {NULL, NULL},
+};
+
+const sb_target_def Target_Tally = {SB_ABI_VERSION, tally_create, tally_destroy, tally_actions};
 
 /* Counter.add takes an int n; the other actions take anything. */
 const sb_contract_def Contracts_Counter[] = {{"add", "n: int -- what to add 1000 to\n-> int"}, {NULL, NULL}};

@@ -28,9 +28,10 @@ local fits = {
 }
 
 -- { {name, type, required}, ... } with a set of the names, and the
--- mediator's own key (which module's target answers) beside them.
+-- mediator's own keys (which module's target answers: its own and
+-- CTMediator's) beside them.
 local function contract(params)
-  local names = { ["switchboard.module"] = true }
+  local names = { ["switchboard.module"] = true, kCTMediatorParamsKeySwiftTargetModuleName = true }
   for _, p in ipairs(params) do names[p[1]] = true end
   return { params = params, names = names }
 end
