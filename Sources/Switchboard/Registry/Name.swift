@@ -126,7 +126,10 @@ public func bytesEqual(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, cou
 }
 
 private enum FNV1a {
-    static let offset: UInt64 = 0xcbf2_9ce4_8422_2325
+    /// FNV-1a's offset basis mixed with a seed drawn once per process, so
+    /// that names colliding in one process collide in no other: nobody can
+    /// craft keys that fill one chain of a table (hash flooding) in advance.
+    static let offset: UInt64 = 0xcbf2_9ce4_8422_2325 ^ UInt64.random(in: .min ... .max)
     static let prime: UInt64 = 0x0000_0100_0000_01b3
 }
 
