@@ -175,11 +175,12 @@ c1 = tests[7].yaml_block
 assert c1 is not None and "a\x85b\x90c" in c1["message"], c1  # C1 controls escaped, so the YAML parses
 assert c1["output"] == "before\\0after", repr(c1["output"])
 assert tests[8].yaml_block["message"].endswith("left\\0right"), tests[8].yaml_block  # not cut at the NUL
+assert "left\\0right\nstack traceback" in tests[8].yaml_block["traceback"], tests[8].yaml_block
 cases = list(list(JUnitXml.fromfile(sys.argv[2]))[0])
 assert len(cases) == 10
 assert cases[8].result[0].message.endswith("left\\0right"), cases[8].result[0].message
 PY
-row "Scenario reports with NUL bytes (an error message, an expectation's message, output)" 3 \
+row "Scenario reports with NUL bytes (an error message, its traceback, an expectation's message, output)" 4 \
   "TAP and JUnit show each NUL escaped (a backslash and 0) and keep the text after it"
 run escapes2 run "${load[@]}" $scenarios/escapes_again.lua
 check "escapes found in a second review are refused" status_is escapes2 0

@@ -450,7 +450,8 @@ local function handler(err)
   local message = type(err) == "string" and err or ("error object: " .. show(err))
   -- The traceback ends where the script's code began: the runner's frames
   -- below it say nothing to the reader.
-  local trace = gsub(traceback(message, 2), "\n\t%[C%]: in function 'xpcall'.*$", "")
+  -- debug.traceback reads its message to the first NUL: written as \0 first.
+  local trace = gsub(traceback((gsub(message, "\0", "\\0")), 2), "\n\t%[C%]: in function 'xpcall'.*$", "")
   return { error = true, message = message, where = where_of(message), traceback = trace }
 end
 

@@ -158,9 +158,58 @@ void sb_lua_fn_free(void *userdata) {
     fn_release(fn);
 }
 
+/* Pushes the string at idx with each NUL byte written as the two characters
+ * \0, so that C, which reads to the first NUL, sees all of it; returns it. */
+static const char *push_whole(lua_State *L, int idx) {
+    size_t length = 0;
+    const char *text = lua_tolstring(L, idx, &length);
+    if (strlen(text) == length) {
+        lua_pushvalue(L, idx);
+        return text;
+    }
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (size_t i = 0; i < length; i++) {
+        if (text[i] == '\0') luaL_addstring(&b, "\\0");
+        else luaL_addchar(&b, text[i]);
+    }
+    luaL_pushresult(&b);
+    return lua_tostring(L, -1);
+}
+
+/* sb_set_error with the Lua string at idx, whole (a NUL as \0): raises
+ * nothing, so it copies in C. */
+static void set_error_whole(lua_State *L, int idx) {
+    size_t length = 0;
+    const char *text = lua_tolstring(L, idx, &length);
+    if (text == NULL) {
+        sb_set_error("(Lua error)");
+        return;
+    }
+    size_t nuls = 0;
+    for (size_t i = 0; i < length; i++) nuls += text[i] == '\0';
+    char *copy = nuls == 0 ? NULL : malloc(length + nuls + 1);
+    if (copy == NULL) { /* no NUL, or no memory: as C sees it */
+        sb_set_error("%s", text);
+        return;
+    }
+    char *at = copy;
+    for (size_t i = 0; i < length; i++) {
+        if (text[i] == '\0') {
+            *at++ = '\\';
+            *at++ = '0';
+        } else {
+            *at++ = text[i];
+        }
+    }
+    *at = '\0';
+    sb_set_error("%s", copy);
+    free(copy);
+}
+
 /* The message handler: the error with a traceback. */
 static int traceback(lua_State *L) {
-    const char *message = lua_tostring(L, 1);
+    const char *message = lua_type(L, 1) == LUA_TSTRING || lua_type(L, 1) == LUA_TNUMBER ? push_whole(L, 1) : NULL;
     if (message == NULL) {
         if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) {
             message = lua_tostring(L, -1);
@@ -197,7 +246,7 @@ static int protected_call(lua_State *L) {
     lua_call(L, 1, 3);
     int value = lua_gettop(L) - 2;
     if (lua_isnil(L, value) && lua_type(L, value + 1) == LUA_TSTRING) {
-        sb_set_error("%s", lua_tostring(L, value + 1));
+        set_error_whole(L, value + 1);
         f->status = lua_type(L, value + 2) == LUA_TSTRING ? sb_lua_status_from_name(lua_tostring(L, value + 2))
                                                           : SB_EACTION;
         if (f->status == SB_OK) f->status = SB_EACTION;
@@ -255,8 +304,7 @@ sb_status sb_lua_protected(sb_lua_ctx *ctx, lua_State *L, lua_CFunction fn, void
     int rc = lua_pcall(L, 1, 0, top + 1);
     ctx->active = previous;
     if (rc != LUA_OK) {
-        const char *message = lua_tostring(L, -1);
-        sb_set_error("%s", message != NULL ? message : "(Lua error)");
+        set_error_whole(L, -1);
     }
     lua_settop(L, top);
     return rc == LUA_OK ? SB_OK : rc == LUA_ERRMEM ? SB_ENOMEM : SB_EACTION;

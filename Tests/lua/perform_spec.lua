@@ -74,6 +74,21 @@ describe("sb.perform", function()
     assert.matches("stack traceback", message)
   end)
 
+  it("keeps a Lua target's message whole across C: a NUL byte comes back as \\0", function()
+    local name = helper.name("Nul")
+    sb.target(name, { raise = function() error("inner\0msg") end,
+                      fail = function() return nil, "left\0right", "EREJECTED" end })
+    local result, message, code = sb.perform(name, "raise")
+    assert.is_nil(result)
+    assert.are.equal("EACTION", code)
+    assert.truthy(message:find("inner\\0msg", 1, true), message)
+    assert.truthy(message:find("stack traceback", 1, true), message)
+    result, message, code = sb.perform(name, "fail")
+    assert.is_nil(result)
+    assert.are.equal("EREJECTED", code)
+    assert.are.equal("left\\0right", message)
+  end)
+
   it("lets a Lua target fail with nil, message, code", function()
     local name = helper.name("Refuser")
     sb.target(name, { no = function() return nil, "not allowed", "EREJECTED" end,
