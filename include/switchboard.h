@@ -773,8 +773,10 @@ SB_API sb_status sb_remove_observer(sb_mediator *m, uint64_t id);
  * on several threads at once, and may call any sb_ function. A search for a
  * name in progress on a thread is not started again on that thread: a call
  * the discoverer makes to the very target it is asked for fails with
- * SB_EREJECTED ("discovery loop"), and the search does not multiply. (The Lua module
- * finds Target_<Name>.lua files this way.)
+ * SB_EREJECTED ("discovery loop"); and a name searched in vain is not
+ * searched again on that thread until the outermost search there ends, so
+ * a chain of searches costs one search per name. (The Lua module finds
+ * Target_<Name>.lua files this way.)
  */
 typedef sb_status (*sb_discover_fn)(void *userdata, sb_mediator *m, const char *target);
 

@@ -348,6 +348,39 @@ static void test_discoverer_reentrancy(void) {
                    "\"discovery loop\"; at most 3 discoverer calls");
 }
 
+/* A discoverer asked for a name performs a fresh one (the name and "x"),
+ * down to a length: a chain of K searches. Each level's fallback asks for
+ * NoTargetAction, whose search starts a chain of its own; asked again at
+ * every level, that was K² discoverer calls (8,800 at K = 100). */
+static long fresh_calls;
+static sb_status fresh_discoverer(void *u, sb_mediator *m, const char *target) {
+    (void)u;
+    fresh_calls++;
+    char next[256];
+    if (strlen(target) >= 100) return SB_ENOTARGET;
+    snprintf(next, sizeof next, "%sx", target);
+    sb_value *out = NULL;
+    (void)sb_perform(m, next, "go", NULL, 0, &out);
+    sb_release(out);
+    return SB_ENOTARGET;
+}
+
+static void test_discovery_does_not_multiply(void) {
+    sb_mediator *m = sb_mediator_new();
+    sb_value *out = NULL;
+    CHECK_STATUS(sb_add_discoverer(m, fresh_discoverer, NULL, NULL, NULL), SB_OK);
+    fresh_calls = 0;
+    CHECK_STATUS(sb_perform(m, "T", "go", NULL, 0, &out), SB_ENOTARGET);
+    /* Each name searched once while the outermost search runs: the T chain
+     * and the NoTargetAction chain, about 100 names each. */
+    CHECK(fresh_calls > 100 && fresh_calls <= 400);
+    CHECK(intact(m));
+    sb_mediator_free(m);
+    robustness_row("Discoverer that performs a fresh name at each level (a chain of 100 searches)", 1,
+                   "a name searched in vain is not searched again until the outermost search ends: "
+                   "discoverer calls grow with the chain, not its square");
+}
+
 /* ------------------------------------------------------------ bad plugins */
 
 static volatile sig_atomic_t alarm_went_off;
@@ -504,6 +537,7 @@ int main(int argc, char **argv) {
     test_reentrancy();
     test_hook_reentrancy();
     test_discoverer_reentrancy();
+    test_discovery_does_not_multiply();
     test_bad_plugins();
     test_callbacks();
     return check_report("faults");

@@ -32,12 +32,17 @@ extension Mediator {
                                       + "already (does a discoverer or a Target_ file perform the target it is "
                                       + "asked for?); its search does not start again"))
         }
+        // Searched in vain already while the outermost search on this thread
+        // runs: the fallback's NoTargetAction, asked at every level of a
+        // discoverer's recursion, would otherwise start a search each time.
+        if DiscoveriesInProgress.missed(self, name) { return .success(targets.find(key)) }
         // Searching may run user code (a Lua file), so no lock is held here.
         let found: TargetClass?
         do {
             found = try DiscoveriesInProgress.with(self, name) { () throws(SwitchboardError) -> TargetClass? in
                 try searchClass(named: name)
             }
+            if found == nil { DiscoveriesInProgress.recordMiss(self, name) }
         } catch {
             return .failure(error)
         }
@@ -111,19 +116,19 @@ extension Mediator {
     }
 }
 
-/// The searches in progress on each thread, innermost first: which mediator
-/// is looking for which name. Only searches that miss the registry come here.
+/// The searches in progress on each thread: which mediator is looking for
+/// which name (by its bytes), and which names were searched in vain since the
+/// outermost of them began. Only searches that miss the registry come here.
 enum DiscoveriesInProgress {
-    private final class Frame {
+    private struct Key: Hashable {
         let mediator: ObjectIdentifier
-        let name: String
-        let next: Frame?
+        let name: ExactName
+    }
 
-        init(mediator: ObjectIdentifier, name: String, next: Frame?) {
-            self.mediator = mediator
-            self.name = name
-            self.next = next
-        }
+    /// One per thread while a search runs on it; gone when the outermost ends.
+    private final class Searches {
+        var active = Set<Key>()
+        var missed = Set<Key>()
     }
 
     private static let key: pthread_key_t = {
@@ -132,30 +137,41 @@ enum DiscoveriesInProgress {
         return key
     }()
 
-    private static var innermost: Frame? {
-        pthread_getspecific(key).map { Unmanaged<Frame>.fromOpaque($0).takeUnretainedValue() }
+    private static var current: Searches? {
+        pthread_getspecific(key).map { Unmanaged<Searches>.fromOpaque($0).takeUnretainedValue() }
     }
 
-    /// Whether `mediator` is looking for `name` (compared by its bytes) on this thread.
+    /// Whether `mediator` is looking for `name` on this thread.
     static func contains(_ mediator: Mediator, _ name: String) -> Bool {
-        var frame = innermost
-        while let current = frame {
-            if current.mediator == ObjectIdentifier(mediator) && current.name.utf8.elementsEqual(name.utf8) {
-                return true
-            }
-            frame = current.next
-        }
-        return false
+        current?.active.contains(Key(mediator: ObjectIdentifier(mediator), name: ExactName(name))) ?? false
+    }
+
+    /// Whether `mediator` searched for `name` in vain on this thread since
+    /// the outermost search in progress began.
+    static func missed(_ mediator: Mediator, _ name: String) -> Bool {
+        current?.missed.contains(Key(mediator: ObjectIdentifier(mediator), name: ExactName(name))) ?? false
+    }
+
+    /// Remembers a search that found nothing, while another search is in
+    /// progress on this thread (after the outermost one, nothing is kept).
+    static func recordMiss(_ mediator: Mediator, _ name: String) {
+        current?.missed.insert(Key(mediator: ObjectIdentifier(mediator), name: ExactName(name)))
     }
 
     /// Runs `body` as the search of `mediator` for `name` on this thread.
     static func with<R>(_ mediator: Mediator, _ name: String,
                         _ body: () throws(SwitchboardError) -> R) throws(SwitchboardError) -> R {
-        let frame = Frame(mediator: ObjectIdentifier(mediator), name: name, next: innermost)
-        pthread_setspecific(key, Unmanaged.passUnretained(frame).toOpaque())
+        let outermost = current == nil
+        let searches = current ?? Searches()
+        if outermost { pthread_setspecific(key, Unmanaged.passRetained(searches).toOpaque()) }
+        let search = Key(mediator: ObjectIdentifier(mediator), name: ExactName(name))
+        searches.active.insert(search)
         defer {
-            pthread_setspecific(key, frame.next.map { Unmanaged.passUnretained($0).toOpaque() })
-            withExtendedLifetime(frame) {}
+            searches.active.remove(search)
+            if outermost {
+                pthread_setspecific(key, nil)
+                Unmanaged.passUnretained(searches).release()
+            }
         }
         return try body()
     }
