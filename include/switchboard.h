@@ -644,7 +644,9 @@ typedef int (*sb_interceptor_fn)(void *userdata, sb_call *call);
 /* Adds an interceptor. `free_userdata` (may be NULL) runs exactly once: when
  * it is removed, when the mediator is freed, or at once if this fails. *id
  * (may be NULL) receives its id. Its name is "C interceptor <id>" until
- * sb_set_interceptor_options. SB_EINVAL for a NULL `m` or `fn`. */
+ * sb_set_interceptor_options. SB_EINVAL for a NULL `m` or `fn`;
+ * SB_EREJECTED when the mediator holds SB_MAX_HOOKS interceptors already. */
+#define SB_MAX_HOOKS 1024 /* interceptors, and observers, a mediator holds */
 SB_API sb_status sb_add_interceptor(sb_mediator *m, int priority, sb_interceptor_fn fn, void *userdata,
                                     void (*free_userdata)(void *), uint64_t *id);
 /* Removes an interceptor; calls already past it are not affected, and its
@@ -756,7 +758,8 @@ typedef struct sb_call_event {
     const sb_value *result;  /* SB_CALL_END on success; else NULL */
 } sb_call_event;
 typedef void (*sb_observer_fn)(void *userdata, const sb_call_event *event);
-/* `free_userdata` and *id as for sb_add_interceptor. */
+/* `free_userdata` and *id as for sb_add_interceptor; SB_EREJECTED when the
+ * mediator holds SB_MAX_HOOKS observers already. */
 SB_API sb_status sb_add_observer(sb_mediator *m, sb_observer_fn fn, void *userdata,
                                  void (*free_userdata)(void *), uint64_t *id);
 SB_API sb_status sb_remove_observer(sb_mediator *m, uint64_t id);

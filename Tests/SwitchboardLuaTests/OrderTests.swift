@@ -106,7 +106,7 @@ final class OrderWorld {
             call.target == "Nowhere" ? .redirect(target: "LuaEcho", action: "back", params: nil) : .proceed
         }
         let events = self.events
-        world.mediator.addObserver { event in
+        try world.mediator.addObserver { event in
             if event.phase == .start, event.target == "CEcho" { events.append(event.params) }
         }
     }

@@ -78,7 +78,7 @@ struct CachingTests {
         #expect(eventually { !Target_Tally.isAlive(second) })
         // With hooks, through the intercepted path; and from a URL.
         let third = try tally()
-        _ = m.addObserver { _ in }
+        _ = try m.addObserver { _ in }
         #expect(m.perform(target: "Tally", action: "absent") == .null)
         #expect(eventually { !Target_Tally.isAlive(third) })
         let fourth = try tally()

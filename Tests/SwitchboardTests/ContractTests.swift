@@ -173,7 +173,7 @@ struct ContractTests {
     @Test("contracts hold on the intercepted path and for Target classes, and the catalogue lists them")
     func everywhere() throws {
         let m = try mediator()
-        m.addObserver { _ in }
+        try m.addObserver { _ in }
         #expect(throws: SwitchboardError.self) { try m.call(target: "A", action: "show") }
         try m.register(Target_Contracted.self, as: "C")
         #expect(try m.call(target: "C", action: "greet", params: ["name": "Ada"]) == "hello Ada")

@@ -56,7 +56,7 @@ struct DiscoveryTests {
                            params: [Mediator.ctMediatorModuleKey: "FixtureTargetsB", Mediator.moduleKey: "FixtureTargetsA"])
                 == "FixtureTargetsA")
         // With hooks (the intercepted path) too.
-        _ = m.addObserver { _ in }
+        _ = try m.addObserver { _ in }
         #expect(try m.call(target: "Shared", action: "whoami", params: [Mediator.ctMediatorModuleKey: "FixtureTargetsB"])
                 == "FixtureTargetsB")
     }

@@ -76,7 +76,7 @@ struct FallbackTests {
         #expect(result == ["originParams": ["k": "v"], "targetString": "Target_Ghost", "selectorString": "Action_boo:",
                            "target": "Ghost", "action": "boo", "url": "app://Ghost/boo?k=v"])
         // With hooks the URL call takes the intercepted path: the same params.
-        _ = m.addObserver { _ in }
+        _ = try m.addObserver { _ in }
         #expect(try m.call(url: "app://Ghost/boo?k=v") == result)
         // A degrade rule's target and the degrade handler are told the same.
         try m.register(target: "Web", action: "response") { .dict($0) }

@@ -77,13 +77,28 @@ struct FaultTests {
                       ".rejected \"call depth limit\" at call 1001; 1,000 nested calls succeed")
     }
 
+    @Test("Interceptors and observers past their bound are refused, and the mediator still answers")
+    func hookBound() throws {
+        let m = Mediator()
+        var ids: [UInt64] = []
+        for _ in 0..<Mediator.maxObservers { ids.append(try m.addObserver { _ in }) }
+        for _ in 0..<Mediator.maxInterceptors { ids.append(try m.addInterceptor(named: "pass") { _ in .proceed }) }
+        #expect(throws: SwitchboardError.self) { try m.addObserver { _ in } }
+        #expect(throws: SwitchboardError.self) { try m.addInterceptor(named: "one more") { _ in .proceed } }
+        #expect(try intact(m))
+        m.removeObserver(ids[0])
+        #expect(throws: Never.self) { try m.addObserver { _ in } }
+        robustnessRow("Swift interceptors and observers added past their bound (1,024 each)", cases: 2,
+                      ".rejected naming the bound; removing one makes room")
+    }
+
     @Test("Swift user code re-entering through an observer, a callback, an open completion is bounded")
     func hooksReenter() throws {
         let m = Mediator()
         #expect(try intact(m))
         // An observer that performs on every event sees only the caller's call.
         let observed = Counter()
-        let id = m.addObserver { [unowned m] _ in
+        let id = try m.addObserver { [unowned m] _ in
             observed.increment()
             _ = m.perform(target: "Healthy", action: "echo")
         }

@@ -272,7 +272,7 @@ struct InterceptorTests {
     func observers() throws {
         let m = try mediator()
         let log = Log()
-        let id = m.addObserver { (event: CallEvent) in
+        let id = try m.addObserver { (event: CallEvent) in
             let status: String = event.error?.code.name ?? "OK"
             let phase: String = event.phase == .start ? "start" : "end"
             let target: String = event.target ?? "?"

@@ -381,6 +381,43 @@ static void test_discovery_does_not_multiply(void) {
                    "discoverer calls grow with the chain, not its square");
 }
 
+/* Interceptors and observers are bounded (each change copies the list, so
+ * n unbounded adds would cost n²): past SB_MAX_HOOKS the add fails, and its
+ * userdata is released at once. */
+static int hooks_freed;
+static void count_hook_free(void *p) {
+    (void)p;
+    hooks_freed++;
+}
+static int pass_interceptor(void *u, sb_call *call) {
+    (void)u;
+    return sb_call_proceed(call);
+}
+static void watch(void *u, const sb_call_event *event) {
+    (void)u;
+    (void)event;
+}
+
+static void test_hook_bound(void) {
+    sb_mediator *m = sb_mediator_new();
+    int added = 0;
+    for (int i = 0; i < SB_MAX_HOOKS; i++) {
+        added += sb_add_interceptor(m, 0, pass_interceptor, NULL, NULL, NULL) == SB_OK;
+        added += sb_add_observer(m, watch, NULL, NULL, NULL) == SB_OK;
+    }
+    CHECK(added == 2 * SB_MAX_HOOKS);
+    hooks_freed = 0;
+    uint64_t id = 0;
+    CHECK_STATUS(sb_add_interceptor(m, 0, pass_interceptor, NULL, count_hook_free, &id), SB_EREJECTED);
+    CHECK(ERROR_MENTIONS("1024 interceptors") && hooks_freed == 1);
+    CHECK_STATUS(sb_add_observer(m, watch, NULL, count_hook_free, &id), SB_EREJECTED);
+    CHECK(ERROR_MENTIONS("1024 observers") && hooks_freed == 2);
+    CHECK(intact(m));
+    sb_mediator_free(m);
+    robustness_row("Interceptors and observers added past SB_MAX_HOOKS (1,024 each)", 2,
+                   "SB_EREJECTED naming the limit; the userdata released at once; calls still answer");
+}
+
 /* ------------------------------------------------------------ bad plugins */
 
 static volatile sig_atomic_t alarm_went_off;
@@ -538,6 +575,7 @@ int main(int argc, char **argv) {
     test_hook_reentrancy();
     test_discoverer_reentrancy();
     test_discovery_does_not_multiply();
+    test_hook_bound();
     test_bad_plugins();
     test_callbacks();
     return check_report("faults");

@@ -59,13 +59,22 @@ extension Mediator {
                                _ body: @escaping @Sendable (Interception) -> Void) throws(SwitchboardError) -> UInt64 {
         try Self.checkInterceptorName(name)
         let nanoseconds = try Self.nanoseconds(timeout, name: name)
-        return hooks.update(epochs) { current, nextID in
+        let id = hooks.update(epochs) { current, nextID -> (Hooks, UInt64?) in
+            // Each change copies the list (calls read it without a lock), so
+            // without a bound adding n of them would cost n².
+            guard current.interceptors.count < Self.maxInterceptors else { return (current, nil) }
             let id = nextID()
             let registration = InterceptorRegistration(id: id, name: name, priority: priority,
                                                        timeout: nanoseconds, origin: origin, body: body)
             return (current.with(interceptors: current.interceptors + [registration]), id)
         }
+        guard let id else { throw .rejected("at most \(Self.maxInterceptors) interceptors: remove one first") }
+        return id
     }
+
+    /// The most interceptors, and the most observers, a mediator holds.
+    public static let maxInterceptors = 1_024
+    public static let maxObservers = 1_024
 
     /// Renames an interceptor or changes its timeout (nil keeps either).
     /// Returns false for an unknown id.
@@ -112,13 +121,17 @@ extension Mediator {
 
     /// Adds an observer, told when each call starts and ends. Returns the
     /// id for ``removeObserver(_:)``. With no observer (and no other hook)
-    /// calls pay nothing for the feature.
+    /// calls pay nothing for the feature. `.rejected` past
+    /// ``maxObservers``.
     @discardableResult
-    public func addObserver(_ body: @escaping @Sendable (CallEvent) -> Void) -> UInt64 {
-        hooks.update(epochs) { current, nextID in
+    public func addObserver(_ body: @escaping @Sendable (CallEvent) -> Void) throws(SwitchboardError) -> UInt64 {
+        let id = hooks.update(epochs) { current, nextID -> (Hooks, UInt64?) in
+            guard current.observers.count < Self.maxObservers else { return (current, nil) }
             let id = nextID()
             return (current.with(observers: current.observers + [ObserverRegistration(id: id, body: body)]), id)
         }
+        guard let id else { throw .rejected("at most \(Self.maxObservers) observers: remove one first") }
+        return id
     }
 
     @discardableResult

@@ -53,9 +53,13 @@ public func sb_add_observer(_ m: sb_mediator_ptr?, _ fn: sb_observer_fn?, _ user
         return failure(SB_EINVAL, "sb_add_observer: NULL mediator or function")
     }
     let observer = CObserver(fn: fn, userdata: userdata, freeUserdata: freeUserdata)
-    let assigned = CMediator.borrow(m)._withUnsafeGuaranteedRef { $0.mediator.addObserver { observer.tell($0) } }
-    id?.pointee = assigned
-    return SB_OK
+    do throws(SwitchboardError) {
+        let assigned = try CMediator.borrow(m).takeUnretainedValue().mediator.addObserver { observer.tell($0) }
+        id?.pointee = assigned
+        return SB_OK
+    } catch {
+        return failure(error) // the observer's userdata is released with it
+    }
 }
 
 @_cdecl("sb_remove_observer")
