@@ -368,6 +368,57 @@ SB_API sb_status sb_unregister_action(sb_mediator *m, const char *target, const 
 SB_API sb_status sb_unregister_action_if(sb_mediator *m, const char *target, const char *action,
                                          sb_fn fn, const void *userdata);
 
+/* ---------------------------------------------------------- target classes */
+
+/*
+ * A target class defined at run time: what a plugin's Target_<Name> table
+ * is, for code that knows its actions only when it runs (the Lua module
+ * registers a Target_<Name>.lua file that returns a constructor this way).
+ * Its calls get instances exactly as a plugin target's do (see sb_perform):
+ * create() makes one for the call and destroy() ends it after the call,
+ * unless one is cached; with SB_CACHE_TARGET the instance made is kept
+ * until sb_release_cached_target() or the class is replaced or unregistered.
+ *
+ *   create(userdata, &state)   makes an instance: SB_OK with its state in
+ *                              *state (which may be NULL), or a failure
+ *                              status with sb_set_error(): the call fails
+ *                              with them and no action runs;
+ *   call(userdata, state, action, args, &out)
+ *                              runs `action` (one of `actions`) on the
+ *                              instance, with the sb_fn contract for *out;
+ *   destroy(userdata, state)   ends an instance, exactly once, on the thread
+ *                              whose call let go of it last; may be NULL.
+ *
+ * `actions` lists the action names (non-empty UTF-8, ending with NULL; a
+ * repeated name keeps its first entry); `contracts` is NULL or holds one
+ * contract (NULL for none; the syntax of sb_register_action_contract) per
+ * action; `origin` (NULL: "registered class") is what the catalogue shows.
+ * Everything is copied: `def` need not outlive the call.
+ */
+typedef struct sb_class_def {
+    int version;                  /* SB_CLASS_DEF_VERSION */
+    const char *const *actions;
+    const char *const *contracts;
+    sb_status (*create)(void *userdata, void **state);
+    sb_status (*call)(void *userdata, void *state, const char *action, const sb_value *args, sb_value **out);
+    void (*destroy)(void *userdata, void *state);
+    const char *origin;
+} sb_class_def;
+#define SB_CLASS_DEF_VERSION 1
+#define SB_CLASS_DEF_INIT {SB_CLASS_DEF_VERSION, NULL, NULL, NULL, NULL, NULL, NULL}
+
+/* Registers `def` as the class of `target`. Replaces a class registered or
+ * discovered under that name (its cached instance goes with it); actions
+ * registered with sb_register_action stay, and are found first. `userdata`
+ * is handed to every function of `def`; `free_userdata`, if not NULL, runs
+ * exactly once: when the class is replaced or unregistered
+ * (sb_unregister_target) and no call still uses it, when the mediator is
+ * freed, or at once if this fails. SB_EINVAL for a NULL `m` or `def`, another
+ * version, a NULL create or call, an invalid target or action name, no
+ * actions, or a contract that does not parse. Calls user code (destructors). */
+SB_API sb_status sb_register_class(sb_mediator *m, const char *target, const sb_class_def *def, void *userdata,
+                                   void (*free_userdata)(void *));
+
 /* ------------------------------------------------------------- performing */
 
 /* Flags for sb_perform and sb_route_prepare. */
@@ -401,7 +452,8 @@ SB_API sb_status sb_unregister_action_if(sb_mediator *m, const char *target, con
  * The result and status are those of whichever action answered. With nothing
  * to answer: SB_ENOTARGET (no target) or SB_ENOACTION (no action).
  *
- * A target instance (a plugin's create() state) is made for this call and
+ * A target instance (a plugin's create() state, or a class's: see
+ * sb_register_class) is made for this call and
  * destroyed after it, unless one is cached; with SB_CACHE_TARGET the instance
  * made is kept until sb_release_cached_target(). A plugin target with neither
  * create nor destroy has no instances: its actions get a NULL state.

@@ -94,6 +94,10 @@ void sb_lua_remember_hook(sb_lua_ctx *ctx, char kind, uint64_t id);
 void sb_lua_forget_hook(sb_lua_ctx *ctx, char kind, uint64_t id);
 int sb_lua_close(lua_State *L);             /* __gc of the context box */
 sb_status sb_lua_fn_call(void *userdata, const sb_value *args, sb_value **out);
+/* Calls `action` of the table `instance` holds (a target instance made by a
+ * file's constructor, discover.c): only on the owner thread (SB_EREJECTED
+ * elsewhere); the sb_fn contract for *out. */
+sb_status sb_lua_call_action(sb_lua_fn *instance, const char *action, const sb_value *args, sb_value **out);
 void sb_lua_fn_free(void *userdata);
 sb_lua_fn *sb_lua_fn_new(sb_lua_ctx *ctx, lua_State *L, int idx);
 int sb_lua_poll(lua_State *L, sb_lua_ctx *ctx, lua_Integer max);
