@@ -492,6 +492,56 @@ SB_API sb_status sb_route_prepare(sb_mediator *m, const char *target, const char
 SB_API sb_status sb_route_call(sb_route *r, const sb_value *params, sb_value **out);
 SB_API void sb_route_free(sb_route *r);
 
+/* --------------------------------------------------------------- services */
+
+/*
+ * A service is a named interface — a set of action names, each with an
+ * optional contract — that callers ask for by the interface's name, never
+ * naming the target behind it; a binding says which target implements it
+ * (the protocol-class scheme, as Swift's register(P.self) / service(P.self),
+ * which the catalogue lists in the same "services" section).
+ *
+ * The interface text has one action per line (or separated by ';'), a name
+ * with an optional contract in parentheses (the syntax of
+ * sb_register_action_contract); blank lines and lines starting with "--"
+ * are skipped:
+ *
+ *     "charge(cents: int, currency: string = \"EUR\" -> bool)\n"
+ *     "refund(cents: int)\n"
+ *     "status\n"
+ *
+ * sb_define_service defines (or replaces, dropping its binding) the service
+ * `name`. SB_EINVAL for a NULL `m`, an invalid name, a NULL or non-UTF-8
+ * interface, one that declares no action or an action twice, or a contract
+ * that does not parse.
+ *
+ * sb_bind_service binds it to `target` (NULL unbinds) after checking that the
+ * target conforms: it has every action of the interface (registered, or of
+ * its class, found as a call would find it: a plugin, a discoverer or a Lua
+ * file may be loaded; notFound does not count), and each contract is
+ * compatible: every param the target requires is one the interface
+ * requires, every param both declare has the same type (the target may take
+ * any, or a double for an int), and a result the interface declares is the
+ * target's declared result. SB_EINVAL naming every missing or incompatible
+ * action; SB_ENOTARGET for an undefined service or a target nothing answers
+ * to. A new binding replaces the old one at once: a call sees one or the
+ * other. Calls user code (discoverers, Lua files).
+ *
+ * sb_perform_service performs `action` of the service on its bound target,
+ * exactly as sb_perform(m, target, action, params, flags, out) would (its
+ * statuses, fallbacks and ownership); the target is found with one lookup.
+ * Also SB_ENOTARGET for an undefined or unbound service, SB_ENOACTION for an
+ * action its interface does not declare. Calls user code.
+ *
+ * sb_remove_service removes the service and its binding; SB_ENOTARGET if it
+ * was not defined.
+ */
+SB_API sb_status sb_define_service(sb_mediator *m, const char *name, const char *interface);
+SB_API sb_status sb_bind_service(sb_mediator *m, const char *name, const char *target);
+SB_API sb_status sb_perform_service(sb_mediator *m, const char *name, const char *action,
+                                    const sb_value *params, unsigned flags, sb_value **out);
+SB_API sb_status sb_remove_service(sb_mediator *m, const char *name);
+
 /* ---------------------------------------------------------------- errors */
 
 /* A short description of a status, e.g. "no such target"; static storage. */
@@ -635,7 +685,9 @@ SB_API sb_status sb_set_url_observer(sb_mediator *m, sb_fn fn, void *userdata, v
  * action?}], "patterns": [{pattern, target, action} or {pattern, handler:
  * true}], "policy": {schemes, targets}, "rules": [rule...],
  * "interceptors": [{id, name, priority, timeout_ms, origin,
- * ignored_decisions}], "observers": count, "degrade_handler": bool}. sb_routes gives a new
+ * ignored_decisions}], "observers": count, "degrade_handler": bool,
+ * "services": [{name, kind: "interface", actions, contracts, target (null
+ * when unbound)} or {name, kind: "protocol", lifetime, made} (Swift's)]}. sb_routes gives a new
  * reference in *out; sb_routes_json the same as JSON, freed with sb_free
  * (NULL if `m` is NULL). */
 SB_API sb_status sb_routes(sb_mediator *m, sb_value **out);
