@@ -200,6 +200,9 @@ extern const luaL_Reg sb_lua_hook_functions[];
  * stack that `o` points into, for the length of the call. */
 int sb_lua_call_options(lua_State *L, int idx, sb_call_options *o);
 
+/* services.c: sb.service, sb.bind_service, sb.perform_service, sb.remove_service. */
+extern const luaL_Reg sb_lua_service_functions[];
+
 /* module.c */
 /* Every metatable the module makes is locked when it is made: its
  * __metatable field (set here to `what`, on the table at the top of the

@@ -175,6 +175,22 @@ static const sb_class_def def_origin = {SB_CLASS_DEF_VERSION, def_actions, NULL,
     X(class_bad_contract, (sb_register_class(M, "K", &def_contract, NULL, NULL) == SB_EINVAL))  \
     X(class_empty_origin, (sb_register_class(M, "K", &def_origin, NULL, NULL) == SB_EINVAL))    \
     X(class_none_left, (sb_perform(M, "K", "ok", NULL, 0, &out) == SB_ENOTARGET))                 \
+    X(service_define_null_m, (sb_define_service(NULL, "S", "a") == SB_EINVAL))                    \
+    X(service_define_null_name, (sb_define_service(M, NULL, "a") == SB_EINVAL))                   \
+    X(service_define_empty_name, (sb_define_service(M, "", "a") == SB_EINVAL))                    \
+    X(service_define_null_text, (sb_define_service(M, "S", NULL) == SB_EINVAL))                   \
+    X(service_define_empty_text, (sb_define_service(M, "S", "") == SB_EINVAL))                    \
+    X(service_bind_null_m, (sb_bind_service(NULL, "S", "T") == SB_EINVAL))                        \
+    X(service_bind_null_name, (sb_bind_service(M, NULL, "T") == SB_EINVAL))                       \
+    X(service_bind_empty_target, (sb_bind_service(M, "S", "") == SB_EINVAL))                      \
+    X(service_bind_undefined, (sb_bind_service(M, "S", "T") == SB_ENOTARGET))                     \
+    X(service_perform_null_m, (sb_perform_service(NULL, "S", "a", NULL, 0, &out) == SB_EINVAL && out == NULL)) \
+    X(service_perform_null_name, (sb_perform_service(M, NULL, "a", NULL, 0, &out) == SB_EINVAL))  \
+    X(service_perform_null_action, (sb_perform_service(M, "S", NULL, NULL, 0, &out) == SB_EINVAL)) \
+    X(service_perform_undefined, (sb_perform_service(M, "S", "a", NULL, 0, &out) == SB_ENOTARGET)) \
+    X(service_remove_null_m, (sb_remove_service(NULL, "S") == SB_EINVAL))                         \
+    X(service_remove_null_name, (sb_remove_service(M, NULL) == SB_EINVAL))                        \
+    X(service_remove_undefined, (sb_remove_service(M, "S") == SB_ENOTARGET))                      \
     X(load_null_m, (sb_load_plugin(NULL, "/x.so") == SB_EINVAL))                                  \
     X(load_null_path, (sb_load_plugin(M, NULL) == SB_EINVAL))                                     \
     X(load_empty, (sb_load_plugin(M, "") == SB_EINVAL))                                           \
