@@ -419,6 +419,15 @@ typedef struct sb_class_def {
 SB_API sb_status sb_register_class(sb_mediator *m, const char *target, const sb_class_def *def, void *userdata,
                                    void (*free_userdata)(void *));
 
+/* Removes the class of `target` only if it is still the one registered with
+ * `userdata` (see sb_unregister_action_if): for code that removes what it
+ * registered when it goes away (the Lua module does when a state closes).
+ * Actions registered by name stay; a discoverable target is found again on
+ * its next use. SB_ENOTARGET if `target` has no class registered with this
+ * `userdata`; SB_EINVAL for a NULL `m` or an invalid name. Calls user code
+ * (destructors). */
+SB_API sb_status sb_unregister_class_if(sb_mediator *m, const char *target, const void *userdata);
+
 /* ------------------------------------------------------------- performing */
 
 /* Flags for sb_perform and sb_route_prepare. */
@@ -864,7 +873,9 @@ SB_API sb_status sb_remove_observer(sb_mediator *m, uint64_t id);
  */
 typedef sb_status (*sb_discover_fn)(void *userdata, sb_mediator *m, const char *target);
 
-/* Adds a discoverer, asked after those added before it. `free_userdata`, if
+/* Adds a discoverer, asked after those added before it; the search for a
+ * name ends at the first discoverer that registers it (a later one is not
+ * asked, so it cannot replace what the first registered). `free_userdata`, if
  * not NULL, runs exactly once: when the discoverer is removed, when the
  * mediator is freed, or at once if this fails. *id (which may be NULL)
  * receives a number for sb_remove_discoverer. SB_EINVAL for a NULL `m` or

@@ -515,6 +515,7 @@ int sb_lua_close(lua_State *L) {
         switch (r->kind) {
         case SB_LUA_SCHEME_HANDLER: (void)sb_unregister_scheme_if(ctx->m, r->target, sb_lua_fn_call, r->fn); break;
         case SB_LUA_ROUTE_HANDLER: (void)sb_remove_route_handler_if(ctx->m, r->target, sb_lua_fn_call, r->fn); break;
+        case SB_LUA_CLASS: (void)sb_unregister_class_if(ctx->m, r->target, r->fn); break;
         default: (void)sb_unregister_action_if(ctx->m, r->target, r->action, sb_lua_fn_call, r->fn); break;
         }
         fn_release(r->fn);

@@ -62,62 +62,71 @@ static int search(lua_State *L, const char *name, const char *path, char *why, s
 /* ------------------------------------------------- files with instances */
 
 /* A file that returns a constructor is a target class (sb_register_class):
- * each instance is the table of actions one constructor call returns, so
- * the mediator makes, caches and releases instances as it does a plugin's
- * or a Swift target's. The constructor runs once when the file loads, to
- * learn the action names and contracts; that instance is dropped. */
-typedef struct lua_class {
-    sb_lua_fn *constructor; /* one reference */
-    char *file;             /* for messages */
-} lua_class;
+ * each instance is the table one call of it returns, so the mediator makes,
+ * caches and releases instances as it does a plugin's or a Swift target's.
+ * The constructor runs once when the file loads, to learn the action names
+ * and contracts; that instance is dropped. The class's userdata is the
+ * constructor (an sb_lua_fn), remembered like a registered action so that
+ * closing the state removes the class if it is still this one. */
+
+/* The file the constructor (pushed, then popped) was loaded from: its chunk
+ * name without the '@', alive as long as the function. Never raises. */
+static const char *file_of(lua_State *L, sb_lua_fn *constructor) {
+    lua_Debug ar;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, constructor->ref);
+    if (!lua_getinfo(L, ">S", &ar) || ar.source == NULL) return "a Lua file";
+    return ar.source[0] == '@' ? ar.source + 1 : ar.source;
+}
 
 struct create_frame {
-    lua_class *cls;
+    sb_lua_fn *constructor;
+    const char *file;
     sb_lua_fn *instance;
     sb_status status;
-    char error[256];
+    char error[512];
 };
 
 static int protected_create(lua_State *L) {
     struct create_frame *c = lua_touserdata(L, 1);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, c->cls->constructor->ref);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, c->constructor->ref);
     lua_call(L, 0, 1);
     if (!lua_istable(L, -1)) {
         c->status = SB_EACTION;
-        snprintf(c->error, sizeof c->error, "the constructor of %s returned a %s, not a table of actions",
-                 c->cls->file, luaL_typename(L, -1));
+        snprintf(c->error, sizeof c->error, "the constructor of %s returned a %s, not a table of actions", c->file,
+                 luaL_typename(L, -1));
         return 0;
     }
-    c->instance = sb_lua_fn_new(c->cls->constructor->ctx, L, -1); /* NULL: out of memory */
+    c->instance = sb_lua_fn_new(c->constructor->ctx, L, -1); /* NULL: out of memory */
     c->status = c->instance != NULL ? SB_OK : SB_ENOMEM;
-    if (c->instance == NULL) snprintf(c->error, sizeof c->error, "out of memory making an instance of %s", c->cls->file);
+    if (c->instance == NULL) snprintf(c->error, sizeof c->error, "out of memory making an instance of %s", c->file);
     return 0;
 }
 
 static sb_status class_create(void *userdata, void **state) {
-    lua_class *cls = userdata;
-    sb_lua_ctx *ctx = cls->constructor->ctx;
+    sb_lua_fn *constructor = userdata;
+    sb_lua_ctx *ctx = constructor->ctx;
     if (!sb_lua_on_owner(ctx)) {
-        sb_set_error("%s makes its instances only on the thread that owns its Lua state", cls->file);
+        sb_set_error("a Target_<Name>.lua file makes its instances only on the thread that owns its Lua state");
         return SB_EREJECTED;
     }
     if (ctx->closed) {
-        sb_set_error("the Lua state that loaded %s is closed", cls->file);
+        sb_set_error("the Lua state that loaded this Target_<Name>.lua file is closed");
         return SB_EACTION;
     }
     lua_State *L = sb_lua_running(ctx);
     if (!lua_checkstack(L, 8)) {
-        sb_set_error("Lua stack overflow making an instance of %s", cls->file);
+        sb_set_error("Lua stack overflow making a target instance");
         return SB_EACTION;
     }
     struct create_frame c;
-    c.cls = cls;
+    c.constructor = constructor;
+    c.file = file_of(L, constructor);
     c.instance = NULL;
     c.status = SB_EACTION;
     c.error[0] = '\0';
     sb_status raised = sb_lua_protected(ctx, L, protected_create, &c);
     if (raised != SB_OK) {
-        sb_set_error("the constructor of %s raised an error: %s", cls->file, sb_last_error());
+        sb_set_error("the constructor of %s raised an error: %s", c.file, sb_last_error());
         return raised;
     }
     if (c.status != SB_OK) {
@@ -136,13 +145,6 @@ static sb_status class_call(void *userdata, void *state, const char *action, con
 static void class_destroy(void *userdata, void *state) {
     (void)userdata;
     if (state != NULL) sb_lua_fn_free(state);
-}
-
-static void class_free(void *userdata) {
-    lua_class *cls = userdata;
-    sb_lua_fn_free(cls->constructor);
-    free(cls->file);
-    free(cls);
 }
 
 static int check_and_charge(lua_State *L, sb_lua_ctx *ctx, const char *name, int idx, char *error, size_t size);
@@ -178,18 +180,16 @@ static void register_constructor(lua_State *L, struct discover_frame *f, const c
     const char **names = lua_newuserdatauv(L, 2 * ((size_t)count + 1) * sizeof *names, 0);
     char **contracts = (char **)(names + count + 1);
     sb_lua_fn *fn = sb_lua_fn_new(f->ctx, L, constructor);
-    lua_class *cls = fn != NULL ? malloc(sizeof *cls) : NULL;
-    char *copy = cls != NULL ? malloc(strlen(file) + 1) : NULL;
-    if (copy == NULL) {
-        free(cls);
-        if (fn != NULL) sb_lua_fn_free(fn);
+    /* Remembered before it is registered (see sb_lua_register_table). */
+    if (fn != NULL && !sb_lua_remember(f->ctx, SB_LUA_CLASS, f->target, "", fn)) {
+        sb_lua_fn_free(fn);
+        fn = NULL;
+    }
+    if (fn == NULL) {
         f->status = SB_ENOMEM;
         snprintf(f->error, sizeof f->error, "out of memory loading %s", file);
         return;
     }
-    strcpy(copy, file);
-    cls->constructor = fn;
-    cls->file = copy;
     int i = 0, failed = 0;
     lua_pushnil(L);
     while (lua_next(L, probe)) {
@@ -213,8 +213,8 @@ static void register_constructor(lua_State *L, struct discover_frame *f, const c
     def.call = class_call;
     def.destroy = class_destroy;
     def.origin = origin;
-    sb_status status = failed ? SB_ENOMEM : sb_register_class(f->ctx->m, f->target, &def, cls, class_free);
-    if (failed) class_free(cls);
+    sb_status status = failed ? SB_ENOMEM : sb_register_class(f->ctx->m, f->target, &def, fn, sb_lua_fn_free);
+    if (failed) sb_lua_fn_free(fn);
     for (int j = 0; j < i; j++) free(contracts[j]);
     f->status = status == SB_OK ? SB_OK : status == SB_ENOMEM ? SB_ENOMEM : SB_EACTION;
     if (status != SB_OK) {

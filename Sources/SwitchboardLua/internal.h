@@ -45,7 +45,7 @@ struct sb_lua_ctx {
      * it is remembered): closing the state removes each one that is still
      * registered with that function, and nothing another owner put there. */
     struct sb_lua_registration {
-        char kind;          /* SB_LUA_ACTION, SB_LUA_SCHEME_HANDLER, SB_LUA_ROUTE_HANDLER */
+        char kind;          /* SB_LUA_ACTION, SB_LUA_SCHEME_HANDLER, SB_LUA_ROUTE_HANDLER, SB_LUA_CLASS */
         char *target;       /* the target; the scheme (lower case); the pattern */
         const char *action; /* (inside target's allocation) "" for a handler */
         sb_lua_fn *fn;
@@ -85,6 +85,7 @@ sb_status sb_lua_protected(sb_lua_ctx *ctx, lua_State *L, lua_CFunction fn, void
 #define SB_LUA_ACTION 'a'
 #define SB_LUA_SCHEME_HANDLER 's'
 #define SB_LUA_ROUTE_HANDLER 'r'
+#define SB_LUA_CLASS 'c' /* a Target_<Name>.lua constructor (discover.c); action "" */
 int sb_lua_remember(sb_lua_ctx *ctx, char kind, const char *target, const char *action, sb_lua_fn *fn);
 /* The degrade handler this state has set (NULL: it removed it). */
 void sb_lua_remember_degrade(sb_lua_ctx *ctx, sb_lua_fn *fn);

@@ -174,6 +174,9 @@ static const sb_class_def def_origin = {SB_CLASS_DEF_VERSION, def_actions, NULL,
     X(class_empty_action, (sb_register_class(M, "K", &def_empty_action, NULL, NULL) == SB_EINVAL)) \
     X(class_bad_contract, (sb_register_class(M, "K", &def_contract, NULL, NULL) == SB_EINVAL))  \
     X(class_empty_origin, (sb_register_class(M, "K", &def_origin, NULL, NULL) == SB_EINVAL))    \
+    X(class_unregister_null_m, (sb_unregister_class_if(NULL, "K", NULL) == SB_EINVAL))           \
+    X(class_unregister_null_name, (sb_unregister_class_if(M, NULL, NULL) == SB_EINVAL))          \
+    X(class_unregister_none, (sb_unregister_class_if(M, "T", NULL) == SB_ENOTARGET))             \
     X(class_none_left, (sb_perform(M, "K", "ok", NULL, 0, &out) == SB_ENOTARGET))                 \
     X(service_define_null_m, (sb_define_service(NULL, "S", "a") == SB_EINVAL))                    \
     X(service_define_null_name, (sb_define_service(M, NULL, "a") == SB_EINVAL))                   \

@@ -52,6 +52,13 @@ static void counter_destroy(void *userdata, void *state) {
     free(state);
 }
 
+static sb_status counter_call_extra(void *userdata, const sb_value *args, sb_value **out) {
+    (void)userdata;
+    (void)args;
+    *out = sb_string("extra");
+    return SB_OK;
+}
+
 static void tally_free(void *userdata) {
     struct tally *t = userdata;
     t->freed++;
@@ -168,9 +175,32 @@ static void test_create_fails(void) {
     CHECK(u.freed == 1 && u.created == u.destroyed);
 }
 
+static void test_unregister_if(void) {
+    sb_mediator *m = sb_mediator_new();
+    struct tally t = {0, 0, 0, 0}, other = {0, 0, 0, 0};
+    sb_class_def def = counter_def();
+    CHECK_STATUS(sb_register_class(m, "Counter", &def, &t, tally_free), SB_OK);
+    CHECK_STATUS(sb_register_action(m, "Counter", "extra", counter_call_extra, NULL, NULL), SB_OK);
+    CHECK(bump(m, SB_CACHE_TARGET) == 1);
+    /* Not with another userdata, nor for a name without a class. */
+    CHECK_STATUS(sb_unregister_class_if(m, "Counter", &other), SB_ENOTARGET);
+    CHECK_STATUS(sb_unregister_class_if(m, "Nobody", &t), SB_ENOTARGET);
+    CHECK(bump(m, SB_CACHE_TARGET) == 2);
+    CHECK_STATUS(sb_unregister_class_if(m, "Counter", &t), SB_OK);
+    CHECK(t.freed == 1 && t.created == t.destroyed);
+    CHECK(bump(m, 0) == -1);
+    /* The registered action stays. */
+    sb_value *out = NULL;
+    CHECK_STATUS(sb_perform(m, "Counter", "extra", NULL, 0, &out), SB_OK);
+    sb_release(out);
+    CHECK_STATUS(sb_unregister_class_if(m, "Counter", &t), SB_ENOTARGET);
+    sb_mediator_free(m);
+}
+
 int main(void) {
     test_instances();
     test_create_fails();
+    test_unregister_if();
     robustness_row("Run-time target classes (sb_register_class): create failing (with a message, an unknown "
                    "status), a refused definition, replaced, unregistered, cached and released",
                    6, "the call fails with create's status and message; each instance destroyed once; "

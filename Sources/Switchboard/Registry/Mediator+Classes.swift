@@ -17,4 +17,27 @@ extension Mediator {
             targets.put(TargetEntry(name: name, registered: registered, targetClass: targetClass, searchedAt: .max))
         }
     }
+
+    /// Removes the class of `target` only if it is still the caller's:
+    /// `isMine` is shown the foreign function of the class's first action
+    /// (under the registry's lock: it must only compare). Registered actions
+    /// stay; a discoverable target is looked for again on its next use.
+    /// Returns false if `target` has no class, or not the caller's.
+    @_spi(Faces) public func unregisterClass(target: String, ifOwned isMine: (ForeignFunction) -> Bool) -> Bool {
+        guard !HandlerName.isHandler(target) else { return false }
+        return write {
+            withNameRef(target) { key in
+                guard let entry = targets.find(key)?.takeUnretainedValue(),
+                      let first = entry.targetClass?.actions.entries.first?.foreign,
+                      isMine(first.takeUnretainedValue()) else { return false }
+                if entry.registered.isEmpty {
+                    targets.remove(key)
+                } else {
+                    // A new cache cell: the class's cached instance goes with the old entry.
+                    targets.put(TargetEntry(name: target, registered: entry.registered))
+                }
+                return true
+            }
+        }
+    }
 }

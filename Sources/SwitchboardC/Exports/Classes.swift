@@ -55,7 +55,7 @@ final class CClass: @unchecked Sendable {
 final class CClassAction: ForeignFunction, @unchecked Sendable {
     // @unchecked: immutable; `action` owns its bytes.
 
-    private let owner: CClass
+    let owner: CClass
     private let action: UnsafeMutablePointer<CChar>
     private let label: String
 
@@ -151,4 +151,21 @@ public func sb_register_class(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CCh
             return failure(error)
         }
     }
+}
+
+@_cdecl("sb_unregister_class_if")
+public func sb_unregister_class_if(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?,
+                                   _ userdata: UnsafeRawPointer?) -> sb_status {
+    guard let m else { return failure(SB_EINVAL, "sb_unregister_class_if: NULL mediator") }
+    let name: String
+    switch validName(target, "target") {
+    case .success(let valid): name = valid
+    case .failure(let error): return failure(error)
+    }
+    let removed = CMediator.borrow(m)._withUnsafeGuaranteedRef { c in
+        c.mediator.unregisterClass(target: name) { function in
+            (function as? CClassAction).map { UnsafeRawPointer($0.owner.userdata) == userdata } ?? false
+        }
+    }
+    return removed ? SB_OK : failure(SB_ENOTARGET, "sb_unregister_class_if: \(name) has no class registered with this userdata")
 }

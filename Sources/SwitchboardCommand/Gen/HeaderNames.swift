@@ -31,7 +31,7 @@ enum HeaderNames {
         "sb_set_rules_json", "sb_set_target_origin", "sb_set_url_observer", "sb_set_url_policy",
         "sb_sign_url", "sb_status", "sb_status_string", "sb_string",
         "sb_string_n", "sb_target_def", "sb_to_json", "sb_type",
-        "sb_typeof", "sb_unregister_action", "sb_unregister_action_if", "sb_unregister_scheme", "sb_unregister_scheme_if", "sb_remove_route_handler_if", "sb_unregister_target",
+        "sb_typeof", "sb_unregister_action", "sb_unregister_action_if", "sb_unregister_class_if", "sb_unregister_scheme", "sb_unregister_scheme_if", "sb_remove_route_handler_if", "sb_unregister_target",
         "sb_value", "sb_version", "sb_version_number",
     ]
 }
