@@ -105,6 +105,13 @@ describe("a Target_<Name>.lua file that returns a constructor", function()
     sb.unregister("CtorFailsLater")
   end)
 
+  it("refuses to make an instance on another thread, rather than run Lua there", function()
+    assert.are.equal(1, sb.perform("Tally", "bump")) -- loaded on this thread
+    sb.load_plugin(helper.plugin)
+    assert.is_true(sb.perform("Threads", "performLater", { target = "Tally", action = "bump" }))
+    assert.are.equal("EREJECTED", sb.perform("Threads", "join"))
+  end)
+
   it("keeps the table form's meaning: one table, loaded once, nothing to release", function()
     sb.unregister("Files")
     local first = sb.perform("Files", "loads")
