@@ -368,6 +368,66 @@ SB_API sb_status sb_unregister_action(sb_mediator *m, const char *target, const 
 SB_API sb_status sb_unregister_action_if(sb_mediator *m, const char *target, const char *action,
                                          sb_fn fn, const void *userdata);
 
+/* ---------------------------------------------------------- target classes */
+
+/*
+ * A target class defined at run time: what a plugin's Target_<Name> table
+ * is, for code that knows its actions only when it runs (the Lua module
+ * registers a Target_<Name>.lua file that returns a constructor this way).
+ * Its calls get instances exactly as a plugin target's do (see sb_perform):
+ * create() makes one for the call and destroy() ends it after the call,
+ * unless one is cached; with SB_CACHE_TARGET the instance made is kept
+ * until sb_release_cached_target() or the class is replaced or unregistered.
+ *
+ *   create(userdata, &state)   makes an instance: SB_OK with its state in
+ *                              *state (which may be NULL), or a failure
+ *                              status with sb_set_error(): the call fails
+ *                              with them and no action runs;
+ *   call(userdata, state, action, args, &out)
+ *                              runs `action` (one of `actions`) on the
+ *                              instance, with the sb_fn contract for *out;
+ *   destroy(userdata, state)   ends an instance, exactly once, on the thread
+ *                              whose call let go of it last; may be NULL.
+ *
+ * `actions` lists the action names (non-empty UTF-8, ending with NULL; a
+ * repeated name keeps its first entry); `contracts` is NULL or holds one
+ * contract (NULL for none; the syntax of sb_register_action_contract) per
+ * action; `origin` (NULL: "registered class") is what the catalogue shows.
+ * Everything is copied: `def` need not outlive the call.
+ */
+typedef struct sb_class_def {
+    int version;                  /* SB_CLASS_DEF_VERSION */
+    const char *const *actions;
+    const char *const *contracts;
+    sb_status (*create)(void *userdata, void **state);
+    sb_status (*call)(void *userdata, void *state, const char *action, const sb_value *args, sb_value **out);
+    void (*destroy)(void *userdata, void *state);
+    const char *origin;
+} sb_class_def;
+#define SB_CLASS_DEF_VERSION 1
+#define SB_CLASS_DEF_INIT {SB_CLASS_DEF_VERSION, NULL, NULL, NULL, NULL, NULL, NULL}
+
+/* Registers `def` as the class of `target`. Replaces a class registered or
+ * discovered under that name (its cached instance goes with it); actions
+ * registered with sb_register_action stay, and are found first. `userdata`
+ * is handed to every function of `def`; `free_userdata`, if not NULL, runs
+ * exactly once: when the class is replaced or unregistered
+ * (sb_unregister_target) and no call still uses it, when the mediator is
+ * freed, or at once if this fails. SB_EINVAL for a NULL `m` or `def`, another
+ * version, a NULL create or call, an invalid target or action name, no
+ * actions, or a contract that does not parse. Calls user code (destructors). */
+SB_API sb_status sb_register_class(sb_mediator *m, const char *target, const sb_class_def *def, void *userdata,
+                                   void (*free_userdata)(void *));
+
+/* Removes the class of `target` only if it is still the one registered with
+ * `userdata` (see sb_unregister_action_if): for code that removes what it
+ * registered when it goes away (the Lua module does when a state closes).
+ * Actions registered by name stay; a discoverable target is found again on
+ * its next use. SB_ENOTARGET if `target` has no class registered with this
+ * `userdata`; SB_EINVAL for a NULL `m` or an invalid name. Calls user code
+ * (destructors). */
+SB_API sb_status sb_unregister_class_if(sb_mediator *m, const char *target, const void *userdata);
+
 /* ------------------------------------------------------------- performing */
 
 /* Flags for sb_perform and sb_route_prepare. */
@@ -414,7 +474,8 @@ SB_API sb_status sb_unregister_action_if(sb_mediator *m, const char *target, con
  * A missing action with no notFound also releases the target's cached
  * instance, as CTMediator removes the target from its cache.
  *
- * A target instance (a plugin's create() state) is made for this call and
+ * A target instance (a plugin's create() state, or a class's: see
+ * sb_register_class) is made for this call and
  * destroyed after it, unless one is cached; with SB_CACHE_TARGET the instance
  * made is kept until sb_release_cached_target(). A plugin target with neither
  * create nor destroy has no instances: its actions get a NULL state.
@@ -454,6 +515,56 @@ SB_API sb_status sb_route_prepare(sb_mediator *m, const char *target, const char
                                   unsigned flags, sb_route **out);
 SB_API sb_status sb_route_call(sb_route *r, const sb_value *params, sb_value **out);
 SB_API void sb_route_free(sb_route *r);
+
+/* --------------------------------------------------------------- services */
+
+/*
+ * A service is a named interface — a set of action names, each with an
+ * optional contract — that callers ask for by the interface's name, never
+ * naming the target behind it; a binding says which target implements it
+ * (the protocol-class scheme, as Swift's register(P.self) / service(P.self),
+ * which the catalogue lists in the same "services" section).
+ *
+ * The interface text has one action per line (or separated by ';'), a name
+ * with an optional contract in parentheses (the syntax of
+ * sb_register_action_contract); blank lines and lines starting with "--"
+ * are skipped:
+ *
+ *     "charge(cents: int, currency: string = \"EUR\" -> bool)\n"
+ *     "refund(cents: int)\n"
+ *     "status\n"
+ *
+ * sb_define_service defines (or replaces, dropping its binding) the service
+ * `name`. SB_EINVAL for a NULL `m`, an invalid name, a NULL or non-UTF-8
+ * interface, one that declares no action or an action twice, or a contract
+ * that does not parse.
+ *
+ * sb_bind_service binds it to `target` (NULL unbinds) after checking that the
+ * target conforms: it has every action of the interface (registered, or of
+ * its class, found as a call would find it: a plugin, a discoverer or a Lua
+ * file may be loaded; notFound does not count), and each contract is
+ * compatible: every param the target requires is one the interface
+ * requires, every param both declare has the same type (the target may take
+ * any, or a double for an int), and a result the interface declares is the
+ * target's declared result. SB_EINVAL naming every missing or incompatible
+ * action; SB_ENOTARGET for an undefined service or a target nothing answers
+ * to. A new binding replaces the old one at once: a call sees one or the
+ * other. Calls user code (discoverers, Lua files).
+ *
+ * sb_perform_service performs `action` of the service on its bound target,
+ * exactly as sb_perform(m, target, action, params, flags, out) would (its
+ * statuses, fallbacks and ownership); the target is found with one lookup.
+ * Also SB_ENOTARGET for an undefined or unbound service, SB_ENOACTION for an
+ * action its interface does not declare. Calls user code.
+ *
+ * sb_remove_service removes the service and its binding; SB_ENOTARGET if it
+ * was not defined.
+ */
+SB_API sb_status sb_define_service(sb_mediator *m, const char *name, const char *interface);
+SB_API sb_status sb_bind_service(sb_mediator *m, const char *name, const char *target);
+SB_API sb_status sb_perform_service(sb_mediator *m, const char *name, const char *action,
+                                    const sb_value *params, unsigned flags, sb_value **out);
+SB_API sb_status sb_remove_service(sb_mediator *m, const char *name);
 
 /* ---------------------------------------------------------------- errors */
 
@@ -601,7 +712,9 @@ SB_API sb_status sb_set_url_observer(sb_mediator *m, sb_fn fn, void *userdata, v
  * action?}], "patterns": [{pattern, target, action} or {pattern, handler:
  * true}], "policy": {schemes, targets}, "rules": [rule...],
  * "interceptors": [{id, name, priority, timeout_ms, origin,
- * ignored_decisions}], "observers": count, "degrade_handler": bool}. sb_routes gives a new
+ * ignored_decisions}], "observers": count, "degrade_handler": bool,
+ * "services": [{name, kind: "interface", actions, contracts, target (null
+ * when unbound)} or {name, kind: "protocol", lifetime, made} (Swift's)]}. sb_routes gives a new
  * reference in *out; sb_routes_json the same as JSON, freed with sb_free
  * (NULL if `m` is NULL). */
 SB_API sb_status sb_routes(sb_mediator *m, sb_value **out);
@@ -783,7 +896,9 @@ SB_API sb_status sb_remove_observer(sb_mediator *m, uint64_t id);
  */
 typedef sb_status (*sb_discover_fn)(void *userdata, sb_mediator *m, const char *target);
 
-/* Adds a discoverer, asked after those added before it. `free_userdata`, if
+/* Adds a discoverer, asked after those added before it; the search for a
+ * name ends at the first discoverer that registers it (a later one is not
+ * asked, so it cannot replace what the first registered). `free_userdata`, if
  * not NULL, runs exactly once: when the discoverer is removed, when the
  * mediator is freed, or at once if this fails. *id (which may be NULL)
  * receives a number for sb_remove_discoverer. SB_EINVAL for a NULL `m` or

@@ -224,6 +224,7 @@ static int traceback(lua_State *L) {
 struct call_frame {
     sb_lua_ctx *ctx;
     int ref;
+    const char *field; /* NULL: call ref; else the action `field` of the table ref */
     const sb_value *args;
     sb_value *result;
     sb_lua_conv conv; /* conv.root: a result being converted, released on failure */
@@ -238,6 +239,21 @@ struct call_frame {
 static int protected_call(lua_State *L) {
     struct call_frame *f = lua_touserdata(L, 1);
     lua_rawgeti(L, LUA_REGISTRYINDEX, f->ref);
+    if (f->field != NULL) {
+        /* An instance's action: a function, or a spec table's fn. */
+        lua_pushstring(L, f->field);
+        if (lua_rawget(L, -2) == LUA_TTABLE) {
+            lua_pushliteral(L, "fn");
+            lua_rawget(L, -2);
+            lua_remove(L, -2);
+        }
+        lua_remove(L, -2);
+        if (!lua_isfunction(L, -1)) {
+            sb_set_error("this instance has no function under \"%s\" (its constructor's table lacks it)", f->field);
+            f->status = SB_EACTION;
+            return 0;
+        }
+    }
     if (f->args != NULL) {
         sb_lua_push_value(L, f->ctx, f->args, 0);
     } else {
@@ -262,13 +278,16 @@ static int protected_call(lua_State *L) {
     return 0;
 }
 
-/* Calls the function `ref` on L with `args`; the sb_fn contract for *out. */
-static sb_status call_lua(sb_lua_ctx *ctx, lua_State *L, int ref, const sb_value *args, sb_value **out) {
+/* Calls the function `ref` (or, with a `field`, that action of the table
+ * `ref`) on L with `args`; the sb_fn contract for *out. */
+static sb_status call_lua(sb_lua_ctx *ctx, lua_State *L, int ref, const char *field, const sb_value *args,
+                          sb_value **out) {
     struct call_frame f;
     /* Only what is read before it is written: the conversion's scratch
      * (its cycle path, its pending entries) is set up when it starts. */
     f.ctx = ctx;
     f.ref = ref;
+    f.field = field;
     f.args = args;
     f.result = NULL;
     f.status = SB_OK;
@@ -350,7 +369,20 @@ sb_status sb_lua_fn_call(void *userdata, const sb_value *args, sb_value **out) {
         sb_set_error("the Lua state that owns this function is closed");
         return SB_EACTION;
     }
-    return call_lua(ctx, sb_lua_running(ctx), fn->ref, args, out);
+    return call_lua(ctx, sb_lua_running(ctx), fn->ref, NULL, args, out);
+}
+
+sb_status sb_lua_call_action(sb_lua_fn *instance, const char *action, const sb_value *args, sb_value **out) {
+    sb_lua_ctx *ctx = instance->ctx;
+    if (!sb_lua_on_owner(ctx)) {
+        sb_set_error("a Lua target instance runs only on the thread that owns its Lua state");
+        return SB_EREJECTED;
+    }
+    if (ctx->closed) {
+        sb_set_error("the Lua state that owns this target instance is closed");
+        return SB_EACTION;
+    }
+    return call_lua(ctx, sb_lua_running(ctx), instance->ref, action, args, out);
 }
 
 /* ------------------------------------------------------------------- poll */
@@ -387,7 +419,7 @@ int sb_lua_poll(lua_State *L, sb_lua_ctx *ctx, lua_Integer max) {
             continue;
         }
         sb_value *out = NULL;
-        sb_status status = call_lua(ctx, L, item->fn->ref, item->args, &out);
+        sb_status status = call_lua(ctx, L, item->fn->ref, NULL, item->args, &out);
         sb_release(out);
         sb_release(item->args);
         fn_release(item->fn);
@@ -531,6 +563,7 @@ int sb_lua_close(lua_State *L) {
         switch (r->kind) {
         case SB_LUA_SCHEME_HANDLER: (void)sb_unregister_scheme_if(ctx->m, r->target, sb_lua_fn_call, r->fn); break;
         case SB_LUA_ROUTE_HANDLER: (void)sb_remove_route_handler_if(ctx->m, r->target, sb_lua_fn_call, r->fn); break;
+        case SB_LUA_CLASS: (void)sb_unregister_class_if(ctx->m, r->target, r->fn); break;
         default: (void)sb_unregister_action_if(ctx->m, r->target, r->action, sb_lua_fn_call, r->fn); break;
         }
         fn_release(r->fn);

@@ -45,7 +45,7 @@ struct sb_lua_ctx {
      * it is remembered): closing the state removes each one that is still
      * registered with that function, and nothing another owner put there. */
     struct sb_lua_registration {
-        char kind;          /* SB_LUA_ACTION, SB_LUA_SCHEME_HANDLER, SB_LUA_ROUTE_HANDLER */
+        char kind;          /* SB_LUA_ACTION, SB_LUA_SCHEME_HANDLER, SB_LUA_ROUTE_HANDLER, SB_LUA_CLASS */
         char *target;       /* the target; the scheme (lower case); the pattern */
         const char *action; /* (inside target's allocation) "" for a handler */
         sb_lua_fn *fn;
@@ -85,6 +85,7 @@ sb_status sb_lua_protected(sb_lua_ctx *ctx, lua_State *L, lua_CFunction fn, void
 #define SB_LUA_ACTION 'a'
 #define SB_LUA_SCHEME_HANDLER 's'
 #define SB_LUA_ROUTE_HANDLER 'r'
+#define SB_LUA_CLASS 'c' /* a Target_<Name>.lua constructor (discover.c); action "" */
 int sb_lua_remember(sb_lua_ctx *ctx, char kind, const char *target, const char *action, sb_lua_fn *fn);
 /* The degrade handler this state has set (NULL: it removed it). */
 void sb_lua_remember_degrade(sb_lua_ctx *ctx, sb_lua_fn *fn);
@@ -94,6 +95,10 @@ void sb_lua_remember_hook(sb_lua_ctx *ctx, char kind, uint64_t id);
 void sb_lua_forget_hook(sb_lua_ctx *ctx, char kind, uint64_t id);
 int sb_lua_close(lua_State *L);             /* __gc of the context box */
 sb_status sb_lua_fn_call(void *userdata, const sb_value *args, sb_value **out);
+/* Calls `action` of the table `instance` holds (a target instance made by a
+ * file's constructor, discover.c): only on the owner thread (SB_EREJECTED
+ * elsewhere); the sb_fn contract for *out. */
+sb_status sb_lua_call_action(sb_lua_fn *instance, const char *action, const sb_value *args, sb_value **out);
 void sb_lua_fn_free(void *userdata);
 sb_lua_fn *sb_lua_fn_new(sb_lua_ctx *ctx, lua_State *L, int idx);
 int sb_lua_poll(lua_State *L, sb_lua_ctx *ctx, lua_Integer max);
@@ -196,6 +201,9 @@ extern const luaL_Reg sb_lua_hook_functions[];
  * cancel). Returns whether any needs sb_*_opts; may leave values on the
  * stack that `o` points into, for the length of the call. */
 int sb_lua_call_options(lua_State *L, int idx, sb_call_options *o);
+
+/* services.c: sb.service, sb.bind_service, sb.perform_service, sb.remove_service. */
+extern const luaL_Reg sb_lua_service_functions[];
 
 /* module.c */
 /* Every metatable the module makes is locked when it is made: its

@@ -445,6 +445,8 @@ int sb_lua_open(lua_State *L, sb_mediator *m) {
     luaL_setfuncs(L, functions, 1);
     lua_pushvalue(L, -2);
     luaL_setfuncs(L, sb_lua_hook_functions, 1);
+    lua_pushvalue(L, -2);
+    luaL_setfuncs(L, sb_lua_service_functions, 1);
     lua_pushstring(L, sb_version());
     lua_setfield(L, -2, "version");
     lua_pushlightuserdata(L, (void *)&sb_lua_null);

@@ -26,6 +26,28 @@ static sb_status ok_action(void *u, const sb_value *p, sb_value **o) {
 
 #define SB_FAKE_FLAG 0x100u
 
+/* sb_register_class: a class to refuse in each way. */
+static sb_status class_create(void *u, void **state) { (void)u; *state = NULL; return SB_OK; }
+static sb_status class_call(void *u, void *state, const char *a, const sb_value *p, sb_value **o) {
+    (void)u; (void)state; (void)a; (void)p;
+    *o = sb_int(7);
+    return SB_OK;
+}
+static const char *const def_actions[] = {"ok", NULL};
+static const char *const def_empty[] = {NULL};
+static const char *const def_unnamed[] = {"", NULL};
+static const char *const def_bad_contract[] = {"x: nosuchtype", NULL};
+static const sb_class_def def_good = {SB_CLASS_DEF_VERSION, def_actions, NULL, class_create, class_call, NULL, NULL};
+static const sb_class_def def_v0 = {0, def_actions, NULL, class_create, class_call, NULL, NULL};
+static const sb_class_def def_no_create = {SB_CLASS_DEF_VERSION, def_actions, NULL, NULL, class_call, NULL, NULL};
+static const sb_class_def def_no_call = {SB_CLASS_DEF_VERSION, def_actions, NULL, class_create, NULL, NULL, NULL};
+static const sb_class_def def_no_list = {SB_CLASS_DEF_VERSION, NULL, NULL, class_create, class_call, NULL, NULL};
+static const sb_class_def def_no_actions = {SB_CLASS_DEF_VERSION, def_empty, NULL, class_create, class_call, NULL, NULL};
+static const sb_class_def def_empty_action = {SB_CLASS_DEF_VERSION, def_unnamed, NULL, class_create, class_call, NULL, NULL};
+static const sb_class_def def_contract = {SB_CLASS_DEF_VERSION, def_actions, def_bad_contract, class_create,
+                                            class_call, NULL, NULL};
+static const sb_class_def def_origin = {SB_CLASS_DEF_VERSION, def_actions, NULL, class_create, class_call, NULL, ""};
+
 /* X(name, (expression that is true when the call behaves as documented)) */
 #define ROWS(X)                                                                                   \
     X(string_null, (sb_string(NULL) == NULL))                                                     \
@@ -139,6 +161,39 @@ static sb_status ok_action(void *u, const sb_value *p, sb_value **o) {
     X(observer_null_m, (sb_set_url_observer(NULL, NULL, NULL, NULL) == SB_EINVAL))                \
     X(routes_null, (sb_routes(NULL, &out) == SB_EINVAL && sb_routes(M, NULL) == SB_EINVAL))       \
     X(routes_json_null, (sb_routes_json(NULL) == NULL))                                           \
+    X(class_null_m, (sb_register_class(NULL, "K", &def_good, NULL, NULL) == SB_EINVAL))        \
+    X(class_null_def, (sb_register_class(M, "K", NULL, NULL, NULL) == SB_EINVAL))                 \
+    X(class_null_name, (sb_register_class(M, NULL, &def_good, NULL, NULL) == SB_EINVAL))        \
+    X(class_empty_name, (sb_register_class(M, "", &def_good, NULL, NULL) == SB_EINVAL))         \
+    X(class_bad_utf8, (sb_register_class(M, "\xff", &def_good, NULL, NULL) == SB_EINVAL))       \
+    X(class_version, (sb_register_class(M, "K", &def_v0, NULL, NULL) == SB_EINVAL))             \
+    X(class_no_create, (sb_register_class(M, "K", &def_no_create, NULL, NULL) == SB_EINVAL))    \
+    X(class_no_call, (sb_register_class(M, "K", &def_no_call, NULL, NULL) == SB_EINVAL))        \
+    X(class_no_list, (sb_register_class(M, "K", &def_no_list, NULL, NULL) == SB_EINVAL))        \
+    X(class_no_actions, (sb_register_class(M, "K", &def_no_actions, NULL, NULL) == SB_EINVAL))  \
+    X(class_empty_action, (sb_register_class(M, "K", &def_empty_action, NULL, NULL) == SB_EINVAL)) \
+    X(class_bad_contract, (sb_register_class(M, "K", &def_contract, NULL, NULL) == SB_EINVAL))  \
+    X(class_empty_origin, (sb_register_class(M, "K", &def_origin, NULL, NULL) == SB_EINVAL))    \
+    X(class_unregister_null_m, (sb_unregister_class_if(NULL, "K", NULL) == SB_EINVAL))           \
+    X(class_unregister_null_name, (sb_unregister_class_if(M, NULL, NULL) == SB_EINVAL))          \
+    X(class_unregister_none, (sb_unregister_class_if(M, "T", NULL) == SB_ENOTARGET))             \
+    X(class_none_left, (sb_perform(M, "K", "ok", NULL, 0, &out) == SB_ENOTARGET))                 \
+    X(service_define_null_m, (sb_define_service(NULL, "S", "a") == SB_EINVAL))                    \
+    X(service_define_null_name, (sb_define_service(M, NULL, "a") == SB_EINVAL))                   \
+    X(service_define_empty_name, (sb_define_service(M, "", "a") == SB_EINVAL))                    \
+    X(service_define_null_text, (sb_define_service(M, "S", NULL) == SB_EINVAL))                   \
+    X(service_define_empty_text, (sb_define_service(M, "S", "") == SB_EINVAL))                    \
+    X(service_bind_null_m, (sb_bind_service(NULL, "S", "T") == SB_EINVAL))                        \
+    X(service_bind_null_name, (sb_bind_service(M, NULL, "T") == SB_EINVAL))                       \
+    X(service_bind_empty_target, (sb_bind_service(M, "S", "") == SB_EINVAL))                      \
+    X(service_bind_undefined, (sb_bind_service(M, "S", "T") == SB_ENOTARGET))                     \
+    X(service_perform_null_m, (sb_perform_service(NULL, "S", "a", NULL, 0, &out) == SB_EINVAL && out == NULL)) \
+    X(service_perform_null_name, (sb_perform_service(M, NULL, "a", NULL, 0, &out) == SB_EINVAL))  \
+    X(service_perform_null_action, (sb_perform_service(M, "S", NULL, NULL, 0, &out) == SB_EINVAL)) \
+    X(service_perform_undefined, (sb_perform_service(M, "S", "a", NULL, 0, &out) == SB_ENOTARGET)) \
+    X(service_remove_null_m, (sb_remove_service(NULL, "S") == SB_EINVAL))                         \
+    X(service_remove_null_name, (sb_remove_service(M, NULL) == SB_EINVAL))                        \
+    X(service_remove_undefined, (sb_remove_service(M, "S") == SB_ENOTARGET))                      \
     X(load_null_m, (sb_load_plugin(NULL, "/x.so") == SB_EINVAL))                                  \
     X(load_null_path, (sb_load_plugin(M, NULL) == SB_EINVAL))                                     \
     X(load_empty, (sb_load_plugin(M, "") == SB_EINVAL))                                           \

@@ -344,6 +344,34 @@ static sb_status discover_lazy(void *userdata, sb_mediator *dm, const char *targ
     return SB_ENOTARGET;
 }
 
+/* Registers "Lazy" with its own userdata (another answer): a second
+ * discoverer that finds the same name. */
+static int second_asked;
+static sb_status discover_again(void *userdata, sb_mediator *dm, const char *target) {
+    second_asked++;
+    if (strcmp(target, "Lazy") == 0) return sb_register_action(dm, "Lazy", "value", add_n, userdata, NULL);
+    return SB_ENOTARGET;
+}
+
+/* The first discoverer that registers the name ends the search: a later one
+ * is not asked, so it neither repeats the work nor replaces what the first
+ * registered. */
+static void test_first_discoverer_wins(void) {
+    sb_mediator *m = sb_mediator_new();
+    static int five = 5, six = 6;
+    sb_value *out = NULL;
+    CHECK_STATUS(sb_add_discoverer(m, discover_lazy, &five, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_add_discoverer(m, discover_again, &six, NULL, NULL), SB_OK);
+    second_asked = 0;
+    CHECK_STATUS(sb_perform(m, "Lazy", "value", NULL, 0, &out), SB_OK);
+    CHECK(check_int(out) == 5 && second_asked == 0);
+    sb_release(out);
+    /* A name the first does not know still reaches the second. */
+    CHECK_STATUS(sb_perform(m, "Other", "value", NULL, 0, &out), SB_ENOTARGET);
+    CHECK(second_asked >= 1);
+    sb_mediator_free(m);
+}
+
 static void test_discoverers(void) {
     sb_mediator *m = sb_mediator_new();
     static int five = 5;
@@ -422,6 +450,7 @@ int main(void) {
     test_module_key();
     test_reentrancy_and_shared();
     test_discoverers();
+    test_first_discoverer_wins();
     test_names_not_utf8();
     return check_report("mediator");
 }

@@ -336,6 +336,52 @@ static void test_close_removes_only_its_own(void) {
                    "only what it still owns is removed: the other state's and C's registrations keep answering");
 }
 
+/* A Target_<Name>.lua file that returns a constructor is a class the state
+ * registered: closing the state removes it (and its cached instance), but
+ * not a class another state registered since under the same name. */
+static int64_t bump_tally(void) {
+    sb_value *out = NULL;
+    sb_status s = sb_perform(m, "Tally", "bump", NULL, SB_CACHE_TARGET, &out);
+    int64_t n = s == SB_OK ? check_int(out) : -1;
+    sb_release(out);
+    return n;
+}
+
+static void test_close_removes_its_file_classes(void) {
+    const char *targets = getenv("SB_TEST_TARGETS");
+    if (targets == NULL) {
+        fprintf(stderr, "SB_TEST_TARGETS is not set: run scripts/lua-tests.sh\n");
+        CHECK(0);
+        return;
+    }
+    char chunk[1024];
+    snprintf(chunk, sizeof chunk, "sb.path = '%s/?.lua'\nassert(sb.perform('Tally', 'bump', nil, {cache = true}) == 1)",
+             targets);
+    lua_State *A = new_state();
+    CHECK(run(A, chunk));
+    CHECK(bump_tally() == 2);
+    lua_close(A);
+    /* A's class is gone with its cached instance: nothing answers. */
+    CHECK(bump_tally() == -1);
+
+    /* B registers the class again after A: A's close leaves it. */
+    lua_State *B = new_state();
+    A = new_state();
+    CHECK(run(A, chunk));
+    CHECK(run(B, "sb.unregister('Tally')"));
+    CHECK(run(B, chunk));
+    lua_close(A);
+    int64_t after = bump_tally();
+    if (after != 2) fprintf(stderr, "after: %lld (%s)\n", (long long)after, sb_last_error());
+    CHECK(after == 2);
+    lua_close(B);
+    CHECK(bump_tally() == -1);
+    CHECK(intact(NULL));
+    robustness_row("Lua state closed that loaded a Target_<Name>.lua constructor (alone; after another state "
+                   "loaded it again)", 2,
+                   "its class and cached instance are removed; the other state's class keeps answering");
+}
+
 /* --------------------------------------------- allocation failure in Lua */
 
 /* From allocation number `fail_at` on (0: never), every allocation fails:
@@ -493,6 +539,7 @@ int main(void) {
     test_callbacks();
     test_queue_bound();
     test_close_removes_only_its_own();
+    test_close_removes_its_file_classes();
     test_allocation_failure();
     test_weak_table_collected();
     sb_mediator_free(m);

@@ -14,7 +14,8 @@ extension Mediator {
     ///      "policy": {"schemes": [...] | null, "targets": [...] | null},
     ///      "rules": [rule], "interceptors": [{"id", "name", "priority", "timeout_ms",
     ///                "origin", "ignored_decisions"}], "observers": n, "degrade_handler": bool,
-    ///      "services": [{"name", "lifetime", "made"}]}
+    ///      "services": [{"name", "kind": "protocol", "lifetime", "made"} |
+    ///                   {"name", "kind": "interface", "actions", "contracts", "target"}]}
     ///
     /// Lists, and contracts by action, are sorted by the UTF-8 bytes of the names (patterns in
     /// registration order).

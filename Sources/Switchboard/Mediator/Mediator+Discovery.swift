@@ -75,10 +75,15 @@ extension Mediator {
             let module = qualifiedName.utf8.firstIndex(of: UInt8(ascii: ".")).map { String(qualifiedName[..<$0]) }
             return TargetClass(swiftType: type, origin: "Swift type \(qualifiedName)", discoveredModule: module)
         }
+        // A provider that registers what it finds itself (a C discoverer, the
+        // Lua module's sb.path) ends the search as one that returns a class
+        // does: a later one would replace what the first registered.
+        let before = withNameRef(name) { targets.find($0)?.toOpaque() }
         for provider in providers {
             if let foreign = try provider.targetClass(named: name) {
                 return TargetClass(foreign: foreign)
             }
+            if withNameRef(name, { targets.find($0)?.toOpaque() }) != before { return nil }
         }
         return nil
     }

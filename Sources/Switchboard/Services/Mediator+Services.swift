@@ -52,17 +52,24 @@ extension Mediator {
         services.remove(ObjectIdentifier(service))
     }
 
-    /// The catalogue's view: `[{"name", "lifetime", "made"}]`, by name.
+    /// The catalogue's view, by name: Swift's typed services
+    /// `{"name", "kind": "protocol", "lifetime", "made"}` and the named
+    /// services of every face `{"name", "kind": "interface", "actions",
+    /// "contracts", "target"}` (Mediator+Interfaces.swift).
     var servicesCatalogue: [Value] {
-        services.all.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }.map { entry in
-            ["name": .string(entry.name), "lifetime": .string(entry.lifetime.rawValue), "made": .bool(entry.isMade)]
+        let typed: [(name: String, value: Value)] = services.all.map { entry in
+            (entry.name, ["name": .string(entry.name), "kind": "protocol", "lifetime": .string(entry.lifetime.rawValue),
+                          "made": .bool(entry.isMade)])
         }
+        return (typed + interfacesCatalogue).sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }.map(\.value)
     }
 }
 
 /// A mediator's services, by type.
 final class ServiceRegistry: Sendable {
     private let entries = Mutex<[ObjectIdentifier: ServiceEntry]>([:])
+    /// The named services (interfaces) of every face.
+    let interfaces = ServiceInterfaceTable()
 
     func put(_ entry: ServiceEntry, for key: ObjectIdentifier) { entries.withLock { $0[key] = entry } }
     func entry(for key: ObjectIdentifier) -> ServiceEntry? { entries.withLock { $0[key] } }

@@ -46,6 +46,13 @@ final class CFunction: ForeignFunction, @unchecked Sendable {
         out.pointee = nil
         let messagesBefore = sb__error_generation()
         let status = fn(usesInstanceState ? state : userdata, args, out)
+        return Self.normalize(status, out: out, messagesBefore: messagesBefore, label: label)
+    }
+
+    /// What `callNative` makes of a C function's `status` and `*out` (also
+    /// for the actions of a registered class).
+    static func normalize(_ status: sb_status, out: UnsafeMutablePointer<OpaquePointer?>, messagesBefore: UInt,
+                          label: String) -> Int32 {
         if status == SB_OK {
             if out.pointee == nil { out.pointee = Handle.null.pointer }
             return 0

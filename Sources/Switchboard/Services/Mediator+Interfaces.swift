@@ -1,0 +1,275 @@
+// Named services for every face: the protocol-class scheme in the terms C and
+// Lua have. A service is a named interface — action names, each with an
+// optional contract — that callers ask for by its name; a binding says which
+// target implements it. Binding checks conformance; a call through the
+// interface finds the bound target with one lookup and performs on it.
+//
+//     try mediator.defineService("Payments", interface: """
+//         charge(cents: int -> bool)
+//         refund(cents: int)
+//         """)
+//     try mediator.bindService("Payments", to: "Stripe")
+//     try mediator.callService("Payments", action: "charge", params: ["cents": 300])
+//
+// Swift's typed services (`register(P.self)`, Mediator+Services.swift) stay as
+// they are; both appear in the catalogue's "services" section.
+
+/// One defined service: its interface and, once bound, its target. Immutable:
+/// rebinding publishes a new entry, so a call sees one binding or the other.
+final class ServiceInterfaceEntry: Sendable {
+    let name: String
+    /// The interface's actions in the order written, with their contracts.
+    let actions: [(name: String, contract: Contract?)]
+    let byName: [ExactName: Contract?]
+    let target: String?
+
+    init(name: String, actions: [(name: String, contract: Contract?)], target: String?) {
+        self.name = name
+        self.actions = actions
+        var byName: [ExactName: Contract?] = [:]
+        for action in actions { byName[ExactName(action.name)] = action.contract }
+        self.byName = byName
+        self.target = target
+    }
+
+    func bound(to target: String?) -> ServiceInterfaceEntry {
+        ServiceInterfaceEntry(name: name, actions: actions, target: target)
+    }
+}
+
+/// A mediator's defined services, by name (bytes).
+final class ServiceInterfaceTable: Sendable {
+    private let lock = Lock()
+    nonisolated(unsafe) private var entries: [ExactName: ServiceInterfaceEntry] = [:] // under `lock`
+
+    func entry(_ name: String) -> ServiceInterfaceEntry? { lock.withLock { entries[ExactName(name)] } }
+    func put(_ entry: ServiceInterfaceEntry) { lock.withLock { entries[ExactName(entry.name)] = entry } }
+    func remove(_ name: String) -> Bool { lock.withLock { entries.removeValue(forKey: ExactName(name)) != nil } }
+    var all: [ServiceInterfaceEntry] { lock.withLock { Array(entries.values) } }
+
+    /// Replaces the entry of `name` with `make(current)` if it is still `current`.
+    func replace(_ current: ServiceInterfaceEntry, with new: ServiceInterfaceEntry) -> Bool {
+        lock.withLock {
+            guard entries[ExactName(current.name)] === current else { return false }
+            entries[ExactName(current.name)] = new
+            return true
+        }
+    }
+}
+
+extension Mediator {
+    /// Defines the service `name` with the actions of `interface`: one
+    /// action per line (or separated by `;`), each a name with an optional
+    /// contract in parentheses, in the contract syntax; blank lines and
+    /// lines starting with `--` are skipped:
+    ///
+    ///     charge(cents: int, currency: string = "EUR" -> bool)
+    ///     refund(cents: int)
+    ///     status
+    ///
+    /// Replaces an earlier definition of `name`, and drops its binding (bind
+    /// again: the new interface is checked then). Throws `.invalidArgument`
+    /// for a bad name, an empty interface, an action named twice, or a
+    /// contract that does not parse.
+    public func defineService(_ name: String, interface: String) throws(SwitchboardError) {
+        try Self.check(name, kind: "service")
+        let actions = try ServiceInterfaceParser.parse(interface, service: name)
+        services.interfaces.put(ServiceInterfaceEntry(name: name, actions: actions, target: nil))
+    }
+
+    /// Removes the service `name` and its binding. Returns whether it was defined.
+    @discardableResult
+    public func removeService(_ name: String) -> Bool {
+        services.interfaces.remove(name)
+    }
+
+    /// Binds the service `name` to `target` (nil unbinds), after checking
+    /// that the target conforms: it has every action of the interface
+    /// (registered, or of its class, found as a call would find it; a
+    /// `notFound` action does not count), and each action's contract is
+    /// compatible with the interface's: every param the target requires is
+    /// one the interface requires, every param both declare has the same
+    /// type (the target may take `any`, or a double for an int), and a
+    /// result the interface declares is the target's declared result. The
+    /// binding replaces the previous one at once: a call sees the old target
+    /// or the new one. Throws `.noTarget` for an undefined service or a
+    /// target nothing answers to, `.invalidArgument` naming every missing or
+    /// incompatible action.
+    public func bindService(_ name: String, to target: String?) throws(SwitchboardError) {
+        try Self.check(name, kind: "service")
+        if let target { try Self.check(target, kind: "target") }
+        while true {
+            guard let current = services.interfaces.entry(name) else {
+                throw .noTarget("no service \(Value.string(name)) is defined")
+            }
+            if let target { try checkConformance(of: target, to: current) }
+            if services.interfaces.replace(current, with: current.bound(to: target)) { return }
+            // Redefined meanwhile: check the new interface.
+        }
+    }
+
+    /// The target bound to service `name`, for a call of `action`: one
+    /// lookup. Throws `.noTarget` for an undefined or unbound service,
+    /// `.noAction` for an action its interface does not have.
+    @_spi(Faces) public func serviceTarget(_ name: String, action: String) throws(SwitchboardError) -> String {
+        guard let entry = services.interfaces.entry(name) else {
+            throw .noTarget("no service \(Value.string(name)) is defined")
+        }
+        guard entry.byName[ExactName(action)] != nil else {
+            throw .noAction("service \(Value.string(name)) has no action \(Value.string(action)) (its interface: "
+                            + entry.actions.map(\.name).joined(separator: ", ") + ")")
+        }
+        guard let target = entry.target else { throw .noTarget("service \(Value.string(name)) is not bound to a target") }
+        return target
+    }
+
+    /// Performs `action` of the service `name` on the target bound to it,
+    /// as ``call(target:action:params:cacheTarget:)`` does.
+    public func callService(_ name: String, action: String, params: Params = [:],
+                            cacheTarget: Bool = false) throws(SwitchboardError) -> Value {
+        try call(target: serviceTarget(name, action: action), action: action, params: params, cacheTarget: cacheTarget)
+    }
+
+    /// Every action of `entry` on `target`, with compatible contracts; throws naming what is not.
+    private func checkConformance(of target: String, to entry: ServiceInterfaceEntry) throws(SwitchboardError) {
+        var problems: [String] = []
+        let found: Bool = epochs.withPinned {
+            withNameRef(target) { key in
+                var resolved = targets.find(key)
+                if resolved == nil || resolved!._withUnsafeGuaranteedRef({ mightDiscoverClass(for: $0) }) {
+                    if case .success(let discovered?) = discoverEntry(key) { resolved = discovered }
+                }
+                guard let resolved else { return false }
+                resolved._withUnsafeGuaranteedRef { e in
+                    for (action, wanted) in entry.actions {
+                        let have = withNameRef(action) { ref in
+                            e.registered.find(ref) ?? e.classActions?._withUnsafeGuaranteedRef { $0.find(ref) }
+                        }
+                        guard let have else {
+                            problems.append("\(action) is missing")
+                            continue
+                        }
+                        guard let wanted else { continue }
+                        let given = have._withUnsafeGuaranteedRef { $0.contract?.contract } ?? Contract()
+                        if let why = Self.incompatibility(of: given, with: wanted) {
+                            problems.append("\(action): \(why)")
+                        }
+                    }
+                }
+                return true
+            }
+        }
+        guard found else {
+            throw .noTarget("cannot bind service \(Value.string(entry.name)): no target \(Value.string(target))")
+        }
+        guard problems.isEmpty else {
+            throw .invalidArgument("target \(Value.string(target)) does not conform to service "
+                                   + "\(Value.string(entry.name)): " + problems.joined(separator: "; "))
+        }
+    }
+
+    /// Why an action with contract `given` cannot answer calls made to
+    /// contract `wanted`, or nil when it can.
+    static func incompatibility(of given: Contract, with wanted: Contract) -> String? {
+        var wantedParams: [ExactName: Contract.Param] = [:]
+        for param in wanted.params { wantedParams[ExactName(param.name)] = param }
+        for param in given.params {
+            guard let asked = wantedParams[ExactName(param.name)] else {
+                if param.required { return "the target requires param \"\(param.name)\", which the interface does not declare" }
+                continue
+            }
+            if param.required && !asked.required {
+                return "the target requires param \"\(param.name)\", which the interface leaves optional"
+            }
+            let fits = param.type == .any || param.type == asked.type || (param.type == .double && asked.type == .int)
+            if !fits {
+                return "param \"\(param.name)\" is \(param.type.rawValue) on the target, \(asked.type.rawValue) in the interface"
+            }
+        }
+        if wanted.result != .any && given.result != wanted.result {
+            return "the interface declares result \(wanted.result.rawValue), the target "
+                + (given.result == .any ? "declares none" : "declares \(given.result.rawValue)")
+        }
+        return nil
+    }
+
+    /// The catalogue's view of defined services.
+    var interfacesCatalogue: [(name: String, value: Value)] {
+        services.interfaces.all.map { entry in
+            var contracts: Params = [:]
+            for (action, contract) in entry.actions {
+                if let contract { contracts[action] = contract.json }
+            }
+            let value: Value = [
+                "name": .string(entry.name), "kind": "interface",
+                "actions": .array(entry.actions.map(\.name).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+                    .map(Value.string)),
+                "contracts": .dict(contracts.sortedByKeyBytes()),
+                "target": entry.target.map(Value.string) ?? .null,
+            ]
+            return (entry.name, value)
+        }
+    }
+}
+
+/// The interface syntax of ``Mediator/defineService(_:interface:)``.
+enum ServiceInterfaceParser {
+    static func parse(_ text: String, service: String) throws(SwitchboardError) -> [(name: String, contract: Contract?)] {
+        var actions: [(name: String, contract: Contract?)] = []
+        var seen = Set<ExactName>()
+        for item in split(text) {
+            let line = item.trimmingWhitespace
+            if line.isEmpty || line.hasPrefix("--") { continue }
+            let name: String
+            var contract: Contract?
+            if let open = line.firstIndex(of: "(") {
+                guard line.last == ")" else {
+                    throw .invalidArgument("service \(service): \"\(line)\" has no closing parenthesis")
+                }
+                name = String(line[..<open]).trimmingWhitespace
+                let body = String(line[line.index(after: open)..<line.index(before: line.endIndex)])
+                contract = try Contract(parsing: body).validated(for: "\(service).\(name)")
+            } else {
+                name = line
+            }
+            if let problem = NameCheck.problem(with: name, kind: "action") {
+                throw .invalidArgument("service \(service): \(problem)")
+            }
+            guard seen.insert(ExactName(name)).inserted else {
+                throw .invalidArgument("service \(service): action \"\(name)\" is declared twice")
+            }
+            actions.append((name, contract))
+        }
+        guard !actions.isEmpty else { throw .invalidArgument("service \(service): the interface declares no action") }
+        return actions
+    }
+
+    /// The items of `text`: split at newlines and `;` outside parentheses.
+    private static func split(_ text: String) -> [String] {
+        var items: [String] = []
+        var current = ""
+        var depth = 0
+        for ch in text {
+            if ch == "(" { depth += 1 }
+            if ch == ")" { depth = max(0, depth - 1) }
+            if depth == 0 && (ch == "\n" || ch == ";") {
+                items.append(current)
+                current = ""
+            } else {
+                current.append(ch) // inside parentheses a newline separates the contract's items
+            }
+        }
+        items.append(current)
+        return items
+    }
+}
+
+extension String {
+    fileprivate var trimmingWhitespace: String {
+        let bytes = Array(utf8)
+        var start = 0, end = bytes.count
+        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 || bytes[start] == 0x0D { start += 1 }
+        while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 || bytes[end - 1] == 0x0D { end -= 1 }
+        return String(decoding: bytes[start..<end], as: UTF8.self)
+    }
+}

@@ -1,0 +1,72 @@
+@_spi(Faces) import Switchboard
+import CSwitchboard
+
+// Named services (Switchboard/Services/Mediator+Interfaces.swift).
+
+private func withServiceMediator(_ m: sb_mediator_ptr?, _ name: UnsafePointer<CChar>?, _ caller: String,
+                                 _ body: (Mediator, String) throws(SwitchboardError) -> sb_status) -> sb_status {
+    guard let m else { return failure(SB_EINVAL, "\(caller): NULL mediator") }
+    let service: String
+    switch validName(name, "service") {
+    case .success(let valid): service = valid
+    case .failure(let error): return failure(sb_status(error), "\(caller): \(error.message)")
+    }
+    return CMediator.borrow(m)._withUnsafeGuaranteedRef { c in
+        do throws(SwitchboardError) {
+            return try body(c.mediator, service)
+        } catch {
+            return failure(error)
+        }
+    }
+}
+
+@_cdecl("sb_define_service")
+public func sb_define_service(_ m: sb_mediator_ptr?, _ name: UnsafePointer<CChar>?,
+                              _ interface: UnsafePointer<CChar>?) -> sb_status {
+    withServiceMediator(m, name, "sb_define_service") { mediator, service throws(SwitchboardError) in
+        guard let interface, let text = String(validatingCString: interface) else {
+            throw .invalidArgument("sb_define_service: the interface is NULL or not UTF-8")
+        }
+        try mediator.defineService(service, interface: text)
+        return SB_OK
+    }
+}
+
+@_cdecl("sb_bind_service")
+public func sb_bind_service(_ m: sb_mediator_ptr?, _ name: UnsafePointer<CChar>?,
+                            _ target: UnsafePointer<CChar>?) -> sb_status {
+    withServiceMediator(m, name, "sb_bind_service") { mediator, service throws(SwitchboardError) in
+        var bound: String?
+        if let target {
+            switch validName(target, "target") {
+            case .success(let valid): bound = valid
+            case .failure(let error): throw error
+            }
+        }
+        try mediator.bindService(service, to: bound)
+        return SB_OK
+    }
+}
+
+@_cdecl("sb_remove_service")
+public func sb_remove_service(_ m: sb_mediator_ptr?, _ name: UnsafePointer<CChar>?) -> sb_status {
+    withServiceMediator(m, name, "sb_remove_service") { mediator, service throws(SwitchboardError) in
+        guard mediator.removeService(service) else { throw .noTarget("no service \(Value.string(service)) is defined") }
+        return SB_OK
+    }
+}
+
+@_cdecl("sb_perform_service")
+public func sb_perform_service(_ m: sb_mediator_ptr?, _ name: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?,
+                               _ params: sb_value_cptr?, _ flags: CUnsignedInt, _ out: sb_value_out?) -> sb_status {
+    out?.pointee = nil
+    return withServiceMediator(m, name, "sb_perform_service") { mediator, service throws(SwitchboardError) in
+        let actionName: String
+        switch validName(action, "action") {
+        case .success(let valid): actionName = valid
+        case .failure(let error): throw error
+        }
+        let target = try mediator.serviceTarget(service, action: actionName)
+        return target.withCString { sb_perform(m, $0, action, params, flags, out) }
+    }
+}

@@ -1,0 +1,95 @@
+/*
+ * Named services (include/switchboard.h, "services"): an interface — action
+ * names with contracts — that callers ask for by its name, and a binding to
+ * the target that implements it.
+ *
+ *   sb.service(name, interface)          defines it -> true | nil, message, code
+ *   sb.bind_service(name, target | nil)  binds (checked) or unbinds it -> true | nil, message, code
+ *   sb.perform_service(name, action [, params [, opts]])  -> result | nil, message, code
+ *   sb.remove_service(name)              -> true | nil, message, code
+ *
+ * perform_service takes the opts of sb.perform that sb_perform_service has:
+ * {cache =}.
+ */
+#include "internal.h"
+
+#include <string.h>
+
+static const char *check_name(lua_State *L, int arg) {
+    size_t length;
+    const char *name = luaL_checklstring(L, arg, &length);
+    luaL_argcheck(L, length > 0, arg, "empty name");
+    luaL_argcheck(L, strlen(name) == length, arg, "name contains a NUL byte");
+    return name;
+}
+
+static int done(lua_State *L, sb_status status) {
+    if (status != SB_OK) return sb_lua_push_failure(L, status);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int l_service(lua_State *L) {
+    sb_lua_ctx *ctx = sb_lua_ctx_of(L);
+    const char *name = check_name(L, 1);
+    size_t length;
+    const char *interface = luaL_checklstring(L, 2, &length);
+    luaL_argcheck(L, strlen(interface) == length, 2, "interface contains a NUL byte");
+    return done(L, sb_define_service(ctx->m, name, interface));
+}
+
+static int l_bind_service(lua_State *L) {
+    sb_lua_ctx *ctx = sb_lua_ctx_of(L);
+    const char *name = check_name(L, 1);
+    const char *target = lua_isnoneornil(L, 2) ? NULL : check_name(L, 2);
+    sb_lua_drain_unrefs(L, ctx);
+    lua_State *previous = ctx->active;
+    ctx->active = L; /* binding may load a Target_<Name>.lua file */
+    sb_status status = sb_bind_service(ctx->m, name, target);
+    ctx->active = previous;
+    return done(L, status);
+}
+
+static int l_remove_service(lua_State *L) {
+    sb_lua_ctx *ctx = sb_lua_ctx_of(L);
+    return done(L, sb_remove_service(ctx->m, check_name(L, 1)));
+}
+
+static int l_perform_service(lua_State *L) {
+    sb_lua_ctx *ctx = sb_lua_ctx_of(L);
+    const char *name = check_name(L, 1);
+    const char *action = check_name(L, 2);
+    int type = lua_type(L, 3);
+    luaL_argexpected(L, type == LUA_TNONE || type == LUA_TNIL || type == LUA_TTABLE, 3, "table or nil");
+    type = lua_type(L, 4);
+    luaL_argexpected(L, type == LUA_TNONE || type == LUA_TNIL || type == LUA_TTABLE, 4, "table or nil");
+    sb_call_options options;
+    luaL_argcheck(L, !sb_lua_call_options(L, 4, &options), 4, "perform_service takes only {cache =}");
+    sb_value *params = NULL;
+    sb_lua_conv conv; /* params stay charged while the call runs */
+    conv.ctx = ctx;
+    conv.charged = 0;
+    if (lua_type(L, 3) == LUA_TTABLE) {
+        params = sb_lua_to_value_charged(L, 3, &conv);
+        if (params == NULL) return luaL_argerror(L, 3, conv.error);
+    }
+    sb_lua_drain_unrefs(L, ctx);
+    sb_value *out = NULL;
+    lua_State *previous = ctx->active;
+    ctx->active = L;
+    sb_status status = sb_perform_service(ctx->m, name, action, params, options.flags, &out);
+    ctx->active = previous;
+    sb_release(params);
+    sb_lua_conv_uncharge(L, &conv);
+    if (status != SB_OK) return sb_lua_push_failure(L, status);
+    sb_lua_push_result(L, ctx, out);
+    return 1;
+}
+
+const luaL_Reg sb_lua_service_functions[] = {
+    {"service", l_service},
+    {"bind_service", l_bind_service},
+    {"perform_service", l_perform_service},
+    {"remove_service", l_remove_service},
+    {NULL, NULL},
+};

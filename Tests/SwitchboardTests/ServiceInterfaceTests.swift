@@ -1,0 +1,169 @@
+import Synchronization
+import Testing
+@testable import Switchboard
+
+protocol Pinger: Sendable { func ping() -> String }
+private struct Pong: Pinger { func ping() -> String { "pong" } }
+private final class FailureCount: Sendable { let count = Atomic<Int>(0) }
+
+/// Named services (the protocol-class scheme for every face): define an
+/// interface, bind a conforming target, call through the interface.
+@Suite("Named services")
+struct ServiceInterfaceTests {
+    private static let payments = """
+        -- what a payment provider answers
+        charge(cents: int, currency: string = "EUR" -> bool)
+        refund(cents: int)
+        status
+        """
+
+    private func provider(_ m: Mediator, _ name: String, answer: Bool = true) throws {
+        try m.register(target: name, action: "charge", contract: "cents: int, currency: string? -> bool") { _ in
+            .bool(answer)
+        }
+        try m.register(target: name, action: "refund") { p in p["cents"] ?? .null }
+        try m.register(target: name, action: "status") { _ in .string(name) }
+    }
+
+    @Test("a call through the interface reaches the bound target, and rebinding switches at once")
+    func bindAndCall() throws {
+        let m = Mediator()
+        try provider(m, "Stripe")
+        try provider(m, "Adyen", answer: false)
+        try m.defineService("Payments", interface: Self.payments)
+        try m.bindService("Payments", to: "Stripe")
+        #expect(try m.callService("Payments", action: "charge", params: ["cents": 300]) == true)
+        #expect(try m.callService("Payments", action: "status") == "Stripe")
+        try m.bindService("Payments", to: "Adyen")
+        #expect(try m.callService("Payments", action: "charge", params: ["cents": 300]) == false)
+        #expect(try m.callService("Payments", action: "status") == "Adyen")
+    }
+
+    @Test("binding refuses a target that lacks an action or has an incompatible contract, naming each")
+    func conformance() throws {
+        let m = Mediator()
+        try m.defineService("Payments", interface: Self.payments)
+        try m.register(target: "Half", action: "charge", contract: "cents: string -> bool") { _ in true }
+        try m.register(target: "Half", action: "notFound") { _ in .null }
+        let error = #expect(throws: SwitchboardError.self) { try m.bindService("Payments", to: "Half") }
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.message.contains("refund is missing") == true)
+        #expect(error?.message.contains("status is missing") == true)
+        #expect(error?.message.contains("param \"cents\" is string on the target, int in the interface") == true)
+
+        try m.register(target: "Untyped", actions: ["charge": { _ in true }, "refund": { _ in .null }, "status": { _ in .null }])
+        let untyped = #expect(throws: SwitchboardError.self) { try m.bindService("Payments", to: "Untyped") }
+        #expect(untyped?.message.contains("the interface declares result bool, the target declares none") == true)
+
+        try m.register(target: "Strict", action: "charge", contract: "cents: int, token: string -> bool") { _ in true }
+        try m.register(target: "Strict", actions: ["refund": { _ in .null }, "status": { _ in .null }])
+        let strict = #expect(throws: SwitchboardError.self) { try m.bindService("Payments", to: "Strict") }
+        #expect(strict?.message.contains("requires param \"token\"") == true)
+
+        #expect(throws: SwitchboardError.self) { try m.bindService("Payments", to: "Nobody") }
+        #expect(throws: SwitchboardError.self) { try m.bindService("Undefined", to: "Half") }
+        // Nothing was bound by the refusals.
+        let unbound = #expect(throws: SwitchboardError.self) { try m.callService("Payments", action: "status") }
+        #expect(unbound?.code == .noTarget)
+    }
+
+    @Test("an interface without contracts takes any target that has its actions")
+    func plainInterface() throws {
+        let m = Mediator()
+        try m.defineService("Echo", interface: "echo")
+        try m.register(target: "E", action: "echo") { p in .dict(p) }
+        try m.bindService("Echo", to: "E")
+        #expect(try m.callService("Echo", action: "echo", params: ["a": 1]) == ["a": 1])
+    }
+
+    @Test("an action the interface does not declare, an undefined or unbound service fail clearly")
+    func failures() throws {
+        let m = Mediator()
+        try provider(m, "Stripe")
+        try m.defineService("Payments", interface: Self.payments)
+        let unbound = #expect(throws: SwitchboardError.self) { try m.callService("Payments", action: "status") }
+        #expect(unbound?.code == .noTarget)
+        #expect(unbound?.message.contains("not bound") == true)
+        try m.bindService("Payments", to: "Stripe")
+        let other = #expect(throws: SwitchboardError.self) { try m.callService("Payments", action: "delete") }
+        #expect(other?.code == .noAction)
+        #expect(other?.message.contains("charge, refund, status") == true)
+        let undefined = #expect(throws: SwitchboardError.self) { try m.callService("Nope", action: "status") }
+        #expect(undefined?.code == .noTarget)
+        // Redefining drops the binding; unbinding with nil too.
+        try m.defineService("Payments", interface: Self.payments)
+        #expect(throws: SwitchboardError.self) { try m.callService("Payments", action: "status") }
+        try m.bindService("Payments", to: "Stripe")
+        try m.bindService("Payments", to: nil)
+        #expect(throws: SwitchboardError.self) { try m.callService("Payments", action: "status") }
+        #expect(m.removeService("Payments"))
+        #expect(!m.removeService("Payments"))
+    }
+
+    @Test("bad interfaces are refused with the reason")
+    func badInterfaces() {
+        let m = Mediator()
+        let cases: [(String, String)] = [
+            ("", "declares no action"),
+            ("-- only a comment", "declares no action"),
+            ("a\na", "declared twice"),
+            ("a(x: nosuchtype)", "nosuchtype"),
+            ("a(x: int", "closing parenthesis"),
+            ("(x: int)", "empty"),
+        ]
+        for (text, reason) in cases {
+            let error = #expect(throws: SwitchboardError.self) { try m.defineService("S", interface: text) }
+            #expect(error?.message.contains(reason) == true, "\(text): \(error?.message ?? "")")
+        }
+        #expect(throws: SwitchboardError.self) { try m.defineService("", interface: "a") }
+        robustnessRow("Service interfaces and bindings: bad interface texts, nonconforming targets (missing "
+                      + "actions, param and result types), undefined or unbound services, undeclared actions",
+                      cases: cases.count + 8, "SwitchboardError with the reason naming each missing or "
+                      + "incompatible action; nothing defined or bound")
+    }
+
+    @Test("a rebinding is atomic: concurrent calls see one target or the other, never a failure")
+    func atomicRebinding() async throws {
+        let m = Mediator()
+        try provider(m, "A")
+        try provider(m, "B")
+        try m.defineService("Payments", interface: Self.payments)
+        try m.bindService("Payments", to: "A")
+        let failures = FailureCount()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for i in 0..<500 { try? m.bindService("Payments", to: i % 2 == 0 ? "B" : "A") }
+            }
+            for _ in 0..<3 {
+                group.addTask {
+                    for _ in 0..<500 {
+                        let answer = try? m.callService("Payments", action: "status")
+                        if answer != "A" && answer != "B" { failures.count.add(1, ordering: .relaxed) }
+                    }
+                }
+            }
+        }
+        #expect(failures.count.load(ordering: .relaxed) == 0)
+    }
+
+    @Test("the catalogue lists interfaces with their bindings beside Swift's typed services")
+    func catalogue() throws {
+        let m = Mediator()
+        try provider(m, "Stripe")
+        try m.defineService("Payments", interface: Self.payments)
+        try m.defineService("Unbound", interface: "x")
+        try m.bindService("Payments", to: "Stripe")
+        m.register(Pinger.self) { Pong() }
+        let rows = m.routes()["services"]?.array ?? []
+        #expect(rows.count == 3)
+        let payments = rows.first { $0.dict?["name"] == "Payments" }?.dict
+        #expect(payments?["kind"] == "interface")
+        #expect(payments?["target"] == "Stripe")
+        #expect(payments?["actions"] == ["charge", "refund", "status"])
+        #expect(payments?["contracts"]?.dict?["charge"] != nil)
+        #expect(payments?["contracts"]?.dict?["status"] == nil)
+        #expect(rows.first { $0.dict?["name"] == "Unbound" }?.dict?["target"] == .null)
+        let typed = rows.first { $0.dict?["name"]?.string?.hasSuffix("Pinger") == true }?.dict
+        #expect(typed?["kind"] == "protocol")
+    }
+}

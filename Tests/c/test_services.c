@@ -1,0 +1,129 @@
+/* Named services: define an interface, bind a conforming target (checked),
+ * perform through the interface, rebind, unbind, remove; the catalogue. */
+#include "check.h"
+
+#include <stdint.h>
+#include <string.h>
+
+static sb_status answer(void *userdata, const sb_value *params, sb_value **out) {
+    (void)params;
+    *out = sb_string(userdata);
+    return SB_OK;
+}
+
+static sb_status charge(void *userdata, const sb_value *params, sb_value **out) {
+    int64_t cents = 0;
+    sb_get_int(sb_dict_get(params, "cents"), &cents);
+    *out = sb_bool(cents > 0 && userdata != NULL);
+    return SB_OK;
+}
+
+static const char *const payments =
+    "-- what a payment provider answers\n"
+    "charge(cents: int, currency: string = \"EUR\" -> bool)\n"
+    "refund(cents: int)\n"
+    "status\n";
+
+static void provider(sb_mediator *m, const char *name) {
+    CHECK_STATUS(sb_register_action_contract(m, name, "charge", "cents: int, currency: string? -> bool", charge,
+                                             (void *)name, NULL), SB_OK);
+    CHECK_STATUS(sb_register_action(m, name, "refund", answer, (void *)"refunded", NULL), SB_OK);
+    CHECK_STATUS(sb_register_action(m, name, "status", answer, (void *)name, NULL), SB_OK);
+}
+
+static int status_is(sb_mediator *m, const char *expected) {
+    sb_value *out = NULL;
+    sb_status s = sb_perform_service(m, "Payments", "status", NULL, 0, &out);
+    int same = s == SB_OK && strcmp(sb_get_string(out, NULL), expected) == 0;
+    sb_release(out);
+    return same;
+}
+
+static void test_bind_and_perform(void) {
+    sb_mediator *m = sb_mediator_new();
+    provider(m, "Stripe");
+    provider(m, "Adyen");
+    CHECK_STATUS(sb_define_service(m, "Payments", payments), SB_OK);
+    sb_value *out = NULL;
+    CHECK_STATUS(sb_perform_service(m, "Payments", "status", NULL, 0, &out), SB_ENOTARGET);
+    CHECK(out == NULL && ERROR_MENTIONS("not bound"));
+
+    CHECK_STATUS(sb_bind_service(m, "Payments", "Stripe"), SB_OK);
+    CHECK(status_is(m, "Stripe"));
+    sb_value *params = sb_dict_new();
+    sb_dict_set_new(params, "cents", sb_int(300));
+    CHECK_STATUS(sb_perform_service(m, "Payments", "charge", params, 0, &out), SB_OK);
+    int yes = 0;
+    CHECK(sb_get_bool(out, &yes) == SB_OK && yes);
+    sb_release(out);
+    /* The target's contract is checked, as sb_perform checks it. */
+    sb_dict_set_new(params, "cents", sb_string("300"));
+    CHECK_STATUS(sb_perform_service(m, "Payments", "charge", params, 0, &out), SB_EPARAMS);
+    sb_release(params);
+
+    /* Rebinding switches at once; NULL unbinds. */
+    CHECK_STATUS(sb_bind_service(m, "Payments", "Adyen"), SB_OK);
+    CHECK(status_is(m, "Adyen"));
+    CHECK_STATUS(sb_bind_service(m, "Payments", NULL), SB_OK);
+    CHECK(!status_is(m, "Adyen"));
+
+    /* An action the interface does not declare, even one the target has. */
+    CHECK_STATUS(sb_register_action(m, "Stripe", "delete", answer, (void *)"gone", NULL), SB_OK);
+    CHECK_STATUS(sb_bind_service(m, "Payments", "Stripe"), SB_OK);
+    CHECK_STATUS(sb_perform_service(m, "Payments", "delete", NULL, 0, &out), SB_ENOACTION);
+    CHECK(ERROR_MENTIONS("charge, refund, status"));
+
+    /* The catalogue lists it with its binding. */
+    char *json = sb_routes_json(m);
+    CHECK(json != NULL && strstr(json, "\"kind\":\"interface\"") != NULL);
+    CHECK(json != NULL && strstr(json, "\"target\":\"Stripe\"") != NULL);
+    sb_free(json);
+
+    /* Redefining drops the binding; removing removes. */
+    CHECK_STATUS(sb_define_service(m, "Payments", payments), SB_OK);
+    CHECK(!status_is(m, "Stripe"));
+    CHECK_STATUS(sb_remove_service(m, "Payments"), SB_OK);
+    CHECK_STATUS(sb_remove_service(m, "Payments"), SB_ENOTARGET);
+    CHECK_STATUS(sb_perform_service(m, "Payments", "status", NULL, 0, &out), SB_ENOTARGET);
+    sb_mediator_free(m);
+}
+
+static void test_conformance(void) {
+    sb_mediator *m = sb_mediator_new();
+    CHECK_STATUS(sb_define_service(m, "Payments", payments), SB_OK);
+    /* Missing actions (notFound does not count) and a param of another type. */
+    CHECK_STATUS(sb_register_action_contract(m, "Half", "charge", "cents: string -> bool", charge, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_register_action(m, "Half", "notFound", answer, (void *)"?", NULL), SB_OK);
+    CHECK_STATUS(sb_bind_service(m, "Payments", "Half"), SB_EINVAL);
+    CHECK(ERROR_MENTIONS("refund is missing") && ERROR_MENTIONS("status is missing"));
+    CHECK(ERROR_MENTIONS("param \"cents\" is string on the target, int in the interface"));
+    /* A result the interface declares and the target does not. */
+    CHECK_STATUS(sb_register_action(m, "Loose", "charge", charge, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_register_action(m, "Loose", "refund", answer, (void *)"r", NULL), SB_OK);
+    CHECK_STATUS(sb_register_action(m, "Loose", "status", answer, (void *)"s", NULL), SB_OK);
+    CHECK_STATUS(sb_bind_service(m, "Payments", "Loose"), SB_EINVAL);
+    CHECK(ERROR_MENTIONS("declares result bool, the target declares none"));
+    /* No such target; no such service. */
+    CHECK_STATUS(sb_bind_service(m, "Payments", "Nobody"), SB_ENOTARGET);
+    CHECK_STATUS(sb_bind_service(m, "Nothing", "Half"), SB_ENOTARGET);
+    /* Bad interfaces. */
+    CHECK_STATUS(sb_define_service(m, "S", ""), SB_EINVAL);
+    CHECK_STATUS(sb_define_service(m, "S", "a\na"), SB_EINVAL);
+    CHECK(ERROR_MENTIONS("declared twice"));
+    CHECK_STATUS(sb_define_service(m, "S", "a(x: nosuchtype)"), SB_EINVAL);
+    CHECK_STATUS(sb_define_service(m, "S", "a(x: int"), SB_EINVAL);
+    CHECK_STATUS(sb_define_service(m, "S", "\xff"), SB_EINVAL);
+    sb_value *out = NULL;
+    CHECK_STATUS(sb_perform_service(m, "S", "a", NULL, 0, &out), SB_ENOTARGET);
+    sb_mediator_free(m);
+    robustness_row("C service interfaces: bad interface texts, nonconforming targets (missing actions, param "
+                   "and result types, notFound only), unknown targets and services, undeclared actions",
+                   11, "SB_EINVAL / SB_ENOTARGET / SB_ENOACTION with a message naming what is missing; "
+                   "nothing bound");
+}
+
+int main(void) {
+    test_bind_and_perform();
+    test_conformance();
+    return check_report("services");
+}
