@@ -341,7 +341,7 @@ static void test_close_removes_only_its_own(void) {
  * not a class another state registered since under the same name. */
 static int64_t bump_tally(void) {
     sb_value *out = NULL;
-    sb_status s = sb_perform(m, "Tally", "bump", NULL, SB_CACHE_TARGET, &out);
+    sb_status s = sb_perform(m, "Tallies", "bump", NULL, SB_CACHE_TARGET, &out);
     int64_t n = s == SB_OK ? check_int(out) : -1;
     sb_release(out);
     return n;
@@ -355,7 +355,7 @@ static void test_close_removes_its_file_classes(void) {
         return;
     }
     char chunk[1024];
-    snprintf(chunk, sizeof chunk, "sb.path = '%s/?.lua'\nassert(sb.perform('Tally', 'bump', nil, {cache = true}) == 1)",
+    snprintf(chunk, sizeof chunk, "sb.path = '%s/?.lua'\nassert(sb.perform('Tallies', 'bump', nil, {cache = true}) == 1)",
              targets);
     lua_State *A = new_state();
     CHECK(run(A, chunk));
@@ -368,7 +368,7 @@ static void test_close_removes_its_file_classes(void) {
     lua_State *B = new_state();
     A = new_state();
     CHECK(run(A, chunk));
-    CHECK(run(B, "sb.unregister('Tally')"));
+    CHECK(run(B, "sb.unregister('Tallies')"));
     CHECK(run(B, chunk));
     lua_close(A);
     int64_t after = bump_tally();

@@ -10,69 +10,69 @@ describe("a Target_<Name>.lua file that returns a constructor", function()
     sb.path = helper.targets .. "/?.lua"
   end)
   after_each(function()
-    sb.unregister("Tally")
+    sb.unregister("Tallies")
     sb.path = saved
   end)
 
   it("makes a fresh instance for each uncached call", function()
-    assert.are.equal(1, sb.perform("Tally", "bump"))
-    assert.are.equal(1, sb.perform("Tally", "bump"))
-    assert.are.equal(5, sb.perform("Tally", "add", { by = 5 }))
+    assert.are.equal(1, sb.perform("Tallies", "bump"))
+    assert.are.equal(1, sb.perform("Tallies", "bump"))
+    assert.are.equal(5, sb.perform("Tallies", "add", { by = 5 }))
   end)
 
   it("keeps a cached instance until sb.release, then starts afresh", function()
-    assert.are.equal(1, sb.perform("Tally", "bump", nil, { cache = true }))
-    assert.are.equal(2, sb.perform("Tally", "bump", nil, { cache = true }))
+    assert.are.equal(1, sb.perform("Tallies", "bump", nil, { cache = true }))
+    assert.are.equal(2, sb.perform("Tallies", "bump", nil, { cache = true }))
     -- an uncached call uses the cached instance, as for C and Swift targets
-    assert.are.equal(3, sb.perform("Tally", "bump"))
-    sb.release("Tally")
-    assert.are.equal(1, sb.perform("Tally", "bump", nil, { cache = true }))
-    sb.release("Tally")
-    assert.are.equal(1, sb.perform("Tally", "bump"))
+    assert.are.equal(3, sb.perform("Tallies", "bump"))
+    sb.release("Tallies")
+    assert.are.equal(1, sb.perform("Tallies", "bump", nil, { cache = true }))
+    sb.release("Tallies")
+    assert.are.equal(1, sb.perform("Tallies", "bump"))
   end)
 
   it("runs the constructor once to learn its actions, then once per instance", function()
-    sb.perform("Tally", "bump")
-    local made = _G.__tally_made
-    sb.perform("Tally", "bump")
-    sb.perform("Tally", "bump")
-    assert.are.equal(made + 2, _G.__tally_made)
-    local cached = _G.__tally_made
-    sb.perform("Tally", "bump", nil, { cache = true })
-    sb.perform("Tally", "bump", nil, { cache = true })
-    assert.are.equal(cached + 1, _G.__tally_made)
+    sb.perform("Tallies", "bump")
+    local made = _G.__tallies_made
+    sb.perform("Tallies", "bump")
+    sb.perform("Tallies", "bump")
+    assert.are.equal(made + 2, _G.__tallies_made)
+    local cached = _G.__tallies_made
+    sb.perform("Tallies", "bump", nil, { cache = true })
+    sb.perform("Tallies", "bump", nil, { cache = true })
+    assert.are.equal(cached + 1, _G.__tallies_made)
   end)
 
   it("is a target class in the catalogue: its file, its actions, their contracts, whether cached", function()
-    sb.perform("Tally", "bump", nil, { cache = true })
+    sb.perform("Tallies", "bump", nil, { cache = true })
     local found
     for _, t in ipairs(sb.routes().targets) do
-      if t.name == "Tally" then found = t end
+      if t.name == "Tallies" then found = t end
     end
-    assert.are.equal("Lua file " .. helper.targets .. "/Target_Tally.lua", found.origin)
+    assert.are.equal("Lua file " .. helper.targets .. "/Target_Tallies.lua", found.origin)
     assert.are.same({ "add", "bump" }, found.actions)
     assert.is_true(found.cached)
     assert.is_not_nil(found.contracts.add)
   end)
 
   it("checks the contracts of its actions", function()
-    local result, message, code = sb.perform("Tally", "add", { by = "five" })
+    local result, message, code = sb.perform("Tallies", "add", { by = "five" })
     assert.is_nil(result)
     assert.are.equal("EPARAMS", code)
     assert.matches("by", message)
   end)
 
   it("is loaded again after sb.unregister, its cached instance gone with it", function()
-    assert.are.equal(1, sb.perform("Tally", "bump", nil, { cache = true }))
-    assert.are.equal(2, sb.perform("Tally", "bump", nil, { cache = true }))
-    sb.unregister("Tally")
-    assert.are.equal(1, sb.perform("Tally", "bump", nil, { cache = true }))
+    assert.are.equal(1, sb.perform("Tallies", "bump", nil, { cache = true }))
+    assert.are.equal(2, sb.perform("Tallies", "bump", nil, { cache = true }))
+    sb.unregister("Tallies")
+    assert.are.equal(1, sb.perform("Tallies", "bump", nil, { cache = true }))
   end)
 
   it("is reachable from C: a plugin performs it, with an instance each time", function()
     sb.load_plugin(helper.plugin)
     local function bump()
-      return sb.perform("Bridge", "perform", { target = "Tally", action = "bump" })
+      return sb.perform("Bridge", "perform", { target = "Tallies", action = "bump" })
     end
     assert.are.equal(1, bump())
     assert.are.equal(1, bump())
@@ -106,9 +106,9 @@ describe("a Target_<Name>.lua file that returns a constructor", function()
   end)
 
   it("refuses to make an instance on another thread, rather than run Lua there", function()
-    assert.are.equal(1, sb.perform("Tally", "bump")) -- loaded on this thread
+    assert.are.equal(1, sb.perform("Tallies", "bump")) -- loaded on this thread
     sb.load_plugin(helper.plugin)
-    assert.is_true(sb.perform("Threads", "performLater", { target = "Tally", action = "bump" }))
+    assert.is_true(sb.perform("Threads", "performLater", { target = "Tallies", action = "bump" }))
     assert.are.equal("EREJECTED", sb.perform("Threads", "join"))
   end)
 

@@ -68,15 +68,15 @@ describe("sb.service", function()
   it("binds a Target_<Name>.lua file found on sb.path, with its instances", function()
     local saved = sb.path
     sb.path = helper.targets .. "/?.lua"
-    sb.unregister("Tally")
+    sb.unregister("Tallies")
     local service = helper.name("Counting")
     sb.service(service, "bump\nadd(by: int -> int)")
-    assert.is_true(sb.bind_service(service, "Tally"))
+    assert.is_true(sb.bind_service(service, "Tallies"))
     assert.are.equal(1, sb.perform_service(service, "bump"))
     assert.are.equal(1, sb.perform_service(service, "bump", nil, { cache = true }))
     assert.are.equal(2, sb.perform_service(service, "bump", nil, { cache = true }))
-    sb.release("Tally")
-    sb.unregister("Tally")
+    sb.release("Tallies")
+    sb.unregister("Tallies")
     sb.path = saved
   end)
 

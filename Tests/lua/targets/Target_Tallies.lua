@@ -1,9 +1,9 @@
 -- A file target with instances: the file returns a constructor, and each
 -- instance is the table one call of it returns, closing over its own count.
-_G.__tally_made = 0 -- a test-only count of instances made
+_G.__tallies_made = 0 -- a test-only count of instances made
 
 return function()
-  _G.__tally_made = _G.__tally_made + 1
+  _G.__tallies_made = _G.__tallies_made + 1
   local count = 0
   return {
     bump = function() count = count + 1; return count end,
