@@ -184,6 +184,8 @@ row "Scenario reports with NUL bytes (an error message, its traceback, an expect
   "TAP and JUnit show each NUL escaped (a backslash and 0) and keep the text after it"
 run escapes2 run "${load[@]}" $scenarios/escapes_again.lua
 check "escapes found in a second review are refused" status_is escapes2 0
+row "Scenario gives sb.array a table with a locked metatable (an expectation, a caught expectation failure)" 2 \
+  "an argument error; the metatable stays; a failure's metatable answers a string, not the runner's marker"
 # Special files (a FIFO with no writer, /proc/self/maps, files that are not
 # text) on every path the runner reads; --timeout and --grace bound the run
 # that hung before (the watchdog's exit 3).
@@ -196,10 +198,25 @@ cp "$special/Target_Binary.lua" "$special/binary.lua"
 echo "plain text" > "$special/plain.txt"
 SB_SPECIAL_DIR=$special run special run --timeout 5 --grace 2 $scenarios/special_files.lua
 check "FIFOs, /proc files and files that are not text are refused at once on every path; nothing is quoted" bash -c "
-  [ \$(cat '$work/special.status') = 0 ] && [ \$(grep -c '^ok ' '$work/special.tap') = 6 ] \
+  [ \$(cat '$work/special.status') = 0 ] && [ \$(grep -c '^ok ' '$work/special.tap') = 7 ] \
     || { cat '$work/special.tap' '$work/special.err'; exit 1; }"
-row "Scenario reads a special file: a FIFO with no writer (require, loadfile, dofile, io.open, io.lines, sb.path), /proc/self/maps through sb.path, a file that is not text" 10 \
+row "Scenario reads a special file: a FIFO with no writer (require, loadfile, dofile, io.open, io.lines, package.searchpath, sb.path), /proc/self/maps through sb.path, a file that is not text" 11 \
   "refused at once with an error naming the file; no content quoted; the run goes on"
+# A name switched between a regular file and a FIFO by another process
+# while io.lines and io.input open it: they read the descriptor they checked.
+echo "swapped" > "$special/regular.txt"
+ln -s regular.txt "$special/swap"
+( end=$((SECONDS + 60)); cd "$special"
+  while [ $SECONDS -lt $end ] && [ ! -e stop ]; do
+    ln -sf fifo.lua swap.b && mv -T swap.b swap; ln -sf regular.txt swap.a && mv -T swap.a swap
+  done ) &
+swapper=$!
+SB_SWAP=$special/swap run swapped run --timeout 10 --grace 2 $scenarios/swapped_names.lua
+touch "$special/stop"; wait $swapper || true
+check "io.lines and io.input on a name switched to a FIFO meanwhile never block" bash -c "
+  [ \$(cat '$work/swapped.status') = 0 ] && grep -q '^ok 2 ' '$work/swapped.tap' || { cat '$work/swapped.tap'; exit 1; }"
+row "Scenario opens a name with io.lines and io.input 20,000 times each while another process switches it between a regular file and a FIFO" 2 \
+  "each opens the file once, checked by descriptor: a regular file is read, a FIFO refused; nothing blocks; the run goes on"
 run special_script run "${load[@]}" --timeout 5 --grace 2 "$special/fifo.lua" $scenarios/isolation.lua
 check "a script that is a FIFO is one failure; the next script runs" bash -c "
   [ \$(cat '$work/special_script.status') = 1 ] && grep -q 'not a regular file' '$work/special_script.tap' \
@@ -225,17 +242,25 @@ check "what the library keeps for a scenario counts against --max-memory" $py - 
 import sys
 from tap.parser import Parser
 tests = [l for l in Parser().parse_file(sys.argv[1]) if l.category == "test"]
-assert [t.ok for t in tests] == [False, False, True, True], [(t.ok, t.description, t.yaml_block) for t in tests]
-for t in tests[:2]:
+assert [t.ok for t in tests] == [False] * 6 + [True, True], [(t.ok, t.description, t.yaml_block) for t in tests]
+for t in tests[:6]:
     assert t.yaml_block["outcome"] == "limit" and "--max-memory" in t.yaml_block["message"], t.yaml_block
 PY
-row "Scenario makes the library hold memory: 600 targets with 1 MiB names, a table sharing a subtable at 20 levels, under --max-memory 32" 2 \
-  "the memory limit stops it (charged to the scenario); unregistering gives the charge back; the run goes on"
+row "Scenario makes the library hold memory: 600 targets with 1 MiB names, a table sharing a subtable at 20 levels, 400 schemes, interceptors and route handlers with 256 KiB names, under --max-memory 32" 5 \
+  "the memory limit stops it (charged to the scenario); unregistering, unrouting, sb.scheme(name, false), unintercepting, unobserving and replacing the rules give the charge back; the run goes on"
+row "Scenario names a target after a route's charge (\"pattern:\" .. p) and unregisters it, 400 times, under --max-memory 32" 1 \
+  "the memory limit stops it: each kind of name is charged under a key no name can spell"
 
 run slowc run --timeout 1 --max-instructions 0 $scenarios/slow_c.lua
 check "--timeout stops a loop of slow C calls on time (no Bail out!)" bash -c "
   grep -q 'the timeout of 1 s was reached' '$work/slowc.tap' && grep -q '^ok 2 ' '$work/slowc.tap' \
     && ! grep -q 'Bail out' '$work/slowc.tap' || { cat '$work/slowc.tap'; exit 1; }"
+run slowcco run --timeout 1 --grace 2 --max-instructions 0 $scenarios/slow_c_coroutine.lua
+check "--timeout stops a loop of slow C calls inside a coroutine on time (no Bail out!)" bash -c "
+  grep -q 'the timeout of 1 s was reached' '$work/slowcco.tap' && grep -q '^ok 2 ' '$work/slowcco.tap' \
+    && ! grep -q 'Bail out' '$work/slowcco.tap' || { cat '$work/slowcco.tap'; exit 1; }"
+row "Scenario loops over slow C calls (about 20 ms each) inside a coroutine, under --timeout 1 --grace 2" 1 \
+  "the timeout stops it on time (the coroutine sees the watchdog's nudge at its next call); the run goes on"
 # The same loop behind 30 MB of comments: the watchdog's clock starts before
 # the script loads, so its nudge comes early; the check must keep watching.
 awk 'BEGIN { for (i = 0; i < 300000; i++) printf "-- %097d\n", i }' > "$work/slow_load.lua"

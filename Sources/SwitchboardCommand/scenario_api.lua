@@ -117,10 +117,13 @@ end
 ---------------------------------------------------------------- failures
 
 -- The metatable of an expectation that did not hold. Locked, as every
--- metatable the runner makes: getmetatable answers FAILURE_MARK, so a script
+-- metatable the runner makes: getmetatable answers a string, so a script
 -- cannot reach FAILURE to give it a __gc (a finalizer runs with hooks off).
-local FAILURE_MARK = {}
-local FAILURE = { __metatable = FAILURE_MARK }
+-- What is a failure is known by identity, in `failures` (weak keys): the
+-- answer of getmetatable could be copied onto a table of the script's own.
+local FAILURE = { __metatable = "expectation failure" }
+local failures = setmetatable({}, { __mode = "k", __metatable = "locked" })
+local function is_failure(err) return type(err) == "table" and failures[err] == true end
 
 -- "file:line" of the innermost frame that is in the script (or in a file
 -- other than this API), for the report.
@@ -136,7 +139,9 @@ local function caller_where()
 end
 
 local function fail(message)
-  error(setmetatable({ message = message, where = caller_where() }, FAILURE), 0)
+  local failure = setmetatable({ message = message, where = caller_where() }, FAILURE)
+  failures[failure] = true
+  error(failure, 0)
 end
 
 ---------------------------------------------------------------- expect
@@ -270,7 +275,7 @@ function matchers.to_raise(v, pattern)
   if type(v.value) ~= "function" then fail(format("expected a function to call, got %s", show(v.value))) end
   local ok, err = pcall(v.value)
   if ok then fail("expected an error, the function returned") end
-  if getmetatable(err) == FAILURE_MARK then err = err.message end
+  if is_failure(err) then err = err.message end
   if pattern ~= nil and not find(tostring(err), pattern) then
     fail(format("expected an error matching %s, got: %s", show(pattern), tostring(err)))
   end
@@ -446,7 +451,7 @@ end
 
 -- The error handler: failures stay failures, errors get a traceback.
 local function handler(err)
-  if getmetatable(err) == FAILURE_MARK then return err end
+  if is_failure(err) then return err end
   local message = type(err) == "string" and err or ("error object: " .. show(err))
   -- The traceback ends where the script's code began: the runner's frames
   -- below it say nothing to the reader.
@@ -474,7 +479,7 @@ local control = {}
 function control.define(chunk)
   local ok, problem = xpcall(chunk, handler)
   if ok then return nil end
-  if getmetatable(problem) == FAILURE_MARK then
+  if is_failure(problem) then
     return { message = "an expectation at the top level of the script: " .. problem.message, where = problem.where }
   end
   return problem
@@ -497,7 +502,7 @@ function control.run(index, name)
   local ok, problem = xpcall(s.fn, handler)
   local report = { outcome = "passed", step = nil }
   if not ok then
-    report.outcome = getmetatable(problem) == FAILURE_MARK and "failed" or "error"
+    report.outcome = is_failure(problem) and "failed" or "error"
     report.message, report.where, report.traceback = problem.message, problem.where, problem.traceback
     report.step = running.failed_step or current_step()
   end

@@ -13,8 +13,22 @@
  *                                    times its name, plus per action
  *                                    ACTION_COST, its name twice and its
  *                                    contract; given back by sb.unregister
- *   a route pattern                  REGISTRATION_COST plus NAME_COPIES times
- *                                    the pattern; given back by sb.unroute
+ *   a route pattern (to a target or  REGISTRATION_COST plus NAME_COPIES times
+ *   a handler)                       the pattern; given back by sb.unroute
+ *   a scheme (to targets or a        REGISTRATION_COST plus NAME_COPIES times
+ *   handler)                         the name; given back by sb.scheme(n, false)
+ *   an interceptor                   REGISTRATION_COST plus NAME_COPIES times
+ *                                    its name; given back by sb.unintercept
+ *   an observer                      REGISTRATION_COST; given back by
+ *                                    sb.unobserve
+ *   the rules, the URL policy        REGISTRATION_COST plus NAME_COPIES times
+ *                                    their text (the policy: its conversion's
+ *                                    cost); replaced with them
+ *
+ * Each charge is remembered under its kind and its name (SB_LUA_CHARGE_*):
+ * the key is the kind's byte, a NUL byte and the name, which no name can
+ * spell (names end at their first NUL), so no kind of name can give back
+ * another's charge.
  */
 #include "internal.h"
 
@@ -58,24 +72,32 @@ static void push_charged(lua_State *L) {
     lua_rawsetp(L, LUA_REGISTRYINDEX, &charged_key);
 }
 
-int sb_lua_charge_name(lua_State *L, const char *name, long long bytes) {
+/* Pushes the key of `kind`'s `name` in the table of charged names. */
+static void push_key(lua_State *L, char kind, const char *name) {
+    char head[2] = {kind, '\0'};
+    lua_pushlstring(L, head, sizeof head);
+    lua_pushstring(L, name);
+    lua_concat(L, 2);
+}
+
+int sb_lua_charge_name(lua_State *L, char kind, const char *name, long long bytes) {
     lua_rawgetp(L, LUA_REGISTRYINDEX, &charge_key);
     int none = lua_isnil(L, -1);
     lua_pop(L, 1);
     if (none) return 1; /* no host budget: nothing to remember either */
-    if (!lua_checkstack(L, 4)) return 0;
+    if (!lua_checkstack(L, 5)) return 0;
     push_charged(L);
-    lua_pushstring(L, name); /* may raise: nothing charged yet */
+    push_key(L, kind, name); /* may raise: nothing charged yet */
     lua_Integer before = lua_rawget(L, -2) == LUA_TNUMBER ? lua_tointeger(L, -1) : 0;
     lua_pop(L, 1);
-    lua_pushstring(L, name);
+    push_key(L, kind, name);
     lua_pushinteger(L, before + bytes);
     lua_rawset(L, -3); /* may raise: nothing charged yet */
     lua_pop(L, 1);
     if (sb_lua_charge(L, bytes)) return 1;
     /* Refused: forget it again (the table has room for the name now). */
     push_charged(L);
-    lua_pushstring(L, name);
+    push_key(L, kind, name);
     if (before == 0) {
         lua_pushnil(L);
     } else {
@@ -86,19 +108,30 @@ int sb_lua_charge_name(lua_State *L, const char *name, long long bytes) {
     return 0;
 }
 
-void sb_lua_uncharge_name(lua_State *L, const char *name) {
+void sb_lua_uncharge_name(lua_State *L, char kind, const char *name) {
     if (lua_rawgetp(L, LUA_REGISTRYINDEX, &charged_key) != LUA_TTABLE) {
         lua_pop(L, 1);
         return;
     }
-    lua_pushstring(L, name);
+    push_key(L, kind, name);
     lua_Integer bytes = lua_rawget(L, -2) == LUA_TNUMBER ? lua_tointeger(L, -1) : 0;
     lua_pop(L, 1);
     if (bytes > 0) {
-        lua_pushstring(L, name);
+        push_key(L, kind, name);
         lua_pushnil(L);
         lua_rawset(L, -3);
         (void)sb_lua_charge(L, -(long long)bytes);
     }
     lua_pop(L, 1);
+}
+
+void sb_lua_charge_or_raise(lua_State *L, char kind, const char *name, long long bytes) {
+    if (!sb_lua_charge_name(L, kind, name, bytes)) {
+        luaL_error(L, "not enough memory: the Lua state's memory budget is spent");
+    }
+}
+
+void sb_lua_recharge_or_raise(lua_State *L, char kind, const char *name, long long bytes) {
+    sb_lua_uncharge_name(L, kind, name);
+    sb_lua_charge_or_raise(L, kind, name, bytes);
 }

@@ -340,7 +340,7 @@ static int check_and_charge(lua_State *L, sb_lua_ctx *ctx, const char *name, int
         cost += SB_LUA_ACTION_COST + 2 * (long long)length;
         lua_pop(L, 1);
     }
-    if (!sb_lua_charge_name(L, name, cost)) {
+    if (!sb_lua_charge_name(L, SB_LUA_CHARGE_TARGET, name, cost)) {
         snprintf(error, size, "not enough memory: the Lua state's memory budget is spent");
         return 0;
     }

@@ -272,6 +272,21 @@ static int intercept(void *userdata, sb_call *call) {
     return li->async ? SB_INTERCEPT_PENDING : SB_OK;
 }
 
+/* The charge of an interceptor or observer (see charge.c), under its id.
+ * Refused: it is removed again, and the memory error raised. */
+static void charge_hook(lua_State *L, sb_lua_ctx *ctx, char kind, uint64_t id, long long bytes) {
+    char key[24];
+    snprintf(key, sizeof key, "%llu", (unsigned long long)id);
+    if (sb_lua_charge_name(L, kind == 'i' ? SB_LUA_CHARGE_INTERCEPTOR : SB_LUA_CHARGE_OBSERVER, key, bytes)) return;
+    if (kind == 'i') {
+        (void)sb_remove_interceptor(ctx->m, id);
+    } else {
+        (void)sb_remove_observer(ctx->m, id);
+    }
+    sb_lua_forget_hook(ctx, kind, id);
+    luaL_error(L, "not enough memory: the Lua state's memory budget is spent");
+}
+
 /* sb.intercept(priority, fn [, {name =, timeout = seconds, async =}]) -> id */
 static int l_intercept(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
@@ -311,18 +326,21 @@ static int l_intercept(lua_State *L) {
     li->async = async;
     uint64_t id = 0;
     sb_status status = sb_add_interceptor(ctx->m, (int)priority, intercept, li, interceptor_free, &id);
+    size_t name_length = 0;
     if (status == SB_OK) {
         char fallback[48];
         if (name == NULL) {
             snprintf(fallback, sizeof fallback, "Lua interceptor %llu", (unsigned long long)id);
             name = fallback;
         }
+        name_length = strlen(name);
         unsigned ms = timeout > 0 ? (unsigned)(timeout * 1000 + 0.5) : 0;
         status = sb_set_interceptor_options(ctx->m, id, name, timeout > 0 && ms == 0 ? 1 : ms);
         if (status != SB_OK) sb_remove_interceptor(ctx->m, id);
     }
     if (status != SB_OK) return sb_lua_push_failure(L, status);
     sb_lua_remember_hook(ctx, 'i', id);
+    charge_hook(L, ctx, 'i', id, SB_LUA_REGISTRATION_COST + SB_LUA_NAME_COPIES * (long long)name_length);
     lua_pushinteger(L, (lua_Integer)id);
     return 1;
 }
@@ -333,6 +351,9 @@ static int remove_hook(lua_State *L, char kind) {
     sb_status status = kind == 'i' ? sb_remove_interceptor(ctx->m, (uint64_t)id) : sb_remove_observer(ctx->m, (uint64_t)id);
     if (status != SB_OK) return sb_lua_push_failure(L, status);
     sb_lua_forget_hook(ctx, kind, (uint64_t)id);
+    char key[24];
+    snprintf(key, sizeof key, "%llu", (unsigned long long)id);
+    sb_lua_uncharge_name(L, kind == 'i' ? SB_LUA_CHARGE_INTERCEPTOR : SB_LUA_CHARGE_OBSERVER, key);
     lua_pushboolean(L, 1);
     return 1;
 }
@@ -390,6 +411,7 @@ static int l_observe(lua_State *L) {
     sb_status status = sb_add_observer(ctx->m, observe, callback, observer_free, &id);
     if (status != SB_OK) return sb_lua_push_failure(L, status);
     sb_lua_remember_hook(ctx, 'o', id);
+    charge_hook(L, ctx, 'o', id, SB_LUA_REGISTRATION_COST);
     lua_pushinteger(L, (lua_Integer)id);
     return 1;
 }
@@ -400,8 +422,8 @@ static int l_observe(lua_State *L) {
 static int l_rules(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
     sb_status status;
+    size_t length = 0; /* of the rules' JSON text, for the charge */
     if (lua_type(L, 1) == LUA_TSTRING) {
-        size_t length;
         const char *json = lua_tolstring(L, 1, &length);
         luaL_argcheck(L, strlen(json) == length, 1, "the JSON contains a NUL byte");
         status = sb_set_rules_json(ctx->m, json);
@@ -418,11 +440,14 @@ static int l_rules(lua_State *L) {
             char *json = sb_to_json(rules);
             sb_release(rules);
             if (json == NULL) return luaL_error(L, "switchboard: out of memory");
+            length = strlen(json);
             status = sb_set_rules_json(ctx->m, json);
             sb_free(json);
         }
     }
     if (status != SB_OK) return sb_lua_push_failure(L, status);
+    /* the rules replace the last */
+    sb_lua_recharge_or_raise(L, SB_LUA_CHARGE_RULES, "", SB_LUA_REGISTRATION_COST + SB_LUA_NAME_COPIES * (long long)length);
     lua_pushboolean(L, 1);
     return 1;
 }

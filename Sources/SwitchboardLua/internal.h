@@ -118,11 +118,23 @@ int sb_lua_poll(lua_State *L, sb_lua_ctx *ctx, lua_Integer max);
 #define SB_LUA_MAX_CONVERSION ((size_t)256 << 20)
 /* 1, or 0 when the host refused the charge (bytes < 0 give memory back). */
 int sb_lua_charge(lua_State *L, long long bytes);
-/* Charges `bytes` for the registered name `name` (added to what it was
+/* The kinds of what is charged by name: each kind's names are apart. */
+#define SB_LUA_CHARGE_TARGET 't'
+#define SB_LUA_CHARGE_PATTERN 'p'     /* a route pattern (to a target or a handler) */
+#define SB_LUA_CHARGE_SCHEME 's'      /* in lower case, as the mediator keeps it */
+#define SB_LUA_CHARGE_INTERCEPTOR 'i' /* by id */
+#define SB_LUA_CHARGE_OBSERVER 'o'    /* by id */
+#define SB_LUA_CHARGE_RULES 'r'       /* the one set of rules: name "" */
+#define SB_LUA_CHARGE_POLICY 'u'      /* the one URL policy: name "" */
+/* Charges `bytes` for `kind`'s registered `name` (added to what it was
  * charged), remembered until sb_lua_uncharge_name gives it all back. 0 if
  * refused (nothing charged). May raise a memory error before charging. */
-int sb_lua_charge_name(lua_State *L, const char *name, long long bytes);
-void sb_lua_uncharge_name(lua_State *L, const char *name);
+int sb_lua_charge_name(lua_State *L, char kind, const char *name, long long bytes);
+void sb_lua_uncharge_name(lua_State *L, char kind, const char *name);
+/* sb_lua_charge_name, raising the memory error when refused. */
+void sb_lua_charge_or_raise(lua_State *L, char kind, const char *name, long long bytes);
+/* The same for what replaced what `name` held: its old charge goes first. */
+void sb_lua_recharge_or_raise(lua_State *L, char kind, const char *name, long long bytes);
 
 /* convert.c: values across the border.
  *

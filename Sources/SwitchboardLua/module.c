@@ -132,7 +132,7 @@ static int l_unregister(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
     const char *name = check_name(L, 1);
     sb_status status = sb_unregister_target(ctx->m, name);
-    sb_lua_uncharge_name(L, name);
+    sb_lua_uncharge_name(L, SB_LUA_CHARGE_TARGET, name);
     if (status != SB_OK) return sb_lua_push_failure(L, status);
     lua_pushboolean(L, 1);
     return 1;
@@ -164,10 +164,18 @@ static int l_poll(lua_State *L) {
     return sb_lua_poll(L, ctx, max);
 }
 
+/* sb.array(t): gives `t` the array marker as its metatable. A table with
+ * a metatable of its own is refused: replacing it would change what the
+ * table is to its maker (a locked metatable says so, and it is read raw
+ * here, past any __metatable). */
 static int l_array(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 1);
     sb_lua_push_array_mt(L);
+    if (lua_getmetatable(L, 1)) {
+        luaL_argcheck(L, lua_rawequal(L, -1, -2), 1, "the table has a metatable of its own");
+        lua_pop(L, 1);
+    }
     lua_setmetatable(L, 1);
     return 1;
 }
@@ -232,6 +240,11 @@ static int l_open(lua_State *L) {
     return 1;
 }
 
+/* What the library keeps for a name registered from Lua (see charge.c). */
+static long long name_cost(const char *name) {
+    return SB_LUA_REGISTRATION_COST + SB_LUA_NAME_COPIES * (long long)strlen(name);
+}
+
 /* A scheme's handler is remembered under the scheme in lower case (as the
  * mediator keeps it), a pattern's under the pattern, before it is given to
  * the mediator; closing the state removes it if it is still this state's.
@@ -257,11 +270,22 @@ static sb_lua_fn *remembered_handler(lua_State *L, sb_lua_ctx *ctx, char kind, c
 static int l_scheme(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
     const char *name = check_name(L, 1);
+    lua_settop(L, 2);
+    /* charged under the name the mediator keeps: in lower case */
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (const char *c = name; *c != '\0'; c++) luaL_addchar(&b, (char)tolower((unsigned char)*c));
+    luaL_pushresult(&b);
+    const char *key = lua_tostring(L, -1);
     sb_status status;
     if (lua_isnoneornil(L, 2)) {
         status = sb_register_scheme(ctx->m, name, NULL, NULL, NULL);
     } else if (lua_isboolean(L, 2) && !lua_toboolean(L, 2)) {
         status = sb_unregister_scheme(ctx->m, name);
+        sb_lua_uncharge_name(L, SB_LUA_CHARGE_SCHEME, key);
+        if (status != SB_OK) return sb_lua_push_failure(L, status);
+        lua_pushboolean(L, 1);
+        return 1;
     } else {
         luaL_checktype(L, 2, LUA_TFUNCTION);
         sb_lua_fn *fn = remembered_handler(L, ctx, SB_LUA_SCHEME_HANDLER, name, 2);
@@ -269,14 +293,9 @@ static int l_scheme(lua_State *L) {
         status = sb_register_scheme(ctx->m, name, sb_lua_fn_call, fn, sb_lua_fn_free);
     }
     if (status != SB_OK) return sb_lua_push_failure(L, status);
+    sb_lua_recharge_or_raise(L, SB_LUA_CHARGE_SCHEME, key, name_cost(key));
     lua_pushboolean(L, 1);
     return 1;
-}
-
-/* Charges `bytes` for what the library now keeps under `key` (see
- * charge.c); raises the memory error when the host's budget refuses. */
-static void charge_or_raise(lua_State *L, const char *key, long long bytes) {
-    if (!sb_lua_charge_name(L, key, bytes)) luaL_error(L, "not enough memory: the Lua state's memory budget is spent");
 }
 
 /* sb.route(pattern, target, action) or sb.route(pattern, fn): a Lua handler
@@ -292,8 +311,7 @@ static int l_route(lua_State *L) {
     } else {
         status = sb_add_route_pattern(ctx->m, pattern, check_name(L, 2), check_name(L, 3));
     }
-    if (status == SB_OK) charge_or_raise(L, lua_pushfstring(L, "pattern:%s", pattern),
-                                         SB_LUA_REGISTRATION_COST + SB_LUA_NAME_COPIES * (long long)strlen(pattern));
+    if (status == SB_OK) sb_lua_recharge_or_raise(L, SB_LUA_CHARGE_PATTERN, pattern, name_cost(pattern));
     if (status != SB_OK) return sb_lua_push_failure(L, status);
     lua_pushboolean(L, 1);
     return 1;
@@ -303,7 +321,7 @@ static int l_unroute(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
     const char *pattern = check_name(L, 1);
     sb_status status = sb_remove_route_pattern(ctx->m, pattern);
-    sb_lua_uncharge_name(L, lua_pushfstring(L, "pattern:%s", pattern));
+    sb_lua_uncharge_name(L, SB_LUA_CHARGE_PATTERN, pattern);
     if (status != SB_OK) return sb_lua_push_failure(L, status);
     lua_pushboolean(L, 1);
     return 1;
@@ -320,10 +338,20 @@ static int l_routes(lua_State *L) {
 
 static int l_policy(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
-    sb_value *policy = optional_params(L, ctx, 1);
+    sb_value *policy = NULL;
+    long long cost = 0;
+    if (!lua_isnoneornil(L, 1)) { /* optional_params, keeping the cost */
+        luaL_checktype(L, 1, LUA_TTABLE);
+        sb_lua_conv conv;
+        conv.ctx = ctx;
+        policy = sb_lua_to_value_safely(L, 1, &conv);
+        if (policy == NULL) return luaL_argerror(L, 1, conv.error);
+        cost = SB_LUA_REGISTRATION_COST + (long long)conv.cost;
+    }
     sb_status status = sb_set_url_policy(ctx->m, policy);
     sb_release(policy);
     if (status != SB_OK) return sb_lua_push_failure(L, status);
+    sb_lua_recharge_or_raise(L, SB_LUA_CHARGE_POLICY, "", cost); /* the policy replaces the last */
     lua_pushboolean(L, 1);
     return 1;
 }

@@ -22,6 +22,16 @@
  * coroutine_made below). A small period keeps that advance small. */
 #define COROUTINE_CHECK_EVERY 1000
 
+/* The hook of a coroutine also runs at every call (LUA_MASKCALL): the
+ * watchdog's nudge reaches only the main thread (it cannot know which
+ * coroutine runs, nor touch one that may be collected meanwhile), so a
+ * coroutine looks for the nudge itself, in g->nudged, at each call. A loop
+ * of slow C calls makes a call per C function, so it stops on time; the
+ * price is one hook call per function call in a coroutine (about 5 ns,
+ * a quarter more on a loop of calls to a small function),
+ * none on the main thread until the nudge. */
+#define COROUTINE_HOOK (LUA_MASKCOUNT | LUA_MASKCALL)
+
 /* VM instructions the report and the finalizers may run once the scenario
  * is over. */
 #define AFTER_BUDGET 50000000
@@ -95,6 +105,14 @@ static void hook(lua_State *L, lua_Debug *ar) {
     /* CHECK_EVERY (COROUTINE_CHECK_EVERY in a coroutine), or 1 when
      * nudged or tripped */
     int count = lua_gethookcount(L);
+    if (ar->event != LUA_HOOKCOUNT) {
+        /* A call (COROUTINE_HOOK, or the main thread once nudged): nothing
+         * to count, only the nudge to see. From now on this thread checks
+         * every instruction, and the clock is read below. */
+        if (g->relaxed || !(__atomic_load_n(&g->nudged, __ATOMIC_RELAXED) || g->tripped)) return;
+        if (count != 1) lua_sethook(L, hook, COROUTINE_HOOK, 1);
+        count = 0;
+    }
     if (g->relaxed) {
         /* The report has a budget of its own. */
         if (!charge_instructions(g, L, (uint64_t)count)) luaL_error(L, "the budget for finalizers and reports ran out");
@@ -122,8 +140,8 @@ void sbr_guard_arm(sbr_guard *g, lua_State *L) {
     g->deadline = g->timeout > 0 ? g->started + g->timeout : 0;
     /* A nudge may have come already, while the script loaded for longer
      * than the timeout: keep checking every instruction then. */
-    int nudged = lua_gethook(L) != NULL && lua_gethookcount(L) == 1;
-    lua_sethook(L, hook, LUA_MASKCOUNT, nudged ? 1 : CHECK_EVERY);
+    int nudged = __atomic_load_n(&g->nudged, __ATOMIC_RELAXED);
+    lua_sethook(L, hook, nudged ? COROUTINE_HOOK : LUA_MASKCOUNT, nudged ? 1 : CHECK_EVERY);
 }
 
 /* Charges `count` VM instructions to the scenario's one budget (or, once
@@ -170,7 +188,7 @@ static int coroutine_made(lua_State *L) {
     sbr_guard *g = ud;
     if (co != NULL && lua_gethook(L) == hook) {
         int every = lua_gethookcount(L) == 1 ? 1 : COROUTINE_CHECK_EVERY; /* nudged or tripped: keep 1 */
-        lua_sethook(co, hook, LUA_MASKCOUNT, every);
+        lua_sethook(co, hook, COROUTINE_HOOK, every);
         if (!charge_instructions(g, L, COROUTINE_CHECK_EVERY)) {
             return luaL_error(L, "%s", g->relaxed ? "the budget for finalizers and reports ran out" : g->message);
         }
@@ -243,13 +261,17 @@ static int wait_until(sbr_watchdog *w, const struct timespec *until) {
 
 static void *watch(void *arg) {
     sbr_watchdog *w = arg;
-    /* At the timeout, make the state's next instruction check the limits:
-     * C functions that run long between instructions would otherwise
-     * delay the hook's own check. lua_sethook may be called
-     * asynchronously (ldebug.c). */
+    /* At the timeout, make the state's next instruction and next call
+     * check the limits: C functions that run long between instructions
+     * would otherwise delay the hook's own check. lua_sethook may be called
+     * asynchronously (ldebug.c). Coroutines see the flag at their next call
+     * (COROUTINE_HOOK): this thread cannot reach them safely. */
     if (wait_until(w, &w->nudge_at)) return NULL;
     pthread_mutex_lock(&w->lock);
-    if (w->L != NULL) lua_sethook(w->L, hook, LUA_MASKCOUNT, 1);
+    if (w->L != NULL) {
+        __atomic_store_n(&w->guard->nudged, 1, __ATOMIC_RELAXED);
+        lua_sethook(w->L, hook, COROUTINE_HOOK, 1);
+    }
     pthread_mutex_unlock(&w->lock);
     if (wait_until(w, &w->until)) return NULL;
     /* The scenario is stuck where no hook runs (in C). Nothing can stop it
@@ -273,7 +295,7 @@ static struct timespec at(double seconds) {
     return t;
 }
 
-int sbr_watchdog_start(sbr_watchdog *w, const sbr_guard *g, int report_fd, const char *script, const char *name) {
+int sbr_watchdog_start(sbr_watchdog *w, sbr_guard *g, int report_fd, const char *script, const char *name) {
     memset(w, 0, sizeof *w);
     w->report_fd = report_fd;
     if (g->timeout <= 0) return 1; /* no timeout: nothing to watch */
@@ -281,6 +303,7 @@ int sbr_watchdog_start(sbr_watchdog *w, const sbr_guard *g, int report_fd, const
     w->name = name != NULL ? name : "(listing scenarios)";
     w->grace = g->grace;
     w->L = g->L;
+    w->guard = g;
     pthread_condattr_t attr;
     pthread_condattr_init(&attr);
     pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);

@@ -21,6 +21,7 @@ typedef struct sbr_guard {
     uint64_t after; /* instructions run since relaxed */
     double timeout, grace, started, deadline;
     int relaxed; /* the scenario is over: no hook, memory for the report */
+    int nudged; /* set (atomically) by the watchdog at the timeout */
     int tripped;
     char message[200];
     char where[200]; /* "file:line" running when the limit stopped it */
@@ -31,7 +32,8 @@ typedef struct sbr_watchdog {
     pthread_mutex_t lock;
     pthread_cond_t wake;
     struct timespec nudge_at, until; /* the timeout; the timeout plus the grace */
-    lua_State *L;
+    lua_State *L; /* and its guard: NULL once the state is forgotten */
+    sbr_guard *guard;
     int active, done;
     double grace;
     int report_fd;
@@ -57,7 +59,7 @@ const char *sbr_guard_tripped(const sbr_guard *g);
 /* Where the tripped state was stopped ("file:line"), or NULL. */
 const char *sbr_guard_where(const sbr_guard *g);
 
-int sbr_watchdog_start(sbr_watchdog *w, const sbr_guard *g, int report_fd, const char *script, const char *name);
+int sbr_watchdog_start(sbr_watchdog *w, sbr_guard *g, int report_fd, const char *script, const char *name);
 /* Before the state is closed: the watchdog must not touch it any more. */
 void sbr_watchdog_forget_state(sbr_watchdog *w);
 void sbr_watchdog_stop(sbr_watchdog *w);

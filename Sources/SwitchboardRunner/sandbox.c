@@ -77,19 +77,10 @@ static int call_original(lua_State *L) {
 
 /* ------------------------------------------------------------ files */
 
-/* Raises unless `path` is a regular file on an ordinary file system
- * (sb__file_open's check, so /dev/fd/N, /proc/self/mem and a FIFO are
- * refused whatever they are called). A path that does not open passes: the
- * original reports it. For io.lines and io.input, which open the file again
- * by its name. */
-static void check_readable(lua_State *L, const char *path) {
-    char why[128];
-    int fd = sb__file_open(path, why, sizeof why);
-    if (fd >= 0) close(fd);
-    if (fd == SB_FILE_REFUSED) {
-        luaL_error(L, "%s is not a regular file that scenarios may read: %s (run with --allow-os to allow it)", path,
-                   why);
-    }
+/* The message of a file the sandbox refuses to read. */
+static int refuse_file(lua_State *L, const char *path, const char *why) {
+    return luaL_error(L, "%s is not a regular file that scenarios may read: %s (run with --allow-os to allow it)", path,
+                      why);
 }
 
 /* Loads the Lua source file `path` for loadfile and dofile: a file the
@@ -99,10 +90,7 @@ static int load_source(lua_State *L, const char *path) {
     char why[128];
     const char *chunkname = lua_pushfstring(L, "@%s", path); /* before the open: may raise */
     int fd = sb__file_open(path, why, sizeof why);
-    if (fd == SB_FILE_REFUSED) {
-        return luaL_error(L, "%s is not a regular file that scenarios may read: %s (run with --allow-os to allow it)",
-                          path, why);
-    }
+    if (fd == SB_FILE_REFUSED) return refuse_file(L, path, why);
     if (fd < 0) {
         lua_pop(L, 1);
         lua_pushfstring(L, "cannot open %s: %s", path, why);
@@ -120,42 +108,141 @@ static int close_stream(lua_State *L) {
     return luaL_fileresult(L, ok, NULL);
 }
 
-/* io.open(name [, "r" | "rb"]): the file handle is made here, on the
- * descriptor that was checked, as liolib makes its own (a luaL_Stream). */
-static int read_only_open(lua_State *L) {
-    const char *path = luaL_checkstring(L, 1);
-    const char *mode = luaL_optstring(L, 2, "r");
+/* Pushes a closed file handle (a luaL_Stream, as liolib makes its own),
+ * which push_stream_on gives a FILE. */
+static luaL_Stream *push_closed_stream(lua_State *L) {
     luaL_Stream *p = (luaL_Stream *)lua_newuserdatauv(L, sizeof(luaL_Stream), 0);
     p->f = NULL;
     p->closef = NULL; /* a closed file until it has a FILE */
     luaL_setmetatable(L, LUA_FILEHANDLE);
-    char why[128];
-    int fd = sb__file_open(path, why, sizeof why); /* read-only, non-blocking: checks only */
-    if (fd == SB_FILE_REFUSED) {
-        return luaL_error(L, "%s is not a regular file that scenarios may read: %s (run with --allow-os to allow it)",
-                          path, why);
-    }
-    if (strcmp(mode, "r") != 0 && strcmp(mode, "rb") != 0) {
-        if (fd >= 0) close(fd);
-        return luaL_error(L, "io.open in mode \"%s\" is not available in scenarios: files are read-only "
-                          "(run with --allow-os to allow it)", mode);
-    }
-    if (fd < 0) return luaL_fileresult(L, 0, path);
+    return p;
+}
+
+/* Gives the handle `p` the checked descriptor `fd` (taken: closed on
+ * failure); 0 with errno set when no FILE could be made. */
+static int stream_on(luaL_Stream *p, int fd) {
     p->f = fdopen(fd, "r");
     if (p->f == NULL) {
         int error = errno;
         close(fd);
         errno = error;
-        return luaL_fileresult(L, 0, path);
+        return 0;
     }
     p->closef = close_stream;
     return 1;
 }
 
-/* io.lines and io.input: a file name is checked, a file handle passes. */
+/* io.open(name [, "r" | "rb"]): the file handle is made here, on the
+ * descriptor that was checked. */
+static int read_only_open(lua_State *L) {
+    const char *path = luaL_checkstring(L, 1);
+    const char *mode = luaL_optstring(L, 2, "r");
+    luaL_Stream *p = push_closed_stream(L);
+    char why[128];
+    int fd = sb__file_open(path, why, sizeof why); /* read-only, non-blocking: checks only */
+    if (fd == SB_FILE_REFUSED) return refuse_file(L, path, why);
+    if (strcmp(mode, "r") != 0 && strcmp(mode, "rb") != 0) {
+        if (fd >= 0) close(fd);
+        return luaL_error(L, "io.open in mode \"%s\" is not available in scenarios: files are read-only "
+                          "(run with --allow-os to allow it)", mode);
+    }
+    if (fd < 0 || !stream_on(p, fd)) return luaL_fileresult(L, 0, path);
+    return 1;
+}
+
+/* The file handle of io.lines(name) and io.input(name), made as io.open
+ * makes it: on the descriptor that was checked, never by the name again
+ * (a name checked and then reopened can be swapped for a FIFO meanwhile).
+ * Raises as liolib does when the file does not open. */
+static void push_checked_stream(lua_State *L, const char *path) {
+    luaL_Stream *p = push_closed_stream(L);
+    char why[128];
+    int fd = sb__file_open(path, why, sizeof why);
+    if (fd == SB_FILE_REFUSED) refuse_file(L, path, why);
+    if (fd < 0) luaL_error(L, "cannot open file '%s' (%s)", path, why);
+    if (!stream_on(p, fd)) luaL_error(L, "cannot open file '%s' (%s)", path, strerror(errno));
+}
+
+/* The iterator of io.lines(name): the handle's own lines iterator (upvalue
+ * 1, liolib's, which calls no Lua), closing the file (upvalue 2) at the end
+ * as liolib's io.lines does. */
+static int lines_step(lua_State *L) {
+    lua_settop(L, 0);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_call(L, 0, LUA_MULTRET);
+    if (lua_gettop(L) > 0 && lua_toboolean(L, 1)) return lua_gettop(L);
+    luaL_Stream *p = lua_touserdata(L, lua_upvalueindex(2));
+    if (p->closef != NULL) {
+        lua_CFunction closef = p->closef;
+        p->closef = NULL; /* as liolib's aux_close: closed once */
+        lua_settop(L, 0);
+        lua_pushvalue(L, lua_upvalueindex(2));
+        (void)closef(L);
+    }
+    return 0;
+}
+
+/* io.lines(name, ...): the iterator, nil, nil and the file (to be closed),
+ * as liolib returns them. io.lines() (the default input) is liolib's. */
 static int read_only_lines(lua_State *L) {
-    if (lua_type(L, 1) == LUA_TSTRING) check_readable(L, lua_tostring(L, 1));
-    return call_original(L);
+    if (lua_isnoneornil(L, 1)) return call_original(L);
+    const char *path = luaL_checkstring(L, 1);
+    int formats = lua_gettop(L) - 1;
+    luaL_checkstack(L, formats + 8, "too many arguments");
+    push_checked_stream(L, path);
+    int file = lua_gettop(L);
+    luaL_getmetafield(L, file, "__index");
+    lua_getfield(L, -1, "lines"); /* liolib's f_lines: checks the formats, calls no Lua */
+    lua_pushvalue(L, file);
+    for (int i = 0; i < formats; i++) lua_pushvalue(L, 2 + i);
+    lua_call(L, formats + 1, 1);
+    lua_pushvalue(L, file);
+    lua_pushcclosure(L, lines_step, 2);
+    lua_pushnil(L);
+    lua_pushnil(L);
+    lua_pushvalue(L, file);
+    return 4;
+}
+
+/* io.input(name): the default input becomes a handle made on the checked
+ * descriptor; io.input() and io.input(handle) are liolib's. */
+static int read_only_input(lua_State *L) {
+    if (lua_type(L, 1) == LUA_TSTRING) {
+        push_checked_stream(L, lua_tostring(L, 1));
+        lua_replace(L, 1);
+    }
+    return call_original(L); /* with a handle: sets it, calls no Lua */
+}
+
+/* package.searchpath(name, path [, sep [, rep]]), as loadlib's, with each
+ * candidate opened through the one file check: the original opens them
+ * with a blocking fopen (a FIFO waits for ever) and takes /proc files. A
+ * refused candidate raises, as require does. */
+static int checked_searchpath(lua_State *L) {
+    const char *name = luaL_checkstring(L, 1);
+    const char *path = luaL_checkstring(L, 2);
+    const char *sep = luaL_optstring(L, 3, ".");
+    const char *rep = luaL_optstring(L, 4, LUA_DIRSEP);
+    if (*sep != '\0' && strchr(name, *sep) != NULL) name = luaL_gsub(L, name, sep, rep);
+    const char *names = luaL_gsub(L, path, "?", name); /* the candidates, separated by ';' */
+    for (const char *at = names;;) {
+        const char *end = strchr(at, ';');
+        const char *candidate = lua_pushlstring(L, at, end != NULL ? (size_t)(end - at) : strlen(at));
+        char why[128];
+        int fd = sb__file_open(candidate, why, sizeof why);
+        if (fd == SB_FILE_REFUSED) return refuse_file(L, candidate, why);
+        if (fd >= 0) {
+            close(fd);
+            return 1;
+        }
+        lua_pop(L, 1);
+        if (end == NULL) break;
+        at = end + 1;
+    }
+    const char *tried = luaL_gsub(L, names, ";", "'\n\tno file '");
+    luaL_pushfail(L);
+    lua_pushfstring(L, "no file '%s'", tried);
+    return 2;
 }
 
 /* ------------------------------------------------------------ loading */
@@ -367,7 +454,7 @@ void sbr_sandbox(lua_State *L) {
     REFUSE_ALL(L, "io", io_refused);
     wrap(L, "open", read_only_open);
     wrap(L, "lines", read_only_lines);
-    wrap(L, "input", read_only_lines);
+    wrap(L, "input", read_only_input);
     lua_pop(L, 1);
     lua_getglobal(L, "debug");
     REFUSE_ALL(L, "debug", debug_refused);
@@ -392,6 +479,8 @@ void sbr_sandbox(lua_State *L) {
     refuse(L, "package.loadlib", "loadlib");
     lua_pushliteral(L, "");
     lua_setfield(L, -2, "cpath"); /* no C modules */
+    lua_pushcfunction(L, checked_searchpath);
+    lua_setfield(L, -2, "searchpath");
     lua_getfield(L, -1, "searchers");
     lua_pushcfunction(L, text_searcher);
     lua_rawseti(L, -2, 2);

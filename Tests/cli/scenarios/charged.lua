@@ -15,6 +15,33 @@ scenario("a table that shares a subtable at every level", function()
   sb.perform("Nobody", "take", { dag = t })
 end)
 
+-- Found in a hostile review: schemes, interceptors and route handlers were
+-- not charged, and a target named "pattern:" .. p gave back route p's charge.
+scenario("schemes with long names", function()
+  local long = string.rep("s", 1 << 18)
+  for i = 1, 400 do assert(sb.scheme(long .. i, function() end)) end
+end)
+
+scenario("interceptors with long names", function()
+  local long = string.rep("i", 1 << 18)
+  for i = 1, 400 do sb.intercept(0, function() end, { name = long .. i }) end
+end)
+
+scenario("route handlers with long patterns", function()
+  local long = string.rep("h", 1 << 18)
+  for i = 1, 400 do assert(sb.route("app://h" .. i .. "/" .. long, function() end)) end
+end)
+
+scenario("a target named like a route's charge gives nothing back", function()
+  local long = string.rep("p", 1 << 18)
+  for i = 1, 400 do
+    local pattern = "app://h" .. i .. "/" .. long
+    assert(sb.route(pattern, "T", "a"))
+    sb.target("pattern:" .. pattern, { a = function() end })
+    assert(sb.unregister("pattern:" .. pattern))
+  end
+end)
+
 scenario("registering and unregistering gives the charge back", function()
   local long = string.rep("r", 1 << 20)
   for i = 1, 200 do
@@ -22,6 +49,19 @@ scenario("registering and unregistering gives the charge back", function()
     assert(sb.unregister(long))
     if i % 20 == 0 then collectgarbage() end
   end
+  for i = 1, 60 do -- schemes, interceptors, observers, rules and routes too (60 MiB each)
+    assert(sb.scheme(long, function() end))
+    assert(sb.scheme(long, false))
+    assert(sb.scheme(long)) -- connected to targets
+    assert(sb.scheme(long, false))
+    assert(sb.unintercept(sb.intercept(0, function() end, { name = long })))
+    assert(sb.unobserve(sb.observe(function() end)))
+    assert(sb.rules({ { from = long .. "/*", to = "B/$1" } }))
+    assert(sb.route("app://x/" .. long, function() end))
+    assert(sb.unroute("app://x/" .. long))
+    if i % 10 == 0 then collectgarbage() end
+  end
+  assert(sb.rules({}))
 end)
 
 scenario("later scenarios still run", function()

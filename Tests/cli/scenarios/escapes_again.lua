@@ -39,3 +39,17 @@ scenario("the locale can be read, not changed; stdin is empty", function()
   expect(function() return os.setlocale("de_DE.UTF-8") end).to_raise("can only query")
   expect(io.read()).to_be_nil()
 end)
+
+-- Found in a third review (issue 19): sb.array replaced a locked metatable,
+-- and a failure's metatable answered the runner's own marker table.
+scenario("sb.array refuses a table with a metatable of its own", function()
+  local e = expect(1)
+  expect(function() sb.array(e) end).to_raise("metatable of its own")
+  expect(getmetatable(e)).to_be("expectation")
+  local ok, failure = pcall(function() expect(1).to_equal(2) end)
+  expect(ok).to_be(false)
+  expect(getmetatable(failure)).to_be_a("string") -- not the marker the runner knows failures by
+  expect(function() sb.array(failure) end).to_raise("metatable of its own")
+  local marked = sb.array({})
+  expect(sb.array(marked)).to_be(marked) -- the marker itself may be given again
+end)

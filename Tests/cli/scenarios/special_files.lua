@@ -58,6 +58,14 @@ scenario("a file that is not text is not Lua source; its bytes are not quoted", 
   expect(function() return require("binary") end).to_raise("not Lua source")
 end)
 
+scenario("package.searchpath refuses a FIFO at once and finds regular files", function()
+  expect(function() return package.searchpath("fifo", dir .. "/?.lua") end).to_raise("not a regular file")
+  expect(package.searchpath("plain", dir .. "/?.lua;" .. dir .. "/?.txt")).to_be(dir .. "/plain.txt")
+  local none, message = package.searchpath("missing", dir .. "/?.lua")
+  expect(none).to_be_nil()
+  expect(message).to_be("no file '" .. dir .. "/missing.lua'")
+end)
+
 scenario("later scenarios still run", function()
   expect(1 + 1).to_be(2)
 end)
