@@ -32,6 +32,14 @@ case "$name" in
 esac
 
 scratch="$SB_ROOT/.build/fuzz"
+# SwiftPM plans a dependency's sources once: a file added to Switchboard
+# since would be missing from this build ("cannot find ... in scope"). The
+# plan is dropped whenever the list of source files changes.
+sources=$(find Sources -type f | LC_ALL=C sort | cksum)
+if [ "$(cat "$scratch/sources.stamp" 2>/dev/null)" != "$sources" ]; then
+  rm -f "$scratch/build/debug.yaml" "$scratch/build/build.db" "$scratch/build/debug/description.json"
+  mkdir -p "$scratch" && echo "$sources" > "$scratch/sources.stamp"
+fi
 # --sanitize instruments the fuzz package's own targets and links libFuzzer;
 # the -Xswiftc / -Xcc flags extend coverage and ASan to the Switchboard
 # targets it depends on (without them libFuzzer sees only the fuzzer's code).
