@@ -51,12 +51,20 @@ final class CFunction: ForeignFunction, @unchecked Sendable {
 
     /// What `callNative` makes of a C function's `status` and `*out` (also
     /// for the actions of a registered class).
+    @inline(__always)
     static func normalize(_ status: sb_status, out: UnsafeMutablePointer<OpaquePointer?>, messagesBefore: UInt,
                           label: String) -> Int32 {
         if status == SB_OK {
             if out.pointee == nil { out.pointee = Handle.null.pointer }
             return 0
         }
+        return normalizeFailure(status, out: out, messagesBefore: messagesBefore, label: label)
+    }
+
+    /// `normalize` of a failure: out of line, so a success costs one compare.
+    @inline(never)
+    private static func normalizeFailure(_ status: sb_status, out: UnsafeMutablePointer<OpaquePointer?>,
+                                         messagesBefore: UInt, label: String) -> Int32 {
         if let leftover = out.pointee {
             Handle(leftover).release()
             out.pointee = nil
