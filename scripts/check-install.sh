@@ -19,6 +19,8 @@ cc $flags -D_POSIX_C_SOURCE=200809L -shared -fPIC examples/c/module_a.c $(pkg-co
 if ldd "$prefix/demo" | grep -i swift; then sb_die "the installed program needs Swift libraries"; fi
 output=$(env -i PATH=/usr/bin:/bin "$prefix/demo" "$prefix/module_a.so")
 grep -q 'NotFoundViewController' <<< "$output" || sb_die "the demo did not run through: $output"
+# Its last step: a native action opened from a URL, refused, the completion told.
+grep -q 'completion got {"error":.*"code":"EREJECTED"}' <<< "$output" || sb_die "the demo's URL steps did not run: $output"
 version=$(env -i PATH=/usr/bin:/bin LUA_CPATH="$prefix/lib/lua/5.4/?.so;;" \
   lua5.4 -e 'print(require("switchboard").version)')
 [ "$version" = "$(sed -nE 's/^#define SB_VERSION_STRING "([^"]+)"/\1/p' include/switchboard.h)" ] \

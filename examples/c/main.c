@@ -3,6 +3,8 @@
  * Module A is a plugin (module_a.so) loaded at run time; nothing here links
  * it or includes anything of it. generated/sb_a.h holds typed wrappers made
  * from module A's contracts by `switchboard gen` (scripts/generate.sh).
+ * The last two steps are the remote call: an app:// URL opened with a
+ * completion, and a native* action that the URL entry refuses.
  *
  *   cc main.c $(pkg-config --cflags --libs switchboard) -o demo
  *   ./demo ./module_a.so
@@ -79,6 +81,27 @@ static sb_status no_target_response(void *u, const sb_value *params, sb_value **
     return SB_OK;
 }
 
+/* The caller's completion for a URL call: it receives {"result": value},
+ * or {"error": message, "code": status name} when the call failed. */
+static sb_status on_completion(void *u, const sb_value *info, sb_value **out) {
+    char *json = sb_to_json(info);
+    (void)u;
+    (void)out;
+    printf("   [caller] completion got %s\n", json ? json : "(null)");
+    sb_free(json);
+    return SB_OK;
+}
+
+/* Opens `url` as a remote call (CTMediator's performActionWithUrl:
+ * completion:) and prints what the completion and the call gave. */
+static void open_remote(const char *url) {
+    sb_value *completion = sb_callback_new(on_completion, NULL, NULL);
+    sb_value *out = NULL;
+    printf("   open %s\n", url);
+    shown(sb_open_url(m, url, completion, &out), &out);
+    sb_release(completion);
+}
+
 /* cell then configCell, both on the cached instance of A. */
 static void table_cell(const char *title) {
     sb_value *c = NULL, *out = NULL;
@@ -131,5 +154,9 @@ int main(int argc, char **argv) {
     sb_route_free(r);
     puts("\n== 10. what the typed wrappers rule out: a param of the wrong type, caught by A's contract");
     perform("A", "nativePresentImage", params1("image", sb_int(42)), 0);
+    puts("\n== 11. a remote call: a URL opened with a completion (app:// reaches targets by name)");
+    open_remote("app://A/cell?identifier=LinkCell");
+    puts("\n== 12. a native action from a URL: refused before any code of A runs");
+    open_remote("app://A/nativeFetchDetailViewController?key=from%20a%20link");
     return 0;
 }

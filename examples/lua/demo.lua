@@ -2,7 +2,9 @@
 -- Lua targets (one registered here, one found on sb.path), passes Lua
 -- callbacks, and meets both fallbacks. Module A is called through
 -- generated/sb_a.lua: wrappers made from its contracts by `switchboard gen`
--- (scripts/generate.sh), which check params before calling.
+-- (scripts/generate.sh), which check params before calling. The last two
+-- steps are the remote call: an app:// URL opened with a completion, and a
+-- native* action that the URL entry refuses.
 --
 --   lua5.4 examples/lua/demo.lua path/to/module_a.so
 local sb = require "switchboard"
@@ -78,3 +80,16 @@ show(sb.perform("B", "nativeFetchDetailViewController"))
 
 step("10. a misspelt param: the generated wrapper stops it at the call")
 print("   -> " .. select(2, pcall(function() A.nativePresentImage{ imgae = "switchboard.png" } end)))
+
+-- The caller's completion for a URL call: it receives {result = value}, or
+-- {error = message, code = "E..."} when the call failed.
+local function open_remote(url)
+  print("   open " .. url)
+  show(sb.open(url, function(info) print("   [caller] completion got " .. show.render(info)) end))
+end
+
+step("11. a remote call: a URL opened with a completion (app:// reaches targets by name)")
+open_remote("app://A/cell?identifier=LinkCell")
+
+step("12. a native action from a URL: refused before any code of A runs")
+open_remote("app://A/nativeFetchDetailViewController?key=from%20a%20link")

@@ -20,11 +20,14 @@ local function render(v)
   return "{" .. table.concat(items, ",") .. "}"
 end
 
--- show(result) or show(nil, message, code), as sb.perform returns them.
-return function(result, message, code)
-  if result == nil and message then
-    print(string.format("   -> error %s: %s", code, message))
-  else
-    print("   -> " .. render(result))
-  end
-end
+-- show(result) or show(nil, message, code), as sb.perform returns them;
+-- show.render(value) is the text alone.
+return setmetatable({ render = render }, {
+  __call = function(_, result, message, code)
+    if result == nil and message then
+      print(string.format("   -> error %s: %s", code, message))
+    else
+      print("   -> " .. render(result))
+    end
+  end,
+})

@@ -1,5 +1,6 @@
 // The CTMediator demo, on Switchboard: each case of the original demo's table,
-// printed as it happens.
+// printed as it happens, then its remote call (an app:// URL with a
+// completion) and the native rule that keeps native* actions from URLs.
 import Switchboard
 #if canImport(Glibc)
 import Glibc
@@ -92,5 +93,29 @@ step("10. what the typed wrappers rule out: a param of the wrong type, caught by
         _ = try mediator.call(target: "A", action: "nativePresentImage", params: ["image": 42])
     } catch {
         print("   -> error \(error.code.name): \(error.message)")
+    }
+}
+
+/// Opens `url` as a remote call (CTMediator's performActionWithUrl:completion:)
+/// and prints what the completion got, then what open() returned: the result,
+/// or null when the call failed (open never throws, as in CTMediator).
+func openRemote(_ url: String) {
+    print("   open \(url)")
+    let result = mediator.open(url, completion: { info in print("   [caller] completion got", info) })
+    print("   ->", result)
+}
+
+step("11. a remote call: a URL opened with a completion (app:// reaches targets by name)") {
+    openRemote("app://A/cell?identifier=LinkCell")
+}
+
+step("12. a native action from a URL: refused before any code of A runs") {
+    let url = "app://A/nativeFetchDetailViewController?key=from%20a%20link"
+    openRemote(url)
+    // call(url:) is the form that reports the refusal as an error.
+    do throws(SwitchboardError) {
+        _ = try mediator.call(url: url)
+    } catch {
+        print("   call(url:) -> error \(error.code.name): \(error.message)")
     }
 }
