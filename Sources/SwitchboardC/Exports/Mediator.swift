@@ -157,8 +157,21 @@ private func moduleName(in params: SBValue) -> String? {
 public func sb_perform(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?,
                        _ params: sb_value_cptr?, _ flags: CUnsignedInt, _ out: sb_value_out?) -> sb_status {
     out?.pointee = nil
-    guard flags & ~SB_CACHE_TARGET == 0 else { return failure(SB_EINVAL, "sb_perform: unknown flags \(flags)") }
+    guard flags & ~SB_CACHE_TARGET == 0 else { return performFlagged(m, target, action, params, flags, out) }
     return perform(m, target, action, params, cache: flags & SB_CACHE_TARGET != 0, nil, out, "sb_perform")
+}
+
+/// sb_perform with flags other than SB_CACHE_TARGET: SB_NO_FALLBACK, or
+/// unknown ones. Out of line, so that a plain call stays as short as it was.
+@inline(never)
+private func performFlagged(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?,
+                            _ params: sb_value_cptr?, _ flags: CUnsignedInt, _ out: sb_value_out?) -> sb_status {
+    guard flags & ~(SB_CACHE_TARGET | SB_NO_FALLBACK) == 0 else {
+        return failure(SB_EINVAL, "sb_perform: unknown flags \(flags)")
+    }
+    var options = CallOptions(cacheTarget: flags & SB_CACHE_TARGET != 0)
+    options.noFallback = true
+    return perform(m, target, action, params, cache: options.cacheTarget, options, out, "sb_perform")
 }
 
 /// sb_perform and sb_perform_opts.
