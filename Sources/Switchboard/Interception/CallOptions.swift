@@ -31,10 +31,6 @@ public struct CallOptions: Sendable {
     public static let none = CallOptions()
 
     /// Options that change nothing take the same path as a plain call.
-    /// No fallback answers the call (a C or Lua caller's SB_NO_FALLBACK):
-    /// it fails as `call` fails. Not a reason to take the intercepted path.
-    @_spi(Faces) public var noFallback = false
-
     var isPlain: Bool { tags.isEmpty && !bypassInterceptors && cancellation == nil }
 }
 

@@ -33,11 +33,11 @@ extension Mediator {
     @inline(__always)
     static func callForeign(_ action: ActionEntry, on entry: TargetEntry?, params: OpaquePointer?,
                             out: UnsafeMutablePointer<OpaquePointer?>, bridge: any ForeignBridge.Type,
-                            target: NameRef) -> Int32? {
+                            target: @autoclosure () -> NameRef) -> Int32? {
         guard let function = action.foreign else { return nil }
         if let check = action.contract {
             return callForeignChecked(function, action, check, on: entry, params: params, out: out, bridge: bridge,
-                                      target: target)
+                                      target: target())
         }
         var state: UnsafeMutableRawPointer?
         if let entry {

@@ -78,8 +78,7 @@ extension ForeignBridge {
 }
 
 extension Mediator {
-    /// Performs a call for another face, with the NoTargetAction fallback
-    /// unless `options` say `noFallback` (SB_NO_FALLBACK).
+    /// Performs a call for another face, with the NoTargetAction fallback.
     /// Returns 0 with `out` set to a new reference, or a status code with
     /// `out` set to nil and the message reported through `bridge`.
     ///
@@ -90,10 +89,13 @@ extension Mediator {
                                            options: CallOptions? = nil,
                                            out: UnsafeMutablePointer<OpaquePointer?>,
                                            bridge: any ForeignBridge.Type) -> Int32 {
+        // Not shared with performNativeWithoutFallback: one body for both
+        // (or a `fallback` parameter) costs this, the hottest path, about 15
+        // instructions a call (callgrind, c.perform).
         let convention = ForeignConvention(bridge: bridge, out: out)
         if hasHooks || options.map({ !$0.isPlain }) == true {
             return performIntercepted(target: target, action: action, module: module, params: params, cache: cache,
-                                      options: options, via: convention)
+                                      fallback: true, options: options, via: convention)
         }
         let called = NameRef(cString: target)
         if module == nil, let status = performForeignFast(called, NameRef(cString: action), params: params, out: out,
@@ -101,7 +103,30 @@ extension Mediator {
             return status
         }
         return performResolving(called, NameRef(cString: action), module: module, params: params, cache: cache,
-                                fallback: options?.noFallback != true, via: convention)
+                                fallback: true, via: convention)
+    }
+
+    /// `performNative` without the fallbacks (SB_NO_FALLBACK): a call that
+    /// nothing answers fails as `call` fails, with `.noTarget` or `.noAction`.
+    @_spi(Faces) public func performNativeWithoutFallback(target: UnsafePointer<CChar>, action: UnsafePointer<CChar>,
+                                                          module: String?, params: OpaquePointer?, cache: Bool,
+                                                          options: CallOptions? = nil,
+                                                          out: UnsafeMutablePointer<OpaquePointer?>,
+                                                          bridge: any ForeignBridge.Type) -> Int32 {
+        // The fast path never falls back.
+        let intercepted = hasHooks || options.map({ !$0.isPlain }) == true
+        if !intercepted, module == nil,
+           let status = performForeignFast(NameRef(cString: target), NameRef(cString: action), params: params,
+                                           out: out, bridge: bridge) {
+            return status
+        }
+        let convention = ForeignConvention(bridge: bridge, out: out)
+        guard intercepted else {
+            return performResolving(NameRef(cString: target), NameRef(cString: action), module: module,
+                                    params: params, cache: cache, fallback: false, via: convention)
+        }
+        return performIntercepted(target: target, action: action, module: module, params: params, cache: cache,
+                                  fallback: false, options: options, via: convention)
     }
 
     // The other paths, out of line so that performNative stays small enough
@@ -112,7 +137,7 @@ extension Mediator {
 
     @inline(never)
     private func performIntercepted(target: UnsafePointer<CChar>, action: UnsafePointer<CChar>, module: String?,
-                                    params: OpaquePointer?, cache: Bool, options: CallOptions?,
+                                    params: OpaquePointer?, cache: Bool, fallback: Bool, options: CallOptions?,
                                     via convention: ForeignConvention) -> Int32 {
         guard let target = String(validatingCString: target), let action = String(validatingCString: action) else {
             return convention.fail(Self.notUTF8)
@@ -120,7 +145,7 @@ extension Mediator {
         var options = options ?? .none
         options.cacheTarget = cache
         return intercepted(.local(target: target, action: action), args: params, module: module, options: options,
-                           fallback: !options.noFallback, via: convention)
+                           fallback: fallback, via: convention)
     }
 
     @inline(never)

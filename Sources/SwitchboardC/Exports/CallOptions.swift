@@ -37,9 +37,10 @@ public func sb_perform_opts(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar
     out?.pointee = nil
     switch callOptions(options, "sb_perform_opts", more: SB_NO_FALLBACK) {
     case .failure(let error): return failure(error)
-    case .success(var parsed):
-        parsed.noFallback = options.map { $0.pointee.flags & SB_NO_FALLBACK != 0 } ?? false
-        return perform(m, target, action, params, cache: parsed.cacheTarget, parsed, out, "sb_perform_opts")
+    case .success(let parsed):
+        let fallback = options.map { $0.pointee.flags & SB_NO_FALLBACK == 0 } ?? true
+        return perform(m, target, action, params, cache: parsed.cacheTarget, fallback: fallback, parsed, out,
+                       "sb_perform_opts")
     }
 }
 

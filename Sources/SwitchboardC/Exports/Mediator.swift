@@ -169,16 +169,28 @@ private func performFlagged(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar
     guard flags & ~(SB_CACHE_TARGET | SB_NO_FALLBACK) == 0 else {
         return failure(SB_EINVAL, "sb_perform: unknown flags \(flags)")
     }
-    var options = CallOptions(cacheTarget: flags & SB_CACHE_TARGET != 0)
-    options.noFallback = true
-    return perform(m, target, action, params, cache: options.cacheTarget, options, out, "sb_perform")
+    return perform(m, target, action, params, cache: flags & SB_CACHE_TARGET != 0, fallback: false, nil, out,
+                   "sb_perform")
+}
+
+/// `perform`'s call to the mediator for SB_NO_FALLBACK, out of line.
+@inline(never)
+private func performWithoutFallback(_ m: sb_mediator_ptr, _ target: UnsafePointer<CChar>,
+                                    _ action: UnsafePointer<CChar>, _ params: sb_value_cptr?, hasModuleKey: Bool,
+                                    cache: Bool, _ options: CallOptions?, _ out: inout OpaquePointer?) -> Int32 {
+    let module = hasModuleKey ? Handle(params!).box!._withUnsafeGuaranteedRef { moduleName(in: $0) } : nil
+    return CMediator.borrow(m)._withUnsafeGuaranteedRef { c in
+        c.mediator.performNativeWithoutFallback(target: target, action: action, module: module,
+                                                params: params ?? emptyParams, cache: cache, options: options,
+                                                out: &out, bridge: CBridge.self)
+    }
 }
 
 /// sb_perform and sb_perform_opts.
 @inline(__always)
 func perform(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?,
-             _ params: sb_value_cptr?, cache: Bool, _ options: CallOptions?, _ out: sb_value_out?,
-             _ caller: StaticString) -> sb_status {
+             _ params: sb_value_cptr?, cache: Bool, fallback: Bool = true, _ options: CallOptions?,
+             _ out: sb_value_out?, _ caller: StaticString) -> sb_status {
     // `options` is nil for sb_perform: a plain call builds no CallOptions
     // (an array and a reference to copy) on its way to the fast path.
     guard let m, let target, let action, target.pointee != 0, action.pointee != 0 else {
@@ -192,7 +204,10 @@ func perform(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: U
         hasModuleKey = box._withUnsafeGuaranteedRef { $0.h.pointee.hasModuleKey }
     }
     var result: OpaquePointer?
-    let status = CMediator.borrow(m)._withUnsafeGuaranteedRef { c in
+    let status = !fallback
+        ? performWithoutFallback(m, target, action, params, hasModuleKey: hasModuleKey, cache: cache, options,
+                                 &result)
+        : CMediator.borrow(m)._withUnsafeGuaranteedRef { c in
         // Most calls name no module: they pass a literal nil, no String at all.
         let module = hasModuleKey ? Handle(params!).box!._withUnsafeGuaranteedRef { moduleName(in: $0) } : nil
         return module == nil
