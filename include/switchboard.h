@@ -106,7 +106,8 @@ typedef enum sb_status {
     SB_ENOTARGET,  /* no target answers to the name (and no fallback did) */
     SB_ENOACTION,  /* the target has neither the action nor notFound */
     SB_EACTION,    /* the action or callback ran and failed */
-    SB_ETYPE,      /* a value has the wrong kind for the operation */
+    SB_ETYPE,      /* a value has the wrong kind for the operation, or an action's
+                    * result is not of its contract's `-> type` */
     SB_EREJECTED,  /* a policy refused the call before any target ran (the URL
                       policy, or the call depth limit: SB_MAX_CALL_DEPTH) */
     SB_EBADURL,    /* a URL could not be parsed */
@@ -327,7 +328,8 @@ SB_API sb_status sb_register_action(sb_mediator *m, const char *target, const ch
  * call with SB_EPARAMS (the message names the param and both types);
  * defaults are filled in; an int passes for a double; for a URL call, query
  * strings become the declared bool, int or double. Other keys pass through.
- * The JSON form that sb_routes_json lists is accepted too. SB_EINVAL (and
+ * After it runs, a result of another kind than the declared one fails the
+ * call with SB_ETYPE (see sb_perform). The JSON form that sb_routes_json lists is accepted too. SB_EINVAL (and
  * free_userdata runs) for a contract that does not parse, names a param
  * twice or has a default of the wrong type; otherwise as sb_register_action. */
 SB_API sb_status sb_register_action_contract(sb_mediator *m, const char *target, const char *action,
@@ -432,6 +434,10 @@ SB_API sb_status sb_unregister_class_if(sb_mediator *m, const char *target, cons
 
 /* Flags for sb_perform and sb_route_prepare. */
 #define SB_CACHE_TARGET 1u /* keep the target instance for later calls */
+#define SB_NO_FALLBACK 4u  /* no fallback answers (NoTargetAction, degrade rules, the
+                            * degrade handler): SB_ENOTARGET / SB_ENOACTION instead;
+                            * sb_perform and sb_perform_opts only. The generated
+                            * wrappers of actions with a declared result pass it. */
 
 /* Calls nest (an action may perform) at most this deep on one thread,
  * counted across mediators: a deeper sb_perform, sb_route_call or
@@ -470,7 +476,13 @@ SB_API sb_status sb_unregister_class_if(sb_mediator *m, const char *target, cons
  *       url: the URL, only for a call that came from sb_open_url*}.
  *      Degrade rules and the degrade handler get the same params.
  * The result and status are those of whichever action answered. With nothing
- * to answer: SB_ENOTARGET (no target) or SB_ENOACTION (no action).
+ * to answer (or SB_NO_FALLBACK): SB_ENOTARGET (no target) or SB_ENOACTION (no
+ * action). When the answering action's contract declares a result (`-> dict`),
+ * a result of another kind fails the call with SB_ETYPE, the message naming
+ * the action and both types ("A.show: expected a dict result, got int"), and
+ * the result is released; an int where a double is declared and a string
+ * where bytes are declared are converted, as params are. This holds on every
+ * path: the cached fast path, routes, URLs, notFound and the fallbacks.
  * A missing action with no notFound also releases the target's cached
  * instance, as CTMediator removes the target from its cache.
  *
@@ -802,7 +814,8 @@ SB_API sb_status sb_call_answer(sb_call *call, const sb_value *value);
 typedef struct sb_cancel sb_cancel;
 #define SB_BYPASS_INTERCEPTORS 2u /* skip interceptors (when sb_set_allow_bypass allows) */
 typedef struct sb_call_options {
-    unsigned flags;             /* SB_CACHE_TARGET | SB_BYPASS_INTERCEPTORS */
+    unsigned flags;             /* SB_CACHE_TARGET | SB_BYPASS_INTERCEPTORS (| SB_NO_FALLBACK
+                                 * for sb_perform_opts) */
     const char *const *tags;    /* tag_count strings for interceptors and observers */
     size_t tag_count;
     sb_cancel *cancel;          /* NULL, or a token to cancel the call with */

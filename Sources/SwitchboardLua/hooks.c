@@ -533,6 +533,10 @@ int sb_lua_call_options(lua_State *L, int idx, sb_call_options *o) {
     lua_getfield(L, idx, "bypass");
     if (lua_toboolean(L, -1)) o->flags |= SB_BYPASS_INTERCEPTORS, used = 1;
     lua_pop(L, 2);
+    /* fallback = false: no fallback answers (SB_NO_FALLBACK; perform only). */
+    lua_getfield(L, idx, "fallback");
+    if (lua_type(L, -1) == LUA_TBOOLEAN && !lua_toboolean(L, -1)) o->flags |= SB_NO_FALLBACK;
+    lua_pop(L, 1);
     lua_getfield(L, idx, "cancel");
     if (!lua_isnil(L, -1)) {
         sb_cancel **box = luaL_testudata(L, -1, SB_LUA_CANCEL);

@@ -19,6 +19,7 @@
  *   sb.observe(fn) -> id; sb.unobserve(id); sb.rules(list | json); sb.degrade(fn | nil)
  *   sb.cancellation() -> token; sb.cancelled()
  *   perform/open opts: {cache =, bypass =, tags = {...}, cancel = token}
+ *   (perform also fallback = false: SB_NO_FALLBACK)
  *   sb.null, sb.path, sb.version
  *
  * Misuse (a wrong argument type, an empty name) raises an error; a call that

@@ -212,7 +212,94 @@ static void test_null(void) {
     sb_mediator_free(m);
 }
 
+static sb_status answer_int(void *u, const sb_value *params, sb_value **out) {
+    (void)u;
+    (void)params;
+    reached++;
+    *out = sb_int(3);
+    return SB_OK;
+}
+
+static sb_status answer_string(void *u, const sb_value *params, sb_value **out) {
+    (void)u;
+    (void)params;
+    reached++;
+    *out = sb_string("hi");
+    return SB_OK;
+}
+
+/* A contract's `-> type` is checked where the call is dispatched: a result of
+ * another kind is SB_ETYPE naming the action and both types, *out is NULL and
+ * the result is released (valgrind sees no leak); int for double and string
+ * for bytes are converted, as for params. */
+static void test_results(void) {
+    sb_mediator *m = sb_mediator_new();
+    sb_value *out = NULL;
+    CHECK_STATUS(sb_register_action_contract(m, "R", "bad", "-> dict", answer_int, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_register_action_contract(m, "R", "badParams", "n: int? -> string", answer_int, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_register_action_contract(m, "R", "widened", "-> double", answer_int, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_register_action_contract(m, "R", "asBytes", "-> bytes", answer_string, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_register_action_contract(m, "R", "anything", "-> any", answer_int, NULL, NULL), SB_OK);
+    int cases = 0;
+    reached = 0;
+    /* The same call twice (the second is the cached fast path), with params
+     * that fit and with ones the contract has to fill in, with caching. */
+    for (int i = 0; i < 2; i++, cases++) {
+        out = sb_int(9);
+        sb_value *stale = out;
+        CHECK_STATUS(sb_perform(m, "R", "bad", NULL, 0, &out), SB_ETYPE);
+        CHECK(out == NULL);
+        CHECK_STR(sb_last_error(), "R.bad: expected a dict result, got int");
+        sb_release(stale);
+    }
+    sb_value *params = sb_dict_new();
+    CHECK_STATUS(sb_dict_set_new(params, "n", sb_int(1)), SB_OK);
+    CHECK_STATUS(sb_perform(m, "R", "badParams", params, 0, &out), SB_ETYPE);
+    CHECK_STR(sb_last_error(), "R.badParams: expected a string result, got int");
+    CHECK_STATUS(sb_perform(m, "R", "badParams", NULL, SB_CACHE_TARGET, &out), SB_ETYPE);
+    CHECK_STATUS(sb_perform(m, "R", "bad", NULL, 0, NULL), SB_ETYPE);
+    cases += 3;
+    /* A prepared route, a URL, options, an observer present. */
+    sb_route *route = NULL;
+    CHECK_STATUS(sb_route_prepare(m, "R", "badParams", 0, &route), SB_OK);
+    CHECK_STATUS(sb_route_call(route, params, &out), SB_ETYPE);
+    CHECK_STATUS(sb_route_call(route, NULL, &out), SB_ETYPE);
+    sb_route_free(route);
+    CHECK_STATUS(sb_open_url(m, "app://R/bad", NULL, &out), SB_ETYPE);
+    sb_call_options options = {SB_CACHE_TARGET, NULL, 0, NULL};
+    CHECK_STATUS(sb_perform_opts(m, "R", "bad", NULL, &options, &out), SB_ETYPE);
+    cases += 4;
+    sb_release(params);
+    CHECK(reached == cases);
+    /* Converted as for params; `any` passes anything. */
+    CHECK_STATUS(sb_perform(m, "R", "widened", NULL, 0, &out), SB_OK);
+    double d = 0;
+    CHECK_STATUS(sb_get_double(out, &d), SB_OK);
+    CHECK(d == 3.0);
+    sb_release(out);
+    CHECK_STATUS(sb_perform(m, "R", "asBytes", NULL, 0, &out), SB_OK);
+    CHECK(sb_typeof(out) == SB_BYTES);
+    sb_release(out);
+    CHECK_STATUS(sb_perform(m, "R", "anything", NULL, 0, &out), SB_OK);
+    CHECK(sb_typeof(out) == SB_INT);
+    sb_release(out);
+    /* The answering action's contract decides: notFound, NoTargetAction. */
+    CHECK_STATUS(sb_register_action_contract(m, "R", "notFound", "-> dict", answer_string, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_perform(m, "R", "missing", NULL, 0, &out), SB_ETYPE);
+    CHECK_STR(sb_last_error(), "R.notFound (for R.missing): expected a dict result, got string");
+    CHECK_STATUS(sb_register_action_contract(m, "NoTargetAction", "response", "-> dict", answer_string, NULL, NULL),
+                 SB_OK);
+    CHECK_STATUS(sb_perform(m, "Nowhere", "x", NULL, 0, &out), SB_ETYPE);
+    CHECK_STR(sb_last_error(), "NoTargetAction.response: expected a dict result, got string");
+    CHECK(out == NULL);
+    cases += 2;
+    robustness_row("C action result of another kind than its contract's -> type (fast path, cached, route, URL, "
+                   "options, notFound, NoTargetAction)", cases, "SB_ETYPE naming the action and both types; result released");
+    sb_mediator_free(m);
+}
+
 int main(void) {
+    test_results();
     test_violations();
     test_not_found();
     test_completion();

@@ -104,6 +104,44 @@ static void test_results(sb_mediator *m) {
     CHECK_STATUS(sb_typed_secret(m, 0, &out), SB_OK);
     CHECK(sb_typeof(out) == SB_DICT);
     sb_release(out);
+    /* Declared -> string, answers a dict: the mediator reports it. */
+    CHECK_STATUS(sb_typed_wrong_result(m, 0, &out), SB_ETYPE);
+    CHECK(out == NULL);
+    CHECK_STR(sb_last_error(), "Typed.wrongResult: expected a string result, got dict");
+}
+
+static sb_status fallback_dict(void *u, const sb_value *args, sb_value **out) {
+    (void)u;
+    (void)args;
+    *out = sb_dict_new();
+    return SB_OK;
+}
+
+/* A fallback may not answer a typed wrapper (as in Swift and Lua): the
+ * wrapper fails with what the call gets when nothing answers, while a plain
+ * sb_perform still falls back. */
+static void test_no_fallback(void) {
+    sb_mediator *m = sb_mediator_new();
+    sb_value *out = NULL;
+    CHECK_STATUS(sb_register_action(m, "NoTargetAction", "response", fallback_dict, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_typed_optional(m, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0, &out),
+                 SB_ENOTARGET);
+    CHECK(out == NULL);
+    CHECK_STATUS(sb_typed_count_keys(m, NULL, NULL, SB_CACHE_TARGET, &out), SB_ENOTARGET);
+    CHECK(out == NULL);
+    CHECK_STATUS(sb_register_action(m, "Typed", "other", fallback_dict, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_typed_secret(m, 0, &out), SB_ENOACTION);
+    CHECK(out == NULL);
+    CHECK_STATUS(sb_perform(m, "Typed", "secret", NULL, 0, &out), SB_OK);
+    CHECK(sb_typeof(out) == SB_DICT);
+    sb_release(out);
+    /* The flag the wrappers use, on its own. */
+    CHECK_STATUS(sb_perform(m, "Nowhere", "x", NULL, SB_NO_FALLBACK, &out), SB_ENOTARGET);
+    sb_call_options options = {SB_NO_FALLBACK, NULL, 0, NULL};
+    CHECK_STATUS(sb_perform_opts(m, "Nowhere", "x", NULL, &options, &out), SB_ENOTARGET);
+    robustness_row("Fallback answering a typed generated C wrapper (no target, no action, cached, flag alone, opts)", 5,
+                   "SB_ENOTARGET / SB_ENOACTION; the fallback does not run");
+    sb_mediator_free(m);
 }
 
 /* Failures: the owned arguments are released on each path and *out is NULL. */
@@ -149,5 +187,6 @@ int main(int argc, char **argv) {
     test_results(m);
     test_failures(m);
     sb_mediator_free(m);
+    test_no_fallback();
     return check_report("generated");
 }

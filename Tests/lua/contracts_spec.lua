@@ -6,7 +6,7 @@ local function echo(p) return p end
 
 describe("contracts", function()
   after_each(function()
-    for _, name in ipairs { "LC", "LJ", "LBad" } do sb.unregister(name) end
+    for _, name in ipairs { "LC", "LJ", "LBad", "LR", "NoTargetAction" } do sb.unregister(name) end
   end)
 
   it("checks params before the Lua function runs: EPARAMS names the key", function()
@@ -29,6 +29,41 @@ describe("contracts", function()
     assert.equal(1, ran)
     -- An action without a contract takes anything.
     assert.equal("x", assert(sb.perform("LC", "free", { count = "x" })).count)
+  end)
+
+  it("checks the declared result where the call lands: ETYPE names the action and both types", function()
+    local ran = 0
+    assert.is_true(sb.target("LR", {
+      bad = { result = "dict", fn = function() ran = ran + 1; return 1 end },
+      none = { result = "dict", fn = function() ran = ran + 1 end },
+      widened = { result = "double", fn = function() return 3 end },
+      good = { result = "dict", fn = function() return { ok = true } end },
+      notFound = { result = "string", fn = function() return 2 end },
+    }))
+    for _ = 1, 2 do
+      local v, msg, code = sb.perform("LR", "bad")
+      assert.is_nil(v)
+      assert.equal("ETYPE", code)
+      assert.equal("LR.bad: expected a dict result, got int", msg)
+    end
+    local v, msg, code = sb.perform("LR", "none", nil, { cache = true })
+    assert.is_nil(v)
+    assert.equal("LR.none: expected a dict result, got null", msg)
+    v, msg, code = sb.open("app://LR/bad")
+    assert.is_nil(v)
+    assert.equal("ETYPE", code)
+    v, msg, code = sb.perform("LR", "missing")
+    assert.equal("ETYPE", code)
+    assert.equal("LR.notFound (for LR.missing): expected a string result, got int", msg)
+    assert.equal(4, ran)
+    assert.equal(3.0, sb.perform("LR", "widened"))
+    assert.equal("float", math.type(sb.perform("LR", "widened")))
+    assert.same({ ok = true }, sb.perform("LR", "good"))
+    assert.is_true(sb.target("NoTargetAction", { response = { result = "dict", fn = function() return "sorry" end } }))
+    v, msg, code = sb.perform("Nowhere", "x")
+    assert.is_nil(v)
+    assert.equal("ETYPE", code)
+    assert.equal("NoTargetAction.response: expected a dict result, got string", msg)
   end)
 
   it("takes params as a list of tables, converts URL strings and keeps local actions from URLs", function()

@@ -76,6 +76,28 @@ describe("generated Lua wrappers", function()
     sb.release("Typed")
   end)
 
+  it("reports a result the contract does not declare: ETYPE from the mediator", function()
+    local v, msg, code = Typed.wrongResult()
+    assert.is_nil(v)
+    assert.equal("ETYPE", code)
+    assert.equal("Typed.wrongResult: expected a string result, got dict", msg)
+  end)
+
+  it("lets no fallback answer a typed call, as in Swift and C; sb.perform still falls back", function()
+    assert.is_true(sb.target("NoTargetAction", { response = function() return {} end }))
+    assert.equal(0, Typed.countKeys({}, { cache = true }))
+    -- A module that has no Typed: nothing answers but the fallback.
+    local v, msg, code = Typed.optional{ ["switchboard.module"] = "Nowhere" }
+    assert.is_nil(v)
+    assert.equal("ENOTARGET", code, msg)
+    assert.same({}, sb.perform("Nowhere", "x"))
+    v, msg, code = sb.perform("Nowhere", "x", nil, { fallback = false })
+    assert.is_nil(v)
+    assert.equal("ENOTARGET", code, msg)
+    sb.release("Typed")
+    sb.unregister("NoTargetAction")
+  end)
+
   it("has no wrapper for an action without a contract", function()
     assert.is_nil(Typed.untyped)
     assert.is_function(Typed.wrongResult)

@@ -71,7 +71,37 @@ extension ParamType {
     }
 }
 
+extension ParamType {
+    /// `value` as a declared result of this type: itself, or converted
+    /// losslessly as params are (an int for a double, a string for bytes);
+    /// nil when it is of another kind.
+    func result(_ value: Value) -> Value? {
+        admits(value) ? value : converting(value, fromURL: false)
+    }
+
+    /// "an int", "a dict".
+    var withArticle: String { self == .int || self == .array || self == .any ? "an \(rawValue)" : "a \(rawValue)" }
+}
+
 extension ActionEntry {
+    /// A result of kind `got` where the contract declares `type`: the call
+    /// fails, naming the action and both types.
+    func wrongResult(_ type: ParamType, got: String, target: NameRef, action: NameRef) -> SwitchboardError {
+        .typeMismatch("\(call(target: target, action: action)): expected \(type.withArticle) result, got \(got)")
+    }
+
+    /// A Swift result checked against the declared result (see
+    /// `ContractCheck.result`), converted as `ParamType.result` converts.
+    @inline(__always)
+    func checkedResult(_ outcome: Result<Value, SwitchboardError>, target: NameRef,
+                       action: NameRef) -> Result<Value, SwitchboardError> {
+        guard let type = declaredResult, case .success(let value) = outcome else { return outcome }
+        guard let fitted = type.result(value) else {
+            return .failure(wrongResult(type, got: "\(value.kind)", target: target, action: action))
+        }
+        return .success(fitted)
+    }
+
     /// Refuses a URL call to a `local` action.
     @inline(__always)
     func admit(fromURL: Bool, target: NameRef, action: NameRef) throws(SwitchboardError) {

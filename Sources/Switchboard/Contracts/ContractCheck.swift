@@ -18,6 +18,9 @@ import Darwin
     /// Whether the contract checks anything at all (see `Contract.usable`).
     public let isUsable: Bool
     let isLocal: Bool
+    /// The declared result, checked after the action answers; nil when any
+    /// result will do (`-> any`, or nothing declared).
+    let result: ParamType?
 
     public struct Key {
         public let bytes: UnsafePointer<UInt8>
@@ -31,6 +34,7 @@ import Darwin
         self.contract = contract
         isUsable = contract.isUsable
         isLocal = contract.exposure == .local
+        result = contract.isUsable && contract.result != .any ? contract.result : nil
         let keys = UnsafeMutableBufferPointer<Key>.allocate(capacity: contract.params.count)
         for (i, param) in contract.params.enumerated() {
             let utf8 = Array(param.name.utf8)

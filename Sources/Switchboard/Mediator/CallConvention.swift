@@ -78,14 +78,20 @@ struct SwiftConvention: CallConvention {
 
     func invoke(_ entry: ActionEntry, on instance: TargetInstance?, args: Params,
                 target: NameRef, action: NameRef) -> Result<Value, SwitchboardError> {
+        guard entry.contract != nil else { return run(entry, on: instance, args: args, target: target, action: action) }
         var args = args
-        if entry.contract != nil {
-            do throws(SwitchboardError) {
-                if let fixed = try entry.checked(args, fromURL: fromURL, target: target, action: action) { args = fixed }
-            } catch {
-                return .failure(error)
-            }
+        do throws(SwitchboardError) {
+            if let fixed = try entry.checked(args, fromURL: fromURL, target: target, action: action) { args = fixed }
+        } catch {
+            return .failure(error)
         }
+        return entry.checkedResult(run(entry, on: instance, args: args, target: target, action: action),
+                                   target: target, action: action)
+    }
+
+    @inline(__always)
+    private func run(_ entry: ActionEntry, on instance: TargetInstance?, args: Params,
+                     target: NameRef, action: NameRef) -> Result<Value, SwitchboardError> {
         switch entry.body {
         case .swift(let body):
             do {

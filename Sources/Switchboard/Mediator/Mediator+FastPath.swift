@@ -16,13 +16,13 @@ extension Mediator {
             // Registered actions first, then the class's (as `lookup` does).
             if let registered = entry.registered.find(action) {
                 return registered._withUnsafeGuaranteedRef {
-                    Self.callForeign($0, on: nil, params: params, out: out, bridge: bridge)
+                    Self.callForeign($0, on: nil, params: params, out: out, bridge: bridge, target: target)
                 }
             }
             guard let found = entry.classActions?._withUnsafeGuaranteedRef({ $0.find(action) }) else { return nil }
             return found._withUnsafeGuaranteedRef {
                 Self.callForeign($0, on: entry.classNeedsInstance ? entry : nil, params: params, out: out,
-                             bridge: bridge)
+                                 bridge: bridge, target: target)
             }
         }
     }
@@ -32,15 +32,39 @@ extension Mediator {
     /// `entry`, the target has a cached one; else nil. Pinned.
     @inline(__always)
     static func callForeign(_ action: ActionEntry, on entry: TargetEntry?, params: OpaquePointer?,
-                            out: UnsafeMutablePointer<OpaquePointer?>, bridge: any ForeignBridge.Type) -> Int32? {
+                            out: UnsafeMutablePointer<OpaquePointer?>, bridge: any ForeignBridge.Type,
+                            target: @autoclosure () -> NameRef) -> Int32? {
         guard let function = action.foreign else { return nil }
-        if let check = action.contract, !(check.isUsable && bridge.fits(params, check)) { return nil }
+        if let check = action.contract {
+            return callForeignChecked(function, action, check, on: entry, params: params, out: out, bridge: bridge,
+                                      target: target())
+        }
         var state: UnsafeMutableRawPointer?
         if let entry {
             guard let instance = cachedInstance(of: entry) else { return nil }
             state = instance._withUnsafeGuaranteedRef { $0.state }
         }
         return function._withUnsafeGuaranteedRef { $0.callNative(params, state: state, out: out) }
+    }
+
+    /// `callForeign` for an action with a contract: the params must fit it
+    /// as they are, and a declared result is checked after the call
+    /// (`ForeignBridge.conformResult`). Out of line, so that calls without a
+    /// contract stay as short as they were.
+    @inline(never)
+    static func callForeignChecked(_ function: Unmanaged<ForeignFunction>, _ action: ActionEntry,
+                                   _ check: ContractCheck, on entry: TargetEntry?, params: OpaquePointer?,
+                                   out: UnsafeMutablePointer<OpaquePointer?>, bridge: any ForeignBridge.Type,
+                                   target: NameRef) -> Int32? {
+        guard check.isUsable && bridge.fits(params, check) else { return nil }
+        var state: UnsafeMutableRawPointer?
+        if let entry {
+            guard let instance = cachedInstance(of: entry) else { return nil }
+            state = instance._withUnsafeGuaranteedRef { $0.state }
+        }
+        let status = function._withUnsafeGuaranteedRef { $0.callNative(params, state: state, out: out) }
+        guard status == 0, let type = action.declaredResult, !bridge.resultFits(out.pointee, type) else { return status }
+        return bridge.conformResult(of: action, to: type, out: out, target: target, action: action.name.ref)
     }
 
     /// `perform`/`call` for a Swift caller when the call resolves to a Swift

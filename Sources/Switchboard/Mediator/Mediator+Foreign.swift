@@ -24,10 +24,41 @@
     /// with its type, unless optional without a default), confirmed without
     /// converting anything. The default answers false.
     static func fits(_ params: OpaquePointer?, _ check: ContractCheck) -> Bool
+    /// Whether `result` (NULL reads as null) is of `type` as it stands. The
+    /// default converts it to a Swift value to see.
+    static func resultFits(_ result: OpaquePointer?, _ type: ParamType) -> Bool
 }
 
 extension ForeignBridge {
     public static func fits(_ params: OpaquePointer?, _ check: ContractCheck) -> Bool { false }
+
+    public static func resultFits(_ result: OpaquePointer?, _ type: ParamType) -> Bool {
+        guard let value = try? value(from: result) else { return false }
+        return type.admits(value)
+    }
+
+    /// After `entry` answered with SB_OK and a result in `out` that is not of
+    /// its declared `type` as it stands (`resultFits`): 0 with the result
+    /// converted as `ParamType.result` converts, or the result released and
+    /// `.typeMismatch` naming the action and both types.
+    @inline(never)
+    static func conformResult(of entry: ActionEntry, to type: ParamType, out: UnsafeMutablePointer<OpaquePointer?>,
+                              target: NameRef, action: NameRef) -> Int32 {
+        let given = out.pointee
+        out.pointee = nil
+        defer { release(given) }
+        do throws(SwitchboardError) {
+            let value = try self.value(from: given)
+            guard let fitted = type.result(value) else {
+                throw entry.wrongResult(type, got: "\(value.kind)", target: target, action: action)
+            }
+            out.pointee = try native(from: fitted)
+            return 0
+        } catch {
+            report(error)
+            return error.code.rawValue
+        }
+    }
 
     /// `params` checked against the contract: nil when they fit as they are
     /// (`fits`), else a new reference with defaults filled in and values
@@ -58,10 +89,13 @@ extension Mediator {
                                            options: CallOptions? = nil,
                                            out: UnsafeMutablePointer<OpaquePointer?>,
                                            bridge: any ForeignBridge.Type) -> Int32 {
+        // Not shared with performNativeWithoutFallback: one body for both
+        // (or a `fallback` parameter) costs this, the hottest path, about 15
+        // instructions a call (callgrind, c.perform).
         let convention = ForeignConvention(bridge: bridge, out: out)
         if hasHooks || options.map({ !$0.isPlain }) == true {
             return performIntercepted(target: target, action: action, module: module, params: params, cache: cache,
-                                      options: options, via: convention)
+                                      fallback: true, options: options, via: convention)
         }
         let called = NameRef(cString: target)
         if module == nil, let status = performForeignFast(called, NameRef(cString: action), params: params, out: out,
@@ -69,7 +103,30 @@ extension Mediator {
             return status
         }
         return performResolving(called, NameRef(cString: action), module: module, params: params, cache: cache,
-                                via: convention)
+                                fallback: true, via: convention)
+    }
+
+    /// `performNative` without the fallbacks (SB_NO_FALLBACK): a call that
+    /// nothing answers fails as `call` fails, with `.noTarget` or `.noAction`.
+    @_spi(Faces) public func performNativeWithoutFallback(target: UnsafePointer<CChar>, action: UnsafePointer<CChar>,
+                                                          module: String?, params: OpaquePointer?, cache: Bool,
+                                                          options: CallOptions? = nil,
+                                                          out: UnsafeMutablePointer<OpaquePointer?>,
+                                                          bridge: any ForeignBridge.Type) -> Int32 {
+        // The fast path never falls back.
+        let intercepted = hasHooks || options.map({ !$0.isPlain }) == true
+        if !intercepted, module == nil,
+           let status = performForeignFast(NameRef(cString: target), NameRef(cString: action), params: params,
+                                           out: out, bridge: bridge) {
+            return status
+        }
+        let convention = ForeignConvention(bridge: bridge, out: out)
+        guard intercepted else {
+            return performResolving(NameRef(cString: target), NameRef(cString: action), module: module,
+                                    params: params, cache: cache, fallback: false, via: convention)
+        }
+        return performIntercepted(target: target, action: action, module: module, params: params, cache: cache,
+                                  fallback: false, options: options, via: convention)
     }
 
     // The other paths, out of line so that performNative stays small enough
@@ -80,7 +137,7 @@ extension Mediator {
 
     @inline(never)
     private func performIntercepted(target: UnsafePointer<CChar>, action: UnsafePointer<CChar>, module: String?,
-                                    params: OpaquePointer?, cache: Bool, options: CallOptions?,
+                                    params: OpaquePointer?, cache: Bool, fallback: Bool, options: CallOptions?,
                                     via convention: ForeignConvention) -> Int32 {
         guard let target = String(validatingCString: target), let action = String(validatingCString: action) else {
             return convention.fail(Self.notUTF8)
@@ -88,19 +145,19 @@ extension Mediator {
         var options = options ?? .none
         options.cacheTarget = cache
         return intercepted(.local(target: target, action: action), args: params, module: module, options: options,
-                           fallback: true, via: convention)
+                           fallback: fallback, via: convention)
     }
 
     @inline(never)
     private func performResolving(_ called: NameRef, _ action: NameRef, module: String?, params: OpaquePointer?,
-                                  cache: Bool, via convention: ForeignConvention) -> Int32 {
+                                  cache: Bool, fallback: Bool, via convention: ForeignConvention) -> Int32 {
         guard called.isUTF8 && action.isUTF8 else { return convention.fail(Self.notUTF8) }
         if let module {
             return withNameRef(module + "." + called.string) { lookup in
-                dispatch(lookup, as: called, action, args: params, cache: cache, fallback: true, via: convention)
+                dispatch(lookup, as: called, action, args: params, cache: cache, fallback: fallback, via: convention)
             }
         }
-        return dispatch(called, as: called, action, args: params, cache: cache, fallback: true, via: convention)
+        return dispatch(called, as: called, action, args: params, cache: cache, fallback: fallback, via: convention)
     }
 
     private static var notUTF8: SwitchboardError { .invalidArgument("a target or action name is not valid UTF-8") }
@@ -132,9 +189,15 @@ struct ForeignConvention: CallConvention {
         } catch {
             return fail(error)
         }
-        guard let fixed else { return invokeChecked(entry, on: instance, args: args, target: target, action: action) }
-        defer { bridge.release(fixed) }
-        return invokeChecked(entry, on: instance, args: fixed, target: target, action: action)
+        let status: Int32
+        if let fixed {
+            status = invokeChecked(entry, on: instance, args: fixed, target: target, action: action)
+            bridge.release(fixed)
+        } else {
+            status = invokeChecked(entry, on: instance, args: args, target: target, action: action)
+        }
+        guard status == 0, let type = entry.declaredResult, !bridge.resultFits(out.pointee, type) else { return status }
+        return bridge.conformResult(of: entry, to: type, out: out, target: target, action: action)
     }
 
     private func invokeChecked(_ entry: ActionEntry, on instance: TargetInstance?, args: OpaquePointer?,

@@ -98,7 +98,7 @@ public final class Route: @unchecked Sendable {
     private func callForeignFast(params: OpaquePointer?, out: UnsafeMutablePointer<OpaquePointer?>,
                                  bridge: any ForeignBridge.Type) -> Int32? {
         withCurrentSnapshot { action, entry in
-            Mediator.callForeign(action, on: entry, params: params, out: out, bridge: bridge)
+            Mediator.callForeign(action, on: entry, params: params, out: out, bridge: bridge, target: target.ref)
         }
     }
 

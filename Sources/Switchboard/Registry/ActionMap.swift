@@ -24,11 +24,15 @@ final class ActionEntry: @unchecked Sendable {
     /// Checked before each call (Contracts/); the fast paths leave actions
     /// that have one to the general path.
     let contract: ContractCheck?
+    /// `contract`'s declared result (`ContractCheck.result`), stored here so
+    /// that a fast path reads one field of the entry after the call.
+    let declaredResult: ParamType?
 
     init(name: String, body: Body, contract: Contract? = nil) {
         self.name = OwnedName(name)
         self.body = body
         self.contract = contract.map(ContractCheck.init)
+        declaredResult = self.contract?.result
         switch body {
         case .foreign(let function):
             foreign = Unmanaged.passUnretained(function)

@@ -29,6 +29,13 @@ enum CBridge: ForeignBridge {
         }
     }
 
+    /// Confirms a result's kind in place (NULL reads as null).
+    @inline(__always)
+    static func resultFits(_ result: OpaquePointer?, _ type: ParamType) -> Bool {
+        guard let result else { return type == .any }
+        return type == .any || type.admits(Handle(result).type)
+    }
+
     static func value(from native: OpaquePointer?) throws(SwitchboardError) -> Value {
         guard let native else { return .null }
         return try Handle(native).toValue()

@@ -6,10 +6,12 @@ import CSwitchboard
 
 /// The options C passed, as the core's; nil with the error set when they
 /// are malformed.
-func callOptions(_ options: UnsafePointer<sb_call_options>?, _ caller: String) -> Result<CallOptions, SwitchboardError> {
+/// `more` names flags the caller takes besides those (SB_NO_FALLBACK).
+func callOptions(_ options: UnsafePointer<sb_call_options>?, _ caller: String,
+                 more: CUnsignedInt = 0) -> Result<CallOptions, SwitchboardError> {
     guard let options else { return .success(.none) }
     let o = options.pointee
-    guard o.flags & ~(SB_CACHE_TARGET | SB_BYPASS_INTERCEPTORS) == 0 else {
+    guard o.flags & ~(SB_CACHE_TARGET | SB_BYPASS_INTERCEPTORS | more) == 0 else {
         return .failure(.invalidArgument("\(caller): unknown flags \(o.flags)"))
     }
     var tags: [String] = []
@@ -33,9 +35,12 @@ public func sb_perform_opts(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar
                             _ params: sb_value_cptr?, _ options: UnsafePointer<sb_call_options>?,
                             _ out: sb_value_out?) -> sb_status {
     out?.pointee = nil
-    switch callOptions(options, "sb_perform_opts") {
+    switch callOptions(options, "sb_perform_opts", more: SB_NO_FALLBACK) {
     case .failure(let error): return failure(error)
-    case .success(let parsed): return perform(m, target, action, params, cache: parsed.cacheTarget, parsed, out, "sb_perform_opts")
+    case .success(let parsed):
+        let fallback = options.map { $0.pointee.flags & SB_NO_FALLBACK == 0 } ?? true
+        return perform(m, target, action, params, cache: parsed.cacheTarget, fallback: fallback, parsed, out,
+                       "sb_perform_opts")
     }
 }
 

@@ -157,15 +157,40 @@ private func moduleName(in params: SBValue) -> String? {
 public func sb_perform(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?,
                        _ params: sb_value_cptr?, _ flags: CUnsignedInt, _ out: sb_value_out?) -> sb_status {
     out?.pointee = nil
-    guard flags & ~SB_CACHE_TARGET == 0 else { return failure(SB_EINVAL, "sb_perform: unknown flags \(flags)") }
+    guard flags & ~SB_CACHE_TARGET == 0 else { return performFlagged(m, target, action, params, flags, out) }
     return perform(m, target, action, params, cache: flags & SB_CACHE_TARGET != 0, nil, out, "sb_perform")
+}
+
+/// sb_perform with flags other than SB_CACHE_TARGET: SB_NO_FALLBACK, or
+/// unknown ones. Out of line, so that a plain call stays as short as it was.
+@inline(never)
+private func performFlagged(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?,
+                            _ params: sb_value_cptr?, _ flags: CUnsignedInt, _ out: sb_value_out?) -> sb_status {
+    guard flags & ~(SB_CACHE_TARGET | SB_NO_FALLBACK) == 0 else {
+        return failure(SB_EINVAL, "sb_perform: unknown flags \(flags)")
+    }
+    return perform(m, target, action, params, cache: flags & SB_CACHE_TARGET != 0, fallback: false, nil, out,
+                   "sb_perform")
+}
+
+/// `perform`'s call to the mediator for SB_NO_FALLBACK, out of line.
+@inline(never)
+private func performWithoutFallback(_ m: sb_mediator_ptr, _ target: UnsafePointer<CChar>,
+                                    _ action: UnsafePointer<CChar>, _ params: sb_value_cptr?, hasModuleKey: Bool,
+                                    cache: Bool, _ options: CallOptions?, _ out: inout OpaquePointer?) -> Int32 {
+    let module = hasModuleKey ? Handle(params!).box!._withUnsafeGuaranteedRef { moduleName(in: $0) } : nil
+    return CMediator.borrow(m)._withUnsafeGuaranteedRef { c in
+        c.mediator.performNativeWithoutFallback(target: target, action: action, module: module,
+                                                params: params ?? emptyParams, cache: cache, options: options,
+                                                out: &out, bridge: CBridge.self)
+    }
 }
 
 /// sb_perform and sb_perform_opts.
 @inline(__always)
 func perform(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?,
-             _ params: sb_value_cptr?, cache: Bool, _ options: CallOptions?, _ out: sb_value_out?,
-             _ caller: StaticString) -> sb_status {
+             _ params: sb_value_cptr?, cache: Bool, fallback: Bool = true, _ options: CallOptions?,
+             _ out: sb_value_out?, _ caller: StaticString) -> sb_status {
     // `options` is nil for sb_perform: a plain call builds no CallOptions
     // (an array and a reference to copy) on its way to the fast path.
     guard let m, let target, let action, target.pointee != 0, action.pointee != 0 else {
@@ -179,7 +204,10 @@ func perform(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: U
         hasModuleKey = box._withUnsafeGuaranteedRef { $0.h.pointee.hasModuleKey }
     }
     var result: OpaquePointer?
-    let status = CMediator.borrow(m)._withUnsafeGuaranteedRef { c in
+    let status = !fallback
+        ? performWithoutFallback(m, target, action, params, hasModuleKey: hasModuleKey, cache: cache, options,
+                                 &result)
+        : CMediator.borrow(m)._withUnsafeGuaranteedRef { c in
         // Most calls name no module: they pass a literal nil, no String at all.
         let module = hasModuleKey ? Handle(params!).box!._withUnsafeGuaranteedRef { moduleName(in: $0) } : nil
         return module == nil

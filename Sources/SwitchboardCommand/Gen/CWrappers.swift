@@ -16,7 +16,10 @@ enum CWrappers {
             " * argument is taken over, released by the function even when the call fails,",
             " * as sb_dict_set_new does. NULL leaves a param out: the mediator fills in its",
             " * default, and fails with SB_EPARAMS when a required param is missing. bool,",
-            " * int and double params that may be left out are passed by pointer. */",
+            " * int and double params that may be left out are passed by pointer. An action",
+            " * with a declared result is performed with SB_NO_FALLBACK: no fallback answers",
+            " * it (SB_ENOTARGET / SB_ENOACTION instead), and a result of another kind is",
+            " * SB_ETYPE. */",
             "#ifndef \(guardName)",
             "#define \(guardName)",
             "",
@@ -84,9 +87,10 @@ enum CWrappers {
         }
         doc[doc.count - 1] += " */"
         arguments += ["unsigned flags", "sb_value **out"]
+        let flags = action.result == "any" ? "flags" : "flags | SB_NO_FALLBACK"
         body += [
             "    if (s == SB_OK) {",
-            "        s = sb_perform(m, \(WrapperLanguage.c.literal(target)), \(WrapperLanguage.c.literal(action.name)), params, flags, out);",
+            "        s = sb_perform(m, \(WrapperLanguage.c.literal(target)), \(WrapperLanguage.c.literal(action.name)), params, \(flags), out);",
             "    } else if (out != NULL) {",
             "        *out = NULL;",
             "    }",

@@ -7,7 +7,10 @@
  * argument is taken over, released by the function even when the call fails,
  * as sb_dict_set_new does. NULL leaves a param out: the mediator fills in its
  * default, and fails with SB_EPARAMS when a required param is missing. bool,
- * int and double params that may be left out are passed by pointer. */
+ * int and double params that may be left out are passed by pointer. An action
+ * with a declared result is performed with SB_NO_FALLBACK: no fallback answers
+ * it (SB_ENOTARGET / SB_ENOACTION instead), and a result of another kind is
+ * SB_ETYPE. */
 #ifndef SB_TYPED_H
 #define SB_TYPED_H
 
@@ -48,7 +51,7 @@ static inline sb_status sb_typed_clashes(sb_mediator *m, const int64_t *int_, co
     if (s == SB_OK && default_ != NULL) s = sb_dict_set_new(params, "default", sb_int(*default_));
     if (s == SB_OK && default__ != NULL) s = sb_dict_set_new(params, "default_", sb_int(*default__));
     if (s == SB_OK) {
-        s = sb_perform(m, "Typed", "clashes", params, flags, out);
+        s = sb_perform(m, "Typed", "clashes", params, flags | SB_NO_FALLBACK, out);
     } else if (out != NULL) {
         *out = NULL;
     }
@@ -66,7 +69,7 @@ static inline sb_status sb_typed_count_keys(sb_mediator *m, const int64_t *a, co
     if (s == SB_OK && a != NULL) s = sb_dict_set_new(params, "a", sb_int(*a));
     if (s == SB_OK && b != NULL) s = sb_dict_set_new(params, "b", sb_int(*b));
     if (s == SB_OK) {
-        s = sb_perform(m, "Typed", "countKeys", params, flags, out);
+        s = sb_perform(m, "Typed", "countKeys", params, flags | SB_NO_FALLBACK, out);
     } else if (out != NULL) {
         *out = NULL;
     }
@@ -104,7 +107,7 @@ static inline sb_status sb_typed_everything(sb_mediator *m, int flag, int64_t co
     if (s == SB_OK && anything != NULL) s = sb_dict_set_new(params, "anything", anything);
     else sb_release(anything);
     if (s == SB_OK) {
-        s = sb_perform(m, "Typed", "everything", params, flags, out);
+        s = sb_perform(m, "Typed", "everything", params, flags | SB_NO_FALLBACK, out);
     } else if (out != NULL) {
         *out = NULL;
     }
@@ -130,7 +133,7 @@ static inline sb_status sb_typed_odd_names(sb_mediator *m, const int64_t *defaul
     if (s == SB_OK && params_ != NULL) s = sb_dict_set_new(params, "params", sb_string(params_));
     if (s == SB_OK && out_ != NULL) s = sb_dict_set_new(params, "out", sb_int(*out_));
     if (s == SB_OK) {
-        s = sb_perform(m, "Typed", "oddNames", params, flags, out);
+        s = sb_perform(m, "Typed", "oddNames", params, flags | SB_NO_FALLBACK, out);
     } else if (out != NULL) {
         *out = NULL;
     }
@@ -169,7 +172,7 @@ static inline sb_status sb_typed_optional(sb_mediator *m, const int *flag, const
     if (s == SB_OK && anything != NULL) s = sb_dict_set_new(params, "anything", anything);
     else sb_release(anything);
     if (s == SB_OK) {
-        s = sb_perform(m, "Typed", "optional", params, flags, out);
+        s = sb_perform(m, "Typed", "optional", params, flags | SB_NO_FALLBACK, out);
     } else if (out != NULL) {
         *out = NULL;
     }
@@ -182,7 +185,7 @@ static inline sb_status sb_typed_secret(sb_mediator *m, unsigned flags, sb_value
     sb_value *params = sb_dict_new();
     sb_status s = params != NULL ? SB_OK : SB_ENOMEM;
     if (s == SB_OK) {
-        s = sb_perform(m, "Typed", "secret", params, flags, out);
+        s = sb_perform(m, "Typed", "secret", params, flags | SB_NO_FALLBACK, out);
     } else if (out != NULL) {
         *out = NULL;
     }
@@ -195,7 +198,7 @@ static inline sb_status sb_typed_wrong_result(sb_mediator *m, unsigned flags, sb
     sb_value *params = sb_dict_new();
     sb_status s = params != NULL ? SB_OK : SB_ENOMEM;
     if (s == SB_OK) {
-        s = sb_perform(m, "Typed", "wrongResult", params, flags, out);
+        s = sb_perform(m, "Typed", "wrongResult", params, flags | SB_NO_FALLBACK, out);
     } else if (out != NULL) {
         *out = NULL;
     }

@@ -8,6 +8,9 @@
 -- raising an error at the caller's line for a missing, mistyped or unknown
 -- param, then returns what sb.perform returns (the result, or nil, message,
 -- code). The second argument is sb.perform's options, e.g. { cache = true }.
+-- An action with a declared result (-> type) is performed with
+-- fallback = false: no fallback answers it (ENOTARGET / ENOACTION instead),
+-- and a result of another kind is ETYPE.
 local sb = require "switchboard"
 
 local function is_callback(v)
@@ -55,6 +58,18 @@ local function checked(where, c, params)
   return params
 end
 
+-- options with fallback = false, for an action with a declared result.
+local function typed(options)
+  local o = { fallback = false }
+  if options ~= nil then
+    if type(options) ~= "table" then
+      error(string.format("options must be a table, got %s", type(options)), 3)
+    end
+    for k, v in pairs(options) do if k ~= "fallback" then o[k] = v end end
+  end
+  return o
+end
+
 local M = {}
 
 -- Typed.clashes -> dict
@@ -87,7 +102,7 @@ do
   }
   M.clashes = function(params, options)
     return sb.perform("Typed", "clashes",
-                      checked("Typed.clashes", c, params), options)
+                      checked("Typed.clashes", c, params), typed(options))
   end
 end
 
@@ -101,7 +116,7 @@ do
   }
   M.countKeys = function(params, options)
     return sb.perform("Typed", "countKeys",
-                      checked("Typed.countKeys", c, params), options)
+                      checked("Typed.countKeys", c, params), typed(options))
   end
 end
 
@@ -129,7 +144,7 @@ do
   }
   M.everything = function(params, options)
     return sb.perform("Typed", "everything",
-                      checked("Typed.everything", c, params), options)
+                      checked("Typed.everything", c, params), typed(options))
   end
 end
 
@@ -149,7 +164,7 @@ do
   }
   M.oddNames = function(params, options)
     return sb.perform("Typed", "oddNames",
-                      checked("Typed.oddNames", c, params), options)
+                      checked("Typed.oddNames", c, params), typed(options))
   end
 end
 
@@ -177,7 +192,7 @@ do
   }
   M.optional = function(params, options)
     return sb.perform("Typed", "optional",
-                      checked("Typed.optional", c, params), options)
+                      checked("Typed.optional", c, params), typed(options))
   end
 end
 
@@ -186,7 +201,7 @@ do
   local c = contract{}
   M.secret = function(params, options)
     return sb.perform("Typed", "secret",
-                      checked("Typed.secret", c, params), options)
+                      checked("Typed.secret", c, params), typed(options))
   end
 end
 
@@ -195,7 +210,7 @@ do
   local c = contract{}
   M.wrongResult = function(params, options)
     return sb.perform("Typed", "wrongResult",
-                      checked("Typed.wrongResult", c, params), options)
+                      checked("Typed.wrongResult", c, params), typed(options))
   end
 end
 

@@ -7,7 +7,10 @@
  * argument is taken over, released by the function even when the call fails,
  * as sb_dict_set_new does. NULL leaves a param out: the mediator fills in its
  * default, and fails with SB_EPARAMS when a required param is missing. bool,
- * int and double params that may be left out are passed by pointer. */
+ * int and double params that may be left out are passed by pointer. An action
+ * with a declared result is performed with SB_NO_FALLBACK: no fallback answers
+ * it (SB_ENOTARGET / SB_ENOACTION instead), and a result of another kind is
+ * SB_ETYPE. */
 #ifndef SB_A_H
 #define SB_A_H
 
@@ -21,7 +24,7 @@ static inline sb_status sb_a_cell(sb_mediator *m, const char *identifier, unsign
     sb_status s = params != NULL ? SB_OK : SB_ENOMEM;
     if (s == SB_OK && identifier != NULL) s = sb_dict_set_new(params, "identifier", sb_string(identifier));
     if (s == SB_OK) {
-        s = sb_perform(m, "A", "cell", params, flags, out);
+        s = sb_perform(m, "A", "cell", params, flags | SB_NO_FALLBACK, out);
     } else if (out != NULL) {
         *out = NULL;
     }
@@ -37,7 +40,7 @@ static inline sb_status sb_a_charge(sb_mediator *m, const int64_t *amount, unsig
     sb_status s = params != NULL ? SB_OK : SB_ENOMEM;
     if (s == SB_OK && amount != NULL) s = sb_dict_set_new(params, "amount", sb_int(*amount));
     if (s == SB_OK) {
-        s = sb_perform(m, "A", "charge", params, flags, out);
+        s = sb_perform(m, "A", "charge", params, flags | SB_NO_FALLBACK, out);
     } else if (out != NULL) {
         *out = NULL;
     }
@@ -56,7 +59,7 @@ static inline sb_status sb_a_config_cell(sb_mediator *m, sb_value *cell, const c
     else sb_release(cell);
     if (s == SB_OK && title != NULL) s = sb_dict_set_new(params, "title", sb_string(title));
     if (s == SB_OK) {
-        s = sb_perform(m, "A", "configCell", params, flags, out);
+        s = sb_perform(m, "A", "configCell", params, flags | SB_NO_FALLBACK, out);
     } else if (out != NULL) {
         *out = NULL;
     }
@@ -73,7 +76,7 @@ static inline sb_status sb_a_native_fetch_detail_view_controller(sb_mediator *m,
     if (s == SB_OK && key != NULL) s = sb_dict_set_new(params, "key", key);
     else sb_release(key);
     if (s == SB_OK) {
-        s = sb_perform(m, "A", "nativeFetchDetailViewController", params, flags, out);
+        s = sb_perform(m, "A", "nativeFetchDetailViewController", params, flags | SB_NO_FALLBACK, out);
     } else if (out != NULL) {
         *out = NULL;
     }
@@ -86,7 +89,7 @@ static inline sb_status sb_a_native_no_image(sb_mediator *m, unsigned flags, sb_
     sb_value *params = sb_dict_new();
     sb_status s = params != NULL ? SB_OK : SB_ENOMEM;
     if (s == SB_OK) {
-        s = sb_perform(m, "A", "nativeNoImage", params, flags, out);
+        s = sb_perform(m, "A", "nativeNoImage", params, flags | SB_NO_FALLBACK, out);
     } else if (out != NULL) {
         *out = NULL;
     }
@@ -102,7 +105,7 @@ static inline sb_status sb_a_native_present_image(sb_mediator *m, const char *im
     sb_status s = params != NULL ? SB_OK : SB_ENOMEM;
     if (s == SB_OK && image != NULL) s = sb_dict_set_new(params, "image", sb_string(image));
     if (s == SB_OK) {
-        s = sb_perform(m, "A", "nativePresentImage", params, flags, out);
+        s = sb_perform(m, "A", "nativePresentImage", params, flags | SB_NO_FALLBACK, out);
     } else if (out != NULL) {
         *out = NULL;
     }

@@ -8,6 +8,9 @@
 -- raising an error at the caller's line for a missing, mistyped or unknown
 -- param, then returns what sb.perform returns (the result, or nil, message,
 -- code). The second argument is sb.perform's options, e.g. { cache = true }.
+-- An action with a declared result (-> type) is performed with
+-- fallback = false: no fallback answers it (ENOTARGET / ENOACTION instead),
+-- and a result of another kind is ETYPE.
 local sb = require "switchboard"
 
 local function is_callback(v)
@@ -55,6 +58,18 @@ local function checked(where, c, params)
   return params
 end
 
+-- options with fallback = false, for an action with a declared result.
+local function typed(options)
+  local o = { fallback = false }
+  if options ~= nil then
+    if type(options) ~= "table" then
+      error(string.format("options must be a table, got %s", type(options)), 3)
+    end
+    for k, v in pairs(options) do if k ~= "fallback" then o[k] = v end end
+  end
+  return o
+end
+
 local M = {}
 
 -- A.cell -> dict
@@ -63,7 +78,7 @@ do
   local c = contract{ { "identifier", "string", false } }
   M.cell = function(params, options)
     return sb.perform("A", "cell",
-                      checked("A.cell", c, params), options)
+                      checked("A.cell", c, params), typed(options))
   end
 end
 
@@ -73,7 +88,7 @@ do
   local c = contract{ { "amount", "int", false } }
   M.charge = function(params, options)
     return sb.perform("A", "charge",
-                      checked("A.charge", c, params), options)
+                      checked("A.charge", c, params), typed(options))
   end
 end
 
@@ -87,7 +102,7 @@ do
   }
   M.configCell = function(params, options)
     return sb.perform("A", "configCell",
-                      checked("A.configCell", c, params), options)
+                      checked("A.configCell", c, params), typed(options))
   end
 end
 
@@ -97,7 +112,7 @@ do
   local c = contract{ { "key", "any", false } }
   M.nativeFetchDetailViewController = function(params, options)
     return sb.perform("A", "nativeFetchDetailViewController",
-                      checked("A.nativeFetchDetailViewController", c, params), options)
+                      checked("A.nativeFetchDetailViewController", c, params), typed(options))
   end
 end
 
@@ -106,7 +121,7 @@ do
   local c = contract{}
   M.nativeNoImage = function(params, options)
     return sb.perform("A", "nativeNoImage",
-                      checked("A.nativeNoImage", c, params), options)
+                      checked("A.nativeNoImage", c, params), typed(options))
   end
 end
 
@@ -116,7 +131,7 @@ do
   local c = contract{ { "image", "string", true } }
   M.nativePresentImage = function(params, options)
     return sb.perform("A", "nativePresentImage",
-                      checked("A.nativePresentImage", c, params), options)
+                      checked("A.nativePresentImage", c, params), typed(options))
   end
 end
 
