@@ -588,6 +588,15 @@ sb_value *sb_lua_to_value_charged(lua_State *L, int idx, sb_lua_conv *c) {
     return convert_safely(L, idx, c, 1);
 }
 
+sb_value *sb_lua_check_params(lua_State *L, sb_lua_ctx *ctx, int idx, sb_lua_conv *conv) {
+    conv->ctx = ctx;
+    conv->charged = 0;
+    if (lua_type(L, idx) != LUA_TTABLE) return NULL;
+    sb_value *params = sb_lua_to_value_charged(L, idx, conv);
+    if (params == NULL) luaL_argerror(L, idx, conv->error);
+    return params;
+}
+
 /* ---------------------------------------------------------------- C -> Lua */
 
 int sb_lua_is_scalar(const sb_value *v) {

@@ -185,6 +185,10 @@ sb_value *sb_lua_to_value_safely(lua_State *L, int idx, sb_lua_conv *conv);
 /* The same, and what the value costs stays charged to the host's budget
  * until sb_lua_conv_uncharge (after the value is released). */
 sb_value *sb_lua_to_value_charged(lua_State *L, int idx, sb_lua_conv *conv);
+/* The params argument at idx of a call (a table, or nil or none: NULL),
+ * converted and left charged until sb_lua_conv_uncharge(L, conv) once the
+ * call returns. Raises an argument error when it cannot cross to C. */
+sb_value *sb_lua_check_params(lua_State *L, sb_lua_ctx *ctx, int idx, sb_lua_conv *conv);
 void sb_lua_conv_uncharge(lua_State *L, sb_lua_conv *conv);
 /* Pushes `v` (consumed: released here, also if pushing raises). */
 void sb_lua_push_result(lua_State *L, sb_lua_ctx *ctx, sb_value *v);

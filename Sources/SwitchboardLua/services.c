@@ -65,14 +65,8 @@ static int l_perform_service(lua_State *L) {
     luaL_argexpected(L, type == LUA_TNONE || type == LUA_TNIL || type == LUA_TTABLE, 4, "table or nil");
     sb_call_options options;
     luaL_argcheck(L, !sb_lua_call_options(L, 4, &options), 4, "perform_service takes only {cache =}");
-    sb_value *params = NULL;
     sb_lua_conv conv; /* params stay charged while the call runs */
-    conv.ctx = ctx;
-    conv.charged = 0;
-    if (lua_type(L, 3) == LUA_TTABLE) {
-        params = sb_lua_to_value_charged(L, 3, &conv);
-        if (params == NULL) return luaL_argerror(L, 3, conv.error);
-    }
+    sb_value *params = sb_lua_check_params(L, ctx, 3, &conv);
     sb_lua_drain_unrefs(L, ctx);
     sb_value *out = NULL;
     lua_State *previous = ctx->active;

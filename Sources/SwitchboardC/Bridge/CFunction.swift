@@ -83,6 +83,14 @@ final class CFunction: ForeignFunction, @unchecked Sendable {
 
     /// Calls the function for a Swift caller: converts in and out.
     override func call(_ args: Value, state: UnsafeMutableRawPointer?) throws(SwitchboardError) -> Value {
+        try callConverting(args, state: state)
+    }
+}
+
+extension ForeignFunction {
+    /// `call` for a function whose `callNative` takes C values: the Swift
+    /// args converted in, the result converted out.
+    func callConverting(_ args: Value, state: UnsafeMutableRawPointer?) throws(SwitchboardError) -> Value {
         let native = try Handle.from(args)
         defer { native.release() }
         var out: OpaquePointer?

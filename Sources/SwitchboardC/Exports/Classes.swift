@@ -77,13 +77,7 @@ final class CClassAction: ForeignFunction, @unchecked Sendable {
     }
 
     override func call(_ args: Value, state: UnsafeMutableRawPointer?) throws(SwitchboardError) -> Value {
-        let native = try Handle.from(args)
-        defer { native.release() }
-        var out: OpaquePointer?
-        let status = callNative(native.pointer, state: state, out: &out)
-        guard status == 0, let out else { throw SwitchboardError(status: status) }
-        defer { Handle(out).release() }
-        return try Handle(out).toValue()
+        try callConverting(args, state: state)
     }
 }
 
