@@ -455,7 +455,8 @@ SB_API sb_status sb_unregister_class_if(sb_mediator *m, const char *target, cons
  * Mod.Target_T, or what is registered as "Mod.T"). SB_MODULE_KEY_CTMEDIATOR,
  * CTMediator's own key, is an alias: the first of the two that holds a
  * non-empty string names the module; an empty string names none (as in
- * CTMediator). Neither key can come from a URL's query (SB_EREJECTED). */
+ * CTMediator). Neither key can come from a URL's query (SB_EREJECTED). A
+ * module with a NUL byte is SB_EINVAL. */
 #define SB_MODULE_KEY "switchboard.module"
 #define SB_MODULE_KEY_CTMEDIATOR "kCTMediatorParamsKeySwiftTargetModuleName"
 

@@ -179,7 +179,12 @@ extension Mediator {
         case .failure(let error): return convention.fail(error)
         }
         if let prepared, !redirected { return prepared.dispatchPinned(args: args, via: convention) }
-        let lookup = redirected ? target : module.map { $0 + "." + target } ?? target
+        var lookup = target
+        if !redirected, let module {
+            do throws(SwitchboardError) { lookup = try Self.qualified(target, inModule: module) } catch {
+                return convention.fail(error)
+            }
+        }
         return withNameRef(lookup) { lookupRef in
             withNameRef(target) { called in
                 withNameRef(action) { actionRef in

@@ -153,7 +153,13 @@ extension Mediator {
                                   cache: Bool, fallback: Bool, via convention: ForeignConvention) -> Int32 {
         guard called.isUTF8 && action.isUTF8 else { return convention.fail(Self.notUTF8) }
         if let module {
-            return withNameRef(module + "." + called.string) { lookup in
+            let qualified: String
+            do throws(SwitchboardError) {
+                qualified = try Self.qualified(called.string, inModule: module)
+            } catch {
+                return convention.fail(error)
+            }
+            return withNameRef(qualified) { lookup in
                 dispatch(lookup, as: called, action, args: params, cache: cache, fallback: fallback, via: convention)
             }
         }
