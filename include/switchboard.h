@@ -483,7 +483,9 @@ SB_API sb_status sb_unregister_class_if(sb_mediator *m, const char *target, cons
  * the action and both types ("A.show: expected a dict result, got int"), and
  * the result is released; an int where a double is declared and a string
  * where bytes are declared are converted, as params are. This holds on every
- * path: the cached fast path, routes, URLs, notFound and the fallbacks.
+ * path: the cached fast path, routes, URLs, notFound and the fallbacks, and
+ * an interceptor's answer (sb_call_answer), which stands in for the result of
+ * the action the call names and is checked as that action's own would be.
  * A missing action with no notFound also releases the target's cached
  * instance, as CTMediator removes the target from its cache.
  *
@@ -808,7 +810,10 @@ SB_API sb_status sb_call_redirect(sb_call *call, const char *target, const char 
 /* Fails the call with `status` (an error status; others become SB_EREJECTED)
  * and `message` (copied; NULL gives a default naming the interceptor). */
 SB_API sb_status sb_call_reject(sb_call *call, sb_status status, const char *message);
-/* Answers the call with `value` (NULL answers null); the target is not reached. */
+/* Answers the call with `value` (NULL answers null); the target is not
+ * reached. The answer stands in for the result of the action the call
+ * names: when that action's contract declares a result, the call fails with
+ * SB_ETYPE if the answer is of another kind (see sb_perform). */
 SB_API sb_status sb_call_answer(sb_call *call, const sb_value *value);
 
 /* Per-call options for sb_perform_opts and sb_open_url_opts. */

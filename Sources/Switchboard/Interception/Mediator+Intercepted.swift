@@ -167,7 +167,14 @@ extension Mediator {
                 case .reject(let error):
                     return convention.fail(error)
                 case .answer(let value):
-                    return convention.answer(value)
+                    var lookup = target
+                    if !redirected, let module {
+                        do throws(SwitchboardError) { lookup = try Self.qualified(target, inModule: module) } catch {
+                            return convention.fail(error)
+                        }
+                    }
+                    return answer(value, by: registration.name, for: lookup, action, forURL: call.url != nil,
+                                  via: convention)
                 }
             }
             break
@@ -190,6 +197,28 @@ extension Mediator {
                 withNameRef(action) { actionRef in
                     dispatchPinned(lookupRef, as: called, actionRef, args: args, cache: options.cacheTarget,
                                    fallback: fallback, via: convention)
+                }
+            }
+        }
+    }
+
+    /// An interceptor's answer to a call of (`target`, `action`): it stands
+    /// in for that action's result, so a result the action's contract
+    /// declares is checked as the action's own would be (converted as
+    /// `ParamType.result` converts; `.typeMismatch` naming the action and
+    /// both types). The action is found as the call would find it. Pinned.
+    private func answer<C: CallConvention>(_ value: Value, by interceptor: String, for target: String, _ action: String,
+                                           forURL: Bool, via convention: C) -> C.Outcome {
+        withNameRef(target) { t in
+            withNameRef(action) { a in
+                guard case .found(_, let found, _) = lookup(t, a, forURL: forURL) else { return convention.answer(value) }
+                return found._withUnsafeGuaranteedRef { entry in
+                    guard let type = entry.declaredResult else { return convention.answer(value) }
+                    guard let fitted = type.result(value) else {
+                        let wrong = entry.wrongResult(type, got: "\(value.kind)", target: t, action: a)
+                        return convention.fail(.typeMismatch(wrong.message + " (the answer of interceptor \"\(interceptor)\")"))
+                    }
+                    return convention.answer(fitted)
                 }
             }
         }
