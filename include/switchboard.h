@@ -436,7 +436,8 @@ SB_API sb_status sb_unregister_class_if(sb_mediator *m, const char *target, cons
 #define SB_CACHE_TARGET 1u /* keep the target instance for later calls */
 #define SB_NO_FALLBACK 4u  /* no fallback answers (NoTargetAction, degrade rules, the
                             * degrade handler): SB_ENOTARGET / SB_ENOACTION instead;
-                            * sb_perform and sb_perform_opts only. The generated
+                            * sb_perform, sb_perform_opts and sb_perform_service
+                            * only (not routes or URLs: SB_EINVAL). The generated
                             * wrappers of actions with a declared result pass it. */
 
 /* Calls nest (an action may perform) at most this deep on one thread,
@@ -567,9 +568,16 @@ SB_API void sb_route_free(sb_route *r);
  * other. Calls user code (discoverers, Lua files).
  *
  * sb_perform_service performs `action` of the service on its bound target,
- * exactly as sb_perform(m, target, action, params, flags, out) would (its
- * statuses, fallbacks and ownership); the target is found with one lookup.
- * Also SB_ENOTARGET for an undefined or unbound service, SB_ENOACTION for an
+ * as sb_perform(m, target, action, params, flags, out) would (its statuses,
+ * fallbacks and ownership); the target is found with one lookup, and the
+ * binding alone picks it (a module key in `params` is passed on as a param
+ * and chooses nothing). The interface holds at the call, not only when the
+ * target was bound (it may have been replaced since, or be gone so that a
+ * fallback answers): when the interface gives `action` a contract, `params`
+ * are checked against it first (SB_EPARAMS; its defaults are filled in),
+ * and a result it declares is checked after, as sb_perform checks an
+ * action's (SB_ETYPE, the message naming "service <name>.<action>"). Also
+ * SB_ENOTARGET for an undefined or unbound service, SB_ENOACTION for an
  * action its interface does not declare. Calls user code.
  *
  * sb_remove_service removes the service and its binding; SB_ENOTARGET if it

@@ -9,7 +9,7 @@
  *   sb.remove_service(name)              -> true | nil, message, code
  *
  * perform_service takes the opts of sb.perform that sb_perform_service has:
- * {cache =}.
+ * {cache =, fallback =}.
  */
 #include "internal.h"
 
@@ -64,7 +64,7 @@ static int l_perform_service(lua_State *L) {
     type = lua_type(L, 4);
     luaL_argexpected(L, type == LUA_TNONE || type == LUA_TNIL || type == LUA_TTABLE, 4, "table or nil");
     sb_call_options options;
-    luaL_argcheck(L, !sb_lua_call_options(L, 4, &options), 4, "perform_service takes only {cache =}");
+    luaL_argcheck(L, !sb_lua_call_options(L, 4, &options), 4, "perform_service takes only {cache =, fallback =}");
     sb_lua_conv conv; /* params stay charged while the call runs */
     sb_value *params = sb_lua_check_params(L, ctx, 3, &conv);
     sb_lua_drain_unrefs(L, ctx);

@@ -44,14 +44,19 @@ extension ForeignBridge {
     @inline(never)
     static func conformResult(of entry: ActionEntry, to type: ParamType, out: UnsafeMutablePointer<OpaquePointer?>,
                               target: NameRef, action: NameRef) -> Int32 {
+        conformResult(to: type, out: out) { got in entry.wrongResult(type, got: got, target: target, action: action) }
+    }
+
+    /// `conformResult(of:to:out:target:action:)` with the error for a
+    /// result of kind `got` made by `wrong`.
+    static func conformResult(to type: ParamType, out: UnsafeMutablePointer<OpaquePointer?>,
+                              wrong: (_ got: String) -> SwitchboardError) -> Int32 {
         let given = out.pointee
         out.pointee = nil
         defer { release(given) }
         do throws(SwitchboardError) {
             let value = try self.value(from: given)
-            guard let fitted = type.result(value) else {
-                throw entry.wrongResult(type, got: "\(value.kind)", target: target, action: action)
-            }
+            guard let fitted = type.result(value) else { throw wrong("\(value.kind)") }
             out.pointee = try native(from: fitted)
             return 0
         } catch {
