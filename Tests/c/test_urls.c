@@ -383,6 +383,49 @@ static void test_module_key_spells_no_handler(void) {
                    "either key, with and without hooks", cases, "SB_EINVAL naming the module; no handler runs");
 }
 
+/* A class whose instances number themselves, to tell a cached one. */
+static int instances_made;
+static sb_status numbered_create(void *u, void **state) {
+    (void)u;
+    *state = (void *)(intptr_t)++instances_made;
+    return SB_OK;
+}
+static sb_status numbered_call(void *u, void *state, const char *action, const sb_value *args, sb_value **out) {
+    (void)u;
+    (void)action;
+    (void)args;
+    *out = sb_int((intptr_t)state);
+    return SB_OK;
+}
+
+/* Found in a hostile review (issue 20): SB_CACHE_TARGET in sb_open_url_opts
+ * was honoured only when hooks took the call. */
+static void test_url_cache_flag(void) {
+    sb_mediator *m = sb_mediator_new();
+    static const char *const actions[] = {"n", NULL};
+    sb_class_def def = SB_CLASS_DEF_INIT;
+    def.actions = actions;
+    def.create = numbered_create;
+    def.call = numbered_call;
+    CHECK_STATUS(sb_register_class(m, "Numbered", &def, NULL, NULL), SB_OK);
+    sb_call_options cache = {SB_CACHE_TARGET, NULL, 0, NULL};
+    for (int hooked = 0; hooked < 2; hooked++) {
+        if (hooked) CHECK_STATUS(sb_add_observer(m, ignore_event, NULL, NULL, NULL), SB_OK);
+        sb_value *first = NULL, *second = NULL;
+        CHECK_STATUS(sb_open_url_opts(m, "app://Numbered/n", NULL, &cache, &first), SB_OK);
+        CHECK_STATUS(sb_open_url_opts(m, "app://Numbered/n", NULL, &cache, &second), SB_OK);
+        CHECK(check_int(first) == check_int(second));
+        sb_release(first);
+        sb_release(second);
+        CHECK_STATUS(sb_release_cached_target(m, "Numbered"), SB_OK);
+        CHECK_STATUS(sb_open_url(m, "app://Numbered/n", NULL, NULL), SB_OK);
+        CHECK_STATUS(sb_release_cached_target(m, "Numbered"), SB_ENOTARGET);
+    }
+    sb_mediator_free(m);
+    robustness_row("C URL calls with SB_CACHE_TARGET (sb_open_url_opts), with and without hooks", 4,
+                   "the instance is cached on either path; without the flag nothing is");
+}
+
 /* The length limit is checked before anything reads the whole URL. */
 static void test_length_first(void) {
     static const char key[] = "sixteen bytes and more";
@@ -471,6 +514,7 @@ int main(void) {
     test_schemes_and_patterns();
     test_handlers_have_no_name();
     test_module_key_spells_no_handler();
+    test_url_cache_flag();
     test_handlers_removed_if_owned();
     test_length_first();
     return check_report("urls");
