@@ -206,7 +206,7 @@ struct URLLandingTests {
         #expect(try m.call(url: "my.app://anything")["scheme"] == "my.app")
         #expect(try m.call(url: "app://h.x?k=v")["k"] == "v")
         #expect(scheme.calls.value == 1 && route.calls.value == 1)
-        robustnessRow("Module keys spelling a URL handler's internal name (a NUL byte: \\0scheme:, \\0route:), "
+        robustnessRow("Module keys spelling a URL handler's internal name (a NUL byte before scheme: or route:), "
                       + "either key, with and without hooks", cases: 12,
                       "EINVAL naming the module; no handler runs")
     }

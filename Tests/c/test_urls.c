@@ -379,7 +379,7 @@ static void test_module_key_spells_no_handler(void) {
     sb_release(out);
     CHECK(handler_calls == 1);
     sb_mediator_free(m);
-    robustness_row("C module keys spelling a URL handler's internal name (a NUL byte: \\0scheme:, \\0route:), "
+    robustness_row("C module keys spelling a URL handler's internal name (a NUL byte before scheme: or route:), "
                    "either key, with and without hooks", cases, "SB_EINVAL naming the module; no handler runs");
 }
 
