@@ -29,8 +29,8 @@ extension Mediator {
     func intercepted<C: CallConvention>(_ start: CallStart, args: C.Args, module: String? = nil,
                                         options: CallOptions, fallback: Bool, via convention: C,
                                         prepared: Route? = nil) -> C.Outcome {
-        let record = pins.pin()
-        defer { pins.unpin(record) }
+        let record = pins.enterCall()
+        defer { pins.leaveCall(record) }
         // Before any user code (observers included): a call refused for its
         // depth reaches no observer, which could only re-enter again.
         if CallDepth.exceeded(record) {
@@ -41,15 +41,20 @@ extension Mediator {
             }
             return convention.fail(CallDepth.error(record, call: call))
         }
-        return interceptedPinned(record, start, args: args, module: module, options: options, fallback: fallback,
-                                 via: convention, prepared: prepared)
+        return interceptedEntered(record, start, args: args, module: module, options: options, fallback: fallback,
+                                  via: convention, prepared: prepared)
     }
 
-    /// `intercepted` for a caller that has pinned (`record`) and checked the depth.
-    func interceptedPinned<C: CallConvention>(_ record: ThreadRecord, _ start: CallStart, args: C.Args,
-                                              module: String? = nil, options: CallOptions, fallback: Bool,
-                                              via convention: C, prepared: Route? = nil) -> C.Outcome {
+    /// `intercepted` for a caller that has entered the call (`record`) and
+    /// checked the depth. The call holds the hook snapshot it starts with
+    /// until it returns; observers, interceptors and the target run unpinned.
+    func interceptedEntered<C: CallConvention>(_ record: ThreadRecord, _ start: CallStart, args: C.Args,
+                                               module: String? = nil, options: CallOptions, fallback: Bool,
+                                               via convention: C, prepared: Route? = nil) -> C.Outcome {
+        pins.pin(record)
         let hooks = self.hooks.pinned() ?? .empty
+        record.hold(hooks: Unmanaged.passUnretained(hooks).toOpaque())
+        pins.unpin(record)
         var call = InterceptedCall(start: start, tags: options.tags, cancellation: options.cancellation,
                                    carried: { convention.carry(args) })
         // A call an observer makes is not shown to observers: each event
@@ -60,7 +65,7 @@ extension Mediator {
         if observing { notify(hooks, call.event(.start, error: nil, result: nil, duration: 0), record) }
 
         let outcome = CurrentCall.with(options.cancellation) {
-            steer(&call, hooks: hooks, module: module, options: options, fallback: fallback,
+            steer(record, &call, hooks: hooks, module: module, options: options, fallback: fallback,
                   via: convention, prepared: prepared)
         }
         if observing {
@@ -77,7 +82,8 @@ extension Mediator {
     }
 
     /// Rules, interceptors and redirects, then the target.
-    private func steer<C: CallConvention>(_ call: inout InterceptedCall, hooks: Hooks, module: String?,
+    private func steer<C: CallConvention>(_ record: ThreadRecord, _ call: inout InterceptedCall, hooks: Hooks,
+                                          module: String?,
                                           options: CallOptions, fallback: Bool, via convention: C,
                                           prepared: Route?) -> C.Outcome {
         // Where the call has been, for the loop message; built only once it
@@ -178,13 +184,13 @@ extension Mediator {
         case .success(let a): args = a
         case .failure(let error): return convention.fail(error)
         }
-        if let prepared, !redirected { return prepared.dispatchPinned(args: args, via: convention) }
+        if let prepared, !redirected { return prepared.dispatchEntered(record, args: args, via: convention) }
         let lookup = redirected ? target : module.map { $0 + "." + target } ?? target
         return withNameRef(lookup) { lookupRef in
             withNameRef(target) { called in
                 withNameRef(action) { actionRef in
-                    dispatchPinned(lookupRef, as: called, actionRef, args: args, cache: options.cacheTarget,
-                                   fallback: fallback, via: convention)
+                    dispatchEntered(record, lookupRef, as: called, actionRef, args: args, cache: options.cacheTarget,
+                                    fallback: fallback, via: convention)
                 }
             }
         }
