@@ -36,7 +36,10 @@
  * (re-entrancy). A value may be shared between threads once it is built: its
  * reference count is atomic, but its contents must not be changed (appended
  * to, set) after it has been shared. Prepared routes may be called from
- * several threads at once.
+ * several threads at once. Calls in progress on one thread must return in
+ * the reverse order they started (as plain calls do): do not switch between
+ * fibers or stackful coroutines on one thread while each is inside a call
+ * through the mediator (what one call uses could be released under another).
  *
  * User code. Functions marked "Calls user code" may run actions, callbacks or
  * destructors (free_userdata, a plugin's destroy, a pointer's destroy) before

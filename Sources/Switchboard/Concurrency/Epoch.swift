@@ -60,6 +60,7 @@ final class EpochDomain: @unchecked Sendable {
                 (record.held + slot).pointee.store(0, ordering: .releasing)
             }
             record.owesAt.pointee.store(0, ordering: .relaxed)
+            record.deepestHeld.pointee.store(0, ordering: .relaxed)
             record.state.pointee.store(0, ordering: .releasing)
             record.inUse.pointee.store(false, ordering: .releasing)
         }
@@ -254,6 +255,24 @@ struct EpochPins: @unchecked Sendable {
         guard record.pinned.pointee == 0 else { return } // a later leave settles
         record.owesAt.pointee.store(0, ordering: .relaxed)
         EpochDomain.shared.collect(wait: true)
+    }
+
+    /// Runs `body` (user code a lookup must run: a discoverer, a target's
+    /// constructor) outside every critical section of the thread, then
+    /// enters again: a constructor that runs for hours holds back nothing.
+    /// References borrowed before are not valid after, unless held.
+    func unpinned<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+        let record = record()
+        let nesting = record.pinned.pointee
+        guard nesting > 0 else { return try body() }
+        record.pinned.pointee = 0
+        record.state.pointee.store(0, ordering: .releasing)
+        defer {
+            record.pinned.pointee = nesting
+            record.state.pointee.store(global.pointee.load(ordering: .relaxed) << 1 | 1, ordering: .releasing)
+            atomicMemoryFence(ordering: .sequentiallyConsistent)
+        }
+        return try body()
     }
 
     /// Enters a critical section: registry objects read until the matching

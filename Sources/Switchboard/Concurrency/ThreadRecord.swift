@@ -16,6 +16,10 @@ import Darwin
 /// struct behind one pointer would be one access to the whole record, which
 /// the exclusivity checker and ThreadSanitizer rightly call a race).
 ///
+/// Calls on one thread nest: each level's slots belong to the call at that
+/// depth, so calls must return in the reverse order they started (fibers
+/// that switch between calls in progress are not supported; switchboard.h).
+///
 /// The owner alone writes every field; collectors read `state`, the held
 /// slots and `deepestHeld`, and set `owesAt`.
 struct ThreadRecord {

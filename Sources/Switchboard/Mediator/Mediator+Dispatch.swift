@@ -220,9 +220,10 @@ extension Mediator {
             return .found(entry: entry, action: registered, onClass: false)
         }
         if entry._withUnsafeGuaranteedRef({ mightDiscoverClass(for: $0) }) {
+            // The search runs unpinned: `entry` is read again.
             switch discoverEntry(target) {
             case .success(let found?): entry = found
-            case .success(nil): break
+            case .success(nil): return .noTarget // removed meanwhile
             case .failure(let error): return .failed(error)
             }
         }
@@ -264,10 +265,13 @@ extension Mediator {
             if cached != 0 {
                 return .found(Resolved(action: action, instance: Self.instance(cached), ownsInstance: false, owner: owner))
             }
+            // The constructor is user code: it runs unpinned, the entry held
+            // (the call holds it anyway once this returns).
+            pins.record().hold(owner: owner, instance: nil)
             let fresh: TargetInstance
             do throws(SwitchboardError) {
                 // A class action is found only on an entry that has a class.
-                fresh = try entry.targetClass!.makeInstance()
+                fresh = try pins.unpinned { () throws(SwitchboardError) in try entry.targetClass!.makeInstance() }
             } catch {
                 return .failed(error)
             }
@@ -280,8 +284,9 @@ extension Mediator {
             if stored {
                 return .found(Resolved(action: action, instance: made, ownsInstance: false, owner: owner))
             }
-            // Another thread cached one first: use that one, drop ours.
-            made.release()
+            // Another thread cached one first: use that one, drop ours (its
+            // destructor is user code too).
+            pins.unpinned { made.release() }
             return .found(Resolved(action: action, instance: Self.instance(winner), ownsInstance: false, owner: owner))
         }
     }
