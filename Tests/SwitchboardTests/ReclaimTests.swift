@@ -3,6 +3,17 @@ import Synchronization
 import Foundation
 @testable import Switchboard
 
+/// A target whose constructor waits for the test (a dialog, a slow start).
+final class Target_SlowStart: Target {
+    static let entered = DispatchSemaphore(value: 0)
+    static let gate = DispatchSemaphore(value: 0)
+    init() {
+        Target_SlowStart.entered.signal()
+        Target_SlowStart.gate.wait()
+    }
+    static let actions: Actions<Target_SlowStart> = ["go": { _, _ in 5 }]
+}
+
 /// What registry changes retire is released while an unrelated call runs
 /// (issue 27): a call holds only what it uses, never everything retired
 /// since it began. (Tests/c/test_reclaim.c bounds resident memory; here the
@@ -156,5 +167,26 @@ import Foundation
         #expect(result.withLock { $0 } == 1)
         // Its destructor runs once the call has returned: nothing else holds it.
         #expect(Self.settles(tokens))
+    }
+
+    /// A constructor is user code a lookup runs: while it waits, changes in
+    /// any mediator are still released.
+    @Test func aBlockedConstructorHoldsNothingBack() throws {
+        let m = Mediator()
+        try m.register(Target_SlowStart.self, as: "SlowStart")
+        let finished = DispatchSemaphore(value: 0)
+        let result = Mutex<Value?>(nil)
+        Thread {
+            let value = try? m.call(target: "SlowStart", action: "go")
+            result.withLock { $0 = value }
+            finished.signal()
+        }.start()
+        Target_SlowStart.entered.wait()
+        let tokens = Tokens()
+        _ = try Self.churn(Mediator(), changes: 14_000, tokens)
+        #expect(Self.settles(tokens), "closures still alive while the constructor waits: \(tokens.alive)")
+        Target_SlowStart.gate.signal()
+        finished.wait()
+        #expect(result.withLock { $0 } == 5)
     }
 }
