@@ -51,5 +51,6 @@ sb_run "Benchmarks, smoke mode" scripts/bench.sh --smoke --no-build --json .buil
 sb_run "The switchboard command (TAP via prove and tappy, JUnit, limits, trace)" scripts/cli-tests.sh
 sb_run "Install into a prefix, build with pkg-config, require from lua5.4" scripts/check-install.sh
 sb_run "README examples" scripts/check-readme.sh
+sb_run "The porting guide's samples (docs/porting-from-ctmediator.md)" scripts/check-porting-guide.sh
 sb_run "docs/ROBUSTNESS.md matches what the suites recorded" scripts/robustness.sh check "$SB_ROBUSTNESS_LOG"
 sb_summary
