@@ -36,14 +36,20 @@
  * (re-entrancy). A value may be shared between threads once it is built: its
  * reference count is atomic, but its contents must not be changed (appended
  * to, set) after it has been shared. Prepared routes may be called from
- * several threads at once.
+ * several threads at once. Calls in progress on one thread must return in
+ * the reverse order they started (as plain calls do): do not switch between
+ * fibers or stackful coroutines on one thread while each is inside a call
+ * through the mediator (what one call uses could be released under another).
  *
  * User code. Functions marked "Calls user code" may run actions, callbacks or
  * destructors (free_userdata, a plugin's destroy, a pointer's destroy) before
- * they return. Destructors of replaced or unregistered actions and of released
- * target instances run once no running call can still reach them: at once
- * when no other thread is inside a call, otherwise when the last such call
- * returns — on that thread.
+ * they return. Destructors of replaced or unregistered actions, of removed
+ * hooks and of released target instances run exactly once, after the last
+ * call using them has returned: usually at once, on the thread making the
+ * change; if a call is running that action, on that instance, or with those
+ * hooks, on its thread as it returns (at the latest at the next change or in
+ * sb_mediator_free). A call uses only what it runs, so a call that runs for
+ * hours holds back nothing else, in its mediator or another.
  *
  * One runtime per process. libswitchboard.so contains its own Swift runtime.
  * A process must load it once: link it (or let the Lua module or the
@@ -786,8 +792,8 @@ typedef int (*sb_interceptor_fn)(void *userdata, sb_call *call);
 SB_API sb_status sb_add_interceptor(sb_mediator *m, int priority, sb_interceptor_fn fn, void *userdata,
                                     void (*free_userdata)(void *), uint64_t *id);
 /* Removes an interceptor; calls already past it are not affected, and its
- * free_userdata runs once no call still uses it (when the next call ends, or
- * at the latest in sb_mediator_free). SB_EINVAL for an unknown id. */
+ * free_userdata runs once no call still uses it (see "User code" above).
+ * SB_EINVAL for an unknown id. */
 SB_API sb_status sb_remove_interceptor(sb_mediator *m, uint64_t id);
 /* Names an interceptor (for messages and sb_routes; copied; NULL keeps the
  * name) and sets how long a pending decision is awaited, in milliseconds (0

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The generated wrappers in the repository, written by `switchboard gen` from
-# the contracts of two plugins:
+# the contracts of three plugins:
 #   examples/c/module_a.c       -> examples/{swift,c,lua}/generated/   (the demos use them)
 #   Tests/c/plugins/typed_plugin.c -> Tests/generated/{c,lua}/,
 #                                  Tests/SwitchboardTests/Generated/ (the tests use them)
+#   examples/porting/c/Target_Cart.c -> examples/porting/{swift,c,lua}/generated/
+#                                  (the samples of docs/porting-from-ctmediator.md use them)
 #
 #   scripts/generate.sh           writes them again
 #   scripts/generate.sh --check   fails, with a diff, if a committed copy is stale
@@ -32,6 +34,7 @@ trap 'rm -rf "$work"' EXIT
 flags="-std=c99 -Wall -Wextra -Werror -pedantic -shared -fPIC -I include"
 cc $flags examples/c/module_a.c -o "$work/module_a.so"
 cc $flags Tests/c/plugins/typed_plugin.c -o "$work/typed_plugin.so"
+cc $flags examples/porting/c/Target_Cart.c -o "$work/Target_Cart.so"
 
 # generate PLUGIN LANGUAGE DIR: the wrappers for PLUGIN's targets into DIR,
 # or, with --check, into a scratch folder compared with DIR.
@@ -53,6 +56,9 @@ generate module_a lua examples/lua/generated
 generate typed_plugin swift Tests/SwitchboardTests/Generated
 generate typed_plugin c Tests/generated/c
 generate typed_plugin lua Tests/generated/lua
+generate Target_Cart swift examples/porting/swift/generated
+generate Target_Cart c examples/porting/c/generated
+generate Target_Cart lua examples/porting/lua/generated
 
 if $check; then
   demo="$SB_ROOT/.build/release/SwitchboardDemo"

@@ -1,13 +1,29 @@
 #!/usr/bin/env bash
 # THE test command: installs what is missing, builds, and runs every suite.
 #
-#   scripts/test.sh
+#   scripts/test.sh            everything (what CI runs)
+#   scripts/test.sh --quick    for your own iterations: no sanitizers, valgrind,
+#                              fuzzing, stress or benchmarks (a few minutes)
 #
 # On a fresh Debian machine as root it installs the packages it needs first
 # (scripts/deps.sh). It never measures time: speed is scripts/bench.sh's job.
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
 cd "$SB_ROOT"
+
+quick=0
+case "${1:-}" in
+  "") ;;
+  --quick) quick=1 ;;
+  -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  *) sb_die "unknown option $1 (see --help)" ;;
+esac
+
+# A step that --quick leaves out.
+sb_slow() {
+  if [ $quick = 1 ]; then sb_step "$1 (left out by --quick)"; return; fi
+  sb_run "$@"
+}
 
 sb_run "Dependencies" scripts/deps.sh
 
@@ -20,7 +36,7 @@ mkdir -p "$SB_ROOT/.build"
 # process (Swift Testing).
 sb_run "Swift tests" swift test
 # A second build folder, so the sanitized build never replaces the plain one.
-sb_run "Swift tests under ThreadSanitizer" swift test --scratch-path .build-tsan --sanitize=thread
+sb_slow "Swift tests under ThreadSanitizer" swift test --scratch-path .build-tsan --sanitize=thread
 
 # C: the shipped library, as C programs and plugins see it.
 sb_run "Release build, staged in .build/dist" scripts/build.sh
@@ -28,28 +44,30 @@ sb_run "switchboard.h agrees with the library" scripts/check-header.sh release
 sb_run "Exports, SONAME, no Swift dependency" scripts/check-exports.sh
 sb_run "The committed generated wrappers match their contracts (switchboard gen)" scripts/generate.sh --check
 sb_run "C suites" make -s -C Tests/c run
-sb_run "C suites under valgrind memcheck" make -s -C Tests/c valgrind
-sb_run "C suites under ASan + UBSan" make -s -C Tests/c asan
+sb_slow "C suites under valgrind memcheck" make -s -C Tests/c valgrind
+sb_slow "C suites under ASan + UBSan" make -s -C Tests/c asan
 # Lua: the module in stock lua5.4 (busted), an embedding host, valgrind.
 sb_run "Lua specs (busted, lua5.4) and an embedding host" scripts/lua-tests.sh specs
-sb_run "Lua stress and embedding host under valgrind memcheck" scripts/lua-tests.sh valgrind
+sb_slow "Lua stress and embedding host under valgrind memcheck" scripts/lua-tests.sh valgrind
 
 # Fuzzing, bounded (libFuzzer + ASan: a crash, a leak or a failed invariant
 # fails the step).
-sb_run "Fuzz URLs and route patterns (35 s)" scripts/fuzz.sh url 35
-sb_run "Fuzz Lua values to values and back (35 s)" scripts/fuzz.sh lua 35
-sb_run "Fuzz sequences of C API calls (35 s)" scripts/fuzz.sh capi 35
-sb_run "Fuzz dict order and key bytes through C, Swift, Lua, routes and JSON (35 s)" scripts/fuzz.sh order 35
+sb_slow "Fuzz URLs and route patterns (35 s)" scripts/fuzz.sh url 35
+sb_slow "Fuzz Lua values to values and back (35 s)" scripts/fuzz.sh lua 35
+sb_slow "Fuzz sequences of C API calls (35 s)" scripts/fuzz.sh capi 35
+sb_slow "Fuzz dict order and key bytes through C, Swift, Lua, routes and JSON (35 s)" scripts/fuzz.sh order 35
 
 # Stress: every kind of call from 8 threads, results and memory checked.
-sb_run "Stress: 8 threads for 10 s, Swift and C" swift run SwitchboardStress --threads 8 --seconds 10
+sb_slow "Stress: 8 threads for 10 s, Swift and C" swift run SwitchboardStress --threads 8 --seconds 10
 
 # Benchmarks in smoke mode: every case runs and the JSON is complete. No
 # time is asserted here (timing belongs to scripts/bench.sh runs).
-sb_run "Benchmarks, smoke mode" scripts/bench.sh --smoke --no-build --json .build/bench-smoke.json
+sb_slow "Benchmarks, smoke mode" scripts/bench.sh --smoke --no-build --json .build/bench-smoke.json
 
 sb_run "The switchboard command (TAP via prove and tappy, JUnit, limits, trace)" scripts/cli-tests.sh
 sb_run "Install into a prefix, build with pkg-config, require from lua5.4" scripts/check-install.sh
 sb_run "README examples" scripts/check-readme.sh
-sb_run "docs/ROBUSTNESS.md matches what the suites recorded" scripts/robustness.sh check "$SB_ROBUSTNESS_LOG"
+sb_run "The porting guide's samples (docs/porting-from-ctmediator.md)" scripts/check-porting-guide.sh
+sb_slow "docs/ROBUSTNESS.md matches what the suites recorded" scripts/robustness.sh check "$SB_ROBUSTNESS_LOG"
 sb_summary
+[ $quick = 0 ] || echo "  (--quick: not every suite ran; scripts/test.sh runs them all)"

@@ -1,7 +1,8 @@
 // The stress run of scripts/test.sh: threads mixing every kind of call on the
 // shared mediator for a fixed time, Swift and C on both sides, every result
-// checked; then the resident memory at the end is compared with the memory
-// after a warm-up second.
+// checked, while one more thread holds a call open for the whole run (memory
+// retired meanwhile must still be released); then the resident memory at the
+// end is compared with the memory after a warm-up second.
 //
 //   swift run SwitchboardStress [--threads 8] [--seconds 10] [--rss-growth-mib 16]
 //
@@ -78,6 +79,20 @@ struct SwitchboardStress: ParsableCommand {
         }
         defer { sb_route_free(route) }
 
+        // A call that stays open for the whole run, as an app's main loop run
+        // through the mediator would: it must not hold back reclamation.
+        let release = DispatchSemaphore(value: 0)
+        let entered = DispatchSemaphore(value: 0)
+        try m.register(target: "StressHold", action: "wait") { _ in
+            entered.signal()
+            release.wait()
+            return 42
+        }
+        let held = Mutex<Value?>(nil)
+        let holder = Thread { held.withLock { $0 = try? m.call(target: "StressHold", action: "wait") } }
+        holder.start()
+        entered.wait()
+
         let c = CHandles(mediator: cm, route: route)
         let counts = Operation.allCases.map { _ in Tally() }
         let wrong = Atomic<Int>(0)
@@ -103,9 +118,13 @@ struct SwitchboardStress: ParsableCommand {
         let warm = residentBytes()
         while workers.contains(where: { !$0.isFinished }) { Thread.sleep(forTimeInterval: 0.05) }
         let end = residentBytes()
+        release.signal()
+        while !holder.isFinished { Thread.sleep(forTimeInterval: 0.01) }
+        if held.withLock({ $0 }) != 42 { wrong.add(1, ordering: .relaxed) }
 
         let total = counts.reduce(0) { $0 + $1.count.load(ordering: .relaxed) }
-        print("\(threads) threads, \(String(format: "%.1f", Date().timeIntervalSince(started))) s: \(total) calls")
+        print("\(threads) threads, \(String(format: "%.1f", Date().timeIntervalSince(started))) s: \(total) calls "
+              + "(and one call held open throughout)")
         for (operation, count) in zip(Operation.allCases, counts) {
             print(String(format: "%9d  ", count.count.load(ordering: .relaxed)) + operation.rawValue)
         }
@@ -115,7 +134,7 @@ struct SwitchboardStress: ParsableCommand {
         print("wrong results: \(failures)")
         if failures > 0 || growth > rssGrowthMib { throw ExitCode.failure }
         recordRow("Stress: \(Operation.allCases.count) kinds of call mixed (Swift and C callers, targets and callbacks; "
-                  + "cache and release; register and unregister; URLs; prepared routes)",
+                  + "cache and release; register and unregister; URLs; prepared routes) beside one call held open",
                   cases: "\(threads) threads × \(Int(seconds)) s",
                   "every result right; resident memory within +\(rssGrowthMib) MiB of the warm-up")
     }

@@ -210,9 +210,32 @@ static void test_interface_holds_at_the_call(void) {
                    "service; defaults filled in; the bound target answers");
 }
 
+/* A discoverer that binds the service to the next unknown name: each search
+ * starts another. The recursion stops at the depth limit, not the stack. */
+static int deepest_search;
+static sb_status bind_next(void *ud, sb_mediator *m, const char *target) {
+    (void)ud;
+    int n = atoi(target + 1);
+    char next[32];
+    if (n > deepest_search) deepest_search = n;
+    snprintf(next, sizeof next, "X%d", n + 1);
+    (void)sb_bind_service(m, "Chain", next);
+    return SB_ENOTARGET;
+}
+
+static void test_binding_from_a_discoverer_is_bounded(void) {
+    sb_mediator *m = sb_mediator_new();
+    CHECK_STATUS(sb_define_service(m, "Chain", "a"), SB_OK);
+    CHECK_STATUS(sb_add_discoverer(m, bind_next, NULL, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_bind_service(m, "Chain", "X0"), SB_ENOTARGET);
+    CHECK(deepest_search > 0 && deepest_search < SB_MAX_CALL_DEPTH);
+    sb_mediator_free(m);
+}
+
 int main(void) {
     test_bind_and_perform();
     test_conformance();
     test_interface_holds_at_the_call();
+    test_binding_from_a_discoverer_is_bounded();
     return check_report("services");
 }

@@ -9,8 +9,8 @@ import Darwin
 /// How deeply calls may nest on one thread: a re-entrant perform that never
 /// stops gets a clear error (`.rejected`) instead of a stack overflow.
 ///
-/// Every call in progress holds exactly one epoch pin, so a thread's pin
-/// depth is its call depth, counted across all mediators (they share the
+/// Every call in progress is one level of its thread's record
+/// (`EpochPins.enterCall`), counted across all mediators (they share the
 /// stack). A call is refused when it would be deeper than
 /// ``Mediator/maxCallDepth``, or when less than a reserve of the thread's
 /// stack is left: a quarter of it, at most 256 KiB, for the refused call's
@@ -23,7 +23,7 @@ enum CallDepth {
     /// few dozen frames fit on any thread.
     static let checkedFrom = 32
 
-    /// Whether the call that `record` has just been pinned for is too deep.
+    /// Whether the call that `record` has just entered is too deep.
     @inline(__always)
     static func exceeded(_ record: ThreadRecord) -> Bool {
         let depth = record.depth.pointee
@@ -48,8 +48,8 @@ enum CallDepth {
     @inline(__always)
     static func entering<R>(_ what: @autoclosure () -> String,
                             _ body: () throws(SwitchboardError) -> R) throws(SwitchboardError) -> R {
-        let record = pins.pin()
-        defer { pins.unpin(record) }
+        let record = pins.enterCall()
+        defer { pins.leaveCall(record) }
         if exceeded(record) { throw error(record, call: what()) }
         return try body()
     }

@@ -7,19 +7,32 @@ import Musl
 import Darwin
 #endif
 
-/// Epoch-based reclamation: how `perform` reads the registry without a lock
-/// and without touching a shared reference count, and how a writer knows when
-/// an object it unlinked can no longer be in use.
+/// Epoch-based reclamation, with the objects a running call uses held:
+/// how `perform` reads the registry without a lock and without touching a
+/// shared reference count, and how a writer knows when an object it
+/// unlinked can no longer be in use.
 ///
-/// A reader *pins* the current epoch (it writes only its own thread's record),
-/// reads, and unpins. A writer that unlinks an object *retires* it; the object
-/// is released once the global epoch has advanced twice past its retirement,
-/// which happens only after every reader that might have seen it has unpinned
-/// (Fraser, "Practical lock-freedom", 2004; the scheme crossbeam-epoch uses).
+/// A lookup *pins* the current epoch (it writes only its own thread's
+/// record), reads, and unpins. A writer that unlinks an object *retires* it;
+/// the object is released once the global epoch has advanced twice past its
+/// retirement, which happens only after every lookup that might have seen it
+/// has unpinned (Fraser, "Practical lock-freedom", 2004; the scheme
+/// crossbeam-epoch uses).
+///
+/// A call pins only while it looks up. Before it unpins and runs user code it
+/// *holds* what it found, in its thread's slot for its call level (the entry
+/// that owns the action, the cached instance, the hook snapshot): a plain
+/// store to memory of its own, no shared count. A retired object that some
+/// thread holds is kept past its epochs until that call returns (its thread
+/// then collects, see `leaveCall`); everything else is released on time, so
+/// a call that runs for hours keeps only the few objects it uses, and never
+/// delays reclamation for another call or another mediator (hazard pointers,
+/// Michael 2004, published before leaving the critical section).
 ///
 /// Releasing a retired object runs its deinit, which may run user destructors
 /// (`free_userdata`, a plugin's `destroy`). That happens outside every lock,
-/// either on the thread that retires or on the next thread to unpin.
+/// on a thread that collects: the one that retires, the next one to unpin,
+/// or the one whose call held the object, as that call returns.
 final class EpochDomain: @unchecked Sendable {
     // @unchecked: `records` and `retired` are only touched under `lock`;
     // everything readers touch is atomic or owned by their thread.
@@ -41,7 +54,13 @@ final class EpochDomain: @unchecked Sendable {
             guard let raw else { return }
             let record = ThreadRecord(raw)
             record.depth.pointee = 0
+            record.pinned.pointee = 0
             record.observing.pointee = 0
+            for slot in 0..<(ThreadRecord.levels * ThreadRecord.slotsPerLevel) {
+                (record.held + slot).pointee.store(0, ordering: .releasing)
+            }
+            record.owesAt.pointee.store(0, ordering: .relaxed)
+            record.deepestHeld.pointee.store(0, ordering: .relaxed)
             record.state.pointee.store(0, ordering: .releasing)
             record.inUse.pointee.store(false, ordering: .releasing)
         }
@@ -51,10 +70,14 @@ final class EpochDomain: @unchecked Sendable {
 
     // MARK: Readers
 
-    /// Enters a critical section: registry objects read until the matching
-    /// `unpin` stay alive. Nests (an action may perform).
+    /// Enters a critical section outside any call (a registry read that runs
+    /// no user code). Nests.
     @inline(__always)
-    func pin() -> ThreadRecord { pins.pin() }
+    func pin() -> ThreadRecord {
+        let record = pins.record()
+        pins.pin(record)
+        return record
+    }
 
     @inline(__always)
     func unpin(_ record: ThreadRecord) { pins.unpin(record) }
@@ -70,9 +93,9 @@ final class EpochDomain: @unchecked Sendable {
 
     /// Takes over one strong reference to an object that is no longer
     /// reachable from shared memory. It is released by a later `collect`,
-    /// once no reader can hold it. Callers usually hold a lock here, so this
-    /// never runs a destructor itself; call `collect(wait: true)` after
-    /// unlocking.
+    /// once no lookup can see it and no call holds it. Callers usually hold
+    /// a lock here, so this never runs a destructor itself; call
+    /// `collect(wait: true)` after unlocking.
     func retire<T: AnyObject>(_ object: Unmanaged<T>) {
         atomicMemoryFence(ordering: .sequentiallyConsistent)
         lock.withLock {
@@ -89,12 +112,25 @@ final class EpochDomain: @unchecked Sendable {
         if tryAdvance() { _ = tryAdvance() }
         let now = global.pointee.load(ordering: .relaxed)
         var ready: [Unmanaged<AnyObject>] = []
-        retired.removeAll { item in
-            guard item.epoch &+ 2 <= now else { return false }
-            ready.append(item.object)
-            return true
+        if retired.contains(where: { $0.epoch &+ 2 <= now }) {
+            let held = heldObjects()
+            retired.removeAll { item in
+                guard item.epoch &+ 2 <= now else { return false }
+                let bits = UInt(bitPattern: item.object.toOpaque())
+                if let (holder, level) = held[bits] {
+                    // That call collects as it returns (or the next change does).
+                    if holder.owesAt.pointee.load(ordering: .relaxed) < level {
+                        holder.owesAt.pointee.store(level, ordering: .relaxed)
+                    }
+                    return false
+                }
+                ready.append(item.object)
+                return true
+            }
         }
-        hasGarbage.pointee.store(!retired.isEmpty, ordering: .relaxed)
+        // Only what waits for epochs makes every unpin try again; what a call
+        // holds waits for that call.
+        hasGarbage.pointee.store(retired.contains { $0.epoch &+ 2 > now }, ordering: .relaxed)
         lock.unlock()
         for object in ready { object.release() }
     }
@@ -115,6 +151,19 @@ final class EpochDomain: @unchecked Sendable {
         return true
     }
 
+    /// Every object some call holds now, with a thread that holds it. A
+    /// thread publishes what it holds before it unpins, and this runs after
+    /// seeing it unpinned (acquire), so nothing a call still uses is missed.
+    private func heldObjects() -> [UInt: (ThreadRecord, level: Int)] {
+        var held: [UInt: (ThreadRecord, level: Int)] = [:]
+        var next = records
+        while let record = next {
+            record.forEachHeld { held[$0] = (record, $1) }
+            next = record.next
+        }
+        return held
+    }
+
     // MARK: Thread records
 
     /// First use on this thread: reuse a record left by an exited thread, or
@@ -129,7 +178,6 @@ final class EpochDomain: @unchecked Sendable {
                 }
                 next = candidate.next
             }
-            // A whole cache line each, so pinning never contends with a neighbour.
             let fresh = ThreadRecord(next: records)
             records = fresh
             return fresh
@@ -143,13 +191,22 @@ final class EpochDomain: @unchecked Sendable {
 /// The reader side of the domain: the thread key and two atomics in memory
 /// that is never freed. A plain struct, so a hot path that keeps a copy pins
 /// and unpins without loading, retaining or releasing any object.
+///
+/// A call runs as:
+///
+///     let record = pins.enterCall()        // one more call on this thread
+///     defer { pins.leaveCall(record) }
+///     pins.pin(record)                     // look up, borrowing
+///     record.hold(owner: entry, instance: instance)
+///     pins.unpin(record)
+///     ... run the action: what it uses is held, not pinned ...
 struct EpochPins: @unchecked Sendable {
     // @unchecked: the pointers lead to atomics; the key is immutable.
 
     let key: pthread_key_t
     /// The global epoch.
     let global: UnsafeMutablePointer<Atomic<UInt>>
-    /// Something is retired and waits for collection.
+    /// Something retired waits for the epoch to move on.
     let hasGarbage: UnsafeMutablePointer<Atomic<Bool>>
 
     fileprivate init(key: pthread_key_t) {
@@ -160,102 +217,115 @@ struct EpochPins: @unchecked Sendable {
         hasGarbage.initialize(to: Atomic(false))
     }
 
+    /// The calling thread's record.
     @inline(__always)
-    func pin() -> ThreadRecord {
-        let record = pthread_getspecific(key).map(ThreadRecord.init) ?? EpochDomain.shared.adoptRecord()
-        if record.depth.pointee == 0 {
-            record.state.pointee.store(global.pointee.load(ordering: .relaxed) << 1 | 1, ordering: .relaxed)
-            // Pairs with the fence in `collect`: either the collector sees this
-            // pin, or this thread's later reads see the writer's unlink.
-            atomicMemoryFence(ordering: .sequentiallyConsistent)
-        }
+    func record() -> ThreadRecord {
+        pthread_getspecific(key).map(ThreadRecord.init) ?? EpochDomain.shared.adoptRecord()
+    }
+
+    /// Starts one more call in progress on this thread; check
+    /// `CallDepth.exceeded` next.
+    @inline(__always)
+    func enterCall() -> ThreadRecord {
+        let record = record()
         record.depth.pointee &+= 1
         return record
     }
 
+    /// Ends the call `enterCall` started: drops what it held, and collects
+    /// if a collector kept something because of it.
+    @inline(__always)
+    func leaveCall(_ record: ThreadRecord) {
+        let level = record.depth.pointee
+        record.depth.pointee = level &- 1
+        if level < ThreadRecord.levels {
+            // Releasing: the call's last uses of what it held come first.
+            let slots = record.held + level * ThreadRecord.slotsPerLevel
+            slots[0].store(0, ordering: .releasing)
+            slots[1].store(0, ordering: .releasing)
+            slots[2].store(0, ordering: .releasing)
+        }
+        if record.owesAt.pointee.load(ordering: .relaxed) >= level { settle(record) }
+    }
+
+    /// A collector kept something this call held: release it now. (What
+    /// shallower calls still hold is marked again for them.)
+    @inline(never)
+    private func settle(_ record: ThreadRecord) {
+        guard record.pinned.pointee == 0 else { return } // a later leave settles
+        record.owesAt.pointee.store(0, ordering: .relaxed)
+        EpochDomain.shared.collect(wait: true)
+    }
+
+    /// Runs `body` (user code a lookup must run: a discoverer, a target's
+    /// constructor) outside every critical section of the thread, then
+    /// enters again: a constructor that runs for hours holds back nothing.
+    /// References borrowed before are not valid after, unless held.
+    func unpinned<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+        let record = record()
+        let nesting = record.pinned.pointee
+        guard nesting > 0 else { return try body() }
+        record.pinned.pointee = 0
+        record.state.pointee.store(0, ordering: .releasing)
+        defer {
+            record.pinned.pointee = nesting
+            record.state.pointee.store(global.pointee.load(ordering: .relaxed) << 1 | 1, ordering: .releasing)
+            atomicMemoryFence(ordering: .sequentiallyConsistent)
+        }
+        return try body()
+    }
+
+    /// Enters a critical section: registry objects read until the matching
+    /// `unpin` stay alive. Nests (a lookup may run a discoverer that performs).
+    @inline(__always)
+    func pin(_ record: ThreadRecord) {
+        record.pinned.pointee &+= 1
+        if record.pinned.pointee == 1 {
+            // Releasing, so that a collector that sees this state also sees
+            // what the thread held before (see `EpochDomain.heldObjects`).
+            record.state.pointee.store(global.pointee.load(ordering: .relaxed) << 1 | 1, ordering: .releasing)
+            // Pairs with the fence in `collect`: either the collector sees this
+            // pin, or this thread's later reads see the writer's unlink.
+            atomicMemoryFence(ordering: .sequentiallyConsistent)
+        }
+    }
+
     @inline(__always)
     func unpin(_ record: ThreadRecord) {
-        record.depth.pointee &-= 1
-        if record.depth.pointee == 0 {
+        record.pinned.pointee &-= 1
+        if record.pinned.pointee == 0 {
             record.state.pointee.store(0, ordering: .releasing)
             if hasGarbage.pointee.load(ordering: .relaxed) { EpochDomain.shared.collect(wait: false) }
         }
     }
 }
 
-/// One thread's view of the epoch: a handle to a cache line of its own.
-///
-/// Each field is reached through its own pointer, so the owner updating
-/// `depth` and a collector reading `state` touch disjoint memory (a Swift
-/// struct behind one pointer would be one access to the whole record, which
-/// the exclusivity checker and ThreadSanitizer rightly call a race).
-struct ThreadRecord {
-    let base: UnsafeMutableRawPointer
-
-    // Each field at an offset aligned for its type.
-    private static let stateOffset = 0
-    private static let depthOffset = aligned(stateOffset + MemoryLayout<Atomic<UInt>>.size, for: Int.self)
-    private static let nextOffset = aligned(depthOffset + MemoryLayout<Int>.size, for: UnsafeMutableRawPointer?.self)
-    private static let inUseOffset = aligned(nextOffset + MemoryLayout<UnsafeMutableRawPointer?>.size, for: Atomic<Bool>.self)
-    private static let stackLowOffset = aligned(inUseOffset + MemoryLayout<Atomic<Bool>>.size, for: UInt.self)
-    private static let stackFloorOffset = stackLowOffset + MemoryLayout<UInt>.size
-    private static let observingOffset = stackFloorOffset + MemoryLayout<UInt>.size
-    private static let size = observingOffset + MemoryLayout<Int>.size
-
-    private static func aligned<T: ~Copyable>(_ offset: Int, for type: T.Type) -> Int {
-        let alignment = MemoryLayout<T>.alignment
-        return (offset + alignment - 1) / alignment * alignment
+extension ThreadRecord {
+    /// Holds, for the current call level, what the call found while pinned
+    /// and goes on using after it unpins: the object that owns its action
+    /// (a target entry or a hook snapshot) and the cached instance it runs
+    /// on. Call before `unpin`.
+    @inline(__always)
+    func hold(owner: UnsafeMutableRawPointer?, instance: UnsafeMutableRawPointer?) {
+        let level = depth.pointee
+        let slots = slots(at: level)
+        slots[0].store(UInt(bitPattern: owner), ordering: .relaxed)
+        slots[1].store(UInt(bitPattern: instance), ordering: .relaxed)
+        noteHeld(level)
     }
 
-    /// A new record for the calling thread, linked before `next`.
-    init(next: ThreadRecord?) {
-        base = .allocate(byteCount: max(Self.size, 128), alignment: 128)
-        (base + Self.stateOffset).initializeMemory(as: Atomic<UInt>.self, to: Atomic(0))
-        (base + Self.depthOffset).initializeMemory(as: Int.self, repeating: 0, count: 1)
-        (base + Self.inUseOffset).initializeMemory(as: Atomic<Bool>.self, to: Atomic(true))
-        (base + Self.nextOffset).initializeMemory(as: UnsafeMutableRawPointer?.self, repeating: next?.base, count: 1)
-        (base + Self.stackLowOffset).initializeMemory(as: UInt.self, repeating: 0, count: 2)
-        (base + Self.observingOffset).initializeMemory(as: Int.self, repeating: 0, count: 1)
+    /// Holds the hook snapshot of an intercepted call for its current level.
+    @inline(__always)
+    func hold(hooks: UnsafeMutableRawPointer) {
+        let level = depth.pointee
+        slots(at: level)[2].store(UInt(bitPattern: hooks), ordering: .relaxed)
+        noteHeld(level)
     }
 
-    init(_ base: UnsafeMutableRawPointer) { self.base = base }
-
-    /// 0 outside any critical section, else `(epoch << 1) | 1`.
-    var state: UnsafeMutablePointer<Atomic<UInt>> {
-        (base + Self.stateOffset).assumingMemoryBound(to: Atomic<UInt>.self)
-    }
-
-    /// Nesting of critical sections; touched only by the owning thread.
-    /// Every call in progress holds exactly one pin, so this is also the
-    /// thread's call depth (see CallDepth.swift).
-    var depth: UnsafeMutablePointer<Int> {
-        (base + Self.depthOffset).assumingMemoryBound(to: Int.self)
-    }
-
-    /// The reserve at the end of the thread's stack, `stackLow ..< stackFloor`,
-    /// where no call may start (see CallDepth.swift); set by the owning
-    /// thread when it adopts the record.
-    var stackLow: UnsafeMutablePointer<UInt> {
-        (base + Self.stackLowOffset).assumingMemoryBound(to: UInt.self)
-    }
-
-    var stackFloor: UnsafeMutablePointer<UInt> {
-        (base + Self.stackFloorOffset).assumingMemoryBound(to: UInt.self)
-    }
-
-    /// How many observers are running on the thread (see `Mediator.notify`);
-    /// touched only by the owning thread.
-    var observing: UnsafeMutablePointer<Int> {
-        (base + Self.observingOffset).assumingMemoryBound(to: Int.self)
-    }
-
-    /// False once the owning thread has exited.
-    var inUse: UnsafeMutablePointer<Atomic<Bool>> {
-        (base + Self.inUseOffset).assumingMemoryBound(to: Atomic<Bool>.self)
-    }
-
-    /// The next record; immutable once published (under the domain lock).
-    var next: ThreadRecord? {
-        (base + Self.nextOffset).assumingMemoryBound(to: UnsafeMutableRawPointer?.self).pointee.map(ThreadRecord.init)
+    @inline(__always)
+    private func noteHeld(_ level: Int) {
+        if level > deepestHeld.pointee.load(ordering: .relaxed) {
+            deepestHeld.pointee.store(level, ordering: .releasing)
+        }
     }
 }

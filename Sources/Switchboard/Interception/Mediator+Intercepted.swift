@@ -29,8 +29,8 @@ extension Mediator {
     func intercepted<C: CallConvention>(_ start: CallStart, args: C.Args, module: String? = nil,
                                         options: CallOptions, fallback: Bool, via convention: C,
                                         prepared: Route? = nil) -> C.Outcome {
-        let record = pins.pin()
-        defer { pins.unpin(record) }
+        let record = pins.enterCall()
+        defer { pins.leaveCall(record) }
         // Before any user code (observers included): a call refused for its
         // depth reaches no observer, which could only re-enter again.
         if CallDepth.exceeded(record) {
@@ -41,15 +41,20 @@ extension Mediator {
             }
             return convention.fail(CallDepth.error(record, call: call))
         }
-        return interceptedPinned(record, start, args: args, module: module, options: options, fallback: fallback,
-                                 via: convention, prepared: prepared)
+        return interceptedEntered(record, start, args: args, module: module, options: options, fallback: fallback,
+                                  via: convention, prepared: prepared)
     }
 
-    /// `intercepted` for a caller that has pinned (`record`) and checked the depth.
-    func interceptedPinned<C: CallConvention>(_ record: ThreadRecord, _ start: CallStart, args: C.Args,
-                                              module: String? = nil, options: CallOptions, fallback: Bool,
-                                              via convention: C, prepared: Route? = nil) -> C.Outcome {
+    /// `intercepted` for a caller that has entered the call (`record`) and
+    /// checked the depth. The call holds the hook snapshot it starts with
+    /// until it returns; observers, interceptors and the target run unpinned.
+    func interceptedEntered<C: CallConvention>(_ record: ThreadRecord, _ start: CallStart, args: C.Args,
+                                               module: String? = nil, options: CallOptions, fallback: Bool,
+                                               via convention: C, prepared: Route? = nil) -> C.Outcome {
+        pins.pin(record)
         let hooks = self.hooks.pinned() ?? .empty
+        record.hold(hooks: Unmanaged.passUnretained(hooks).toOpaque())
+        pins.unpin(record)
         var call = InterceptedCall(start: start, tags: options.tags, cancellation: options.cancellation,
                                    carried: { convention.carry(args) })
         // A call an observer makes is not shown to observers: each event
@@ -60,7 +65,7 @@ extension Mediator {
         if observing { notify(hooks, call.event(.start, error: nil, result: nil, duration: 0), record) }
 
         let outcome = CurrentCall.with(options.cancellation) {
-            steer(&call, hooks: hooks, module: module, options: options, fallback: fallback,
+            steer(record, &call, hooks: hooks, module: module, options: options, fallback: fallback,
                   via: convention, prepared: prepared)
         }
         if observing {
@@ -77,7 +82,8 @@ extension Mediator {
     }
 
     /// Rules, interceptors and redirects, then the target.
-    private func steer<C: CallConvention>(_ call: inout InterceptedCall, hooks: Hooks, module: String?,
+    private func steer<C: CallConvention>(_ record: ThreadRecord, _ call: inout InterceptedCall, hooks: Hooks,
+                                          module: String?,
                                           options: CallOptions, fallback: Bool, via convention: C,
                                           prepared: Route?) -> C.Outcome {
         // Where the call has been, for the loop message; built only once it
@@ -173,8 +179,8 @@ extension Mediator {
                             return convention.fail(error)
                         }
                     }
-                    return answer(value, by: registration.name, for: lookup, action, forURL: call.url != nil,
-                                  via: convention)
+                    return answer(record, value, by: registration.name, for: lookup, action,
+                                  forURL: call.url != nil, via: convention)
                 }
             }
             break
@@ -185,7 +191,7 @@ extension Mediator {
         case .success(let a): args = a
         case .failure(let error): return convention.fail(error)
         }
-        if let prepared, !redirected { return prepared.dispatchPinned(args: args, via: convention) }
+        if let prepared, !redirected { return prepared.dispatchEntered(record, args: args, via: convention) }
         var lookup = target
         if !redirected, let module {
             do throws(SwitchboardError) { lookup = try Self.qualified(target, inModule: module) } catch {
@@ -195,8 +201,8 @@ extension Mediator {
         return withNameRef(lookup) { lookupRef in
             withNameRef(target) { called in
                 withNameRef(action) { actionRef in
-                    dispatchPinned(lookupRef, as: called, actionRef, args: args, cache: options.cacheTarget,
-                                   fallback: fallback, via: convention)
+                    dispatchEntered(record, lookupRef, as: called, actionRef, args: args, cache: options.cacheTarget,
+                                    fallback: fallback, via: convention)
                 }
             }
         }
@@ -206,22 +212,31 @@ extension Mediator {
     /// in for that action's result, so a result the action's contract
     /// declares is checked as the action's own would be (converted as
     /// `ParamType.result` converts; `.typeMismatch` naming the action and
-    /// both types). The action is found as the call would find it. Pinned.
-    private func answer<C: CallConvention>(_ value: Value, by interceptor: String, for target: String, _ action: String,
-                                           forURL: Bool, via convention: C) -> C.Outcome {
-        withNameRef(target) { t in
+    /// both types). The action is found as the call would find it, pinned
+    /// for the lookup only: what is kept is its declared type and, for a
+    /// mismatch, the message.
+    private func answer<C: CallConvention>(_ record: ThreadRecord, _ value: Value, by interceptor: String,
+                                           for target: String, _ action: String, forURL: Bool,
+                                           via convention: C) -> C.Outcome {
+        let wrong: SwitchboardError?, fitted: Value
+        pins.pin(record)
+        (wrong, fitted) = withNameRef(target) { t in
             withNameRef(action) { a in
-                guard case .found(_, let found, _) = lookup(t, a, forURL: forURL) else { return convention.answer(value) }
+                guard case .found(_, let found, _) = lookup(t, a, forURL: forURL) else { return (nil, value) }
                 return found._withUnsafeGuaranteedRef { entry in
-                    guard let type = entry.declaredResult else { return convention.answer(value) }
+                    guard let type = entry.declaredResult else { return (nil, value) }
                     guard let fitted = type.result(value) else {
-                        let wrong = entry.wrongResult(type, got: "\(value.kind)", target: t, action: a)
-                        return convention.fail(.typeMismatch(wrong.message + " (the answer of interceptor \"\(interceptor)\")"))
+                        return (entry.wrongResult(type, got: "\(value.kind)", target: t, action: a), value)
                     }
-                    return convention.answer(fitted)
+                    return (nil, fitted)
                 }
             }
         }
+        pins.unpin(record)
+        if let wrong {
+            return convention.fail(.typeMismatch(wrong.message + " (the answer of interceptor \"\(interceptor)\")"))
+        }
+        return convention.answer(fitted)
     }
 
     /// Shows the call to one interceptor and waits for its decision.

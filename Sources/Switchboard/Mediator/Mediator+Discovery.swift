@@ -13,7 +13,8 @@ import Darwin
 
 extension Mediator {
     /// The entry for `key` after looking for its class, or nil when there is
-    /// neither an entry nor a class. The caller is pinned. A failed search
+    /// neither an entry nor a class. The caller is pinned; the search runs
+    /// unpinned, so references borrowed before are stale after. A failed search
     /// (a provider's error) is not remembered.
     ///
     /// A search for `key` already in progress on this thread (a discoverer,
@@ -36,11 +37,16 @@ extension Mediator {
         // runs: the fallback's NoTargetAction, asked at every level of a
         // discoverer's recursion, would otherwise start a search each time.
         if DiscoveriesInProgress.missed(self, name) { return .success(targets.find(key)) }
-        // Searching may run user code (a Lua file), so no lock is held here.
+        // Searching may run user code (a Lua file), so no lock is held here,
+        // and the thread is not pinned: a discoverer that runs for long
+        // holds back no reclamation. (What the caller borrowed before is
+        // read again after: see `lookup`.)
         let found: TargetClass?
         do {
-            found = try DiscoveriesInProgress.with(self, name) { () throws(SwitchboardError) -> TargetClass? in
-                try searchClass(named: name)
+            found = try pins.unpinned { () throws(SwitchboardError) -> TargetClass? in
+                try DiscoveriesInProgress.with(self, name) { () throws(SwitchboardError) -> TargetClass? in
+                    try searchClass(named: name)
+                }
             }
             if found == nil { DiscoveriesInProgress.recordMiss(self, name) }
         } catch {

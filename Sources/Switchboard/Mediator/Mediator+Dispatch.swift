@@ -1,6 +1,8 @@
 // How a call finds what answers it, shared by every face and by prepared
-// routes. Everything here runs pinned (see EpochDomain): references are
-// borrowed from the registry without reference counting.
+// routes. Lookups run pinned (see EpochDomain): references are borrowed from
+// the registry without reference counting. What a call goes on using after
+// the lookup (the entry owning its action, its cached instance) is held for
+// its call level before it unpins, so the action itself runs unpinned.
 //
 // Resolution order for (target, action):
 //   1. an action registered under the target's name;
@@ -21,13 +23,15 @@ extension Mediator {
     /// fallback reports.
     func dispatch<C: CallConvention>(_ lookup: NameRef, as called: NameRef, _ action: NameRef,
                                      args: C.Args, cache: Bool, fallback: Bool, via convention: C) -> C.Outcome {
-        let record = pins.pin()
-        defer { pins.unpin(record) }
+        let record = pins.enterCall()
+        defer { pins.leaveCall(record) }
         if CallDepth.exceeded(record) { return convention.fail(CallDepth.error(record, target: called, action: action)) }
-        return dispatchPinned(lookup, as: called, action, args: args, cache: cache, fallback: fallback, via: convention)
+        return dispatchEntered(record, lookup, as: called, action, args: args, cache: cache, fallback: fallback,
+                               via: convention)
     }
 
-    /// `dispatch` for a caller that has pinned and checked the depth.
+    /// `dispatch` for a caller that has entered the call (`record`) and
+    /// checked the depth.
     ///
     /// A call from a URL (`convention.fromURL`) is admitted again here, where
     /// it lands, whatever moved it since the URL resolved: its target and
@@ -35,63 +39,82 @@ extension Mediator {
     /// for it, must pass the URL policy and the `native*` rule, and a Swift
     /// class answers only if discovery with the mediator's `modules` would
     /// find it (see ``landing(_:_:)``).
-    func dispatchPinned<C: CallConvention>(_ lookup: NameRef, as called: NameRef, _ action: NameRef,
-                                           args: C.Args, cache: Bool, fallback: Bool, via convention: C) -> C.Outcome {
+    func dispatchEntered<C: CallConvention>(_ record: ThreadRecord, _ lookup: NameRef, as called: NameRef,
+                                            _ action: NameRef, args: C.Args, cache: Bool, fallback: Bool,
+                                            via convention: C) -> C.Outcome {
         if convention.fromURL, let refusal = landing(called, action) { return convention.fail(refusal) }
+        pins.pin(record)
         switch resolve(lookup, action, cache: cache, forURL: convention.fromURL) {
         case .found(let resolved):
+            record.hold(resolved)
+            pins.unpin(record)
             return run(resolved, args: args, target: called, action: action, via: convention)
         case .failed(let error):
+            pins.unpin(record)
             return convention.fail(error)
         case .missing(let error):
+            pins.unpin(record)
             guard fallback else { return convention.fail(error) }
-            return degrade(lookup, as: called, action, args: args, error: error, via: convention)
+            return degrade(record, lookup, as: called, action, args: args, error: error, via: convention)
         }
     }
 
     /// A call nothing answers: a degrade rule's target if one matches, else
     /// `NoTargetAction`, else the degrade handler, each with the fallback
     /// params (``FallbackCall``); else `error`.
-    private func degrade<C: CallConvention>(_ lookup: NameRef, as called: NameRef, _ action: NameRef, args: C.Args,
-                                            error: SwitchboardError, via convention: C) -> C.Outcome {
-        let hooks = self.hooks.pinned()
-        let fromURL = convention.fromURL
-        var answering: Resolved?
-        var answeringName = (Names.noTargetAction.string, Names.response.string)
-        if let hooks, let (target, degraded) = hooks.rules.degrade(target: called.string, action: action.string) {
-            // Where a URL call lands is admitted before anything there runs.
-            if fromURL, let refusal = withNameRef(target, { t in withNameRef(degraded) { landing(t, $0) } }) {
-                return convention.fail(refusal)
-            }
-            if case .found(let resolved) = withNameRef(target, { t in
-                withNameRef(degraded) { resolve(t, $0, cache: false, forURL: fromURL) }
-            }) {
-                answering = resolved
-                answeringName = (target, degraded)
-            }
+    private func degrade<C: CallConvention>(_ record: ThreadRecord, _ lookup: NameRef, as called: NameRef,
+                                            _ action: NameRef, args: C.Args, error: SwitchboardError,
+                                            via convention: C) -> C.Outcome {
+        pins.pin(record)
+        let choice = answering(for: called, action, fromURL: convention.fromURL)
+        if case .success(let (answering, _, _)?) = choice { record.hold(answering) }
+        pins.unpin(record)
+        let answering: Resolved, answeringName: (String, String)
+        switch choice {
+        case .success(let found?): (answering, answeringName) = (found.0, (found.1, found.2))
+        case .success(nil): return convention.fail(error)
+        case .failure(let refusal): return convention.fail(refusal)
         }
-        if answering == nil {
-            if fromURL, self.lookup(Names.noTargetAction.ref, Names.response.ref, forURL: true).hasTarget,
-               let refusal = landing(Names.noTargetAction.ref, Names.response.ref) {
-                return convention.fail(refusal)
-            }
-            if case .found(let resolved) = resolve(Names.noTargetAction.ref, Names.response.ref, cache: false,
-                                                   forURL: fromURL) {
-                answering = resolved
-            } else if let handler = hooks?.degrade {
-                // It answers for the call itself, which was admitted where it
-                // landed (dispatchPinned).
-                answering = Resolved(action: Unmanaged.passUnretained(handler), instance: nil, ownsInstance: false)
-                answeringName = ("degrade handler", "")
-            }
-        }
-        guard let answering else { return convention.fail(error) }
         let call = FallbackCall(lookup: lookup.string, target: called.string, action: action.string, url: convention.url)
         return convention.withFallbackArgs(origin: args, call: call) { args in
             withNameRef(answeringName.0) { t in
                 withNameRef(answeringName.1) { a in run(answering, args: args, target: t, action: a, via: convention) }
             }
         }
+    }
+
+    /// What answers a call nothing else answers, and the names it answers
+    /// as; nil: nothing; a failure: a URL call may not land there. Pinned.
+    private func answering(for called: NameRef, _ action: NameRef,
+                           fromURL: Bool) -> Result<(Resolved, String, String)?, SwitchboardError> {
+        let hooks = self.hooks.pinned()
+        if let hooks, let (target, degraded) = hooks.rules.degrade(target: called.string, action: action.string) {
+            // Where a URL call lands is admitted before anything there runs.
+            if fromURL, let refusal = withNameRef(target, { t in withNameRef(degraded) { landing(t, $0) } }) {
+                return .failure(refusal)
+            }
+            if case .found(let resolved) = withNameRef(target, { t in
+                withNameRef(degraded) { resolve(t, $0, cache: false, forURL: fromURL) }
+            }) {
+                return .success((resolved, target, degraded))
+            }
+        }
+        if fromURL, self.lookup(Names.noTargetAction.ref, Names.response.ref, forURL: true).hasTarget,
+           let refusal = landing(Names.noTargetAction.ref, Names.response.ref) {
+            return .failure(refusal)
+        }
+        if case .found(let resolved) = resolve(Names.noTargetAction.ref, Names.response.ref, cache: false,
+                                               forURL: fromURL) {
+            return .success((resolved, Names.noTargetAction.string, Names.response.string))
+        }
+        if let hooks, let handler = hooks.degrade {
+            // It answers for the call itself, which was admitted where it
+            // landed (dispatchEntered). The snapshot owns it.
+            let resolved = Resolved(action: Unmanaged.passUnretained(handler), instance: nil, ownsInstance: false,
+                                    owner: Unmanaged.passUnretained(hooks).toOpaque())
+            return .success((resolved, "degrade handler", ""))
+        }
+        return .success(nil)
     }
 
     /// Runs a resolved action, then releases an instance made for this call.
@@ -109,12 +132,16 @@ extension Mediator {
         }
     }
 
-    /// What answers a call. Borrowed references, valid while pinned.
+    /// What answers a call. Borrowed references, valid while pinned, and
+    /// after that while held (`ThreadRecord.hold(_:)`).
     struct Resolved {
         let action: Unmanaged<ActionEntry>
         let instance: Unmanaged<TargetInstance>?
         /// The instance was made for this call only and is released after it.
         let ownsInstance: Bool
+        /// What keeps `action` alive: its target entry, or the hook snapshot
+        /// of the degrade handler.
+        let owner: UnsafeMutableRawPointer
     }
 
     enum Resolution {
@@ -132,7 +159,7 @@ extension Mediator {
         switch lookup(target, action, forURL: forURL) {
         case .found(let entry, let found, let onClass):
             return onClass ? instance(for: entry, action: found, cache: cache)
-                           : .found(Resolved(action: found, instance: nil, ownsInstance: false))
+                           : .found(Resolved(action: found, instance: nil, ownsInstance: false, owner: entry.toOpaque()))
         case .failed(let error):
             return .failed(error)
         case .noTarget:
@@ -140,12 +167,13 @@ extension Mediator {
         case .noAction(let entry):
             return entry._withUnsafeGuaranteedRef { e in
                 if let notFound = e.registered.find(Names.notFound.ref) {
-                    return .found(Resolved(action: notFound, instance: nil, ownsInstance: false))
+                    return .found(Resolved(action: notFound, instance: nil, ownsInstance: false, owner: entry.toOpaque()))
                 }
                 if !forURL || classReachableFromURL(e),
                    let notFound = e.classActions?._withUnsafeGuaranteedRef({ $0.find(Names.notFound.ref) }) {
                     return e.classNeedsInstance ? instance(for: entry, action: notFound, cache: cache)
-                                                : .found(Resolved(action: notFound, instance: nil, ownsInstance: false))
+                                                : .found(Resolved(action: notFound, instance: nil, ownsInstance: false,
+                                                                  owner: entry.toOpaque()))
                 }
                 // CTMediator removes the target from its cache. Not for a URL
                 // call that cannot see the class it would drop.
@@ -192,9 +220,10 @@ extension Mediator {
             return .found(entry: entry, action: registered, onClass: false)
         }
         if entry._withUnsafeGuaranteedRef({ mightDiscoverClass(for: $0) }) {
+            // The search runs unpinned: `entry` is read again.
             switch discoverEntry(target) {
             case .success(let found?): entry = found
-            case .success(nil): break
+            case .success(nil): return .noTarget // removed meanwhile
             case .failure(let error): return .failed(error)
             }
         }
@@ -230,30 +259,35 @@ extension Mediator {
     /// The cached instance if there is one (CTMediator reuses it even for an
     /// uncached call), else a new one, kept in the cache when asked.
     func instance(for entry: Unmanaged<TargetEntry>, action: Unmanaged<ActionEntry>, cache: Bool) -> Resolution {
-        entry._withUnsafeGuaranteedRef { entry in
+        let owner = entry.toOpaque()
+        return entry._withUnsafeGuaranteedRef { entry in
             let cached = entry.cache.slot.load(ordering: .acquiring)
             if cached != 0 {
-                return .found(Resolved(action: action, instance: Self.instance(cached), ownsInstance: false))
+                return .found(Resolved(action: action, instance: Self.instance(cached), ownsInstance: false, owner: owner))
             }
+            // The constructor is user code: it runs unpinned, the entry held
+            // (the call holds it anyway once this returns).
+            pins.record().hold(owner: owner, instance: nil)
             let fresh: TargetInstance
             do throws(SwitchboardError) {
                 // A class action is found only on an entry that has a class.
-                fresh = try entry.targetClass!.makeInstance()
+                fresh = try pins.unpinned { () throws(SwitchboardError) in try entry.targetClass!.makeInstance() }
             } catch {
                 return .failed(error)
             }
             let made = Unmanaged.passRetained(fresh)
             guard cache else {
-                return .found(Resolved(action: action, instance: made, ownsInstance: true))
+                return .found(Resolved(action: action, instance: made, ownsInstance: true, owner: owner))
             }
             let (stored, winner) = entry.cache.slot.compareExchange(
                 expected: 0, desired: UInt(bitPattern: made.toOpaque()), ordering: .acquiringAndReleasing)
             if stored {
-                return .found(Resolved(action: action, instance: made, ownsInstance: false))
+                return .found(Resolved(action: action, instance: made, ownsInstance: false, owner: owner))
             }
-            // Another thread cached one first: use that one, drop ours.
-            made.release()
-            return .found(Resolved(action: action, instance: Self.instance(winner), ownsInstance: false))
+            // Another thread cached one first: use that one, drop ours (its
+            // destructor is user code too).
+            pins.unpinned { made.release() }
+            return .found(Resolved(action: action, instance: Self.instance(winner), ownsInstance: false, owner: owner))
         }
     }
 
@@ -270,6 +304,15 @@ extension Mediator {
 
     private static func instance(_ bits: UInt) -> Unmanaged<TargetInstance> {
         Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
+    }
+}
+
+extension ThreadRecord {
+    /// Holds what a resolved call uses (see `hold(owner:instance:)`); an
+    /// instance made for the call alone is the call's own.
+    @inline(__always)
+    func hold(_ resolved: Mediator.Resolved) {
+        hold(owner: resolved.owner, instance: resolved.ownsInstance ? nil : resolved.instance?.toOpaque())
     }
 }
 

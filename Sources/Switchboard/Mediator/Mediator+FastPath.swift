@@ -1,110 +1,79 @@
 // The common calls without the general dispatcher's bookkeeping: the action
 // is a C or Lua function (for a foreign caller) or a Swift closure (for a
-// Swift caller), and its target needs no instance or has a cached one. Everything else (discovery, making an instance, `notFound`, the
-// fallback, a Swift action, an error, a call too deep) answers nil here and takes the general
-// path in Mediator+Dispatch.swift, which resolves the same way.
+// Swift caller), and its target needs no instance or has a cached one.
+// Everything else (discovery, making an instance, `notFound`, the fallback, a
+// Swift action for a foreign caller, params that do not fit a contract as
+// they are, a call too deep) answers nil here and takes the general path in
+// Mediator+Dispatch.swift, which resolves the same way.
+//
+// Each call is prepared pinned (a `FastCall`: borrowed references only),
+// holds what it found, unpins, and runs.
+
+/// A call found on a fast path: what it runs, and what it holds meanwhile.
+protocol FastCall {
+    /// The target entry owning the action.
+    var owner: UnsafeMutableRawPointer { get }
+    /// The cached instance it runs on, if any.
+    var instance: UnsafeMutableRawPointer? { get }
+}
 
 extension Mediator {
+    /// Enters one call, prepares it pinned, holds what it uses, unpins and
+    /// runs it; nil (nothing run) when `prepare` finds no fast call or the
+    /// call is too deep, so the general path reports that.
+    @inline(__always)
+    static func fastCall<P: FastCall, R>(_ pins: EpochPins, prepare: () -> P?, run: (P) -> R) -> R? {
+        // No `defer`: the compiler moves its body out of line, a call more.
+        let record = pins.enterCall()
+        guard !CallDepth.exceeded(record) else {
+            pins.leaveCall(record)
+            return nil
+        }
+        pins.pin(record)
+        guard let call = prepare() else {
+            pins.unpin(record)
+            pins.leaveCall(record)
+            return nil
+        }
+        record.hold(owner: call.owner, instance: call.instance)
+        pins.unpin(record)
+        let result = run(call)
+        pins.leaveCall(record)
+        return result
+    }
+
     /// `performNative` for a call that resolves to a foreign function, or nil.
     @inline(__always)
     func performForeignFast(_ target: NameRef, _ action: NameRef, params: OpaquePointer?,
                             out: UnsafeMutablePointer<OpaquePointer?>, bridge: any ForeignBridge.Type) -> Int32? {
-        let record = pins.pin()
-        defer { pins.unpin(record) }
-        guard !CallDepth.exceeded(record), let entry = targets.find(target) else { return nil }
-        return entry._withUnsafeGuaranteedRef { entry -> Int32? in
-            // Registered actions first, then the class's (as `lookup` does).
-            if let registered = entry.registered.find(action) {
-                return registered._withUnsafeGuaranteedRef {
-                    Self.callForeign($0, on: nil, params: params, out: out, bridge: bridge, target: target)
+        Self.fastCall(pins) { () -> ForeignCall? in
+            guard let entry = targets.find(target) else { return nil }
+            return entry._withUnsafeGuaranteedRef { e -> ForeignCall? in
+                // Registered actions first, then the class's (as `lookup` does).
+                if let registered = e.registered.find(action) {
+                    return ForeignCall(registered, on: nil, owner: entry.toOpaque(), params: params, bridge: bridge)
                 }
+                guard let found = e.classActions?._withUnsafeGuaranteedRef({ $0.find(action) }) else { return nil }
+                return ForeignCall(found, on: e.classNeedsInstance ? e : nil, owner: entry.toOpaque(),
+                                   params: params, bridge: bridge)
             }
-            guard let found = entry.classActions?._withUnsafeGuaranteedRef({ $0.find(action) }) else { return nil }
-            return found._withUnsafeGuaranteedRef {
-                Self.callForeign($0, on: entry.classNeedsInstance ? entry : nil, params: params, out: out,
-                                 bridge: bridge, target: target)
-            }
-        }
-    }
-
-    /// Calls `action` if it is foreign, its params fit its contract (if it
-    /// has one) as they are, and, when it needs an instance of the class of
-    /// `entry`, the target has a cached one; else nil. Pinned.
-    @inline(__always)
-    static func callForeign(_ action: ActionEntry, on entry: TargetEntry?, params: OpaquePointer?,
-                            out: UnsafeMutablePointer<OpaquePointer?>, bridge: any ForeignBridge.Type,
-                            target: @autoclosure () -> NameRef) -> Int32? {
-        guard let function = action.foreign else { return nil }
-        if let check = action.contract {
-            return callForeignChecked(function, action, check, on: entry, params: params, out: out, bridge: bridge,
-                                      target: target())
-        }
-        var state: UnsafeMutableRawPointer?
-        if let entry {
-            guard let instance = cachedInstance(of: entry) else { return nil }
-            state = instance._withUnsafeGuaranteedRef { $0.state }
-        }
-        return function._withUnsafeGuaranteedRef { $0.callNative(params, state: state, out: out) }
-    }
-
-    /// `callForeign` for an action with a contract: the params must fit it
-    /// as they are, and a declared result is checked after the call
-    /// (`ForeignBridge.conformResult`). Out of line, so that calls without a
-    /// contract stay as short as they were.
-    @inline(never)
-    static func callForeignChecked(_ function: Unmanaged<ForeignFunction>, _ action: ActionEntry,
-                                   _ check: ContractCheck, on entry: TargetEntry?, params: OpaquePointer?,
-                                   out: UnsafeMutablePointer<OpaquePointer?>, bridge: any ForeignBridge.Type,
-                                   target: NameRef) -> Int32? {
-        guard check.isUsable && bridge.fits(params, check) else { return nil }
-        var state: UnsafeMutableRawPointer?
-        if let entry {
-            guard let instance = cachedInstance(of: entry) else { return nil }
-            state = instance._withUnsafeGuaranteedRef { $0.state }
-        }
-        let status = function._withUnsafeGuaranteedRef { $0.callNative(params, state: state, out: out) }
-        guard status == 0, let type = action.declaredResult, !bridge.resultFits(out.pointee, type) else { return status }
-        return bridge.conformResult(of: action, to: type, out: out, target: target, action: action.name.ref)
+        } run: { $0.run(params, out: out, bridge: bridge, target: target) }
     }
 
     /// `perform`/`call` for a Swift caller when the call resolves to a Swift
     /// closure, or nil.
     @inline(__always)
     func performSwiftFast(_ target: NameRef, _ action: NameRef, params: Params) -> Result<Value, SwitchboardError>? {
-        let record = pins.pin()
-        defer { pins.unpin(record) }
-        guard !CallDepth.exceeded(record), let entry = targets.find(target) else { return nil }
-        return entry._withUnsafeGuaranteedRef { entry -> Result<Value, SwitchboardError>? in
-            if let registered = entry.registered.find(action) {
-                return registered._withUnsafeGuaranteedRef {
-                    Self.callSwift($0, on: nil, params: params, target: target, action: action)
+        Self.fastCall(pins) { () -> SwiftCall? in
+            guard let entry = targets.find(target) else { return nil }
+            return entry._withUnsafeGuaranteedRef { e -> SwiftCall? in
+                if let registered = e.registered.find(action) {
+                    return SwiftCall(registered, on: nil, owner: entry.toOpaque())
                 }
+                guard let found = e.classActions?._withUnsafeGuaranteedRef({ $0.find(action) }) else { return nil }
+                return SwiftCall(found, on: e.classNeedsInstance ? e : nil, owner: entry.toOpaque())
             }
-            guard let found = entry.classActions?._withUnsafeGuaranteedRef({ $0.find(action) }) else { return nil }
-            return found._withUnsafeGuaranteedRef {
-                Self.callSwift($0, on: entry.classNeedsInstance ? entry : nil, params: params,
-                               target: target, action: action)
-            }
-        }
-    }
-
-    /// Calls `action` if it is a Swift closure and, when it needs an instance
-    /// of the class of `entry`, the target has a cached one; else nil. Pinned.
-    @inline(__always)
-    static func callSwift(_ action: ActionEntry, on entry: TargetEntry?, params: Params,
-                          target: NameRef, action name: NameRef) -> Result<Value, SwitchboardError>? {
-        guard let body = action.swift, action.contract == nil else { return nil }
-        var instance: Unmanaged<TargetInstance>?
-        if let entry {
-            guard let cached = cachedInstance(of: entry) else { return nil }
-            instance = cached
-        }
-        do {
-            guard let instance else { return .success(try body(nil, params)) }
-            return .success(try instance._withUnsafeGuaranteedRef { try body($0.object, params) })
-        } catch {
-            return .failure(.wrapping(error, in: "\(target.string).\(name.string)"))
-        }
+        } run: { $0.run(params, target: target, action: action) }
     }
 
     /// The cached instance of `entry`'s target, borrowed; CTMediator reuses
@@ -114,5 +83,101 @@ extension Mediator {
         let cached = entry.cache.slot.load(ordering: .acquiring)
         guard cached != 0 else { return nil }
         return Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: cached)!)
+    }
+}
+
+/// A foreign function called in its own face's representation.
+struct ForeignCall: FastCall {
+    let action: Unmanaged<ActionEntry>
+    let function: Unmanaged<ForeignFunction>
+    let state: UnsafeMutableRawPointer?
+    let instance: UnsafeMutableRawPointer?
+    let owner: UnsafeMutableRawPointer
+    /// The action declares a result, checked after the call.
+    let declaresResult: Bool
+
+    /// The call of `action` if it is foreign, its params fit its contract
+    /// (if it has one) as they are, and, when it needs an instance of the
+    /// class of `entry`, the target has a cached one; else nil. Pinned.
+    @inline(__always)
+    init?(_ action: Unmanaged<ActionEntry>, on entry: TargetEntry?, owner: UnsafeMutableRawPointer,
+          params: OpaquePointer?, bridge: any ForeignBridge.Type) {
+        guard let fields = action._withUnsafeGuaranteedRef({ a -> (Unmanaged<ForeignFunction>, Bool)? in
+            guard let function = a.foreign else { return nil }
+            if let check = a.contract, !Self.fits(params, check, bridge) { return nil }
+            return (function, a.declaredResult != nil)
+        }) else { return nil }
+        var instance: Unmanaged<TargetInstance>?
+        if let entry {
+            guard let cached = Mediator.cachedInstance(of: entry) else { return nil }
+            instance = cached
+        }
+        self.action = action
+        (function, declaresResult) = fields
+        state = instance?._withUnsafeGuaranteedRef { $0.state }
+        self.instance = instance?.toOpaque()
+        self.owner = owner
+    }
+
+    /// Out of line, so that calls without a contract stay as short as they were.
+    @inline(never)
+    private static func fits(_ params: OpaquePointer?, _ check: ContractCheck, _ bridge: any ForeignBridge.Type) -> Bool {
+        check.isUsable && bridge.fits(params, check)
+    }
+
+    /// Runs the call; a declared result is checked after it
+    /// (`ForeignBridge.conformResult`). Held, not pinned.
+    @inline(__always)
+    func run(_ params: OpaquePointer?, out: UnsafeMutablePointer<OpaquePointer?>, bridge: any ForeignBridge.Type,
+             target: @autoclosure () -> NameRef) -> Int32 {
+        let status = function._withUnsafeGuaranteedRef { $0.callNative(params, state: state, out: out) }
+        guard declaresResult, status == 0 else { return status }
+        return Self.conform(action, out: out, bridge: bridge, target: target())
+    }
+
+    @inline(never)
+    private static func conform(_ action: Unmanaged<ActionEntry>, out: UnsafeMutablePointer<OpaquePointer?>,
+                                bridge: any ForeignBridge.Type, target: NameRef) -> Int32 {
+        action._withUnsafeGuaranteedRef { a in
+            guard let type = a.declaredResult, !bridge.resultFits(out.pointee, type) else { return 0 }
+            return bridge.conformResult(of: a, to: type, out: out, target: target, action: a.name.ref)
+        }
+    }
+}
+
+/// A Swift closure called for a Swift caller.
+struct SwiftCall: FastCall {
+    let action: Unmanaged<ActionEntry>
+    let cached: Unmanaged<TargetInstance>?
+    let owner: UnsafeMutableRawPointer
+    var instance: UnsafeMutableRawPointer? { cached?.toOpaque() }
+
+    /// The call of `action` if it is a Swift closure without a contract and,
+    /// when it needs an instance of the class of `entry`, the target has a
+    /// cached one; else nil. Pinned.
+    @inline(__always)
+    init?(_ action: Unmanaged<ActionEntry>, on entry: TargetEntry?, owner: UnsafeMutableRawPointer) {
+        guard action._withUnsafeGuaranteedRef({ $0.swift != nil && $0.contract == nil }) else { return nil }
+        if let entry {
+            guard let cached = Mediator.cachedInstance(of: entry) else { return nil }
+            self.cached = cached
+        } else {
+            cached = nil
+        }
+        self.action = action
+        self.owner = owner
+    }
+
+    /// Runs the closure. Held, not pinned.
+    @inline(__always)
+    func run(_ params: Params, target: NameRef, action name: NameRef) -> Result<Value, SwitchboardError> {
+        action._withUnsafeGuaranteedRef { entry in
+            do {
+                guard let cached else { return .success(try entry.swift!(nil, params)) }
+                return .success(try cached._withUnsafeGuaranteedRef { try entry.swift!($0.object, params) })
+            } catch {
+                return .failure(.wrapping(error, in: "\(target.string).\(name.string)"))
+            }
+        }
     }
 }

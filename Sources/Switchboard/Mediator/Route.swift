@@ -97,72 +97,82 @@ public final class Route: @unchecked Sendable {
     @inline(__always)
     private func callForeignFast(params: OpaquePointer?, out: UnsafeMutablePointer<OpaquePointer?>,
                                  bridge: any ForeignBridge.Type) -> Int32? {
-        withCurrentSnapshot { action, entry in
-            Mediator.callForeign(action, on: entry, params: params, out: out, bridge: bridge, target: target.ref)
-        }
+        Mediator.fastCall(pins) {
+            currentSnapshot { action, entry, owner in
+                ForeignCall(action, on: entry, owner: owner, params: params, bridge: bridge)
+            }
+        } run: { $0.run(params, out: out, bridge: bridge, target: target.ref) }
     }
 
     @inline(__always)
     private func callSwiftFast(params: Params) -> Result<Value, SwitchboardError>? {
-        withCurrentSnapshot { action, entry in
-            Mediator.callSwift(action, on: entry, params: params, target: target.ref, action: self.action.ref)
-        }
+        Mediator.fastCall(pins) {
+            currentSnapshot { action, entry, owner in SwiftCall(action, on: entry, owner: owner) }
+        } run: { $0.run(params, target: target.ref, action: self.action.ref) }
     }
 
-    /// Runs `body` pinned with the snapshot's action and, if the action needs
-    /// an instance, its entry; nil when there is no current snapshot.
+    /// `body` with the snapshot's action, its entry if the action needs an
+    /// instance, and the entry that owns the action; nil when there is no
+    /// current snapshot. Pinned.
     @inline(__always)
-    private func withCurrentSnapshot<R>(_ body: (ActionEntry, TargetEntry?) -> R?) -> R? {
-        let record = pins.pin()
-        defer { pins.unpin(record) }
-        guard !CallDepth.exceeded(record) else { return nil }
+    private func currentSnapshot<R>(_ body: (Unmanaged<ActionEntry>, TargetEntry?, UnsafeMutableRawPointer) -> R?) -> R? {
         let generation = mediator.registryGeneration.load(ordering: .acquiring)
         let bits = snapshot.load(ordering: .acquiring)
         guard bits != 0 else { return nil }
         return Unmanaged<Snapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef { s in
             guard s.generation == generation else { return nil }
-            return s.action._withUnsafeGuaranteedRef { action in
-                s.onClass ? s.entry._withUnsafeGuaranteedRef { body(action, $0) } : body(action, nil)
-            }
+            let owner = s.entry.toOpaque()
+            return s.onClass ? s.entry._withUnsafeGuaranteedRef { body(s.action, $0, owner) } : body(s.action, nil, owner)
         }
     }
 
     /// Resolves now, so that preparing fails for a pair that does not resolve.
     func prepare() throws(SwitchboardError) {
-        let record = pins.pin()
-        defer { pins.unpin(record) }
         // Resolving may run discoverers: user code, counted like a call.
+        let record = pins.enterCall()
+        defer { pins.leaveCall(record) }
         if CallDepth.exceeded(record) { throw CallDepth.error(record, target: target.ref, action: action.ref) }
+        pins.pin(record)
+        defer { pins.unpin(record) }
         if case .failure(let error) = current() { throw error }
     }
 
     private func dispatch<C: CallConvention>(args: C.Args, via convention: C) -> C.Outcome {
-        let record = pins.pin()
-        defer { pins.unpin(record) }
+        let record = pins.enterCall()
+        defer { pins.leaveCall(record) }
         if CallDepth.exceeded(record) {
             return convention.fail(CallDepth.error(record, target: target.ref, action: action.ref))
         }
-        return dispatchPinned(args: args, via: convention)
+        return dispatchEntered(record, args: args, via: convention)
     }
 
-    /// `dispatch` for a caller that has pinned and checked the depth.
-    func dispatchPinned<C: CallConvention>(args: C.Args, via convention: C) -> C.Outcome {
-        let snapshot: Unmanaged<Snapshot>
+    /// `dispatch` for a caller that has entered the call (`record`) and
+    /// checked the depth.
+    func dispatchEntered<C: CallConvention>(_ record: ThreadRecord, args: C.Args, via convention: C) -> C.Outcome {
+        pins.pin(record)
+        let resolution: Result<Mediator.Resolved, SwitchboardError>
         switch current() {
-        case .success(let s): snapshot = s
-        case .failure(let error): return convention.fail(error)
-        }
-        return snapshot._withUnsafeGuaranteedRef { s in
-            let resolved: Mediator.Resolved
-            if s.onClass {
-                switch mediator.instance(for: s.entry, action: s.action, cache: cache) {
-                case .found(let r): resolved = r
-                case .failed(let error), .missing(let error): return convention.fail(error)
+        case .success(let snapshot):
+            resolution = snapshot._withUnsafeGuaranteedRef { s in
+                guard s.onClass else {
+                    return .success(Mediator.Resolved(action: s.action, instance: nil, ownsInstance: false,
+                                                      owner: s.entry.toOpaque()))
                 }
-            } else {
-                resolved = Mediator.Resolved(action: s.action, instance: nil, ownsInstance: false)
+                switch mediator.instance(for: s.entry, action: s.action, cache: cache) {
+                case .found(let r): return .success(r)
+                case .failed(let error), .missing(let error): return .failure(error)
+                }
             }
+        case .failure(let error):
+            resolution = .failure(error)
+        }
+        if case .success(let resolved) = resolution { record.hold(resolved) }
+        pins.unpin(record)
+        switch resolution {
+        case .success(let resolved):
             return mediator.run(resolved, args: args, target: target.ref, action: action.ref, via: convention)
+        case .failure(let error):
+            return convention.fail(error)
         }
     }
 

@@ -209,11 +209,15 @@ extension Mediator {
     /// Every action of `entry` on `target`, with compatible contracts; throws naming what is not.
     private func checkConformance(of target: String, to entry: ServiceInterfaceEntry) throws(SwitchboardError) {
         var problems: [String] = []
-        let found: Bool = epochs.withPinned {
+        // Discovery may run user code that binds services in turn: one more
+        // call in progress, under the depth limit.
+        let found: Bool = try CallDepth.entering("binding service \(Value.string(entry.name))") { epochs.withPinned {
             withNameRef(target) { key in
                 var resolved = targets.find(key)
                 if resolved == nil || resolved!._withUnsafeGuaranteedRef({ mightDiscoverClass(for: $0) }) {
-                    if case .success(let discovered?) = discoverEntry(key) { resolved = discovered }
+                    // Searching runs unpinned: read the entry again after.
+                    _ = discoverEntry(key)
+                    resolved = targets.find(key)
                 }
                 guard let resolved else { return false }
                 resolved._withUnsafeGuaranteedRef { e in
@@ -234,7 +238,7 @@ extension Mediator {
                 }
                 return true
             }
-        }
+        } }
         guard found else {
             throw .noTarget("cannot bind service \(Value.string(entry.name)): no target \(Value.string(target))")
         }

@@ -42,8 +42,8 @@ extension Mediator {
     /// refused before any of them runs.
     private func openURL(_ received: String, params extra: Params, options: CallOptions,
                          completion: (@Sendable (Value) -> Void)? = nil) -> Result<Value, SwitchboardError> {
-        let record = pins.pin()
-        defer { pins.unpin(record) }
+        let record = pins.enterCall()
+        defer { pins.leaveCall(record) }
         if CallDepth.exceeded(record) {
             return .failure(CallDepth.error(record, call: "the URL call " + RemoteURL.quoted(received)))
         }
@@ -64,17 +64,17 @@ extension Mediator {
         return result
     }
 
-    /// Pinned, depth checked.
+    /// Entered (`record`), depth checked.
     private func openVerified(_ record: ThreadRecord, _ url: String, params extra: Params,
                               options: CallOptions) -> Result<Value, SwitchboardError> {
         if hasHooks || !options.isPlain {
-            return interceptedPinned(record, .url(url, extra: extra), args: [:], options: options, fallback: true,
+            return interceptedEntered(record, .url(url, extra: extra), args: [:], options: options, fallback: true,
                                      via: SwiftConvention(url: url))
         }
         do throws(SwitchboardError) {
             let destination = try resolve(url: url)
             let params = destination.params.merging(extra)
-            return dispatchRemote(destination, params: params, url: url, cache: options.cacheTarget)
+            return dispatchRemote(record, destination, params: params, url: url, cache: options.cacheTarget)
         } catch {
             return .failure(error)
         }
@@ -87,15 +87,15 @@ extension Mediator {
 
     /// `cache`: the caller's `CallOptions.cacheTarget`, honoured here as on
     /// the intercepted path (a URL's query cannot set it).
-    private func dispatchRemote(_ destination: URLRouter.Destination, params: Params,
+    private func dispatchRemote(_ record: ThreadRecord, _ destination: URLRouter.Destination, params: Params,
                                 url: String, cache: Bool) -> Result<Value, SwitchboardError> {
         if let problem = destination.nameProblem {
             return .failure(.badURL(problem))
         }
         return withNameRef(destination.target) { target in
             withNameRef(destination.action) { action in
-                dispatchPinned(target, as: target, action, args: params, cache: cache, fallback: true,
-                               via: SwiftConvention(url: url))
+                dispatchEntered(record, target, as: target, action, args: params, cache: cache, fallback: true,
+                                via: SwiftConvention(url: url))
             }
         }
     }
@@ -107,8 +107,8 @@ extension Mediator {
                                         out: UnsafeMutablePointer<OpaquePointer?>,
                                         bridge: any ForeignBridge.Type) -> Int32 {
         var convention = ForeignConvention(bridge: bridge, out: out, url: received)
-        let record = pins.pin() // as in openURL
-        defer { pins.unpin(record) }
+        let record = pins.enterCall() // as in openURL
+        defer { pins.leaveCall(record) }
         if CallDepth.exceeded(record) {
             return convention.fail(CallDepth.error(record, call: "the URL call " + RemoteURL.quoted(received)))
         }
@@ -132,7 +132,7 @@ extension Mediator {
             } catch {
                 return convention.fail(error)
             }
-            return interceptedPinned(record, .url(url, extra: extraParams), args: nil, options: options, fallback: true,
+            return interceptedEntered(record, .url(url, extra: extraParams), args: nil, options: options, fallback: true,
                                      via: convention)
         }
         do throws(SwitchboardError) {
@@ -148,8 +148,8 @@ extension Mediator {
             defer { bridge.release(native) }
             return withNameRef(destination.target) { target in
                 withNameRef(destination.action) { action in
-                    dispatchPinned(target, as: target, action, args: native, cache: options.cacheTarget, fallback: true,
-                                   via: convention)
+                    dispatchEntered(record, target, as: target, action, args: native, cache: options.cacheTarget,
+                                    fallback: true, via: convention)
                 }
             }
         } catch {

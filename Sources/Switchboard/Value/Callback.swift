@@ -33,8 +33,8 @@ public final class Callback: Sendable {
     public func callNative(_ args: OpaquePointer?, out: UnsafeMutablePointer<OpaquePointer?>,
                            bridge: any ForeignBridge.Type) -> Int32? {
         guard let function = borrowedForeign else { return nil }
-        let record = CallDepth.pins.pin()
-        defer { CallDepth.pins.unpin(record) }
+        let record = CallDepth.pins.enterCall()
+        defer { CallDepth.pins.leaveCall(record) }
         if CallDepth.exceeded(record) {
             bridge.report(CallDepth.error(record, call: "callback"))
             return SwitchboardError.Code.rejected.rawValue

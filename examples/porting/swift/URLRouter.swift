@@ -1,0 +1,26 @@
+import Switchboard
+
+func urlRouter() throws {
+    let mediator = Mediator(modules: ["SwitchboardPorting"])
+
+    // registerURLPattern:toHandler: — the handler is a registered action,
+    // and the pattern routes to it. <int:id> arrives as an int; (/:tab) is optional.
+    try mediator.register(target: "Pages", action: "user") { params in
+        print("handler got", params)
+        return "the user page"
+    }
+    try mediator.addRoute(pattern: "app://user/<int:id>(/:tab)", target: "Pages", action: "user")
+    // A pattern may lead to any target's action, Target_Cart's too.
+    try mediator.addRoute(pattern: "app://buy/:item", target: "Cart", action: "add")
+
+    // openURL:withUserInfo:completion: — the user info goes beside the URL.
+    mediator.open("app://user/42/posts?ref=mail", params: ["from": "inbox"]) { info in
+        print("completion got", info)
+    }
+    print("buy:", mediator.open("app://buy/tea?price=2.5"))
+
+    // deregisterURLPattern: — then app://buy/tea is target "buy", action
+    // "tea": NoTargetAction answers (JLRoutes' unmatchedURLHandler).
+    mediator.removeRoute(pattern: "app://buy/:item")
+    print("removed:", mediator.open("app://buy/tea"))
+}
