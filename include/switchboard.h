@@ -442,7 +442,8 @@ SB_API sb_status sb_unregister_class_if(sb_mediator *m, const char *target, cons
 #define SB_CACHE_TARGET 1u /* keep the target instance for later calls */
 #define SB_NO_FALLBACK 4u  /* no fallback answers (NoTargetAction, degrade rules, the
                             * degrade handler): SB_ENOTARGET / SB_ENOACTION instead;
-                            * sb_perform and sb_perform_opts only. The generated
+                            * sb_perform, sb_perform_opts and sb_perform_service
+                            * only (not routes or URLs: SB_EINVAL). The generated
                             * wrappers of actions with a declared result pass it. */
 
 /* Calls nest (an action may perform) at most this deep on one thread,
@@ -461,7 +462,8 @@ SB_API sb_status sb_unregister_class_if(sb_mediator *m, const char *target, cons
  * Mod.Target_T, or what is registered as "Mod.T"). SB_MODULE_KEY_CTMEDIATOR,
  * CTMediator's own key, is an alias: the first of the two that holds a
  * non-empty string names the module; an empty string names none (as in
- * CTMediator). Neither key can come from a URL's query (SB_EREJECTED). */
+ * CTMediator). Neither key can come from a URL's query (SB_EREJECTED). A
+ * module with a NUL byte is SB_EINVAL. */
 #define SB_MODULE_KEY "switchboard.module"
 #define SB_MODULE_KEY_CTMEDIATOR "kCTMediatorParamsKeySwiftTargetModuleName"
 
@@ -488,7 +490,9 @@ SB_API sb_status sb_unregister_class_if(sb_mediator *m, const char *target, cons
  * the action and both types ("A.show: expected a dict result, got int"), and
  * the result is released; an int where a double is declared and a string
  * where bytes are declared are converted, as params are. This holds on every
- * path: the cached fast path, routes, URLs, notFound and the fallbacks.
+ * path: the cached fast path, routes, URLs, notFound and the fallbacks, and
+ * an interceptor's answer (sb_call_answer), which stands in for the result of
+ * the action the call names and is checked as that action's own would be.
  * A missing action with no notFound also releases the target's cached
  * instance, as CTMediator removes the target from its cache.
  *
@@ -570,9 +574,16 @@ SB_API void sb_route_free(sb_route *r);
  * other. Calls user code (discoverers, Lua files).
  *
  * sb_perform_service performs `action` of the service on its bound target,
- * exactly as sb_perform(m, target, action, params, flags, out) would (its
- * statuses, fallbacks and ownership); the target is found with one lookup.
- * Also SB_ENOTARGET for an undefined or unbound service, SB_ENOACTION for an
+ * as sb_perform(m, target, action, params, flags, out) would (its statuses,
+ * fallbacks and ownership); the target is found with one lookup, and the
+ * binding alone picks it (a module key in `params` is passed on as a param
+ * and chooses nothing). The interface holds at the call, not only when the
+ * target was bound (it may have been replaced since, or be gone so that a
+ * fallback answers): when the interface gives `action` a contract, `params`
+ * are checked against it first (SB_EPARAMS; its defaults are filled in),
+ * and a result it declares is checked after, as sb_perform checks an
+ * action's (SB_ETYPE, the message naming "service <name>.<action>"). Also
+ * SB_ENOTARGET for an undefined or unbound service, SB_ENOACTION for an
  * action its interface does not declare. Calls user code.
  *
  * sb_remove_service removes the service and its binding; SB_ENOTARGET if it
@@ -813,7 +824,10 @@ SB_API sb_status sb_call_redirect(sb_call *call, const char *target, const char 
 /* Fails the call with `status` (an error status; others become SB_EREJECTED)
  * and `message` (copied; NULL gives a default naming the interceptor). */
 SB_API sb_status sb_call_reject(sb_call *call, sb_status status, const char *message);
-/* Answers the call with `value` (NULL answers null); the target is not reached. */
+/* Answers the call with `value` (NULL answers null); the target is not
+ * reached. The answer stands in for the result of the action the call
+ * names: when that action's contract declares a result, the call fails with
+ * SB_ETYPE if the answer is of another kind (see sb_perform). */
 SB_API sb_status sb_call_answer(sb_call *call, const sb_value *value);
 
 /* Per-call options for sb_perform_opts and sb_open_url_opts. */

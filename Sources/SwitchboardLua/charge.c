@@ -24,6 +24,13 @@
  *   the rules, the URL policy        REGISTRATION_COST plus NAME_COPIES times
  *                                    their text (the policy: its conversion's
  *                                    cost); replaced with them
+ *   a service (sb.service)           REGISTRATION_COST plus NAME_COPIES times
+ *                                    its name and its interface text, charged
+ *                                    before it is defined; replaced with it,
+ *                                    given back by sb.remove_service
+ *   a service's binding              NAME_COPIES times the target's name;
+ *                                    replaced with it, given back by
+ *                                    unbinding or sb.remove_service
  *
  * Each charge is remembered under its kind and its name (SB_LUA_CHARGE_*):
  * the key is the kind's byte, a NUL byte and the name, which no name can

@@ -126,6 +126,8 @@ int sb_lua_charge(lua_State *L, long long bytes);
 #define SB_LUA_CHARGE_OBSERVER 'o'    /* by id */
 #define SB_LUA_CHARGE_RULES 'r'       /* the one set of rules: name "" */
 #define SB_LUA_CHARGE_POLICY 'u'      /* the one URL policy: name "" */
+#define SB_LUA_CHARGE_SERVICE 'v'     /* a service's interface, by the service's name */
+#define SB_LUA_CHARGE_BINDING 'b'     /* a service's binding, by the service's name */
 /* Charges `bytes` for `kind`'s registered `name` (added to what it was
  * charged), remembered until sb_lua_uncharge_name gives it all back. 0 if
  * refused (nothing charged). May raise a memory error before charging. */

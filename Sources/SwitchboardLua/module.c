@@ -217,8 +217,12 @@ static int l_open(lua_State *L) {
     int type = lua_type(L, completion_at);
     luaL_argexpected(L, type == LUA_TNONE || type == LUA_TNIL || type == LUA_TFUNCTION, completion_at, "function or nil");
     sb_call_options options = {0, NULL, 0, NULL};
-    int with_options = completion_at == 3 && sb_lua_call_options(L, 4, &options);
-    luaL_argcheck(L, !with_options || type != LUA_TFUNCTION, 4, "options (tags, bypass, cancel) do not combine with a completion");
+    /* Flags alone ({cache = true}) are options too: dropped, they were
+     * ignored without a word. */
+    int with_options = completion_at == 3 && (sb_lua_call_options(L, 4, &options) || options.flags != 0);
+    luaL_argcheck(L, !(options.flags & SB_NO_FALLBACK), 4,
+                  "fallback = false is for sb.perform and sb.perform_service: a URL call keeps its fallbacks");
+    luaL_argcheck(L, !with_options || type != LUA_TFUNCTION, 4, "options (tags, bypass, cancel, cache) do not combine with a completion");
     sb_value *params = completion_at == 3 ? optional_params(L, ctx, 2) : NULL;
     sb_value *completion = type == LUA_TFUNCTION ? function_value(L, ctx, completion_at) : NULL;
     sb_lua_drain_unrefs(L, ctx);

@@ -9,7 +9,7 @@
  *   sb.remove_service(name)              -> true | nil, message, code
  *
  * perform_service takes the opts of sb.perform that sb_perform_service has:
- * {cache =}.
+ * {cache =, fallback =}.
  */
 #include "internal.h"
 
@@ -29,30 +29,58 @@ static int done(lua_State *L, sb_status status) {
     return 1;
 }
 
+/* What the library keeps for a service defined from Lua (see charge.c):
+ * charged before it is defined, so a state over its memory budget defines
+ * nothing; on success it replaces the charge of an earlier definition. */
 static int l_service(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
     const char *name = check_name(L, 1);
     size_t length;
     const char *interface = luaL_checklstring(L, 2, &length);
     luaL_argcheck(L, strlen(interface) == length, 2, "interface contains a NUL byte");
-    return done(L, sb_define_service(ctx->m, name, interface));
+    long long cost = SB_LUA_REGISTRATION_COST + SB_LUA_NAME_COPIES * ((long long)strlen(name) + (long long)length);
+    if (!sb_lua_charge_name(L, SB_LUA_CHARGE_SERVICE, name, cost)) {
+        return luaL_error(L, "not enough memory: the Lua state's memory budget is spent");
+    }
+    sb_status status = sb_define_service(ctx->m, name, interface);
+    if (status != SB_OK) {
+        (void)sb_lua_charge_name(L, SB_LUA_CHARGE_SERVICE, name, -cost);
+        return sb_lua_push_failure(L, status);
+    }
+    /* The earlier definition and its binding are gone: this one's charge alone. */
+    sb_lua_uncharge_name(L, SB_LUA_CHARGE_BINDING, name);
+    sb_lua_recharge_or_raise(L, SB_LUA_CHARGE_SERVICE, name, cost);
+    return done(L, SB_OK);
 }
 
 static int l_bind_service(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
     const char *name = check_name(L, 1);
     const char *target = lua_isnoneornil(L, 2) ? NULL : check_name(L, 2);
+    long long cost = target != NULL ? SB_LUA_NAME_COPIES * (long long)strlen(target) : 0;
+    if (!sb_lua_charge_name(L, SB_LUA_CHARGE_BINDING, name, cost)) {
+        return luaL_error(L, "not enough memory: the Lua state's memory budget is spent");
+    }
     sb_lua_drain_unrefs(L, ctx);
     lua_State *previous = ctx->active;
     ctx->active = L; /* binding may load a Target_<Name>.lua file */
     sb_status status = sb_bind_service(ctx->m, name, target);
     ctx->active = previous;
-    return done(L, status);
+    if (status != SB_OK) {
+        (void)sb_lua_charge_name(L, SB_LUA_CHARGE_BINDING, name, -cost);
+        return sb_lua_push_failure(L, status);
+    }
+    sb_lua_recharge_or_raise(L, SB_LUA_CHARGE_BINDING, name, cost); /* replaces the last binding's */
+    return done(L, SB_OK);
 }
 
 static int l_remove_service(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
-    return done(L, sb_remove_service(ctx->m, check_name(L, 1)));
+    const char *name = check_name(L, 1);
+    sb_status status = sb_remove_service(ctx->m, name);
+    sb_lua_uncharge_name(L, SB_LUA_CHARGE_SERVICE, name);
+    sb_lua_uncharge_name(L, SB_LUA_CHARGE_BINDING, name);
+    return done(L, status);
 }
 
 static int l_perform_service(lua_State *L) {
@@ -64,7 +92,7 @@ static int l_perform_service(lua_State *L) {
     type = lua_type(L, 4);
     luaL_argexpected(L, type == LUA_TNONE || type == LUA_TNIL || type == LUA_TTABLE, 4, "table or nil");
     sb_call_options options;
-    luaL_argcheck(L, !sb_lua_call_options(L, 4, &options), 4, "perform_service takes only {cache =}");
+    luaL_argcheck(L, !sb_lua_call_options(L, 4, &options), 4, "perform_service takes only {cache =, fallback =}");
     sb_lua_conv conv; /* params stay charged while the call runs */
     sb_value *params = sb_lua_check_params(L, ctx, 3, &conv);
     sb_lua_drain_unrefs(L, ctx);

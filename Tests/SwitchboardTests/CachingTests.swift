@@ -45,6 +45,23 @@ struct CachingTests {
         #expect(m.releaseCachedTarget("Counter"))
     }
 
+    @Test("a URL call opened with cacheTarget caches, with or without hooks (it was dropped without them)")
+    func urlCallCaches() throws {
+        let cache = CallOptions(cacheTarget: true)
+        for hooked in [false, true] {
+            if hooked { _ = try m.addObserver { _ in } }
+            let first = try #require(m.call(url: "app://Counter/serial", options: cache).int)
+            #expect(try m.call(url: "app://Counter/serial", options: cache).int == first)
+            #expect(try serial() == first)
+            #expect(m.releaseCachedTarget("Counter"), "hooked: \(hooked)")
+            // Without the option a URL call caches nothing.
+            _ = try m.call(url: "app://Counter/serial")
+            #expect(!m.releaseCachedTarget("Counter"))
+        }
+        robustnessRow("URL calls opened with cacheTarget (SB_CACHE_TARGET), with and without hooks",
+                      cases: 4, "the instance is cached on either path; without the option nothing is")
+    }
+
     @Test("release reports whether anything was cached")
     func releaseReports() throws {
         #expect(!m.releaseCachedTarget("Counter"))

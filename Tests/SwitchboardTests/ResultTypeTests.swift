@@ -81,6 +81,33 @@ struct ResultTypeTests {
         #expect(failures.first?.message == "NoTargetAction.response: expected a dict result, got string")
     }
 
+    @Test("an interceptor's answer stands in for the action's result and is checked as it would be")
+    func interceptorAnswers() throws {
+        let m = try mediator()
+        try m.addInterceptor(named: "mock") { (call: Interception) -> Decision in
+            switch call.action {
+            case "bad", "good": return .answer(.int(7))
+            case "widened": return .answer(.int(4))
+            default: return .answer("free")
+            }
+        }
+        #expect(mismatch { () throws(SwitchboardError) in try m.call(target: "R", action: "good") }
+                == "R.good: expected a dict result, got int (the answer of interceptor \"mock\")")
+        #expect(mismatch { () throws(SwitchboardError) in try m.call(url: "app://R/good") } != nil)
+        #expect(mismatch { () throws(SwitchboardError) in
+            try m.call(target: "Results", action: "good")
+        } == "Results.good: expected a dict result, got int (the answer of interceptor \"mock\")")
+        #expect(m.perform(target: "R", action: "good") == .null)
+        // Converted as the action's own result would be; undeclared, or no
+        // such action, anything goes.
+        #expect(try m.call(target: "R", action: "widened") == .double(4))
+        #expect(try m.call(target: "R", action: "anything") == "free")
+        #expect(try m.call(target: "Nobody", action: "x") == "free")
+        robustnessRow("Interceptor answers of another kind than the action's -> type (registered, class, URL, "
+                      + "perform; converted; undeclared; no such target)", cases: 7,
+                      "ETYPE naming the action, both types and the interceptor; conversions as for results")
+    }
+
     @Test("lossless conversions as for params; `any` and undeclared results pass anything")
     func conversions() throws {
         let m = try mediator()

@@ -67,6 +67,53 @@ struct ServiceInterfaceTests {
         #expect(unbound?.code == .noTarget)
     }
 
+    @Test("the interface holds at the call: its params and defaults, its result, whatever the binding points to now")
+    func interfaceHoldsAtTheCall() throws {
+        let m = Mediator()
+        try m.defineService("Quotes", interface: "quote(cents: int, currency: string = \"EUR\" -> string)")
+        try m.register(target: "Q", action: "quote", contract: "cents: int, currency: string? -> string") { p in
+            .string(p["currency"]?.string ?? "none")
+        }
+        try m.register(target: "Other.Q", action: "quote") { _ in "other" }
+        try m.bindService("Quotes", to: "Q")
+        // The interface's default is filled in; its required param is required.
+        #expect(try m.callService("Quotes", action: "quote", params: ["cents": 1]) == "EUR")
+        let missing = #expect(throws: SwitchboardError.self) { try m.callService("Quotes", action: "quote") }
+        #expect(missing?.code == .badParams)
+        #expect(missing?.message.contains("service Quotes.quote") == true)
+        // The binding alone picks the target: a module key is only a param.
+        #expect(try m.callService("Quotes", action: "quote",
+                                  params: ["cents": 1, Mediator.moduleKey: "Other", "currency": "USD"]) == "USD")
+        // The bound target replaced by one that breaks the interface.
+        #expect(m.unregister(target: "Q"))
+        try m.register(target: "Q", action: "quote") { _ in .int(42) }
+        let wrong = #expect(throws: SwitchboardError.self) {
+            try m.callService("Quotes", action: "quote", params: ["cents": 1])
+        }
+        #expect(wrong?.code == .typeMismatch)
+        #expect(wrong?.message == "service Quotes.quote: expected a string result, got int")
+        // An interceptor's answer too.
+        try m.register(target: "Q", action: "quote", contract: "cents: int -> string") { _ in "fine" }
+        try m.addInterceptor(named: "mock") { _ in .answer(.bool(true)) }
+        let mocked = #expect(throws: SwitchboardError.self) {
+            try m.callService("Quotes", action: "quote", params: ["cents": 1])
+        }
+        #expect(mocked?.code == .typeMismatch)
+        robustnessRow("Calls through a service whose binding no longer conforms (target replaced, interceptor "
+                      + "answering), missing params, a module key in the params", cases: 5,
+                      "the interface's contract is checked at the call: EPARAMS / ETYPE naming the service; "
+                      + "defaults filled in; the bound target answers")
+    }
+
+    @Test("an interface text with CRLF line ends (a file written on Windows) has one action per line")
+    func crlfLines() throws {
+        let m = Mediator()
+        try m.defineService("S", interface: "a\r\nb(x: int,\r\n y: int -> int)\r\n-- a comment\r\nc")
+        let entry = try #require(m.services.interfaces.entry("S"))
+        #expect(entry.actions.map(\.name) == ["a", "b", "c"])
+        #expect(entry.actions[1].contract?.params.map(\.name) == ["x", "y"])
+    }
+
     @Test("an interface without contracts takes any target that has its actions")
     func plainInterface() throws {
         let m = Mediator()

@@ -177,6 +177,42 @@ struct URLLandingTests {
                       cases: 10, "unreachable by name; reached through their scheme or pattern only")
     }
 
+    @Test("a module key never spells a handler's name: a module with a NUL byte is refused")
+    func moduleKeyCannotSpellHandlers() throws {
+        let m = Mediator()
+        let scheme = CountingHandler()
+        let route = CountingHandler()
+        // Internal names "\0scheme:my.app" and "\0route:app://h.x": a module
+        // "\0scheme:my" before target "app" (or "\0route:app://h" before
+        // "x") would spell them.
+        try m.connect(scheme: "my.app", handler: scheme)
+        try m.addRoute(pattern: "app://h.x", handler: route)
+        let calls: [(target: String, action: String, module: String)] = [
+            ("app", "open", "\u{0}scheme:my"), ("x", "route", "\u{0}route:app://h"), ("T", "a", "Mod\u{0}"),
+        ]
+        for hooked in [false, true] {
+            if hooked { _ = try m.addObserver { _ in } }
+            for call in calls {
+                for key in [Mediator.moduleKey, Mediator.ctMediatorModuleKey] {
+                    let error = #expect(throws: SwitchboardError.self, "\(call) \(key)") {
+                        try m.call(target: call.target, action: call.action, params: [key: .string(call.module)])
+                    }
+                    #expect(error?.code == .invalidArgument)
+                    #expect(error?.message.contains("module name contains a NUL byte") == true)
+                    #expect(m.perform(target: call.target, action: call.action, params: [key: .string(call.module)]) == .null)
+                }
+            }
+        }
+        #expect(scheme.calls.value == 0 && route.calls.value == 0)
+        // Through their scheme and pattern, as ever.
+        #expect(try m.call(url: "my.app://anything")["scheme"] == "my.app")
+        #expect(try m.call(url: "app://h.x?k=v")["k"] == "v")
+        #expect(scheme.calls.value == 1 && route.calls.value == 1)
+        robustnessRow("Module keys spelling a URL handler's internal name (a NUL byte before scheme: or route:), "
+                      + "either key, with and without hooks", cases: 12,
+                      "EINVAL naming the module; no handler runs")
+    }
+
     @Test("a module-qualified host reaches only what discovery with the mediator's modules reaches")
     func qualifiedHost() throws {
         let none = Mediator(modules: [])

@@ -272,6 +272,49 @@ static int observe_call(void *u, sb_call *call) {
     return SB_OK;
 }
 
+/* Answers every call with the value its userdata names. */
+static int answer_with(void *u, sb_call *call) {
+    sb_value *v = strcmp(u, "string") == 0 ? sb_string("free") : sb_int(4);
+    decision_status = sb_call_answer(call, v);
+    sb_release(v);
+    return SB_OK;
+}
+
+/* Found in a hostile review (issue 20): an interceptor's answer skipped the
+ * check of the action's declared result that every other path makes. */
+static void test_answer_checked(void) {
+    sb_mediator *m = sb_mediator_new();
+    sb_value *out = NULL;
+    CHECK_STATUS(sb_register_action_contract(m, "T", "count", "-> int", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_register_action_contract(m, "T", "ratio", "-> double", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_register_action(m, "T", "plain", echo, NULL, NULL), SB_OK);
+    uint64_t id = 0;
+    CHECK_STATUS(sb_add_interceptor(m, 0, answer_with, (void *)"string", NULL, &id), SB_OK);
+    CHECK_STATUS(sb_set_interceptor_options(m, id, "mock", 0), SB_OK);
+    CHECK_STATUS(sb_perform(m, "T", "count", NULL, 0, &out), SB_ETYPE);
+    CHECK(out == NULL && ERROR_MENTIONS("T.count: expected an int result, got string")
+          && ERROR_MENTIONS("interceptor \"mock\""));
+    CHECK_STATUS(sb_open_url(m, "app://T/count", NULL, &out), SB_ETYPE);
+    CHECK_STATUS(sb_perform(m, "T", "plain", NULL, 0, &out), SB_OK);
+    CHECK_STR(sb_get_string(out, NULL), "free");
+    sb_release(out);
+    CHECK_STATUS(sb_perform(m, "Nobody", "x", NULL, 0, &out), SB_OK);
+    sb_release(out);
+    CHECK_STATUS(sb_remove_interceptor(m, id), SB_OK);
+    /* Converted as the action's own result: an int for a double. */
+    CHECK_STATUS(sb_add_interceptor(m, 0, answer_with, (void *)"int", NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_perform(m, "T", "ratio", NULL, 0, &out), SB_OK);
+    CHECK(sb_typeof(out) == SB_DOUBLE);
+    sb_release(out);
+    CHECK_STATUS(sb_perform(m, "T", "count", NULL, 0, &out), SB_OK);
+    CHECK(check_int(out) == 4);
+    sb_release(out);
+    sb_mediator_free(m);
+    robustness_row("C interceptor answers of another kind than the action's -> type (perform, URL; converted; "
+                   "undeclared; no such target)", 6, "SB_ETYPE naming the action, both types and the interceptor; "
+                   "conversions as for results");
+}
+
 static void test_what_it_sees(void) {
     sb_mediator *m = sb_mediator_new();
     uint64_t id = 0;
@@ -1145,6 +1188,7 @@ int main(void) {
     test_order();
     test_decisions();
     test_what_it_sees();
+    test_answer_checked();
     test_failing_interceptor();
     test_async();
     test_never_decides();

@@ -113,13 +113,101 @@ static void test_conformance(void) {
     CHECK_STATUS(sb_define_service(m, "S", "a(x: nosuchtype)"), SB_EINVAL);
     CHECK_STATUS(sb_define_service(m, "S", "a(x: int"), SB_EINVAL);
     CHECK_STATUS(sb_define_service(m, "S", "\xff"), SB_EINVAL);
+    /* CRLF line ends (found in a hostile review: "\r\n" was no line end). */
+    CHECK_STATUS(sb_define_service(m, "S", "refund(cents: int)\r\ncharge(cents: int)\r\nstatus\r\n"), SB_OK);
+    CHECK_STATUS(sb_register_action(m, "Crlf", "refund", answer, (void *)"r", NULL), SB_OK);
+    CHECK_STATUS(sb_register_action(m, "Crlf", "charge", answer, (void *)"c", NULL), SB_OK);
+    CHECK_STATUS(sb_register_action(m, "Crlf", "status", answer, (void *)"s", NULL), SB_OK);
+    CHECK_STATUS(sb_bind_service(m, "S", "Crlf"), SB_OK);
     sb_value *out = NULL;
-    CHECK_STATUS(sb_perform_service(m, "S", "a", NULL, 0, &out), SB_ENOTARGET);
+    CHECK_STATUS(sb_perform_service(m, "S", "a", NULL, 0, &out), SB_ENOACTION);
+    CHECK_STATUS(sb_perform_service(m, "Nothing", "a", NULL, 0, &out), SB_ENOTARGET);
     sb_mediator_free(m);
-    robustness_row("C service interfaces: bad interface texts, nonconforming targets (missing actions, param "
-                   "and result types, notFound only), unknown targets and services, undeclared actions",
-                   11, "SB_EINVAL / SB_ENOTARGET / SB_ENOACTION with a message naming what is missing; "
-                   "nothing bound");
+    robustness_row("C service interfaces: bad interface texts, CRLF line ends, nonconforming targets (missing "
+                   "actions, param and result types, notFound only), unknown targets and services, undeclared "
+                   "actions", 12, "SB_EINVAL / SB_ENOTARGET / SB_ENOACTION with a message naming what is missing; "
+                   "nothing bound by a refusal; a CRLF line end ends an action");
+}
+
+static sb_status currency(void *userdata, const sb_value *params, sb_value **out) {
+    (void)userdata;
+    const char *given = sb_get_string(sb_dict_get(params, "currency"), NULL);
+    *out = sb_string(given != NULL ? given : "none");
+    return SB_OK;
+}
+
+static sb_status forty_two(void *userdata, const sb_value *params, sb_value **out) {
+    (void)userdata;
+    (void)params;
+    *out = sb_int(42);
+    return SB_OK;
+}
+
+static sb_status echo(void *userdata, const sb_value *params, sb_value **out) {
+    (void)userdata;
+    *out = sb_retain((sb_value *)params);
+    return SB_OK;
+}
+
+/* Found in a hostile review (issue 20): the interface was checked only when
+ * a target was bound. The target can be replaced since, or gone so that a
+ * fallback answers; a module key in the params moved the call to another
+ * target; the interface's defaults were never filled in. */
+static void test_interface_holds_at_the_call(void) {
+    sb_mediator *m = sb_mediator_new();
+    sb_value *out = NULL, *params = sb_dict_new();
+    CHECK_STATUS(sb_define_service(m, "Quotes", "quote(cents: int, currency: string = \"EUR\" -> string)"), SB_OK);
+    CHECK_STATUS(sb_register_action_contract(m, "Q", "quote", "cents: int, currency: string? -> string", currency,
+                                             NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_register_action(m, "Other.Q", "quote", answer, (void *)"other", NULL), SB_OK);
+    CHECK_STATUS(sb_bind_service(m, "Quotes", "Q"), SB_OK);
+    int cases = 0;
+
+    /* The interface's default is filled in; its required param is required. */
+    sb_dict_set_new(params, "cents", sb_int(1));
+    CHECK_STATUS(sb_perform_service(m, "Quotes", "quote", params, 0, &out), SB_OK);
+    CHECK_STR(sb_get_string(out, NULL), "EUR");
+    sb_release(out);
+    CHECK_STATUS(sb_perform_service(m, "Quotes", "quote", NULL, 0, &out), SB_EPARAMS);
+    CHECK(out == NULL && ERROR_MENTIONS("service Quotes.quote"));
+    cases += 2;
+
+    /* The binding alone picks the target: a module key is only a param. */
+    sb_dict_set_new(params, SB_MODULE_KEY, sb_string("Other"));
+    sb_dict_set_new(params, "currency", sb_string("USD"));
+    CHECK_STATUS(sb_perform_service(m, "Quotes", "quote", params, 0, &out), SB_OK);
+    CHECK_STR(sb_get_string(out, NULL), "USD");
+    sb_release(out);
+    cases++;
+
+    /* The target gone: the fallback's answer is held to the interface, or,
+     * with SB_NO_FALLBACK, nothing answers. */
+    CHECK_STATUS(sb_unregister_target(m, "Q"), SB_OK);
+    CHECK_STATUS(sb_register_action(m, "NoTargetAction", "response", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_perform_service(m, "Quotes", "quote", params, 0, &out), SB_ETYPE);
+    CHECK(out == NULL && ERROR_MENTIONS("service Quotes.quote: expected a string result, got dict"));
+    CHECK_STATUS(sb_perform_service(m, "Quotes", "quote", params, SB_NO_FALLBACK, &out), SB_ENOTARGET);
+    cases += 2;
+
+    /* Replaced by a target that breaks the interface. */
+    CHECK_STATUS(sb_register_action(m, "Q", "quote", forty_two, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_perform_service(m, "Quotes", "quote", params, 0, &out), SB_ETYPE);
+    CHECK(out == NULL && ERROR_MENTIONS("expected a string result, got int"));
+    CHECK_STATUS(sb_perform_service(m, "Quotes", "quote", params, 0, NULL), SB_ETYPE);
+    cases += 2;
+
+    /* Flags and params as sb_perform takes them. */
+    CHECK_STATUS(sb_perform_service(m, "Quotes", "quote", params, 0x100, &out), SB_EINVAL);
+    sb_value *array = sb_array_new();
+    CHECK_STATUS(sb_perform_service(m, "Quotes", "quote", array, 0, &out), SB_EINVAL);
+    sb_release(array);
+    cases += 2;
+    sb_release(params);
+    sb_mediator_free(m);
+    robustness_row("C calls through a service whose binding no longer conforms (target replaced, gone with a "
+                   "fallback answering), missing params, a module key in the params, bad flags and params",
+                   cases, "the interface's contract is checked at the call: SB_EPARAMS / SB_ETYPE naming the "
+                   "service; defaults filled in; the bound target answers");
 }
 
 /* A discoverer that binds the service to the next unknown name: each search
@@ -147,6 +235,7 @@ static void test_binding_from_a_discoverer_is_bounded(void) {
 int main(void) {
     test_bind_and_perform();
     test_conformance();
+    test_interface_holds_at_the_call();
     test_binding_from_a_discoverer_is_bounded();
     return check_report("services");
 }

@@ -339,6 +339,93 @@ static void test_handlers_have_no_name(void) {
                    "sb_unregister_target", 7, "SB_ENOTARGET or SB_EBADURL; handlers reached through their scheme or pattern only");
 }
 
+/* Found in a hostile review (issue 20): a module key is joined to the
+ * target's name ("Mod.T"), so a module beginning with a NUL byte spelled a
+ * handler's internal name ("\0scheme:my" + "." + "app"). */
+static void ignore_event(void *u, const sb_call_event *event) {
+    (void)u;
+    (void)event;
+}
+
+static void test_module_key_spells_no_handler(void) {
+    sb_mediator *m = sb_mediator_new();
+    handler_calls = 0;
+    CHECK_STATUS(sb_register_scheme(m, "my.app", handler, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_add_route_handler(m, "app://h.x", handler, NULL, NULL), SB_OK);
+    static const struct { const char *target, *action, *module; size_t length; } calls[] = {
+        {"app", "open", "\0scheme:my", 10}, {"x", "route", "\0route:app://h", 14}, {"T", "a", "Mod\0", 4},
+    };
+    static const char *const keys[] = {SB_MODULE_KEY, SB_MODULE_KEY_CTMEDIATOR};
+    int cases = 0;
+    for (int hooked = 0; hooked < 2; hooked++) {
+        if (hooked) CHECK_STATUS(sb_add_observer(m, ignore_event, NULL, NULL, NULL), SB_OK);
+        for (size_t i = 0; i < sizeof calls / sizeof *calls; i++) {
+            for (size_t k = 0; k < 2; k++) {
+                sb_value *params = sb_dict_new(), *out = NULL;
+                sb_dict_set_new(params, keys[k], sb_string_n(calls[i].module, calls[i].length));
+                CHECK_STATUS(sb_perform(m, calls[i].target, calls[i].action, params, 0, &out), SB_EINVAL);
+                CHECK(out == NULL && ERROR_MENTIONS("module name contains a NUL byte"));
+                CHECK_STATUS(sb_perform(m, calls[i].target, calls[i].action, params, SB_NO_FALLBACK, &out),
+                             SB_EINVAL);
+                sb_release(params);
+                cases++;
+            }
+        }
+    }
+    CHECK(handler_calls == 0);
+    sb_value *out = NULL;
+    CHECK_STATUS(sb_open_url(m, "my.app://anything", NULL, &out), SB_OK);
+    CHECK_STR(str(out, "scheme"), "my.app");
+    sb_release(out);
+    CHECK(handler_calls == 1);
+    sb_mediator_free(m);
+    robustness_row("C module keys spelling a URL handler's internal name (a NUL byte before scheme: or route:), "
+                   "either key, with and without hooks", cases, "SB_EINVAL naming the module; no handler runs");
+}
+
+/* A class whose instances number themselves, to tell a cached one. */
+static int instances_made;
+static sb_status numbered_create(void *u, void **state) {
+    (void)u;
+    *state = (void *)(intptr_t)++instances_made;
+    return SB_OK;
+}
+static sb_status numbered_call(void *u, void *state, const char *action, const sb_value *args, sb_value **out) {
+    (void)u;
+    (void)action;
+    (void)args;
+    *out = sb_int((intptr_t)state);
+    return SB_OK;
+}
+
+/* Found in a hostile review (issue 20): SB_CACHE_TARGET in sb_open_url_opts
+ * was honoured only when hooks took the call. */
+static void test_url_cache_flag(void) {
+    sb_mediator *m = sb_mediator_new();
+    static const char *const actions[] = {"n", NULL};
+    sb_class_def def = SB_CLASS_DEF_INIT;
+    def.actions = actions;
+    def.create = numbered_create;
+    def.call = numbered_call;
+    CHECK_STATUS(sb_register_class(m, "Numbered", &def, NULL, NULL), SB_OK);
+    sb_call_options cache = {SB_CACHE_TARGET, NULL, 0, NULL};
+    for (int hooked = 0; hooked < 2; hooked++) {
+        if (hooked) CHECK_STATUS(sb_add_observer(m, ignore_event, NULL, NULL, NULL), SB_OK);
+        sb_value *first = NULL, *second = NULL;
+        CHECK_STATUS(sb_open_url_opts(m, "app://Numbered/n", NULL, &cache, &first), SB_OK);
+        CHECK_STATUS(sb_open_url_opts(m, "app://Numbered/n", NULL, &cache, &second), SB_OK);
+        CHECK(check_int(first) == check_int(second));
+        sb_release(first);
+        sb_release(second);
+        CHECK_STATUS(sb_release_cached_target(m, "Numbered"), SB_OK);
+        CHECK_STATUS(sb_open_url(m, "app://Numbered/n", NULL, NULL), SB_OK);
+        CHECK_STATUS(sb_release_cached_target(m, "Numbered"), SB_ENOTARGET);
+    }
+    sb_mediator_free(m);
+    robustness_row("C URL calls with SB_CACHE_TARGET (sb_open_url_opts), with and without hooks", 4,
+                   "the instance is cached on either path; without the flag nothing is");
+}
+
 /* The length limit is checked before anything reads the whole URL. */
 static void test_length_first(void) {
     static const char key[] = "sixteen bytes and more";
@@ -426,6 +513,8 @@ int main(void) {
     test_policy();
     test_schemes_and_patterns();
     test_handlers_have_no_name();
+    test_module_key_spells_no_handler();
+    test_url_cache_flag();
     test_handlers_removed_if_owned();
     test_length_first();
     return check_report("urls");

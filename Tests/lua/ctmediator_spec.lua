@@ -71,6 +71,25 @@ describe("CTMediator's semantics", function()
     sb.unregister(name)
   end)
 
+  -- Found in a hostile review (issue 20): "\0scheme:" .. a .. "." .. b is
+  -- the internal name of the handler of scheme a.b; a module key spelled it.
+  it("refuses a module with a NUL byte: no module key spells a URL handler's name", function()
+    local scheme = helper.name("my"):lower() .. ".app"
+    local calls = 0
+    assert.is_true(sb.scheme(scheme, function() calls = calls + 1 return "handler" end))
+    local module = "\0scheme:" .. scheme:sub(1, #scheme - 4)
+    for _, key in ipairs({ "switchboard.module", "kCTMediatorParamsKeySwiftTargetModuleName" }) do
+      local result, message, code = sb.perform("app", "open", { [key] = module })
+      assert.is_nil(result)
+      assert.are.equal("EINVAL", code)
+      assert.matches("module name contains a NUL byte", message, 1, true)
+    end
+    assert.are.equal(0, calls)
+    assert.are.equal("handler", sb.open(scheme .. "://x"))
+    assert.are.equal(1, calls)
+    sb.scheme(scheme, false)
+  end)
+
   it("sb.release says when nothing was cached: nil, message, ENOTARGET", function()
     sb.load_plugin(helper.counter_plugin)
     sb.release("Counter")

@@ -578,3 +578,33 @@ describe("sb.routes", function()
     assert.are.equal(0, #(routes.rules or {}))
   end)
 end)
+
+-- Found in a hostile review (issue 20): an interceptor's answer skipped the
+-- check of the action's declared result.
+describe("an interceptor's answer", function()
+  after_each(cleanup)
+
+  it("is checked against the action's declared result, as the action's own would be", function()
+    local name = helper.name("Typed")
+    sb.target(name, {
+      count = { result = "int", fn = function() return 1 end },
+      ratio = { result = "double", fn = function() return 1.5 end },
+      plain = function() return 1 end,
+    })
+    intercept(0, function(call)
+      if call.target == name then return "answer", call.action == "ratio" and 4 or "free" end
+    end, { name = "mock" })
+    local result, message, code = sb.perform(name, "count")
+    assert.is_nil(result)
+    assert.are.equal("ETYPE", code)
+    assert.matches(name .. ".count: expected an int result, got string", message, 1, true)
+    assert.matches('interceptor "mock"', message, 1, true)
+    _, _, code = sb.open("app://" .. name .. "/count")
+    assert.are.equal("ETYPE", code)
+    assert.are.equal("free", sb.perform(name, "plain"))
+    local ratio = sb.perform(name, "ratio")
+    assert.are.equal("float", math.type(ratio))
+    assert.are.equal(4.0, ratio)
+    sb.unregister(name)
+  end)
+end)

@@ -95,6 +95,44 @@ describe("sb.service", function()
     assert.are.same({ "charge", "status" }, found.actions)
   end)
 
+  -- Found in a hostile review (issue 20): the interface was checked only
+  -- when the target was bound.
+  it("holds its interface at the call, whatever the binding points to now", function()
+    local service = helper.name("Quotes")
+    local q = helper.name("Q")
+    sb.service(service, 'quote(cents: int, currency: string = "EUR" -> string)')
+    sb.target(q, { quote = { params = "cents: int, currency: string?", result = "string",
+                             fn = function(p) return p.currency or "none" end } })
+    sb.target("Other." .. q, { quote = function() return "other" end })
+    assert.is_true(sb.bind_service(service, q))
+    -- the interface's default, and its required param
+    assert.are.equal("EUR", sb.perform_service(service, "quote", { cents = 1 }))
+    local result, message, code = sb.perform_service(service, "quote")
+    assert.is_nil(result)
+    assert.are.equal("EPARAMS", code)
+    assert.matches("service " .. service .. ".quote", message, 1, true)
+    -- the binding alone picks the target: a module key is only a param
+    assert.are.equal("USD", sb.perform_service(service, "quote",
+      { cents = 1, currency = "USD", ["switchboard.module"] = "Other" }))
+    -- replaced by a target that breaks the interface
+    sb.unregister(q)
+    sb.target(q, { quote = function() return 42 end })
+    result, message, code = sb.perform_service(service, "quote", { cents = 1 })
+    assert.is_nil(result)
+    assert.are.equal("ETYPE", code)
+    assert.are.equal("service " .. service .. ".quote: expected a string result, got int", message)
+    -- gone, and a fallback answers: held to the interface too; or none answers
+    sb.unregister(q)
+    sb.target("NoTargetAction", { response = function(p) return p end })
+    _, _, code = sb.perform_service(service, "quote", { cents = 1 })
+    assert.are.equal("ETYPE", code)
+    _, _, code = sb.perform_service(service, "quote", { cents = 1 }, { fallback = false })
+    assert.are.equal("ENOTARGET", code)
+    sb.unregister("NoTargetAction")
+    sb.unregister("Other." .. q)
+    sb.remove_service(service)
+  end)
+
   it("raises on misuse", function()
     assert.has_error(function() sb.service("", "a") end)
     assert.has_error(function() sb.service("S", {}) end)

@@ -23,6 +23,21 @@ describe("sb.open", function()
     assert.are.same({ result = {} }, seen)
   end)
 
+  -- Found in a hostile review (issue 20): options of flags alone were
+  -- dropped, so {fallback = false} let the fallback answer and {cache = true}
+  -- cached nothing, where the same with tags failed or worked.
+  it("takes {cache = true} alone, and refuses fallback = false, which is for perform", function()
+    sb.load_plugin(helper.counter_plugin)
+    sb.release("Counter")
+    assert.has_error(function() sb.open("app://Nobody/x", nil, nil, { fallback = false }) end,
+      "bad argument #4 to 'open' (fallback = false is for sb.perform and sb.perform_service: a URL call keeps its fallbacks)")
+    assert.has_error(function() sb.open("app://Nobody/x", nil, nil, { fallback = false, tags = { "t" } }) end)
+    assert.has_error(function() sb.open("app://Nobody/x", nil, function() end, { cache = true }) end)
+    assert.are.equal(1, sb.open("app://Counter/next", nil, nil, { cache = true }))
+    assert.are.equal(2, sb.open("app://Counter/next", nil, nil, { cache = true }))
+    assert.is_true(sb.release("Counter"))
+  end)
+
   it("fails with nil, message, code and tells the completion why", function()
     local seen
     local result, message, code = sb.open("app://" .. name .. "/nativeSecret", function(info) seen = info end)

@@ -173,7 +173,14 @@ extension Mediator {
                 case .reject(let error):
                     return convention.fail(error)
                 case .answer(let value):
-                    return convention.answer(value)
+                    var lookup = target
+                    if !redirected, let module {
+                        do throws(SwitchboardError) { lookup = try Self.qualified(target, inModule: module) } catch {
+                            return convention.fail(error)
+                        }
+                    }
+                    return answer(record, value, by: registration.name, for: lookup, action,
+                                  forURL: call.url != nil, via: convention)
                 }
             }
             break
@@ -185,7 +192,12 @@ extension Mediator {
         case .failure(let error): return convention.fail(error)
         }
         if let prepared, !redirected { return prepared.dispatchEntered(record, args: args, via: convention) }
-        let lookup = redirected ? target : module.map { $0 + "." + target } ?? target
+        var lookup = target
+        if !redirected, let module {
+            do throws(SwitchboardError) { lookup = try Self.qualified(target, inModule: module) } catch {
+                return convention.fail(error)
+            }
+        }
         return withNameRef(lookup) { lookupRef in
             withNameRef(target) { called in
                 withNameRef(action) { actionRef in
@@ -194,6 +206,37 @@ extension Mediator {
                 }
             }
         }
+    }
+
+    /// An interceptor's answer to a call of (`target`, `action`): it stands
+    /// in for that action's result, so a result the action's contract
+    /// declares is checked as the action's own would be (converted as
+    /// `ParamType.result` converts; `.typeMismatch` naming the action and
+    /// both types). The action is found as the call would find it, pinned
+    /// for the lookup only: what is kept is its declared type and, for a
+    /// mismatch, the message.
+    private func answer<C: CallConvention>(_ record: ThreadRecord, _ value: Value, by interceptor: String,
+                                           for target: String, _ action: String, forURL: Bool,
+                                           via convention: C) -> C.Outcome {
+        let wrong: SwitchboardError?, fitted: Value
+        pins.pin(record)
+        (wrong, fitted) = withNameRef(target) { t in
+            withNameRef(action) { a in
+                guard case .found(_, let found, _) = lookup(t, a, forURL: forURL) else { return (nil, value) }
+                return found._withUnsafeGuaranteedRef { entry in
+                    guard let type = entry.declaredResult else { return (nil, value) }
+                    guard let fitted = type.result(value) else {
+                        return (entry.wrongResult(type, got: "\(value.kind)", target: t, action: a), value)
+                    }
+                    return (nil, fitted)
+                }
+            }
+        }
+        pins.unpin(record)
+        if let wrong {
+            return convention.fail(.typeMismatch(wrong.message + " (the answer of interceptor \"\(interceptor)\")"))
+        }
+        return convention.answer(fitted)
     }
 
     /// Shows the call to one interceptor and waits for its decision.

@@ -44,14 +44,19 @@ extension ForeignBridge {
     @inline(never)
     static func conformResult(of entry: ActionEntry, to type: ParamType, out: UnsafeMutablePointer<OpaquePointer?>,
                               target: NameRef, action: NameRef) -> Int32 {
+        conformResult(to: type, out: out) { got in entry.wrongResult(type, got: got, target: target, action: action) }
+    }
+
+    /// `conformResult(of:to:out:target:action:)` with the error for a
+    /// result of kind `got` made by `wrong`.
+    static func conformResult(to type: ParamType, out: UnsafeMutablePointer<OpaquePointer?>,
+                              wrong: (_ got: String) -> SwitchboardError) -> Int32 {
         let given = out.pointee
         out.pointee = nil
         defer { release(given) }
         do throws(SwitchboardError) {
             let value = try self.value(from: given)
-            guard let fitted = type.result(value) else {
-                throw entry.wrongResult(type, got: "\(value.kind)", target: target, action: action)
-            }
+            guard let fitted = type.result(value) else { throw wrong("\(value.kind)") }
             out.pointee = try native(from: fitted)
             return 0
         } catch {
@@ -153,7 +158,13 @@ extension Mediator {
                                   cache: Bool, fallback: Bool, via convention: ForeignConvention) -> Int32 {
         guard called.isUTF8 && action.isUTF8 else { return convention.fail(Self.notUTF8) }
         if let module {
-            return withNameRef(module + "." + called.string) { lookup in
+            let qualified: String
+            do throws(SwitchboardError) {
+                qualified = try Self.qualified(called.string, inModule: module)
+            } catch {
+                return convention.fail(error)
+            }
+            return withNameRef(qualified) { lookup in
                 dispatch(lookup, as: called, action, args: params, cache: cache, fallback: fallback, via: convention)
             }
         }

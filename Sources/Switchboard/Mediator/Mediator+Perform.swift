@@ -55,6 +55,17 @@ extension Mediator {
         return nil
     }
 
+    /// The registry key of `target` when a call names `module`:
+    /// `Module.target`. A module with a NUL byte is refused: a key that
+    /// starts with one is a URL handler's internal name (`HandlerName`),
+    /// which no name may spell, and C would read it cut short.
+    static func qualified(_ target: String, inModule module: String) throws(SwitchboardError) -> String {
+        if let problem = NameCheck.problem(with: module, kind: "module") {
+            throw .invalidArgument("the params key \"\(moduleKey)\" or \"\(ctMediatorModuleKey)\": \(problem)")
+        }
+        return module + "." + target
+    }
+
     /// Whether `params` may hold either module key (by key lengths alone).
     static func hasModuleKey(_ params: Params) -> Bool {
         params.hasKey(ofLength: moduleKeyLength) || params.hasKey(ofLength: ctMediatorModuleKeyLength)
@@ -63,8 +74,10 @@ extension Mediator {
     static var moduleKeyLength: Int { 18 } // "switchboard.module"; a test checks it
     static var ctMediatorModuleKeyLength: Int { 41 } // "kCTMediatorParamsKeySwiftTargetModuleName"; a test checks it
 
-    private func dispatchSwift(target: String, action: String, params: Params, cache: Bool, fallback: Bool,
-                               options: CallOptions = .none) -> Result<Value, SwitchboardError> {
+    /// `namingModule`: whether the module key in `params` qualifies the
+    /// target (not for a service's bound target, which the binding names).
+    func dispatchSwift(target: String, action: String, params: Params, cache: Bool, fallback: Bool,
+                       options: CallOptions = .none, namingModule: Bool = true) -> Result<Value, SwitchboardError> {
         withNameRef(target) { called in
             withNameRef(action) { actionRef in
                 if let problem = NameCheck.problem(with: called, kind: "target")
@@ -74,12 +87,19 @@ extension Mediator {
                 if hasHooks || !options.isPlain {
                     var options = options
                     options.cacheTarget = cache
-                    return intercepted(.local(target: target, action: action), args: params, module: Self.module(in: params),
+                    return intercepted(.local(target: target, action: action), args: params,
+                                       module: namingModule ? Self.module(in: params) : nil,
                                        options: options, fallback: fallback, via: SwiftConvention())
                 }
                 // The explicit-module key turns "A" into "Module.A" for this call only.
-                if let module = Self.module(in: params) {
-                    return withNameRef(module + "." + target) { lookup in
+                if namingModule, let module = Self.module(in: params) {
+                    let qualified: String
+                    do throws(SwitchboardError) {
+                        qualified = try Self.qualified(target, inModule: module)
+                    } catch {
+                        return .failure(error)
+                    }
+                    return withNameRef(qualified) { lookup in
                         dispatch(lookup, as: called, actionRef, args: params, cache: cache,
                                  fallback: fallback, via: SwiftConvention())
                     }

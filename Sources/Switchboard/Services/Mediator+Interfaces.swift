@@ -20,20 +20,31 @@ final class ServiceInterfaceEntry: Sendable {
     let name: String
     /// The interface's actions in the order written, with their contracts.
     let actions: [(name: String, contract: Contract?)]
-    let byName: [ExactName: Contract?]
+    /// Each action's contract as calls check it (nil: none declared).
+    let byName: [ExactName: ContractCheck?]
     let target: String?
 
-    init(name: String, actions: [(name: String, contract: Contract?)], target: String?) {
+    convenience init(name: String, actions: [(name: String, contract: Contract?)], target: String?) {
+        var byName: [ExactName: ContractCheck?] = [:]
+        for action in actions {
+            // updateValue: assigning an optional through the subscript would
+            // remove the key of an action without a contract.
+            let check: ContractCheck? = action.contract.map { ContractCheck($0) }
+            byName.updateValue(check, forKey: ExactName(action.name))
+        }
+        self.init(name: name, actions: actions, byName: byName, target: target)
+    }
+
+    private init(name: String, actions: [(name: String, contract: Contract?)], byName: [ExactName: ContractCheck?],
+                 target: String?) {
         self.name = name
         self.actions = actions
-        var byName: [ExactName: Contract?] = [:]
-        for action in actions { byName[ExactName(action.name)] = action.contract }
         self.byName = byName
         self.target = target
     }
 
     func bound(to target: String?) -> ServiceInterfaceEntry {
-        ServiceInterfaceEntry(name: name, actions: actions, target: target)
+        ServiceInterfaceEntry(name: name, actions: actions, byName: byName, target: target)
     }
 }
 
@@ -54,6 +65,27 @@ final class ServiceInterfaceTable: Sendable {
             entries[ExactName(current.name)] = new
             return true
         }
+    }
+}
+
+/// A call through a service: the bound target, and the interface's
+/// contract for the action. The interface holds at the call, not only when
+/// the target was bound: the target bound then may have been replaced since,
+/// or be gone so that a fallback answers, or an interceptor may answer. So
+/// the params are checked against the interface's contract (defaults filled
+/// in; `.badParams`) before the target's own contract sees them, and a
+/// result the interface declares is checked after (`.typeMismatch`).
+struct ServiceCall {
+    let service: String
+    let action: String
+    let target: String
+    let check: ContractCheck?
+
+    /// "service Payments.charge", as check messages name the call.
+    var label: String { "service \(service).\(action)" }
+
+    func wrongResult(_ type: ParamType, got: String) -> SwitchboardError {
+        .typeMismatch("\(label): expected \(type.withArticle) result, got \(got)")
     }
 }
 
@@ -108,26 +140,70 @@ extension Mediator {
         }
     }
 
-    /// The target bound to service `name`, for a call of `action`: one
-    /// lookup. Throws `.noTarget` for an undefined or unbound service,
+    /// Where a call of `action` through the service `name` goes, found with
+    /// one lookup. Throws `.noTarget` for an undefined or unbound service,
     /// `.noAction` for an action its interface does not have.
-    @_spi(Faces) public func serviceTarget(_ name: String, action: String) throws(SwitchboardError) -> String {
+    func serviceCall(_ name: String, action: String) throws(SwitchboardError) -> ServiceCall {
         guard let entry = services.interfaces.entry(name) else {
             throw .noTarget("no service \(Value.string(name)) is defined")
         }
-        guard entry.byName[ExactName(action)] != nil else {
+        guard let check = entry.byName[ExactName(action)] else {
             throw .noAction("service \(Value.string(name)) has no action \(Value.string(action)) (its interface: "
                             + entry.actions.map(\.name).joined(separator: ", ") + ")")
         }
         guard let target = entry.target else { throw .noTarget("service \(Value.string(name)) is not bound to a target") }
-        return target
+        return ServiceCall(service: name, action: action, target: target, check: check)
     }
 
     /// Performs `action` of the service `name` on the target bound to it,
-    /// as ``call(target:action:params:cacheTarget:)`` does.
+    /// as ``call(target:action:params:cacheTarget:)`` does, checked against
+    /// the interface's contract for `action` (see ``ServiceCall``). The
+    /// binding alone picks the target: a module key in `params` is passed
+    /// on as a param, and chooses nothing.
     public func callService(_ name: String, action: String, params: Params = [:],
                             cacheTarget: Bool = false) throws(SwitchboardError) -> Value {
-        try call(target: serviceTarget(name, action: action), action: action, params: params, cacheTarget: cacheTarget)
+        let service = try serviceCall(name, action: action)
+        var params = params
+        if let check = service.check, let fixed = try check.contract.check(params, fromURL: false, call: service.label) {
+            params = fixed
+        }
+        let value = try dispatchSwift(target: service.target, action: action, params: params, cache: cacheTarget,
+                                      fallback: false, namingModule: false).get()
+        guard let type = service.check?.result else { return value }
+        guard let fitted = type.result(value) else { throw service.wrongResult(type, got: "\(value.kind)") }
+        return fitted
+    }
+
+    /// `callService` for another face (C, and Lua through C): `action`
+    /// performed as ``performNative(target:action:module:params:cache:options:out:bridge:)``
+    /// performs it (or, without `fallback`, as SB_NO_FALLBACK does) on the
+    /// bound target, checked against the interface's contract. `params` is
+    /// a dict; `action` non-empty UTF-8.
+    @_spi(Faces) public func performServiceNative(_ name: String, action: UnsafePointer<CChar>, params: OpaquePointer,
+                                                  cache: Bool, fallback: Bool,
+                                                  out: UnsafeMutablePointer<OpaquePointer?>,
+                                                  bridge: any ForeignBridge.Type) -> Int32 {
+        let convention = ForeignConvention(bridge: bridge, out: out)
+        let service: ServiceCall
+        var fixed: OpaquePointer?
+        do throws(SwitchboardError) {
+            service = try serviceCall(name, action: String(cString: action))
+            if let check = service.check {
+                fixed = try bridge.checked(params, against: check, fromURL: false, call: service.label)
+            }
+        } catch {
+            return convention.fail(error)
+        }
+        defer { if let fixed { bridge.release(fixed) } }
+        let status = service.target.withCString { target in
+            fallback
+                ? performNative(target: target, action: action, module: nil, params: fixed ?? params, cache: cache,
+                                out: out, bridge: bridge)
+                : performNativeWithoutFallback(target: target, action: action, module: nil, params: fixed ?? params,
+                                               cache: cache, out: out, bridge: bridge)
+        }
+        guard status == 0, let type = service.check?.result, !bridge.resultFits(out.pointee, type) else { return status }
+        return bridge.conformResult(to: type, out: out) { got in service.wrongResult(type, got: got) }
     }
 
     /// Every action of `entry` on `target`, with compatible contracts; throws naming what is not.
@@ -248,7 +324,9 @@ enum ServiceInterfaceParser {
         return actions
     }
 
-    /// The items of `text`: split at newlines and `;` outside parentheses.
+    /// The items of `text`: split at line ends and `;` outside parentheses.
+    /// A line end is any newline the contract syntax takes (`isNewline`):
+    /// "\r\n" is one Character, which `== "\n"` would not split at.
     private static func split(_ text: String) -> [String] {
         var items: [String] = []
         var current = ""
@@ -256,7 +334,7 @@ enum ServiceInterfaceParser {
         for ch in text {
             if ch == "(" { depth += 1 }
             if ch == ")" { depth = max(0, depth - 1) }
-            if depth == 0 && (ch == "\n" || ch == ";") {
+            if depth == 0 && (ch.isNewline || ch == ";") {
                 items.append(current)
                 current = ""
             } else {

@@ -74,7 +74,7 @@ extension Mediator {
         do throws(SwitchboardError) {
             let destination = try resolve(url: url)
             let params = destination.params.merging(extra)
-            return dispatchRemote(record, destination, params: params, url: url)
+            return dispatchRemote(record, destination, params: params, url: url, cache: options.cacheTarget)
         } catch {
             return .failure(error)
         }
@@ -85,14 +85,16 @@ extension Mediator {
         try urls.resolve(RemoteURL(url))
     }
 
+    /// `cache`: the caller's `CallOptions.cacheTarget`, honoured here as on
+    /// the intercepted path (a URL's query cannot set it).
     private func dispatchRemote(_ record: ThreadRecord, _ destination: URLRouter.Destination, params: Params,
-                                url: String) -> Result<Value, SwitchboardError> {
+                                url: String, cache: Bool) -> Result<Value, SwitchboardError> {
         if let problem = destination.nameProblem {
             return .failure(.badURL(problem))
         }
         return withNameRef(destination.target) { target in
             withNameRef(destination.action) { action in
-                dispatchEntered(record, target, as: target, action, args: params, cache: false, fallback: true,
+                dispatchEntered(record, target, as: target, action, args: params, cache: cache, fallback: true,
                                 via: SwiftConvention(url: url))
             }
         }
@@ -146,8 +148,8 @@ extension Mediator {
             defer { bridge.release(native) }
             return withNameRef(destination.target) { target in
                 withNameRef(destination.action) { action in
-                    dispatchEntered(record, target, as: target, action, args: native, cache: false, fallback: true,
-                                    via: convention)
+                    dispatchEntered(record, target, as: target, action, args: native, cache: options.cacheTarget,
+                                    fallback: true, via: convention)
                 }
             }
         } catch {

@@ -61,12 +61,19 @@ public func sb_perform_service(_ m: sb_mediator_ptr?, _ name: UnsafePointer<CCha
                                _ params: sb_value_cptr?, _ flags: CUnsignedInt, _ out: sb_value_out?) -> sb_status {
     out?.pointee = nil
     return withServiceMediator(m, name, "sb_perform_service") { mediator, service throws(SwitchboardError) in
-        let actionName: String
-        switch validName(action, "action") {
-        case .success(let valid): actionName = valid
-        case .failure(let error): throw error
+        if case .failure(let error) = validName(action, "action") { throw error }
+        guard flags & ~(SB_CACHE_TARGET | SB_NO_FALLBACK) == 0 else {
+            throw .invalidArgument("sb_perform_service: unknown flags \(flags)")
         }
-        let target = try mediator.serviceTarget(service, action: actionName)
-        return target.withCString { sb_perform(m, $0, action, params, flags, out) }
+        if let params, Handle(params).type != SB_DICT {
+            throw .invalidArgument("sb_perform_service: params must be a dict, not a \(typeName(Handle(params).type))")
+        }
+        var result: OpaquePointer?
+        let status = mediator.performServiceNative(service, action: action!, params: params ?? emptyParams,
+                                                   cache: flags & SB_CACHE_TARGET != 0,
+                                                   fallback: flags & SB_NO_FALLBACK == 0, out: &result,
+                                                   bridge: CBridge.self)
+        if let out { out.pointee = result } else if let result { Handle(result).release() }
+        return sb_status(UInt32(status))
     }
 }

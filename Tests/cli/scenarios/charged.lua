@@ -64,6 +64,32 @@ scenario("registering and unregistering gives the charge back", function()
   assert(sb.rules({}))
 end)
 
+-- Found in a hostile review (issue 20): sb.service kept interfaces in C
+-- uncharged (400 of 256 KiB passed under --max-memory 32).
+scenario("services with long interfaces", function()
+  local long = string.rep("v", 1 << 18)
+  for i = 1, 400 do assert(sb.service("S" .. i, long)) end
+end)
+
+scenario("defining, binding and removing services gives the charge back", function()
+  local long = string.rep("w", 1 << 19)
+  sb.target(long, { a = function() end })
+  for i = 1, 20 do -- 2 MiB for each definition and each binding (40 MiB each if kept)
+    assert(sb.service(long, "a"))
+    assert(sb.bind_service(long, long))
+    assert(sb.bind_service(long, nil))
+    assert(sb.bind_service(long, long))
+    assert(sb.service("Again", "a;" .. long)) -- a definition replaces the last
+    assert(sb.remove_service(long))
+    local ok, _, code = sb.service(long, "a(")     -- refused: gives its charge back
+    assert(ok == nil and code == "EINVAL")
+    ok, _, code = sb.bind_service("Nowhere", long) -- refused too
+    assert(ok == nil and code == "ENOTARGET")
+  end
+  assert(sb.remove_service("Again"))
+  assert(sb.unregister(long))
+end)
+
 scenario("later scenarios still run", function()
   local t = { 1 }
   for _ = 1, 8 do t = { t, t } end
