@@ -99,26 +99,41 @@ extension SwitchboardCLI {
 
             var junitReport = JUnitReport()
             let timestamp = wallclock()
+            // The report so far, whole. Written before anything runs in this
+            // process (a top level, closing a state, a scenario that cannot
+            // have a process of its own): a watchdog that ends the run there
+            // leaves it. A scenario in a process of its own cannot end the
+            // run, so it does not rewrite the report (which would cost the
+            // size of the report per scenario).
+            func saveJUnit() throws {
+                if let junit { try write(junitReport.xml(timestamp: timestamp), to: junit) }
+            }
             // Written at once, so that a path that cannot be written fails before any scenario runs.
-            if let junit { try write(junitReport.xml(timestamp: timestamp), to: junit) }
+            try saveJUnit()
             tap.begin(plannedTests: planned.count)
             var passed = 0, failed = 0
             let started = monotonicSeconds()
+            var prepared: PreparedScript? // one script at a time: memory stays that of one
             for (number, item) in planned.enumerated() {
                 let result: ScenarioResult
                 if let problem = item.problem {
                     result = problem
                 } else {
                     progress.show("[\(number + 1)/\(planned.count)] \(item.script): \(item.name)", passed: passed, failed: failed)
-                    result = runScenario(script: item.script, index: item.index, name: item.name, settings: settings)
+                    if prepared?.script != item.script {
+                        try saveJUnit()
+                        prepared = nil
+                        prepared = PreparedScript(script: item.script, settings: settings)
+                    }
+                    result = try prepared!.run(index: item.index, name: item.name, beforeInProcess: saveJUnit)
                 }
                 progress.clear()
                 tap.report(number + 1, result)
                 junitReport.add(result)
-                // Rewritten each time: a run the watchdog ends leaves the report so far.
-                if let junit { try write(junitReport.xml(timestamp: timestamp), to: junit) }
                 if result.passed { passed += 1 } else { failed += 1 }
             }
+            try saveJUnit()
+            prepared = nil
             progress.clear()
             tap.summary(passed: passed, failed: failed, seconds: monotonicSeconds() - started)
             if failed > 0 { throw ExitCode.failure }

@@ -135,6 +135,11 @@ static void hook(lua_State *L, lua_Debug *ar) {
     }
 }
 
+void sbr_guard_resume(sbr_guard *g, double spent) {
+    g->started = sbr_now() - spent;
+    g->deadline = g->timeout > 0 ? g->started + g->timeout : 0;
+}
+
 void sbr_guard_arm(sbr_guard *g, lua_State *L) {
     g->started = sbr_now();
     g->deadline = g->timeout > 0 ? g->started + g->timeout : 0;
@@ -274,6 +279,9 @@ static void *watch(void *arg) {
     }
     pthread_mutex_unlock(&w->lock);
     if (wait_until(w, &w->until)) return NULL;
+    /* In a scenario's own process, ending that process is enough: the
+     * parent sees how it ended and reports the scenario. */
+    if (w->quiet) _exit(SBR_STUCK_EXIT);
     /* The scenario is stuck where no hook runs (in C). Nothing can stop it
      * safely: end the run, saying so on both streams. */
     char what[400], line[450];
@@ -295,13 +303,17 @@ static struct timespec at(double seconds) {
     return t;
 }
 
-int sbr_watchdog_start(sbr_watchdog *w, sbr_guard *g, int report_fd, const char *script, const char *name) {
+/* `spent`: seconds of the timeout already used (by the script's top level,
+ * run once before the scenario's process was made). */
+static int start(sbr_watchdog *w, sbr_guard *g, int report_fd, const char *script, const char *name,
+                 int quiet, double spent) {
     memset(w, 0, sizeof *w);
     w->report_fd = report_fd;
     if (g->timeout <= 0) return 1; /* no timeout: nothing to watch */
     w->script = script;
     w->name = name != NULL ? name : "(listing scenarios)";
     w->grace = g->grace;
+    w->quiet = quiet;
     w->L = g->L;
     w->guard = g;
     pthread_condattr_t attr;
@@ -310,11 +322,19 @@ int sbr_watchdog_start(sbr_watchdog *w, sbr_guard *g, int report_fd, const char 
     pthread_cond_init(&w->wake, &attr);
     pthread_condattr_destroy(&attr);
     pthread_mutex_init(&w->lock, NULL);
-    double now = sbr_now();
-    w->nudge_at = at(now + g->timeout);
-    w->until = at(now + g->timeout + g->grace);
+    double now = sbr_now(), left = g->timeout > spent ? g->timeout - spent : 0;
+    w->nudge_at = at(now + left);
+    w->until = at(now + left + g->grace);
     w->active = pthread_create(&w->thread, NULL, watch, w) == 0;
     return w->active;
+}
+
+int sbr_watchdog_start(sbr_watchdog *w, sbr_guard *g, int report_fd, const char *script, const char *name) {
+    return start(w, g, report_fd, script, name, 0, 0);
+}
+
+int sbr_watchdog_start_quiet(sbr_watchdog *w, sbr_guard *g, double spent) {
+    return start(w, g, -1, "", "", 1, spent);
 }
 
 void sbr_watchdog_forget_state(sbr_watchdog *w) {
