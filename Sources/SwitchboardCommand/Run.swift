@@ -11,9 +11,13 @@ extension SwitchboardCLI {
         static let configuration = CommandConfiguration(
             abstract: "Run Lua scenario scripts and report in TAP (and JUnit XML).",
             discussion: """
-                Each scenario runs in a fresh Lua state bound to a fresh mediator, with the plugins \
-                loaded and the Lua targets on sb.path: what one scenario registers or caches is gone \
-                before the next. A scenario that fails, errors or meets a limit does not stop the others.
+                A script's top level runs once, in a fresh Lua state bound to a fresh mediator with the \
+                plugins loaded and the Lua targets on sb.path; each scenario then runs in a process of \
+                its own, forked from that state: what one scenario registers, caches or breaks is gone \
+                before the next, and a scenario that fails, errors, meets a limit, crashes or is stuck \
+                in C past --timeout and --grace does not stop the others. (While a plugin's thread \
+                runs, scenarios run in the runner's own process instead, each after the top level \
+                runs again.)
 
                 Scripts see `sb` (the switchboard module) and the scenario API: scenario(name, fn), \
                 step(name, fn), expect(...).to_equal(v) / to_be_nil() / to_fail_with(code) and more \
@@ -21,7 +25,7 @@ extension SwitchboardCLI {
                 standard output goes to standard error, so it never mixes into the TAP stream.
 
                 Exit status: 0 when every scenario passed; 1 when one did not, or none matched; \
-                3 when a scenario was stuck in C past its timeout and the run was ended.
+                3 when code stuck in C in the runner's own process (a top level) ended the run.
 
                 Examples, from PREFIX/share/switchboard/examples:
 

@@ -45,8 +45,9 @@ double sbr_now(void) {
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-void sbr_guard_init(sbr_guard *g, const sbr_config *config) {
+void sbr_guard_init(sbr_guard *g, const sbr_config *config, sbr_arena *arena) {
     memset(g, 0, sizeof *g);
+    g->arena = arena;
     g->max_memory = config->max_memory_bytes;
     g->max_instructions = config->max_instructions;
     g->timeout = config->timeout_seconds;
@@ -74,7 +75,11 @@ void *sbr_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     /* For a new block Lua passes the kind of object in osize, not a size. */
     size_t old = ptr != NULL ? osize : 0;
     if (nsize == 0) {
-        free(ptr);
+        if (g->arena != NULL) {
+            (void)sbr_arena_resize(g->arena, ptr, old, 0);
+        } else {
+            free(ptr);
+        }
         g->in_use -= old;
         return NULL;
     }
@@ -90,7 +95,7 @@ void *sbr_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
             return NULL;
         }
     }
-    void *block = realloc(ptr, nsize);
+    void *block = g->arena != NULL ? sbr_arena_resize(g->arena, ptr, old, nsize) : realloc(ptr, nsize);
     if (block != NULL) {
         g->in_use = g->in_use - old + nsize;
         g->refused_size = 0;

@@ -11,9 +11,18 @@
 #include "switchboard_lua.h"
 #include "switchboard_runner.h"
 
+/* Memory for the Lua state scenarios are forked from (arena.c): chunks
+ * that may be huge pages, so that a fork copies little of it. */
+typedef struct sbr_arena sbr_arena;
+sbr_arena *sbr_arena_new(void);
+/* lua_Alloc's work without the accounting: `old` is 0 for a new block. */
+void *sbr_arena_resize(sbr_arena *a, void *block, size_t old, size_t size);
+void sbr_arena_free(sbr_arena *a);
+
 /* The limits of one Lua state; the allocator's userdata. */
 typedef struct sbr_guard {
     lua_State *L; /* set once the state exists: a trip makes every instruction fail */
+    sbr_arena *arena; /* where its memory comes from; NULL: malloc */
     size_t in_use, max_memory; /* in_use includes `charged` */
     size_t charged; /* what the library holds for the state (sbr_guard_charge) */
     size_t refused_size; /* the last allocation refused, 0 after one succeeds */
@@ -42,7 +51,9 @@ typedef struct sbr_watchdog {
 } sbr_watchdog;
 
 double sbr_now(void);
-void sbr_guard_init(sbr_guard *g, const sbr_config *config);
+/* `arena`: where the state's memory comes from (NULL: malloc); the guard
+ * does not own it. */
+void sbr_guard_init(sbr_guard *g, const sbr_config *config, sbr_arena *arena);
 void *sbr_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
 /* Starts the clock and the instruction count (the hook). */
 void sbr_guard_arm(sbr_guard *g, lua_State *L);

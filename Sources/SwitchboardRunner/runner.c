@@ -260,9 +260,9 @@ static int protected(frame *f, lua_State *L, lua_CFunction function) {
     return status == LUA_OK;
 }
 
-/* A fresh mediator and state for `f`, limited by `guard`; 0 with the
- * result filled when there is none. */
-static lua_State *open_state(frame *f, sbr_guard *guard) {
+/* A fresh mediator and state for `f`, limited by `guard`, its memory from
+ * `arena` (NULL: malloc); NULL with the result filled when there is none. */
+static lua_State *open_state(frame *f, sbr_guard *guard, sbr_arena *arena) {
     char *error = NULL;
     f->m = sbr_new_mediator(f->config, &error);
     if (f->m == NULL) {
@@ -270,7 +270,7 @@ static lua_State *open_state(frame *f, sbr_guard *guard) {
         free(error);
         return NULL;
     }
-    sbr_guard_init(guard, f->config);
+    sbr_guard_init(guard, f->config, arena);
     f->guard = guard;
     lua_State *L = lua_newstate(sbr_alloc, guard);
     if (L == NULL) {
@@ -283,19 +283,22 @@ static lua_State *open_state(frame *f, sbr_guard *guard) {
     return L;
 }
 
-/* Closes the state (its finalizers run under `watchdog`) and the mediator. */
+/* Closes the state (its finalizers run under `watchdog`), its arena and
+ * the mediator. */
 static void close_state(lua_State *L, sbr_guard *guard, sbr_watchdog *watchdog, sb_mediator *m) {
     sbr_guard_relax(guard, L);
     sbr_watchdog_forget_state(watchdog);
     lua_close(L); /* before the mediator goes: closing unregisters the state's targets */
     sbr_watchdog_stop(watchdog); /* closing stays under the watchdog */
+    sbr_arena_free(guard->arena);
+    guard->arena = NULL;
     sb_mediator_free(m);
 }
 
 /* One fresh mediator and state; runs `f` (listing or one scenario). */
 static void execute(frame *f) {
     sbr_guard guard;
-    lua_State *L = open_state(f, &guard);
+    lua_State *L = open_state(f, &guard, NULL);
     if (L == NULL) return;
     sbr_watchdog watchdog;
     sbr_watchdog_start(&watchdog, &guard, f->config->report_fd, f->script, f->name);
@@ -308,8 +311,12 @@ static void execute(frame *f) {
 
 void sbr_script_prepare(sbr_script *s) {
     frame f = {.config = &s->config, .script = s->script, .purpose = PREPARING, .result = &s->problem};
-    lua_State *L = open_state(&f, &s->guard);
-    if (L == NULL) return;
+    sbr_arena *arena = sbr_arena_new(); /* NULL: malloc will do */
+    lua_State *L = open_state(&f, &s->guard, arena);
+    if (L == NULL) {
+        sbr_arena_free(arena);
+        return;
+    }
     sbr_watchdog watchdog;
     sbr_watchdog_start(&watchdog, &s->guard, s->config.report_fd, s->script, "(the script's top level)");
     int ran = protected(&f, L, protected_main) && s->problem.message == NULL && s->problem.outcome == SBR_PASSED;

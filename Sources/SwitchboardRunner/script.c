@@ -24,6 +24,9 @@
 #include "internal.h"
 
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -52,6 +55,11 @@ sbr_script *sbr_script_open(const sbr_config *config, const char *script) {
         return NULL;
     }
     sbr_script_prepare(s);
+#ifdef __GLIBC__
+    /* What the listing freed is still mapped, and each fork would copy it:
+     * give it back. */
+    if (s->ready) malloc_trim(0);
+#endif
     return s;
 }
 
