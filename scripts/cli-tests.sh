@@ -202,6 +202,19 @@ SB_PROCESS_PLUGIN="$work/process.so" run threaded run --allow-os --verbose $scen
 check "a thread running when a scenario would fork (a plugin's): scenarios run in the runner's process, still isolated" bash -c "
   [ \$(cat '$work/threaded.status') = 0 ] && [ \$(grep -c '^# pid ' '$work/threaded.tap') = 2 ] \
     && [ \$(grep '^# pid ' '$work/threaded.tap' | sort -u | wc -l) = 1 ] || { cat '$work/threaded.tap'; exit 1; }"
+check "a top level churning through 40 block sizes under --max-memory 16 passes, and the runner stays under 150 MiB" \
+  $py - "$sb" "$scenarios/churn.lua" <<'EOF'
+import os, subprocess, sys
+run = subprocess.Popen([sys.argv[1], "run", "--max-memory", "16", sys.argv[2]], stdout=subprocess.PIPE)
+tap = run.stdout.read().decode()
+_, status, usage = os.wait4(run.pid, 0)
+assert os.waitstatus_to_exitcode(status) == 0 and "ok 1 " in tap, tap
+# The blocks the prepared state parks in free lists by size are capped
+# (arena.c); uncapped, this run held 350 MiB.
+assert usage.ru_maxrss < 150 * 1024, usage.ru_maxrss
+EOF
+row "Top level churns through 40 block sizes (8 MiB of strings each, dropped) under --max-memory 16" 1 \
+  "it runs as it did before scenarios were forked; the memory parked by size in the prepared state is capped (peak RSS under 150 MiB)"
 row "A plugin starts a thread at the top level, so a forked copy of the runner could find a lock another thread held" 1 \
   "scenarios run in the runner's own process instead, each in a fresh state where the top level runs again; isolation holds"
 run sandbox run "${load[@]}" $scenarios/sandbox.lua

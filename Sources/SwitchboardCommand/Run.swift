@@ -133,7 +133,7 @@ extension SwitchboardCLI {
                 }
                 progress.clear()
                 tap.report(number + 1, result)
-                junitReport.add(result)
+                if junit != nil { junitReport.add(result) } // kept only when asked for
                 if result.passed { passed += 1 } else { failed += 1 }
             }
             try saveJUnit()

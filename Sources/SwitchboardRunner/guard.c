@@ -70,6 +70,16 @@ static void trip(sbr_guard *g, const char *fmt, ...) {
     if (g->L != NULL && !g->relaxed) lua_sethook(g->L, hook, LUA_MASKCOUNT, 1);
 }
 
+/* Lua answers a refusal with a full collection and asks again: only a
+ * second refusal of the same request is the limit. */
+static void *refuse(sbr_guard *g, size_t nsize) {
+    if (g->refused_size == nsize) {
+        trip(g, "the memory limit of %zu MiB was reached (--max-memory)", g->max_memory >> 20);
+    }
+    g->refused_size = nsize;
+    return NULL;
+}
+
 void *sbr_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     sbr_guard *g = ud;
     /* For a new block Lua passes the kind of object in osize, not a size. */
@@ -85,15 +95,7 @@ void *sbr_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     }
     if (g->max_memory > 0 && nsize > old) {
         size_t limit = g->max_memory + (g->relaxed ? REPORT_RESERVE : 0);
-        if (g->in_use - old + nsize > limit) {
-            /* Lua answers a refusal with a full collection and asks again:
-             * only a second refusal of the same request is the limit. */
-            if (g->refused_size == nsize) {
-                trip(g, "the memory limit of %zu MiB was reached (--max-memory)", g->max_memory >> 20);
-            }
-            g->refused_size = nsize;
-            return NULL;
-        }
+        if (g->in_use - old + nsize > limit) return refuse(g, nsize);
     }
     void *block = g->arena != NULL ? sbr_arena_resize(g->arena, ptr, old, nsize) : realloc(ptr, nsize);
     if (block != NULL) {

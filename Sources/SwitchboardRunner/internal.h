@@ -14,7 +14,11 @@
 /* Memory for the Lua state scenarios are forked from (arena.c): chunks
  * that may be huge pages, so that a fork copies little of it. */
 typedef struct sbr_arena sbr_arena;
-sbr_arena *sbr_arena_new(void);
+/* `cap`: the most bytes its chunks may hold (0: no limit); past it, blocks
+ * come from malloc. */
+sbr_arena *sbr_arena_new(size_t cap);
+/* In a scenario's process: new blocks come from malloc from now on. */
+void sbr_arena_seal(sbr_arena *a);
 /* lua_Alloc's work without the accounting: `old` is 0 for a new block. */
 void *sbr_arena_resize(sbr_arena *a, void *block, size_t old, size_t size);
 void sbr_arena_free(sbr_arena *a);

@@ -24,6 +24,10 @@
 
 #define CONTROL_KEY "switchboard.runner.control"
 
+/* What a prepared state's arena chunks may hold beyond --max-memory (the
+ * report's reserve); past that its blocks come from malloc. */
+#define ARENA_SLACK ((size_t)8 << 20)
+
 /* What a state is made for. */
 typedef enum purpose {
     LISTING,   /* the names only */
@@ -181,7 +185,11 @@ static int protected_main(lua_State *L) {
     if (!lua_isnil(L, -1)) { /* the top level raised: one problem for the script */
         sbr_guard_relax(f->guard, L);
         f->result->outcome = SBR_ERROR;
-        copy_report(L, -1, f->result);
+        if (lua_istable(L, -1)) {
+            copy_report(L, -1, f->result);
+        } else { /* the error handler itself failed (out of memory): the bare error */
+            f->result->message = sbr_copy_text(L, -1);
+        }
         return 0;
     }
     lua_pop(L, 1);
@@ -311,7 +319,11 @@ static void execute(frame *f) {
 
 void sbr_script_prepare(sbr_script *s) {
     frame f = {.config = &s->config, .script = s->script, .purpose = PREPARING, .result = &s->problem};
-    sbr_arena *arena = sbr_arena_new(); /* NULL: malloc will do */
+    /* Its chunks hold no more than the limit allows the state, with room
+     * for the report: what is parked in them unused stays bounded. NULL:
+     * malloc will do. */
+    size_t limit = s->config.max_memory_bytes;
+    sbr_arena *arena = sbr_arena_new(limit > 0 && limit < SIZE_MAX - ARENA_SLACK ? limit + ARENA_SLACK : 0);
     lua_State *L = open_state(&f, &s->guard, arena);
     if (L == NULL) {
         sbr_arena_free(arena);
@@ -338,6 +350,7 @@ void sbr_script_run_here(sbr_script *s, size_t index, const char *name, sbr_resu
     frame f = {.config = &s->config, .script = s->script, .m = s->m, .guard = &s->guard, .purpose = RUNNING,
                .index = index, .name = name, .loaded = 1, .result = result};
     sbr_guard_resume(&s->guard, s->spent);
+    sbr_arena_seal(s->guard.arena); /* the scenario's own memory: malloc's, as always */
     /* Never stopped: it watches the report go up the pipe too, and ends
      * with the process. */
     sbr_watchdog_start_quiet(&s->watchdog, &s->guard, s->spent);
