@@ -54,10 +54,14 @@ sbr_script *sbr_script_open(const sbr_config *config, const char *script) {
         free(s);
         return NULL;
     }
+#ifdef __GLIBC__
+    /* What the listing (and an earlier script) freed is still mapped: give
+     * it back before the prepared state adds its own, and again after, for
+     * what preparing freed. Each fork would copy it. */
+    malloc_trim(0);
+#endif
     sbr_script_prepare(s);
 #ifdef __GLIBC__
-    /* What the listing freed is still mapped, and each fork would copy it:
-     * give it back. */
     if (s->ready) malloc_trim(0);
 #endif
     return s;
