@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Benchmarks: what a perform costs from Swift, C and Lua, each case against a
-# baseline measured in the same run (a direct call, a plain Lua call).
+# baseline measured in the same run (a direct call, a plain Lua call); and
+# what `switchboard run` costs per scenario in files of 100, 1,000 and 10,000
+# scenarios, with its peak memory (bench/runner/bench.py).
 #
 #   scripts/bench.sh [--smoke] [--json PATH] [--no-build] [--no-callgrind]
 #
@@ -32,9 +34,9 @@ while [ $# -gt 0 ]; do
 done
 
 if [ $smoke = 1 ]; then
-  iterations=2000 reps=5 processes=3 cg_small=100 cg_large=600
+  iterations=2000 reps=5 processes=3 cg_small=100 cg_large=600 runner_sizes=100,1000 runner_reps=1
 else
-  iterations=200000 reps=7 processes=11 cg_small=2000 cg_large=12000
+  iterations=200000 reps=7 processes=11 cg_small=2000 cg_large=12000 runner_sizes=100,1000,10000 runner_reps=3
 fi
 
 exec 3>&1 1>&2 # progress on stderr; the table alone on stdout
@@ -67,6 +69,9 @@ sb_step "Swift cases"
 "$swift_bench" "$iterations" "$reps" | tee -a "$lines"
 sb_step "Lua cases"
 lua5.4 bench/lua/bench.lua "$iterations" "$reps" "$plugin" | tee -a "$lines"
+
+sb_step "switchboard run: files of $runner_sizes scenarios"
+python3 bench/runner/bench.py "$dist/bin/switchboard" "$out/runner" "$runner_sizes" "$runner_reps" | tee "$out/runner.jsonl"
 
 sb_step "Library size, dlopen, require"
 library="$dist/lib/libswitchboard.so.1"
@@ -118,4 +123,4 @@ sb_step "Report"
 mkdir -p "$(dirname "$json")"
 exec 1>&3
 python3 scripts/lib/bench_report.py --cases "$lines" --facts "$out/facts.json" \
-  --instructions "$out/instructions.txt" --json "$json" $([ $smoke = 1 ] && echo --smoke)
+  --instructions "$out/instructions.txt" --runner "$out/runner.jsonl" --json "$json" $([ $smoke = 1 ] && echo --smoke)

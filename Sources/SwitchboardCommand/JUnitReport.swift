@@ -2,49 +2,70 @@
 /// per script, one testcase per scenario; an expectation that did not hold
 /// is a <failure>, an error or a limit an <error>.
 struct JUnitReport {
-    private var suites: [(script: String, cases: [ScenarioResult])] = []
+    /// A suite keeps its counts and its test cases already written out, not
+    /// the reports: a run of many scenarios keeps little per scenario (each
+    /// scenario's process is a copy of the runner, whose size it pays for).
+    private struct Suite {
+        let script: String
+        var tests = 0, failures = 0, errors = 0
+        var seconds = 0.0
+        var cases = ""
+    }
+
+    private var suites: [Suite] = []
 
     mutating func add(_ r: ScenarioResult) {
-        if let i = suites.firstIndex(where: { $0.script == r.script }) {
-            suites[i].cases.append(r)
+        // The scenarios of a script come together: its suite is the last one
+        // (but a script given twice has one suite).
+        let i: Int
+        if let found = suites.lastIndex(where: { $0.script == r.script }) {
+            i = found
         } else {
-            suites.append((r.script, [r]))
+            suites.append(Suite(script: r.script))
+            i = suites.count - 1
         }
+        suites[i].tests += 1
+        if r.outcome == .failed { suites[i].failures += 1 }
+        if r.outcome == .error || r.outcome == .limit { suites[i].errors += 1 }
+        suites[i].seconds += r.seconds
+        suites[i].cases += testcase(r)
     }
 
     func xml(timestamp: String) -> String {
-        let all = suites.flatMap(\.cases)
+        var all = Suite(script: "")
+        for suite in suites {
+            all.tests += suite.tests
+            all.failures += suite.failures
+            all.errors += suite.errors
+        }
+        all.seconds = suites.reduce(0) { $0 + $1.seconds }
         var x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         x += "<testsuites name=\"switchboard\"\(counts(all))>\n"
         for suite in suites {
-            x += "  <testsuite name=\(attribute(suite.script))\(counts(suite.cases)) skipped=\"0\" timestamp=\"\(timestamp)\">\n"
-            for r in suite.cases {
-                x += "    <testcase name=\(attribute(r.name)) classname=\(attribute(r.script)) time=\"\(seconds(r.seconds))\""
-                if r.passed && r.output == nil {
-                    x += "/>\n"
-                    continue
-                }
-                x += ">\n"
-                if !r.passed {
-                    let element = r.outcome == .failed ? "failure" : "error"
-                    var details = [r.location.map { "at \($0)" }, r.step.map { "in step \($0)" }].compactMap { $0 }
-                    if let traceback = r.traceback { details.append(traceback) }
-                    x += "      <\(element) message=\(attribute(r.message ?? r.outcome.rawValue)) type=\"\(r.outcome.rawValue)\">"
-                    x += text(details.joined(separator: "\n")) + "</\(element)>\n"
-                }
-                if let output = r.output { x += "      <system-out>\(text(output))</system-out>\n" }
-                x += "    </testcase>\n"
-            }
+            x += "  <testsuite name=\(attribute(suite.script))\(counts(suite)) skipped=\"0\" timestamp=\"\(timestamp)\">\n"
+            x += suite.cases
             x += "  </testsuite>\n"
         }
         return x + "</testsuites>\n"
     }
 
-    private func counts(_ cases: [ScenarioResult]) -> String {
-        let failures = cases.filter { $0.outcome == .failed }.count
-        let errors = cases.filter { $0.outcome == .error || $0.outcome == .limit }.count
-        let time = cases.reduce(0) { $0 + $1.seconds }
-        return " tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"\(errors)\" time=\"\(seconds(time))\""
+    private func testcase(_ r: ScenarioResult) -> String {
+        var x = "    <testcase name=\(attribute(r.name)) classname=\(attribute(r.script)) time=\"\(seconds(r.seconds))\""
+        if r.passed && r.output == nil { return x + "/>\n" }
+        x += ">\n"
+        if !r.passed {
+            let element = r.outcome == .failed ? "failure" : "error"
+            var details = [r.location.map { "at \($0)" }, r.step.map { "in step \($0)" }].compactMap { $0 }
+            if let traceback = r.traceback { details.append(traceback) }
+            x += "      <\(element) message=\(attribute(r.message ?? r.outcome.rawValue)) type=\"\(r.outcome.rawValue)\">"
+            x += text(details.joined(separator: "\n")) + "</\(element)>\n"
+        }
+        if let output = r.output { x += "      <system-out>\(text(output))</system-out>\n" }
+        return x + "    </testcase>\n"
+    }
+
+    private func counts(_ suite: Suite) -> String {
+        " tests=\"\(suite.tests)\" failures=\"\(suite.failures)\" errors=\"\(suite.errors)\" time=\"\(seconds(suite.seconds))\""
     }
 
     private func seconds(_ s: Double) -> String {

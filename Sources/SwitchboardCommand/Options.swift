@@ -28,7 +28,7 @@ struct LimitOptions: ParsableArguments {
     var maxMemory: Int = 256
 
     @Option(help: ArgumentHelp(
-        "Seconds past --timeout before a scenario stuck in C (where no limit can interrupt it) ends the whole run, with exit status 3.",
+        "Seconds past --timeout before code stuck in C (where no limit can interrupt it) is ended: a scenario's own process (reported as a limit), or the whole run with exit status 3 (a top level, call, routes).",
         valueName: "seconds"))
     var grace: Double = 10
 

@@ -11,9 +11,13 @@ extension SwitchboardCLI {
         static let configuration = CommandConfiguration(
             abstract: "Run Lua scenario scripts and report in TAP (and JUnit XML).",
             discussion: """
-                Each scenario runs in a fresh Lua state bound to a fresh mediator, with the plugins \
-                loaded and the Lua targets on sb.path: what one scenario registers or caches is gone \
-                before the next. A scenario that fails, errors or meets a limit does not stop the others.
+                A script's top level runs once, in a fresh Lua state bound to a fresh mediator with the \
+                plugins loaded and the Lua targets on sb.path; each scenario then runs in a process of \
+                its own, forked from that state: what one scenario registers, caches or breaks is gone \
+                before the next, and a scenario that fails, errors, meets a limit, crashes or is stuck \
+                in C past --timeout and --grace does not stop the others. (While a plugin's thread \
+                runs, scenarios run in the runner's own process instead, each after the top level \
+                runs again.)
 
                 Scripts see `sb` (the switchboard module) and the scenario API: scenario(name, fn), \
                 step(name, fn), expect(...).to_equal(v) / to_be_nil() / to_fail_with(code) and more \
@@ -21,7 +25,7 @@ extension SwitchboardCLI {
                 standard output goes to standard error, so it never mixes into the TAP stream.
 
                 Exit status: 0 when every scenario passed; 1 when one did not, or none matched; \
-                3 when a scenario was stuck in C past its timeout and the run was ended.
+                3 when code stuck in C in the runner's own process (a top level) ended the run.
 
                 Examples, from PREFIX/share/switchboard/examples:
 
@@ -99,26 +103,41 @@ extension SwitchboardCLI {
 
             var junitReport = JUnitReport()
             let timestamp = wallclock()
+            // The report so far, whole. Written before anything runs in this
+            // process (a top level, closing a state, a scenario that cannot
+            // have a process of its own): a watchdog that ends the run there
+            // leaves it. A scenario in a process of its own cannot end the
+            // run, so it does not rewrite the report (which would cost the
+            // size of the report per scenario).
+            func saveJUnit() throws {
+                if let junit { try write(junitReport.xml(timestamp: timestamp), to: junit) }
+            }
             // Written at once, so that a path that cannot be written fails before any scenario runs.
-            if let junit { try write(junitReport.xml(timestamp: timestamp), to: junit) }
+            try saveJUnit()
             tap.begin(plannedTests: planned.count)
             var passed = 0, failed = 0
             let started = monotonicSeconds()
+            var prepared: PreparedScript? // one script at a time: memory stays that of one
             for (number, item) in planned.enumerated() {
                 let result: ScenarioResult
                 if let problem = item.problem {
                     result = problem
                 } else {
                     progress.show("[\(number + 1)/\(planned.count)] \(item.script): \(item.name)", passed: passed, failed: failed)
-                    result = runScenario(script: item.script, index: item.index, name: item.name, settings: settings)
+                    if prepared?.script != item.script {
+                        try saveJUnit()
+                        prepared = nil
+                        prepared = PreparedScript(script: item.script, settings: settings)
+                    }
+                    result = try prepared!.run(index: item.index, name: item.name, beforeInProcess: saveJUnit)
                 }
                 progress.clear()
                 tap.report(number + 1, result)
-                junitReport.add(result)
-                // Rewritten each time: a run the watchdog ends leaves the report so far.
-                if let junit { try write(junitReport.xml(timestamp: timestamp), to: junit) }
+                if junit != nil { junitReport.add(result) } // kept only when asked for
                 if result.passed { passed += 1 } else { failed += 1 }
             }
+            try saveJUnit()
+            prepared = nil
             progress.clear()
             tap.summary(passed: passed, failed: failed, seconds: monotonicSeconds() - started)
             if failed > 0 { throw ExitCode.failure }

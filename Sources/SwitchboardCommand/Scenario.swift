@@ -67,10 +67,34 @@ struct ScriptListing {
     }
 }
 
-func runScenario(script: String, index: Int, name: String, settings: RunnerSettings) -> ScenarioResult {
-    var config = settings.config
-    var result = sbr_result()
-    defer { sbr_result_clear(&result) }
-    sbr_run(&config, script, index, name, &result)
-    return ScenarioResult(script: script, name: name, result)
+/// A script whose top level has run once, in a state each of its scenarios
+/// gets a copy of (a process forked from this one: see script.c).
+final class PreparedScript {
+    let script: String
+    private let settings: RunnerSettings // what the C side's config points to
+    private let prepared: OpaquePointer?
+
+    init(script: String, settings: RunnerSettings) {
+        self.script = script
+        self.settings = settings
+        var config = settings.config
+        prepared = sbr_script_open(&config, script)
+    }
+
+    /// Runs a scenario in a process of its own; or, where that cannot be
+    /// done (another thread is running, fork failed, out of memory), the old
+    /// way: in this process, after `beforeInProcess`, in a fresh state where
+    /// the top level runs again.
+    func run(index: Int, name: String, beforeInProcess: () throws -> Void) rethrows -> ScenarioResult {
+        var result = sbr_result()
+        defer { sbr_result_clear(&result) }
+        if prepared == nil || sbr_script_run(prepared, index, name, &result) == 0 {
+            try beforeInProcess()
+            var config = settings.config
+            sbr_run(&config, script, index, name, &result)
+        }
+        return ScenarioResult(script: script, name: name, result)
+    }
+
+    deinit { sbr_script_close(prepared) }
 }

@@ -45,8 +45,9 @@ double sbr_now(void) {
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-void sbr_guard_init(sbr_guard *g, const sbr_config *config) {
+void sbr_guard_init(sbr_guard *g, const sbr_config *config, sbr_arena *arena) {
     memset(g, 0, sizeof *g);
+    g->arena = arena;
     g->max_memory = config->max_memory_bytes;
     g->max_instructions = config->max_instructions;
     g->timeout = config->timeout_seconds;
@@ -69,28 +70,34 @@ static void trip(sbr_guard *g, const char *fmt, ...) {
     if (g->L != NULL && !g->relaxed) lua_sethook(g->L, hook, LUA_MASKCOUNT, 1);
 }
 
+/* Lua answers a refusal with a full collection and asks again: only a
+ * second refusal of the same request is the limit. */
+static void *refuse(sbr_guard *g, size_t nsize) {
+    if (g->refused_size == nsize) {
+        trip(g, "the memory limit of %zu MiB was reached (--max-memory)", g->max_memory >> 20);
+    }
+    g->refused_size = nsize;
+    return NULL;
+}
+
 void *sbr_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     sbr_guard *g = ud;
     /* For a new block Lua passes the kind of object in osize, not a size. */
     size_t old = ptr != NULL ? osize : 0;
     if (nsize == 0) {
-        free(ptr);
+        if (g->arena != NULL) {
+            (void)sbr_arena_resize(g->arena, ptr, old, 0);
+        } else {
+            free(ptr);
+        }
         g->in_use -= old;
         return NULL;
     }
     if (g->max_memory > 0 && nsize > old) {
         size_t limit = g->max_memory + (g->relaxed ? REPORT_RESERVE : 0);
-        if (g->in_use - old + nsize > limit) {
-            /* Lua answers a refusal with a full collection and asks again:
-             * only a second refusal of the same request is the limit. */
-            if (g->refused_size == nsize) {
-                trip(g, "the memory limit of %zu MiB was reached (--max-memory)", g->max_memory >> 20);
-            }
-            g->refused_size = nsize;
-            return NULL;
-        }
+        if (g->in_use - old + nsize > limit) return refuse(g, nsize);
     }
-    void *block = realloc(ptr, nsize);
+    void *block = g->arena != NULL ? sbr_arena_resize(g->arena, ptr, old, nsize) : realloc(ptr, nsize);
     if (block != NULL) {
         g->in_use = g->in_use - old + nsize;
         g->refused_size = 0;
@@ -133,6 +140,11 @@ static void hook(lua_State *L, lua_Debug *ar) {
         lua_sethook(L, hook, LUA_MASKCOUNT, 1);
         luaL_error(L, "%s", g->message);
     }
+}
+
+void sbr_guard_resume(sbr_guard *g, double spent) {
+    g->started = sbr_now() - spent;
+    g->deadline = g->timeout > 0 ? g->started + g->timeout : 0;
 }
 
 void sbr_guard_arm(sbr_guard *g, lua_State *L) {
@@ -274,6 +286,9 @@ static void *watch(void *arg) {
     }
     pthread_mutex_unlock(&w->lock);
     if (wait_until(w, &w->until)) return NULL;
+    /* In a scenario's own process, ending that process is enough: the
+     * parent sees how it ended and reports the scenario. */
+    if (w->quiet) _exit(SBR_STUCK_EXIT);
     /* The scenario is stuck where no hook runs (in C). Nothing can stop it
      * safely: end the run, saying so on both streams. */
     char what[400], line[450];
@@ -295,13 +310,17 @@ static struct timespec at(double seconds) {
     return t;
 }
 
-int sbr_watchdog_start(sbr_watchdog *w, sbr_guard *g, int report_fd, const char *script, const char *name) {
+/* `spent`: seconds of the timeout already used (by the script's top level,
+ * run once before the scenario's process was made). */
+static int start(sbr_watchdog *w, sbr_guard *g, int report_fd, const char *script, const char *name,
+                 int quiet, double spent) {
     memset(w, 0, sizeof *w);
     w->report_fd = report_fd;
     if (g->timeout <= 0) return 1; /* no timeout: nothing to watch */
     w->script = script;
     w->name = name != NULL ? name : "(listing scenarios)";
     w->grace = g->grace;
+    w->quiet = quiet;
     w->L = g->L;
     w->guard = g;
     pthread_condattr_t attr;
@@ -310,11 +329,19 @@ int sbr_watchdog_start(sbr_watchdog *w, sbr_guard *g, int report_fd, const char 
     pthread_cond_init(&w->wake, &attr);
     pthread_condattr_destroy(&attr);
     pthread_mutex_init(&w->lock, NULL);
-    double now = sbr_now();
-    w->nudge_at = at(now + g->timeout);
-    w->until = at(now + g->timeout + g->grace);
+    double now = sbr_now(), left = g->timeout > spent ? g->timeout - spent : 0;
+    w->nudge_at = at(now + left);
+    w->until = at(now + left + g->grace);
     w->active = pthread_create(&w->thread, NULL, watch, w) == 0;
     return w->active;
+}
+
+int sbr_watchdog_start(sbr_watchdog *w, sbr_guard *g, int report_fd, const char *script, const char *name) {
+    return start(w, g, report_fd, script, name, 0, 0);
+}
+
+int sbr_watchdog_start_quiet(sbr_watchdog *w, sbr_guard *g, double spent) {
+    return start(w, g, -1, "", "", 1, spent);
 }
 
 void sbr_watchdog_forget_state(sbr_watchdog *w) {

@@ -11,9 +11,22 @@
 #include "switchboard_lua.h"
 #include "switchboard_runner.h"
 
+/* Memory for the Lua state scenarios are forked from (arena.c): chunks
+ * that may be huge pages, so that a fork copies little of it. */
+typedef struct sbr_arena sbr_arena;
+/* `cap`: the most bytes its chunks may hold (0: no limit); past it, blocks
+ * come from malloc. */
+sbr_arena *sbr_arena_new(size_t cap);
+/* In a scenario's process: new blocks come from malloc from now on. */
+void sbr_arena_seal(sbr_arena *a);
+/* lua_Alloc's work without the accounting: `old` is 0 for a new block. */
+void *sbr_arena_resize(sbr_arena *a, void *block, size_t old, size_t size);
+void sbr_arena_free(sbr_arena *a);
+
 /* The limits of one Lua state; the allocator's userdata. */
 typedef struct sbr_guard {
     lua_State *L; /* set once the state exists: a trip makes every instruction fail */
+    sbr_arena *arena; /* where its memory comes from; NULL: malloc */
     size_t in_use, max_memory; /* in_use includes `charged` */
     size_t charged; /* what the library holds for the state (sbr_guard_charge) */
     size_t refused_size; /* the last allocation refused, 0 after one succeeds */
@@ -35,16 +48,23 @@ typedef struct sbr_watchdog {
     lua_State *L; /* and its guard: NULL once the state is forgotten */
     sbr_guard *guard;
     int active, done;
+    int quiet; /* in a scenario's own process: past the grace, end it silently */
     double grace;
     int report_fd;
     const char *script, *name;
 } sbr_watchdog;
 
 double sbr_now(void);
-void sbr_guard_init(sbr_guard *g, const sbr_config *config);
+/* `arena`: where the state's memory comes from (NULL: malloc); the guard
+ * does not own it. */
+void sbr_guard_init(sbr_guard *g, const sbr_config *config, sbr_arena *arena);
 void *sbr_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
 /* Starts the clock and the instruction count (the hook). */
 void sbr_guard_arm(sbr_guard *g, lua_State *L);
+/* Restarts the clock of an armed guard, `spent` seconds ago (in a
+ * scenario's process: what the top level took counts, as it always did);
+ * the instruction count and the memory in use go on from where they were. */
+void sbr_guard_resume(sbr_guard *g, double spent);
 /* Makes every coroutine of the state count against its one instruction
  * budget (wraps coroutine.create and coroutine.wrap). */
 void sbr_guard_coroutines(lua_State *L);
@@ -59,7 +79,16 @@ const char *sbr_guard_tripped(const sbr_guard *g);
 /* Where the tripped state was stopped ("file:line"), or NULL. */
 const char *sbr_guard_where(const sbr_guard *g);
 
+/* How a scenario's process ends when its watchdog gives up on it. */
+#define SBR_STUCK_EXIT 3
+
+/* At the timeout, nudges the state; past the grace, writes "Bail out!" to
+ * report_fd and ends the whole run (exit status 3). */
 int sbr_watchdog_start(sbr_watchdog *w, sbr_guard *g, int report_fd, const char *script, const char *name);
+/* The same in a scenario's own process, with `spent` seconds of the timeout
+ * used already: past the grace it ends that process only, silently, with
+ * SBR_STUCK_EXIT (the parent reports the scenario and the run goes on). */
+int sbr_watchdog_start_quiet(sbr_watchdog *w, sbr_guard *g, double spent);
 /* Before the state is closed: the watchdog must not touch it any more. */
 void sbr_watchdog_forget_state(sbr_watchdog *w);
 void sbr_watchdog_stop(sbr_watchdog *w);
@@ -77,6 +106,52 @@ void sbr_prepare_state(lua_State *L, const sbr_config *config, sb_mediator *m);
 /* A fresh mediator with the configured plugins; NULL with *error set
  * (malloc'd) when one does not load. */
 sb_mediator *sbr_new_mediator(const sbr_config *config, char **error);
+
+/* A script prepared once (see script.c): a mediator and a state in which
+ * the scenario API and the script's top level have run, never used again
+ * by the process that made it, only copied (forked) for each scenario. */
+struct sbr_script {
+    sbr_config config;   /* a copy; in a scenario's process its trace goes to `channel` */
+    char *script;
+    sb_mediator *m;
+    lua_State *L;
+    sbr_guard guard;     /* the allocator's userdata: stays at this address */
+    int ready;           /* 0: `problem` says why the top level did not run */
+    sbr_result problem;
+    double spent;        /* seconds the top level took: charged to each scenario */
+    int channel;         /* in a scenario's process: the pipe to the parent */
+    sbr_watchdog watchdog; /* in a scenario's process: watches it until it ends */
+};
+
+/* runner.c: the state of `s` (s->ready, or s->problem). */
+void sbr_script_prepare(sbr_script *s);
+/* runner.c: runs scenario `index` in the prepared state (the caller's copy
+ * of it: a scenario's process). Fills *result, which starts cleared. */
+void sbr_script_run_here(sbr_script *s, size_t index, const char *name, sbr_result *result);
+/* runner.c: closes the prepared state, under a watchdog (finalizers run). */
+void sbr_script_close_state(sbr_script *s);
+
+/* channel.c: what a scenario's process tells its parent, as records on a
+ * pipe: a kind byte, an 8-byte length, the payload. */
+#define SBR_RECORD_TRACE 'T'  /* one --trace line, with its NUL */
+#define SBR_RECORD_RESULT 'R' /* the report: the last record */
+int sbr_channel_send(int fd, char kind, const void *payload, size_t length);
+int sbr_channel_send_result(int fd, const sbr_result *result);
+
+/* The parent's side: bytes in, whole records out. */
+typedef struct sbr_inbox {
+    char *data;
+    size_t start, used, capacity; /* unread bytes are data[start, used) */
+} sbr_inbox;
+/* Reads what `fd` has (one read). 1: bytes came; 0: end of file; -1: an
+ * error (or a record too big to be one of ours). */
+int sbr_inbox_read(sbr_inbox *in, int fd);
+/* The next whole record, or 0. The payload stays valid until the next call. */
+int sbr_inbox_take(sbr_inbox *in, char *kind, const char **payload, size_t *length);
+void sbr_inbox_free(sbr_inbox *in);
+/* Fills *result (cleared first; its name stays NULL) from a result record.
+ * 0 when the record is malformed. */
+int sbr_channel_decode_result(const char *payload, size_t length, sbr_result *result);
 
 char *sbr_strdup(const char *s);
 /* A malloc'd copy of the string (or number) at `idx` for a report, whole:

@@ -1,8 +1,10 @@
 /*
- * Lists and runs the scenarios of one script, each time in a fresh Lua state
- * bound to a fresh mediator. The scenario API itself (scenario, step, expect)
- * is Lua, handed in as config->prelude; this file builds the state, keeps
- * the limits, and turns what the prelude reports into an sbr_result.
+ * Lists, prepares and runs the scenarios of one script, in a fresh Lua state
+ * bound to a fresh mediator: to list them, to prepare a state that each
+ * scenario's process copies (script.c), or, the old way, to run one. The
+ * scenario API itself (scenario, step, expect) is Lua, handed in as
+ * config->prelude; this file builds the state, keeps the limits, and turns
+ * what the prelude reports into an sbr_result.
  *
  * The prelude is called with a table of helpers (now, wallclock, trace,
  * script) and returns its control table:
@@ -22,12 +24,23 @@
 
 #define CONTROL_KEY "switchboard.runner.control"
 
+/* What a prepared state's arena chunks may hold beyond --max-memory (the
+ * report's reserve); past that its blocks come from malloc. */
+#define ARENA_SLACK ((size_t)8 << 20)
+
+/* What a state is made for. */
+typedef enum purpose {
+    LISTING,   /* the names only */
+    RUNNING,   /* one scenario, after the top level */
+    PREPARING, /* the top level only: the state stays, for script.c */
+} purpose;
+
 typedef struct frame {
     const sbr_config *config;
     const char *script;
     sb_mediator *m;
     sbr_guard *guard;
-    int listing;  /* 1: names only */
+    purpose purpose;
     size_t index; /* run: 0-based */
     const char *name;
     int loaded;   /* the control table is in the registry */
@@ -134,7 +147,19 @@ static void push_control(lua_State *L, const char *function) {
     lua_remove(L, -2);
 }
 
-/* Everything up to the script's top level having run. */
+/* One scenario, in a state where the top level has run. */
+static int protected_run(lua_State *L) {
+    frame *f = lua_touserdata(L, 1);
+    push_control(L, "run");
+    lua_pushinteger(L, (lua_Integer)f->index + 1);
+    lua_pushstring(L, f->name);
+    lua_call(L, 2, 1);
+    sbr_guard_relax(f->guard, L);
+    copy_report(L, -1, f->result);
+    return 0;
+}
+
+/* Everything up to the script's top level having run, then what `f` is for. */
 static int protected_main(lua_State *L) {
     frame *f = lua_touserdata(L, 1);
     sbr_prepare_state(L, f->config, f->m);
@@ -160,12 +185,23 @@ static int protected_main(lua_State *L) {
     if (!lua_isnil(L, -1)) { /* the top level raised: one problem for the script */
         sbr_guard_relax(f->guard, L);
         f->result->outcome = SBR_ERROR;
-        copy_report(L, -1, f->result);
+        if (lua_istable(L, -1)) {
+            copy_report(L, -1, f->result);
+        } else { /* the error handler itself failed (out of memory): the bare error */
+            f->result->message = sbr_copy_text(L, -1);
+        }
         return 0;
     }
     lua_pop(L, 1);
 
-    if (f->listing) {
+    if (f->purpose == PREPARING) {
+        /* Each scenario's process starts between two collections, not in
+         * the middle of one that would go on to mark (and so copy) every
+         * page the definitions live in. */
+        lua_gc(L, LUA_GCCOLLECT, 0);
+        return 0;
+    }
+    if (f->purpose == LISTING) {
         push_control(L, "names");
         lua_call(L, 0, 1);
         sbr_guard_relax(f->guard, L);
@@ -182,13 +218,8 @@ static int protected_main(lua_State *L) {
         return 0;
     }
 
-    push_control(L, "run");
-    lua_pushinteger(L, (lua_Integer)f->index + 1);
-    lua_pushstring(L, f->name);
-    lua_call(L, 2, 1);
-    sbr_guard_relax(f->guard, L);
-    copy_report(L, -1, f->result);
-    return 0;
+    lua_settop(L, 1);
+    return protected_run(L);
 }
 
 /* After a limit or an error escaped the prelude: what it still knows. */
@@ -206,38 +237,19 @@ static void fail(sbr_result *r, sbr_outcome outcome, const char *message) {
     r->message = sbr_strdup(message);
 }
 
-/* One fresh mediator and state; runs `f` (listing or one scenario). */
-static void execute(frame *f) {
+/* Runs `function` protected with `f`. An error or a limit becomes the
+ * result, with what the prelude still knows, and relaxes the state; 1 when
+ * there was none. */
+static int protected(frame *f, lua_State *L, lua_CFunction function) {
     sbr_result *r = f->result;
-    char *error = NULL;
-    f->m = sbr_new_mediator(f->config, &error);
-    if (f->m == NULL) {
-        fail(r, SBR_ERROR, error != NULL ? error : "a plugin did not load");
-        free(error);
-        return;
-    }
-    sbr_guard guard;
-    sbr_guard_init(&guard, f->config);
-    f->guard = &guard;
-    lua_State *L = lua_newstate(sbr_alloc, &guard);
-    if (L == NULL) {
-        fail(r, SBR_ERROR, "out of memory making a Lua state");
-        sb_mediator_free(f->m);
-        return;
-    }
-    guard.L = L;
-
-    sbr_watchdog watchdog;
-    sbr_watchdog_start(&watchdog, &guard, f->config->report_fd, f->script, f->name);
-    lua_pushcfunction(L, protected_main);
+    lua_pushcfunction(L, function);
     lua_pushlightuserdata(L, f);
     int status = lua_pcall(L, 1, 0, 0);
-
     if (status != LUA_OK) {
-        const char *tripped = sbr_guard_tripped(&guard);
+        const char *tripped = sbr_guard_tripped(f->guard);
         if (tripped != NULL) {
             fail(r, SBR_LIMIT, tripped);
-            if (r->where == NULL) r->where = sbr_strdup(sbr_guard_where(&guard));
+            if (r->where == NULL) r->where = sbr_strdup(sbr_guard_where(f->guard));
         } else if (status == LUA_ERRMEM) {
             fail(r, SBR_LIMIT, "the memory limit was reached (--max-memory)");
         } else {
@@ -245,7 +257,7 @@ static void execute(frame *f) {
             fail(r, SBR_ERROR, message != NULL ? message : "(error object is not a string)");
             free(message);
         }
-        sbr_guard_relax(&guard, L);
+        sbr_guard_relax(f->guard, L);
         lua_settop(L, 0);
         if (f->loaded) {
             lua_pushcfunction(L, protected_partial);
@@ -253,12 +265,109 @@ static void execute(frame *f) {
             (void)lua_pcall(L, 1, 0, 0); /* best effort: the report stands without it */
         }
     }
-    sbr_guard_relax(&guard, L);
-    sbr_watchdog_forget_state(&watchdog);
+    return status == LUA_OK;
+}
+
+/* A fresh mediator and state for `f`, limited by `guard`, its memory from
+ * `arena` (NULL: malloc); NULL with the result filled when there is none. */
+static lua_State *open_state(frame *f, sbr_guard *guard, sbr_arena *arena) {
+    char *error = NULL;
+    f->m = sbr_new_mediator(f->config, &error);
+    if (f->m == NULL) {
+        fail(f->result, SBR_ERROR, error != NULL ? error : "a plugin did not load");
+        free(error);
+        return NULL;
+    }
+    sbr_guard_init(guard, f->config, arena);
+    f->guard = guard;
+    lua_State *L = lua_newstate(sbr_alloc, guard);
+    if (L == NULL) {
+        fail(f->result, SBR_ERROR, "out of memory making a Lua state");
+        sb_mediator_free(f->m);
+        f->m = NULL;
+        return NULL;
+    }
+    guard->L = L;
+    return L;
+}
+
+/* Closes the state (its finalizers run under `watchdog`), its arena and
+ * the mediator. */
+static void close_state(lua_State *L, sbr_guard *guard, sbr_watchdog *watchdog, sb_mediator *m) {
+    sbr_guard_relax(guard, L);
+    sbr_watchdog_forget_state(watchdog);
     lua_close(L); /* before the mediator goes: closing unregisters the state's targets */
-    sbr_watchdog_stop(&watchdog); /* closing stays under the watchdog */
-    sb_mediator_free(f->m);
+    sbr_watchdog_stop(watchdog); /* closing stays under the watchdog */
+    sbr_arena_free(guard->arena);
+    guard->arena = NULL;
+    sb_mediator_free(m);
+}
+
+/* One fresh mediator and state; runs `f` (listing or one scenario). */
+static void execute(frame *f) {
+    sbr_guard guard;
+    lua_State *L = open_state(f, &guard, NULL);
+    if (L == NULL) return;
+    sbr_watchdog watchdog;
+    sbr_watchdog_start(&watchdog, &guard, f->config->report_fd, f->script, f->name);
+    (void)protected(f, L, protected_main);
+    close_state(L, &guard, &watchdog, f->m);
     f->m = NULL;
+}
+
+/* ------------------------------------------------------ prepared states */
+
+void sbr_script_prepare(sbr_script *s) {
+    frame f = {.config = &s->config, .script = s->script, .purpose = PREPARING, .result = &s->problem};
+    /* Its chunks hold no more than the limit allows the state, with room
+     * for the report: what is parked in them unused stays bounded. NULL:
+     * malloc will do. */
+    size_t limit = s->config.max_memory_bytes;
+    sbr_arena *arena = sbr_arena_new(limit > 0 && limit < SIZE_MAX - ARENA_SLACK ? limit + ARENA_SLACK : 0);
+    lua_State *L = open_state(&f, &s->guard, arena);
+    if (L == NULL) {
+        sbr_arena_free(arena);
+        return;
+    }
+    sbr_watchdog watchdog;
+    sbr_watchdog_start(&watchdog, &s->guard, s->config.report_fd, s->script, "(the script's top level)");
+    int ran = protected(&f, L, protected_main) && s->problem.message == NULL && s->problem.outcome == SBR_PASSED;
+    s->spent = s->guard.started > 0 ? sbr_now() - s->guard.started : 0;
+    if (!ran) {
+        if (s->problem.outcome == SBR_PASSED) s->problem.outcome = SBR_ERROR;
+        close_state(L, &s->guard, &watchdog, f.m);
+        return;
+    }
+    /* No thread of ours may outlive this: scenarios fork from here. */
+    sbr_watchdog_forget_state(&watchdog);
+    sbr_watchdog_stop(&watchdog);
+    s->m = f.m;
+    s->L = L;
+    s->ready = 1;
+}
+
+void sbr_script_run_here(sbr_script *s, size_t index, const char *name, sbr_result *result) {
+    frame f = {.config = &s->config, .script = s->script, .m = s->m, .guard = &s->guard, .purpose = RUNNING,
+               .index = index, .name = name, .loaded = 1, .result = result};
+    sbr_guard_resume(&s->guard, s->spent);
+    sbr_arena_seal(s->guard.arena); /* the scenario's own memory: malloc's, as always */
+    /* Never stopped: it watches the report go up the pipe too, and ends
+     * with the process. */
+    sbr_watchdog_start_quiet(&s->watchdog, &s->guard, s->spent);
+    lua_settop(s->L, 0);
+    (void)protected(&f, s->L, protected_run);
+    sbr_guard_relax(&s->guard, s->L);
+    sbr_watchdog_forget_state(&s->watchdog);
+}
+
+void sbr_script_close_state(sbr_script *s) {
+    if (s->L == NULL) return;
+    sbr_watchdog watchdog;
+    sbr_watchdog_start(&watchdog, &s->guard, s->config.report_fd, s->script, "(closing the script's state)");
+    close_state(s->L, &s->guard, &watchdog, s->m);
+    s->L = NULL;
+    s->m = NULL;
+    s->ready = 0;
 }
 
 /* ---------------------------------------------------------------- API */
@@ -267,7 +376,7 @@ int sbr_list(const sbr_config *config, const char *script, char ***names, size_t
     memset(problem, 0, sizeof *problem);
     *names = NULL;
     *count = 0;
-    frame f = {.config = config, .script = script, .listing = 1, .result = problem};
+    frame f = {.config = config, .script = script, .purpose = LISTING, .result = problem};
     double started = sbr_now();
     execute(&f);
     problem->seconds = sbr_now() - started;
@@ -291,7 +400,7 @@ void sbr_names_free(char **names, size_t count) {
 void sbr_run(const sbr_config *config, const char *script, size_t index, const char *name, sbr_result *result) {
     memset(result, 0, sizeof *result);
     result->name = sbr_strdup(name);
-    frame f = {.config = config, .script = script, .index = index, .name = name, .result = result};
+    frame f = {.config = config, .script = script, .purpose = RUNNING, .index = index, .name = name, .result = result};
     double started = sbr_now();
     execute(&f);
     sbr_names_free(f.names, f.count);

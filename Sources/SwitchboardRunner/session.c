@@ -42,7 +42,7 @@ sbr_session *sbr_session_open(const sbr_config *config, char **error) {
         free(s);
         return NULL;
     }
-    sbr_guard_init(&s->guard, config);
+    sbr_guard_init(&s->guard, config, NULL);
     s->L = lua_newstate(sbr_alloc, &s->guard);
     if (s->L == NULL) {
         *error = sbr_strdup("out of memory making a Lua state");

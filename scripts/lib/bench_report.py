@@ -2,8 +2,9 @@
 stdout and the same data as JSON.
 
 Input: the JSON lines the C, Swift and Lua benchmark programs print (one per
-case), the library facts (size, dlopen, require), and callgrind instruction
-counts ("name count" lines). With --smoke it checks that every case is there
+case), the library facts (size, dlopen, require), callgrind instruction
+counts ("name count" lines), and the JSON lines of bench/runner/bench.py
+(`switchboard run` over files of N scenarios). With --smoke it checks that every case is there
 and every number is finite, and exits 1 otherwise; times are not judged.
 """
 import argparse
@@ -52,6 +53,10 @@ BUDGETS = {
     "c.threads": (">= 1.8x the throughput of 1", lambda c: c["ratio"] >= 1.8),
 }
 DLOPEN_BUDGET_MS = 5.0
+# Issue 26: a scenario's cost must not grow with the size of its file. The
+# smallest file is the reference; the largest is judged against it.
+RUNNER_REFERENCE = 100
+RUNNER_BUDGET_RATIO = 1.5
 
 
 def machine():
@@ -98,12 +103,31 @@ def load(args):
             for line in f:
                 name, count = line.split()
                 instructions[name] = int(count)
-    return cases, facts, instructions
+    runner = []
+    with open(args.runner) as f:
+        runner = [json.loads(line) for line in f if line.strip()]
+    return cases, facts, instructions, runner
 
 
-def check(cases, facts, instructions, expect_instructions, smoke):
+def runner_budget(runner):
+    """(text, met, ratio) for the largest file against the reference."""
+    sizes = {r["scenarios"]: r for r in runner}
+    largest = max(sizes)
+    text = (f"ms per scenario at {largest:,} <= {RUNNER_BUDGET_RATIO:g}x the figure at "
+            f"{RUNNER_REFERENCE:,}")
+    ratio = sizes[largest]["ms_per_scenario"] / max(sizes[RUNNER_REFERENCE]["ms_per_scenario"], 1e-9)
+    return text, ratio <= RUNNER_BUDGET_RATIO, ratio
+
+
+def check(cases, facts, instructions, runner, expect_instructions, smoke):
     """Problems that make the run incomplete (not slow: incomplete)."""
     problems = [f"missing case {case}" for case in CASES if case not in cases]
+    if RUNNER_REFERENCE not in {r.get("scenarios") for r in runner} or len(runner) < 2:
+        problems.append(f"switchboard run: no file of {RUNNER_REFERENCE} scenarios and a larger one")
+    for r in runner:
+        for key in ("wall_s", "cpu_s", "ms_per_scenario", "cpu_ms_per_scenario", "peak_rss_kib"):
+            if not isinstance(r.get(key), (int, float)) or not math.isfinite(r[key]) or r[key] <= 0:
+                problems.append(f"{r.get('id')}: {key} is {r.get(key)!r}")
     for case in cases.values():
         for key in ("ns", "baseline_ns", "ratio"):
             if not isinstance(case.get(key), (int, float)) or not math.isfinite(case[key]) or case[key] < 0:
@@ -123,7 +147,21 @@ def fmt(x, digits=1):
     return f"{x:.{digits}f}"
 
 
-def report(cases, facts, instructions, info):
+def runner_table(runner):
+    text, met, ratio = runner_budget(runner)
+    out = ["| scenarios in the file | `switchboard run` wall time | ms per scenario | CPU ms per scenario | peak RSS |",
+           "|---|---|---|---|---|"]
+    for r in sorted(runner, key=lambda r: r["scenarios"]):
+        out.append(f"| {r['scenarios']:,} | {r['wall_s']:.2f} s | {r['ms_per_scenario']:.2f} | "
+                   f"{r['cpu_ms_per_scenario']:.2f} | {r['peak_rss_kib'] / 1024:.1f} MiB |")
+    first = runner[0]
+    out += ["", f"Per scenario: beyond a file of one scenario ({first['startup_wall_s'] * 1e3:.0f} ms, "
+            f"{first['startup_peak_rss_kib'] / 1024:.1f} MiB peak), medians of {first['reps']} runs; CPU includes "
+            f"every scenario's process. Budget: {text}: {'met' if met else 'missed'} ({ratio:.2f}x)."]
+    return out
+
+
+def report(cases, facts, instructions, runner, info):
     rows = []
     for id in CASES:
         c = cases[id]
@@ -162,7 +200,9 @@ def report(cases, facts, instructions, info):
         f"Machine: {info['cpu']}, {info['cores']} cores, Linux {info['kernel']}; {info['swift']}; {info['lua']}. "
         f"{info['date']}. Times are medians of {next(iter(cases.values()))['reps']} repetitions of "
         f"{next(iter(cases.values()))['iterations']} calls, case and baseline alternating.",
+        "",
     ]
+    out += runner_table(runner)
     return "\n".join(out)
 
 
@@ -171,20 +211,23 @@ def main():
     parser.add_argument("--cases", required=True)
     parser.add_argument("--facts", required=True)
     parser.add_argument("--instructions", required=True)
+    parser.add_argument("--runner", required=True)
     parser.add_argument("--json", required=True)
     parser.add_argument("--smoke", action="store_true")
     args = parser.parse_args()
-    cases, facts, instructions = load(args)
-    problems = check(cases, facts, instructions, expect_instructions=bool(instructions), smoke=args.smoke)
+    cases, facts, instructions, runner = load(args)
+    problems = check(cases, facts, instructions, runner, expect_instructions=bool(instructions), smoke=args.smoke)
     if problems:
         sys.exit("bench_report: incomplete run:\n  " + "\n  ".join(problems))
     info = machine()
-    table = report(cases, facts, instructions, info)
+    table = report(cases, facts, instructions, runner, info)
     result = {"machine": info, "smoke": args.smoke, "cases": [cases[id] for id in CASES], "facts": facts,
-              "instructions": instructions,
+              "instructions": instructions, "runner": runner,
               "budgets": {id: {"budget": BUDGETS[id][0], "met": BUDGETS[id][1](cases[id])} for id in BUDGETS}}
     result["budgets"]["dlopen"] = {"budget": f"<= {DLOPEN_BUDGET_MS:g} ms",
                                    "met": facts["dlopen_ms"] <= DLOPEN_BUDGET_MS}
+    text, met, ratio = runner_budget(runner)
+    result["budgets"]["runner"] = {"budget": text, "met": met, "ratio": round(ratio, 3)}
     with open(args.json, "w") as f:
         json.dump(result, f, indent=2)
         f.write("\n")

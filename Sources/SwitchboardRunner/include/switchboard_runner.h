@@ -3,11 +3,16 @@
  * command, in Lua states that untrusted scripts cannot escape or exhaust.
  * Internal to the command: not installed, not part of the C contract.
  *
- * Isolation: every scenario runs in a fresh Lua state bound to a fresh
- * mediator (the plugins are loaded into it, the Lua target directories put
- * on sb.path), so what one scenario registers, caches or breaks is gone
- * before the next begins. A script's top level therefore runs once to list
- * its scenarios and once more before each scenario it runs.
+ * Isolation: a script's top level runs in a fresh Lua state bound to a
+ * fresh mediator (the plugins are loaded into it, the Lua target
+ * directories put on sb.path) once to list its scenarios, and once more to
+ * prepare them (sbr_script_open). Each scenario then runs in a process of
+ * its own, forked from the prepared one: it starts from a copy of that
+ * state, and what it registers, caches, loads or breaks, up to a crash,
+ * ends with its process. Where forking is not safe (another thread is
+ * running: fork copies only the calling one) or fails, the scenario runs
+ * the old way, in this process, in a fresh state where the top level runs
+ * again (sbr_run, which the caller calls when sbr_script_run says so).
  *
  * Limits, each per scenario: wall-clock time and VM instructions (a count
  * hook on every coroutine, one budget for all), memory (a lua_Alloc that
@@ -15,8 +20,10 @@
  * state: sb_lua_set_charge). A limit that
  * trips stops the scenario with a message naming it. Code that never returns
  * to Lua (a C function stuck in a loop) cannot be stopped by a hook: past its
- * timeout plus a grace period a watchdog ends the whole run (exit status 3,
- * with a TAP "Bail out!" line), so an unattended run always ends.
+ * timeout plus a grace period a watchdog ends the scenario's process (the
+ * scenario is reported, the run goes on) or, where the code runs in this
+ * process (a top level, the old way), the whole run (exit status 3, with a
+ * TAP "Bail out!" line), so an unattended run always ends.
  *
  * Sandbox, unless allow_os: os.execute, io.popen, os.exit, package.loadlib,
  * debug.sethook and sb.load_plugin raise an error; C modules cannot be
@@ -96,6 +103,27 @@ void sbr_names_free(char **names, size_t count);
  * must still be named `name`, in a fresh state and mediator. Fills *result. */
 void sbr_run(const sbr_config *config, const char *script, size_t index, const char *name, sbr_result *result);
 void sbr_result_clear(sbr_result *result);
+
+/* A script prepared to run its scenarios: its top level has run once, in a
+ * state that each scenario gets a copy of (a forked process). */
+typedef struct sbr_script sbr_script;
+
+/* Runs the top level of `script` once. NULL only when out of memory; a
+ * script that does not load (or a plugin) is reported by each
+ * sbr_script_run, as sbr_run would. The script copies *config; the strings
+ * it points to must outlive it. Under the watchdog, like a scenario. */
+sbr_script *sbr_script_open(const sbr_config *config, const char *script);
+/* Runs scenario `index` (0-based, which must still be named `name`) in a
+ * process forked from the prepared state, and fills *result from what it
+ * reports, or from how it ended: a crash (a signal), an exit, or the
+ * watchdog (stuck past its timeout and grace). --trace lines come back to
+ * config->trace as the scenario makes them. Returns 1; or 0, with nothing
+ * run and *result cleared, when forking is not safe (another thread is
+ * running) or fails: run the scenario with sbr_run then. */
+int sbr_script_run(sbr_script *s, size_t index, const char *name, sbr_result *result);
+/* Closes the prepared state (finalizers run, under the watchdog); NULL is
+ * accepted. */
+void sbr_script_close(sbr_script *s);
 
 /* Keeps reports apart from what plugins print: returns a new descriptor for
  * the original standard output, and makes descriptor 1 (and the C stdout
