@@ -130,6 +130,22 @@ describe("conversions", function()
     assert.matches("2.5", err)
     ok, err = pcall(sb.perform, "Echo", "value", { value = { 1, nil, 3 } }) -- a hole
     assert.is_false(ok)
+    assert.matches("the array has a hole at index 2 %(a nil%): use sb.null", err)
+  end)
+
+  it("blames a sequence with holes on its first hole, not on a key", function()
+    local ok, err = pcall(sb.perform, "Echo", "value", { value = { [1] = 1, [2] = 2, [4] = 4, [9] = 9 } })
+    assert.is_false(ok)
+    assert.matches("hole at index 3", err)
+    ok, err = pcall(sb.perform, "Echo", "value", { value = { [2] = "x" } })
+    assert.is_false(ok)
+    assert.matches("hole at index 1", err)
+    -- integer keys mixed with others: the key is named, as before
+    ok, err = pcall(sb.perform, "Echo", "value", { value = { [1] = 1, [3] = 3, x = 1 } })
+    assert.is_false(ok)
+    assert.not_matches("hole", err)
+    -- {1, sb.null, 3} is the way to say it
+    assert.are.same({ 1, sb.null, 3 }, roundtrip({ 1, sb.null, 3 }))
   end)
 
   it("refuses a cycle and too deep nesting with an error, never a hang", function()
