@@ -733,7 +733,15 @@ static int protected_push(lua_State *L) {
     return 1;
 }
 
+/* The result of a call that succeeded. Null comes back as sb.null, not
+ * nil: `nil` is what a failure starts with, so `assert(sb.perform(...))`
+ * holds for an action that answers nothing (docs/lua.md, sb.null). */
 void sb_lua_push_result(lua_State *L, sb_lua_ctx *ctx, sb_value *v) {
+    if (v == NULL || sb_typeof(v) == SB_NULL) {
+        lua_pushlightuserdata(L, (void *)&sb_lua_null);
+        sb_release(v);
+        return;
+    }
     if (sb_lua_is_scalar(v)) {
         sb_lua_push_scalar(L, v);
         sb_release(v);

@@ -94,7 +94,8 @@ describe("conversions", function()
     assert.are.equal("bool", c_type(true))
     assert.is_true(roundtrip(true))
     assert.is_false(roundtrip(false))
-    assert.is_nil(roundtrip(nil))
+    -- null is the whole result of a call that succeeded: sb.null, never nil
+    assert.are.equal(sb.null, roundtrip(nil))
   end)
 
   it("a sequence becomes an array; other tables dicts with string keys", function()
@@ -112,10 +113,11 @@ describe("conversions", function()
     assert.are.equal("array", c_type(back)) -- arrays come back marked
   end)
 
-  it("carries null as sb.null inside tables and nil at the top", function()
+  it("carries null as sb.null inside tables and as a call's whole result", function()
     assert.are.same({ 1, sb.null, 3 }, roundtrip({ 1, sb.null, 3 }))
     assert.are.equal("null", c_type(sb.null))
     assert.are.equal(sb.null, roundtrip({ x = sb.null }).x)
+    assert.are.equal(sb.null, roundtrip(sb.null))
   end)
 
   it("refuses other key types with an error naming the key", function()
