@@ -19,7 +19,7 @@ extension SwitchboardCLI {
                 """)
 
         @OptionGroup var load: LoadOptions
-        @OptionGroup var limits: LimitOptions
+        @OptionGroup var limits: LimitOptions<CallLimits>
 
         @OptionGroup var session: SessionOptions
 
