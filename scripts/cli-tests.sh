@@ -513,6 +513,8 @@ check "call --targets that is not there: 64" usage callnodir "--targets $work/no
 check "call --setup that is not there: 64" usage nosetup "--setup $work/none.lua: No such file" \
   call "${load[@]}" --setup "$work/none.lua" A nativeNoImage
 check "routes --plugin that is not there: 64" usage routesnope "--plugin $work/nope.so" routes --plugin "$work/nope.so"
+row "Command line names a path that is missing, a directory, not a shared object, or a FIFO (--plugin, --targets, --setup, a script; run, call, routes)" 11 \
+  "usage error before anything runs: exit 64 naming the option, the path and the problem; a FIFO is never opened"
 check "a mistyped subcommand gets a suggestion" usage rnu "Unknown subcommand 'rnu'. Did you mean 'run'?" rnu x.lua
 check "... and 'calll' too" usage calll "Did you mean 'call'?" calll A x
 check "a word that is nothing like a subcommand lists them" usage xyzzy "Unknown subcommand 'xyzzy' (run, call" xyzzy
