@@ -543,6 +543,10 @@ frames = trace.splitlines()[1:]
 assert len(frames) == 3 and all("failed_calls.lua:" in f for f in frames), trace  # inner, outer, the scenario
 assert frames[0].lstrip().startswith("Tests/cli/scenarios/failed_calls.lua:49:"), trace  # where it was raised
 EOF
+check "call: a mistyped Lua target names the Target_ file closest to it, never called before" bash -c "
+  ! '$sb' call ${load[*]} Catalgo item '{\"sku\": \"X1\"}' 2> '$work/catalgo.err' \
+    && grep -q 'ENOTARGET: no target named \"Catalgo\" (did you mean \"Catalog\"?)' '$work/catalgo.err' \
+    || { cat '$work/catalgo.err'; exit 1; }"
 check "call: a mistyped action names the closest ones" bash -c "
   ! '$sb' call ${load[*]} A nativeNoImag 2> '$work/noimag.err' && grep -q 'ENOACTION: .*(did you mean \"nativeNoImage\"?)' '$work/noimag.err' \
     || { cat '$work/noimag.err'; exit 1; }"
