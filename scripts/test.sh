@@ -67,6 +67,7 @@ sb_slow "Benchmarks, smoke mode" scripts/bench.sh --smoke --no-build --json .bui
 sb_run "The switchboard command (TAP via prove and tappy, JUnit, limits, trace)" scripts/cli-tests.sh
 sb_run "Install into a prefix, build with pkg-config, require from lua5.4" scripts/check-install.sh
 sb_run "README examples" scripts/check-readme.sh
+sb_run "docs/lua.md documents every name of the Lua module" scripts/check-lua-reference.sh
 sb_run "The porting guide's samples (docs/porting-from-ctmediator.md)" scripts/check-porting-guide.sh
 sb_slow "docs/ROBUSTNESS.md matches what the suites recorded" scripts/robustness.sh check "$SB_ROBUSTNESS_LOG"
 sb_summary

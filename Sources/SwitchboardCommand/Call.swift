@@ -1,5 +1,10 @@
 import ArgumentParser
 import CSwitchboard
+import Switchboard
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension SwitchboardCLI {
     struct Call: ParsableCommand {
@@ -19,7 +24,7 @@ extension SwitchboardCLI {
                 """)
 
         @OptionGroup var load: LoadOptions
-        @OptionGroup var limits: LimitOptions
+        @OptionGroup var limits: LimitOptions<CallLimits>
 
         @OptionGroup var session: SessionOptions
 
@@ -41,6 +46,15 @@ extension SwitchboardCLI {
             }
         }
 
+        /// The mediator suggests the targets it knows; a `Target_<Name>.lua`
+        /// file in a --targets directory is known only once a call names it,
+        /// so for a target no call found, the files' names are looked at too.
+        private func luaTargetHint(_ status: sb_status) -> String {
+            guard status == SB_ENOTARGET, action != nil,
+                  !String(cString: sb_last_error()).contains("did you mean") else { return "" }
+            return NameSuggestions.clause(for: first, among: luaTargetNames(in: load.targetDirectories))
+        }
+
         func run() throws {
             let session = try Session(load: load, limits: limits, setup: session.setup)
             var out: OpaquePointer?
@@ -60,10 +74,28 @@ extension SwitchboardCLI {
             } else {
                 status = sb_open_url(session.mediator, first, nil, &out)
             }
-            guard status == SB_OK else { throw CommandFailure(failureMessage(status)) }
+            guard status == SB_OK else { throw CommandFailure(failureMessage(status) + luaTargetHint(status)) }
             defer { sb_release(out) }
             guard let json = takeJSON(sb_to_json(out)) else { throw CommandFailure("the result could not be written as JSON") }
             print(json)
         }
     }
+}
+
+/// The names of the `Target_<Name>.lua` files in `directories` (at most 10,000).
+func luaTargetNames(in directories: [String]) -> [String] {
+    var names: [String] = []
+    for directory in directories {
+        guard let dir = opendir(directory) else { continue }
+        defer { closedir(dir) }
+        while names.count < 10_000, let entry = readdir(dir) {
+            let file = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if file.hasPrefix("Target_"), file.hasSuffix(".lua"), file.count > 11 {
+                names.append(String(file.dropFirst(7).dropLast(4)))
+            }
+        }
+    }
+    return names
 }

@@ -1,6 +1,8 @@
 import ArgumentParser
 
-/// What every subcommand loads: C plugins and Lua target directories.
+/// What every subcommand loads: C plugins and Lua target directories. Each
+/// path is checked before anything runs, so a wrong one is a usage error
+/// (exit 64) naming the option, not a failure of every script.
 struct LoadOptions: ParsableArguments {
     @Option(name: .customLong("plugin"), help: ArgumentHelp(
         "A C plugin (a shared object exporting Target_<Name> tables) to load. Repeatable.",
@@ -11,29 +13,62 @@ struct LoadOptions: ParsableArguments {
         "A directory of Lua targets (Target_<Name>.lua files), found by name on first use. Repeatable.",
         valueName: "dir"))
     var targetDirectories: [String] = []
+
+    func validate() throws {
+        for path in plugins { try PathCheck.sharedObject(path, option: "--plugin") }
+        for path in targetDirectories { try PathCheck.directory(path, option: "--targets") }
+    }
+}
+
+/// What the limits apply to, in each subcommand's help.
+protocol LimitSubject {
+    /// "a scenario": the subject of "Seconds ... may run".
+    static var subject: String { get }
+    /// What --grace ends.
+    static var graceEnds: String { get }
+}
+
+enum ScenarioLimits: LimitSubject {
+    static var subject: String { "a scenario" }
+    static var graceEnds: String {
+        "a scenario's own process (reported as a limit), or the whole run with exit status 3 (a script's top level)"
+    }
+}
+
+enum CallLimits: LimitSubject {
+    static var subject: String { "the --setup script, and the Lua code the call runs," }
+    static var graceEnds: String { "the command, with exit status 3" }
+}
+
+enum LoadingLimits: LimitSubject {
+    static var subject: String { "the --setup script, and the Lua targets loaded," }
+    static var graceEnds: String { "the command, with exit status 3" }
 }
 
 /// The limits for scripts that may be untrusted. Each has a default, so an
-/// unattended run always ends.
-struct LimitOptions: ParsableArguments {
+/// unattended run always ends. Generic only for the help texts: `call` runs
+/// no scenario, and its help says so.
+struct LimitOptions<Subject: LimitSubject>: ParsableArguments {
     @Option(help: ArgumentHelp(
-        "Seconds a scenario may run (0: no limit).",
+        "Seconds \(Subject.subject) may run (0: no limit).",
         valueName: "seconds"))
     var timeout: Double = 60
 
-    @Option(help: ArgumentHelp("Lua VM instructions a scenario may run (0: no limit).", valueName: "count"))
+    @Option(help: ArgumentHelp("Lua VM instructions \(Subject.subject) may run (0: no limit).", valueName: "count"))
     var maxInstructions: UInt64 = 1_000_000_000
 
-    @Option(help: ArgumentHelp("MiB of memory a scenario's Lua state may use (0: no limit).", valueName: "MiB"))
+    @Option(help: ArgumentHelp("MiB of memory the Lua state of \(Subject.subject) may use (0: no limit).", valueName: "MiB"))
     var maxMemory: Int = 256
 
     @Option(help: ArgumentHelp(
-        "Seconds past --timeout before code stuck in C (where no limit can interrupt it) is ended: a scenario's own process (reported as a limit), or the whole run with exit status 3 (a top level, call, routes).",
+        "Seconds past --timeout before code stuck in C (where no limit can interrupt it) ends \(Subject.graceEnds).",
         valueName: "seconds"))
     var grace: Double = 10
 
     @Flag(help: "Lift the sandbox: os.execute, io.popen, os.exit, package.loadlib, C modules, sb.load_plugin, writing files, the debug library (docs/scenarios.md).")
     var allowOS = false
+
+    init() {}
 
     func validate() throws {
         guard timeout >= 0, timeout <= 1e6 else { throw ValidationError("--timeout must be between 0 and 1e6 seconds") }
@@ -48,4 +83,8 @@ struct SessionOptions: ParsableArguments {
         "A Lua file to run first, to register targets, schemes, route patterns or a policy.",
         valueName: "file"))
     var setup: String?
+
+    func validate() throws {
+        if let setup { try PathCheck.readableFile(setup, what: "--setup \(setup)") }
+    }
 }

@@ -13,7 +13,7 @@ extension SwitchboardCLI {
                 """)
 
         @OptionGroup var load: LoadOptions
-        @OptionGroup var limits: LimitOptions
+        @OptionGroup var limits: LimitOptions<LoadingLimits>
 
         @OptionGroup var session: SessionOptions
 

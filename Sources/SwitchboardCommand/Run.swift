@@ -35,7 +35,7 @@ extension SwitchboardCLI {
                 """)
 
         @OptionGroup var load: LoadOptions
-        @OptionGroup var limits: LimitOptions
+        @OptionGroup var limits: LimitOptions<ScenarioLimits>
 
         @Option(help: ArgumentHelp("Run only the scenarios whose name matches this regular expression.", valueName: "regex"))
         var filter: String?
@@ -59,6 +59,7 @@ extension SwitchboardCLI {
 
         func validate() throws {
             guard !scripts.isEmpty else { throw ValidationError("give at least one scenario script") }
+            for script in scripts { try PathCheck.readableFile(script, what: "the script \(script)") }
             guard tapVersion == 13 || tapVersion == 14 else { throw ValidationError("--tap-version must be 13 or 14") }
             if let filter { _ = try compiled(filter) }
         }
@@ -114,6 +115,7 @@ extension SwitchboardCLI {
             }
             // Written at once, so that a path that cannot be written fails before any scenario runs.
             try saveJUnit()
+            progress.clear() // "listing scenarios" must not run into the TAP header
             tap.begin(plannedTests: planned.count)
             var passed = 0, failed = 0
             let started = monotonicSeconds()

@@ -11,7 +11,7 @@ final class RunnerSettings {
     private var arrays: [UnsafeMutablePointer<UnsafePointer<CChar>?>] = []
     private var prelude: UnsafeMutableBufferPointer<CChar>?
 
-    init(load: LoadOptions, limits: LimitOptions, trace: TraceFile? = nil, reportDescriptor: Int32 = STDOUT_FILENO) {
+    init<Subject>(load: LoadOptions, limits: LimitOptions<Subject>, trace: TraceFile? = nil, reportDescriptor: Int32 = STDOUT_FILENO) {
         let plugins = cArray(load.plugins)
         let directories = cArray(load.targetDirectories)
         config.plugins = UnsafePointer(plugins)

@@ -11,7 +11,7 @@ final class Session {
     private let session: OpaquePointer
     var mediator: OpaquePointer { sbr_session_mediator(session) }
 
-    init(load: LoadOptions, limits: LimitOptions, setup: String?) throws {
+    init<Subject>(load: LoadOptions, limits: LimitOptions<Subject>, setup: String?) throws {
         settings = RunnerSettings(load: load, limits: limits)
         var config = settings.config
         var error: UnsafeMutablePointer<CChar>?

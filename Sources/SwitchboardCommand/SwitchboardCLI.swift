@@ -1,5 +1,10 @@
 import ArgumentParser
 import CSwitchboard
+import Switchboard
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `switchboard`: run scenario scripts, call routes, list routes.
 @main
@@ -17,4 +22,24 @@ struct SwitchboardCLI: ParsableCommand {
             """,
         version: String(cString: sb_version()),
         subcommands: [Run.self, Call.self, Routes.self, Gen.self])
+
+    /// A first word that is no subcommand (`switchboard rnu`) is a usage
+    /// error that names the closest one, as a mistyped option already is.
+    static func main() {
+        if let first = CommandLine.arguments.dropFirst().first, let problem = unknownSubcommand(first) {
+            LineWriter(descriptor: STDERR_FILENO).line("Error: \(problem)\nUsage: switchboard <subcommand>\n  See 'switchboard --help'.")
+            exit(withError: ExitCode.validationFailure)
+        }
+        main(nil)
+    }
+
+    /// What is wrong with `word` as a subcommand, or nil when it is one (or an option).
+    static func unknownSubcommand(_ word: String) -> String? {
+        guard !word.hasPrefix("-") else { return nil }
+        let names = configuration.subcommands.map { $0._commandName } + ["help"]
+        guard !names.contains(word) else { return nil }
+        let close = NameSuggestions.closest(to: word, among: names, limit: 1)
+        if let best = close.first { return "Unknown subcommand '\(word)'. Did you mean '\(best)'?" }
+        return "Unknown subcommand '\(word)' (run, call, routes, gen or help)"
+    }
 }

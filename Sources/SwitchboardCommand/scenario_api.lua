@@ -9,7 +9,7 @@ local sb = sb
 local now, script = helpers.now, helpers.script
 local next, ipairs, pairs, type, tostring, tonumber, select = next, ipairs, pairs, type, tostring, tonumber, select
 local error, pcall, xpcall, setmetatable, getmetatable, rawequal = error, pcall, xpcall, setmetatable, getmetatable, rawequal
-local format, gsub, sub, find, match, byte = string.format, string.gsub, string.sub, string.find, string.match, string.byte
+local format, gsub, gmatch, sub, find, match, byte = string.format, string.gsub, string.gmatch, string.sub, string.find, string.match, string.byte
 local concat, sort, unpack = table.concat, table.sort, table.unpack
 local math_type, huge, floor, abs = math.type, math.huge, math.floor, math.abs
 local getinfo, traceback = debug.getinfo, debug.traceback
@@ -18,7 +18,8 @@ local utf8_len = utf8.len
 -- As lua5.4 sets it: scripts find their fixtures next to themselves.
 arg = { [0] = script }
 
-local scenarios = {}  -- {name, fn}, in definition order
+local scenarios = {}  -- {name, fn, where}, in definition order
+local defined = {}    -- name -> where it was defined, to refuse a second one
 local running = nil   -- the scenario being run: {name, steps, stack}
 local output = {}     -- what print and io.write wrote
 local output_bytes = 0
@@ -61,6 +62,8 @@ function show(v, depth, seen)
     if tonumber(format("%.15g", v)) == v then text = format("%.15g", v) end
     if not find(text, "[%.eEn]") then text = text .. ".0" end
     return text
+  elseif rawequal(v, sb.null) then
+    return "sb.null"
   elseif t ~= "table" then
     return tostring(v)
   end
@@ -138,6 +141,24 @@ local function caller_where()
   return nil
 end
 
+-- The stack where an error was raised, as the script's frames only: this
+-- API's own (step, expect, the matchers, the runner's xpcall) say nothing to
+-- the reader. The message is reported beside it, so it is not repeated here.
+-- nil when no frame of the script is left. For message handlers.
+local function script_traceback()
+  local lines = {}
+  for line in gmatch(traceback(nil, 3), "[^\n]+") do lines[#lines + 1] = line end
+  local kept = {}
+  for i, line in ipairs(lines) do
+    local next_line = lines[i + 1] or ""
+    local ours = find(line, "^\t%(scenario API%):")
+      or (find(line, "^\t%[C%]: in function '[x]?pcall'") and (find(next_line, "^\t%(scenario API%):") or next_line == ""))
+      or (find(line, "^\t%[C%]: in %?$") and next_line == "")
+    if not ours then kept[#kept + 1] = line end
+  end
+  return #kept > 1 and concat(kept, "\n") or nil
+end
+
 local function fail(message)
   local failure = setmetatable({ message = message, where = caller_where() }, FAILURE)
   failures[failure] = true
@@ -180,10 +201,7 @@ function matchers.to_be_nil(v)
 end
 
 function matchers.to_exist(v)
-  if v.value == nil then
-    local why = is_failure_result(v.values) and format(" (the call failed: %s %s)", tostring(v.values[2]), tostring(v.values[3] or "")) or ""
-    fail("expected a value, got nil" .. why)
-  end
+  if v.value == nil then fail("expected a value, got nil") end
 end
 
 function matchers.to_be_true(v)
@@ -202,9 +220,14 @@ function matchers.to_be_falsy(v)
   if v.value then fail(format("expected nil or false, got %s", show(v.value))) end
 end
 
+-- "an integer", "a table" (no Lua type name starts with a "u" said "yoo" but userdata).
+local function article(word)
+  return (find(tostring(word), "^[aeioAEIO]") and "an " or "a ") .. tostring(word)
+end
+
 function matchers.to_be_a(v, kind)
   local actual = math_type(v.value) or type(v.value)
-  if actual ~= kind and type(v.value) ~= kind then fail(format("expected a %s, got %s (a %s)", kind, show(v.value), actual)) end
+  if actual ~= kind and type(v.value) ~= kind then fail(format("expected %s, got %s (%s)", article(kind), show(v.value), article(actual))) end
 end
 
 function matchers.to_contain(v, item)
@@ -281,6 +304,19 @@ function matchers.to_raise(v, pattern)
   end
 end
 
+-- The matchers that speak of a failed call themselves; every other one that
+-- fails on the `nil, message, code` of a call adds why the call failed.
+local about_failures = { to_succeed = true, to_fail_with = true, to_be_nil = true, to_be_falsy = true }
+
+local function with_reason(name, state, ok, err)
+  if ok or about_failures[name] or not is_failure(err) or not is_failure_result(state.values) then
+    if not ok then error(err, 0) end
+    return
+  end
+  err.message = format("%s (the call failed: %s %s)", err.message, tostring(state.values[2]), tostring(state.values[3] or ""))
+  error(err, 0)
+end
+
 -- expect(actual) keeps every value it is given, so expect(sb.perform(...))
 -- sees a failure's message and code too. Both expect(x).to_equal(y) and
 -- expect(x):to_equal(y) work.
@@ -294,8 +330,8 @@ function expect(...)
       local matcher = matchers[name]
       if not matcher then error(format("expect(...) has no matcher %s", tostring(name)), 2) end
       return function(first, ...)
-        if rawequal(first, expectation) then return matcher(state, ...) end
-        return matcher(state, first, ...)
+        if rawequal(first, expectation) then return with_reason(name, state, pcall(matcher, state, ...)) end
+        return with_reason(name, state, pcall(matcher, state, first, ...))
       end
     end,
   })
@@ -309,6 +345,15 @@ function scenario(name, fn)
   end
   if type(fn) ~= "function" then error("scenario(name, fn): fn must be a function", 2) end
   if running then error("scenario() inside a scenario: define scenarios at the top level of the script", 2) end
+  -- Two scenarios of one name could not be told apart in a report (JUnit
+  -- would hold two test cases of that name): refused when the script is listed.
+  local info = getinfo(2, "Sl")
+  local where = info and (info.short_src .. ":" .. info.currentline) or "?"
+  if defined[name] then
+    error(format("scenario(name, fn): a scenario named %s is already defined (at %s); names must be unique in a script",
+                 show(name), defined[name]), 2)
+  end
+  defined[name] = where
   scenarios[#scenarios + 1] = { name = name, fn = fn }
 end
 
@@ -322,7 +367,14 @@ function step(name, fn)
   local record = { name = full, status = "running", started = now() }
   running.steps[#running.steps + 1] = record
   stack[#stack + 1] = record
-  local ok, err = pcall(fn)
+  -- xpcall: the innermost step keeps the stack where an error was raised,
+  -- which is gone by the time it reaches the scenario's handler.
+  local ok, err = xpcall(fn, function(e)
+    if not is_failure(e) and not (running.raised and rawequal(running.raised.err, e)) then
+      running.raised = { err = e, traceback = script_traceback() }
+    end
+    return e
+  end)
   stack[#stack] = nil
   record.seconds = now() - record.started
   if ok then
@@ -386,7 +438,7 @@ end
 -- as {"$bytes": hex}, non-finite numbers as strings, functions by kind.
 local function json(v, depth)
   local t = type(v)
-  if t == "nil" then return "null" end
+  if t == "nil" or rawequal(v, sb.null) then return "null" end
   if t == "boolean" then return tostring(v) end
   if t == "number" then
     if math_type(v) == "integer" then return tostring(v) end
@@ -453,10 +505,9 @@ end
 local function handler(err)
   if is_failure(err) then return err end
   local message = type(err) == "string" and err or ("error object: " .. show(err))
-  -- The traceback ends where the script's code began: the runner's frames
-  -- below it say nothing to the reader.
-  -- debug.traceback reads its message to the first NUL: written as \0 first.
-  local trace = gsub(traceback((gsub(message, "\0", "\\0")), 2), "\n\t%[C%]: in function 'xpcall'.*$", "")
+  -- Raised inside a step: the step saw the stack where it was raised.
+  local raised = running and running.raised
+  local trace = raised and rawequal(raised.err, err) and raised.traceback or script_traceback()
   return { error = true, message = message, where = where_of(message), traceback = trace }
 end
 

@@ -116,6 +116,28 @@ static const char *describe_key(lua_State *L, int idx, char *buffer, size_t size
     }
 }
 
+/* The first missing index of a table whose keys are all integers >= 1 but
+ * not 1..n (a sequence with holes, such as {1, nil, 3}), or 0 for any other
+ * table. Only for the message of a failed conversion: it walks the table. */
+static lua_Integer first_hole(lua_State *L, int idx) {
+    lua_Integer max = 0;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 1) {
+            lua_pop(L, 1);
+            return 0;
+        }
+        if (lua_tointeger(L, -1) > max) max = lua_tointeger(L, -1);
+    }
+    for (lua_Integer i = 1; i < max; i++) {
+        int missing = lua_rawgeti(L, idx, i) == LUA_TNIL;
+        lua_pop(L, 1);
+        if (missing) return i;
+    }
+    return 0;
+}
+
 /* Whether the table at `idx` has sb.array's marker metatable. */
 static int marked_array(lua_State *L, int idx) {
     if (!lua_getmetatable(L, idx)) return 0;
@@ -440,9 +462,15 @@ static int fill(lua_State *L, int idx, sb_value *t, int array, lua_Integer n, sb
     const int at = lua_gettop(L) + 1; /* where each value lands; its key is below */
     while (lua_next(L, idx)) {
         if (lua_type(L, at - 1) != LUA_TSTRING) {
-            fail(c, "table key %s is not a string: a table becomes a dict only with string keys, "
-                    "or an array with keys 1..n", describe_key(L, at - 1, described, sizeof described));
+            const char *what = describe_key(L, at - 1, described, sizeof described);
             lua_pop(L, 2);
+            lua_Integer hole = first_hole(L, idx); /* {1, nil, 3}: the nil is the problem */
+            if (hole > 0) {
+                fail(c, "the array has a hole at index %lld (a nil): use sb.null for a null element", (long long)hole);
+            } else {
+                fail(c, "table key %s is not a string: a table becomes a dict only with string keys, "
+                        "or an array with keys 1..n", what);
+            }
             drop_entries(c, base);
             return 0;
         }
@@ -705,7 +733,15 @@ static int protected_push(lua_State *L) {
     return 1;
 }
 
+/* The result of a call that succeeded. Null comes back as sb.null, not
+ * nil: `nil` is what a failure starts with, so `assert(sb.perform(...))`
+ * holds for an action that answers nothing (docs/lua.md, sb.null). */
 void sb_lua_push_result(lua_State *L, sb_lua_ctx *ctx, sb_value *v) {
+    if (v == NULL || sb_typeof(v) == SB_NULL) {
+        lua_pushlightuserdata(L, (void *)&sb_lua_null);
+        sb_release(v);
+        return;
+    }
     if (sb_lua_is_scalar(v)) {
         sb_lua_push_scalar(L, v);
         sb_release(v);

@@ -396,7 +396,26 @@ static void test_neutral_values(void) {
     sb_release(i);
 }
 
+/* Messages name a kind with its article: "an int", "an array" (never "a int"). */
+static void test_kind_articles(void) {
+    sb_value *i = sb_int(1), *a = sb_array_new(), *s = sb_string("x");
+    int64_t n = 0;
+    int b = 0;
+    CHECK_STATUS(sb_get_bool(i, &b), SB_ETYPE);
+    CHECK(strstr(sb_last_error(), "the value is an int") != NULL);
+    CHECK_STATUS(sb_get_int(a, &n), SB_ETYPE);
+    CHECK(strstr(sb_last_error(), "the value is an array") != NULL);
+    CHECK_STATUS(sb_get_int(s, &n), SB_ETYPE);
+    CHECK(strstr(sb_last_error(), "the value is a string") != NULL);
+    CHECK_STATUS(sb_array_append(i, s), SB_ETYPE);
+    CHECK(strstr(sb_last_error(), "the container is an int") != NULL);
+    sb_release(i);
+    sb_release(a);
+    sb_release(s);
+}
+
 int main(void) {
+    test_kind_articles();
     test_arrays();
     test_dicts();
     test_similar_keys();

@@ -94,7 +94,8 @@ describe("conversions", function()
     assert.are.equal("bool", c_type(true))
     assert.is_true(roundtrip(true))
     assert.is_false(roundtrip(false))
-    assert.is_nil(roundtrip(nil))
+    -- null is the whole result of a call that succeeded: sb.null, never nil
+    assert.are.equal(sb.null, roundtrip(nil))
   end)
 
   it("a sequence becomes an array; other tables dicts with string keys", function()
@@ -112,10 +113,11 @@ describe("conversions", function()
     assert.are.equal("array", c_type(back)) -- arrays come back marked
   end)
 
-  it("carries null as sb.null inside tables and nil at the top", function()
+  it("carries null as sb.null inside tables and as a call's whole result", function()
     assert.are.same({ 1, sb.null, 3 }, roundtrip({ 1, sb.null, 3 }))
     assert.are.equal("null", c_type(sb.null))
     assert.are.equal(sb.null, roundtrip({ x = sb.null }).x)
+    assert.are.equal(sb.null, roundtrip(sb.null))
   end)
 
   it("refuses other key types with an error naming the key", function()
@@ -130,6 +132,22 @@ describe("conversions", function()
     assert.matches("2.5", err)
     ok, err = pcall(sb.perform, "Echo", "value", { value = { 1, nil, 3 } }) -- a hole
     assert.is_false(ok)
+    assert.matches("the array has a hole at index 2 %(a nil%): use sb.null", err)
+  end)
+
+  it("blames a sequence with holes on its first hole, not on a key", function()
+    local ok, err = pcall(sb.perform, "Echo", "value", { value = { [1] = 1, [2] = 2, [4] = 4, [9] = 9 } })
+    assert.is_false(ok)
+    assert.matches("hole at index 3", err)
+    ok, err = pcall(sb.perform, "Echo", "value", { value = { [2] = "x" } })
+    assert.is_false(ok)
+    assert.matches("hole at index 1", err)
+    -- integer keys mixed with others: the key is named, as before
+    ok, err = pcall(sb.perform, "Echo", "value", { value = { [1] = 1, [3] = 3, x = 1 } })
+    assert.is_false(ok)
+    assert.not_matches("hole", err)
+    -- {1, sb.null, 3} is the way to say it
+    assert.are.same({ 1, sb.null, 3 }, roundtrip({ 1, sb.null, 3 }))
   end)
 
   it("refuses a cycle and too deep nesting with an error, never a hang", function()

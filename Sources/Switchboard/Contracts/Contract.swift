@@ -126,7 +126,7 @@ public struct Contract: Sendable, Equatable, ExpressibleByStringLiteral {
             guard let value = param.defaultValue else { continue }
             switch value {
             case .callback, .pointer:
-                throw .invalidArgument("\(label): the default of \"\(param.name)\" must be data, not a \(value.kind)")
+                throw .invalidArgument("\(label): the default of \"\(param.name)\" must be data, not \(value.kind == .int || value.kind == .array ? "an" : "a") \(value.kind)")
             default:
                 guard param.type.admits(value) else {
                     throw .invalidArgument("\(label): the default of \"\(param.name)\" is "

@@ -54,7 +54,7 @@ extension Mediator {
             return convention.fail(error)
         case .missing(let error):
             pins.unpin(record)
-            guard fallback else { return convention.fail(error) }
+            guard fallback else { return convention.fail(suggesting(error, target: lookup, action: action, fromSwift: C.self == SwiftConvention.self)) }
             return degrade(record, lookup, as: called, action, args: args, error: error, via: convention)
         }
     }
@@ -72,7 +72,7 @@ extension Mediator {
         let answering: Resolved, answeringName: (String, String)
         switch choice {
         case .success(let found?): (answering, answeringName) = (found.0, (found.1, found.2))
-        case .success(nil): return convention.fail(error)
+        case .success(nil): return convention.fail(suggesting(error, target: lookup, action: action, fromSwift: C.self == SwiftConvention.self))
         case .failure(let refusal): return convention.fail(refusal)
         }
         let call = FallbackCall(lookup: lookup.string, target: called.string, action: action.string, url: convention.url)

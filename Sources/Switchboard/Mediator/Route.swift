@@ -172,7 +172,7 @@ public final class Route: @unchecked Sendable {
         case .success(let resolved):
             return mediator.run(resolved, args: args, target: target.ref, action: action.ref, via: convention)
         case .failure(let error):
-            return convention.fail(error)
+            return convention.fail(mediator.suggesting(error, target: target.ref, action: action.ref, fromSwift: C.self == SwiftConvention.self))
         }
     }
 

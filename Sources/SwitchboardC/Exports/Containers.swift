@@ -17,7 +17,7 @@ private func add(_ target: sb_value_ptr?, _ item: sb_value_ptr?, steal: Bool, ty
     let container = Handle(target)
     guard let box = container.box, box._withUnsafeGuaranteedRef({ $0.type == type }) else {
         owned.release()
-        return failure(SB_ETYPE, "\(caller): the container is a \(typeName(container.type))")
+        return failure(SB_ETYPE, "\(caller): the container is \(typeWithArticle(container.type))")
     }
     return box._withUnsafeGuaranteedRef { c in
         guard let itemBox = owned.box, itemBox._withUnsafeGuaranteedRef({ $0.isContainer }) else {
@@ -109,7 +109,7 @@ public func sb_dict_at(_ dict: sb_value_cptr?, _ i: size_t, _ key: UnsafeMutable
     guard let dict else { return failure(SB_EINVAL, "sb_dict_at: NULL dict") }
     let handle = Handle(dict)
     guard let box = handle.box, box._withUnsafeGuaranteedRef({ $0.type == SB_DICT }) else {
-        return failure(SB_ETYPE, "sb_dict_at: the value is a \(typeName(handle.type))")
+        return failure(SB_ETYPE, "sb_dict_at: the value is \(typeWithArticle(handle.type))")
     }
     return box._withUnsafeGuaranteedRef { d in
         guard i >= 0 && i < d.h.pointee.count else {

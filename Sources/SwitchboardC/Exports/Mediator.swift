@@ -199,7 +199,7 @@ func perform(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: U
     var hasModuleKey = false
     if let params {
         guard let box = Handle(params).box, box._withUnsafeGuaranteedRef({ $0.type == SB_DICT }) else {
-            return failure(SB_EINVAL, "\(caller): params must be a dict, not a \(typeName(Handle(params).type))")
+            return failure(SB_EINVAL, "\(caller): params must be a dict, not \(typeWithArticle(Handle(params).type))")
         }
         hasModuleKey = box._withUnsafeGuaranteedRef { $0.h.pointee.hasModuleKey }
     }

@@ -66,7 +66,7 @@ public func sb_perform_service(_ m: sb_mediator_ptr?, _ name: UnsafePointer<CCha
             throw .invalidArgument("sb_perform_service: unknown flags \(flags)")
         }
         if let params, Handle(params).type != SB_DICT {
-            throw .invalidArgument("sb_perform_service: params must be a dict, not a \(typeName(Handle(params).type))")
+            throw .invalidArgument("sb_perform_service: params must be a dict, not \(typeWithArticle(Handle(params).type))")
         }
         var result: OpaquePointer?
         let status = mediator.performServiceNative(service, action: action!, params: params ?? emptyParams,

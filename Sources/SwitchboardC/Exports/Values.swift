@@ -118,7 +118,7 @@ public func sb_get_pointer(_ v: sb_value_cptr?, _ out: UnsafeMutablePointer<Unsa
 
 @inline(never)
 private func typeFailure(_ wanted: String, _ handle: Handle) -> sb_status {
-    failure(SB_ETYPE, "sb_get_\(wanted): the value is a \(typeName(handle.type))")
+    failure(SB_ETYPE, "sb_get_\(wanted): the value is \(typeWithArticle(handle.type))")
 }
 
 @_cdecl("sb_get_string")
@@ -144,6 +144,12 @@ private func tail(_ v: sb_value_cptr?, _ len: UnsafeMutablePointer<size_t>?, _ t
 public func sb_equal(_ a: sb_value_cptr?, _ b: sb_value_cptr?) -> CInt {
     guard let a, let b else { return a == nil && b == nil ? 1 : 0 }
     return Handle(a).equals(Handle(b)) ? 1 : 0
+}
+
+/// "an int", "a dict": a type's name for a message.
+func typeWithArticle(_ type: sb_type) -> String {
+    let name = typeName(type)
+    return type == SB_INT || type == SB_ARRAY ? "an \(name)" : "a \(name)"
 }
 
 func typeName(_ type: sb_type) -> String {

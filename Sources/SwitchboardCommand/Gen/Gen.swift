@@ -38,7 +38,7 @@ extension SwitchboardCLI {
         var catalogue: String?
 
         @OptionGroup var load: LoadOptions
-        @OptionGroup var limits: LimitOptions
+        @OptionGroup var limits: LimitOptions<LoadingLimits>
         @OptionGroup var session: SessionOptions
 
         func run() throws {

@@ -3,10 +3,11 @@ package.path = "generated/?.lua;" .. package.path
 local tea = { item = "tea", price = 2.5 }
 
 -- CTMediator boxes NSInteger, BOOL and CGFloat in an NSNumber and gives nil
--- for void; Lua gets an integer, a float, a boolean, and nil for void.
+-- for void; Lua gets an integer, a float, a boolean, and sb.null for void
+-- (nil is left for a failure, so assert(sb.perform(...)) holds).
 for _, action in ipairs { "add", "total", "isEmpty", "nativeClear" } do
   local result = sb.perform("Cart", action, tea, { cache = true })
-  print(action .. ":", result, math.type(result) or type(result))
+  print(action .. ":", result == sb.null and "sb.null" or result, math.type(result) or type(result))
 end
 
 -- CTMediator+Cart, the category of typed methods, is generated from the

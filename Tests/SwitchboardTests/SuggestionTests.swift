@@ -1,0 +1,86 @@
+import Testing
+@testable import Switchboard
+
+@Suite("Did you mean")
+struct SuggestionTests {
+    @Test("the closest names by edit distance, a swap counting as one, best first")
+    func closest() {
+        let names = ["Catalog", "Cart", "Checkout", "Catalogue", "Login"]
+        #expect(NameSuggestions.closest(to: "Catalgo", among: names) == ["Catalog"]) // Catalogue: 3 edits
+        #expect(NameSuggestions.closest(to: "Catalogu", among: names) == ["Catalog", "Catalogue"])
+        #expect(NameSuggestions.closest(to: "Chekout", among: names) == ["Checkout"])
+        #expect(NameSuggestions.closest(to: "Zebra", among: names).isEmpty)
+        // a short name is close only to names one edit away
+        #expect(NameSuggestions.closest(to: "Crt", among: names) == ["Cart"])
+        // the name itself is never suggested, nor a name twice
+        #expect(NameSuggestions.closest(to: "Cart", among: ["Cart", "Carts", "Carts"]) == ["Carts"])
+        #expect(NameSuggestions.clause(for: "Catalogu", among: names) == " (did you mean \"Catalog\" or \"Catalogue\"?)")
+        #expect(NameSuggestions.clause(for: "Catalgo", among: names) == " (did you mean \"Catalog\"?)")
+        #expect(NameSuggestions.clause(for: "Zebra", among: names) == "")
+    }
+
+    @Test("names are compared by their bytes: two spellings of é are two names")
+    func bytes() {
+        // Canonically equal to the name (String ==), yet another name: 3 bytes differ.
+        #expect(NameSuggestions.closest(to: "Caf\u{E9}Barista", among: ["Cafe\u{301}Barista"]) == ["Cafe\u{301}Barista"])
+        #expect(NameSuggestions.distance(Array("abc".utf8), Array("acb".utf8), bound: 3) == 1)
+        #expect(NameSuggestions.distance(Array("abcdef".utf8), Array("uvwxyz".utf8), bound: 2) == nil)
+    }
+
+    @Test("ENOTARGET names the closest registered target")
+    func noTarget() throws {
+        let m = Mediator()
+        try m.register(target: "Catalog", action: "item") { _ in 1 }
+        #expect {
+            try m.call(target: "Catalgo", action: "item")
+        } throws: { error in
+            guard case SwitchboardError.noTarget(let message) = error else { return false }
+            return message.hasPrefix("no target named \"Catalgo\" (did you mean \"Catalog\"?)")
+        }
+    }
+
+    @Test("ENOACTION names the closest actions of the target")
+    func noAction() throws {
+        let m = Mediator()
+        try m.register(target: "Shop", action: "checkout") { _ in 1 }
+        try m.register(target: "Shop", action: "checkouts") { _ in 2 }
+        #expect {
+            try m.call(target: "Shop", action: "chekout")
+        } throws: { error in
+            guard case SwitchboardError.noAction(let message) = error else { return false }
+            return message.hasSuffix("(did you mean \"checkout\" or \"checkouts\"?)")
+        }
+    }
+
+    @Test("a Swift caller is told which modules were searched for Target_<Name>, or that none were")
+    func modules() {
+        #expect {
+            try Mediator().call(target: "Greeter", action: "hello")
+        } throws: { error in
+            guard case SwitchboardError.noTarget(let message) = error else { return false }
+            return message.contains("no Swift module is searched for a class Target_Greeter")
+                && message.contains("Mediator(modules: [\"App\"])")
+        }
+        #expect {
+            try Mediator(modules: ["App", "Core"]).call(target: "Greeter", action: "hello")
+        } throws: { error in
+            guard case SwitchboardError.noTarget(let message) = error else { return false }
+            return message.contains("the class Target_Greeter was looked for in the Swift modules App, Core")
+        }
+    }
+
+    @Test("a prepared route that finds nothing names the closest target too")
+    func route() throws {
+        let m = Mediator()
+        try m.register(target: "Catalog", action: "item") { _ in 1 }
+        try m.register(target: "Catalogs", action: "item") { _ in 2 }
+        let route = try m.route(target: "Catalogs", action: "item")
+        #expect(m.unregister(target: "Catalogs"))
+        #expect {
+            try route.call()
+        } throws: { error in
+            guard case SwitchboardError.noTarget(let message) = error else { return false }
+            return message.contains("(did you mean \"Catalog\"?)")
+        }
+    }
+}
