@@ -120,9 +120,15 @@ typedef enum sb_status {
     SB_ENOMEM,     /* an allocation failed */
     SB_EQUEUED,    /* the callee belongs to another thread (a Lua state) and was
                       queued to run there later; this caller gets no result */
-    SB_ETIMEOUT,   /* an interceptor did not decide in time (the message names it) */
+    SB_ETIMEOUT,   /* an interceptor did not decide, or an asynchronous action did not
+                    * complete, in time (the message names it) */
     SB_ECANCELED,  /* the caller cancelled the call (sb_cancel) */
-    SB_EPARAMS     /* the params broke the action's contract (a key missing or of the wrong type) */
+    SB_EPARAMS,    /* the params broke the action's contract (a key missing or of the wrong type) */
+    SB_EWOULDBLOCK, /* waiting for an asynchronous action would block a thread that must
+                     * not block (a synchronous Swift call from inside a Swift task) */
+    /* Not an error and never returned to a caller: an action returns it after
+     * sb_completion_take, to answer later (see "Asynchronous actions"). */
+    SB_PENDING = 64
 } sb_status;
 
 /* The kinds of value. Ints and doubles stay distinct: 3 is not 3.0. */
@@ -839,6 +845,9 @@ typedef struct sb_call_options {
     const char *const *tags;    /* tag_count strings for interceptors and observers */
     size_t tag_count;
     sb_cancel *cancel;          /* NULL, or a token to cancel the call with */
+    unsigned timeout_ms;        /* how long the call waits for an action that answers
+                                 * later (SB_ETIMEOUT past it); 0: as long as it takes.
+                                 * Calls made while it runs wait no longer. */
 } sb_call_options;
 
 /* sb_perform / sb_open_url_params with options (NULL: none). SB_ECANCELED
@@ -860,6 +869,56 @@ SB_API void sb_cancel_request(sb_cancel *c);
 SB_API int sb_cancel_requested(const sb_cancel *c);
 SB_API void sb_cancel_free(sb_cancel *c);
 SB_API int sb_cancelled(void);
+
+/*
+ * Asynchronous actions. An action that cannot answer before it returns (it
+ * waits for a network reply, a user, a worker thread) takes its call's
+ * completion and returns SB_PENDING:
+ *
+ *     static sb_status fetch(void *userdata, const sb_value *params, sb_value **out) {
+ *         sb_completion c = sb_completion_take();
+ *         start_work(c, ...);            // copies what it needs from params
+ *         return SB_PENDING;
+ *     }
+ *     // later, on any thread:
+ *     sb_completion_succeed(c, result);  // or sb_completion_fail(c, status, message)
+ *
+ * The caller (sb_perform and every other way to call: prepared routes, URLs,
+ * the Swift and Lua faces) waits on its own thread until the action
+ * completes, the call's timeout passes (sb_call_options.timeout_ms:
+ * SB_ETIMEOUT) or it is cancelled (SB_ECANCELED); the call then returns as
+ * if the action had answered that way. Everything around the action works as
+ * for any call: interceptors before it, its contract's result check, the
+ * observers' end event (at completion, with the real duration), the depth
+ * limit. Do not complete a call on the thread that waits for it: that thread
+ * is blocked until the call ends.
+ *
+ * A completion is an id, never reused. Complete it exactly once, or it leaks
+ * (as an interceptor's pending call does). Until then, the action's userdata
+ * and the target instance it runs on stay alive even if the action is
+ * unregistered or the caller stopped waiting; they are let go as it
+ * completes (their free functions may then run on the completing thread).
+ */
+typedef uint64_t sb_completion;
+/* The completion of the call whose action runs on this thread now (the same
+ * id if taken again during that action); 0 outside any action. An action
+ * that takes it and answers anyway (returns anything but SB_PENDING) has
+ * answered: completing it later is refused with SB_EINVAL. An action that
+ * returns SB_PENDING without taking it fails with SB_EACTION. */
+SB_API sb_completion sb_completion_take(void);
+/* Completes the call with `value` (stolen, even when refused; NULL answers
+ * null). Thread-safe. SB_OK when the caller gets it; SB_ETIMEOUT or
+ * SB_ECANCELED when the caller stopped waiting first; SB_EINVAL when the
+ * action answered already, or for an id that is not open (completed before,
+ * or never taken). The message says which (sb_last_error). */
+SB_API sb_status sb_completion_succeed(sb_completion c, sb_value *value);
+/* Completes the call with a failure: `status` (an error status; any other
+ * becomes SB_EACTION) and `message` (copied; NULL gives a default). Returns
+ * as sb_completion_succeed. */
+SB_API sb_status sb_completion_fail(sb_completion c, sb_status status, const char *message);
+/* Whether the caller cancelled the call: a long action polls it to stop
+ * early (and then completes with SB_ECANCELED). 0 for an id that is not open. */
+SB_API int sb_completion_cancelled(sb_completion c);
 
 /*
  * Rules, as a JSON array, replacing the current ones at once (a call sees

@@ -545,6 +545,17 @@ int sb_lua_call_options(lua_State *L, int idx, sb_call_options *o) {
         used = 1;
     }
     lua_pop(L, 1); /* the table keeps the token alive */
+    /* timeout: seconds the call waits for an action that answers later. */
+    lua_getfield(L, idx, "timeout");
+    if (!lua_isnil(L, -1)) {
+        luaL_argcheck(L, lua_type(L, -1) == LUA_TNUMBER, idx, "timeout must be a number of seconds");
+        lua_Number seconds = lua_tonumber(L, -1);
+        luaL_argcheck(L, seconds > 0 && seconds <= 4294967.0, idx, "timeout must be more than 0 and at most 4294967 seconds");
+        double ms = seconds * 1000.0;
+        o->timeout_ms = ms < 1.0 ? 1u : (unsigned)ms;
+        used = 1;
+    }
+    lua_pop(L, 1);
     lua_getfield(L, idx, "tags");
     if (!lua_isnil(L, -1)) {
         luaL_argcheck(L, lua_type(L, -1) == LUA_TTABLE, idx, "tags must be an array of strings");

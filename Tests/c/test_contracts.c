@@ -266,7 +266,7 @@ static void test_results(void) {
     CHECK_STATUS(sb_route_call(route, NULL, &out), SB_ETYPE);
     sb_route_free(route);
     CHECK_STATUS(sb_open_url(m, "app://R/bad", NULL, &out), SB_ETYPE);
-    sb_call_options options = {SB_CACHE_TARGET, NULL, 0, NULL};
+    sb_call_options options = {SB_CACHE_TARGET, NULL, 0, NULL, 0};
     CHECK_STATUS(sb_perform_opts(m, "R", "bad", NULL, &options, &out), SB_ETYPE);
     cases += 4;
     sb_release(params);

@@ -137,7 +137,7 @@ static void test_no_fallback(void) {
     sb_release(out);
     /* The flag the wrappers use, on its own. */
     CHECK_STATUS(sb_perform(m, "Nowhere", "x", NULL, SB_NO_FALLBACK, &out), SB_ENOTARGET);
-    sb_call_options options = {SB_NO_FALLBACK, NULL, 0, NULL};
+    sb_call_options options = {SB_NO_FALLBACK, NULL, 0, NULL, 0};
     CHECK_STATUS(sb_perform_opts(m, "Nowhere", "x", NULL, &options, &out), SB_ENOTARGET);
     robustness_row("Fallback answering a typed generated C wrapper (no target, no action, cached, flag alone, opts)", 5,
                    "SB_ENOTARGET / SB_ENOACTION; the fallback does not run");

@@ -91,7 +91,7 @@ static void test_discovery_and_caching(void) {
         CHECK_STATUS(sb_perform(m, "Tally", "next", NULL, SB_CACHE_TARGET, &tally), SB_OK);
         CHECK(check_int(tally) == 1); /* a fresh instance */
         sb_release(tally);
-        sb_call_options opts = {0, NULL, 0, NULL};
+        sb_call_options opts = {0, NULL, 0, NULL, 0};
         CHECK_STATUS(sb_perform_opts(m, "Tally", "absent", NULL, &opts, &tally), SB_ENOACTION);
         CHECK(target_is_cached(m, "Tally") == 0);
         CHECK_STATUS(sb_perform(m, "Tally", "next", NULL, SB_CACHE_TARGET, &tally), SB_OK);

@@ -19,19 +19,37 @@ public struct CallOptions: Sendable {
     public var cancellation: Cancellation?
     /// Keep the target instance the call makes (as `cacheTarget:`).
     public var cacheTarget: Bool
+    /// How long the call waits for an action that answers later (an
+    /// `async` action, a C action that returned `SB_PENDING`); past it the
+    /// call fails with `.timeout`. Nil: as long as it takes. Calls made while
+    /// this one runs wait no longer than it does.
+    public var timeout: Duration?
 
     public init(tags: [String] = [], bypassInterceptors: Bool = false, cancellation: Cancellation? = nil,
-                cacheTarget: Bool = false) {
+                cacheTarget: Bool = false, timeout: Duration? = nil) {
         self.tags = tags
         self.bypassInterceptors = bypassInterceptors
         self.cancellation = cancellation
         self.cacheTarget = cacheTarget
+        self.timeout = timeout
     }
 
     public static let none = CallOptions()
 
     /// Options that change nothing take the same path as a plain call.
-    var isPlain: Bool { tags.isEmpty && !bypassInterceptors && cancellation == nil }
+    var isPlain: Bool { tags.isEmpty && !bypassInterceptors && cancellation == nil && timeout == nil }
+
+    /// `timeout` from now, in monotonic nanoseconds; `.max` for none.
+    var deadline: UInt64 {
+        guard let timeout else { return .max }
+        let (seconds, attoseconds) = timeout.components
+        guard seconds >= 0 && attoseconds >= 0 else { return Clock.now }
+        let nanoseconds = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
+        let sum = Clock.now.addingReportingOverflow(UInt64(attoseconds / 1_000_000_000))
+        guard !nanoseconds.overflow, !sum.overflow else { return .max }
+        let deadline = sum.partialValue.addingReportingOverflow(nanoseconds.partialValue)
+        return deadline.overflow ? .max : deadline.partialValue
+    }
 }
 
 /// A flag the caller sets to cancel a call in flight. A cancelled call stops
@@ -66,17 +84,39 @@ enum CurrentCall {
         return key
     }()
 
-    static var cancellation: Cancellation? {
-        pthread_getspecific(key).map { Unmanaged<Cancellation>.fromOpaque($0).takeUnretainedValue() }
+    /// What the innermost call with options set for the calls it runs.
+    final class Frame {
+        let cancellation: Cancellation?
+        /// Monotonic nanoseconds; `.max` for none.
+        let deadline: UInt64
+
+        init(cancellation: Cancellation?, deadline: UInt64) {
+            self.cancellation = cancellation
+            self.deadline = deadline
+        }
     }
 
-    /// Runs `body` with `cancellation` as the current one (kept alive by the caller).
-    static func with<R>(_ cancellation: Cancellation?, _ body: () -> R) -> R {
-        guard let cancellation else { return body() }
+    private static var frame: Frame? {
+        pthread_getspecific(key).map { Unmanaged<Frame>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    static var cancellation: Cancellation? { frame?.cancellation }
+
+    /// When a call running here stops waiting for a deferred answer.
+    static var deadline: UInt64 { frame?.deadline ?? .max }
+
+    /// Runs `body` with the cancellation and deadline of `options` as the
+    /// current ones. A call inside keeps its caller's cancellation unless it
+    /// has one, and never waits past its caller's deadline.
+    static func with<R>(_ options: CallOptions, _ body: () -> R) -> R {
+        guard options.cancellation != nil || options.timeout != nil else { return body() }
+        let outer = frame
+        let current = Frame(cancellation: options.cancellation ?? outer?.cancellation,
+                            deadline: min(options.deadline, outer?.deadline ?? .max))
         let previous = pthread_getspecific(key)
-        pthread_setspecific(key, Unmanaged.passUnretained(cancellation).toOpaque())
+        pthread_setspecific(key, Unmanaged.passUnretained(current).toOpaque())
         defer { pthread_setspecific(key, previous) }
-        return body()
+        return withExtendedLifetime(current) { body() }
     }
 }
 

@@ -64,7 +64,7 @@ extension Mediator {
         let began = observing ? Clock.now : 0
         if observing { notify(hooks, call.event(.start, error: nil, result: nil, duration: 0), record) }
 
-        let outcome = CurrentCall.with(options.cancellation) {
+        let outcome = CurrentCall.with(options) {
             steer(record, &call, hooks: hooks, module: module, options: options, fallback: fallback,
                   via: convention, prepared: prepared)
         }

@@ -99,6 +99,8 @@ struct SwiftConvention: CallConvention {
             } catch {
                 return .failure(.wrapping(error, in: "\(target.string).\(action.string)"))
             }
+        case .swiftAsync(let body):
+            return Deferral.runBlocking(body, on: instance?.object, args, label: "\(target.string).\(action.string)")
         case .foreign:
             do throws(SwitchboardError) {
                 let function = entry.foreign!.takeUnretainedValue()

@@ -308,11 +308,13 @@ extension Mediator {
 }
 
 extension ThreadRecord {
-    /// Holds what a resolved call uses (see `hold(owner:instance:)`); an
-    /// instance made for the call alone is the call's own.
+    /// Holds what a resolved call uses (see `hold(owner:instance:)`). An
+    /// instance made for the call alone is never retired, but is held too:
+    /// an action that completes later keeps what its call holds alive
+    /// (``Deferral``).
     @inline(__always)
     func hold(_ resolved: Mediator.Resolved) {
-        hold(owner: resolved.owner, instance: resolved.ownsInstance ? nil : resolved.instance?.toOpaque())
+        hold(owner: resolved.owner, instance: resolved.instance?.toOpaque())
     }
 }
 

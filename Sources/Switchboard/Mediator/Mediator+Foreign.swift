@@ -238,6 +238,24 @@ struct ForeignConvention: CallConvention {
                 return fail(error)
             }
             return 0
+        case .swiftAsync(let body):
+            let params: Params
+            do throws(SwitchboardError) {
+                params = try bridge.value(from: args).dict ?? [:]
+            } catch {
+                return fail(error)
+            }
+            let result: Value
+            switch Deferral.runBlocking(body, on: instance?.object, params, label: "\(target.string).\(action.string)") {
+            case .success(let value): result = value
+            case .failure(let error): return fail(error)
+            }
+            do throws(SwitchboardError) {
+                out.pointee = try bridge.native(from: result)
+            } catch {
+                return fail(error)
+            }
+            return 0
         }
     }
 

@@ -21,6 +21,19 @@ extension Mediator {
                 to: target)
     }
 
+    /// Registers an asynchronous closure action: it runs on a task of its
+    /// own and answers when it returns. A call (from any face) waits for it
+    /// on the caller's thread, except from inside a Swift task, where
+    /// waiting could starve the cooperative pool: there the call fails with
+    /// `.wouldBlock` before the action starts. The call's
+    /// ``CallOptions/timeout`` and ``CallOptions/cancellation`` end the wait
+    /// and cancel the action's task.
+    public func register(target: String, action: String,
+                         _ body: @escaping @Sendable (Params) async throws -> Value) throws(SwitchboardError) {
+        try Self.check(action, kind: "action")
+        try add([ActionEntry(name: action, body: .swiftAsync { _, params in try await body(params) })], to: target)
+    }
+
     /// Registers several closure actions on one target at once, in the order
     /// written (a repeated name keeps its last body).
     public func register(target: String,

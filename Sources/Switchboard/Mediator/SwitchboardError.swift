@@ -30,6 +30,10 @@ public enum SwitchboardError: Error, Sendable {
     /// The params broke the action's ``Contract``: a required key missing, a
     /// value of the wrong type (the message names the key and both types).
     case badParams(String)
+    /// Waiting for the call would block a thread that must not block: a
+    /// synchronous call of an asynchronous action from inside a Swift task
+    /// (Swift's cooperative pool). `await` the call instead.
+    case wouldBlock(String)
 
     /// Status codes shared by all three faces. The raw values are the
     /// `sb_status` values of `include/switchboard.h`; a test keeps them equal.
@@ -46,6 +50,7 @@ public enum SwitchboardError: Error, Sendable {
         case timeout
         case canceled
         case badParams
+        case wouldBlock
 
         /// The short name used in C (`SB_` + name) and Lua (`"ENOTARGET"`).
         public var name: String {
@@ -62,6 +67,7 @@ public enum SwitchboardError: Error, Sendable {
             case .timeout: "ETIMEOUT"
             case .canceled: "ECANCELED"
             case .badParams: "EPARAMS"
+            case .wouldBlock: "EWOULDBLOCK"
             }
         }
     }
@@ -81,6 +87,7 @@ public enum SwitchboardError: Error, Sendable {
         case .timeout: self = .timeout(message)
         case .canceled: self = .canceled(message)
         case .badParams: self = .badParams(message)
+        case .wouldBlock: self = .wouldBlock(message)
         }
     }
 
@@ -98,6 +105,7 @@ public enum SwitchboardError: Error, Sendable {
         case .timeout: .timeout
         case .canceled: .canceled
         case .badParams: .badParams
+        case .wouldBlock: .wouldBlock
         }
     }
 
@@ -105,7 +113,7 @@ public enum SwitchboardError: Error, Sendable {
         switch self {
         case .invalidArgument(let m), .noTarget(let m), .noAction(let m), .typeMismatch(let m),
              .rejected(let m), .badURL(let m), .outOfMemory(let m), .queued(let m), .timeout(let m), .canceled(let m),
-             .badParams(let m):
+             .badParams(let m), .wouldBlock(let m):
             m
         case .actionFailed(let m, _):
             m

@@ -6,6 +6,8 @@ final class ActionEntry: @unchecked Sendable {
         /// A Swift closure. The first argument is the target instance's object
         /// (a `Target` class instance), nil for closure-registered actions.
         case swift(@Sendable (AnyObject?, Params) throws -> Value)
+        /// A Swift `async` closure: it answers later (Async/Deferral.swift).
+        case swiftAsync(@Sendable (AnyObject?, Params) async throws -> Value)
         /// A C or Lua function, called in its own face's representation when
         /// the caller is in that face.
         case foreign(ForeignFunction)
@@ -40,6 +42,9 @@ final class ActionEntry: @unchecked Sendable {
         case .swift(let closure):
             foreign = nil
             swift = closure
+        case .swiftAsync:
+            foreign = nil
+            swift = nil
         }
     }
 

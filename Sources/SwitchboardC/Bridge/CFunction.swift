@@ -56,6 +56,7 @@ final class CFunction: ForeignFunction, @unchecked Sendable {
                           label: String) -> Int32 {
         if status == SB_OK {
             if out.pointee == nil { out.pointee = Handle.null.pointer }
+            Deferral.returned()
             return 0
         }
         return normalizeFailure(status, out: out, messagesBefore: messagesBefore, label: label)
@@ -69,6 +70,10 @@ final class CFunction: ForeignFunction, @unchecked Sendable {
             Handle(leftover).release()
             out.pointee = nil
         }
+        // It answers later: wait for it here, so that whatever called it
+        // sees an answer like any other (Async/Deferral.swift).
+        if status == SB_PENDING { return Deferral.settle(out: out, bridge: CBridge.self, label: label) }
+        Deferral.returned()
         guard status.rawValue <= sb_status.highest.rawValue else {
             // Keep what the function said; C enums may be signed, so show the number as C wrote it.
             let said = sb__error_generation() == messagesBefore ? "" : ": " + String(cString: sb_last_error())

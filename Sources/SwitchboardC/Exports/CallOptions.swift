@@ -27,7 +27,8 @@ func callOptions(_ options: UnsafePointer<sb_call_options>?, _ caller: String,
     }
     let cancellation = o.cancel.map { Unmanaged<Cancellation>.fromOpaque(UnsafeRawPointer($0)).takeUnretainedValue() }
     return .success(CallOptions(tags: tags, bypassInterceptors: o.flags & SB_BYPASS_INTERCEPTORS != 0,
-                                cancellation: cancellation, cacheTarget: o.flags & SB_CACHE_TARGET != 0))
+                                cancellation: cancellation, cacheTarget: o.flags & SB_CACHE_TARGET != 0,
+                                timeout: o.timeout_ms == 0 ? nil : .milliseconds(Int64(o.timeout_ms))))
 }
 
 @_cdecl("sb_perform_opts")

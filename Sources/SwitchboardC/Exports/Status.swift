@@ -18,6 +18,8 @@ public func sb_status_string(_ s: sb_status) -> UnsafePointer<CChar>? {
     case SB_ETIMEOUT: "timed out"
     case SB_ECANCELED: "cancelled"
     case SB_EPARAMS: "params break the action's contract"
+    case SB_EWOULDBLOCK: "waiting would block a thread that must not block"
+    case SB_PENDING: "pending: the action will complete later"
     default: "unknown status"
     }
     return UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)

@@ -1,0 +1,150 @@
+import Synchronization
+
+/// An action's promise to answer its call later.
+///
+/// An action that cannot answer before it returns takes its call's
+/// completion (``Deferral/take()``; C: `sb_completion_take`) and returns
+/// "pending"; whoever finishes the work completes it exactly once, from any
+/// thread. The caller waits for that, up to the call's deadline
+/// (``CallOptions/timeout``) and until it is cancelled. A completion that
+/// comes after the caller gave up (timed out, cancelled), after the action
+/// answered anyway, or a second time, is refused: `complete` says why.
+///
+/// While it is open, a completion keeps alive what its call used (the
+/// target entry that owns the action, with its userdata, and the target
+/// instance), so the work may go on using them after a caller stopped
+/// waiting; they are let go when it completes.
+@_spi(Faces) public final class Completion: @unchecked Sendable {
+    // @unchecked: `answer` is written once, by the thread that claims the
+    // state, before it publishes `completed`; the rest is atomic or immutable.
+
+    /// What the action answered.
+    @_spi(Faces) public enum Answer: @unchecked Sendable {
+        // @unchecked: a native value is owned by the answer until taken.
+        case value(Value)
+        /// A new native reference of `bridge`'s face.
+        case native(OpaquePointer?, any ForeignBridge.Type)
+        case failure(SwitchboardError)
+    }
+
+    enum State {
+        static let pending = 0, claimed = 1, completed = 2
+        /// The caller stopped waiting: for these reasons.
+        static let timedOut = 3, cancelled = 4, answered = 5
+    }
+
+    private let state = Atomic<Int>(State.pending)
+    private var answer: Answer = .value(.null)
+    let cancellation: Cancellation?
+    /// The call level of the action that took it, on the taking thread.
+    let level: Int
+    /// What the call held when the action took this, one strong reference each.
+    private let kept: (UInt, UInt)
+    /// The face's handle for it (C's id), 0 until it has one; read and
+    /// written only under that face's lock.
+    @_spi(Faces) public var faceID: UInt64 = 0
+    /// The task running a Swift `async` action, cancelled when the caller gives up.
+    private let task = Mutex<Task<Void, Never>?>(nil)
+
+    init(level: Int, cancellation: Cancellation?, keeping owner: UInt, _ instance: UInt) {
+        self.level = level
+        self.cancellation = cancellation
+        kept = (Self.retain(owner), Self.retain(instance))
+    }
+
+    deinit {
+        // Not completed (the caller gave up and nobody completed it): what
+        // it kept goes now. A completed one let go as it completed.
+        if state.load(ordering: .acquiring) != State.completed { letGo() }
+        if case .native(let native, let bridge) = answer { bridge.release(native) }
+    }
+
+    /// Whether the caller has cancelled the call.
+    public var isCancelled: Bool { cancellation?.isCancelled ?? false }
+
+    /// Completes the call. Returns nil when the caller gets `answer`, else
+    /// why it was refused (`answer` is then dropped): `.timeout` or
+    /// `.canceled` when the caller stopped waiting, `.invalidArgument` when
+    /// the action answered already or this was completed before.
+    @discardableResult
+    public func complete(_ answer: Answer) -> SwitchboardError? {
+        let (claimed, seen) = state.compareExchange(expected: State.pending, desired: State.claimed,
+                                                    ordering: .sequentiallyConsistent)
+        guard claimed else {
+            if case .native(let native, let bridge) = answer { bridge.release(native) }
+            return refusal(seen)
+        }
+        self.answer = answer
+        state.store(State.completed, ordering: .sequentiallyConsistent)
+        letGo()
+        Parking.wakeAll()
+        return nil
+    }
+
+    private func refusal(_ state: Int) -> SwitchboardError {
+        switch state {
+        case State.timedOut: .timeout("the call was completed after its caller stopped waiting (timed out)")
+        case State.cancelled: .canceled("the call was completed after its caller cancelled it")
+        case State.answered: .invalidArgument("the call was completed, but its action had answered already")
+        default: .invalidArgument("the call was completed twice")
+        }
+    }
+
+    /// Lets go of what the call kept, once.
+    private func letGo() {
+        Self.release(kept.0)
+        Self.release(kept.1)
+    }
+
+    // MARK: The caller's side
+
+    /// Waits until the call is completed, cancelled, or `deadline`
+    /// (monotonic nanoseconds) passes. Returns the answer, or nil having
+    /// given up (`givenUp` then says why).
+    func wait(until deadline: UInt64) -> Answer? {
+        _ = Parking.wait(until: deadline) { settled }
+        return state.load(ordering: .sequentiallyConsistent) == State.completed ? taken() : nil
+    }
+
+    /// Stops waiting for `reason` (`State.timedOut`, `.cancelled`,
+    /// `.answered`), unless a completer claimed the call first: then its
+    /// answer, once written.
+    func abandon(_ reason: Int) -> Answer? {
+        let (exchanged, current) = state.compareExchange(expected: State.pending, desired: reason,
+                                                         ordering: .sequentiallyConsistent)
+        if exchanged {
+            task.withLock { $0?.cancel() }
+            return nil
+        }
+        guard current == State.claimed || current == State.completed else { return nil }
+        // A completer is writing its answer: it takes no time.
+        _ = Parking.wait(until: .max) { state.load(ordering: .sequentiallyConsistent) == State.completed }
+        return taken()
+    }
+
+    /// Runs a Swift task for the action; cancelled if the caller gives up.
+    func attach(_ running: Task<Void, Never>) {
+        task.withLock { $0 = running }
+        if state.load(ordering: .sequentiallyConsistent) >= State.timedOut { running.cancel() }
+    }
+
+    private var settled: Bool {
+        state.load(ordering: .sequentiallyConsistent) == State.completed || isCancelled
+    }
+
+    /// The answer, moved out (a native reference is the caller's now).
+    private func taken() -> Answer {
+        let given = answer
+        answer = .value(.null)
+        return given
+    }
+
+    private static func retain(_ bits: UInt) -> UInt {
+        if let object = UnsafeRawPointer(bitPattern: bits) { _ = Unmanaged<AnyObject>.fromOpaque(object).retain() }
+        return bits
+    }
+
+    private static func release(_ bits: UInt) {
+        if let object = UnsafeRawPointer(bitPattern: bits) { Unmanaged<AnyObject>.fromOpaque(object).release() }
+    }
+}

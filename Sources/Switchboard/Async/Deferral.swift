@@ -1,0 +1,210 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
+
+/// How a call waits for an action that answers later.
+///
+/// An action defers by taking its call's ``Completion`` (`take`, on the
+/// thread running it) and returning "pending" (C: `SB_PENDING`). The face
+/// that called it sees the status and waits right there (`settle`), still
+/// inside the call: so everything around the action — contracts checking
+/// the result, observers timing the call, interceptors, the call depth, what
+/// the call holds — works for a deferred action as for any other, and the
+/// end event comes at completion with the real duration.
+///
+/// Nothing here runs unless an action defers: a call that answers at once
+/// reads no thread-local state for it.
+@_spi(Faces) public enum Deferral {
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        // At thread exit, completions still taken were never returned for.
+        precondition(pthread_key_create(&key) { raw in
+            guard let raw else { return }
+            let taken = Unmanaged<Taken>.fromOpaque(raw).takeRetainedValue()
+            for completion in taken.stack {
+                outstanding.subtract(1, ordering: .relaxed)
+                _ = completion.abandon(Completion.State.answered)
+            }
+        } == 0, "Switchboard: out of pthread keys")
+        return key
+    }()
+
+    /// Completions actions on this thread took and have not yet returned
+    /// "pending" for, innermost call last: an action that took one may make
+    /// calls whose actions take theirs.
+    private final class Taken {
+        var stack: [Completion] = []
+    }
+
+    private static var taken: Taken {
+        if let raw = pthread_getspecific(key) { return Unmanaged<Taken>.fromOpaque(raw).takeUnretainedValue() }
+        let fresh = Taken()
+        pthread_setspecific(key, Unmanaged.passRetained(fresh).toOpaque())
+        return fresh
+    }
+
+    /// Completions taken on any thread and not yet returned for: while there
+    /// are none, an action's return checks one word.
+    private static let outstanding = Atomic<Int>(0)
+
+    private static var level: Int { EpochDomain.shared.pins.record().depth.pointee }
+
+    /// Drops the completions taken by calls deeper than `level` (they have
+    /// returned) and, with `including`, the one taken at `level`: their
+    /// actions answered without "pending", so they are refused from now on.
+    private static func drop(deeperThan level: Int, including: Bool, _ taken: Taken) {
+        while let last = taken.stack.last, last.level > level || (including && last.level == level) {
+            taken.stack.removeLast()
+            outstanding.subtract(1, ordering: .relaxed)
+            _ = last.abandon(Completion.State.answered)
+        }
+    }
+
+    /// After an action returned anything but "pending": a completion it
+    /// took is refused from now on (`.invalidArgument`: it answered already).
+    @inline(__always)
+    public static func returned() {
+        if outstanding.load(ordering: .relaxed) != 0 { dropTaken() }
+    }
+
+    @inline(never)
+    private static func dropTaken() {
+        let taken = self.taken
+        if !taken.stack.isEmpty { drop(deeperThan: level, including: true, taken) }
+    }
+
+    /// The completion of the call whose action runs on this thread now; the
+    /// same one if taken again during that action. Nil outside any call.
+    public static func take() -> Completion? {
+        let taken = self.taken
+        drop(deeperThan: level, including: false, taken)
+        if let earlier = taken.stack.last, earlier.level == level { return earlier }
+        guard let completion = make() else { return nil }
+        taken.stack.append(completion)
+        outstanding.add(1, ordering: .relaxed)
+        return completion
+    }
+
+    /// A completion for the call running at this thread's current level,
+    /// keeping what that call holds. Nil outside any call.
+    private static func make() -> Completion? {
+        let record = EpochDomain.shared.pins.record()
+        let level = record.depth.pointee
+        guard level > 0, level < ThreadRecord.levels else { return nil }
+        let slots = record.slots(at: level)
+        return Completion(level: level, cancellation: CurrentCall.cancellation,
+                          keeping: slots[0].load(ordering: .relaxed), slots[1].load(ordering: .relaxed))
+    }
+
+    /// After an action returned "pending": waits for its completion and
+    /// gives the answer as the action would have (0 with `out` set to a new
+    /// reference, or a status with the message reported through `bridge`).
+    /// `label` names the action in messages.
+    public static func settle(out: UnsafeMutablePointer<OpaquePointer?>, bridge: any ForeignBridge.Type,
+                              label: String) -> Int32 {
+        out.pointee = nil
+        let answer: Completion.Answer
+        switch answerOfTaken(label: label) {
+        case .success(let given): answer = given
+        case .failure(let error): return fail(error, bridge)
+        }
+        switch answer {
+        case .native(let native, let face) where ObjectIdentifier(face) == ObjectIdentifier(bridge):
+            out.pointee = native
+            return 0
+        case .native(let native, let face):
+            defer { face.release(native) }
+            do throws(SwitchboardError) {
+                out.pointee = try bridge.native(from: try face.value(from: native))
+                return 0
+            } catch {
+                return fail(error, bridge)
+            }
+        case .value(let value):
+            do throws(SwitchboardError) {
+                out.pointee = try bridge.native(from: value)
+                return 0
+            } catch {
+                return fail(error, bridge)
+            }
+        case .failure(let error):
+            return fail(error, bridge)
+        }
+    }
+
+    private static func fail(_ error: SwitchboardError, _ bridge: any ForeignBridge.Type) -> Int32 {
+        bridge.report(error)
+        return error.code.rawValue
+    }
+
+    /// The answer of the completion the action running here took, once it
+    /// comes; a failure when it took none, or the wait ended first.
+    private static func answerOfTaken(label: String) -> Result<Completion.Answer, SwitchboardError> {
+        let level = self.level, taken = self.taken
+        drop(deeperThan: level, including: false, taken)
+        guard let completion = taken.stack.last, completion.level == level else {
+            return .failure(.actionFailed("\(label) returned pending without taking its completion", underlying: nil))
+        }
+        taken.stack.removeLast()
+        outstanding.subtract(1, ordering: .relaxed)
+        return wait(for: completion, label: label)
+    }
+
+    /// Waits for `completion` up to the call's deadline, or until the call
+    /// is cancelled.
+    static func wait(for completion: Completion, label: String) -> Result<Completion.Answer, SwitchboardError> {
+        if let answer = completion.wait(until: CurrentCall.deadline) { return .success(answer) }
+        let cancelled = completion.isCancelled
+        if let answer = completion.abandon(cancelled ? Completion.State.cancelled : Completion.State.timedOut) {
+            return .success(answer)
+        }
+        if cancelled { return .failure(.canceled("the call to \(label) was cancelled while it waited for its answer")) }
+        return .failure(.timeout("\(label) did not complete within the call's timeout"))
+    }
+
+    /// Runs a Swift `async` action for a synchronous caller: on a task of
+    /// its own, the caller waiting for it. From inside a Swift task (a
+    /// thread of the cooperative pool, which must never block) it refuses
+    /// with `.wouldBlock` before the action starts.
+    static func runBlocking(_ body: @escaping @Sendable (AnyObject?, Params) async throws -> Value,
+                            on object: AnyObject?, _ params: Params, label: String) -> Result<Value, SwitchboardError> {
+        if withUnsafeCurrentTask(body: { $0 != nil }) {
+            return .failure(.wouldBlock("\(label) is asynchronous and this thread runs a Swift task, which must not "
+                                        + "block: await the call (try await mediator.call), or call it from "
+                                        + "another thread"))
+        }
+        guard let completion = make() else {
+            return .failure(.actionFailed("\(label) ran outside a call", underlying: nil))
+        }
+        let instance = UncheckedBox(object)
+        completion.attach(Task.detached {
+            do {
+                completion.complete(.value(try await body(instance.value, params)))
+            } catch {
+                completion.complete(.failure(.wrapping(error, in: label)))
+            }
+        })
+        return wait(for: completion, label: label).flatMap { answer in
+            switch answer {
+            case .value(let value): return .success(value)
+            case .failure(let error): return .failure(error)
+            case .native(let native, let face):
+                defer { face.release(native) }
+                do throws(SwitchboardError) { return .success(try face.value(from: native)) } catch { return .failure(error) }
+            }
+        }
+    }
+}
+
+/// Carries a target instance's object to the task running its action (the
+/// mediator hands it only to that action, which may use it from any thread:
+/// `Target` classes are `Sendable`).
+private struct UncheckedBox: @unchecked Sendable {
+    let value: AnyObject?
+    init(_ value: AnyObject?) { self.value = value }
+}

@@ -1,0 +1,403 @@
+/* Asynchronous actions from C (issue 21): an action takes its completion,
+ * returns SB_PENDING, and another thread completes it. The caller waits for
+ * it, up to its timeout, until it is cancelled; a completion is accepted
+ * exactly once; what the action uses stays alive until it completes. */
+#include "check.h"
+
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
+
+static void sleep_ms(long ms) {
+    struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&t, NULL);
+}
+
+/* ---------------------------------------------- completing from a thread */
+
+struct later {
+    sb_completion c;
+    long delay_ms;
+    int64_t value;      /* answers sb_int(value) ... */
+    sb_status fail;     /* ... unless this is not SB_OK */
+    sb_status returned; /* what the completion call returned */
+    int owned;          /* freed by the thread that completes it */
+};
+
+static pthread_mutex_t done_mu = PTHREAD_MUTEX_INITIALIZER;
+static long done_count;
+
+static void *complete_later(void *arg) {
+    struct later *l = arg;
+    sleep_ms(l->delay_ms);
+    l->returned = l->fail == SB_OK ? sb_completion_succeed(l->c, sb_int(l->value))
+                                   : sb_completion_fail(l->c, l->fail, "it broke later");
+    if (l->owned) free(l);
+    pthread_mutex_lock(&done_mu);
+    done_count++;
+    pthread_mutex_unlock(&done_mu);
+    return NULL;
+}
+
+/* The action's userdata: how to answer, and the thread that will. */
+struct deferring {
+    long delay_ms;
+    sb_status fail;
+    pthread_t worker;
+    struct later later;
+    int started;
+    int freed;
+};
+
+static sb_status deferred(void *ud, const sb_value *params, sb_value **out) {
+    struct deferring *d = ud;
+    (void)out;
+    int64_t n = 0;
+    sb_get_int(sb_dict_get(params, "n"), &n);
+    d->later.c = sb_completion_take();
+    d->later.delay_ms = d->delay_ms;
+    d->later.value = n * 2;
+    d->later.fail = d->fail;
+    d->later.returned = (sb_status)-1;
+    d->later.owned = 0;
+    if (d->later.c == 0) return SB_EACTION;
+    d->started = 1;
+    pthread_create(&d->worker, NULL, complete_later, &d->later);
+    return SB_PENDING;
+}
+
+static void free_deferring(void *ud) { ((struct deferring *)ud)->freed++; }
+
+static sb_value *n_params(int64_t n) {
+    sb_value *p = sb_dict_new();
+    sb_dict_set_new(p, "n", sb_int(n));
+    return p;
+}
+
+static void finish(struct deferring *d) {
+    if (d->started) pthread_join(d->worker, NULL);
+    d->started = 0;
+}
+
+static void test_completes_later(void) {
+    sb_mediator *m = sb_mediator_new();
+    struct deferring d = {30, SB_OK, 0, {0}, 0, 0};
+    CHECK_STATUS(sb_register_action(m, "Net", "fetch", deferred, &d, NULL), SB_OK);
+    sb_value *params = n_params(21), *out = NULL;
+    CHECK_STATUS(sb_perform(m, "Net", "fetch", params, 0, &out), SB_OK);
+    CHECK(check_int(out) == 42);
+    sb_release(out);
+    finish(&d);
+    CHECK_STATUS(d.later.returned, SB_OK);
+
+    /* A failure, with its status and message. */
+    d.fail = SB_ENOTARGET;
+    CHECK_STATUS(sb_perform(m, "Net", "fetch", params, 0, &out), SB_ENOTARGET);
+    CHECK(out == NULL);
+    CHECK(ERROR_MENTIONS("it broke later"));
+    finish(&d);
+    /* Not an error status: the call fails with SB_EACTION. */
+    d.fail = SB_PENDING;
+    CHECK_STATUS(sb_perform(m, "Net", "fetch", params, 0, &out), SB_EACTION);
+    finish(&d);
+
+    /* Through a prepared route and a URL, the same. */
+    d.fail = SB_OK;
+    sb_route *r = NULL;
+    CHECK_STATUS(sb_route_prepare(m, "Net", "fetch", 0, &r), SB_OK);
+    CHECK_STATUS(sb_route_call(r, params, &out), SB_OK);
+    CHECK(check_int(out) == 42);
+    sb_release(out);
+    finish(&d);
+    sb_route_free(r);
+    CHECK_STATUS(sb_open_url_params(m, "app://Net/fetch", params, NULL, &out), SB_OK);
+    CHECK(check_int(out) == 42);
+    sb_release(out);
+    finish(&d);
+    sb_release(params);
+    sb_mediator_free(m);
+}
+
+/* ------------------------------------------------- completed at once */
+
+static sb_status completes_itself(void *ud, const sb_value *params, sb_value **out) {
+    (void)ud, (void)params, (void)out;
+    sb_completion c = sb_completion_take();
+    CHECK(c != 0);
+    CHECK(sb_completion_take() == c); /* the same call, the same id */
+    CHECK_STATUS(sb_completion_succeed(c, sb_string("now")), SB_OK);
+    CHECK_STATUS(sb_completion_succeed(c, sb_string("again")), SB_EINVAL);
+    return SB_PENDING;
+}
+
+static sb_status pending_without_take(void *ud, const sb_value *params, sb_value **out) {
+    (void)ud, (void)params, (void)out;
+    return SB_PENDING;
+}
+
+static sb_completion answered_anyway_id;
+static sb_status takes_and_answers(void *ud, const sb_value *params, sb_value **out) {
+    (void)ud, (void)params;
+    answered_anyway_id = sb_completion_take();
+    *out = sb_int(1);
+    return SB_OK;
+}
+
+static sb_status plain(void *ud, const sb_value *params, sb_value **out) {
+    (void)ud, (void)params;
+    *out = sb_int(5);
+    return SB_OK;
+}
+
+static void test_rules_of_use(void) {
+    sb_mediator *m = sb_mediator_new();
+    sb_value *out = NULL;
+    CHECK_STATUS(sb_register_action(m, "A", "self", completes_itself, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_perform(m, "A", "self", NULL, 0, &out), SB_OK);
+    size_t len = 0;
+    const char *s = sb_get_string(out, &len);
+    CHECK(s != NULL && len == 3 && memcmp(s, "now", 3) == 0);
+    sb_release(out);
+
+    CHECK_STATUS(sb_register_action(m, "A", "forgot", pending_without_take, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_perform(m, "A", "forgot", NULL, 0, &out), SB_EACTION);
+    CHECK(ERROR_MENTIONS("without taking its completion"));
+
+    /* Taken, then answered anyway: the answer stands, the completion is refused. */
+    CHECK_STATUS(sb_register_action(m, "A", "both", takes_and_answers, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_register_action(m, "A", "plain", plain, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_perform(m, "A", "both", NULL, 0, &out), SB_OK);
+    CHECK(check_int(out) == 1);
+    sb_release(out);
+    CHECK_STATUS(sb_perform(m, "A", "plain", NULL, 0, &out), SB_OK); /* not confused by it */
+    CHECK(check_int(out) == 5);
+    sb_release(out);
+    CHECK_STATUS(sb_completion_succeed(answered_anyway_id, sb_int(2)), SB_EINVAL);
+    CHECK(ERROR_MENTIONS("answered already"));
+    CHECK_STATUS(sb_completion_succeed(answered_anyway_id, sb_int(2)), SB_EINVAL); /* now unknown */
+
+    /* Outside any action there is nothing to take; unknown ids are refused. */
+    CHECK(sb_completion_take() == 0);
+    CHECK(ERROR_MENTIONS("no action is running"));
+    CHECK_STATUS(sb_completion_succeed(0, NULL), SB_EINVAL);
+    CHECK_STATUS(sb_completion_fail(987654321, SB_EACTION, NULL), SB_EINVAL);
+    CHECK(sb_completion_cancelled(987654321) == 0);
+    sb_mediator_free(m);
+}
+
+/* ------------------------------------------- timeouts and cancellation */
+
+static void test_timeout(void) {
+    sb_mediator *m = sb_mediator_new();
+    struct deferring d = {300, SB_OK, 0, {0}, 0, 0};
+    CHECK_STATUS(sb_register_action(m, "Net", "slow", deferred, &d, free_deferring), SB_OK);
+    sb_call_options o = {0};
+    o.timeout_ms = 40;
+    sb_value *out = NULL;
+    CHECK_STATUS(sb_perform_opts(m, "Net", "slow", NULL, &o, &out), SB_ETIMEOUT);
+    CHECK(ERROR_MENTIONS("Net.slow did not complete"));
+    /* The action's userdata outlives its registration while the work runs. */
+    CHECK_STATUS(sb_unregister_action(m, "Net", "slow"), SB_OK);
+    sb_mediator_free(m);
+    CHECK(d.freed == 0);
+    finish(&d);
+    CHECK_STATUS(d.later.returned, SB_ETIMEOUT);
+    CHECK(d.freed == 1); /* let go as it completed */
+}
+
+struct canceller {
+    sb_cancel *token;
+    long after_ms;
+};
+
+static void *cancel_later(void *arg) {
+    struct canceller *c = arg;
+    sleep_ms(c->after_ms);
+    sb_cancel_request(c->token);
+    return NULL;
+}
+
+static sb_completion seen_id;
+static int seen_cancelled;
+static sb_status watches_cancel(void *ud, const sb_value *params, sb_value **out) {
+    (void)ud, (void)params, (void)out;
+    seen_id = sb_completion_take();
+    return SB_PENDING;
+}
+
+static void test_cancellation(void) {
+    sb_mediator *m = sb_mediator_new();
+    CHECK_STATUS(sb_register_action(m, "Net", "wait", watches_cancel, NULL, NULL), SB_OK);
+    sb_call_options o = {0};
+    o.cancel = sb_cancel_new();
+    struct canceller c = {o.cancel, 30};
+    pthread_t t;
+    pthread_create(&t, NULL, cancel_later, &c);
+    sb_value *out = NULL;
+    CHECK_STATUS(sb_perform_opts(m, "Net", "wait", NULL, &o, &out), SB_ECANCELED);
+    pthread_join(t, NULL);
+    seen_cancelled = sb_completion_cancelled(seen_id);
+    CHECK(seen_cancelled == 1);
+    CHECK_STATUS(sb_completion_succeed(seen_id, sb_int(1)), SB_ECANCELED);
+    /* Cancelled before: the call never starts its target. */
+    seen_id = 0;
+    CHECK_STATUS(sb_perform_opts(m, "Net", "wait", NULL, &o, &out), SB_ECANCELED);
+    CHECK(seen_id == 0);
+    sb_cancel_free(o.cancel);
+    sb_mediator_free(m);
+}
+
+/* ------------------------------ contracts and observers see the completion */
+
+static uint64_t end_duration;
+static sb_status end_status;
+static void observe(void *ud, const sb_call_event *e) {
+    (void)ud;
+    if (e->phase == SB_CALL_END) {
+        end_duration = e->duration_ns;
+        end_status = e->status;
+    }
+}
+
+static void test_around_the_action(void) {
+    sb_mediator *m = sb_mediator_new();
+    struct deferring d = {60, SB_OK, 0, {0}, 0, 0};
+    CHECK_STATUS(sb_register_action_contract(m, "Net", "typed", "n: int -> string", deferred, &d, NULL), SB_OK);
+    CHECK_STATUS(sb_add_observer(m, observe, NULL, NULL, NULL), SB_OK);
+    sb_value *params = n_params(2), *out = NULL;
+    CHECK_STATUS(sb_perform(m, "Net", "typed", params, 0, &out), SB_ETYPE); /* completed with an int */
+    finish(&d);
+    CHECK(end_status == SB_ETYPE);
+    CHECK(end_duration >= 50000000ull); /* the end event came at completion */
+    sb_release(params);
+    sb_mediator_free(m);
+}
+
+/* ---------------------------------------------- exactly once, under races */
+
+#define RACERS 8
+struct race {
+    sb_completion c;
+    pthread_barrier_t *go;
+    sb_status got;
+};
+
+static void *race_to_complete(void *arg) {
+    struct race *r = arg;
+    pthread_barrier_wait(r->go);
+    r->got = sb_completion_succeed(r->c, sb_int(7));
+    return NULL;
+}
+
+static pthread_barrier_t race_barrier;
+static struct race racers[RACERS];
+static pthread_t racer_threads[RACERS];
+
+static sb_status raced(void *ud, const sb_value *params, sb_value **out) {
+    (void)ud, (void)params, (void)out;
+    sb_completion c = sb_completion_take();
+    for (int i = 0; i < RACERS; i++) {
+        racers[i].c = c;
+        racers[i].go = &race_barrier;
+        pthread_create(&racer_threads[i], NULL, race_to_complete, &racers[i]);
+    }
+    return SB_PENDING;
+}
+
+static void test_exactly_once(void) {
+    sb_mediator *m = sb_mediator_new();
+    CHECK_STATUS(sb_register_action(m, "R", "race", raced, NULL, NULL), SB_OK);
+    int rounds = 300, wrong = 0;
+    for (int round = 0; round < rounds; round++) {
+        pthread_barrier_init(&race_barrier, NULL, RACERS);
+        sb_value *out = NULL;
+        if (sb_perform(m, "R", "race", NULL, 0, &out) != SB_OK || check_int(out) != 7) wrong++;
+        sb_release(out);
+        int accepted = 0;
+        for (int i = 0; i < RACERS; i++) {
+            pthread_join(racer_threads[i], NULL);
+            if (racers[i].got == SB_OK) accepted++;
+            else if (racers[i].got != SB_EINVAL) wrong++;
+        }
+        if (accepted != 1) wrong++;
+        pthread_barrier_destroy(&race_barrier);
+    }
+    CHECK(wrong == 0);
+    robustness_row("Asynchronous C action completed by 8 threads at once (sb_completion_succeed)", rounds,
+                   "exactly one completion is accepted and answers the call; the others get SB_EINVAL");
+    sb_mediator_free(m);
+}
+
+/* Many callers at once, each call completed by a thread of its own. */
+struct caller {
+    sb_mediator *m;
+    int wrong;
+};
+
+static sb_status spawn_completion(void *ud, const sb_value *params, sb_value **out) {
+    (void)ud, (void)out;
+    struct later *l = malloc(sizeof *l);
+    int64_t n = 0;
+    sb_get_int(sb_dict_get(params, "n"), &n);
+    l->c = sb_completion_take();
+    l->delay_ms = n % 3;
+    l->value = n * 2;
+    l->fail = SB_OK;
+    l->owned = 1;
+    pthread_t t;
+    pthread_create(&t, NULL, complete_later, l);
+    pthread_detach(t);
+    return SB_PENDING;
+}
+
+static void *call_many(void *arg) {
+    struct caller *c = arg;
+    for (int64_t i = 0; i < 200; i++) {
+        sb_value *p = n_params(i), *out = NULL;
+        if (sb_perform(c->m, "Pool", "work", p, 0, &out) != SB_OK || check_int(out) != i * 2) c->wrong++;
+        sb_release(out);
+        sb_release(p);
+    }
+    return NULL;
+}
+
+static void test_many_callers(void) {
+    sb_mediator *m = sb_mediator_new();
+    pthread_mutex_lock(&done_mu);
+    long before = done_count;
+    pthread_mutex_unlock(&done_mu);
+    CHECK_STATUS(sb_register_action(m, "Pool", "work", spawn_completion, NULL, NULL), SB_OK);
+    struct caller callers[RACERS];
+    pthread_t threads[RACERS];
+    for (int i = 0; i < RACERS; i++) {
+        callers[i].m = m;
+        callers[i].wrong = 0;
+        pthread_create(&threads[i], NULL, call_many, &callers[i]);
+    }
+    int wrong = 0;
+    for (int i = 0; i < RACERS; i++) {
+        pthread_join(threads[i], NULL);
+        wrong += callers[i].wrong;
+    }
+    CHECK(wrong == 0);
+    /* Every detached completer has returned before the mediator goes. */
+    for (;;) {
+        pthread_mutex_lock(&done_mu);
+        long done = done_count - before;
+        pthread_mutex_unlock(&done_mu);
+        if (done == RACERS * 200) break;
+        sleep_ms(1);
+    }
+    sb_mediator_free(m);
+}
+
+int main(void) {
+    test_completes_later();
+    test_rules_of_use();
+    test_timeout();
+    test_cancellation();
+    test_around_the_action();
+    test_exactly_once();
+    test_many_callers();
+    return check_report("async");
+}
