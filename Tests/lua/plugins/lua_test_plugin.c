@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Echo.value: returns params.value (or null); Echo.params: returns params. */
 static sb_status echo_value(void *s, const sb_value *params, sb_value **out) {
@@ -195,3 +196,49 @@ static const sb_action_def threads_actions[] = {
     {"callLater", threads_call_later}, {"performLater", threads_perform_later}, {"join", threads_join},
     {NULL, NULL}};
 const sb_target_def Target_Threads = {SB_ABI_VERSION, NULL, NULL, threads_actions};
+
+/* Later.after: answers params.value after params.ms milliseconds, from a
+ * thread of its own (an asynchronous action: sb_completion_take, SB_PENDING).
+ * Later.join waits for that thread and returns what its completion got. */
+struct later {
+    sb_completion c;
+    long ms;
+    sb_value *value;
+    sb_status got;
+};
+static pthread_t later_thread;
+static int later_running;
+static struct later later_work;
+
+static void *complete_later(void *arg) {
+    struct later *l = arg;
+    struct timespec t = {l->ms / 1000, (l->ms % 1000) * 1000000L};
+    nanosleep(&t, NULL);
+    l->got = sb_completion_succeed(l->c, l->value);
+    return NULL;
+}
+
+static sb_status later_after(void *s, const sb_value *params, sb_value **out) {
+    (void)s, (void)out;
+    int64_t ms = 0;
+    if (sb_get_int(sb_dict_get(params, "ms"), &ms) != SB_OK || ms < 0) return SB_EINVAL;
+    if (later_running) pthread_join(later_thread, NULL);
+    later_work.c = sb_completion_take();
+    later_work.ms = (long)ms;
+    later_work.value = sb_retain(sb_dict_get(params, "value"));
+    if (later_work.value == NULL) later_work.value = sb_null();
+    later_running = pthread_create(&later_thread, NULL, complete_later, &later_work) == 0;
+    return later_running ? SB_PENDING : SB_EACTION;
+}
+
+static sb_status later_join(void *s, const sb_value *params, sb_value **out) {
+    (void)s, (void)params;
+    if (!later_running) return SB_EINVAL;
+    pthread_join(later_thread, NULL);
+    later_running = 0;
+    *out = sb_string(sb_status_string(later_work.got));
+    return SB_OK;
+}
+
+static const sb_action_def later_actions[] = {{"after", later_after}, {"join", later_join}, {NULL, NULL}};
+const sb_target_def Target_Later = {SB_ABI_VERSION, NULL, NULL, later_actions};
