@@ -1,5 +1,5 @@
 // swift-tools-version:6.0
-// Switchboard: a Target-Action mediator for Swift, C and Lua.
+// Switchboard: a Target-Action mediator for Swift, C and Lua. License: MIT (LICENSE).
 //
 // Layers (one direction of dependency only; see docs/ARCHITECTURE in README):
 //   Switchboard        Swift core: Mediator, Value, Target, errors. No C, no Lua.
