@@ -68,6 +68,7 @@ sb_run "The switchboard command (TAP via prove and tappy, JUnit, limits, trace)"
 sb_run "Install with --prefix and DESTDIR, pkg-config, C and C++, lua5.4, uninstall" scripts/check-install.sh
 sb_run "The installed library under gdb and valgrind (stripped, DWARF 4 debug file, suppressions)" scripts/check-debuginfo.sh
 sb_run "LuaRocks: luarocks make into a temporary tree, require from lua5.4" scripts/check-luarocks.sh
+sb_run "Swift: a versioned dependency resolves every product; an app importing Switchboard builds without swift-crypto" scripts/check-swift-dependency.sh
 sb_run "README examples" scripts/check-readme.sh
 sb_run "The porting guide's samples (docs/porting-from-ctmediator.md)" scripts/check-porting-guide.sh
 sb_slow "docs/ROBUSTNESS.md matches what the suites recorded" scripts/robustness.sh check "$SB_ROBUSTNESS_LOG"
