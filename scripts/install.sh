@@ -36,7 +36,7 @@ while [ $# -gt 0 ]; do
     --prefix=*) prefix="${1#--prefix=}"; shift ;;
     --no-build) build=0; shift ;;
     --uninstall) shift; exec "$SB_ROOT/scripts/uninstall.sh" --prefix "$prefix" "$@" ;;
-    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) sb_die "unknown option: $1 (see --help)" ;;
   esac
 done
