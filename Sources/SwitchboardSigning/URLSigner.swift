@@ -22,7 +22,9 @@ import Darwin
 /// The text is signed exactly as sent (no canonical rewriting to get wrong):
 /// sign the URL in the form it will be opened.
 public struct URLSigner: URLSignatureCheck {
-    private let key: SymmetricKey
+    /// The key's bytes: swift-crypto's SymmetricKey is Sendable only from
+    /// version 4, and this module accepts 3 too, so it is made at each use.
+    private let key: [UInt8]
     private let now: @Sendable () -> Int64
 
     /// The shortest key accepted, in bytes.
@@ -33,7 +35,7 @@ public struct URLSigner: URLSignatureCheck {
         guard key.count >= Self.minimumKeyLength else {
             throw .invalidArgument("a URL signing key has at least \(Self.minimumKeyLength) bytes, not \(key.count)")
         }
-        self.key = SymmetricKey(data: key)
+        self.key = key
         self.now = now
     }
 
@@ -53,7 +55,7 @@ public struct URLSigner: URLSignatureCheck {
             throw .invalidArgument("the URL already has expires or signature: \(Self.quoted(url))")
         }
         let signed = url + (url.contains("?") ? "&" : "?") + "expires=\(expires)"
-        return signed + "&signature=" + Self.hex(HMAC<SHA256>.authenticationCode(for: Array(signed.utf8), using: key))
+        return signed + "&signature=" + Self.hex(HMAC<SHA256>.authenticationCode(for: Array(signed.utf8), using: SymmetricKey(data: key)))
     }
 
     /// The URL without its `expires` and `signature` items, once they check
@@ -67,7 +69,7 @@ public struct URLSigner: URLSignatureCheck {
               signed[separator] == "?" || signed[separator] == "&",
               let expires = Int64(signed[expiresMark.upperBound...]), !signed[expiresMark.upperBound...].hasPrefix("+")
         else { return .failure(.malformed) }
-        guard HMAC<SHA256>.isValidAuthenticationCode(digest, authenticating: Array(signed.utf8), using: key) else {
+        guard HMAC<SHA256>.isValidAuthenticationCode(digest, authenticating: Array(signed.utf8), using: SymmetricKey(data: key)) else {
             return .failure(.wrong)
         }
         guard expires > now() else { return .failure(.expired) }
