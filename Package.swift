@@ -1,8 +1,11 @@
-// swift-tools-version:6.0
-// Switchboard: a Target-Action mediator for Swift, C and Lua.
+// swift-tools-version:6.2
+// Switchboard: a Target-Action mediator for Swift, C and Lua. License: MIT (LICENSE).
 //
 // Layers (one direction of dependency only; see docs/ARCHITECTURE in README):
-//   Switchboard        Swift core: Mediator, Value, Target, errors. No C, no Lua.
+//   Switchboard        Swift core: Mediator, Value, Target, errors. No C, no Lua,
+//                      no swift-crypto.
+//   SwitchboardSigning URLSigner: HMAC-SHA256 signed URLs (swift-crypto), a
+//                      product of its own so `import Switchboard` stays light
 //   CSwitchboard       the C header (include/switchboard.h) + C helpers inside the library
 //   SwitchboardC       @_cdecl exports implementing the header
 //   SwitchboardLibrary the libswitchboard.so product (export list, SONAME)
@@ -24,6 +27,9 @@ let package = Package(
     name: "Switchboard",
     products: [
         .library(name: "Switchboard", targets: ["Switchboard"]),
+        // Signed URLs (URLSigner); the only product that builds swift-crypto,
+        // with libswitchboard.so and the command, which offer signing to C and Lua.
+        .library(name: "SwitchboardSigning", targets: ["SwitchboardSigning"]),
         // libswitchboard.so for C programs, the Lua module and plugins.
         // Built for shipping by scripts/build.sh (release, static Swift runtime).
         .library(name: "switchboard", type: .dynamic, targets: ["SwitchboardLibrary"]),
@@ -35,14 +41,18 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        // HMAC-SHA256 for signed URLs (URLSigner).
-        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        // HMAC-SHA256 for signed URLs (URLSigner): HMAC<SHA256> and
+        // SymmetricKey are in every release this range allows, so a package
+        // that pins swift-crypto 3 can sit beside this one.
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // FoundationEssentials (swift-foundation) parses URLs.
-        .target(name: "Switchboard", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "Switchboard"),
+        .target(name: "SwitchboardSigning",
+                dependencies: ["Switchboard", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "CSwitchboard", linkerSettings: [.linkedLibrary("dl")]),
-        .target(name: "SwitchboardC", dependencies: ["Switchboard", "CSwitchboard"]),
+        .target(name: "SwitchboardC", dependencies: ["Switchboard", "SwitchboardSigning", "CSwitchboard"]),
         .target(
             name: "SwitchboardLibrary",
             dependencies: ["SwitchboardC"],
@@ -87,7 +97,7 @@ let package = Package(
         .target(name: "FixtureTargetsA", dependencies: ["Switchboard"], path: "Tests/Fixtures/FixtureTargetsA"),
         .target(name: "FixtureTargetsB", dependencies: ["Switchboard"], path: "Tests/Fixtures/FixtureTargetsB"),
         .testTarget(name: "SwitchboardTests",
-                    dependencies: ["Switchboard", "FixtureTargetsA", "FixtureTargetsB"]),
+                    dependencies: ["Switchboard", "SwitchboardSigning", "FixtureTargetsA", "FixtureTargetsB"]),
 
         // The C face from Swift: Swift targets and callbacks meeting C callers
         // and C functions in one process.

@@ -18,8 +18,9 @@ source "$(dirname "$0")/lib/common.sh"
 cd "$SB_ROOT"
 
 # -static-stdlib: the library (and the executables) carry their own Swift
-# runtime, so they run where no Swift toolchain is installed.
-swift build -c release -Xswiftc -static-stdlib
+# runtime, so they run where no Swift toolchain is installed (see
+# SB_RELEASE_FLAGS in lib/common.sh).
+swift build "${SB_RELEASE_FLAGS[@]}"
 
 dist=.build/dist
 version=$(sed -nE 's/^#define SB_VERSION_STRING "([^"]+)"/\1/p' include/switchboard.h)
@@ -30,8 +31,11 @@ mkdir -p "$dist/lib/pkgconfig" "$dist/lib/lua/5.4" "$dist/include" "$dist/bin"
 cp .build/release/libswitchboard.so "$dist/lib/libswitchboard.so.$abi"
 ln -s "libswitchboard.so.$abi" "$dist/lib/libswitchboard.so"
 cp include/switchboard.h include/switchboard_lua.h "$dist/include/"
+# Staging .pc files: relative to themselves, with a run path to the staged
+# library (scripts/install.sh writes the installed ones: absolute, no run path).
 for pc in switchboard switchboard-lua; do
-  sed "s/@VERSION@/$version/" "pkgconfig/$pc.pc.in" > "$dist/lib/pkgconfig/$pc.pc"
+  sed -e "s/@VERSION@/$version/" -e 's|@PREFIX@|${pcfiledir}/../..|' \
+      -e 's|@RUNPATH@| -Wl,-rpath,${libdir}|' "pkgconfig/$pc.pc.in" > "$dist/lib/pkgconfig/$pc.pc"
 done
 
 # The Lua module: C glue only, linked to libswitchboard (never a second copy

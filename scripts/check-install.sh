@@ -1,36 +1,112 @@
 #!/usr/bin/env bash
-# Installs into a temporary prefix, builds the C demo there the way a user
-# would (pkg-config, a plugin that links nothing), and runs it with a clean
-# environment: no Swift library directory on any search path. Then requires
-# the installed Lua module from stock lua5.4, and runs the installed command
-# over the installed example scenarios.
+# Installs as users and packagers do, then checks what they get:
+#
+# - `--prefix DIR` (spelt unnormalised) and `DESTDIR=STAGE --prefix /opt/...`:
+#   the same files; .pc files naming the prefix (normalised, no run path, no
+#   URL), and what `pkg-config --cflags --libs` prints for each;
+# - a C program and a plugin built with pkg-config, run with no Swift library
+#   on any path; hello.c built as C++ against the installed header; the
+#   staged copy used through PKG_CONFIG_SYSROOT_DIR;
+# - the installed Lua module in stock lua5.4, the installed command over the
+#   installed example scenarios, the installed docs;
+# - scripts/uninstall.sh: nothing of ours left, and what is not ours kept.
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
 cd "$SB_ROOT"
 
-prefix="$(mktemp -d)"
-trap 'rm -rf "$prefix"' EXIT
-scripts/install.sh --prefix "$prefix" --no-build > /dev/null
-export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
 flags="-std=c99 -Wall -Wextra -Werror -pedantic"
-cc $flags examples/c/main.c $(pkg-config --cflags --libs switchboard) -o "$prefix/demo"
-cc $flags -D_POSIX_C_SOURCE=200809L -shared -fPIC examples/c/module_a.c $(pkg-config --cflags switchboard) -o "$prefix/module_a.so"
+# What pkg-config prints, spaces normalised (it ends with one).
+flags_of() { local out; out=$(pkg-config --cflags --libs "$@"); echo $out; }
+version=$(sed -nE 's/^#define SB_VERSION_STRING "([^"]+)"/\1/p' include/switchboard.h)
 
-if ldd "$prefix/demo" | grep -i swift; then sb_die "the installed program needs Swift libraries"; fi
-output=$(env -i PATH=/usr/bin:/bin "$prefix/demo" "$prefix/module_a.so")
+# --- an installed prefix, asked for as .../x/../prefix/ -----------------------
+prefix="$tmp/prefix"
+scripts/install.sh --prefix "$tmp//x/../prefix/" --no-build > /dev/null
+[ -f "$prefix/lib/libswitchboard.so.1" ] || sb_die "install.sh did not normalise --prefix into $prefix"
+# Installing again over it changes nothing the uninstaller will need.
+scripts/install.sh --prefix "$prefix" --no-build > /dev/null
+for pc in switchboard switchboard-lua; do
+  file="$prefix/lib/pkgconfig/$pc.pc"
+  grep -qx "prefix=$prefix" "$file" || sb_die "$pc.pc does not name the prefix $prefix"
+  grep -qx "Version: $version" "$file" || sb_die "$pc.pc does not say version $version"
+  if grep -v '^#' "$file" | grep -Eq 'rpath|pcfiledir|/\.\./|^URL:'; then sb_die "$pc.pc has a run path, a relative prefix or a URL: $(cat "$file")"; fi
+done
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+got=$(flags_of switchboard)
+[ "$got" = "-I$prefix/include -L$prefix/lib -lswitchboard" ] || sb_die "pkg-config switchboard printed: $got"
+got_lua=$(flags_of switchboard-lua)
+for want in "-I$prefix/include" "-L$prefix/lib" -lswitchboard_lua -lswitchboard $(pkg-config --libs lua5.4); do
+  grep -qF -- " $want " <<< " $got_lua " || sb_die "pkg-config switchboard-lua lacks $want: $got_lua"
+done
+
+# The C demo and its plugin, the way a user builds them; the run path is the
+# program's to choose (here LD_LIBRARY_PATH), and no Swift library is needed.
+cc $flags examples/c/main.c $(pkg-config --cflags --libs switchboard) -o "$tmp/demo"
+cc $flags -D_POSIX_C_SOURCE=200809L -shared -fPIC examples/c/module_a.c $(pkg-config --cflags switchboard) -o "$tmp/module_a.so"
+if readelf -d "$tmp/demo" | grep -Eq 'RPATH|RUNPATH'; then sb_die "pkg-config gave the program a run path"; fi
+if LD_LIBRARY_PATH="$prefix/lib" ldd "$tmp/demo" | grep -i swift; then sb_die "the installed program needs Swift libraries"; fi
+output=$(env -i PATH=/usr/bin:/bin LD_LIBRARY_PATH="$prefix/lib" "$tmp/demo" "$tmp/module_a.so")
 grep -q 'NotFoundViewController' <<< "$output" || sb_die "the demo did not run through: $output"
 # Its last step: a native action opened from a URL, refused, the completion told.
 grep -q 'completion got {"error":.*"code":"EREJECTED"}' <<< "$output" || sb_die "the demo's URL steps did not run: $output"
-version=$(env -i PATH=/usr/bin:/bin LUA_CPATH="$prefix/lib/lua/5.4/?.so;;" \
+
+# C++: every example compiles as C++, and hello.c, built as C++ against the
+# installed header, runs.
+cxx="g++ -std=c++11 -Wall -Wextra -Werror -pedantic -x c++"
+for example in examples/c/*.c; do
+  $cxx -D_POSIX_C_SOURCE=200809L -fsyntax-only $(pkg-config --cflags switchboard) -I examples/c "$example"
+done
+$cxx examples/c/hello.c -x none $(pkg-config --cflags --libs switchboard) -o "$tmp/hello_cxx"
+LD_LIBRARY_PATH="$prefix/lib" "$tmp/hello_cxx" | grep -q 'greeter said: Hello, Ada!' \
+  || sb_die "hello.c built as C++ did not greet"
+
+version_lua=$(env -i PATH=/usr/bin:/bin LUA_CPATH="$prefix/lib/lua/5.4/?.so;;" \
   lua5.4 -e 'print(require("switchboard").version)')
-[ "$version" = "$(sed -nE 's/^#define SB_VERSION_STRING "([^"]+)"/\1/p' include/switchboard.h)" ] \
-  || sb_die "lua5.4 could not require the installed module (got '$version')"
+[ "$version_lua" = "$version" ] || sb_die "lua5.4 could not require the installed module (got '$version_lua')"
 # The command, from the installed examples, as its --help shows it.
 tap=$(cd "$prefix/share/switchboard/examples" && env -i PATH=/usr/bin:/bin "$prefix/bin/switchboard" run \
   --plugin ./module_a.so --targets targets scenarios/*.lua 2>/dev/null) \
   || sb_die "the installed switchboard command did not pass the installed scenarios: $tap"
 grep -q '^# [1-9][0-9]* passed, 0 failed' <<< "$tap" || sb_die "no summary line from the installed command: $tap"
 if ldd "$prefix/bin/switchboard" | grep -i swift; then sb_die "the installed command needs Swift libraries"; fi
+doc="$prefix/share/doc/switchboard"
+for f in LICENSE README.md docs/lua.md examples/c/hello.c examples/c/module_a.c examples/lua/hello.lua; do
+  cmp -s "$f" "$doc/$f" || sb_die "$doc/$f is not installed (or differs from $f)"
+done
+[ -s "$prefix/share/switchboard/valgrind.supp" ] || sb_die "no share/switchboard/valgrind.supp installed"
 
-echo "installed into a temporary prefix; a C program built with pkg-config ran with no Swift libraries" \
-  "on any path; lua5.4 required the module (version $version); bin/switchboard ran the installed scenarios"
+# --- staged with DESTDIR, for /opt/switchboard --------------------------------
+stage="$tmp/stage"
+DESTDIR="$stage" scripts/install.sh --prefix /opt/switchboard --no-build > /dev/null
+staged="$stage/opt/switchboard"
+diff <(cd "$prefix" && find . | sort) <(cd "$staged" && find . | sort) \
+  || sb_die "DESTDIR staging installed other files than --prefix"
+if grep -rqF "$stage" "$staged/lib/pkgconfig" "$staged/share/switchboard/install-manifest.txt"; then
+  sb_die "the staging folder leaked into the .pc files or the manifest"
+fi
+got=$(PKG_CONFIG_PATH="$staged/lib/pkgconfig" flags_of switchboard)
+[ "$got" = "-I/opt/switchboard/include -L/opt/switchboard/lib -lswitchboard" ] \
+  || sb_die "the staged switchboard.pc prints: $got"
+# Cross-building against the staging folder, as packagers do.
+sysroot_flags=$(PKG_CONFIG_SYSROOT_DIR="$stage" PKG_CONFIG_PATH="$staged/lib/pkgconfig" flags_of switchboard)
+[ "$sysroot_flags" = "-I$staged/include -L$staged/lib -lswitchboard" ] || sb_die "with PKG_CONFIG_SYSROOT_DIR: $sysroot_flags"
+cc $flags examples/c/hello.c $sysroot_flags -o "$tmp/hello_staged"
+LD_LIBRARY_PATH="$staged/lib" "$tmp/hello_staged" | grep -q 'greeter said: Hello, Ada!' \
+  || sb_die "hello.c built against the staged copy did not greet"
+
+installed=$(cd "$prefix" && find . -type f | wc -l)
+
+# --- uninstall ------------------------------------------------------------------
+DESTDIR="$stage" scripts/uninstall.sh --prefix /opt/switchboard > /dev/null
+left=$(cd "$stage" && find . -mindepth 1)
+[ -z "$left" ] || sb_die "uninstall left in the staging folder: $left"
+# Something of the user's in an installed folder stays, with that folder.
+echo mine > "$prefix/lib/not-switchboard.txt"
+scripts/install.sh --uninstall --prefix "$prefix" > /dev/null
+left=$(cd "$tmp" && find prefix | sort | tr '\n' ' ')
+[ "$left" = "prefix prefix/lib prefix/lib/not-switchboard.txt " ] || sb_die "uninstall left (or took) other files: $left"
+
+echo "installed with --prefix and with DESTDIR (the same $installed files;" \
+  ".pc files with the prefix, no run path); C, C++ and lua5.4 used the install; uninstalled exactly"

@@ -44,7 +44,7 @@ flags="-std=c99 -Wall -Wextra -Werror -pedantic"
 
 # Build: the Swift samples (a no-op after scripts/build.sh unless they
 # changed), the C plugins (linking nothing of Switchboard) and programs.
-swift build -c release -Xswiftc -static-stdlib --product SwitchboardPorting > "$out/swift-build.log" 2>&1 ||
+swift build "${SB_RELEASE_FLAGS[@]}" --product SwitchboardPorting > "$out/swift-build.log" 2>&1 ||
   { cat "$out/swift-build.log" >&2; sb_die "the Swift samples do not build"; }
 for source in "$samples"/c/*.c; do
   name=$(basename "$source" .c)

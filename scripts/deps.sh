@@ -16,6 +16,10 @@ declare -A probe=(
   [perl]=/usr/bin/prove        # scripts/cli-tests.sh: prove reads the command's TAP 13
   [tappy]=/usr/bin/tappy       # ... python3-tap reads its TAP 14
   [python3-junitparser]=/usr/lib/python3/dist-packages/junitparser   # ... and its JUnit XML
+  [luarocks]=/usr/bin/luarocks # scripts/check-luarocks.sh: the rockspec, as Lua users install it
+  [g++]=/usr/bin/g++           # scripts/check-install.sh: the examples as C++
+  [gdb]=/usr/bin/gdb           # scripts/check-debuginfo.sh: the installed debug file, as gdb reads it
+  [binutils]=/usr/bin/objcopy  # scripts/install.sh: stripped files, debug info beside them
 )
 
 missing=()
@@ -35,3 +39,8 @@ fi
 echo "installing: ${missing[*]}"
 $sudo apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+# luarocks brings lua5.1, whose alternative then wins /usr/bin/lua; busted
+# starts with `lua`, and this project's Lua is 5.4.
+if [[ " ${missing[*]} " == *" luarocks "* ]] && [ -x /usr/bin/lua5.4 ]; then
+  $sudo update-alternatives --set lua-interpreter /usr/bin/lua5.4 >/dev/null
+fi

@@ -3,6 +3,7 @@
 // interceptor, pattern or target runs.
 import Testing
 @testable import Switchboard
+import SwitchboardSigning
 
 @Suite("Signed URLs")
 struct SignedURLTests {

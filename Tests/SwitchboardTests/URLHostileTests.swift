@@ -1,6 +1,7 @@
 import Testing
 import Synchronization
 @_spi(Faces) @testable import Switchboard
+import SwitchboardSigning
 
 /// A handler another face would give: counts its calls and answers its args.
 private final class CountingHandler: ForeignFunction, @unchecked Sendable {

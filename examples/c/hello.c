@@ -13,7 +13,9 @@ static sb_status hello(void *userdata, const sb_value *params, sb_value **out) {
     return s;
 }
 
-/* A callback the caller passes in params. */
+/* A callback the caller passes in params, with its label as userdata
+   (an array, not a string literal: C++ will not pass a literal as void *). */
+static char said[] = "greeter said:";
 static sb_status print_it(void *userdata, const sb_value *args, sb_value **out) {
     printf("%s %s\n", (const char *)userdata, sb_get_string(args, NULL));
     *out = sb_bool(1);
@@ -26,7 +28,7 @@ int main(void) {
 
     sb_value *params = sb_dict_new(), *out = NULL;
     sb_dict_set_new(params, "name", sb_string("Ada"));
-    sb_dict_set_new(params, "done", sb_callback_new(print_it, "greeter said:", NULL));
+    sb_dict_set_new(params, "done", sb_callback_new(print_it, said, NULL));
     sb_status s = sb_perform(m, "Greeter", "hello", params, 0, &out);   /* greeter said: Hello, Ada! */
     sb_release(params);
     sb_release(out);

@@ -55,16 +55,19 @@ static sb_status on_alert(void *userdata, const sb_value *info, sb_value **out) 
     char *json = sb_to_json(info);
     printf("   [caller] %s called with %s\n", (const char *)userdata, json);
     sb_free(json);
-    *out = sb_string(userdata);
+    *out = sb_string((const char *)userdata);
     return SB_OK;
 }
+
+/* The buttons' names, passed as userdata (arrays, so this compiles as C++ too). */
+static char confirm_action[] = "confirmAction", cancel_action[] = "cancelAction";
 
 /* Shows the alert; the wrapper takes over the two callbacks. */
 static void show_alert(const char *answer) {
     sb_value *out = NULL;
     sb_status s = sb_a_show_alert(m, "Delete the draft?", answer,
-                                  sb_callback_new(on_alert, "confirmAction", NULL),
-                                  sb_callback_new(on_alert, "cancelAction", NULL), 0, &out);
+                                  sb_callback_new(on_alert, confirm_action, NULL),
+                                  sb_callback_new(on_alert, cancel_action, NULL), 0, &out);
     shown(s, &out);
 }
 

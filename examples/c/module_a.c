@@ -21,7 +21,7 @@ struct module_a {
 
 static void *a_create(void) {
     static int instances;
-    struct module_a *a = calloc(1, sizeof *a);
+    struct module_a *a = (struct module_a *)calloc(1, sizeof *a);
     if (a != NULL) a->instance = ++instances;
     return a;
 }
@@ -85,7 +85,7 @@ static sb_status show_alert(void *state, const sb_value *params, sb_value **out)
 }
 
 static sb_status cell(void *state, const sb_value *params, sb_value **out) {
-    struct module_a *a = state;
+    struct module_a *a = (struct module_a *)state;
     const sb_value *identifier = sb_dict_get(params, "identifier");
     char name[32];
     snprintf(name, sizeof name, "cell %d", ++a->cells_made);

@@ -35,3 +35,11 @@ sb_summary() {
   local s
   for s in "${SB_STEPS_PASSED[@]}"; do printf '  ok  %s\n' "$s"; done
 }
+
+# The release build that is shipped (scripts/build.sh) and that other scripts
+# share, so they never rebuild it with other flags. -static-stdlib: the
+# library and the command carry their own Swift runtime. DWARF 4 everywhere:
+# clang's default is DWARF 5, which Debian 12's valgrind 3.19 cannot read
+# from the installed library's debug file.
+SB_RELEASE_FLAGS=(-c release -Xswiftc -static-stdlib
+  -Xcc -gdwarf-4 -Xcxx -gdwarf-4 -Xswiftc -dwarf-version=4)

@@ -244,9 +244,10 @@ extension Mediator {
     }
 
     /// When set, every URL opened must carry a valid, unexpired signature
-    /// (see ``URLSigner``); it is checked before interceptors, patterns and
-    /// targets. `nil` (the default): URLs are not signed.
-    public var urlSigner: URLSigner? {
+    /// (see ``URLSignatureCheck``; `URLSigner` in `SwitchboardSigning`); it is
+    /// checked before interceptors, patterns and targets. `nil` (the
+    /// default): URLs are not signed.
+    public var urlSigner: (any URLSignatureCheck)? {
         get { urls.urlSigner }
         set { urls.urlSigner = newValue }
     }

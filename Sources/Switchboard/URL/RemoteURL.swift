@@ -1,4 +1,10 @@
+// URLComponents: from swift-foundation's FoundationEssentials where the
+// toolchain has it on its own (Linux), from Foundation otherwise (Apple).
+#if canImport(FoundationEssentials)
 import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// A URL that passed validation, decoded into the parts routing needs.
 ///

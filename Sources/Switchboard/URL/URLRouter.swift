@@ -73,7 +73,7 @@ final class URLRouter: @unchecked Sendable {
     private var nextOrder: UInt64 = 0
     private var policy = URLPolicy()
     private var observer: (@Sendable (RejectedURL) -> Void)?
-    private var signer: URLSigner?
+    private var signer: (any URLSignatureCheck)?
     /// Whether `signer` is set, read without the lock: most mediators never
     /// sign, and their opens should not pay a second lock for it.
     private let signing = Atomic<Bool>(false)
@@ -160,7 +160,7 @@ final class URLRouter: @unchecked Sendable {
         }
     }
 
-    var urlSigner: URLSigner? {
+    var urlSigner: (any URLSignatureCheck)? {
         get { reading { signer } }
         set {
             writing {

@@ -1,4 +1,5 @@
 @_spi(Faces) import Switchboard
+import SwitchboardSigning
 import CSwitchboard
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,7 @@
+// HMAC-SHA256 URL signing, in a module of its own (product
+// SwitchboardSigning) so that `import Switchboard` does not build swift-crypto.
 import Crypto
+import Switchboard
 
 #if canImport(Glibc)
 import Glibc
@@ -18,8 +21,10 @@ import Darwin
 ///
 /// The text is signed exactly as sent (no canonical rewriting to get wrong):
 /// sign the URL in the form it will be opened.
-public struct URLSigner: Sendable {
-    private let key: SymmetricKey
+public struct URLSigner: URLSignatureCheck {
+    /// The key's bytes: swift-crypto's SymmetricKey is Sendable only from
+    /// version 4, and this module accepts 3 too, so it is made at each use.
+    private let key: [UInt8]
     private let now: @Sendable () -> Int64
 
     /// The shortest key accepted, in bytes.
@@ -30,7 +35,7 @@ public struct URLSigner: Sendable {
         guard key.count >= Self.minimumKeyLength else {
             throw .invalidArgument("a URL signing key has at least \(Self.minimumKeyLength) bytes, not \(key.count)")
         }
-        self.key = SymmetricKey(data: key)
+        self.key = key
         self.now = now
     }
 
@@ -44,18 +49,18 @@ public struct URLSigner: Sendable {
         guard signedLength <= RemoteURL.maximumLength else {
             throw .invalidArgument("the URL would be \(signedLength) bytes once signed; the limit is \(RemoteURL.maximumLength)")
         }
-        guard !url.utf8.contains(UInt8(ascii: "#")) else { throw .invalidArgument("a signed URL has no #fragment: \(RemoteURL.quoted(url))") }
+        guard !url.utf8.contains(UInt8(ascii: "#")) else { throw .invalidArgument("a signed URL has no #fragment: \(Self.quoted(url))") }
         if let query = url.firstIndex(of: "?").map({ url[url.index(after: $0)...] }),
            query.split(separator: "&").contains(where: { $0.hasPrefix("expires=") || $0.hasPrefix("signature=") }) {
-            throw .invalidArgument("the URL already has expires or signature: \(RemoteURL.quoted(url))")
+            throw .invalidArgument("the URL already has expires or signature: \(Self.quoted(url))")
         }
         let signed = url + (url.contains("?") ? "&" : "?") + "expires=\(expires)"
-        return signed + "&signature=" + Self.hex(HMAC<SHA256>.authenticationCode(for: Array(signed.utf8), using: key))
+        return signed + "&signature=" + Self.hex(HMAC<SHA256>.authenticationCode(for: Array(signed.utf8), using: SymmetricKey(data: key)))
     }
 
     /// The URL without its `expires` and `signature` items, once they check
     /// out; otherwise the reason it is refused.
-    func verified(_ url: String) -> Result<String, Refusal> {
+    public func verified(_ url: String) -> Result<String, URLSignatureRefusal> {
         guard let mark = url.ranges(of: "&signature=").last else { return .failure(.unsigned) }
         let signed = url[..<mark.lowerBound]
         guard let digest = Self.bytes(hex: url[mark.upperBound...]) else { return .failure(.malformed) }
@@ -64,24 +69,16 @@ public struct URLSigner: Sendable {
               signed[separator] == "?" || signed[separator] == "&",
               let expires = Int64(signed[expiresMark.upperBound...]), !signed[expiresMark.upperBound...].hasPrefix("+")
         else { return .failure(.malformed) }
-        guard HMAC<SHA256>.isValidAuthenticationCode(digest, authenticating: Array(signed.utf8), using: key) else {
+        guard HMAC<SHA256>.isValidAuthenticationCode(digest, authenticating: Array(signed.utf8), using: SymmetricKey(data: key)) else {
             return .failure(.wrong)
         }
         guard expires > now() else { return .failure(.expired) }
         return .success(String(signed[..<separator]))
     }
 
-    enum Refusal: Error {
-        case unsigned, malformed, wrong, expired
-
-        var reason: String {
-            switch self {
-            case .unsigned: "the URL is not signed, and this mediator requires signed URLs"
-            case .malformed: "the URL's signature is malformed (it ends with expires=<seconds>&signature=<64 hex digits>)"
-            case .wrong: "the URL's signature does not match"
-            case .expired: "the URL's signature has expired"
-            }
-        }
+    /// A URL in a message: quoted, cut at 120 characters (as RemoteURL's messages show URLs).
+    private static func quoted(_ text: String) -> String {
+        Value.string(text.utf8.count > 120 ? String(text.prefix(120)) + "…" : text).description
     }
 
     private static func hex(_ mac: some Sequence<UInt8>) -> String {

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The Lua binding as a Lua user installs it: libswitchboard installed into a
+# prefix (scripts/install.sh), then `luarocks make` of
+# rockspecs/switchboard-scm-1.rockspec into a temporary tree (the builtin
+# backend compiles the C glue against the installed header and library), and
+# stock lua5.4 requires the module from that tree.
+set -euo pipefail
+source "$(dirname "$0")/lib/common.sh"
+cd "$SB_ROOT"
+command -v luarocks >/dev/null || sb_die "luarocks is not installed (scripts/deps.sh installs it)"
+
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+scripts/install.sh --prefix "$tmp/prefix" --no-build > /dev/null
+# A copy of what the rockspec builds from, so no object file lands in Sources/.
+mkdir -p "$tmp/src/Sources"
+cp -R rockspecs "$tmp/src/"
+cp -R Sources/SwitchboardLua Sources/CSwitchboard "$tmp/src/Sources/"
+(cd "$tmp/src" && luarocks --lua-version=5.4 make --tree "$tmp/tree" \
+  rockspecs/switchboard-scm-1.rockspec SWITCHBOARD_DIR="$tmp/prefix") > "$tmp/luarocks.log" 2>&1 \
+  || { cat "$tmp/luarocks.log"; sb_die "luarocks make failed"; }
+module="$tmp/tree/lib/lua/5.4/switchboard.so"
+[ -f "$module" ] || sb_die "luarocks installed no $module"
+luarocks --lua-version=5.4 --tree "$tmp/tree" list --porcelain | grep -q '^switchboard	scm-1' \
+  || sb_die "luarocks does not list switchboard scm-1 in the tree"
+
+# Only the tree's paths (what `luarocks path` prints), a clean environment.
+paths=$(luarocks --lua-version=5.4 --tree "$tmp/tree" path --lr-cpath)
+got=$(env -i PATH=/usr/bin:/bin LUA_CPATH="$paths;;" lua5.4 -e '
+  local sb = require "switchboard"
+  print(package.searchpath("switchboard", package.cpath) .. " " .. sb.version)
+  sb.target("Echo", { back = function(p) return p.text end })
+  print(sb.perform("Echo", "back", { text = "through the rock" }))')
+want_version=$(sed -nE 's/^#define SB_VERSION_STRING "([^"]+)"/\1/p' include/switchboard.h)
+[ "$got" = "$module $want_version
+through the rock" ] || sb_die "lua5.4 did not require the rock's module from the tree: $got"
+echo "luarocks make built the binding against the installed library; lua5.4 required it from the tree and called through it"
