@@ -840,15 +840,18 @@ SB_API sb_status sb_call_answer(sb_call *call, const sb_value *value);
 typedef struct sb_cancel sb_cancel;
 #define SB_BYPASS_INTERCEPTORS 2u /* skip interceptors (when sb_set_allow_bypass allows) */
 typedef struct sb_call_options {
-    unsigned flags;             /* SB_CACHE_TARGET | SB_BYPASS_INTERCEPTORS (| SB_NO_FALLBACK
-                                 * for sb_perform_opts) */
+    unsigned flags;             /* SB_CACHE_TARGET | SB_BYPASS_INTERCEPTORS | SB_WITH_TIMEOUT
+                                 * (| SB_NO_FALLBACK for sb_perform_opts) */
     const char *const *tags;    /* tag_count strings for interceptors and observers */
     size_t tag_count;
     sb_cancel *cancel;          /* NULL, or a token to cancel the call with */
-    unsigned timeout_ms;        /* how long the call waits for an action that answers
-                                 * later (SB_ETIMEOUT past it); 0: as long as it takes.
-                                 * Calls made while it runs wait no longer. */
+    unsigned timeout_ms;        /* with SB_WITH_TIMEOUT in flags: how long the call waits
+                                 * for an action that answers later (SB_ETIMEOUT past
+                                 * it); calls made while it runs wait no longer. Read
+                                 * only with that flag, so programs built before the
+                                 * field existed keep working. */
 } sb_call_options;
+#define SB_WITH_TIMEOUT 8u /* sb_call_options.timeout_ms is set */
 
 /* sb_perform / sb_open_url_params with options (NULL: none). SB_ECANCELED
  * when the call was cancelled before its target ran; SB_ETIMEOUT when an
@@ -885,8 +888,8 @@ SB_API int sb_cancelled(void);
  *
  * The caller (sb_perform and every other way to call: prepared routes, URLs,
  * the Swift and Lua faces) waits on its own thread until the action
- * completes, the call's timeout passes (sb_call_options.timeout_ms:
- * SB_ETIMEOUT) or it is cancelled (SB_ECANCELED); the call then returns as
+ * completes, the call's timeout passes (sb_call_options.timeout_ms with
+ * SB_WITH_TIMEOUT: SB_ETIMEOUT) or it is cancelled (SB_ECANCELED); the call then returns as
  * if the action had answered that way. Everything around the action works as
  * for any call: interceptors before it, its contract's result check, the
  * observers' end event (at completion, with the real duration), the depth
@@ -896,15 +899,20 @@ SB_API int sb_cancelled(void);
  * A completion is an id, never reused. Complete it exactly once, or it leaks
  * (as an interceptor's pending call does). Until then, the action's userdata
  * and the target instance it runs on stay alive even if the action is
- * unregistered or the caller stopped waiting; they are let go as it
- * completes (their free functions may then run on the completing thread).
+ * unregistered or the caller stopped waiting; they are let go after it
+ * completes, by a later thread entering the library, never on the
+ * completing thread's stack (a plugin's code may be what completes).
  */
 typedef uint64_t sb_completion;
 /* The completion of the call whose action runs on this thread now (the same
- * id if taken again during that action); 0 outside any action. An action
- * that takes it and answers anyway (returns anything but SB_PENDING) has
- * answered: completing it later is refused with SB_EINVAL. An action that
- * returns SB_PENDING without taking it fails with SB_EACTION. */
+ * id if taken again during that action); 0 outside any call. Only an action
+ * (registered, of a class or plugin, a scheme or degrade handler) may answer
+ * later: an id taken and not returned for with SB_PENDING (the action
+ * answered anyway, or it was taken in an observer, interceptor, discoverer or
+ * callback) is closed when that action returns or that call ends, and
+ * completing it is refused (SB_EINVAL). A callback that returns SB_PENDING,
+ * or an action that returns it without taking its completion, fails with
+ * SB_EACTION. */
 SB_API sb_completion sb_completion_take(void);
 /* Completes the call with `value` (stolen, even when refused; NULL answers
  * null). Thread-safe. SB_OK when the caller gets it; SB_ETIMEOUT or
@@ -912,12 +920,14 @@ SB_API sb_completion sb_completion_take(void);
  * action answered already, or for an id that is not open (completed before,
  * or never taken). The message says which (sb_last_error). */
 SB_API sb_status sb_completion_succeed(sb_completion c, sb_value *value);
-/* Completes the call with a failure: `status` (an error status; any other
- * becomes SB_EACTION) and `message` (copied; NULL gives a default). Returns
- * as sb_completion_succeed. */
+/* Completes the call with a failure: `status` (an error status; any other,
+ * and SB_EQUEUED or SB_EWOULDBLOCK, which would not be true of a call that
+ * ended, becomes SB_EACTION) and `message` (copied; NULL gives a default).
+ * Returns as sb_completion_succeed. */
 SB_API sb_status sb_completion_fail(sb_completion c, sb_status status, const char *message);
-/* Whether the caller cancelled the call: a long action polls it to stop
- * early (and then completes with SB_ECANCELED). 0 for an id that is not open. */
+/* Whether the work may stop: the caller cancelled the call or stopped waiting
+ * for it (timed out). A long action polls it; it must still complete the id.
+ * 0 for an id that is not open. */
 SB_API int sb_completion_cancelled(sb_completion c);
 
 /*

@@ -553,6 +553,7 @@ int sb_lua_call_options(lua_State *L, int idx, sb_call_options *o) {
         luaL_argcheck(L, seconds > 0 && seconds <= 4294967.0, idx, "timeout must be more than 0 and at most 4294967 seconds");
         double ms = seconds * 1000.0;
         o->timeout_ms = ms < 1.0 ? 1u : (unsigned)ms;
+        o->flags |= SB_WITH_TIMEOUT;
         used = 1;
     }
     lua_pop(L, 1);

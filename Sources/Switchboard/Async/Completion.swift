@@ -38,29 +38,47 @@ import Synchronization
     let cancellation: Cancellation?
     /// The call level of the action that took it, on the taking thread.
     let level: Int
-    /// What the call held when the action took this, one strong reference each.
-    private let kept: (UInt, UInt)
+    /// What the call held when its action returned "pending", one strong
+    /// reference each (`keep`), until it completes.
+    private let kept = Mutex<(UInt, UInt)?>(nil)
+    /// Called once if the action answers anyway: the face forgets its handle.
+    @_spi(Faces) public var onAnswered: (@Sendable () -> Void)?
     /// The face's handle for it (C's id), 0 until it has one; read and
     /// written only under that face's lock.
     @_spi(Faces) public var faceID: UInt64 = 0
     /// The task running a Swift `async` action, cancelled when the caller gives up.
     private let task = Mutex<Task<Void, Never>?>(nil)
 
-    init(level: Int, cancellation: Cancellation?, keeping owner: UInt, _ instance: UInt) {
+    init(level: Int, cancellation: Cancellation?) {
         self.level = level
         self.cancellation = cancellation
-        kept = (Self.retain(owner), Self.retain(instance))
     }
 
     deinit {
-        // Not completed (the caller gave up and nobody completed it): what
-        // it kept goes now. A completed one let go as it completed.
-        if state.load(ordering: .acquiring) != State.completed { letGo() }
-        if case .native(let native, let bridge) = answer { bridge.release(native) }
+        letGo()
+        Self.drop(answer)
     }
 
     /// Whether the caller has cancelled the call.
     public var isCancelled: Bool { cancellation?.isCancelled ?? false }
+
+    /// Whether the work may stop: the caller cancelled the call, or stopped
+    /// waiting for it (timed out, cancelled).
+    public var isAbandoned: Bool {
+        isCancelled || state.load(ordering: .acquiring) >= State.timedOut
+    }
+
+    /// As the action returns "pending": keeps what its call holds now (the
+    /// entry that owns the action, the instance it runs on) until it
+    /// completes, so the work may use them after the caller stopped waiting
+    /// or the action was unregistered. Nothing, if it completed already.
+    func keep(owner: UInt, instance: UInt) {
+        kept.withLock { kept in
+            // A completion lets go after it publishes `completed`, under this lock.
+            guard state.load(ordering: .sequentiallyConsistent) != State.completed else { return }
+            kept = (Self.retain(owner), Self.retain(instance))
+        }
+    }
 
     /// Completes the call. Returns nil when the caller gets `answer`, else
     /// why it was refused (`answer` is then dropped): `.timeout` or
@@ -71,7 +89,7 @@ import Synchronization
         let (claimed, seen) = state.compareExchange(expected: State.pending, desired: State.claimed,
                                                     ordering: .sequentiallyConsistent)
         guard claimed else {
-            if case .native(let native, let bridge) = answer { bridge.release(native) }
+            Self.drop(answer)
             return refusal(seen)
         }
         self.answer = answer
@@ -90,10 +108,24 @@ import Synchronization
         }
     }
 
-    /// Lets go of what the call kept, once.
+    /// Lets go of what the call kept, once. Not on this thread's stack: the
+    /// last reference to a plugin's target may unload the plugin, whose
+    /// code may be what called `complete`. The epoch collector releases them
+    /// later, on a thread that enters the library.
     private func letGo() {
-        Self.release(kept.0)
-        Self.release(kept.1)
+        guard let (owner, instance) = kept.withLock({ kept -> (UInt, UInt)? in
+            defer { kept = nil }
+            return kept
+        }) else { return }
+        for bits in [owner, instance] {
+            if let object = UnsafeRawPointer(bitPattern: bits) {
+                EpochDomain.shared.retire(Unmanaged<AnyObject>.fromOpaque(object))
+            }
+        }
+    }
+
+    private static func drop(_ answer: Answer) {
+        if case .native(let native, let bridge) = answer { bridge.release(native) }
     }
 
     // MARK: The caller's side
@@ -114,12 +146,19 @@ import Synchronization
                                                          ordering: .sequentiallyConsistent)
         if exchanged {
             task.withLock { $0?.cancel() }
+            if reason == State.answered { onAnswered?() }
             return nil
         }
         guard current == State.claimed || current == State.completed else { return nil }
         // A completer is writing its answer: it takes no time.
         _ = Parking.wait(until: .max) { state.load(ordering: .sequentiallyConsistent) == State.completed }
         return taken()
+    }
+
+    /// The action answered without "pending" (or the call ended first):
+    /// refused from now on; an answer it was given is dropped.
+    func answered() {
+        if let answer = abandon(State.answered) { Self.drop(answer) }
     }
 
     /// Runs a Swift task for the action; cancelled if the caller gives up.
@@ -142,9 +181,5 @@ import Synchronization
     private static func retain(_ bits: UInt) -> UInt {
         if let object = UnsafeRawPointer(bitPattern: bits) { _ = Unmanaged<AnyObject>.fromOpaque(object).retain() }
         return bits
-    }
-
-    private static func release(_ bits: UInt) {
-        if let object = UnsafeRawPointer(bitPattern: bits) { Unmanaged<AnyObject>.fromOpaque(object).release() }
     }
 }

@@ -28,7 +28,7 @@ import Synchronization
             let taken = Unmanaged<Taken>.fromOpaque(raw).takeRetainedValue()
             for completion in taken.stack {
                 outstanding.subtract(1, ordering: .relaxed)
-                _ = completion.abandon(Completion.State.answered)
+                completion.answered()
             }
         } == 0, "Switchboard: out of pthread keys")
         return key
@@ -61,12 +61,26 @@ import Synchronization
         while let last = taken.stack.last, last.level > level || (including && last.level == level) {
             taken.stack.removeLast()
             outstanding.subtract(1, ordering: .relaxed)
-            _ = last.abandon(Completion.State.answered)
+            last.answered()
         }
     }
 
     /// After an action returned anything but "pending": a completion it
     /// took is refused from now on (`.invalidArgument`: it answered already).
+    /// As a call level ends: what was taken there and never returned
+    /// "pending" for (taken by an observer, an interceptor, a discoverer)
+    /// is refused from now on, and never handed to a later call.
+    @inline(__always)
+    static func leaving(_ level: Int) {
+        if outstanding.load(ordering: .relaxed) != 0 { dropLeaving(level) }
+    }
+
+    @inline(never)
+    private static func dropLeaving(_ level: Int) {
+        let taken = self.taken
+        if !taken.stack.isEmpty { drop(deeperThan: level - 1, including: false, taken) }
+    }
+
     @inline(__always)
     public static func returned() {
         if outstanding.load(ordering: .relaxed) != 0 { dropTaken() }
@@ -96,9 +110,7 @@ import Synchronization
         let record = EpochDomain.shared.pins.record()
         let level = record.depth.pointee
         guard level > 0, level < ThreadRecord.levels else { return nil }
-        let slots = record.slots(at: level)
-        return Completion(level: level, cancellation: CurrentCall.cancellation,
-                          keeping: slots[0].load(ordering: .relaxed), slots[1].load(ordering: .relaxed))
+        return Completion(level: level, cancellation: CurrentCall.cancellation)
     }
 
     /// After an action returned "pending": waits for its completion and
@@ -152,6 +164,16 @@ import Synchronization
         }
         taken.stack.removeLast()
         outstanding.subtract(1, ordering: .relaxed)
+        // Only an action's call holds what its work goes on using; a
+        // callback (or anything else that is not an action) must answer
+        // before it returns.
+        let slots = EpochDomain.shared.pins.record().slots(at: level)
+        let owner = slots[0].load(ordering: .relaxed)
+        guard owner != 0 else {
+            completion.answered()
+            return .failure(.actionFailed("\(label) returned pending, but only actions may answer later", underlying: nil))
+        }
+        completion.keep(owner: owner, instance: slots[1].load(ordering: .relaxed))
         return wait(for: completion, label: label)
     }
 
@@ -181,6 +203,8 @@ import Synchronization
         guard let completion = make() else {
             return .failure(.actionFailed("\(label) ran outside a call", underlying: nil))
         }
+        let slots = EpochDomain.shared.pins.record().slots(at: completion.level)
+        completion.keep(owner: slots[0].load(ordering: .relaxed), instance: slots[1].load(ordering: .relaxed))
         let instance = UncheckedBox(object)
         completion.attach(Task.detached {
             do {

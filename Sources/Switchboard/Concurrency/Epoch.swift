@@ -237,6 +237,7 @@ struct EpochPins: @unchecked Sendable {
     @inline(__always)
     func leaveCall(_ record: ThreadRecord) {
         let level = record.depth.pointee
+        Deferral.leaving(level)
         record.depth.pointee = level &- 1
         if level < ThreadRecord.levels {
             // Releasing: the call's last uses of what it held come first.

@@ -11,7 +11,7 @@ func callOptions(_ options: UnsafePointer<sb_call_options>?, _ caller: String,
                  more: CUnsignedInt = 0) -> Result<CallOptions, SwitchboardError> {
     guard let options else { return .success(.none) }
     let o = options.pointee
-    guard o.flags & ~(SB_CACHE_TARGET | SB_BYPASS_INTERCEPTORS | more) == 0 else {
+    guard o.flags & ~(SB_CACHE_TARGET | SB_BYPASS_INTERCEPTORS | SB_WITH_TIMEOUT | more) == 0 else {
         return .failure(.invalidArgument("\(caller): unknown flags \(o.flags)"))
     }
     var tags: [String] = []
@@ -28,7 +28,7 @@ func callOptions(_ options: UnsafePointer<sb_call_options>?, _ caller: String,
     let cancellation = o.cancel.map { Unmanaged<Cancellation>.fromOpaque(UnsafeRawPointer($0)).takeUnretainedValue() }
     return .success(CallOptions(tags: tags, bypassInterceptors: o.flags & SB_BYPASS_INTERCEPTORS != 0,
                                 cancellation: cancellation, cacheTarget: o.flags & SB_CACHE_TARGET != 0,
-                                timeout: o.timeout_ms == 0 ? nil : .milliseconds(Int64(o.timeout_ms))))
+                                timeout: o.flags & SB_WITH_TIMEOUT == 0 ? nil : .milliseconds(Int64(o.timeout_ms))))
 }
 
 @_cdecl("sb_perform_opts")

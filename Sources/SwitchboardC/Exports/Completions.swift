@@ -19,6 +19,9 @@ private enum TakenCompletions {
             state.next += 1
             state.open[id] = completion
             completion.faceID = id
+            // An action that answers anyway has no use for its id: forget it
+            // (a later completion is refused as one that is not open).
+            completion.onAnswered = { _ = remove(id) }
             return id
         }
     }
@@ -53,7 +56,10 @@ public func sb_completion_fail(_ id: UInt64, _ status: sb_status, _ message: Uns
     guard let completion = TakenCompletions.remove(id) else {
         return failure(SB_EINVAL, "sb_completion_fail: no open completion has id \(id) (completed already, or never taken)")
     }
+    // Statuses that would tell the caller something untrue about a call
+    // that ended (queued: no result; would block) become SB_EACTION too.
     let known = status != SB_OK && status.rawValue <= sb_status.highest.rawValue
+        && status != SB_EQUEUED && status != SB_EWOULDBLOCK
     let code = known ? SwitchboardError.Code(rawValue: Int32(status.rawValue)) ?? .actionFailed : .actionFailed
     let text = message.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: strlen($0)), as: UTF8.self) }
         ?? "the action failed later: " + String(cString: sb_status_string(known ? status : SB_EACTION)!)
@@ -63,5 +69,5 @@ public func sb_completion_fail(_ id: UInt64, _ status: sb_status, _ message: Uns
 
 @_cdecl("sb_completion_cancelled")
 public func sb_completion_cancelled(_ id: UInt64) -> CInt {
-    TakenCompletions.find(id)?.isCancelled == true ? 1 : 0
+    TakenCompletions.find(id)?.isAbandoned == true ? 1 : 0
 }
