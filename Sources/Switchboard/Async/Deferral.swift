@@ -18,7 +18,7 @@ import Synchronization
 /// end event comes at completion with the real duration.
 ///
 /// Nothing here runs unless an action defers: a call that answers at once
-/// reads no thread-local state for it.
+/// reads one shared counter (`outstanding`) and no thread-local state.
 @_spi(Faces) public enum Deferral {
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
@@ -65,8 +65,6 @@ import Synchronization
         }
     }
 
-    /// After an action returned anything but "pending": a completion it
-    /// took is refused from now on (`.invalidArgument`: it answered already).
     /// As a call level ends: what was taken there and never returned
     /// "pending" for (taken by an observer, an interceptor, a discoverer)
     /// is refused from now on, and never handed to a later call.
@@ -81,6 +79,8 @@ import Synchronization
         if !taken.stack.isEmpty { drop(deeperThan: level - 1, including: false, taken) }
     }
 
+    /// After an action returned anything but "pending": a completion it
+    /// took is refused from now on (it answered already).
     @inline(__always)
     public static func returned() {
         if outstanding.load(ordering: .relaxed) != 0 { dropTaken() }
@@ -104,8 +104,9 @@ import Synchronization
         return completion
     }
 
-    /// A completion for the call running at this thread's current level,
-    /// keeping what that call holds. Nil outside any call.
+    /// A completion for the call running at this thread's current level
+    /// (what it keeps is captured as the action returns "pending"). Nil
+    /// outside any call.
     private static func make() -> Completion? {
         let record = EpochDomain.shared.pins.record()
         let level = record.depth.pointee
