@@ -202,6 +202,101 @@ SB_PROCESS_PLUGIN="$work/process.so" run threaded run --allow-os --verbose $scen
 check "a thread running when a scenario would fork (a plugin's): scenarios run in the runner's process, still isolated" bash -c "
   [ \$(cat '$work/threaded.status') = 0 ] && [ \$(grep -c '^# pid ' '$work/threaded.tap') = 2 ] \
     && [ \$(grep '^# pid ' '$work/threaded.tap' | sort -u | wc -l) = 1 ] || { cat '$work/threaded.tap'; exit 1; }"
+check "... and it says so on standard error, with the reason" has threaded.err \
+  "scenarios run in the runner's own process, one after another.*another thread is running"
+
+# What a fork shares that a scenario must not (isolation.c), and what a
+# hostile scenario or plugin tried against the runner once scenarios were
+# forked: each is that scenario's problem only.
+seq 1 2000 > "$work/lines.txt"
+SB_DATA_FILE="$work/lines.txt" run shared run --plugin "$work/process.so" --verbose --junit "$work/shared.xml" \
+  $scenarios/shared_by_fork.lua
+check "a file the top level opened, the random seed, the runner's report, its process group, the report's pipe and processes left running are not shared between scenarios" \
+  $py - "$work/shared.tap" "$work/shared.xml" "$work/shared.status" <<'EOF'
+import re, sys, time
+from tap.parser import Parser
+tap = open(sys.argv[1]).read()
+tests = [l for l in Parser().parse_file(sys.argv[1]) if l.category == "test"]
+assert [t.ok for t in tests] == [True] * 5 + [False, False, True, True], [(t.ok, t.description, t.yaml_block) for t in tests]
+assert open(sys.argv[3]).read().strip() == "1"
+assert "forged" not in tap and "forged" not in open(sys.argv[2]).read(), tap
+assert "signal 15" in tests[5].yaml_block["message"], tests[5].yaml_block
+assert "could not send its report: its pipe to the runner was closed" in tests[6].yaml_block["message"], tests[6].yaml_block
+for kind in ("random", "reseeded"):
+    drawn = re.findall(r"^# %s (\d+)$" % kind, tap, re.M)
+    assert len(drawn) == 2 and drawn[0] != drawn[1], (kind, drawn)
+left = int(re.search(r"^# left (\d+)$", tap, re.M).group(1))
+for _ in range(50):  # ended with its scenario (a zombie until init reaps it)
+    try:
+        state = open("/proc/%d/stat" % left).read().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        break
+    if state == "Z":
+        break
+    time.sleep(0.1)
+else:
+    raise AssertionError("process %d left by a scenario is still running" % left)
+assert re.search(r"^# 7 passed, 2 failed", tap, re.M), tap
+EOF
+row "Scenario reads on in a file the top level opened, after another scenario read it to its end" 2 \
+  "each reads from where the top level left it: a scenario's process reopens the file (its own position)"
+row "Scenarios draw from math.random, and call math.randomseed() with no arguments" 2 \
+  "each scenario draws its own numbers: a scenario's process is seeded afresh, and randomseed() draws a seed from entropy"
+row "Plugin in a scenario writes forged TAP into every file it can write, signals its process group (kill(0, SIGTERM)), closes every descriptor, leaves a process running" 4 \
+  "no forged line reaches the report (the runner's descriptors are closed in a scenario's process); the signal ends that scenario only (a session of its own); a closed pipe is reported as such; the process left ends with its scenario"
+printf 'os.exit(0)\nscenario("never runs", function() end)\n' > "$work/exit_top.lua"
+run exit_top run "${load[@]}" --allow-os "$work/exit_top.lua" $scenarios/isolation.lua
+check "os.exit at the top level (under --allow-os) is an error of that script; the run goes on and reports" bash -c "
+  [ \$(cat '$work/exit_top.status') = 1 ] && grep -q 'os.exit in the runner.s own process .* would end the whole run' '$work/exit_top.tap' \
+    && grep -q '^# [0-9]* passed, 1 failed' '$work/exit_top.tap' || { cat '$work/exit_top.tap' '$work/exit_top.err'; exit 1; }"
+row "Script calls os.exit at its top level under --allow-os" 1 \
+  "an error of that script (it would end the whole run); the other scripts run and the report is whole"
+printf 'scenario("bad \\xff name", function() end)\n' > "$work/name_bytes.lua"
+printf 'scenario(string.rep("n", 1025), function() end)\n' > "$work/name_long.lua"
+run names_refused run "$work/name_bytes.lua" "$work/name_long.lua"
+check "a scenario name that is not UTF-8, or longer than 1024 bytes, is refused where it is defined" bash -c "
+  grep -q 'name must be UTF-8 text' '$work/names_refused.tap' \
+    && grep -q 'name must be at most 1024 bytes (this one has 1025)' '$work/names_refused.tap' \
+    || { cat '$work/names_refused.tap'; exit 1; }"
+row "Script names a scenario with bytes that are not UTF-8, or with 4 MiB" 2 \
+  "refused where it is defined, saying why (reports carry the name; a name the report repairs could never be run)"
+cat > "$work/swallowed.lua" <<'LUA'
+scenario("swallows the memory limit", function()
+  local ok, err = pcall(function() local b = {} for i = 1, 300 do b[i] = string.rep("y", (1 << 20) + i) end end)
+  print("swallowed", ok, err)
+end)
+scenario("raises 1 MiB", function() error(string.rep("m", 1 << 20), 0) end)
+LUA
+run swallowed run --max-memory 16 "$work/swallowed.lua"
+check "a pcall cannot swallow the memory limit; a 1 MiB error message is cut in the report" $py - "$work/swallowed.tap" <<'EOF'
+import sys
+from tap.parser import Parser
+tests = [l for l in Parser().parse_file(sys.argv[1]) if l.category == "test"]
+assert [t.ok for t in tests] == [False, False], [(t.ok, t.yaml_block) for t in tests]
+assert tests[0].yaml_block["outcome"] == "limit" and "--max-memory" in tests[0].yaml_block["message"], tests[0].yaml_block
+message = tests[1].yaml_block["message"]
+assert message.startswith("mmm") and message.endswith("more bytes)") and len(message) < 140 * 1024, len(message)
+EOF
+row "Scenario catches the memory limit with pcall (string.rep into a table) and goes on" 1 \
+  "the limit is the scenario's outcome: a refusal the script saw trips it, whatever catches the error"
+row "Scenario raises an error of 1 MiB (32 MiB in review)" 1 "the report keeps its first 128 KiB and says how many bytes were cut"
+cat > "$work/noisy.lua" <<'LUA'
+local text = string.rep("o", 64 * 1024)
+for i = 1, 1000 do scenario("prints 64 KiB " .. i, function() io.write(text) end) end
+LUA
+check "--junit keeps no test case in memory: 1,000 scenarios printing 64 KiB each, runner under 48 MiB" \
+  $py - "$sb" "$work/noisy.lua" "$work/noisy.xml" <<'EOF'
+import os, subprocess, sys
+from junitparser import JUnitXml
+run = subprocess.Popen([sys.argv[1], "run", "--junit", sys.argv[3], sys.argv[2]], stdout=subprocess.DEVNULL)
+_, status, usage = os.wait4(run.pid, 0)
+assert os.waitstatus_to_exitcode(status) == 0, status
+cases = list(list(JUnitXml.fromfile(sys.argv[3]))[0])
+assert len(cases) == 1000 and len(cases[999].system_out) == 64 * 1024, len(cases)
+assert usage.ru_maxrss < 48 * 1024, usage.ru_maxrss  # kept in memory, the cases took 64 MiB more
+EOF
+row "1,000 scenarios each print 64 KiB, with --junit" 1 "test cases are spooled to a temporary file as they come: the runner's memory does not grow with them"
+
 check "a top level churning through 40 block sizes under --max-memory 16 passes, and the runner stays under 150 MiB" \
   $py - "$sb" "$scenarios/churn.lua" <<'EOF'
 import os, subprocess, sys

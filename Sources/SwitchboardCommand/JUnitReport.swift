@@ -1,20 +1,38 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// JUnit XML, the shape Jenkins, GitLab and junitparser read: one testsuite
 /// per script, one testcase per scenario; an expectation that did not hold
 /// is a <failure>, an error or a limit an <error>.
-struct JUnitReport {
-    /// A suite keeps its counts and its test cases already written out, not
-    /// the reports: a run of many scenarios keeps little per scenario (each
-    /// scenario's process is a copy of the runner, whose size it pays for).
+final class JUnitReport {
+    /// A suite keeps its counts and where its test cases are in the spool,
+    /// not the reports: the runner's memory stays the same however many
+    /// scenarios run and whatever they print (each scenario's process is a
+    /// copy of the runner, whose size it pays for).
     private struct Suite {
         let script: String
         var tests = 0, failures = 0, errors = 0
         var seconds = 0.0
-        var cases = ""
+        var cases: [Range<Int>] = [] // in the spool
     }
 
     private var suites: [Suite] = []
+    /// The test cases, written out as they come: a file of their own, gone
+    /// when the run ends.
+    private let spool: UnsafeMutablePointer<FILE>
+    private var spooled = 0
 
-    mutating func add(_ r: ScenarioResult) {
+    init() throws {
+        guard let spool = tmpfile() else {
+            throw CommandFailure("cannot make a temporary file for the JUnit report: \(String(cString: strerror(errno)))")
+        }
+        self.spool = spool
+    }
+
+    deinit { fclose(spool) }
+
+    func add(_ r: ScenarioResult) throws {
         // The scenarios of a script come together: its suite is the last one
         // (but a script given twice has one suite).
         let i: Int
@@ -28,25 +46,53 @@ struct JUnitReport {
         if r.outcome == .failed { suites[i].failures += 1 }
         if r.outcome == .error || r.outcome == .limit { suites[i].errors += 1 }
         suites[i].seconds += r.seconds
-        suites[i].cases += testcase(r)
+        var xml = testcase(r)
+        let written = xml.withUTF8 { fwrite($0.baseAddress, 1, $0.count, spool) == $0.count }
+        guard written else { throw CommandFailure("cannot write the JUnit report's temporary file") }
+        let range = spooled..<(spooled + xml.utf8.count)
+        spooled = range.upperBound
+        if let last = suites[i].cases.last, last.upperBound == range.lowerBound {
+            suites[i].cases[suites[i].cases.count - 1] = last.lowerBound..<range.upperBound
+        } else {
+            suites[i].cases.append(range)
+        }
     }
 
-    func xml(timestamp: String) -> String {
+    /// Writes the whole report to `path`, replacing what is there.
+    func write(to path: String, timestamp: String) throws {
+        guard fflush(spool) == 0, let out = fopen(path, "w") else {
+            throw CommandFailure("cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { fclose(out) }
+        func put(_ text: String) -> Bool {
+            var text = text
+            return text.withUTF8 { fwrite($0.baseAddress, 1, $0.count, out) == $0.count }
+        }
         var all = Suite(script: "")
         for suite in suites {
             all.tests += suite.tests
             all.failures += suite.failures
             all.errors += suite.errors
+            all.seconds += suite.seconds
         }
-        all.seconds = suites.reduce(0) { $0 + $1.seconds }
-        var x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        x += "<testsuites name=\"switchboard\"\(counts(all))>\n"
-        for suite in suites {
-            x += "  <testsuite name=\(attribute(suite.script))\(counts(suite)) skipped=\"0\" timestamp=\"\(timestamp)\">\n"
-            x += suite.cases
-            x += "  </testsuite>\n"
+        var ok = put("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"switchboard\"\(counts(all))>\n")
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        for suite in suites where ok {
+            ok = put("  <testsuite name=\(attribute(suite.script))\(counts(suite)) skipped=\"0\" timestamp=\"\(timestamp)\">\n")
+            for range in suite.cases where ok {
+                var at = range.lowerBound
+                while ok && at < range.upperBound {
+                    let n = buffer.withUnsafeMutableBytes {
+                        pread(fileno(spool), $0.baseAddress, min($0.count, range.upperBound - at), off_t(at))
+                    }
+                    ok = n > 0 && fwrite(buffer, 1, n, out) == n
+                    at += max(n, 0)
+                }
+            }
+            ok = ok && put("  </testsuite>\n")
         }
-        return x + "</testsuites>\n"
+        ok = ok && put("</testsuites>\n")
+        guard ok, fflush(out) == 0 else { throw CommandFailure("cannot write \(path): \(String(cString: strerror(errno)))") }
     }
 
     private func testcase(_ r: ScenarioResult) -> String {

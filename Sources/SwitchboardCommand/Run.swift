@@ -102,7 +102,7 @@ extension SwitchboardCLI {
                 throw ExitCode.failure
             }
 
-            var junitReport = JUnitReport()
+            let junitReport = try junit.map { _ in try JUnitReport() }
             let timestamp = wallclock()
             // The report so far, whole. Written before anything runs in this
             // process (a top level, closing a state, a scenario that cannot
@@ -111,7 +111,7 @@ extension SwitchboardCLI {
             // run, so it does not rewrite the report (which would cost the
             // size of the report per scenario).
             func saveJUnit() throws {
-                if let junit { try write(junitReport.xml(timestamp: timestamp), to: junit) }
+                if let junit { try junitReport?.write(to: junit, timestamp: timestamp) }
             }
             // Written at once, so that a path that cannot be written fails before any scenario runs.
             try saveJUnit()
@@ -135,7 +135,7 @@ extension SwitchboardCLI {
                 }
                 progress.clear()
                 tap.report(number + 1, result)
-                if junit != nil { junitReport.add(result) } // kept only when asked for
+                try junitReport?.add(result)
                 if result.passed { passed += 1 } else { failed += 1 }
             }
             try saveJUnit()

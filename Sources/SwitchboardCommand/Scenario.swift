@@ -73,6 +73,7 @@ final class PreparedScript {
     let script: String
     private let settings: RunnerSettings // what the C side's config points to
     private let prepared: OpaquePointer?
+    private var saidNotForked = false
 
     init(script: String, settings: RunnerSettings) {
         self.script = script
@@ -89,6 +90,12 @@ final class PreparedScript {
         var result = sbr_result()
         defer { sbr_result_clear(&result) }
         if prepared == nil || sbr_script_run(prepared, index, name, &result) == 0 {
+            if !saidNotForked {
+                saidNotForked = true
+                let why = sbr_script_not_forked(prepared).map { String(cString: $0) } ?? "out of memory preparing it"
+                complain("\(script): scenarios run in the runner's own process, one after another, each running "
+                         + "the top level again (slower; a crash ends the run): \(why)")
+            }
             try beforeInProcess()
             var config = settings.config
             sbr_run(&config, script, index, name, &result)

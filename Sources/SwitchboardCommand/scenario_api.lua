@@ -24,6 +24,7 @@ local running = nil   -- the scenario being run: {name, steps, stack}
 local output = {}     -- what print and io.write wrote
 local output_bytes = 0
 local OUTPUT_LIMIT = 64 * 1024
+local NAME_LIMIT = 1024
 
 ---------------------------------------------------------------- showing values
 
@@ -342,6 +343,11 @@ end
 function scenario(name, fn)
   if type(name) ~= "string" or name == "" or find(name, "%c") then
     error("scenario(name, fn): name must be a non-empty string without control characters", 2)
+  end
+  -- Reports carry the name (TAP, JUnit XML, the trace): it must be text, and short.
+  if not utf8_len(name) then error("scenario(name, fn): name must be UTF-8 text", 2) end
+  if #name > NAME_LIMIT then
+    error(format("scenario(name, fn): name must be at most %d bytes (this one has %d)", NAME_LIMIT, #name), 2)
   end
   if type(fn) ~= "function" then error("scenario(name, fn): fn must be a function", 2) end
   if running then error("scenario() inside a scenario: define scenarios at the top level of the script", 2) end

@@ -70,12 +70,19 @@ static void trip(sbr_guard *g, const char *fmt, ...) {
     if (g->L != NULL && !g->relaxed) lua_sethook(g->L, hook, LUA_MASKCOUNT, 1);
 }
 
-/* Lua answers a refusal with a full collection and asks again: only a
- * second refusal of the same request is the limit. */
+static void memory_limit(sbr_guard *g) {
+    trip(g, "the memory limit of %zu MiB was reached (--max-memory)", g->max_memory >> 20);
+}
+
+/* Lua's core answers a refusal with an emergency collection (which neither
+ * allocates nor runs Lua) and asks again for the same size: only if that
+ * is refused too is it the limit. Other callers (lauxlib's buffers, a
+ * library) do not ask again: they raise "not enough memory", an ordinary
+ * error a pcall would swallow. So a refusal stays pending until the same
+ * size is asked for again; any other request to grow, or the hook, finding
+ * it pending, means the script saw the refusal: the limit. */
 static void *refuse(sbr_guard *g, size_t nsize) {
-    if (g->refused_size == nsize) {
-        trip(g, "the memory limit of %zu MiB was reached (--max-memory)", g->max_memory >> 20);
-    }
+    if (g->refused_size != 0) memory_limit(g);
     g->refused_size = nsize;
     return NULL;
 }
@@ -100,7 +107,10 @@ void *sbr_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     void *block = g->arena != NULL ? sbr_arena_resize(g->arena, ptr, old, nsize) : realloc(ptr, nsize);
     if (block != NULL) {
         g->in_use = g->in_use - old + nsize;
-        g->refused_size = 0;
+        if (g->refused_size != 0) {
+            if (g->refused_size != nsize && nsize > old) memory_limit(g);
+            g->refused_size = 0;
+        }
     }
     return block;
 }
@@ -125,6 +135,7 @@ static void hook(lua_State *L, lua_Debug *ar) {
         if (!charge_instructions(g, L, (uint64_t)count)) luaL_error(L, "the budget for finalizers and reports ran out");
         return;
     }
+    if (g->refused_size != 0) memory_limit(g); /* Lua code ran after a refusal: it saw it */
     if (charge_instructions(g, L, (uint64_t)count) && g->deadline > 0 && sbr_now() > g->deadline) {
         trip(g, "the timeout of %g s was reached (--timeout)", g->timeout);
     }

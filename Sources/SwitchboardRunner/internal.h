@@ -3,6 +3,7 @@
 #define SWITCHBOARD_RUNNER_INTERNAL_H
 
 #include <pthread.h>
+#include <sys/types.h>
 
 #include <lauxlib.h>
 #include <lua.h>
@@ -107,6 +108,33 @@ void sbr_prepare_state(lua_State *L, const sbr_config *config, sb_mediator *m);
  * (malloc'd) when one does not load. */
 sb_mediator *sbr_new_mediator(const sbr_config *config, char **error);
 
+/* isolation.c: what a scenario's process stops sharing with the runner. */
+typedef struct sbr_descriptor {
+    int fd;
+    int flags;    /* a regular file's F_GETFL */
+    off_t offset; /* a regular file's position; -1: not a regular file */
+} sbr_descriptor;
+typedef struct sbr_descriptors {
+    sbr_descriptor *items;
+    size_t count, capacity;
+    int failed;
+} sbr_descriptors;
+/* The descriptors open now, past standard error. */
+void sbr_descriptors_snapshot(sbr_descriptors *d);
+/* Keeps in *now those not in *before, with each regular file's position. */
+void sbr_descriptors_opened_since(sbr_descriptors *now, const sbr_descriptors *before);
+void sbr_descriptors_free(sbr_descriptors *d);
+/* On a new state (sbr_prepare_state): math.randomseed() draws a fresh seed;
+ * os.exit raises unless in a scenario's process. */
+void sbr_isolation_prepare_state(lua_State *L);
+void sbr_isolation_guard_exit(lua_State *L);
+/* In a scenario's process, first: a session of its own; the files the top
+ * level opened (`opened`) reopened where it left them; every other
+ * descriptor but the standard ones and `channel` closed; a fresh seed. */
+void sbr_isolate_scenario_process(const sbr_descriptors *opened, int channel, lua_State *L);
+/* 1 in a scenario's own process. */
+extern int sbr_in_scenario_process;
+
 /* A script prepared once (see script.c): a mediator and a state in which
  * the scenario API and the script's top level have run, never used again
  * by the process that made it, only copied (forked) for each scenario. */
@@ -121,6 +149,8 @@ struct sbr_script {
     double spent;        /* seconds the top level took: charged to each scenario */
     int channel;         /* in a scenario's process: the pipe to the parent */
     sbr_watchdog watchdog; /* in a scenario's process: watches it until it ends */
+    sbr_descriptors opened; /* what the top level left open */
+    const char *not_forked; /* why the last scenario ran in this process, or NULL */
 };
 
 /* runner.c: the state of `s` (s->ready, or s->problem). */
@@ -154,9 +184,13 @@ void sbr_inbox_free(sbr_inbox *in);
 int sbr_channel_decode_result(const char *payload, size_t length, sbr_result *result);
 
 char *sbr_strdup(const char *s);
-/* A malloc'd copy of the string (or number) at `idx` for a report, whole:
- * a NUL byte becomes the two characters \0 instead of ending it. NULL if it
- * is neither, or on allocation failure. */
+/* The most bytes of one text a report keeps (a message, a traceback): a
+ * scenario can raise an error of any size, the runner must not pay for it. */
+#define SBR_TEXT_LIMIT ((size_t)128 << 10) /* above the prelude's output limit */
+/* A malloc'd copy of the string (or number) at `idx` for a report: a NUL
+ * byte becomes the two characters \0 instead of ending it; past
+ * SBR_TEXT_LIMIT bytes it is cut, saying how much was. NULL if it is
+ * neither, or on allocation failure. */
 char *sbr_copy_text(lua_State *L, int idx);
 
 #endif

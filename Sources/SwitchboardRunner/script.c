@@ -44,6 +44,9 @@
  * the child itself. */
 #define BACKSTOP_SECONDS 2.0
 
+/* How a scenario's process ends when its report could not be sent. */
+#define UNREPORTED_EXIT 4
+
 sbr_script *sbr_script_open(const sbr_config *config, const char *script) {
     sbr_script *s = calloc(1, sizeof *s);
     if (s == NULL) return NULL;
@@ -60,7 +63,14 @@ sbr_script *sbr_script_open(const sbr_config *config, const char *script) {
      * what preparing freed. Each fork would copy it. */
     malloc_trim(0);
 #endif
+    sbr_descriptors before;
+    sbr_descriptors_snapshot(&before);
     sbr_script_prepare(s);
+    if (s->ready) {
+        sbr_descriptors_snapshot(&s->opened);
+        sbr_descriptors_opened_since(&s->opened, &before);
+    }
+    sbr_descriptors_free(&before);
 #ifdef __GLIBC__
     if (s->ready) malloc_trim(0);
 #endif
@@ -71,6 +81,7 @@ void sbr_script_close(sbr_script *s) {
     if (s == NULL) return;
     sbr_script_close_state(s);
     sbr_result_clear(&s->problem);
+    sbr_descriptors_free(&s->opened);
     free(s->script);
     free(s);
 }
@@ -110,6 +121,7 @@ static void scenario_process(sbr_script *s, size_t index, const char *name, int 
 #else
     (void)parent;
 #endif
+    sbr_isolate_scenario_process(&s->opened, channel, s->L);
     s->channel = channel;
     if (s->config.trace != NULL) {
         s->config.trace = send_trace;
@@ -120,7 +132,7 @@ static void scenario_process(sbr_script *s, size_t index, const char *name, int 
     sbr_script_run_here(s, index, name, &result);
     int sent = sbr_channel_send_result(channel, &result);
     fflush(NULL); /* what the scenario wrote to C streams (a plugin's printf, io files) */
-    _exit(sent ? 0 : 1);
+    _exit(sent ? 0 : UNREPORTED_EXIT);
 }
 
 static void set_message(sbr_result *r, sbr_outcome outcome, const char *message) {
@@ -156,6 +168,13 @@ static void take_records(sbr_script *s, child *c, sbr_result *r) {
     }
 }
 
+/* Ends the child and what it started (its session's group: see
+ * isolation.c), or the child alone if it has not made its group yet. */
+static void end_group(child *c) {
+    (void)kill(-c->pid, SIGKILL);
+    (void)kill(c->pid, SIGKILL);
+}
+
 /* 1 once the child has ended and is reaped (options: 0 or WNOHANG). */
 static int reap(child *c, int options) {
     if (c->reaped) return 1;
@@ -165,26 +184,36 @@ static int reap(child *c, int options) {
     return c->reaped;
 }
 
-/* Reads the child's records until its report, the end of its pipe, its end
- * (a process it started may hold the pipe open: it is looked for once a
- * second) or the deadline, when it is killed. */
+/* Reads the child's records until its report, its end (a process it
+ * started may hold the pipe open: it is looked for once a second) or the
+ * deadline, when it is killed. A pipe that ends before the report (closed
+ * by a plugin, say) is not the child's end: it is waited for. */
 static void receive(sbr_script *s, child *c, sbr_result *r) {
     struct pollfd ready = {.fd = c->fd, .events = POLLIN};
+    int open = 1;
     while (!c->reported) {
         int wait_ms = 1000;
         if (c->deadline > 0) {
             double left = c->deadline - sbr_now();
             if (left <= 0) {
-                kill(c->pid, SIGKILL);
+                end_group(c);
                 c->killed = 1;
                 return;
             }
             if (left < 1) wait_ms = (int)(left * 1000) + 1;
         }
+        if (!open) {
+            if (c->deadline == 0) (void)reap(c, 0);
+            if (reap(c, WNOHANG)) return;
+            (void)poll(NULL, 0, wait_ms < 20 ? wait_ms : 20);
+            continue;
+        }
         int n = poll(&ready, 1, wait_ms);
         if (n < 0 && errno != EINTR) return;
         if (n > 0) {
-            if (sbr_inbox_read(&c->inbox, c->fd) <= 0) return; /* the end, or a stream that is not ours */
+            int got = sbr_inbox_read(&c->inbox, c->fd);
+            if (got < 0) return; /* a stream that is not ours */
+            if (got == 0) open = 0;
             take_records(s, c, r);
         } else if (n == 0 && reap(c, WNOHANG)) {
             while (!c->reported && poll(&ready, 1, 0) > 0 && sbr_inbox_read(&c->inbox, c->fd) > 0) {
@@ -197,7 +226,12 @@ static void receive(sbr_script *s, child *c, sbr_result *r) {
 
 /* Runs the scenario in a forked process; 0 (nothing run) when it cannot. */
 static int run_forked(sbr_script *s, size_t index, const char *name, sbr_result *r) {
-    if (!single_threaded()) return 0;
+    if (!single_threaded()) {
+        s->not_forked = "another thread is running after the script's top level (a plugin's?), and a process "
+                        "forked now would hold only this one";
+        return 0;
+    }
+    s->not_forked = "a process could not be made for it (pipe or fork failed)";
     int pipe_fds[2];
     if (pipe(pipe_fds) != 0) return 0;
     fcntl(pipe_fds[0], F_SETFD, FD_CLOEXEC);
@@ -216,6 +250,7 @@ static int run_forked(sbr_script *s, size_t index, const char *name, sbr_result 
         scenario_process(s, index, name, pipe_fds[1], parent);
     }
     close(pipe_fds[1]);
+    s->not_forked = NULL;
 
     /* The child's watchdog ends it at its timeout plus the grace; the
      * parent waits a little longer before it does so itself. */
@@ -225,8 +260,11 @@ static int run_forked(sbr_script *s, size_t index, const char *name, sbr_result 
     receive(s, &c, r);
     close(c.fd);
     sbr_inbox_free(&c.inbox);
-    if (!c.reported && !c.reaped) kill(c.pid, SIGKILL); /* no report can come now */
+    if (!c.reported && !c.reaped) end_group(&c); /* no report can come now */
     reap(&c, 0);
+    /* What the scenario started ends with it: a process left running could
+     * reach the next scenario (a file, a port, the target it serves). */
+    (void)kill(-c.pid, SIGKILL);
     if (c.reported) return 1;
 
     char message[300];
@@ -242,12 +280,19 @@ static int run_forked(sbr_script *s, size_t index, const char *name, sbr_result 
         snprintf(message, sizeof message, "the scenario's process was ended by signal %d (%s): it crashed",
                  signal, strsignal(signal));
         set_message(r, SBR_ERROR, message);
+    } else if (WIFEXITED(c.status) && WEXITSTATUS(c.status) == UNREPORTED_EXIT) {
+        set_message(r, SBR_ERROR, "the scenario's process could not send its report: its pipe to the runner "
+                                  "was closed or broken (by a plugin?)");
     } else {
         snprintf(message, sizeof message, "the scenario's process exited with status %d before it reported",
                  WIFEXITED(c.status) ? WEXITSTATUS(c.status) : -1);
         set_message(r, SBR_ERROR, message);
     }
     return 1;
+}
+
+const char *sbr_script_not_forked(const sbr_script *s) {
+    return s != NULL ? s->not_forked : NULL;
 }
 
 int sbr_script_run(sbr_script *s, size_t index, const char *name, sbr_result *result) {

@@ -23,12 +23,25 @@ char *sbr_copy_text(lua_State *L, int idx) {
     size_t length = 0;
     const char *text = lua_tolstring(L, idx, &length);
     if (text == NULL) return NULL;
-    size_t nuls = 0;
-    for (size_t i = 0; i < length; i++) nuls += text[i] == '\0';
-    if (nuls > SIZE_MAX - 1 - length) return NULL;
-    char *copy = malloc(length + nuls + 1), *at = copy;
+    /* What is kept: up to the limit (a NUL costs two), cut where a UTF-8
+     * sequence starts. */
+    size_t kept = 0, size = 0;
+    while (kept < length && size + 2 <= SBR_TEXT_LIMIT) {
+        size += text[kept] == '\0' ? 2 : 1;
+        kept++;
+    }
+    if (kept < length) {
+        while (kept > 0 && ((unsigned char)text[kept] & 0xC0) == 0x80) {
+            kept--;
+            size -= text[kept] == '\0' ? 2 : 1;
+        }
+    }
+    char tail[64] = "";
+    if (kept < length) snprintf(tail, sizeof tail, "\n... (%zu more bytes)", length - kept);
+    size_t tail_length = strlen(tail);
+    char *copy = malloc(size + tail_length + 1), *at = copy;
     if (copy == NULL) return NULL;
-    for (size_t i = 0; i < length; i++) {
+    for (size_t i = 0; i < kept; i++) {
         if (text[i] == '\0') {
             *at++ = '\\';
             *at++ = '0';
@@ -36,7 +49,7 @@ char *sbr_copy_text(lua_State *L, int idx) {
             *at++ = text[i];
         }
     }
-    *at = '\0';
+    memcpy(at, tail, tail_length + 1);
     return copy;
 }
 
@@ -82,6 +95,8 @@ void sbr_prepare_state(lua_State *L, const sbr_config *config, sb_mediator *m) {
     luaL_openlibs(L);
     sbr_guard_coroutines(L); /* every coroutine counts against the budget */
     if (!config->allow_os) sbr_sandbox(L);
+    sbr_isolation_prepare_state(L);
+    if (config->allow_os) sbr_isolation_guard_exit(L); /* the sandbox refuses it already */
     /* The module, bound to this state's mediator: `require "switchboard"`
      * finds it in package.loaded (and never loads a second library). What
      * the library keeps for the state counts against --max-memory. */

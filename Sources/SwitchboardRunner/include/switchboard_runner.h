@@ -121,6 +121,8 @@ sbr_script *sbr_script_open(const sbr_config *config, const char *script);
  * run and *result cleared, when forking is not safe (another thread is
  * running) or fails: run the scenario with sbr_run then. */
 int sbr_script_run(sbr_script *s, size_t index, const char *name, sbr_result *result);
+/* Why the last sbr_script_run returned 0 (a sentence, static), or NULL. */
+const char *sbr_script_not_forked(const sbr_script *s);
 /* Closes the prepared state (finalizers run, under the watchdog); NULL is
  * accepted. */
 void sbr_script_close(sbr_script *s);
