@@ -72,6 +72,8 @@ lua5.4 bench/lua/bench.lua "$iterations" "$reps" "$plugin" | tee -a "$lines"
 
 sb_step "switchboard run: files of $runner_sizes scenarios"
 python3 bench/runner/bench.py "$dist/bin/switchboard" "$out/runner" "$runner_sizes" "$runner_reps" | tee "$out/runner.jsonl"
+sb_step "switchboard run: 200 working scenarios, --jobs 1 against --jobs 2"
+python3 bench/runner/jobs.py "$dist/bin/switchboard" "$out/runner" 200 2 "$runner_reps" | tee "$out/runner-jobs.jsonl"
 
 sb_step "Library size, dlopen, require"
 library="$dist/lib/libswitchboard.so.1"

@@ -205,6 +205,27 @@ check "a thread running when a scenario would fork (a plugin's): scenarios run i
 check "... and it says so on standard error, with the reason" has threaded.err \
   "scenarios run in the runner's own process, one after another.*another thread is running"
 
+mkdir -p "$work/meet2" "$work/meet1"
+SB_MEETING="$work/meet2" run jobs2 run --allow-os --jobs 2 --trace "$work/jobs2.jsonl" $scenarios/jobs.lua
+check "--jobs 2 runs two scenarios at once (each waits for the other); the report and the trace keep the scenarios' order" \
+  $py - "$work/jobs2.tap" "$work/jobs2.jsonl" "$work/jobs2.status" <<'PY'
+import json, sys
+from tap.parser import Parser
+tests = [l for l in Parser().parse_file(sys.argv[1]) if l.category == "test"]
+assert [t.ok for t in tests] == [True] * 4 and open(sys.argv[3]).read().strip() == "0", [(t.ok, t.description, t.yaml_block) for t in tests]
+assert [t.description.split(": ", 1)[1] for t in tests] == ["meets the second", "meets the first", "calls late", "calls at once"]
+calls = [json.loads(line) for line in open(sys.argv[2])]
+assert [c["scenario"] for c in calls] == ["calls late", "calls at once"], calls
+assert calls[0]["time"] > calls[1]["time"], calls  # made later, written first: the scenarios' order
+PY
+SB_MEETING="$work/meet1" run jobs1 run --allow-os --jobs 1 $scenarios/jobs.lua
+check "--jobs 1 runs them one after another (the first waits in vain)" \
+  has jobs1.tap "second never ran at the same time as first"
+run jobs0 run --jobs 0 $scenarios/jobs.lua
+check "--jobs 0 is a usage error" bash -c "[ \$(cat '$work/jobs0.status') = 64 ] && grep -q 'jobs must be from 1 to 1024' '$work/jobs0.err'"
+row "Scenarios run 2 at once (--jobs 2), the later one finishing first" 1 \
+  "TAP, JUnit and trace lines keep the order the scenarios are listed in"
+
 # What a fork shares that a scenario must not (isolation.c), and what a
 # hostile scenario or plugin tried against the runner once scenarios were
 # forked: each is that scenario's problem only.

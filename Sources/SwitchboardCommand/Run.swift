@@ -51,6 +51,11 @@ extension SwitchboardCLI {
         @Option(help: ArgumentHelp("The TAP version to write: 14, or 13 for older consumers.", valueName: "version"))
         var tapVersion: Int = 14
 
+        @Option(name: .shortAndLong, help: ArgumentHelp(
+            "How many scenarios run at once, each in a process of its own (default: the number of cores). Reports keep the order of the scenarios.",
+            valueName: "n"))
+        var jobs: Int = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+
         @Flag(name: .shortAndLong, help: "Show the output of passing scenarios too, as TAP comments.")
         var verbose = false
 
@@ -61,6 +66,7 @@ extension SwitchboardCLI {
             guard !scripts.isEmpty else { throw ValidationError("give at least one scenario script") }
             for script in scripts { try PathCheck.readableFile(script, what: "the script \(script)") }
             guard tapVersion == 13 || tapVersion == 14 else { throw ValidationError("--tap-version must be 13 or 14") }
+            guard (1...1024).contains(jobs) else { throw ValidationError("--jobs must be from 1 to 1024") }
             if let filter { _ = try compiled(filter) }
         }
 
@@ -117,26 +123,40 @@ extension SwitchboardCLI {
             try saveJUnit()
             progress.clear() // "listing scenarios" must not run into the TAP header
             tap.begin(plannedTests: planned.count)
-            var passed = 0, failed = 0
+            var passed = 0, failed = 0, reported = 0
             let started = monotonicSeconds()
-            var prepared: PreparedScript? // one script at a time: memory stays that of one
-            for (number, item) in planned.enumerated() {
-                let result: ScenarioResult
-                if let problem = item.problem {
-                    result = problem
-                } else {
-                    progress.show("[\(number + 1)/\(planned.count)] \(item.script): \(item.name)", passed: passed, failed: failed)
-                    if prepared?.script != item.script {
-                        try saveJUnit()
-                        prepared = nil
-                        prepared = PreparedScript(script: item.script, settings: settings)
-                    }
-                    result = try prepared!.run(index: item.index, name: item.name, beforeInProcess: saveJUnit)
-                }
+            func report(_ result: ScenarioResult) throws {
                 progress.clear()
-                tap.report(number + 1, result)
+                reported += 1
+                tap.report(reported, result)
                 try junitReport?.add(result)
                 if result.passed { passed += 1 } else { failed += 1 }
+                if reported < planned.count {
+                    let item = planned[reported]
+                    progress.show("[\(reported + 1)/\(planned.count)] \(item.script): \(item.name)", passed: passed, failed: failed)
+                }
+            }
+            var prepared: PreparedScript? // one script at a time: memory stays that of one
+            var at = 0
+            while at < planned.count {
+                let item = planned[at]
+                if let problem = item.problem {
+                    try report(problem)
+                    at += 1
+                    continue
+                }
+                // The scenarios of this script that come next, run as one batch.
+                var end = at + 1
+                while end < planned.count && planned[end].problem == nil && planned[end].script == item.script { end += 1 }
+                progress.show("[\(at + 1)/\(planned.count)] \(item.script): \(item.name)", passed: passed, failed: failed)
+                if prepared?.script != item.script {
+                    try saveJUnit()
+                    prepared = nil
+                    prepared = PreparedScript(script: item.script, settings: settings)
+                }
+                try prepared!.run(planned[at..<end].map { ($0.index, $0.name) }, jobs: jobs,
+                                  beforeInProcess: saveJUnit, report: report)
+                at = end
             }
             try saveJUnit()
             prepared = nil

@@ -1,5 +1,9 @@
 import SwitchboardRunner
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// One scenario's report, copied out of the runner's C struct. (A class:
 /// reports are passed around, never changed.)
 final class ScenarioResult {
@@ -82,14 +86,34 @@ final class PreparedScript {
         prepared = sbr_script_open(&config, script)
     }
 
-    /// Runs a scenario in a process of its own; or, where that cannot be
-    /// done (another thread is running, fork failed, out of memory), the old
-    /// way: in this process, after `beforeInProcess`, in a fresh state where
-    /// the top level runs again.
-    func run(index: Int, name: String, beforeInProcess: () throws -> Void) rethrows -> ScenarioResult {
-        var result = sbr_result()
-        defer { sbr_result_clear(&result) }
-        if prepared == nil || sbr_script_run(prepared, index, name, &result) == 0 {
+    /// Runs the scenarios `items` (index and name in the script) in
+    /// processes of their own, up to `jobs` at once, and hands each result
+    /// to `report` in the order given. Where that cannot be done (another
+    /// thread is running, fork failed, out of memory), the rest run the old
+    /// way: in this process, one after another, after `beforeInProcess`, in
+    /// a fresh state where the top level runs again.
+    func run(_ items: [(index: Int, name: String)], jobs: Int, beforeInProcess: () throws -> Void,
+             report: (ScenarioResult) throws -> Void) throws {
+        var done = 0
+        if let prepared, !items.isEmpty {
+            let names = items.map { strdup($0.name) }
+            defer { names.forEach { free($0) } }
+            let indices = items.map(\.index)
+            let batch = Batch(script: script, names: items.map(\.name))
+            try withoutActuallyEscaping(report) { report in
+                batch.report = report
+                defer { batch.report = nil }
+                names.map { UnsafePointer($0) }.withUnsafeBufferPointer { names in
+                    done = sbr_script_run_jobs(prepared, indices, names.baseAddress, items.count, UInt32(max(jobs, 1)),
+                                               { context, position, result in
+                        guard let context, let result else { return }
+                        Unmanaged<Batch>.fromOpaque(context).takeUnretainedValue().take(position, result.pointee)
+                    }, Unmanaged.passUnretained(batch).toOpaque())
+                }
+                if let failure = batch.failure { throw failure }
+            }
+        }
+        for item in items[done...] {
             if !saidNotForked {
                 saidNotForked = true
                 let why = sbr_script_not_forked(prepared).map { String(cString: $0) } ?? "out of memory preparing it"
@@ -97,10 +121,31 @@ final class PreparedScript {
                          + "the top level again (slower; a crash ends the run): \(why)")
             }
             try beforeInProcess()
+            var result = sbr_result()
+            defer { sbr_result_clear(&result) }
             var config = settings.config
-            sbr_run(&config, script, index, name, &result)
+            sbr_run(&config, script, item.index, item.name, &result)
+            try report(ScenarioResult(script: script, name: item.name, result))
         }
-        return ScenarioResult(script: script, name: name, result)
+    }
+
+    /// What the C callback reaches: where results go, and the first error
+    /// in sending one there (the batch runs on; the rest are dropped).
+    private final class Batch {
+        let script: String
+        let names: [String]
+        var report: ((ScenarioResult) throws -> Void)?
+        var failure: Error?
+
+        init(script: String, names: [String]) {
+            self.script = script
+            self.names = names
+        }
+
+        func take(_ position: Int, _ result: sbr_result) {
+            guard failure == nil, let report else { return }
+            do { try report(ScenarioResult(script: script, name: names[position], result)) } catch { failure = error }
+        }
     }
 
     deinit { sbr_script_close(prepared) }

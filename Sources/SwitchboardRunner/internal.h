@@ -153,6 +153,15 @@ struct sbr_script {
     const char *not_forked; /* why the last scenario ran in this process, or NULL */
 };
 
+/* script.c: 1 when this process runs one thread only (Linux:
+ * /proc/self/stat): only then is a fork a whole copy. */
+int sbr_single_threaded(void);
+/* script.c, in a forked child: runs scenario `index` in its copy of the
+ * prepared state, sends its report up `channel`, and ends the process. */
+void sbr_scenario_process(sbr_script *s, size_t index, const char *name, int channel, pid_t parent);
+/* How a scenario's process ends when its report could not be sent. */
+#define SBR_UNREPORTED_EXIT 4
+
 /* runner.c: the state of `s` (s->ready, or s->problem). */
 void sbr_script_prepare(sbr_script *s);
 /* runner.c: runs scenario `index` in the prepared state (the caller's copy

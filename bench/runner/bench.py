@@ -2,7 +2,9 @@
 
 Generates files of N scenarios, each registering a small Lua target and
 checking one call (the shape of a suite generated from a table of cases),
-runs `switchboard run` over each REPS times, and prints one JSON object per
+runs `switchboard run --jobs 1` over each REPS times (one scenario at a time:
+the cost of a scenario, not the machine's cores, which bench/runner/jobs.py
+measures), and prints one JSON object per
 size: the medians of wall time and CPU time (the runner and every process it
 waited for), per scenario, and the peak resident set size (the largest of
 the runner and its scenario processes, as wait4 reports it).
@@ -35,7 +37,7 @@ def run_once(switchboard, path, count):
     """(wall s, CPU s, peak RSS KiB) of one run, which must pass."""
     started = time.monotonic()
     with open(os.devnull, "w") as null:
-        process = subprocess.Popen([switchboard, "run", path], stdout=subprocess.PIPE, stderr=null)
+        process = subprocess.Popen([switchboard, "run", "--jobs", "1", path], stdout=subprocess.PIPE, stderr=null)
         tap = process.stdout.read()
         _, status, usage = os.wait4(process.pid, 0)
     wall = time.monotonic() - started

@@ -12,7 +12,7 @@
  * ends with its process. Where forking is not safe (another thread is
  * running: fork copies only the calling one) or fails, the scenario runs
  * the old way, in this process, in a fresh state where the top level runs
- * again (sbr_run, which the caller calls when sbr_script_run says so).
+ * again (sbr_run, which the caller calls when sbr_script_run_jobs says so).
  *
  * Limits, each per scenario: wall-clock time and VM instructions (a count
  * hook on every coroutine, one budget for all), memory (a lua_Alloc that
@@ -110,18 +110,27 @@ typedef struct sbr_script sbr_script;
 
 /* Runs the top level of `script` once. NULL only when out of memory; a
  * script that does not load (or a plugin) is reported by each
- * sbr_script_run, as sbr_run would. The script copies *config; the strings
+ * sbr_script_run_jobs, as sbr_run would. The script copies *config; the strings
  * it points to must outlive it. Under the watchdog, like a scenario. */
 sbr_script *sbr_script_open(const sbr_config *config, const char *script);
-/* Runs scenario `index` (0-based, which must still be named `name`) in a
- * process forked from the prepared state, and fills *result from what it
- * reports, or from how it ended: a crash (a signal), an exit, or the
- * watchdog (stuck past its timeout and grace). --trace lines come back to
- * config->trace as the scenario makes them. Returns 1; or 0, with nothing
- * run and *result cleared, when forking is not safe (another thread is
- * running) or fails: run the scenario with sbr_run then. */
-int sbr_script_run(sbr_script *s, size_t index, const char *name, sbr_result *result);
-/* Why the last sbr_script_run returned 0 (a sentence, static), or NULL. */
+/* Called with each scenario's result, in the order given (`position`);
+ * the callee may take what *result holds (setting its pointers to NULL),
+ * the rest is freed after it returns. */
+typedef void (*sbr_report_fn)(void *context, size_t position, sbr_result *result);
+/* Runs scenarios indices[i] (0-based, each still named names[i]; i < count)
+ * in processes forked from the prepared state, up to `jobs` at once (0: 1),
+ * and reports each through `report`, in the order given, as soon as it and
+ * those before it are done: from what it reported, or from how its process
+ * ended (a crash, an exit, or the watchdog: stuck past its timeout and
+ * grace). --trace lines come to config->trace as the scenarios make them,
+ * in the same order (a later scenario's wait for their turn). Returns how
+ * many were run and reported: fewer than count when forking is not safe
+ * (another thread is running) or fails; run the rest, from that position,
+ * with sbr_run, and see sbr_script_not_forked for why. */
+size_t sbr_script_run_jobs(sbr_script *s, const size_t *indices, const char *const *names, size_t count,
+                           unsigned jobs, sbr_report_fn report, void *context);
+/* Why the last sbr_script_run_jobs did not run them all (a sentence,
+ * static), or NULL. */
 const char *sbr_script_not_forked(const sbr_script *s);
 /* Closes the prepared state (finalizers run, under the watchdog); NULL is
  * accepted. */
