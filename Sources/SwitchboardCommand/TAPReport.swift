@@ -31,6 +31,11 @@ struct TAPReport {
         out.line("# \(passed) passed, \(failed) failed (\(formatSeconds(seconds)))")
     }
 
+    /// A line that is already a TAP comment ("# ...").
+    func comment(_ line: String) {
+        out.line(line)
+    }
+
     /// "script: scenario", on one line; '#' and '\' escaped as TAP 14 asks.
     /// Scalar by scalar: as Characters, "\r\n" or a '#' after a prepended
     /// mark would be one cluster and slip through.
