@@ -452,6 +452,100 @@ check "a top level that uses every descriptor: the runner says why its scenario 
 row "Script's top level opens files until no descriptor is left (ulimit -n 256), with --junit" 1 \
   "each of its scenarios is an error saying so (no descriptor is left to run it), and stderr why; the JUnit report (open from the start) is written"
 
+# The third hostile pass: --coverage, --jobs, output paths.
+mkdir -p "$work/evil_targets"
+cat > "$work/evil_targets/Target_Evil.lua" <<'LUA'
+return {
+  plain = function() return 1 end,
+  ["tab\there"] = function() return 2 end,
+  ["nl\nnot ok 99 - injected by an action name"] = function() return 3 end,
+  ["x\ncalled\tEvil\tplain"] = function() return 4 end,
+  ["never\nBail out! injected"] = function() return 5 end,
+  ["caf\u{e9}"] = function() return 6 end,
+  ["cafe\u{301}"] = function() return 7 end,
+  ["cr\r"] = function() return 8 end,
+}
+LUA
+cat > "$work/evil_coverage.lua" <<'LUA'
+scenario("calls some hostile names", function()
+  expect(sb.perform("Evil", "x\ncalled\tEvil\tplain")).to_equal(4)
+  expect(sb.perform("Evil", "tab\there")).to_equal(2)
+  expect(sb.perform("Evil", "cafe\u{301}")).to_equal(7)
+  expect(sb.perform("Evil", "cr\r")).to_equal(8)
+  sb.target("Fixture", { a = function() return 1 end })
+  expect(sb.perform("Fixture", "a")).to_equal(1)
+end)
+LUA
+run evil_coverage run --targets "$work/evil_targets" --coverage --coverage-json "$work/evil_coverage.json" "$work/evil_coverage.lua"
+check "--coverage: action names with tabs, newlines, CR and Unicode twins neither forge TAP lines nor each other's status" \
+  $py - "$work/evil_coverage.tap" "$work/evil_coverage.json" "$work/evil_coverage.status" <<'PY'
+import json, sys
+tap = open(sys.argv[1], newline="").read()
+assert open(sys.argv[3]).read().strip() == "0", tap
+lines = tap.split("\n")
+assert not any(l.startswith(("not ok 99", "Bail out!", "called")) for l in lines), tap
+assert "\r" not in tap, repr(tap)
+status = {a["action"]: a["status"] for a in json.load(open(sys.argv[2]))["actions"] if a["target"] == "Evil"}
+assert status == {"plain": "not called", "tab\there": "called", "nl\nnot ok 99 - injected by an action name": "not called",
+                  "x\ncalled\tEvil\tplain": "called", "never\nBail out! injected": "not called",
+                  "caf\u00e9": "not called", "cafe\u0301": "called", "cr\r": "called"}, status
+assert not any(a["target"] == "Fixture" for a in json.load(open(sys.argv[2]))["actions"])
+PY
+row "Coverage of a Lua target whose action names hold tabs, newlines with TAP lines after them, a CR, and Unicode twins (NFC, NFD)" 8 \
+  "names travel escaped and are compared as bytes: each action gets its own status; TAP comments escape them (no forged line)"
+printf 'error("boom at load")\n' > "$work/evil_targets/Target_Broken.lua"
+run coverage_broken run --targets "$work/evil_targets" --coverage "$work/evil_coverage.lua"
+check "--coverage that cannot list the catalogue says so after the summary and exits 1" bash -c "
+  [ \$(cat '$work/coverage_broken.status') = 1 ] && grep -q '^# 1 passed, 0 failed' '$work/coverage_broken.tap' \
+    && grep -q '^# coverage: not made: .*boom at load' '$work/coverage_broken.tap' || { cat '$work/coverage_broken.tap'; exit 1; }"
+rm "$work/evil_targets/Target_Broken.lua"
+mkfifo "$work/report.fifo"
+run junit_fifo run --junit "$work/report.fifo" $scenarios/isolation.lua
+run junit_trace run --junit "$work/same.out" --trace "$work/same.out" $scenarios/isolation.lua
+run junit_script run --junit "$work/evil_coverage.lua" "$work/evil_coverage.lua"
+check "outputs that are FIFOs, or the same file as another output or a script, are usage errors before anything runs" bash -c "
+  for name in junit_fifo junit_trace junit_script; do [ \$(cat '$work/'\$name.status) = 64 ] || exit 1; done
+  grep -q 'not a regular file' '$work/junit_fifo.err' && grep -q 'the same file as --junit' '$work/junit_trace.err' \
+    && grep -q 'the same file as the script' '$work/junit_script.err' && grep -q 'scenario(' '$work/evil_coverage.lua'"
+row "Run given --junit as a FIFO, --junit and --trace as one file, --junit as one of its scripts" 3 \
+  "usage errors (exit 64) before anything runs; nothing blocks, nothing is overwritten"
+cat > "$work/leaves.lua" <<'LUA'
+local dir = assert(os.getenv("SB_PIDS"))
+for i = 1, 2 do scenario("leaves a process " .. i, function()
+  os.execute("sleep 97 & echo $! > " .. dir .. "/" .. i)
+  local t = os.time() while os.time() - t < 30 do end
+end) end
+LUA
+mkdir -p "$work/pids"
+check "a signal that ends the runner ends what its scenarios started too" \
+  $py - "$sb" "$work/leaves.lua" "$work/pids" <<'PY'
+import os, signal, subprocess, sys, time
+env = dict(os.environ, SB_PIDS=sys.argv[3])
+run = subprocess.Popen([sys.argv[1], "run", "--jobs", "2", "--allow-os", sys.argv[2]], stdout=subprocess.DEVNULL, env=env)
+for _ in range(100):
+    if all(os.path.exists(os.path.join(sys.argv[3], str(i))) for i in (1, 2)): break
+    time.sleep(0.1)
+time.sleep(0.3)
+pids = [int(open(os.path.join(sys.argv[3], str(i))).read()) for i in (1, 2)]
+run.send_signal(signal.SIGTERM)
+run.wait(timeout=30)
+def alive(pid):
+    try:
+        state = open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+for _ in range(50):
+    if not any(alive(p) for p in pids): break
+    time.sleep(0.1)
+else:
+    for p in pids:
+        if alive(p): os.kill(p, signal.SIGKILL)
+    raise AssertionError("processes left running: %s" % pids)
+PY
+row "Runner ended by SIGTERM while two scenarios (--jobs 2) have each started a process" 1 \
+  "the runner ends the scenarios' groups first: no process they started outlives it"
+
 check "a top level churning through 40 block sizes under --max-memory 16 passes, and the runner stays under 150 MiB" \
   $py - "$sb" "$scenarios/churn.lua" <<'EOF'
 import os, subprocess, sys
@@ -623,8 +717,9 @@ check "no scenario matched: exit 1, an empty plan, a message" bash -c "
 run badfilter run --filter '(' $scenarios/mixed.lua
 check "a bad --filter is a usage error" bash -c "[ \$(cat '$work/badfilter.status') = 64 ] && grep -q 'not a regular expression' '$work/badfilter.err'"
 run badjunit run "${load[@]}" --junit "$work/no/such/dir/report.xml" $scenarios/mixed.lua
-check "a --junit file that cannot be written fails before any scenario runs" bash -c "
-  [ \$(cat '$work/badjunit.status') = 1 ] && grep -q 'cannot write' '$work/badjunit.err' && ! grep -q '^ok' '$work/badjunit.tap'"
+check "a --junit file in a directory that is not there is a usage error before any scenario runs" bash -c "
+  [ \$(cat '$work/badjunit.status') = 64 ] && grep -q 'report.xml: the directory .* is not there' '$work/badjunit.err' \
+    && ! grep -q '^ok' '$work/badjunit.tap'"
 run trace run "${load[@]}" --trace "$work/trace.jsonl" $scenarios/trace.lua
 check "--trace writes one JSON object per perform and open" $py - "$work/trace.jsonl" <<'EOF'
 import json, sys

@@ -21,18 +21,41 @@ struct Coverage {
         let status: Status
     }
 
-    /// target -> action -> true when called directly, false when only as a fallback
-    private var reached: [String: [String: Bool]] = [:]
+    /// target -> action -> true when called directly, false when only as a
+    /// fallback. Names as bytes: two spellings of a name in Unicode are two
+    /// names, as they are to the mediator.
+    private var reached: [[UInt8]: [[UInt8]: Bool]] = [:]
 
     mutating func add(_ r: ScenarioResult) {
         guard let calls = r.calls else { return }
-        for line in calls.split(separator: "\n") {
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
-            guard fields.count == 3, fields[0] == "called" || fields[0] == "fallback" else { continue }
-            let target = String(fields[1]), action = String(fields[2])
-            let direct = fields[0] == "called"
-            reached[target, default: [:]][action] = (reached[target]?[action] ?? false) || direct
+        // Bytes, not Characters: "\r\n" would be one Character.
+        for line in Array(calls.utf8).split(separator: 0x0A) {
+            let fields = line.split(separator: 0x09, omittingEmptySubsequences: false)
+            guard fields.count == 3 else { continue }
+            let how = String(decoding: fields[0], as: UTF8.self)
+            guard how == "called" || how == "fallback", let target = Self.decoded(fields[1]),
+                  let action = Self.decoded(fields[2]) else { continue }
+            reached[target, default: [:]][action] = (reached[target]?[action] ?? false) || how == "called"
         }
+    }
+
+    /// A name as the scenario's process wrote it (scenario_api.lua's
+    /// `field`: % and control bytes as %XX).
+    private static func decoded(_ field: ArraySlice<UInt8>) -> [UInt8]? {
+        var out: [UInt8] = []
+        var i = field.startIndex
+        while i < field.endIndex {
+            if field[i] == 0x25 {
+                guard i + 2 < field.endIndex,
+                      let byte = UInt8(String(decoding: field[(i + 1)...(i + 2)], as: UTF8.self), radix: 16) else { return nil }
+                out.append(byte)
+                i += 3
+            } else {
+                out.append(field[i])
+                i += 1
+            }
+        }
+        return out
     }
 
     /// The catalogue's actions with their status, in the catalogue's order.
@@ -47,7 +70,7 @@ struct Coverage {
             let name = target["name"]?.string ?? "?"
             let origin = target["origin"]?.string ?? ""
             for action in (target["actions"]?.array ?? []).compactMap(\.string) {
-                let status: Status = switch reached[name]?[action] {
+                let status: Status = switch reached[Array(name.utf8)]?[Array(action.utf8)] {
                 case true?: .called
                 case false?: .fallback
                 case nil: .notCalled
@@ -64,9 +87,15 @@ struct Coverage {
         var lines = ["# coverage: \(count(.called)) of \(actions.count) actions of the plugins and targets loaded "
                      + "were called, \(count(.fallback)) only through a fallback, \(count(.notCalled)) never"]
         for a in actions where a.status != .called {
-            lines.append("#   \(a.status.rawValue): \(a.target).\(a.action)")
+            lines.append("#   \(a.status.rawValue): \(Self.oneLine(a.target)).\(Self.oneLine(a.action))")
         }
         return lines
+    }
+
+    /// A name on one line of TAP: escaped as in a JSON string, without the
+    /// quotes (a newline in an action's name must not start a TAP line).
+    private static func oneLine(_ name: String) -> String {
+        String(quoted(name).dropFirst().dropLast())
     }
 
     /// The JSON of --coverage-json: counts, and every action with its status.

@@ -60,7 +60,7 @@ extension SwitchboardCLI {
         @Option(name: .shortAndLong, help: ArgumentHelp(
             "How many scenarios run at once, each in a process of its own (default: the number of cores). Reports keep the order of the scenarios.",
             valueName: "n"))
-        var jobs: Int = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        var jobs: Int = min(max(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 1), 1024)
 
         @Flag(name: .shortAndLong, help: "Show the output of passing scenarios too, as TAP comments.")
         var verbose = false
@@ -74,6 +74,8 @@ extension SwitchboardCLI {
             guard tapVersion == 13 || tapVersion == 14 else { throw ValidationError("--tap-version must be 13 or 14") }
             guard (1...1024).contains(jobs) else { throw ValidationError("--jobs must be from 1 to 1024") }
             if coverageJson != nil && !coverage { throw ValidationError("--coverage-json needs --coverage") }
+            let outputs = [("--junit", junit), ("--trace", trace), ("--coverage-json", coverageJson)]
+            try PathCheck.outputs(outputs.compactMap { option, path in path.map { (option, $0) } }, scripts: scripts)
             if let filter { _ = try compiled(filter) }
         }
 
@@ -179,17 +181,25 @@ extension SwitchboardCLI {
             try saveJUnit()
             prepared = nil
             var coverageLines: [String] = []
+            var coverageFailed = false
             if coverage { // listing the catalogue runs code in this process: the report is saved first
-                let actions = try reached.actions(load: load, limits: limits)
-                coverageLines = Coverage.text(actions)
-                junitReport?.coverage = actions
-                if let coverageJson { try write(Coverage.json(actions), to: coverageJson) }
-                try saveJUnit()
+                do {
+                    let actions = try reached.actions(load: load, limits: limits)
+                    coverageLines = Coverage.text(actions)
+                    junitReport?.coverage = actions
+                    if let coverageJson { try write(Coverage.json(actions), to: coverageJson) }
+                    try saveJUnit()
+                } catch {
+                    coverageFailed = true
+                    let reason = String(describing: error).split(whereSeparator: \.isNewline).joined(separator: " ")
+                    coverageLines = ["# coverage: not made: \(reason)"]
+                    complain("--coverage: \(reason)")
+                }
             }
             progress.clear()
             tap.summary(passed: passed, failed: failed, seconds: monotonicSeconds() - started)
             coverageLines.forEach(tap.comment)
-            if failed > 0 { throw ExitCode.failure }
+            if failed > 0 || coverageFailed { throw ExitCode.failure }
         }
 
         /// A scenario to run, or a script's problem to report.

@@ -27,6 +27,9 @@
 /* How many scenarios past the next to report may have run: their reports
  * wait in memory until their turn. */
 #define AHEAD_PER_JOB 8
+/* No scenario is started while what those waiting for their turn sent
+ * passes this (their reports, their trace lines). */
+#define WAITING_LIMIT ((size_t)64 << 20)
 
 /* What the parent knows of one scenario's process. */
 typedef struct job {
@@ -38,6 +41,10 @@ typedef struct job {
     sbr_inbox inbox;
     sbr_result result;
 } job;
+
+/* The jobs a signal ending the runner ends first (see end_all_then_die). */
+static job *volatile running_jobs;
+static volatile size_t running_from, running_to;
 
 /* Ends the child and what it started (its session's group: see
  * isolation.c), or the child alone if it has not made its group yet. */
@@ -85,6 +92,7 @@ static int start(sbr_script *s, job *j, size_t index, const char *name) {
         return 0;
     }
     if (j->pid == 0) {
+        running_jobs = NULL; /* a signal here ends this process alone, as by default */
         close(pipe_fds[0]);
         sbr_scenario_process(s, index, name, pipe_fds[1], parent);
         _exit(SBR_STUCK_EXIT); /* not reached */
@@ -176,6 +184,40 @@ static void service(job *jobs, size_t from, size_t to, struct pollfd *ready, siz
     }
 }
 
+/* While scenarios run, a signal that ends the runner (^C, kill, a closed
+ * report pipe) first ends their groups: their processes die with the
+ * runner anyway (PR_SET_PDEATHSIG), but what they started would not. */
+static const int ending_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+#define ENDING_SIGNALS (sizeof ending_signals / sizeof ending_signals[0])
+
+static void end_all_then_die(int signal) {
+    job *all = running_jobs;
+    for (size_t i = running_from; all != NULL && i < running_to; i++) {
+        if (all[i].pid > 0 && !all[i].reaped) (void)kill(-all[i].pid, SIGKILL);
+    }
+    struct sigaction plain;
+    memset(&plain, 0, sizeof plain);
+    plain.sa_handler = SIG_DFL;
+    sigaction(signal, &plain, NULL);
+    raise(signal);
+}
+
+static void watch_signals(struct sigaction *previous) {
+    struct sigaction ending;
+    memset(&ending, 0, sizeof ending);
+    ending.sa_handler = end_all_then_die;
+    sigemptyset(&ending.sa_mask);
+    for (size_t i = 0; i < ENDING_SIGNALS; i++) {
+        sigaction(ending_signals[i], NULL, &previous[i]);
+        if (previous[i].sa_handler == SIG_DFL) sigaction(ending_signals[i], &ending, NULL); /* not one set to ignore */
+    }
+}
+
+static void unwatch_signals(const struct sigaction *previous) {
+    for (size_t i = 0; i < ENDING_SIGNALS; i++) sigaction(ending_signals[i], &previous[i], NULL);
+    running_jobs = NULL;
+}
+
 static void set_message(sbr_result *r, sbr_outcome outcome, const char *message) {
     r->outcome = outcome;
     free(r->message);
@@ -265,15 +307,24 @@ size_t sbr_script_run_jobs(sbr_script *s, const size_t *indices, const char *con
     size_t head = 0, next = 0;
     int refused = 0; /* the last start failed: wait for the running ones */
     s->not_forked = NULL;
+    struct sigaction previous[ENDING_SIGNALS];
+    running_jobs = all;
+    running_from = running_to = 0;
+    watch_signals(previous);
     while (head < count) {
         size_t running = 0; /* started, not ended (those waiting for their turn do not count) */
-        for (size_t i = head; i < next; i++) running += !(all[i].reaped && all[i].fd < 0);
-        while (!refused && running < jobs && next < count && next < head + ahead) {
+        size_t waiting_bytes = 0; /* what later scenarios sent that waits for its turn */
+        for (size_t i = head; i < next; i++) {
+            running += !(all[i].reaped && all[i].fd < 0);
+            if (i > head) waiting_bytes += all[i].inbox.used;
+        }
+        while (!refused && running < jobs && next < count && next < head + ahead && waiting_bytes < WAITING_LIMIT) {
             if (!start(s, &all[next], indices[next], names[next])) {
                 refused = 1;
                 break;
             }
             next++;
+            running_to = next;
             running++;
         }
         if (head == next) { /* nothing runs, and nothing could be started */
@@ -290,10 +341,12 @@ size_t sbr_script_run_jobs(sbr_script *s, const size_t *indices, const char *con
             sbr_result_clear(&j->result);
             sbr_inbox_free(&j->inbox);
             head++;
+            running_from = head;
             refused = 0;
             if (head < next) take_records(s, &all[head]); /* its trace lines waited for their turn */
         }
     }
+    unwatch_signals(previous);
     free(all);
     free(ready);
     free(which);

@@ -95,7 +95,7 @@ import Synchronization
         self.answer = answer
         state.store(State.completed, ordering: .sequentiallyConsistent)
         letGo()
-        Parking.wakeAll()
+        Parking.wake(self)
         return nil
     }
 
@@ -134,7 +134,7 @@ import Synchronization
     /// (monotonic nanoseconds) passes. Returns the answer, or nil having
     /// given up (`givenUp` then says why).
     func wait(until deadline: UInt64) -> Answer? {
-        _ = Parking.wait(until: deadline) { settled }
+        _ = Parking.wait(on: self, until: deadline) { settled }
         return state.load(ordering: .sequentiallyConsistent) == State.completed ? taken() : nil
     }
 
@@ -151,7 +151,7 @@ import Synchronization
         }
         guard current == State.claimed || current == State.completed else { return nil }
         // A completer is writing its answer: it takes no time.
-        _ = Parking.wait(until: .max) { state.load(ordering: .sequentiallyConsistent) == State.completed }
+        _ = Parking.wait(on: self, until: .max) { state.load(ordering: .sequentiallyConsistent) == State.completed }
         return taken()
     }
 

@@ -120,54 +120,6 @@ enum CurrentCall {
     }
 }
 
-/// Where calls wait for asynchronous interceptors: one mutex and condition
-/// for the process. Waits are rare (only interceptors that complete later),
-/// so a completion or a cancellation wakes every waiter and each looks at
-/// its own state; nothing is allocated per call.
-enum Parking {
-    // nonisolated(unsafe): pthread objects, only used through pthread calls.
-    nonisolated(unsafe) private static let mutex: UnsafeMutablePointer<pthread_mutex_t> = {
-        let m = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        m.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(m, nil)
-        return m
-    }()
-    nonisolated(unsafe) private static let condition: UnsafeMutablePointer<pthread_cond_t> = {
-        let c = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-        c.initialize(to: pthread_cond_t())
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        pthread_cond_init(c, &attributes)
-        pthread_condattr_destroy(&attributes)
-        return c
-    }()
-    /// Threads inside `wait`; a wake-up with none skips the lock.
-    private static let waiters = Atomic<Int>(0)
-
-    static func wakeAll() {
-        guard waiters.load(ordering: .sequentiallyConsistent) > 0 else { return }
-        pthread_mutex_lock(mutex)
-        pthread_cond_broadcast(condition)
-        pthread_mutex_unlock(mutex)
-    }
-
-    /// Waits until `done()` holds or the monotonic clock passes `deadline`
-    /// (nanoseconds). Returns `done()`.
-    static func wait(until deadline: UInt64, _ done: () -> Bool) -> Bool {
-        waiters.add(1, ordering: .sequentiallyConsistent)
-        defer { waiters.subtract(1, ordering: .sequentiallyConsistent) }
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        while !done() {
-            guard Clock.now < deadline else { return false }
-            var until = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
-            pthread_cond_timedwait(condition, mutex, &until)
-        }
-        return true
-    }
-}
-
 /// The monotonic clock, in nanoseconds.
 enum Clock {
     static var now: UInt64 {

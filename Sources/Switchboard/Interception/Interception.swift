@@ -62,7 +62,7 @@ public final class Interception: @unchecked Sendable {
         guard claimed else { return ignored() }
         self.decision = decision
         state.store(State.decided, ordering: .sequentiallyConsistent)
-        Parking.wakeAll()
+        Parking.wake(self)
         return true
     }
 
@@ -96,7 +96,7 @@ public final class Interception: @unchecked Sendable {
         if exchanged { return nil }
         if current == Self.claimed {
             // A completer is writing its decision: it takes no time.
-            _ = Parking.wait(until: .max) { state.load(ordering: .sequentiallyConsistent) == State.decided }
+            _ = Parking.wait(on: self, until: .max) { state.load(ordering: .sequentiallyConsistent) == State.decided }
         }
         return decision
     }

@@ -249,7 +249,7 @@ extension Mediator {
         registration.body(interception)
         if let decision = interception.decided { return .success(decision) }
         let deadline = started.addingReportingOverflow(registration.timeout)
-        _ = Parking.wait(until: deadline.overflow ? .max : deadline.partialValue) { interception.settled }
+        _ = Parking.wait(on: interception, until: deadline.overflow ? .max : deadline.partialValue) { interception.settled }
         if let decision = interception.decided ?? interception.abandon() { return .success(decision) }
         if interception.isCancelled { return .failure(call.cancelled(before: registration.name)) }
         let ms = Double(registration.timeout) / 1e6
