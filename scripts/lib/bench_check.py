@@ -9,7 +9,8 @@ budgets of bench/budgets.tsv.
 BUDGETS lines (tab-separated, # starts a comment):
   case  measure  budget  target  note
 where measure is a count ("c.miss") or a count minus its baseline
-("c.perform - c.direct"), budget and target are instructions per call.
+("c.perform - c.direct"), budget and target are instructions per call (a
+target of "-": the issue sets none).
 INSTRUCTIONS lines: "name count" (what scripts/bench.sh's per_call writes).
 """
 import sys
@@ -31,7 +32,7 @@ def read_budgets(path):
             if len(terms) not in (1, 2) or not all(terms):
                 sys.exit(f"bench_check: {path}:{number}: measure must be 'count' or 'count - baseline': {measure!r}")
             try:
-                budgets.append((case, terms, int(budget), int(target), note))
+                budgets.append((case, terms, int(budget), None if target == "-" else int(target), note))
             except ValueError:
                 sys.exit(f"bench_check: {path}:{number}: budget and target must be integers")
     if not budgets:
@@ -71,8 +72,12 @@ def main(argv):
         ok = measured <= budget * TOLERANCE
         over += not ok
         verdict = "ok" if ok else f"OVER by {100 * (measured - budget) / budget:.1f}%"
-        target_note = "target met" if measured <= target else "target not met yet"
-        print(f"{case:<24} {measured:>9,} {budget:>9,} {target:>9,}  {verdict} ({target_note})")
+        if target is None:
+            target_note, target_text = "no target", "-"
+        else:
+            target_note = "target met" if measured <= target else "target not met yet"
+            target_text = f"{target:,}"
+        print(f"{case:<24} {measured:>9,} {budget:>9,} {target_text:>9}  {verdict} ({target_note})")
     if over:
         print(f"bench --check: {over} case(s) over budget (more than {round((TOLERANCE - 1) * 100)}% above); "
               f"a regression, or a change that should say so in bench/budgets.tsv")
