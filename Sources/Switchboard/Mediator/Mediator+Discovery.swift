@@ -116,14 +116,21 @@ extension Mediator {
         // A provider that registers what it finds itself (a C discoverer, the
         // Lua module's sb.path) ends the search as one that returns a class
         // does: a later one would replace what the first registered.
-        let before = withNameRef(name) { targets.find($0)?.toOpaque() }
+        let before = entryAddress(name)
         for provider in providers where stableProviders || !provider.isStable {
             if let foreign = try provider.targetClass(named: name) {
                 return (TargetClass(foreign: foreign), true)
             }
-            if withNameRef(name, { targets.find($0)?.toOpaque() }) != before { return (nil, false) }
+            if entryAddress(name) != before { return (nil, false) }
         }
         return (nil, true)
+    }
+
+    /// The address of the entry under `name`, or nil: only compared, never
+    /// followed. The search runs unpinned, so the table is read pinned here
+    /// (a registration may grow it and retire the cells being read).
+    private func entryAddress(_ name: String) -> UnsafeMutableRawPointer? {
+        epochs.withPinned { withNameRef(name) { targets.find($0)?.toOpaque() } }
     }
 
     /// `Module.Target_<Name>` for each module in `modules`, or only the module
