@@ -44,6 +44,9 @@ sb_run "switchboard.h agrees with the library" scripts/check-header.sh release
 sb_run "Exports, SONAME, no Swift dependency" scripts/check-exports.sh
 sb_run "The committed generated wrappers match their contracts (switchboard gen)" scripts/generate.sh --check
 sb_run "C suites" make -s -C Tests/c run
+# Instruction counts (callgrind, which repeat exactly) against
+# bench/budgets.tsv: a regression of more than 5% fails. Never times.
+sb_run "Instruction budgets (scripts/bench.sh --check, about a minute)" scripts/bench.sh --check --no-build
 sb_slow "C suites under valgrind memcheck" make -s -C Tests/c valgrind
 sb_slow "C suites under ASan + UBSan" make -s -C Tests/c asan
 # Lua: the module in stock lua5.4 (busted), an embedding host, valgrind.

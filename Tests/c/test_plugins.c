@@ -283,9 +283,65 @@ static void test_contracts(void) {
     sb_mediator_free(m);
 }
 
+static sb_status answer_fallback(void *u, const sb_value *p, sb_value **out) {
+    (void)u; (void)p;
+    *out = sb_string("fallback");
+    return SB_OK;
+}
+
+/* What answers `target`.`action` with no params: its string result, or "" on
+ * failure (the caller owns nothing). */
+static const char *answer_of(sb_mediator *m, const char *target, const char *action) {
+    static char text[64];
+    sb_value *out = NULL;
+    text[0] = 0;
+    if (sb_perform(m, target, action, NULL, 0, &out) == SB_OK && sb_get_string(out, NULL)) {
+        snprintf(text, sizeof text, "%s", sb_get_string(out, NULL));
+    }
+    sb_release(out);
+    return text;
+}
+
+/* A name the plugins were asked for in vain is remembered (they are not asked
+ * again while nothing changed), but every change that could make it answer
+ * is seen by the next call: a registration, an unregistration, a plugin
+ * loaded after the miss. */
+static void test_misses_then_changes(void) {
+    sb_mediator *m = sb_mediator_new();
+    CHECK_STATUS(sb_load_plugin(m, plugin("test_plugin.so")), SB_OK);
+    CHECK_STATUS(sb_register_action(m, "NoTargetAction", "response", answer_fallback, NULL, NULL), SB_OK);
+    CHECK_STR(answer_of(m, "Later", "x"), "fallback");
+    CHECK_STR(answer_of(m, "Later", "x"), "fallback"); /* remembered as missing */
+    CHECK_STATUS(sb_register_action(m, "Later", "x", registered_next, NULL, NULL), SB_OK);
+    CHECK_STR(answer_of(m, "Later", "x"), "registered");
+    CHECK_STATUS(sb_unregister_target(m, "Later"), SB_OK);
+    CHECK_STR(answer_of(m, "Later", "x"), "fallback");
+    /* Missed again, then registered under another name: still missing. */
+    CHECK_STATUS(sb_register_action(m, "Other", "x", registered_next, NULL, NULL), SB_OK);
+    CHECK_STR(answer_of(m, "Later", "x"), "fallback");
+    CHECK_STATUS(sb_register_action(m, "Later", "x", registered_next, NULL, NULL), SB_OK);
+    CHECK_STR(answer_of(m, "Later", "x"), "registered");
+
+    /* Typed is in no plugin loaded yet: missed, then found once its plugin loads. */
+    sb_value *out = NULL;
+    CHECK_STR(answer_of(m, "Typed", "untyped"), "fallback");
+    CHECK_STR(answer_of(m, "Typed", "untyped"), "fallback");
+    CHECK_STATUS(sb_perform(m, "Typed", "untyped", NULL, SB_NO_FALLBACK, &out), SB_ENOTARGET);
+    CHECK(ERROR_MENTIONS("no target named \"Typed\""));
+    CHECK_STATUS(sb_load_plugin(m, plugin("typed_plugin.so")), SB_OK);
+    sb_value *params = sb_dict_new();
+    sb_dict_set_new(params, "k", sb_int(7));
+    CHECK_STATUS(sb_perform(m, "Typed", "untyped", params, 0, &out), SB_OK);
+    CHECK(sb_equal(out, params));
+    sb_release(out);
+    sb_release(params);
+    sb_mediator_free(m);
+}
+
 int main(int argc, char **argv) {
     plugin_dir = argc > 1 ? argv[1] : ".";
     test_discovery_and_caching();
+    test_misses_then_changes();
     test_contracts();
     test_duplicate_target();
     test_refusals();

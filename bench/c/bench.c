@@ -7,7 +7,8 @@
  *   bench ITER REPS PLUGIN            all cases
  *   bench --one CASE ITER PLUGIN      one case, untimed, for callgrind:
  *                                     direct, perform, route, intercepted, build3, perform3,
- *                                     unchecked3, contract3, lookup10, lookup100k
+ *                                     unchecked3, contract3, lookup10, lookup100k,
+ *                                     miss, url
  */
 #define _POSIX_C_SOURCE 200809L
 #include <switchboard.h>
@@ -74,6 +75,39 @@ static void run_intercepted(void) {
         sb_value *out = NULL;
         sb_perform(intercepted, "Bench", "twice", params1, SB_CACHE_TARGET, &out);
         consume(out);
+    }
+}
+
+/* A target nobody provides: NoTargetAction.response answers (a C action
+ * registered on m that does nothing, so the mediator's share is measured). */
+static sb_status answer_missing(void *userdata, const sb_value *params, sb_value **out) {
+    (void)userdata;
+    (void)params;
+    *out = sb_int(1);
+    return SB_OK;
+}
+
+static void run_miss(void) {
+    for (long i = 0; i < iterations; i++) {
+        sb_value *out = NULL;
+        sb_perform(m, "Missing", "twice", params1, 0, &out);
+        consume(out);
+    }
+}
+
+/* The URL entry: A.echo hands back its params (the query's strings). */
+static sb_status echo(void *userdata, const sb_value *params, sb_value **out) {
+    (void)userdata;
+    *out = sb_retain((sb_value *)params);
+    return SB_OK;
+}
+
+static void run_url(void) {
+    for (long i = 0; i < iterations; i++) {
+        sb_value *out = NULL;
+        sb_open_url(m, "app://A/echo?n=1", NULL, &out);
+        sink += out != NULL;
+        sb_release(out);
     }
 }
 
@@ -264,7 +298,9 @@ static void setup(const char *plugin) {
     params3 = three_keys(1);
     if (sb_register_action(m, "Unchecked", "sum3", bench_sum3, NULL, NULL) != SB_OK ||
         sb_register_action_contract(m, "Checked", "sum3", "a: int, b: int, c: int -> int", bench_sum3, NULL,
-                                    NULL) != SB_OK) {
+                                    NULL) != SB_OK ||
+        sb_register_action(m, "NoTargetAction", "response", answer_missing, NULL, NULL) != SB_OK ||
+        sb_register_action(m, "A", "echo", echo, NULL, NULL) != SB_OK) {
         fprintf(stderr, "bench: %s\n", sb_last_error());
         exit(1);
     }
@@ -294,7 +330,8 @@ int main(int argc, char **argv) {
                      {"intercepted", run_intercepted},
                      {"build3", run_build_only}, {"perform3", run_build_and_perform},
                      {"unchecked3", run_unchecked3}, {"contract3", run_contract3},
-                     {"lookup10", run_lookup_small}, {"lookup100k", run_lookup_large}};
+                     {"lookup10", run_lookup_small}, {"lookup100k", run_lookup_large},
+                     {"miss", run_miss}, {"url", run_url}};
         for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
             if (strcmp(argv[2], cases[i].name) == 0) {
                 cases[i].run();
@@ -325,6 +362,10 @@ int main(int argc, char **argv) {
             run_build_and_perform, run_build_only, reps);
     measure("c.contract", "C sb_perform checking a 3-key contract", "the same action without one", run_contract3,
             run_unchecked3, reps);
+    measure("c.miss", "C missing target, NoTargetAction answers", "direct C function call", run_miss, run_direct,
+            reps);
+    measure("c.open_url", "C sb_open_url app://A/echo?n=1", "direct C function call", run_url, run_direct,
+            reps);
     measure("c.uncached", "C uncached target (create + destroy per call)", "cached", run_stateful_uncached,
             run_stateful_cached, reps);
 

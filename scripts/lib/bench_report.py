@@ -20,7 +20,7 @@ from datetime import datetime, timezone
 CASES = [
     "swift.perform", "swift.route", "c.perform", "c.route", "c.intercepted", "c.contract", "c.dict3",
     "lua.perform_c", "lua.perform_lua", "lua.c_to_lua", "lua.lua_to_c",
-    "c.uncached", "c.lookup", "c.threads", "c.threads_direct", "swift.open_url",
+    "c.miss", "c.open_url", "c.uncached", "c.lookup", "c.threads", "c.threads_direct", "swift.open_url",
 ]
 
 # Callgrind counts: (case instruction name, baseline instruction name).
@@ -37,6 +37,8 @@ INSTRUCTIONS = {
     "lua.lua_to_c": ("lua.lua_to_c", "lua.plain_callback"),
     "lua.c_to_lua": ("lua.c_to_lua", "lua.plain_callback"),
     "c.lookup": ("c.lookup100k", "c.lookup10"),
+    "c.miss": ("c.miss", "c.direct"),
+    "c.open_url": ("c.url", "c.direct"),
 }
 
 # Counted in full runs only (slow under valgrind).

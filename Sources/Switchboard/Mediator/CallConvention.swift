@@ -14,7 +14,7 @@ protocol CallConvention {
                 target: NameRef, action: NameRef) -> Outcome
     func fail(_ error: SwitchboardError) -> Outcome
     /// Runs `body` with the params of a fallback (NoTargetAction, a degrade
-    /// rule's target, the degrade handler): `originParams`, then `call.fields`.
+    /// rule's target, the degrade handler): `originParams`, then the fields of `call`.
     func withFallbackArgs(origin: Args, call: FallbackCall, _ body: (Args) -> Outcome) -> Outcome
 
     // For intercepted calls (Interception/Mediator+Intercepted.swift):
@@ -38,7 +38,7 @@ extension CallConvention {
 
 /// What the fallbacks learn about a call nothing answered, in CTMediator's
 /// forms and in plain names. Their params are `originParams` (the caller's
-/// params), then ``fields`` in order:
+/// params), then these fields in order:
 ///
 /// - `targetString`: the class name CTMediator would have looked for,
 ///   `Target_<target>`, or `Module.Target_<target>` when the call named a
@@ -48,26 +48,80 @@ extension CallConvention {
 /// - `url`: only for a call that came from a URL, the URL as opened
 ///   (without its signature), so a fallback can tell a remote call from a
 ///   local one.
-@_spi(Faces) public struct FallbackCall: Sendable {
-    /// The string-valued params after `originParams`, in order.
-    public let fields: [(key: String, value: String)]
+///
+/// Built from the call's own name bytes as a fallback reads them: nothing is
+/// made until a face asks for a field (``withField(_:_:)``).
+@_spi(Faces) public struct FallbackCall {
+    // Borrowed: valid for the fallback's call, which is where faces read it.
+    private let lookup: NameRef
+    private let target: NameRef
+    private let action: NameRef
+    private let url: String?
 
     /// `lookup` is the registry key the call used (module-qualified when it
     /// named a module), `target` and `action` the names the caller gave.
-    init(lookup: String, target: String, action: String, url: String?) {
-        var fields: [(key: String, value: String)] = [
-            ("targetString", Self.className(lookup)), ("selectorString", "Action_" + action + ":"),
-            ("target", target), ("action", action),
-        ]
-        if let url { fields.append(("url", url)) }
-        self.fields = fields
+    init(lookup: NameRef, target: NameRef, action: NameRef, url: String?) {
+        self.lookup = lookup
+        self.target = target
+        self.action = action
+        self.url = url
     }
 
-    /// `Target_<Name>`, or `Module.Target_<Name>` for `Module.Name` (the
-    /// last dot splits, as discovery splits a qualified name).
-    static func className(_ lookup: String) -> String {
-        guard let dot = lookup.utf8.lastIndex(of: UInt8(ascii: ".")) else { return "Target_" + lookup }
-        return String(lookup[..<dot]) + ".Target_" + String(lookup[lookup.index(after: dot)...])
+    /// How many string-valued params follow `originParams`.
+    public var fieldCount: Int { url == nil ? 4 : 5 }
+
+    /// Calls `body` with field `i`'s key and value bytes (UTF-8, borrowed
+    /// for the call), `i` in `0..<fieldCount`; returns what `body` returns.
+    /// (Not generic: faces call it across modules, where a generic function
+    /// would not be specialized.)
+    public func withField(_ i: Int, _ body: (StaticString, UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
+        switch i {
+        case 0:
+            // `Target_<Name>`, or `Module.Target_<Name>` for `Module.Name`
+            // (the last dot splits, as discovery splits a qualified name).
+            let bytes = lookup.buffer
+            guard let dot = bytes.lastIndex(of: UInt8(ascii: ".")) else {
+                return Self.joined(Self.bytes("Target_"), bytes, Self.bytes("")) { body("targetString", $0) }
+            }
+            return Self.joined(UnsafeBufferPointer(rebasing: bytes[..<dot]), Self.bytes(".Target_"),
+                               UnsafeBufferPointer(rebasing: bytes[(dot + 1)...])) { body("targetString", $0) }
+        case 1:
+            return Self.joined(Self.bytes("Action_"), action.buffer, Self.bytes(":")) { body("selectorString", $0) }
+        case 2:
+            return body("target", target.buffer)
+        case 3:
+            return body("action", action.buffer)
+        default:
+            precondition(i == 4 && url != nil, "FallbackCall: no field \(i)")
+            var url = url!
+            return url.withUTF8 { body("url", $0) }
+        }
+    }
+
+    /// Field `i` as Swift strings.
+    public func field(_ i: Int) -> (key: String, value: String) {
+        var field = (key: "", value: "")
+        _ = withField(i) { key, value in
+            field = ("\(key)", String(decoding: value, as: UTF8.self))
+            return true
+        }
+        return field
+    }
+
+    private static func bytes(_ s: StaticString) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount)
+    }
+
+    /// `a`, `b` and `c` in one buffer (on the stack when small).
+    private static func joined(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>,
+                               _ c: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: a.count + b.count + c.count) { buffer in
+            let start = buffer.baseAddress!
+            if let base = a.baseAddress { start.initialize(from: base, count: a.count) }
+            if let base = b.baseAddress { (start + a.count).initialize(from: base, count: b.count) }
+            if let base = c.baseAddress { (start + a.count + b.count).initialize(from: base, count: c.count) }
+            return body(UnsafeBufferPointer(buffer))
+        }
     }
 }
 
@@ -116,7 +170,10 @@ struct SwiftConvention: CallConvention {
     func withFallbackArgs(origin: Params, call: FallbackCall,
                           _ body: (Params) -> Result<Value, SwitchboardError>) -> Result<Value, SwitchboardError> {
         var params: Params = ["originParams": .dict(origin)]
-        for (key, value) in call.fields { params.appendDistinct(key, .string(value)) }
+        for i in 0..<call.fieldCount {
+            let (key, value) = call.field(i)
+            params.appendDistinct(key, .string(value))
+        }
         return body(params)
     }
 

@@ -22,11 +22,23 @@ extension Mediator {
     /// for) is not started again: that call fails with `.rejected`. Without
     /// this, each level of the recursion would ask again, and so would the
     /// fallback of each level: work that doubles with every level.
+    ///
+    /// A name the stable providers (C plugins) were asked for in vain is not
+    /// asked of them again until a generation changes (``MissCache``); when
+    /// nothing else could find it (no Swift type to look for, no discoverer),
+    /// the search ends there, without building anything.
     func discoverEntry(_ key: NameRef) -> Result<Unmanaged<TargetEntry>?, SwitchboardError> {
         // A handler's name is nothing to search for (and, with its NUL byte,
         // would reach a C discoverer cut short).
         if HandlerName.isHandler(key) { return .success(targets.find(key)) }
         let generation = discoveryGeneration.load(ordering: .acquiring)
+        let stamp = MissCache.Stamp(discovery: generation, registry: registryGeneration.load(ordering: .acquiring))
+        let stableMissed = misses.contains(key, stamp)
+        let swiftTypes = mightBeSwiftType(key)
+        if stableMissed, !swiftTypes, unstableProviders.load(ordering: .acquiring) == 0,
+           !DiscoveriesInProgress.anyOnThisThread {
+            return .success(targets.find(key))
+        }
         let name = key.string
         if DiscoveriesInProgress.contains(self, name) {
             return .failure(.rejected("discovery loop: \(Value.string(name)) is being looked for on this thread "
@@ -42,15 +54,21 @@ extension Mediator {
         // holds back no reclamation. (What the caller borrowed before is
         // read again after: see `lookup`.)
         let found: TargetClass?
+        let complete: Bool
         do {
-            found = try pins.unpinned { () throws(SwitchboardError) -> TargetClass? in
-                try DiscoveriesInProgress.with(self, name) { () throws(SwitchboardError) -> TargetClass? in
-                    try searchClass(named: name)
+            (found, complete) = try pins.unpinned { () throws(SwitchboardError) -> (TargetClass?, Bool) in
+                try DiscoveriesInProgress.with(self, name) { () throws(SwitchboardError) -> (TargetClass?, Bool) in
+                    try searchClass(named: name, swiftTypes: swiftTypes, stableProviders: !stableMissed)
                 }
             }
             if found == nil { DiscoveriesInProgress.recordMiss(self, name) }
         } catch {
             return .failure(error)
+        }
+        if found == nil {
+            if complete && !stableMissed { misses.insert(key, stamp) }
+            // Nothing to write: no class, and no entry whose search to note.
+            if targets.find(key) == nil { return .success(nil) }
         }
         return .success(write {
             if let current = targets.find(key) {
@@ -76,22 +94,43 @@ extension Mediator {
             && !DiscoveriesInProgress.contains(self, entry.name.string)
     }
 
-    private func searchClass(named name: String) throws(SwitchboardError) -> TargetClass? {
-        if let (type, qualifiedName) = swiftTargetType(named: name) {
+    /// Whether `key` could name a Swift `Target_<Name>` type: modules are
+    /// searched, or the name is qualified (has a dot).
+    @inline(__always)
+    private func mightBeSwiftType(_ key: NameRef) -> Bool {
+        if searchesModules.load(ordering: .acquiring) { return true }
+        for i in 0..<key.count where key.base[i] == UInt8(ascii: ".") { return true }
+        return false
+    }
+
+    /// The class called `name`: a Swift type (if `swiftTypes`), then what
+    /// providers find (the stable ones only if `stableProviders`). `complete`:
+    /// no provider registered the name on the way (a search that found
+    /// nothing asked everyone it was to ask).
+    private func searchClass(named name: String, swiftTypes: Bool,
+                             stableProviders: Bool) throws(SwitchboardError) -> (TargetClass?, complete: Bool) {
+        if swiftTypes, let (type, qualifiedName) = swiftTargetType(named: name) {
             let module = qualifiedName.utf8.firstIndex(of: UInt8(ascii: ".")).map { String(qualifiedName[..<$0]) }
-            return TargetClass(swiftType: type, origin: "Swift type \(qualifiedName)", discoveredModule: module)
+            return (TargetClass(swiftType: type, origin: "Swift type \(qualifiedName)", discoveredModule: module), true)
         }
         // A provider that registers what it finds itself (a C discoverer, the
         // Lua module's sb.path) ends the search as one that returns a class
         // does: a later one would replace what the first registered.
-        let before = withNameRef(name) { targets.find($0)?.toOpaque() }
-        for provider in providers {
+        let before = entryAddress(name)
+        for provider in providers where stableProviders || !provider.isStable {
             if let foreign = try provider.targetClass(named: name) {
-                return TargetClass(foreign: foreign)
+                return (TargetClass(foreign: foreign), true)
             }
-            if withNameRef(name, { targets.find($0)?.toOpaque() }) != before { return nil }
+            if entryAddress(name) != before { return (nil, false) }
         }
-        return nil
+        return (nil, true)
+    }
+
+    /// The address of the entry under `name`, or nil: only compared, never
+    /// followed. The search runs unpinned, so the table is read pinned here
+    /// (a registration may grow it and retire the cells being read).
+    private func entryAddress(_ name: String) -> UnsafeMutableRawPointer? {
+        epochs.withPinned { withNameRef(name) { targets.find($0)?.toOpaque() } }
     }
 
     /// `Module.Target_<Name>` for each module in `modules`, or only the module
@@ -151,6 +190,9 @@ enum DiscoveriesInProgress {
     private static var current: Searches? {
         pthread_getspecific(key).map { Unmanaged<Searches>.fromOpaque($0).takeUnretainedValue() }
     }
+
+    /// Whether any search is in progress on this thread.
+    static var anyOnThisThread: Bool { pthread_getspecific(key) != nil }
 
     /// Whether `mediator` is looking for `name` on this thread.
     static func contains(_ mediator: Mediator, _ name: String) -> Bool {

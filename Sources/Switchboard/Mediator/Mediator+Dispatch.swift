@@ -52,69 +52,88 @@ extension Mediator {
         case .failed(let error):
             pins.unpin(record)
             return convention.fail(error)
-        case .missing(let error):
+        case .missing(let missing):
             pins.unpin(record)
-            guard fallback else { return convention.fail(suggesting(error, target: lookup, action: action, fromSwift: C.self == SwiftConvention.self)) }
-            return degrade(record, lookup, as: called, action, args: args, error: error, via: convention)
+            guard fallback else { return convention.fail(finalError(missing, lookup, action, via: convention)) }
+            return degrade(record, lookup, as: called, action, args: args, missing: missing, via: convention)
         }
+    }
+
+    /// The error of a call nothing answers, for good: its message, with the
+    /// closest names (built only now: a fallback that answers needs neither).
+    private func finalError<C: CallConvention>(_ missing: Missing, _ lookup: NameRef, _ action: NameRef,
+                                               via convention: C) -> SwitchboardError {
+        suggesting(missing.error(target: lookup, action: action), target: lookup, action: action,
+                   fromSwift: C.self == SwiftConvention.self)
     }
 
     /// A call nothing answers: a degrade rule's target if one matches, else
     /// `NoTargetAction`, else the degrade handler, each with the fallback
-    /// params (``FallbackCall``); else `error`.
+    /// params (``FallbackCall``); else the `missing` error.
     private func degrade<C: CallConvention>(_ record: ThreadRecord, _ lookup: NameRef, as called: NameRef,
-                                            _ action: NameRef, args: C.Args, error: SwitchboardError,
+                                            _ action: NameRef, args: C.Args, missing: Missing,
                                             via convention: C) -> C.Outcome {
         pins.pin(record)
-        let choice = answering(for: called, action, fromURL: convention.fromURL)
-        if case .success(let (answering, _, _)?) = choice { record.hold(answering) }
-        pins.unpin(record)
-        let answering: Resolved, answeringName: (String, String)
-        switch choice {
-        case .success(let found?): (answering, answeringName) = (found.0, (found.1, found.2))
-        case .success(nil): return convention.fail(suggesting(error, target: lookup, action: action, fromSwift: C.self == SwiftConvention.self))
-        case .failure(let refusal): return convention.fail(refusal)
+        let fallback: Fallback?
+        do throws(SwitchboardError) {
+            fallback = try answering(for: called, action, fromURL: convention.fromURL)
+        } catch {
+            pins.unpin(record)
+            return convention.fail(error)
         }
-        let call = FallbackCall(lookup: lookup.string, target: called.string, action: action.string, url: convention.url)
+        guard let fallback else {
+            pins.unpin(record)
+            return convention.fail(finalError(missing, lookup, action, via: convention))
+        }
+        record.hold(fallback.resolved)
+        pins.unpin(record)
+        let call = FallbackCall(lookup: lookup, target: called, action: action, url: convention.url)
         return convention.withFallbackArgs(origin: args, call: call) { args in
-            withNameRef(answeringName.0) { t in
-                withNameRef(answeringName.1) { a in run(answering, args: args, target: t, action: a, via: convention) }
+            withNameRef(fallback.target) { t in
+                withNameRef(fallback.action) { a in run(fallback.resolved, args: args, target: t, action: a, via: convention) }
             }
         }
     }
 
-    /// What answers a call nothing else answers, and the names it answers
-    /// as; nil: nothing; a failure: a URL call may not land there. Pinned.
+    /// What answers a call nothing else answers, and the names it answers as.
+    private struct Fallback {
+        let resolved: Resolved
+        let target: String
+        let action: String
+    }
+
+    /// What answers a call nothing else answers; nil: nothing. Throws when
+    /// a URL call may not land there. Pinned.
     private func answering(for called: NameRef, _ action: NameRef,
-                           fromURL: Bool) -> Result<(Resolved, String, String)?, SwitchboardError> {
+                           fromURL: Bool) throws(SwitchboardError) -> Fallback? {
         let hooks = self.hooks.pinned()
         if let hooks, let (target, degraded) = hooks.rules.degrade(target: called.string, action: action.string) {
             // Where a URL call lands is admitted before anything there runs.
             if fromURL, let refusal = withNameRef(target, { t in withNameRef(degraded) { landing(t, $0) } }) {
-                return .failure(refusal)
+                throw refusal
             }
             if case .found(let resolved) = withNameRef(target, { t in
                 withNameRef(degraded) { resolve(t, $0, cache: false, forURL: fromURL) }
             }) {
-                return .success((resolved, target, degraded))
+                return Fallback(resolved: resolved, target: target, action: degraded)
             }
         }
         if fromURL, self.lookup(Names.noTargetAction.ref, Names.response.ref, forURL: true).hasTarget,
            let refusal = landing(Names.noTargetAction.ref, Names.response.ref) {
-            return .failure(refusal)
+            throw refusal
         }
         if case .found(let resolved) = resolve(Names.noTargetAction.ref, Names.response.ref, cache: false,
                                                forURL: fromURL) {
-            return .success((resolved, Names.noTargetAction.string, Names.response.string))
+            return Fallback(resolved: resolved, target: Names.noTargetAction.string, action: Names.response.string)
         }
         if let hooks, let handler = hooks.degrade {
             // It answers for the call itself, which was admitted where it
             // landed (dispatchEntered). The snapshot owns it.
             let resolved = Resolved(action: Unmanaged.passUnretained(handler), instance: nil, ownsInstance: false,
                                     owner: Unmanaged.passUnretained(hooks).toOpaque())
-            return .success((resolved, "degrade handler", ""))
+            return Fallback(resolved: resolved, target: "degrade handler", action: "")
         }
-        return .success(nil)
+        return nil
     }
 
     /// Runs a resolved action, then releases an instance made for this call.
@@ -146,8 +165,8 @@ extension Mediator {
 
     enum Resolution {
         case found(Resolved)
-        /// Nothing answers: `.noTarget` or `.noAction`.
-        case missing(SwitchboardError)
+        /// Nothing answers (its error is built only if the call fails for good).
+        case missing(Missing)
         /// Something failed on the way: discovery, or making the instance.
         case failed(SwitchboardError)
     }
@@ -163,7 +182,7 @@ extension Mediator {
         case .failed(let error):
             return .failed(error)
         case .noTarget:
-            return .missing(.noTarget("no target named \"\(target.string)\""))
+            return .missing(.noTarget)
         case .noAction(let entry):
             return entry._withUnsafeGuaranteedRef { e in
                 if let notFound = e.registered.find(Names.notFound.ref) {
@@ -178,7 +197,21 @@ extension Mediator {
                 // CTMediator removes the target from its cache. Not for a URL
                 // call that cannot see the class it would drop.
                 if !forURL || classReachableFromURL(e) { evictCachedInstance(of: e) }
-                return .missing(.noAction("target \"\(target.string)\" has no action \"\(action.string)\" and no notFound"))
+                return .missing(.noAction)
+            }
+        }
+    }
+
+    /// Why nothing answers a pair.
+    enum Missing {
+        case noTarget
+        case noAction
+
+        /// The `.noTarget` / `.noAction` error for (`target`, `action`).
+        func error(target: NameRef, action: NameRef) -> SwitchboardError {
+            switch self {
+            case .noTarget: .noTarget("no target named \"\(target.string)\"")
+            case .noAction: .noAction("target \"\(target.string)\" has no action \"\(action.string)\" and no notFound")
             }
         }
     }

@@ -39,6 +39,12 @@ public final class Mediator: @unchecked Sendable {
     let discoveryGeneration = Atomic<UInt64>(1)
     /// Bumped on every registry change; prepared routes compare against it.
     let registryGeneration = Atomic<UInt64>(1)
+    /// Names the stable providers were asked for in vain (Registry/MissCache.swift).
+    let misses = MissCache(epochs: EpochDomain.shared)
+    /// How many providers are not ``TargetProvider/isStable`` (asked on every miss).
+    let unstableProviders = Atomic<Int>(0)
+    /// `modules` is not empty: a name without a dot may be a Swift type.
+    let searchesModules: Atomic<Bool>
     /// Connectors, route patterns and the policy of the URL entry.
     let urls = URLRouter()
     /// Interceptors, observers, rules and the degrade handler. With none,
@@ -60,6 +66,7 @@ public final class Mediator: @unchecked Sendable {
     /// A mediator that finds `Target_<Name>` classes in `modules`, in order.
     public init(modules: [String] = []) {
         _modules = modules
+        searchesModules = Atomic(!modules.isEmpty)
         targets = TargetTable()
     }
 
@@ -77,7 +84,10 @@ public final class Mediator: @unchecked Sendable {
     public var modules: [String] {
         get { lock.withLock { _modules } }
         set {
-            write { _modules = newValue }
+            write {
+                _modules = newValue
+                searchesModules.store(!newValue.isEmpty, ordering: .relaxed)
+            }
             discoveryGeneration.add(1, ordering: .releasing)
         }
     }
@@ -94,6 +104,7 @@ public final class Mediator: @unchecked Sendable {
             let id = nextProviderID
             nextProviderID += 1
             _providers.append((id, provider))
+            if !provider.isStable { unstableProviders.add(1, ordering: .relaxed) }
             return id
         }
     }
@@ -104,9 +115,17 @@ public final class Mediator: @unchecked Sendable {
     public func removeProvider(_ id: UInt64) -> Bool {
         write {
             guard let index = _providers.firstIndex(where: { $0.id == id }) else { return false }
+            if !_providers[index].provider.isStable { unstableProviders.subtract(1, ordering: .relaxed) }
             _providers.remove(at: index)
             return true
         }
+    }
+
+    /// Says that what a provider can find has changed (a C plugin was
+    /// loaded): names looked for in vain are looked for again.
+    @_spi(Faces)
+    public func providersChanged() {
+        discoveryGeneration.add(1, ordering: .releasing)
     }
 
     /// Runs a registry change under the writer lock: the change, then a new
@@ -136,6 +155,14 @@ public final class Mediator: @unchecked Sendable {
     /// that does not load) fails the call that triggered the search.
     func targetClass(named name: String) throws(SwitchboardError) -> ForeignTargetClass?
 
+    /// True when its answer for a name changes only when the mediator is
+    /// told (``Mediator/providersChanged()``, a new provider, new modules):
+    /// a name it did not find is then not asked for again until then (C
+    /// plugins). False (the default) for providers that may find a name
+    /// later that they did not find before (discoverers): they are asked on
+    /// every call that names an unknown target.
+    var isStable: Bool { get }
+
     /// The targets it can provide, for listings (``Mediator/routes()``);
     /// empty when it cannot tell before being asked by name.
     func listedTargets() -> [ListedTarget]
@@ -143,6 +170,7 @@ public final class Mediator: @unchecked Sendable {
 
 extension TargetProvider {
     public func listedTargets() -> [ListedTarget] { [] }
+    public var isStable: Bool { false }
 }
 
 /// A target as listings show it.

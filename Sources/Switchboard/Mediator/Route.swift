@@ -160,7 +160,8 @@ public final class Route: @unchecked Sendable {
                 }
                 switch mediator.instance(for: s.entry, action: s.action, cache: cache) {
                 case .found(let r): return .success(r)
-                case .failed(let error), .missing(let error): return .failure(error)
+                case .failed(let error): return .failure(error)
+                case .missing(let missing): return .failure(missing.error(target: target.ref, action: action.ref))
                 }
             }
         case .failure(let error):

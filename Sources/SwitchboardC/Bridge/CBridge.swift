@@ -50,20 +50,31 @@ enum CBridge: ForeignBridge {
     }
 
     static func fallbackParams(origin: OpaquePointer?, call: FallbackCall) throws(SwitchboardError) -> OpaquePointer {
-        let params = SBValue.container(SB_DICT)
+        // Room for every entry in the box itself: one allocation for the dict.
+        let params = SBValue.container(SB_DICT, capacity: 1 + call.fieldCount)
         let originParams = origin.map { Handle($0).retain() } ?? Handle(retaining: SBValue.container(SB_DICT))
-        let entries: [(String, Handle)] = [("originParams", originParams)]
-            + call.fields.map { ($0.key, Handle(retaining: SBValue.string($0.value))) }
         let originBox = originParams.box?.takeUnretainedValue()
         if let originBox, originBox.isContainer, let problem = Nesting.admit(originBox, into: params) {
-            for (_, value) in entries { value.release() }
+            originParams.release()
             throw .invalidArgument("NoTargetAction params: originParams: \(problem)")
         }
-        for (i, (key, value)) in entries.enumerated() {
-            var key = key
-            guard key.withUTF8({ params.set(key: $0.baseAddress!, length: $0.count, value: value) }) else {
-                if value == originParams, let originBox, originBox.isContainer { Nesting.undo(originBox, into: params) }
-                for (_, value) in entries[i...] { value.release() }
+        let originKey: StaticString = "originParams"
+        guard params.set(key: originKey.utf8Start, length: originKey.utf8CodeUnitCount, value: originParams) else {
+            if let originBox, originBox.isContainer { Nesting.undo(originBox, into: params) }
+            originParams.release()
+            throw .outOfMemory("out of memory building NoTargetAction params")
+        }
+        for i in 0..<call.fieldCount {
+            let stored = call.withField(i) { key, value -> Bool in
+                let string = Handle(retaining: SBValue.bytes(UnsafeRawBufferPointer(value), as: SB_STRING))
+                guard params.set(key: key.utf8Start, length: key.utf8CodeUnitCount, value: string) else {
+                    string.release()
+                    return false
+                }
+                return true
+            }
+            // What was stored goes with `params`, which ARC frees.
+            guard stored else {
                 throw .outOfMemory("out of memory building NoTargetAction params")
             }
         }

@@ -12,7 +12,10 @@ public func sb_load_plugin(_ m: sb_mediator_ptr?, _ path: UnsafePointer<CChar>?)
         return failure(SB_EINVAL, "sb_load_plugin: the path is not valid UTF-8")
     }
     do throws(SwitchboardError) {
-        try CMediator.borrow(m).takeUnretainedValue().plugins.load(text)
+        let owner = CMediator.borrow(m).takeUnretainedValue()
+        try owner.plugins.load(text)
+        // Names its tables define were perhaps looked for in vain before.
+        owner.mediator.providersChanged()
         return SB_OK
     } catch {
         return failure(error)

@@ -204,6 +204,10 @@ final class PluginShelf: TargetProvider, @unchecked Sendable {
         }
     }
 
+    /// What the shelf finds changes only when a plugin is loaded, and
+    /// sb_load_plugin tells the mediator then.
+    var isStable: Bool { true }
+
     func targetClass(named name: String) throws(SwitchboardError) -> ForeignTargetClass? {
         for image in lock.withLock({ images }) {
             if let def = image.targets[ExactName(name)] { return image.targetClass(ExactName(name), def) }

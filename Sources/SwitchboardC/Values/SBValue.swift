@@ -83,17 +83,18 @@ extension SBValue {
         unsafeDowncast(create(minimumCapacity: (tailBytes + 7) / 8) { _ in SBHeader(type: type) }, to: SBValue.self)
     }
 
-    /// An empty array or dict, with room for `tailSlots` elements in place.
-    static func container(_ type: sb_type) -> SBValue {
+    /// An empty array or dict, with room for `capacity` elements in place
+    /// (`tailSlots` unless a caller knows how many it will hold).
+    static func container(_ type: sb_type, capacity: Int = tailSlots) -> SBValue {
         let v: SBValue
         if type == SB_ARRAY {
-            v = make(type, tailBytes: tailSlots * MemoryLayout<Handle>.stride)
-            v.h.pointee.slots = UnsafeMutableRawPointer(v.tail.bindMemory(to: Handle.self, capacity: tailSlots))
+            v = make(type, tailBytes: capacity * MemoryLayout<Handle>.stride)
+            v.h.pointee.slots = UnsafeMutableRawPointer(v.tail.bindMemory(to: Handle.self, capacity: capacity))
         } else {
-            v = make(type, tailBytes: tailSlots * MemoryLayout<DictEntry>.stride)
-            v.h.pointee.slots = UnsafeMutableRawPointer(v.tail.bindMemory(to: DictEntry.self, capacity: tailSlots))
+            v = make(type, tailBytes: capacity * MemoryLayout<DictEntry>.stride)
+            v.h.pointee.slots = UnsafeMutableRawPointer(v.tail.bindMemory(to: DictEntry.self, capacity: capacity))
         }
-        v.h.pointee.capacity = tailSlots
+        v.h.pointee.capacity = capacity
         v.h.pointee.slotsInTail = true
         return v
     }
