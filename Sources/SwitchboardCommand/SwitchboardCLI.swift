@@ -17,11 +17,12 @@ struct SwitchboardCLI: ParsableCommand {
 
               $ switchboard run --plugin ./module_a.so --targets targets scenarios/*.lua
               $ switchboard call --plugin ./module_a.so A cell '{"identifier": "Row"}'
+              $ switchboard replay --plugin ./module_a.so --targets targets scenarios/module_a.trace.jsonl
               $ switchboard routes --plugin ./module_a.so --targets targets
               $ switchboard gen --lang c --plugin ./module_a.so -o generated
             """,
         version: String(cString: sb_version()),
-        subcommands: [Run.self, Call.self, Routes.self, Gen.self])
+        subcommands: [Run.self, Call.self, Replay.self, Routes.self, Gen.self])
 
     /// A first word that is no subcommand (`switchboard rnu`) is a usage
     /// error that names the closest one, as a mistyped option already is.
@@ -40,6 +41,6 @@ struct SwitchboardCLI: ParsableCommand {
         guard !names.contains(word) else { return nil }
         let close = NameSuggestions.closest(to: word, among: names, limit: 1)
         if let best = close.first { return "Unknown subcommand '\(word)'. Did you mean '\(best)'?" }
-        return "Unknown subcommand '\(word)' (run, call, routes, gen or help)"
+        return "Unknown subcommand '\(word)' (run, call, replay, routes, gen or help)"
     }
 }
