@@ -544,11 +544,14 @@ assert "%d calls replayed: " % depth1 in summary and "(failures compare by code,
 cases = [c for suite in JUnitXml.fromfile(sys.argv[4]) for c in suite]
 assert len(cases) == len(groups) and sum(1 for c in cases if not c.is_passed) == 2, cases
 PY
-check "replay of the committed example trace (examples/scenarios/module_a.trace.jsonl): nothing differs, exit 0" bash -c "
-  cd '$examples' && '$sb' replay --plugin ./module_a.so --targets targets scenarios/module_a.trace.jsonl > '$work/committed.tap' \
+check "replay of the committed example trace (examples/scenarios/module_a.jsonl): nothing differs, exit 0" bash -c "
+  cd '$examples' && '$sb' replay --plugin ./module_a.so --targets targets scenarios/module_a.jsonl > '$work/committed.tap' \
     && grep -q '^# 8 calls replayed: 6 same, 0 differ, 2 skipped' '$work/committed.tap' || { cat '$work/committed.tap'; exit 1; }"
-check "plugins' output stays off the TAP stream" bash -c "
-  ! grep -q 'alert:' '$work/committed.tap' && grep -q 'alert:' '$work/replay_examples.err'"
+printf '%s\n' '{"time":"t","script":"s.lua","scenario":"prints","depth":1,"call":"perform","target":"A","action":"showAlert","params":{"message":"Hello"},"result":"no callback for the tapped button","duration_us":1}' > "$work/prints.jsonl"
+replay_run prints "$work/prints.jsonl"
+check "what a plugin prints while replayed goes to standard error, off the TAP stream" bash -c "
+  [ \$(cat '$work/prints.status') = 0 ] && ! grep -q 'alert:' '$work/prints.tap' && grep -q 'alert: \"Hello\"' '$work/prints.err' \
+    && grep -q '^ok 1 - s.lua: prints' '$work/prints.tap' || { cat '$work/prints.tap' '$work/prints.err'; exit 1; }"
 
 replay_run replay_trace "$work/trace.jsonl"
 check "replay of trace.lua: the refused URL is refused again, ENOTARGET compares by code, sb.target's target is skipped" \
@@ -835,6 +838,10 @@ check "... in every scenario's process too (each is a fork, under valgrind as we
 check "call and routes under valgrind memcheck" bash -c '
   "$@" call '"${load[*]}"' A cell "{\"identifier\": \"x\"}" > /dev/null &&
   "$@" routes '"${load[*]}"' --setup '"$work"'/setup.lua > /dev/null' memcheck "${memcheck[@]}"
+check "replay under valgrind memcheck: a trace with differences, skips, bytes and NaN; a malformed one" bash -c '
+  "$@" replay '"${load[*]}"' '"$work"'/edited.jsonl > /dev/null; [ $? = 1 ] || exit 1
+  "$@" replay --targets '"$work"'/echo_targets '"$work"'/roundtrip.jsonl > /dev/null || exit 1
+  "$@" replay '"$work"'/malformed.jsonl 2> /dev/null; [ $? = 64 ]' memcheck "${memcheck[@]}"
 
 [ "$failures" = 0 ] || sb_die "$failures check(s) failed"
 if [ -n "${SB_ROBUSTNESS_LOG:-}" ]; then printf '%s\n' "${rows[@]}" >> "$SB_ROBUSTNESS_LOG"; fi

@@ -23,13 +23,10 @@ extension SwitchboardCLI {
                 its YAML block. Exit status: 0 when nothing differs, 1 otherwise, 64 for a file that is \
                 not a trace (the line is named).
 
-                Examples, from PREFIX/share/switchboard/examples:
+                Example, from PREFIX/share/switchboard/examples (scenarios/module_a.jsonl holds the \
+                calls of four scenarios of scenarios/module_a.lua, recorded with switchboard run --trace):
 
-                  $ switchboard run --plugin ./module_a.so --targets targets --trace calls.jsonl scenarios/module_a.lua
-                  $ switchboard replay --plugin ./module_a.so --targets targets scenarios/module_a.trace.jsonl
-
-                (scenarios/module_a.trace.jsonl was recorded by the first command, and is replayed by \
-                every build's tests.)
+                  $ switchboard replay --plugin ./module_a.so scenarios/module_a.jsonl
                 """)
 
         @OptionGroup var load: LoadOptions

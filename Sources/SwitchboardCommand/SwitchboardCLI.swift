@@ -17,7 +17,7 @@ struct SwitchboardCLI: ParsableCommand {
 
               $ switchboard run --plugin ./module_a.so --targets targets scenarios/*.lua
               $ switchboard call --plugin ./module_a.so A cell '{"identifier": "Row"}'
-              $ switchboard replay --plugin ./module_a.so --targets targets scenarios/module_a.trace.jsonl
+              $ switchboard replay --plugin ./module_a.so scenarios/module_a.jsonl
               $ switchboard routes --plugin ./module_a.so --targets targets
               $ switchboard gen --lang c --plugin ./module_a.so -o generated
             """,
