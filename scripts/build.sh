@@ -10,6 +10,7 @@
 #   .build/dist/lib/pkgconfig/switchboard-lua.pc
 #   .build/dist/bin/switchboard                 (the command; the runtime inside)
 #   .build/dist/share/switchboard/examples/     (scenarios, Lua targets, module_a.so)
+#   .build/dist/share/man/man1/switchboard.1, switchboard.SUBCOMMAND.1
 #
 # Then `PKG_CONFIG_PATH=.build/dist/lib/pkgconfig cc app.c $(pkg-config
 # --cflags --libs switchboard)` builds a C program against it.
@@ -60,5 +61,24 @@ mkdir -p "$examples/scenarios" "$examples/targets"
 cp examples/scenarios/*.lua examples/scenarios/*.jsonl "$examples/scenarios/"
 cp examples/lua/targets/*.lua examples/scenarios/targets/*.lua "$examples/targets/"
 cc -std=c99 -Wall -Wextra -Werror -pedantic -O2 -shared -fPIC -I include examples/c/module_a.c -o "$examples/module_a.so"
+
+# Manual pages: swift-argument-parser's generate-manual plugin reads the
+# command just built (--experimental-dump-help) and writes switchboard.1 and
+# one page per subcommand (switchboard.run.1, ...). Made at each build, never
+# committed, so they say what --help says. With the build's own flags the
+# plugin's build of the package finds nothing to do; it writes under .build.
+manual=.build/plugins/GenerateManual/outputs/SwitchboardCommand
+rm -rf "$manual"
+if [ -n "${SOURCE_DATE_EPOCH:-}" ]; then date=$(date -u -d "@$SOURCE_DATE_EPOCH" +%F)
+else date=$(git log -1 --format=%cs 2>/dev/null || date -u +%F); fi  # reproducible: the commit's date
+swift package "${SB_RELEASE_FLAGS[@]}" plugin generate-manual --multi-page --date "$date" \
+  > .build/generate-manual.log 2>&1 || { cat .build/generate-manual.log >&2; sb_die "the generate-manual plugin failed"; }
+[ -f "$manual/switchboard.1" ] || sb_die "generate-manual wrote no $manual/switchboard.1"
+mkdir -p "$dist/share/man/man1"
+for page in "$manual"/*.1; do
+  # A blank line (a paragraph in --help) is a warning in mdoc: make it .Pp.
+  # The footer names Switchboard's version rather than "BSD".
+  sed -e 's/^$/.Pp/' -e "s/^\.Os\$/.Os Switchboard $version/" "$page" > "$dist/share/man/man1/${page##*/}"
+done
 
 echo "staged $dist (switchboard $version, ABI $abi)"

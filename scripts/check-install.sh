@@ -8,7 +8,8 @@
 #   on any path; hello.c built as C++ against the installed header; the
 #   staged copy used through PKG_CONFIG_SYSROOT_DIR;
 # - the installed Lua module in stock lua5.4, the installed command over the
-#   installed example scenarios, the installed docs;
+#   installed example scenarios, the installed docs; the man pages (found by
+#   man, one per subcommand, rendered without warnings);
 # - scripts/uninstall.sh: nothing of ours left, and what is not ours kept.
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
@@ -77,6 +78,26 @@ for f in LICENSE README.md docs/lua.md examples/c/hello.c examples/c/module_a.c 
 done
 [ -s "$prefix/share/switchboard/valgrind.supp" ] || sb_die "no share/switchboard/valgrind.supp installed"
 
+# The manual: a page for the command and one for each subcommand its --help
+# lists, found by man with PREFIX/bin on PATH (man-db looks in PREFIX/share/man
+# then), rendered without a warning; switchboard(1) names every subcommand's page.
+man1="$prefix/share/man/man1"
+subcommands=$("$prefix/bin/switchboard" --help | awk '/^SUBCOMMANDS:/ { on = 1; next } on && /^  [a-z]/ { print $1 }')
+[ -n "$subcommands" ] || sb_die "switchboard --help lists no subcommands"
+man_in_prefix() { env -u MANPATH PATH="$prefix/bin:/usr/bin:/bin" MANWIDTH=200 man "$@"; }
+main_page=$(man_in_prefix switchboard 2>&1) || true
+for page in switchboard $(printf 'switchboard.%s ' $subcommands); do
+  found=$(man_in_prefix -w "$page" 2>&1) || true
+  [ "$found" = "$man1/$page.1" ] || sb_die "man -w $page found '$found', not $man1/$page.1"
+  warnings=$(groff -mandoc -Tutf8 -ww -z "$found" 2>&1) || true
+  [ -z "$warnings" ] || sb_die "$page.1 renders with warnings: $warnings"
+  text=$(man_in_prefix -l "$found" 2>&1) || true
+  name_line=$(awk '/^NAME$/ { getline; print; exit }' <<< "$text")
+  [[ "$name_line" =~ ^\ +${page/./ }\ .*[A-Za-z] ]] || sb_die "$page.1 has no NAME line '${page/./ } - ...': $text"
+  grep -q "^DESCRIPTION" <<< "$text" || sb_die "$page.1 has no DESCRIPTION: $text"
+  [ "$page" = switchboard ] || grep -qF "$page(1)" <<< "$main_page" || sb_die "switchboard(1) does not name $page(1): $main_page"
+done
+
 # --- staged with DESTDIR, for /opt/switchboard --------------------------------
 stage="$tmp/stage"
 DESTDIR="$stage" scripts/install.sh --prefix /opt/switchboard --no-build > /dev/null
@@ -100,6 +121,7 @@ installed=$(cd "$prefix" && find . -type f | wc -l)
 
 # --- uninstall ------------------------------------------------------------------
 DESTDIR="$stage" scripts/uninstall.sh --prefix /opt/switchboard > /dev/null
+[ ! -e "$staged/share/man" ] || sb_die "uninstall left manual pages: $(find "$staged/share/man")"
 left=$(cd "$stage" && find . -mindepth 1)
 [ -z "$left" ] || sb_die "uninstall left in the staging folder: $left"
 # Something of the user's in an installed folder stays, with that folder.
@@ -109,4 +131,5 @@ left=$(cd "$tmp" && find prefix | sort | tr '\n' ' ')
 [ "$left" = "prefix prefix/lib prefix/lib/not-switchboard.txt " ] || sb_die "uninstall left (or took) other files: $left"
 
 echo "installed with --prefix and with DESTDIR (the same $installed files;" \
-  ".pc files with the prefix, no run path); C, C++ and lua5.4 used the install; uninstalled exactly"
+  ".pc files with the prefix, no run path); C, C++ and lua5.4 used the install;" \
+  "man found $(wc -w <<< "switchboard $subcommands") pages; uninstalled exactly"

@@ -226,6 +226,33 @@ check "--jobs 0 is a usage error" bash -c "[ \$(cat '$work/jobs0.status') = 64 ]
 row "Scenarios run 2 at once (--jobs 2), the later one finishing first" 1 \
   "TAP, JUnit and trace lines keep the order the scenarios are listed in"
 
+run coverage run "${load[@]}" --coverage --coverage-json "$work/coverage.json" --junit "$work/coverage.xml" $examples/scenarios/*.lua
+check "--coverage lists the actions no scenario called and those reached only through a fallback: TAP comments, JSON, JUnit" \
+  $py - "$work/coverage.tap" "$work/coverage.json" "$work/coverage.xml" "$work/coverage.status" <<'PY'
+import json, re, sys
+from junitparser import JUnitXml
+tap = open(sys.argv[1]).read()
+assert open(sys.argv[4]).read().strip() == "0", tap
+data = json.load(open(sys.argv[2]))
+status = {a["target"] + "." + a["action"]: a["status"] for a in data["actions"]}
+# the examples never call A.configCell; Catalog's notFound answers their calls of actions it lacks
+assert status["A.configCell"] == "not called" and status["Catalog.notFound"] == "only through a fallback", status
+assert status["A.nativeNoImage"] == "called", status
+counts = [sum(1 for s in status.values() if s == k) for k in ("called", "only through a fallback", "not called")]
+assert counts == [data["called"], data["fallback_only"], data["not_called"]], (counts, data)
+summary = "# coverage: %d of %d actions of the plugins and targets loaded were called, %d only through a fallback, %d never" % (
+    counts[0], len(status), counts[1], counts[2])
+assert summary in tap, tap
+listed = dict((m.group(2), m.group(1)) for m in re.finditer(r"^#   (not called|only through a fallback): (\S+)$", tap, re.M))
+assert listed == {k: v for k, v in status.items() if v != "called"}, (listed, status)
+suites = list(JUnitXml.fromfile(sys.argv[3]))
+cov = [s for s in suites if s.name == "switchboard coverage"][0]
+assert {p.name: p.value for p in cov.properties()} == status
+assert sum(s.tests for s in suites) == 13, [s.tests for s in suites]
+PY
+run coverage_json run --coverage-json "$work/x.json" $scenarios/isolation.lua
+check "--coverage-json without --coverage is a usage error" status_is coverage_json 64
+
 # What a fork shares that a scenario must not (isolation.c), and what a
 # hostile scenario or plugin tried against the runner once scenarios were
 # forked: each is that scenario's problem only.
@@ -317,6 +344,113 @@ assert len(cases) == 1000 and len(cases[999].system_out) == 64 * 1024, len(cases
 assert usage.ru_maxrss < 48 * 1024, usage.ru_maxrss  # kept in memory, the cases took 64 MiB more
 EOF
 row "1,000 scenarios each print 64 KiB, with --junit" 1 "test cases are spooled to a temporary file as they come: the runner's memory does not grow with them"
+
+# The second hostile pass over forked scenarios.
+cat > "$work/handler_loop.lua" <<'LUA'
+scenario("loops in its xpcall handler", function()
+  xpcall(function() error("e") end, function() while true do end end)
+end)
+scenario("runs after it", function() end)
+LUA
+run handler_loop run --timeout 0 --max-instructions 1000000 "$work/handler_loop.lua"
+check "a message handler that loops is stopped by the instruction limit, even with no timeout" bash -c "
+  grep -q '^not ok 1 ' '$work/handler_loop.tap' && grep -q 'instruction budget of 1000000' '$work/handler_loop.tap' \
+    && grep -q '^ok 2 ' '$work/handler_loop.tap' || { cat '$work/handler_loop.tap'; exit 1; }"
+row "Scenario loops in an xpcall message handler, under --max-instructions with no --timeout" 1 \
+  "the limit stops it: once a limit tripped, the script's handlers are not called (they would run with no hook)"
+composed=$(printf "$work/caf\xc3\xa9.lua"); decomposed=$(printf "$work/cafe\xcc\x81.lua")
+printf 'scenario("s", function() end)\n' > "$composed"
+printf 'scenario("s", function() expect("the second file").to_equal("run") end)\n' > "$decomposed"
+run unicode_paths run "$composed" "$decomposed" "$composed"
+check "two paths that differ only in Unicode form are two scripts; a script given twice runs once" bash -c "
+  [ \$(cat '$work/unicode_paths.status') = 1 ] && grep -q '^ok 1 ' '$work/unicode_paths.tap' && grep -q '^not ok 2 ' '$work/unicode_paths.tap' \
+    && grep -q '^1..2\$' '$work/unicode_paths.tap' && grep -q 'is given more than once: its scenarios run once' '$work/unicode_paths.err' \
+    || { cat '$work/unicode_paths.tap' '$work/unicode_paths.err'; exit 1; }"
+row "Scripts given as two paths that differ only in Unicode form (NFC and NFD), and a script given twice" 2 \
+  "paths are compared as bytes: each file runs, and fails or passes for itself; a script given twice runs once, with a note"
+cat > "$work/steps.lua" <<'LUA'
+scenario("names a step with 1025 bytes", function() step(string.rep("s", 1025), function() end) end)
+scenario("runs 3,000 steps", function()
+  for i = 1, 3000 do step("step " .. i, function() end) end
+  error("after the steps")
+end)
+LUA
+run steps run "$work/steps.lua"
+check "step names are at most 1024 bytes; a report shows 1,000 steps at most, saying how many it leaves out" \
+  $py - "$work/steps.tap" <<'PY'
+import sys
+from tap.parser import Parser
+tests = [l for l in Parser().parse_file(sys.argv[1]) if l.category == "test"]
+assert "step(name, fn): name must be at most 1024 bytes (this one has 1025)" in tests[0].yaml_block["message"], tests[0].yaml_block
+steps = tests[1].yaml_block["steps"]
+assert len(steps) == 1001 and steps[500] == {"name": "(2000 steps not shown)", "status": "not shown"}, (len(steps), steps[500])
+assert steps[0]["name"] == "step 1" and steps[-1]["name"] == "step 3000", (steps[0], steps[-1])
+PY
+row "Scenario names a step with 120 KB, 2,000 times (the runner's memory reached 953 MB in review), or runs 3,000 steps" 2 \
+  "a step name past 1024 bytes is refused where it is given; a report lists the first and last 500 steps and how many it leaves out"
+cat > "$work/seeded.lua" <<'LUA'
+math.randomseed(42)
+for i = 1, 2 do scenario("draws " .. i, function() print("drew " .. math.random(1e9)) end) end
+LUA
+run seeded run --verbose "$work/seeded.lua"
+expected_draw=$(lua5.4 -e 'math.randomseed(42) print(math.random(1e9))')
+check "a seed the top level chose stays: each scenario draws what it drew when it ran alone" bash -c "
+  [ \$(grep -c '^# drew $expected_draw\$' '$work/seeded.tap') = 2 ] || { cat '$work/seeded.tap'; exit 1; }"
+row "Script seeds math.random at its top level (math.randomseed(42))" 1 \
+  "each scenario draws the numbers lua5.4 draws after that seed (a scenario's process is reseeded only when the script chose no seed)"
+cat > "$work/slow_top.lua" <<'LUA'
+string.find(string.rep("a", 40), string.rep("a-", 20) .. "b")
+scenario("never runs", function() end)
+LUA
+echo "a stale report" > "$work/stale.xml"
+run stale run --junit "$work/stale.xml" --timeout 2 --grace 1 "$work/slow_top.lua"
+check "--junit: the report is made at once, so a run ended while listing leaves an empty report, not a stale one" bash -c "
+  [ \$(cat '$work/stale.status') = 3 ] && grep -q '<testsuites name=\"switchboard\" tests=\"0\"' '$work/stale.xml' \
+    && ! grep -q 'stale' '$work/stale.xml' || { cat '$work/stale.xml'; exit 1; }"
+row "A run with --junit ends while a script's top level is listed (stuck in C past --timeout and --grace)" 1 \
+  "the JUnit file holds an empty report (made before anything runs), never the previous run's"
+cat > "$work/big_tables.lua" <<'LUA'
+scenario("fails on a table shared 20 ways at 6 levels", function()
+  local t = {}
+  for _ = 1, 6 do local up = {} for i = 1, 20 do up[i] = t end t = up end
+  expect(t).to_equal({})
+end)
+scenario("fails on an array of a million", function()
+  local t = {} for i = 1, 1000000 do t[i] = i end
+  expect(t).to_equal({})
+end)
+scenario("raises an object with __tostring", function()
+  error(setmetatable({ code = 5 }, { __tostring = function() return "custom message" end }))
+end)
+LUA
+run big_tables run --max-instructions 40000000 --timeout 60 "$work/big_tables.lua"
+check "failures on a shared or a huge table are reported within 40 million instructions, cut short; __tostring names an error object" \
+  $py - "$work/big_tables.tap" <<'PY'
+import sys
+from tap.parser import Parser
+tests = [l for l in Parser().parse_file(sys.argv[1]) if l.category == "test"]
+for t in tests[:2]:
+    b = t.yaml_block
+    assert b["outcome"] == "failed" and b["message"].startswith("expected {}, got {") and len(b["message"]) < 20000, len(b["message"])
+assert tests[2].yaml_block["message"] == "custom message", tests[2].yaml_block
+PY
+row "Expectation fails on a table shared 20 ways at 6 levels, and on an array of a million (timed out, and 16.7 s, in review)" 2 \
+  "reported as the failure, within 40 million instructions: a message shows 400 entries in all, and the first difference is found without sorting every key"
+mkdir -p "$work/fds"
+seq 1 10 > "$work/fds/data.txt"
+cat > "$work/fds/exhaust.lua" <<'LUA'
+files = {}
+local dir = arg[0]:gsub("[^/]*$", "")
+while true do local f = io.open(dir .. "data.txt") if not f then break end files[#files + 1] = f end
+scenario("reads", function() expect(files[1]:read("l")).to_equal("1") end)
+LUA
+( ulimit -n 256; run exhaust run --junit "$work/fds/report.xml" "$work/fds/exhaust.lua" )
+check "a top level that uses every descriptor: the runner says why its scenario cannot run; the JUnit report is still written" bash -c "
+  grep -q 'could not tell that it runs one thread only (/proc/self/stat: Too many open files)' '$work/exhaust.err' \
+    && grep -q 'cannot open .*exhaust.lua: Too many open files' '$work/exhaust.tap' \
+    && grep -q 'testcase name=\"reads\"' '$work/fds/report.xml' || { cat '$work/exhaust.tap' '$work/exhaust.err'; exit 1; }"
+row "Script's top level opens files until no descriptor is left (ulimit -n 256), with --junit" 1 \
+  "each of its scenarios is an error saying so (no descriptor is left to run it), and stderr why; the JUnit report (open from the start) is written"
 
 check "a top level churning through 40 block sizes under --max-memory 16 passes, and the runner stays under 150 MiB" \
   $py - "$sb" "$scenarios/churn.lua" <<'EOF'

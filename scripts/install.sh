@@ -17,6 +17,7 @@
 #   PREFIX/share/switchboard/examples/       scenarios, Lua targets, module_a.so
 #   PREFIX/share/switchboard/valgrind.supp   the Swift runtime's own blocks
 #   PREFIX/share/doc/switchboard/            README, LICENSE, docs/, examples/
+#   PREFIX/share/man/man1/switchboard.1, switchboard.SUBCOMMAND.1   man pages
 #   PREFIX/share/switchboard/install-manifest.txt   what scripts/uninstall.sh removes
 #
 #   scripts/install.sh [--prefix DIR] [--no-build]
@@ -36,7 +37,7 @@ while [ $# -gt 0 ]; do
     --prefix=*) prefix="${1#--prefix=}"; shift ;;
     --no-build) build=0; shift ;;
     --uninstall) shift; exec "$SB_ROOT/scripts/uninstall.sh" --prefix "$prefix" "$@" ;;
-    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) sb_die "unknown option: $1 (see --help)" ;;
   esac
 done
@@ -133,6 +134,10 @@ for f in README.md LICENSE; do put 644 "$f" "$doc/$f"; done
 { find docs -type f -name '*.md'; find examples -type f ! -name '*.so' ! -name '*.o'; } | sort |
   while read -r f; do put 644 "$f" "$doc/$f"; done
 
+# The manual pages scripts/build.sh generated (man switchboard, man switchboard.run).
+[ -f "$dist/share/man/man1/switchboard.1" ] || sb_die "no manual pages staged in $dist; run scripts/build.sh"
+for page in "$dist"/share/man/man1/*.1; do put 644 "$page" "share/man/man1/${page##*/}"; done
+
 make_dir share/switchboard
 record f "$manifest_path"
 sort -u "$manifest" > "$root/$manifest_path"
@@ -149,5 +154,6 @@ if [ "$prefix" = /usr/local ]; then
 else
   echo "  Lua: LUA_CPATH='$prefix/lib/lua/5.4/?.so;;' lua5.4 -e 'print(require(\"switchboard\").version)'"
 fi
+echo "  Manual: man switchboard, man switchboard.run (with $prefix/bin on PATH, or MANPATH=$prefix/share/man:)"
 echo "  valgrind --suppressions=$prefix/share/switchboard/valgrind.supp ..."
 echo "  Uninstall: scripts/uninstall.sh --prefix $prefix"

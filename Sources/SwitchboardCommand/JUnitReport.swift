@@ -18,26 +18,49 @@ final class JUnitReport {
     }
 
     private var suites: [Suite] = []
+    /// --coverage: written as a suite of no tests whose properties are the
+    /// actions and their status.
+    var coverage: [Coverage.Action]?
     /// The test cases, written out as they come: a file of their own, gone
     /// when the run ends.
     private let spool: UnsafeMutablePointer<FILE>
     private var spooled = 0
+    /// The report, open from the start (so that a stale one never stays,
+    /// and saving needs no new descriptor). Suites before the last never
+    /// change once written: a save writes the header (fixed width, padded)
+    /// and what follows the last of those, so a run's saves cost in all what
+    /// its suites weigh, not that times the number of saves.
+    private let path: String
+    private let out: Int32
+    private var frozen = 0 // suites written for good
+    private var frozenEnd = 0 // where the first suite not frozen starts
+    private static let headerWidth = 240
 
-    init() throws {
+    init(path: String) throws {
         guard let spool = tmpfile() else {
             throw CommandFailure("cannot make a temporary file for the JUnit report: \(String(cString: strerror(errno)))")
         }
+        let out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+        guard out >= 0 else {
+            fclose(spool)
+            throw CommandFailure("cannot write \(path): \(String(cString: strerror(errno)))")
+        }
         self.spool = spool
+        self.path = path
+        self.out = out
     }
 
-    deinit { fclose(spool) }
+    deinit {
+        fclose(spool)
+        close(out)
+    }
 
     func add(_ r: ScenarioResult) throws {
-        // The scenarios of a script come together: its suite is the last one
-        // (but a script given twice has one suite).
+        // The scenarios of a script come together (a script is run once,
+        // however often it is given): its suite is the last one.
         let i: Int
-        if let found = suites.lastIndex(where: { $0.script == r.script }) {
-            i = found
+        if let last = suites.indices.last, samePath(suites[last].script, r.script) {
+            i = last
         } else {
             suites.append(Suite(script: r.script))
             i = suites.count - 1
@@ -58,16 +81,8 @@ final class JUnitReport {
         }
     }
 
-    /// Writes the whole report to `path`, replacing what is there.
-    func write(to path: String, timestamp: String) throws {
-        guard fflush(spool) == 0, let out = fopen(path, "w") else {
-            throw CommandFailure("cannot write \(path): \(String(cString: strerror(errno)))")
-        }
-        defer { fclose(out) }
-        func put(_ text: String) -> Bool {
-            var text = text
-            return text.withUTF8 { fwrite($0.baseAddress, 1, $0.count, out) == $0.count }
-        }
+    /// Brings the report on disk up to date: whole, well formed.
+    func save(timestamp: String) throws {
         var all = Suite(script: "")
         for suite in suites {
             all.tests += suite.tests
@@ -75,24 +90,70 @@ final class JUnitReport {
             all.errors += suite.errors
             all.seconds += suite.seconds
         }
-        var ok = put("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"switchboard\"\(counts(all))>\n")
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        for suite in suites where ok {
-            ok = put("  <testsuite name=\(attribute(suite.script))\(counts(suite)) skipped=\"0\" timestamp=\"\(timestamp)\">\n")
-            for range in suite.cases where ok {
-                var at = range.lowerBound
-                while ok && at < range.upperBound {
-                    let n = buffer.withUnsafeMutableBytes {
-                        pread(fileno(spool), $0.baseAddress, min($0.count, range.upperBound - at), off_t(at))
-                    }
-                    ok = n > 0 && fwrite(buffer, 1, n, out) == n
-                    at += max(n, 0)
-                }
+        var header = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"switchboard\"\(counts(all))"
+        header += String(repeating: " ", count: max(0, Self.headerWidth - header.utf8.count - 2)) + ">\n"
+        guard fflush(spool) == 0, put(header, at: 0) else { throw failure() }
+        if frozenEnd == 0 { frozenEnd = header.utf8.count }
+        var at = frozenEnd
+        for i in frozen..<suites.count {
+            guard let written = write(suites[i], timestamp: timestamp, at: at) else { throw failure() }
+            at += written
+            if i < suites.count - 1 { // a later suite exists: this one is done
+                frozen = i + 1
+                frozenEnd = at
             }
-            ok = ok && put("  </testsuite>\n")
         }
-        ok = ok && put("</testsuites>\n")
-        guard ok, fflush(out) == 0 else { throw CommandFailure("cannot write \(path): \(String(cString: strerror(errno)))") }
+        var tail = ""
+        if let coverage {
+            tail += "  <testsuite name=\"switchboard coverage\" tests=\"0\" failures=\"0\" errors=\"0\" skipped=\"0\" time=\"0.000\">\n"
+            tail += "    <properties>\n"
+            for a in coverage {
+                tail += "      <property name=\(attribute(a.target + "." + a.action)) value=\(attribute(a.status.rawValue))/>\n"
+            }
+            tail += "    </properties>\n  </testsuite>\n"
+        }
+        tail += "</testsuites>\n"
+        guard put(tail, at: at), ftruncate(out, off_t(at + tail.utf8.count)) == 0 else { throw failure() }
+    }
+
+    private func failure() -> CommandFailure {
+        CommandFailure("cannot write \(path): \(String(cString: strerror(errno)))")
+    }
+
+    private func put(_ text: String, at offset: Int) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            var done = 0
+            while done < bytes.count {
+                let n = pwrite(out, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
+                if n <= 0 { return false }
+                done += n
+            }
+            return true
+        }
+    }
+
+    /// One suite at `offset`: its element, its cases copied from the spool.
+    /// The bytes written, or nil.
+    private func write(_ suite: Suite, timestamp: String, at offset: Int) -> Int? {
+        let open = "  <testsuite name=\(attribute(suite.script))\(counts(suite)) skipped=\"0\" timestamp=\"\(timestamp)\">\n"
+        guard put(open, at: offset) else { return nil }
+        var at = offset + open.utf8.count
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        for range in suite.cases {
+            var from = range.lowerBound
+            while from < range.upperBound {
+                let n = buffer.withUnsafeMutableBytes {
+                    pread(fileno(spool), $0.baseAddress, min($0.count, range.upperBound - from), off_t(from))
+                }
+                guard n > 0, buffer.withUnsafeBytes({ pwrite(out, $0.baseAddress, n, off_t(at)) }) == n else { return nil }
+                from += n
+                at += n
+            }
+        }
+        let close = "  </testsuite>\n"
+        guard put(close, at: at) else { return nil }
+        return at + close.utf8.count - offset
     }
 
     private func testcase(_ r: ScenarioResult) -> String {

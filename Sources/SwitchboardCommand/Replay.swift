@@ -50,9 +50,9 @@ extension SwitchboardCLI {
             guard tapDescriptor >= 0 else { throw CommandFailure("cannot duplicate standard output") }
             sbr_detach_stdin()
             let tap = LineWriter(descriptor: tapDescriptor)
-            let junitReport = try junit.map { _ in try JUnitReport() }
+            let junitReport = try junit.map { try JUnitReport(path: $0) }
             let timestamp = wallclock()
-            if let junit { try junitReport?.write(to: junit, timestamp: timestamp) }
+            try junitReport?.save(timestamp: timestamp) // a path that cannot be written fails first
             tap.line("TAP version 14")
             guard !recorded.scenarios.isEmpty else {
                 tap.line("1..0 # SKIP \(trace) holds no calls")
@@ -72,7 +72,7 @@ extension SwitchboardCLI {
                 if let block = outcome.yaml() { tap.write(block) }
                 try junitReport?.add(result)
             }
-            if let junit { try junitReport?.write(to: junit, timestamp: timestamp) }
+            try junitReport?.save(timestamp: timestamp)
             tap.line("# \(totals.calls) calls replayed: \(totals.same) same, \(totals.differ) differ, "
                      + "\(totals.skipped) skipped (failures compare by code, not message)")
             if failed > 0 { throw ExitCode.failure }

@@ -7,6 +7,12 @@ extension SwitchboardCLI {
         static let configuration = CommandConfiguration(
             abstract: "List the targets, actions, schemes and route patterns that the plugins and Lua targets provide.",
             discussion: """
+                Prints, for people, each target with where it comes from (a plugin, a Lua file) \
+                and its actions, with the signature and the params' notes of each action that \
+                has a contract, then the URL schemes, the route patterns, and any rules and \
+                interceptors. With --json it prints the catalogue that \
+                sb_routes_json returns (switchboard gen --catalogue reads it).
+
                 Example, from PREFIX/share/switchboard/examples:
 
                   $ switchboard routes --plugin ./module_a.so --targets targets --json

@@ -48,6 +48,12 @@ extension SwitchboardCLI {
             valueName: "file"))
         var trace: String?
 
+        @Flag(help: "Report which actions of the plugins and Lua targets loaded no scenario called, or called only through a fallback (TAP comments at the end, and in the JUnit report).")
+        var coverage = false
+
+        @Option(help: ArgumentHelp("With --coverage, also write it as JSON to this file.", valueName: "file"))
+        var coverageJson: String?
+
         @Option(help: ArgumentHelp("The TAP version to write: 14, or 13 for older consumers.", valueName: "version"))
         var tapVersion: Int = 14
 
@@ -67,6 +73,7 @@ extension SwitchboardCLI {
             for script in scripts { try PathCheck.readableFile(script, what: "the script \(script)") }
             guard tapVersion == 13 || tapVersion == 14 else { throw ValidationError("--tap-version must be 13 or 14") }
             guard (1...1024).contains(jobs) else { throw ValidationError("--jobs must be from 1 to 1024") }
+            if coverageJson != nil && !coverage { throw ValidationError("--coverage-json needs --coverage") }
             if let filter { _ = try compiled(filter) }
         }
 
@@ -84,15 +91,29 @@ extension SwitchboardCLI {
             let tapDescriptor = sbr_take_stdout()
             guard tapDescriptor >= 0 else { throw CommandFailure("cannot duplicate standard output") }
             sbr_detach_stdin()
-            let settings = RunnerSettings(load: load, limits: limits, trace: traceFile, reportDescriptor: tapDescriptor)
+            let settings = RunnerSettings(load: load, limits: limits, trace: traceFile, reportDescriptor: tapDescriptor,
+                                          coverage: coverage)
+            var reached = Coverage()
             let tap = TAPReport(out: LineWriter(descriptor: tapDescriptor), version: tapVersion, verbose: verbose)
             let progress = Progress(enabled: interactive)
             let pattern = try filter.map(compiled)
 
+            // The JUnit report is made at once, empty: a path that cannot be
+            // written fails before any script runs, and a run that ends early
+            // (a script stuck at its top level) leaves no stale report.
+            let junitReport = try junit.map { try JUnitReport(path: $0) }
+            let timestamp = wallclock()
+            try junitReport?.save(timestamp: timestamp)
+
             // List every script first: the plan comes before the results.
             progress.show("listing scenarios")
             var planned: [Work] = []
+            var given: Set<[UInt8]> = []
             for script in scripts {
+                guard given.insert(Array(script.utf8)).inserted else {
+                    complain("\(script) is given more than once: its scenarios run once")
+                    continue
+                }
                 let listing = ScriptListing(script: script, settings: settings)
                 if let problem = listing.problem {
                     planned.append(Work(script: script, index: -1, name: problem.name, problem: problem))
@@ -108,19 +129,15 @@ extension SwitchboardCLI {
                 throw ExitCode.failure
             }
 
-            let junitReport = try junit.map { _ in try JUnitReport() }
-            let timestamp = wallclock()
             // The report so far, whole. Written before anything runs in this
             // process (a top level, closing a state, a scenario that cannot
             // have a process of its own): a watchdog that ends the run there
             // leaves it. A scenario in a process of its own cannot end the
-            // run, so it does not rewrite the report (which would cost the
-            // size of the report per scenario).
+            // run, so it does not save the report (each save costs what the
+            // last suite weighs).
             func saveJUnit() throws {
-                if let junit { try junitReport?.write(to: junit, timestamp: timestamp) }
+                try junitReport?.save(timestamp: timestamp)
             }
-            // Written at once, so that a path that cannot be written fails before any scenario runs.
-            try saveJUnit()
             progress.clear() // "listing scenarios" must not run into the TAP header
             tap.begin(plannedTests: planned.count)
             var passed = 0, failed = 0, reported = 0
@@ -130,6 +147,7 @@ extension SwitchboardCLI {
                 reported += 1
                 tap.report(reported, result)
                 try junitReport?.add(result)
+                if coverage { reached.add(result) }
                 if result.passed { passed += 1 } else { failed += 1 }
                 if reported < planned.count {
                     let item = planned[reported]
@@ -147,9 +165,9 @@ extension SwitchboardCLI {
                 }
                 // The scenarios of this script that come next, run as one batch.
                 var end = at + 1
-                while end < planned.count && planned[end].problem == nil && planned[end].script == item.script { end += 1 }
+                while end < planned.count && planned[end].problem == nil && samePath(planned[end].script, item.script) { end += 1 }
                 progress.show("[\(at + 1)/\(planned.count)] \(item.script): \(item.name)", passed: passed, failed: failed)
-                if prepared?.script != item.script {
+                if !samePath(prepared?.script ?? "", item.script) {
                     try saveJUnit()
                     prepared = nil
                     prepared = PreparedScript(script: item.script, settings: settings)
@@ -160,8 +178,17 @@ extension SwitchboardCLI {
             }
             try saveJUnit()
             prepared = nil
+            var coverageLines: [String] = []
+            if coverage { // listing the catalogue runs code in this process: the report is saved first
+                let actions = try reached.actions(load: load, limits: limits)
+                coverageLines = Coverage.text(actions)
+                junitReport?.coverage = actions
+                if let coverageJson { try write(Coverage.json(actions), to: coverageJson) }
+                try saveJUnit()
+            }
             progress.clear()
             tap.summary(passed: passed, failed: failed, seconds: monotonicSeconds() - started)
+            coverageLines.forEach(tap.comment)
             if failed > 0 { throw ExitCode.failure }
         }
 
@@ -173,6 +200,12 @@ extension SwitchboardCLI {
             var problem: ScenarioResult?
         }
     }
+}
+
+/// Paths are bytes: two spellings of one name in Unicode are two files, which
+/// String's == (canonical equivalence) would take for one.
+func samePath(_ a: String, _ b: String) -> Bool {
+    a.utf8.elementsEqual(b.utf8)
 }
 
 func monotonicSeconds() -> Double {

@@ -11,7 +11,8 @@ final class RunnerSettings {
     private var arrays: [UnsafeMutablePointer<UnsafePointer<CChar>?>] = []
     private var prelude: UnsafeMutableBufferPointer<CChar>?
 
-    init<Subject>(load: LoadOptions, limits: LimitOptions<Subject>, trace: TraceFile? = nil, reportDescriptor: Int32 = STDOUT_FILENO) {
+    init<Subject>(load: LoadOptions, limits: LimitOptions<Subject>, trace: TraceFile? = nil, reportDescriptor: Int32 = STDOUT_FILENO,
+                  coverage: Bool = false) {
         let plugins = cArray(load.plugins)
         let directories = cArray(load.targetDirectories)
         config.plugins = UnsafePointer(plugins)
@@ -30,6 +31,7 @@ final class RunnerSettings {
         config.prelude = UnsafePointer(buffer.baseAddress)
         config.prelude_length = source.count
         config.report_fd = reportDescriptor
+        config.coverage = coverage ? 1 : 0
         if let trace {
             config.trace = { context, line, length in
                 guard let context, let line else { return }

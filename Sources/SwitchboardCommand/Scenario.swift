@@ -23,6 +23,7 @@ final class ScenarioResult {
     let step: String?
     let traceback: String?
     let output: String?
+    let calls: String? // --coverage: what it called (sbr_result.calls)
     let steps: [Step]
     let seconds: Double
 
@@ -41,6 +42,7 @@ final class ScenarioResult {
         step = text(r.step)
         traceback = text(r.traceback)
         output = text(r.output)
+        calls = text(r.calls)
         steps = (0..<r.step_count).map { i in
             let s = r.steps[i]
             return Step(name: text(s.name) ?? "", status: text(s.status) ?? "", seconds: s.seconds)
@@ -59,6 +61,7 @@ final class ScenarioResult {
         location = nil
         step = nil
         traceback = nil
+        calls = nil
         steps = []
     }
 

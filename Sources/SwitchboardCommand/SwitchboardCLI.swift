@@ -13,7 +13,27 @@ struct SwitchboardCLI: ParsableCommand {
         commandName: "switchboard",
         abstract: "Drive Switchboard targets (C plugins, Lua targets) from the command line.",
         discussion: """
-            Examples, from the examples that scripts/install.sh puts in PREFIX/share/switchboard/examples:
+            Switchboard is a Target-Action mediator: a caller names a target, an action and \
+            params (or a URL), and the mediator finds the target and runs the action, so the \
+            parts of a program never import each other. This command loads C plugins \
+            (--plugin: shared objects exporting Target_<Name> tables) and directories of Lua \
+            targets (--targets) into a fresh mediator, then runs Lua scenario scripts against \
+            them and reports in TAP (run), performs one call and prints its result as JSON \
+            (call), re-issues the calls of a recorded --trace file and reports every result \
+            that differs (replay), lists the targets, actions, schemes and route patterns they \
+            provide (routes), or writes typed Swift, C or Lua wrappers for the actions that have \
+            contracts (gen).
+
+            Lua code runs sandboxed and within limits that every subcommand takes as options: \
+            --timeout, --max-instructions, --max-memory and --grace; --allow-os lifts the \
+            sandbox. A usage error (an unknown option, a path that is missing or of the wrong \
+            kind) exits with status 64 before anything runs.
+
+            Each subcommand has its own help (switchboard help run, or the manual page \
+            switchboard.run). The scenario API is described in \
+            PREFIX/share/doc/switchboard/docs/scenarios.md.
+
+            Examples, from PREFIX/share/switchboard/examples (installed with the command):
 
               $ switchboard run --plugin ./module_a.so --targets targets scenarios/*.lua
               $ switchboard call --plugin ./module_a.so A cell '{"identifier": "Row"}'

@@ -31,6 +31,11 @@ struct TAPReport {
         out.line("# \(passed) passed, \(failed) failed (\(formatSeconds(seconds)))")
     }
 
+    /// A line that is already a TAP comment ("# ...").
+    func comment(_ line: String) {
+        out.line(line)
+    }
+
     private func description(_ r: ScenarioResult) -> String { tapDescription("\(r.script): \(r.name)") }
 
     /// A YAML block, every value a double-quoted (JSON) string or a number.

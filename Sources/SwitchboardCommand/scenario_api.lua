@@ -50,8 +50,14 @@ local function sorted_keys(t)
   return keys
 end
 
+-- Deep or long tables are cut short: 40 entries a table, 6 levels, and 400
+-- entries in all (a table shared by many others is shown each time it is
+-- met); a table's keys are sorted only when it has few.
+local SHOWN_IN_ALL, KEYS_SORTED = 400, 1000
+
 function show(v, depth, seen)
   depth, seen = depth or 0, seen or {}
+  seen.budget = seen.budget or SHOWN_IN_ALL
   local t = type(v)
   if t == "string" then
     if #v > 200 then return gsub(format("%q", sub(v, 1, 200)), "\\\n", "\\n") .. "..." end
@@ -69,16 +75,31 @@ function show(v, depth, seen)
     return tostring(v)
   end
   if seen[v] then return "<cycle>" end
-  if depth >= 6 then return "{...}" end
+  if depth >= 6 or seen.budget <= 0 then return "{...}" end
   seen[v] = true
   local parts, n = {}, #v
-  for i = 1, n do parts[#parts + 1] = show(v[i], depth + 1, seen) end
-  for _, k in ipairs(sorted_keys(v)) do
-    if not (math_type(k) == "integer" and k >= 1 and k <= n) then
+  local function full() return #parts >= 40 or seen.budget <= 0 end
+  for i = 1, n do
+    if full() then break end
+    seen.budget = seen.budget - 1
+    parts[#parts + 1] = show(v[i], depth + 1, seen)
+  end
+  if not full() then
+    local keys = {}
+    for k in next, v do
+      if not (math_type(k) == "integer" and k >= 1 and k <= n) then
+        keys[#keys + 1] = k
+        if #keys >= KEYS_SORTED then break end
+      end
+    end
+    sort(keys, key_order)
+    for _, k in ipairs(keys) do
+      if full() then break end
+      seen.budget = seen.budget - 1
       parts[#parts + 1] = show_key(k) .. " = " .. show(v[k], depth + 1, seen)
     end
-    if #parts > 40 then parts[#parts + 1] = "..."; break end
   end
+  if full() then parts[#parts + 1] = "..." end
   seen[v] = nil
   return "{" .. concat(parts, ", ") .. "}"
 end
@@ -108,13 +129,23 @@ local function difference(expected, actual, path, seen)
   seen[expected] = seen[expected] or {}
   if seen[expected][actual] then return nil end
   seen[expected][actual] = true
-  for _, k in ipairs(sorted_keys(expected)) do
-    local p, e, a = difference(expected[k], actual[k], path_of(path, k), seen)
-    if p then return p, e, a end
+  -- The first difference in key order, found without sorting the keys (a
+  -- table of a million keys sorted by a Lua comparison took seconds): only
+  -- a key that would come before the one found so far is compared.
+  local first, p, e, a
+  for k, v in next, expected do
+    local other = actual[k]
+    local same = rawequal(v, other) and math_type(v) == math_type(other) -- (3 and 3.0 are rawequal)
+    if not same and (first == nil or key_order(k, first)) then
+      local kp, ke, ka = difference(v, other, path_of(path, k), seen)
+      if kp then first, p, e, a = k, kp, ke, ka end
+    end
   end
-  for _, k in ipairs(sorted_keys(actual)) do
-    if expected[k] == nil then return path_of(path, k), nil, actual[k] end
+  if first ~= nil then return p, e, a end
+  for k in next, actual do
+    if expected[k] == nil and (first == nil or key_order(k, first)) then first = k end
   end
+  if first ~= nil then return path_of(path, first), nil, actual[first] end
   return nil
 end
 
@@ -153,7 +184,7 @@ local function script_traceback()
   for i, line in ipairs(lines) do
     local next_line = lines[i + 1] or ""
     local ours = find(line, "^\t%(scenario API%):")
-      or (find(line, "^\t%[C%]: in function '[x]?pcall'") and (find(next_line, "^\t%(scenario API%):") or next_line == ""))
+      or (find(line, "^\t%[C%]: in %a+ '[x]?pcall'") and (find(next_line, "^\t%(scenario API%):") or next_line == ""))
       or (find(line, "^\t%[C%]: in %?$") and next_line == "")
     if not ours then kept[#kept + 1] = line end
   end
@@ -366,10 +397,14 @@ end
 -- Runs fn as a named step; the report names the step that failed.
 function step(name, fn)
   if type(name) ~= "string" then error("step(name, fn): name must be a string", 2) end
+  if #name > NAME_LIMIT then
+    error(format("step(name, fn): name must be at most %d bytes (this one has %d)", NAME_LIMIT, #name), 2)
+  end
   if type(fn) ~= "function" then error("step(name, fn): fn must be a function", 2) end
   if not running then error("step() outside a scenario", 2) end
   local stack = running.stack
   local full = #stack > 0 and (stack[#stack].name .. " / " .. name) or name
+  if #full > 4 * NAME_LIMIT then full = "... / " .. name end -- nested deep: the innermost names
   local record = { name = full, status = "running", started = now() }
   running.steps[#running.steps + 1] = record
   stack[#stack + 1] = record
@@ -534,6 +569,51 @@ if helpers.trace then
   end)
 end
 
+---------------------------------------------------------------- --coverage
+
+-- What a scenario called, told apart at its end by what its mediator knew
+-- then: a known target's listed action was called; a call that succeeded
+-- though its action was not listed was answered by the target's notFound,
+-- or, failing that (or for a target not known), by NoTargetAction. (The
+-- rules and the degrade handler answer too; they are not told apart.)
+local called = nil -- "target\taction" -> true when one such call succeeded
+
+if helpers.coverage then
+  called = {}
+  sb.observe(function(event)
+    if event.phase ~= "end" or not running or not event.target or not event.action then return end
+    local key = event.target .. "\t" .. event.action
+    called[key] = called[key] or not event.code
+  end)
+end
+
+local function coverage_lines()
+  local known = {}
+  for _, t in ipairs(sb.routes().targets) do
+    local actions = {}
+    for _, name in ipairs(t.actions) do actions[name] = true end
+    known[t.name] = actions
+  end
+  local lines, seen = {}, {}
+  local function add(how, target, action)
+    local line = how .. "\t" .. target .. "\t" .. action
+    if not seen[line] then seen[line], lines[#lines + 1] = true, line end
+  end
+  for key, succeeded in pairs(called) do
+    local target, action = match(key, "^(.-)\t(.*)$")
+    local actions = known[target]
+    if actions and actions[action] then
+      add("called", target, action)
+    elseif succeeded and actions and actions.notFound then
+      add("fallback", target, "notFound")
+    elseif succeeded then
+      add("fallback", "NoTargetAction", "response")
+    end
+  end
+  table.sort(lines)
+  return concat(lines, "\n")
+end
+
 ---------------------------------------------------------------- the runner's side
 
 local function where_of(message)
@@ -543,7 +623,12 @@ end
 -- The error handler: failures stay failures, errors get a traceback.
 local function handler(err)
   if is_failure(err) then return err end
-  local message = type(err) == "string" and err or ("error object: " .. show(err))
+  local message = type(err) == "string" and err or nil
+  if not message and (type(err) == "table" or type(err) == "userdata") then
+    local ok, text = pcall(tostring, err) -- its __tostring, if it has one
+    if ok and type(text) == "string" and not find(text, "^%a+: 0x%x+$") then message = text end
+  end
+  message = message or ("error object: " .. show(err))
   -- Raised inside a step: the step saw the stack where it was raised.
   local raised = running and running.raised
   local trace = raised and rawequal(raised.err, err) and raised.traceback or script_traceback()
@@ -555,11 +640,23 @@ local function current_step()
   return stack and #stack > 0 and stack[#stack].name or nil
 end
 
+-- The steps a report shows: all of them, or the first and the last
+-- STEPS_SHOWN / 2 around a line saying how many are not shown.
+local STEPS_SHOWN = 1000
+
 local function step_reports()
-  local steps = {}
-  for i, record in ipairs(running and running.steps or {}) do
+  local steps, records = {}, running and running.steps or {}
+  local function add(record)
     local status = record.status == "running" and "failed" or record.status
-    steps[i] = { name = record.name, status = status, seconds = record.seconds or (now() - record.started) }
+    steps[#steps + 1] = { name = record.name, status = status, seconds = record.seconds or (now() - record.started) }
+  end
+  local n, half = #records, STEPS_SHOWN // 2
+  for i = 1, n do
+    if n <= STEPS_SHOWN or i <= half or i > n - half then
+      add(records[i])
+    elseif i == half + 1 then
+      steps[#steps + 1] = { name = format("(%d steps not shown)", n - 2 * half), status = "not shown", seconds = 0 }
+    end
   end
   return steps
 end
@@ -598,6 +695,7 @@ function control.run(index, name)
   end
   report.steps = step_reports()
   report.output = captured_output()
+  if called then report.calls = coverage_lines() end
   return report
 end
 

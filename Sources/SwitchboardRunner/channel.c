@@ -93,6 +93,7 @@ int sbr_channel_send_result(int fd, const sbr_result *r) {
     put_string(&b, r->step);
     put_string(&b, r->traceback);
     put_string(&b, r->output);
+    put_string(&b, r->calls);
     put_size(&b, r->step_count);
     for (size_t i = 0; i < r->step_count; i++) {
         put_string(&b, r->steps[i].name);
@@ -195,6 +196,7 @@ int sbr_channel_decode_result(const char *payload, size_t length, sbr_result *r)
     r->step = get_string(&c);
     r->traceback = get_string(&c);
     r->output = get_string(&c);
+    r->calls = get_string(&c);
     uint64_t steps = 0;
     get(&c, &steps, sizeof steps);
     /* Each step takes at least 24 bytes: a count past that is not ours. */

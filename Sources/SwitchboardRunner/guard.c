@@ -219,6 +219,42 @@ static int coroutine_made(lua_State *L) {
     return 1;
 }
 
+/* xpcall's message handler runs where the error was raised; raised by a
+ * limit, that is inside the count hook, where Lua calls no hook: a handler
+ * that looped would run with no limit at all. So once a limit has tripped
+ * (or the report's budget ran out), the script's handlers are not called:
+ * the limit's error goes on unchanged. */
+static int guarded_handler(lua_State *L) {
+    void *ud = NULL;
+    lua_getallocf(L, &ud);
+    sbr_guard *g = ud;
+    if (g->tripped || (g->relaxed && g->after > AFTER_BUDGET)) return 1; /* the error, as it is */
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    return 1;
+}
+
+static int guarded_xpcall(lua_State *L) {
+    luaL_checktype(L, 2, LUA_TFUNCTION);
+    lua_pushvalue(L, 2);
+    lua_pushcclosure(L, guarded_handler, 1);
+    lua_replace(L, 2);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+void sbr_guard_handlers(lua_State *L) {
+    if (lua_getglobal(L, "xpcall") == LUA_TFUNCTION) {
+        lua_pushcclosure(L, guarded_xpcall, 1);
+        lua_setglobal(L, "xpcall");
+    } else {
+        lua_pop(L, 1);
+    }
+}
+
 void sbr_guard_coroutines(lua_State *L) {
     lua_getglobal(L, "coroutine");
     if (lua_type(L, -1) == LUA_TTABLE) {

@@ -69,6 +69,10 @@ void sbr_guard_resume(sbr_guard *g, double spent);
 /* Makes every coroutine of the state count against its one instruction
  * budget (wraps coroutine.create and coroutine.wrap). */
 void sbr_guard_coroutines(lua_State *L);
+/* Makes xpcall call no message handler of the script once a limit tripped
+ * (a handler runs where Lua calls no hook). After the scenario API has
+ * captured the original. */
+void sbr_guard_handlers(lua_State *L);
 /* The state's sb_lua_set_charge function (`ud` is the guard): memory the
  * library holds on the state's behalf counts against --max-memory. */
 int sbr_guard_charge(void *ud, long long bytes);
@@ -134,6 +138,8 @@ void sbr_isolation_guard_exit(lua_State *L);
 void sbr_isolate_scenario_process(const sbr_descriptors *opened, int channel, lua_State *L);
 /* 1 in a scenario's own process. */
 extern int sbr_in_scenario_process;
+/* 1 once the script called math.randomseed with a seed of its own. */
+extern int sbr_seeded_by_script;
 
 /* A script prepared once (see script.c): a mediator and a state in which
  * the scenario API and the script's top level have run, never used again
@@ -154,7 +160,8 @@ struct sbr_script {
 };
 
 /* script.c: 1 when this process runs one thread only (Linux:
- * /proc/self/stat): only then is a fork a whole copy. */
+ * /proc/self/stat): only then is a fork a whole copy. 0 when more run; -1
+ * when it cannot be told (errno says why). */
 int sbr_single_threaded(void);
 /* script.c, in a forked child: runs scenario `index` in its copy of the
  * prepared state, sends its report up `channel`, and ends the process. */

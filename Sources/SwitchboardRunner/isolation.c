@@ -17,7 +17,8 @@
  *     whatever it started as one group;
  *   - math.random gets a fresh seed (and math.randomseed() with no
  *     arguments draws one): the copied seed would give every scenario the
- *     same numbers.
+ *     same numbers. Unless the top level chose a seed: then each scenario
+ *     draws the numbers it drew when it re-ran the top level for itself.
  */
 #include "internal.h"
 
@@ -166,8 +167,11 @@ static lua_Integer entropy(void) {
 
 /* math.randomseed: with no arguments, a seed from entropy (Lua's own mixes
  * the time in seconds with addresses, which every forked copy shares). */
+int sbr_seeded_by_script = 0;
+
 static int fresh_randomseed(lua_State *L) {
     int given = lua_gettop(L);
+    if (given > 0) sbr_seeded_by_script = 1;
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
     if (given == 0) {
@@ -212,9 +216,11 @@ void sbr_isolate_scenario_process(const sbr_descriptors *opened, int channel, lu
     keep k = {.opened = opened, .channel = channel, .limit = RLIM_INFINITY};
     if (getrlimit(RLIMIT_NOFILE, &files) == 0) k.limit = files.rlim_cur;
     each_descriptor(close_unless_kept, &k);
-    lua_pushcfunction(L, protected_reseed);
-    (void)lua_pcall(L, 0, 0, 0); /* best effort: without it, the copied seed */
-    lua_settop(L, 0);
+    if (!sbr_seeded_by_script) { /* a seed the top level chose stays: each scenario draws as it did alone */
+        lua_pushcfunction(L, protected_reseed);
+        (void)lua_pcall(L, 0, 0, 0); /* best effort: without it, the copied seed */
+        lua_settop(L, 0);
+    }
 }
 
 /* os.exit: ends a scenario's own process (its parent reports how); in the

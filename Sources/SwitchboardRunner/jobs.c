@@ -237,9 +237,17 @@ size_t sbr_script_run_jobs(sbr_script *s, const size_t *indices, const char *con
                            unsigned jobs, sbr_report_fn report, void *context) {
     if (s == NULL || indices == NULL || names == NULL || report == NULL || count == 0) return 0;
     if (!s->ready) return report_problem(s, indices, names, count, report, context);
-    if (!sbr_single_threaded()) {
-        s->not_forked = "another thread is running after the script's top level (a plugin's?), and a process "
-                        "forked now would hold only this one";
+    int single = sbr_single_threaded();
+    if (single != 1) {
+        static char why[200];
+        if (single < 0) {
+            snprintf(why, sizeof why, "the runner could not tell that it runs one thread only (/proc/self/stat: %s)",
+                     strerror(errno));
+            s->not_forked = why;
+        } else {
+            s->not_forked = "another thread is running after the script's top level (a plugin's?), and a process "
+                            "forked now would hold only this one";
+        }
         return 0;
     }
     if (jobs == 0) jobs = 1;

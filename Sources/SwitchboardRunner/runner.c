@@ -90,6 +90,8 @@ static void push_helpers(lua_State *L, const frame *f) {
     }
     lua_pushstring(L, f->script);
     lua_setfield(L, -2, "script");
+    lua_pushboolean(L, f->config->coverage);
+    lua_setfield(L, -2, "coverage");
 }
 
 /* ------------------------------------------------------------- results */
@@ -121,6 +123,7 @@ static void copy_report(lua_State *L, int idx, sbr_result *r) {
     if (r->step == NULL) r->step = field_string(L, idx, "step");
     if (r->traceback == NULL) r->traceback = field_string(L, idx, "traceback");
     if (r->output == NULL) r->output = field_string(L, idx, "output");
+    if (r->calls == NULL) r->calls = field_string(L, idx, "calls");
     if (lua_getfield(L, idx, "steps") == LUA_TTABLE && r->steps == NULL) {
         size_t n = (size_t)luaL_len(L, -1);
         r->steps = n > 0 ? calloc(n, sizeof *r->steps) : NULL;
@@ -169,6 +172,7 @@ static int protected_main(lua_State *L) {
     push_helpers(L, f);
     lua_call(L, 1, 1);
     luaL_checktype(L, -1, LUA_TTABLE);
+    sbr_guard_handlers(L); /* the script's xpcall; the API keeps the original */
     lua_setfield(L, LUA_REGISTRYINDEX, CONTROL_KEY);
     f->loaded = 1;
 
@@ -415,6 +419,7 @@ void sbr_result_clear(sbr_result *r) {
     free(r->step);
     free(r->traceback);
     free(r->output);
+    free(r->calls);
     for (size_t i = 0; i < r->step_count; i++) {
         free(r->steps[i].name);
         free(r->steps[i].status);

@@ -55,6 +55,7 @@ sbr_script *sbr_script_open(const sbr_config *config, const char *script) {
 #endif
     sbr_descriptors before;
     sbr_descriptors_snapshot(&before);
+    sbr_seeded_by_script = 0; /* this script's top level may set it */
     sbr_script_prepare(s);
     if (s->ready) {
         sbr_descriptors_snapshot(&s->opened);
@@ -79,11 +80,11 @@ void sbr_script_close(sbr_script *s) {
 int sbr_single_threaded(void) {
 #ifdef __linux__
     int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 0;
+    if (fd < 0) return -1;
     char text[1024];
     ssize_t n = read(fd, text, sizeof text - 1);
     close(fd);
-    if (n <= 0) return 0;
+    if (n <= 0) return -1;
     text[n] = '\0';
     /* The name, in parentheses, may hold anything: count fields after its
      * last ')'. num_threads is field 20; field 3 comes first. */

@@ -56,6 +56,7 @@ typedef struct sbr_config {
     size_t max_memory_bytes;    /* per scenario Lua state; 0 for none */
     double grace_seconds;       /* past the timeout, before the watchdog ends the run */
     int allow_os;               /* 1: no sandbox */
+    int coverage;               /* 1: results list the actions called (sbr_result.calls) */
     const char *prelude;        /* the scenario API (Lua source, see ScenarioAPI.swift) */
     size_t prelude_length;
     /* Called with each --trace line (one JSON object, no newline); NULL: no tracing. */
@@ -87,6 +88,8 @@ typedef struct sbr_result {
     char *step;      /* the step that failed */
     char *traceback; /* for errors */
     char *output;    /* what print and io.write wrote while it ran */
+    char *calls;     /* with config->coverage: what it called, a line each:
+                        "called" or "fallback", target, action, tab-separated */
     sbr_step *steps;
     size_t step_count;
     double seconds;
