@@ -81,7 +81,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             exclude: ["exports.list"],
-            resources: [.embedInCode("scenario_api.lua")],
+            resources: [.embedInCode("scenario_api.lua"), .embedInCode("replay.lua")],
             linkerSettings: [.unsafeFlags([
                 "-Xlinker", "--dynamic-list=\(root)/Sources/SwitchboardCommand/exports.list",
             ])]),

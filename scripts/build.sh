@@ -58,7 +58,7 @@ install -m 755 .build/release/switchboard-cli "$dist/bin/switchboard"
 # The examples the command's --help refers to, ready to run from one folder.
 examples="$dist/share/switchboard/examples"
 mkdir -p "$examples/scenarios" "$examples/targets"
-cp examples/scenarios/*.lua "$examples/scenarios/"
+cp examples/scenarios/*.lua examples/scenarios/*.jsonl "$examples/scenarios/"
 cp examples/lua/targets/*.lua examples/scenarios/targets/*.lua "$examples/targets/"
 cc -std=c99 -Wall -Wextra -Werror -pedantic -O2 -shared -fPIC -I include examples/c/module_a.c -o "$examples/module_a.so"
 

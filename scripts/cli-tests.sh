@@ -729,6 +729,9 @@ assert calls == [("perform", "A"), ("perform", "Nobody"), ("open", "app://A/cell
                  ("open", "app://A/nativeNoImage"), ("perform", "A"), ("perform", "Inner")], calls
 for r in records:
     assert r["scenario"] == "traced calls" and r["time"].endswith("Z") and isinstance(r["duration_us"], int), r
+    assert r["script"] == "Tests/cli/scenarios/trace.lua", r
+    assert list(r)[:5] == ["time", "script", "scenario", "depth", "call"], list(r)
+assert [r["depth"] for r in records] == [1, 1, 1, 1, 2, 1], [r["depth"] for r in records]  # Inner.go made A's call
 first, missing, url_ok, refused, inner, outer = records
 assert first["action"] == "nativeFetchDetailViewController"
 assert first["params"] == {"key": "k1", "n": 3, "x": 2.5}, first["params"]
@@ -739,6 +742,157 @@ assert url_ok["result"]["identifier"] == "Traced", url_ok
 assert refused["code"] == "EREJECTED", refused
 assert outer["params"] == {"nan": "NaN"} and outer["result"]["image"] == "placeholder.png", outer
 EOF
+echo "replay"
+# replay_run NAME TRACE [args...]: switchboard replay with the example plugin and Lua targets.
+replay_run() { local name=$1 trace=$2; shift 2; run "$name" replay "${load[@]}" "$@" "$trace"; }
+run examples_traced run "${load[@]}" --trace "$work/examples.jsonl" "$examples"/scenarios/*.lua
+replay_run replay_examples "$work/examples.jsonl" --junit "$work/replay.xml"
+check "replay of every example's trace on the same build: what the trace cannot carry is skipped or differs, as documented" \
+  $py - "$work/replay_examples.tap" "$work/replay_examples.status" "$work/examples.jsonl" "$work/replay.xml" <<'PY'
+import json, sys
+from tap.parser import Parser
+from junitparser import JUnitXml
+lines = list(Parser().parse_file(sys.argv[1]))
+tests = [l for l in lines if l.category == "test"]
+records = [json.loads(l) for l in open(sys.argv[3])]
+groups = list(dict.fromkeys((r["script"], r["scenario"]) for r in records))
+names = ["%s: %s" % (script, scenario if scenario is not None else "(the script's top level)") for script, scenario in groups]
+assert [t.description.removeprefix("- ") for t in tests] == names, [t.description for t in tests]
+assert open(sys.argv[2]).read().strip() == "1", open(sys.argv[1]).read()
+# A route pattern the scenario set, and the cache call option (not in a trace), make these two differ.
+failing = {t.description.split(": ", 1)[1]: t.yaml_block for t in tests if not t.ok}
+assert sorted(failing) == ["a cached target keeps its state until it is released",
+                           "a route pattern sends a URL to a Lua target"], failing
+assert [d["call"] for d in failing["a cached target keeps its state until it is released"]["differs"]] == ["A.cell", "A.cell"]
+skipped = [s for t in tests if t.yaml_block for s in t.yaml_block.get("skipped", [])]
+assert {s["call"] for s in skipped} >= {"A.showAlert", "Drafts.discard", "PayFallback.charge"}, skipped
+assert all("<userdata>" in s["reason"] for s in skipped if s["call"] == "A.showAlert"), skipped
+summary = [l.text for l in lines if l.category == "diagnostic"][-1]
+depth1 = sum(1 for r in records if r["depth"] == 1)
+assert "%d calls replayed: " % depth1 in summary and "(failures compare by code, not message)" in summary, summary
+cases = [c for suite in JUnitXml.fromfile(sys.argv[4]) for c in suite]
+assert len(cases) == len(groups) and sum(1 for c in cases if not c.is_passed) == 2, cases
+PY
+check "replay of the committed example trace (examples/scenarios/module_a.jsonl): nothing differs, exit 0" bash -c "
+  cd '$examples' && '$sb' replay --plugin ./module_a.so --targets targets scenarios/module_a.jsonl > '$work/committed.tap' \
+    && grep -q '^# 8 calls replayed: 6 same, 0 differ, 2 skipped' '$work/committed.tap' || { cat '$work/committed.tap'; exit 1; }"
+printf '%s\n' '{"time":"t","script":"s.lua","scenario":"prints","depth":1,"call":"perform","target":"A","action":"showAlert","params":{"message":"Hello"},"result":"no callback for the tapped button","duration_us":1}' > "$work/prints.jsonl"
+replay_run prints "$work/prints.jsonl"
+check "what a plugin prints while replayed goes to standard error, off the TAP stream" bash -c "
+  [ \$(cat '$work/prints.status') = 0 ] && ! grep -q 'alert:' '$work/prints.tap' && grep -q 'alert: \"Hello\"' '$work/prints.err' \
+    && grep -q '^ok 1 - s.lua: prints' '$work/prints.tap' || { cat '$work/prints.tap' '$work/prints.err'; exit 1; }"
+
+replay_run replay_trace "$work/trace.jsonl"
+check "replay of trace.lua: the refused URL is refused again, ENOTARGET compares by code, sb.target's target is skipped" \
+  $py - "$work/replay_trace.tap" "$work/replay_trace.status" <<'PY'
+import sys
+from tap.parser import Parser
+tests = [l for l in Parser().parse_file(sys.argv[1]) if l.category == "test"]
+assert open(sys.argv[2]).read().strip() == "0" and len(tests) == 1 and tests[0].ok, open(sys.argv[1]).read()
+block = tests[0].yaml_block
+assert [s["call"] for s in block["skipped"]] == ["Inner.go"] and "registered from Lua" in block["skipped"][0]["reason"], block
+assert block["nested_calls_not_replayed"] == 1, block
+assert "# 5 calls replayed: 4 same, 0 differ, 1 skipped" in open(sys.argv[1]).read()
+PY
+
+# A record edited to say another result, and one claiming a refused URL succeeded.
+$py - "$work/trace.jsonl" "$work/edited.jsonl" <<'PY'
+import json, sys
+out = []
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r.get("target") == "A" and r["action"] == "nativeFetchDetailViewController":
+        r["result"]["title"] = "not k1"
+    if r.get("url") == "app://A/nativeNoImage":
+        del r["code"], r["error"]
+        r["result"] = {"image": "placeholder.png", "page": "NoImageViewController"}
+    out.append(json.dumps(r))
+open(sys.argv[2], "w").write("\n".join(out) + "\n")
+PY
+replay_run replay_edited "$work/edited.jsonl"
+check "a record edited to another result differs: exit 1, the YAML names the calls, recorded and now" \
+  $py - "$work/replay_edited.tap" "$work/replay_edited.status" <<'PY'
+import json, sys
+from tap.parser import Parser
+tests = [l for l in Parser().parse_file(sys.argv[1]) if l.category == "test"]
+assert open(sys.argv[2]).read().strip() == "1" and len(tests) == 1 and not tests[0].ok, open(sys.argv[1]).read()
+differs = tests[0].yaml_block["differs"]
+assert [d["call"] for d in differs] == ["A.nativeFetchDetailViewController", "open app://A/nativeNoImage"], differs
+assert [d["line"] for d in differs] == [1, 4], differs
+assert json.loads(differs[0]["recorded"])["result"]["title"] == "not k1", differs[0]
+assert json.loads(differs[0]["now"])["result"]["title"] == "k1", differs[0]
+assert json.loads(differs[1]["now"]) == {"code": "EREJECTED"}, differs[1]  # the URL policy still refuses it
+assert tests[0].yaml_block["message"] == "2 calls differ of 5 replayed", tests[0].yaml_block
+PY
+
+# Hand-written records: values that must round-trip, errors compared by code.
+mkdir -p "$work/echo_targets"
+cat > "$work/echo_targets/Target_Echo.lua" <<'LUA'
+return { echo = function(params) return params end,
+         fail = function() error("a message that changes: " .. tostring({})) end }
+LUA
+cat > "$work/roundtrip.lua" <<'LUA'
+scenario("values that JSON cannot hold as such", function()
+  sb.perform("Echo", "echo", { bytes = "\xff\x00\xfe", nan = 0 / 0, inf = math.huge, ninf = -math.huge,
+                               f = 3.0, i = 3, big = 2 ^ 63, list = { 1, "\xc3\xa9", { deep = { true } } } })
+  sb.perform("Echo", "fail")
+  sb.open("app://Echo/echo?x=1", { y = "\xff" })
+end)
+LUA
+run roundtrip_rec run --targets "$work/echo_targets" --trace "$work/roundtrip.jsonl" "$work/roundtrip.lua"
+run roundtrip replay --targets "$work/echo_targets" "$work/roundtrip.jsonl"
+check "bytes, NaN, infinities, 3.0 and a failure's changing message replay the same" bash -c "
+  [ \$(cat '$work/roundtrip.status') = 0 ] && grep -q '^ok 1 ' '$work/roundtrip.tap' \
+    && grep -q '# 3 calls replayed: 3 same, 0 differ, 0 skipped' '$work/roundtrip.tap' \
+    && grep -q '\"\$bytes\":\"ff00fe\"' '$work/roundtrip.jsonl' && grep -q '\"nan\":\"NaN\"' '$work/roundtrip.jsonl' \
+    || { cat '$work/roundtrip.tap' '$work/roundtrip.err' '$work/roundtrip.jsonl'; exit 1; }"
+
+# not_a_trace NAME PATTERN: replay of $work/NAME.jsonl exits 64 with PATTERN on stderr, no TAP.
+not_a_trace() {
+  replay_run "$1" "$work/$1.jsonl"
+  status_is "$1" 64 && has "$1.err" "$2" && [ ! -s "$work/$1.tap" ]
+}
+good=$(head -1 "$work/trace.jsonl")
+printf '%s\nnot json\n' "$good" > "$work/malformed.jsonl"
+check "a line that is not JSON: 64, naming the line" not_a_trace malformed "malformed.jsonl line 2: not JSON"
+printf '%s\n{"call":"perform","target":"A","action":"x","params":{},"result":1}\n' "$good" > "$work/old.jsonl"
+check "a record without script and depth (an older trace): 64, naming the line" not_a_trace old 'old.jsonl line 2: no "script"'
+printf '%s\n[1,2]\n' "$good" > "$work/array.jsonl"
+check "a JSON line that is not an object: 64" not_a_trace array "array.jsonl line 2: not a JSON object"
+printf '%s\n' "$good" | sed 's/"params"/"par\xffams"/' > "$work/utf8.jsonl"
+check "invalid UTF-8: 64, naming the line" not_a_trace utf8 "utf8.jsonl line 1: not JSON"
+printf '%s\n' "$good" | sed 's/"k1"/"k\x001"/' > "$work/nul.jsonl"
+check "a NUL byte: 64, naming the line and byte" not_a_trace nul "nul.jsonl line 1: a NUL byte at byte"
+$py -c "import sys; sys.stdout.write('{\"x\":\"' + 'a' * (17 << 20) + '\"}\n')" > "$work/huge.jsonl"
+check "a line over 16 MiB: 64, before it is read whole" not_a_trace huge "huge.jsonl line 1: longer than 16 MiB"
+$py -c "print('{\"time\":\"t\",\"script\":\"s\",\"scenario\":\"deep\",\"depth\":1,\"call\":\"perform\",\"target\":\"A\",\"action\":\"nativeNoImage\",\"params\":{\"d\":' + '[' * 300 + ']' * 300 + '},\"result\":null}')" > "$work/deep.jsonl"
+check "JSON nested past SB_MAX_DEPTH: 64" not_a_trace deep "deep.jsonl line 1: not JSON"
+$py -c "print('{\"time\":\"t\",\"script\":\"s\",\"scenario\":\"deep\",\"depth\":1,\"call\":\"perform\",\"target\":\"Echo\",\"action\":\"echo\",\"params\":{\"d\":' + '[' * 150 + ']' * 150 + '},\"result\":null}')" > "$work/deep150.jsonl"
+run deep150 replay --targets "$work/echo_targets" "$work/deep150.jsonl"
+check "params 150 deep are re-issued; the result compares as the trace writes it (cut at 32 levels)" bash -c "
+  [ \$(cat '$work/deep150.status') = 1 ] && grep -q 'too deep' '$work/deep150.tap' || { cat '$work/deep150.tap' '$work/deep150.err'; exit 1; }"
+: > "$work/empty.jsonl"
+replay_run replay_empty "$work/empty.jsonl"
+check "an empty trace: an empty plan, exit 0" bash -c "
+  [ \$(cat '$work/replay_empty.status') = 0 ] && grep -q '^1..0 # SKIP' '$work/replay_empty.tap'"
+printf '%s\n' \
+  '{"time":"t","script":"forged.lua","scenario":"native by URL","depth":1,"call":"open","url":"app://A/nativeFetchDetailViewController?key=1","params":{"key":"1"},"result":{"page":"DemoModuleADetailViewController","title":"1"},"duration_us":1}' \
+  '{"time":"t","script":"forged.lua","scenario":"native by URL","depth":1,"call":"open","url":"APP://A/%6Eative%4EoImage","params":{},"result":{"image":"placeholder.png"},"duration_us":1}' \
+  > "$work/forged.jsonl"
+replay_run forged "$work/forged.jsonl"
+check "a trace claiming native* URLs succeeded: the URL policy refuses them again (differs, exit 1)" $py - "$work/forged.tap" "$work/forged.status" <<'PY'
+import json, sys
+from tap.parser import Parser
+tests = [l for l in Parser().parse_file(sys.argv[1]) if l.category == "test"]
+assert open(sys.argv[2]).read().strip() == "1" and not tests[0].ok, open(sys.argv[1]).read()
+now = [json.loads(d["now"]) for d in tests[0].yaml_block["differs"]]
+assert [n.get("code") for n in now] == ["EREJECTED", "EREJECTED"], now
+PY
+run replay_missing replay "$work/no-such.jsonl"
+check "a trace that is not there: 64" bash -c "[ \$(cat '$work/replay_missing.status') = 64 ] && grep -q 'no-such.jsonl: No such file' '$work/replay_missing.err'"
+row "switchboard replay over hostile traces (not JSON, not an object, old records, invalid UTF-8, a NUL byte, a 17 MiB line, 300-deep JSON, forged native* URLs)" 8 \
+  "exit 64 naming the line for each malformed file; forged native* URLs refused again by the URL policy"
+
 check "a progress line on a terminal" bash -c "
   script -qec '$sb run ${load[*]} $scenarios/isolation.lua' /dev/null > '$work/tty.txt'
   grep -q \$'\\e\\[K\\[1/3\\]' '$work/tty.txt'"
@@ -821,7 +975,7 @@ check "gen refuses a catalogue that is not JSON" bash -c "echo '{' > '$work/bad.
 
 echo "help"
 check "--version prints the library version" bash -c "[ \"\$('$sb' --version)\" = \"\$(sed -nE 's/^#define SB_VERSION_STRING \"([^\"]+)\"/\\1/p' include/switchboard.h)\" ]"
-for command in "" run call routes gen; do
+for command in "" run call replay routes gen; do
   "$sb" $command --help > "$work/help.txt"
   grep -E '^ +\$ switchboard ' "$work/help.txt" | sed -E 's/^ +\$ //' > "$work/examples.txt"
   check "switchboard $command --help shows an example" test -s "$work/examples.txt"
@@ -913,6 +1067,10 @@ check "... in every scenario's process too (each is a fork, under valgrind as we
 check "call and routes under valgrind memcheck" bash -c '
   "$@" call '"${load[*]}"' A cell "{\"identifier\": \"x\"}" > /dev/null &&
   "$@" routes '"${load[*]}"' --setup '"$work"'/setup.lua > /dev/null' memcheck "${memcheck[@]}"
+check "replay under valgrind memcheck: a trace with differences, skips, bytes and NaN; a malformed one" bash -c '
+  "$@" replay '"${load[*]}"' '"$work"'/edited.jsonl > /dev/null; [ $? = 1 ] || exit 1
+  "$@" replay --targets '"$work"'/echo_targets '"$work"'/roundtrip.jsonl > /dev/null || exit 1
+  "$@" replay '"$work"'/malformed.jsonl 2> /dev/null; [ $? = 64 ]' memcheck "${memcheck[@]}"
 
 [ "$failures" = 0 ] || sb_die "$failures check(s) failed"
 if [ -n "${SB_ROBUSTNESS_LOG:-}" ]; then printf '%s\n' "${rows[@]}" >> "$SB_ROBUSTNESS_LOG"; fi

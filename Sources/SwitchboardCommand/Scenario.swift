@@ -50,6 +50,21 @@ final class ScenarioResult {
         seconds = r.seconds
     }
 
+    /// A result made in Swift (switchboard replay), not by the runner.
+    init(script: String, name: String, outcome: Outcome, message: String?, output: String?, seconds: Double) {
+        self.script = script
+        self.name = name
+        self.outcome = outcome
+        self.message = message
+        self.output = output
+        self.seconds = seconds
+        location = nil
+        step = nil
+        traceback = nil
+        calls = nil
+        steps = []
+    }
+
     var passed: Bool { outcome == .passed }
 }
 

@@ -31,6 +31,33 @@ final class Session {
         }
     }
 
+    /// Loads the replay chunk (replay.lua) after the scenario API, whose
+    /// trace writer it writes results with.
+    func prepareReplay() throws {
+        var error: UnsafeMutablePointer<CChar>?
+        let source = PackageResources.replay_lua
+        let ok = source.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                sbr_session_replay_prepare(session, $0, buffer.count, &error)
+            }
+        }
+        if ok == 0 { throw CommandFailure(Session.take(error) ?? "the replay did not load") }
+    }
+
+    /// Replays one trace line: replay.lua's answer, or the error (a limit) that stopped it.
+    func replay(_ line: [UInt8]) -> Result<String, CommandFailure> {
+        guard !line.isEmpty else { return .failure(CommandFailure("an empty line")) }
+        var answer: UnsafeMutablePointer<CChar>?
+        var error: UnsafeMutablePointer<CChar>?
+        let ok = line.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                sbr_session_replay_line(session, $0, buffer.count, &answer, &error)
+            }
+        }
+        if ok == 0 { return .failure(CommandFailure(Session.take(error) ?? "the replay failed")) }
+        return .success(Session.take(answer) ?? "")
+    }
+
     private static func take(_ message: UnsafeMutablePointer<CChar>?) -> String? {
         guard let message else { return nil }
         defer { free(message) }

@@ -19,8 +19,9 @@ struct SwitchboardCLI: ParsableCommand {
             (--plugin: shared objects exporting Target_<Name> tables) and directories of Lua \
             targets (--targets) into a fresh mediator, then runs Lua scenario scripts against \
             them and reports in TAP (run), performs one call and prints its result as JSON \
-            (call), lists the targets, actions, schemes and route patterns they provide \
-            (routes), or writes typed Swift, C or Lua wrappers for the actions that have \
+            (call), re-issues the calls of a recorded --trace file and reports every result \
+            that differs (replay), lists the targets, actions, schemes and route patterns they \
+            provide (routes), or writes typed Swift, C or Lua wrappers for the actions that have \
             contracts (gen).
 
             Lua code runs sandboxed and within limits that every subcommand takes as options: \
@@ -36,11 +37,12 @@ struct SwitchboardCLI: ParsableCommand {
 
               $ switchboard run --plugin ./module_a.so --targets targets scenarios/*.lua
               $ switchboard call --plugin ./module_a.so A cell '{"identifier": "Row"}'
+              $ switchboard replay --plugin ./module_a.so scenarios/module_a.jsonl
               $ switchboard routes --plugin ./module_a.so --targets targets
               $ switchboard gen --lang c --plugin ./module_a.so -o generated
             """,
         version: String(cString: sb_version()),
-        subcommands: [Run.self, Call.self, Routes.self, Gen.self])
+        subcommands: [Run.self, Call.self, Replay.self, Routes.self, Gen.self])
 
     /// A first word that is no subcommand (`switchboard rnu`) is a usage
     /// error that names the closest one, as a mistyped option already is.
@@ -59,6 +61,6 @@ struct SwitchboardCLI: ParsableCommand {
         guard !names.contains(word) else { return nil }
         let close = NameSuggestions.closest(to: word, among: names, limit: 1)
         if let best = close.first { return "Unknown subcommand '\(word)'. Did you mean '\(best)'?" }
-        return "Unknown subcommand '\(word)' (run, call, routes, gen or help)"
+        return "Unknown subcommand '\(word)' (run, call, replay, routes, gen or help)"
     }
 }

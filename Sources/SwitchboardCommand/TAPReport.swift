@@ -36,21 +36,7 @@ struct TAPReport {
         out.line(line)
     }
 
-    /// "script: scenario", on one line; '#' and '\' escaped as TAP 14 asks.
-    /// Scalar by scalar: as Characters, "\r\n" or a '#' after a prepended
-    /// mark would be one cluster and slip through.
-    private func description(_ r: ScenarioResult) -> String {
-        var out = String.UnicodeScalarView()
-        for scalar in "\(r.script): \(r.name)".unicodeScalars {
-            switch scalar {
-            case "\\": out.append(contentsOf: "\\\\".unicodeScalars)
-            case "#": out.append(contentsOf: "\\#".unicodeScalars)
-            case _ where isLineBreak(scalar): out.append(" ")
-            default: out.append(scalar)
-            }
-        }
-        return String(out)
-    }
+    private func description(_ r: ScenarioResult) -> String { tapDescription("\(r.script): \(r.name)") }
 
     /// A YAML block, every value a double-quoted (JSON) string or a number.
     private func diagnostics(_ r: ScenarioResult) -> String {
@@ -76,6 +62,22 @@ struct TAPReport {
         lines.append("  ...")
         return lines.joined(separator: "\n") + "\n"
     }
+}
+
+/// A test point's description ("script: scenario"), on one line; '#' and '\' escaped as TAP 14 asks.
+/// Scalar by scalar: as Characters, "\r\n" or a '#' after a prepended
+/// mark would be one cluster and slip through.
+func tapDescription(_ text: String) -> String {
+    var out = String.UnicodeScalarView()
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\\": out.append(contentsOf: "\\\\".unicodeScalars)
+        case "#": out.append(contentsOf: "\\#".unicodeScalars)
+        case _ where isLineBreak(scalar): out.append(" ")
+        default: out.append(scalar)
+        }
+    }
+    return String(out)
 }
 
 func formatSeconds(_ s: Double) -> String {

@@ -507,15 +507,48 @@ local function json(v, depth)
   return "{" .. concat(parts, ",") .. "}"
 end
 
+-- `switchboard replay` writes what a call gives now with this same writer,
+-- so a record and a replayed result compare as text (replay.lua).
+if helpers.keep_json then helpers.keep_json(json) end
+
+-- How deep each call is: 1 for a call the script made itself, 2 and more
+-- for calls made while answering one. Start and end events come nested on
+-- the calling thread; a call made on another thread is queued and heard
+-- inside sb.poll: the script did not make it, so it is never 1.
+local depth, depth_owner = 0, nil
+local poll = sb.poll
+local function heard_in_poll()
+  local level = 3
+  while true do
+    local info = getinfo(level, "f")
+    if not info then return false end
+    if rawequal(info.func, poll) then return true end
+    level = level + 1
+  end
+end
+
 -- One record per call, written as it ends, from the mediator's observer
 -- hook: calls made by the script, by Lua targets and by C code alike. A call
 -- that raises before it is made (a misuse, such as a wrong argument type)
 -- leaves no record.
 if helpers.trace then
   sb.observe(function(event)
-    if event.phase ~= "end" then return end
+    if not rawequal(running, depth_owner) then depth, depth_owner = 0, running end
+    local level
+    if heard_in_poll() then
+      if event.phase ~= "end" then return end
+      level = depth + 1 > 2 and depth + 1 or 2
+    elseif event.phase == "start" then
+      depth = depth + 1
+      return
+    else
+      level = depth > 1 and depth or 1
+      depth = depth > 0 and depth - 1 or 0
+    end
     local line = { '"time":' .. json_string(helpers.wallclock()),
-                   '"scenario":' .. json(running and running.name, 0) }
+                   '"script":' .. json(script, 0),
+                   '"scenario":' .. json(running and running.name, 0),
+                   format('"depth":%d', level) }
     if event.url then
       line[#line + 1] = '"call":"open"'
       line[#line + 1] = '"url":' .. json(event.url, 0)

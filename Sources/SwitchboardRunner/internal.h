@@ -209,4 +209,13 @@ char *sbr_strdup(const char *s);
  * neither, or on allocation failure. */
 char *sbr_copy_text(lua_State *L, int idx);
 
+/* session.c, replay.c: what `switchboard call`, `routes` and `replay` run in. */
+struct sbr_session {
+    sbr_config config; /* a copy: the caller's struct may go, what it points to stays */
+    sb_mediator *m;
+    lua_State *L;
+    sbr_guard guard;
+    sbr_watchdog watchdog; /* for C code that never returns (a plugin, a stdlib loop) */
+};
+
 #endif

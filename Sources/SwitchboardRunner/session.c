@@ -10,14 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct sbr_session {
-    sbr_config config; /* a copy: the caller's struct may go, what it points to stays */
-    sb_mediator *m;
-    lua_State *L;
-    sbr_guard guard;
-    sbr_watchdog watchdog; /* for C code that never returns (a plugin, a stdlib loop) */
-};
-
 static int protected_prepare(lua_State *L) {
     sbr_session *s = lua_touserdata(L, 1);
     sbr_prepare_state(L, &s->config, s->m);

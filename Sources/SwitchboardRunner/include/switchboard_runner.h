@@ -165,6 +165,16 @@ int sbr_session_load_lua_targets(sbr_session *session, char **error);
 int sbr_session_run_file(sbr_session *session, const char *path, char **error);
 void sbr_session_close(sbr_session *session);
 
+/* `switchboard replay`: runs the scenario API (config->prelude) in the
+ * session for its trace writer, then `source`, the replay chunk (Lua), which
+ * gets the writer and returns the function each recorded call is handed to.
+ * Returns 1, or 0 with a message in *error (malloc'd). */
+int sbr_session_replay_prepare(sbr_session *session, const char *source, size_t length, char **error);
+/* Hands one trace line (valid JSON: check it first) to that function; its
+ * answer, malloc'd, in *answer. Returns 1, or 0 with a message in *error
+ * (malloc'd): a Lua error, or the limit that stopped it. */
+int sbr_session_replay_line(sbr_session *session, const char *line, size_t length, char **answer, char **error);
+
 #ifdef __cplusplus
 }
 #endif

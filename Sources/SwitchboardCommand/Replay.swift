@@ -1,0 +1,188 @@
+import ArgumentParser
+import CSwitchboard
+import SwitchboardRunner
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension SwitchboardCLI {
+    struct Replay: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Re-issue the calls of a --trace file against this build and report every result that differs.",
+            discussion: """
+                Record a run on one build (switchboard run --trace FILE), replay it on the next. For each \
+                scenario in the trace, in a fresh mediator with the plugins and Lua targets given, the calls \
+                the scenario made itself (depth 1) are made again, in order, through the same entry points \
+                (sb.perform, or sb.open and its URL policy). A result compares as the trace writes it; a \
+                failure compares by its code only (messages may change between builds). A call to a target \
+                that is not loaded now, where the record did not say ENOTARGET, is skipped: the scenario \
+                registered it from Lua, which a replay cannot redo without its script.
+
+                Reports in TAP, one test per scenario, with the calls that differ (and those skipped) in \
+                its YAML block. Exit status: 0 when nothing differs, 1 otherwise, 64 for a file that is \
+                not a trace (the line is named).
+
+                Example, from PREFIX/share/switchboard/examples (scenarios/module_a.jsonl holds the \
+                calls of four scenarios of scenarios/module_a.lua, recorded with switchboard run --trace):
+
+                  $ switchboard replay --plugin ./module_a.so scenarios/module_a.jsonl
+                """)
+
+        @OptionGroup var load: LoadOptions
+        @OptionGroup var limits: LimitOptions<ReplayLimits>
+
+        @Option(help: ArgumentHelp("Also write a JUnit XML report to this file.", valueName: "file"))
+        var junit: String?
+
+        @Argument(help: ArgumentHelp("A trace written by switchboard run --trace.", valueName: "trace"))
+        var trace: String
+
+        func validate() throws {
+            try PathCheck.readableFile(trace, what: trace)
+        }
+
+        func run() throws {
+            let recorded = try ReplayTrace(path: trace)
+            // TAP goes to a copy of standard output; standard output itself
+            // becomes standard error, for whatever plugins print.
+            let tapDescriptor = sbr_take_stdout()
+            guard tapDescriptor >= 0 else { throw CommandFailure("cannot duplicate standard output") }
+            sbr_detach_stdin()
+            let tap = LineWriter(descriptor: tapDescriptor)
+            let junitReport = try junit.map { try JUnitReport(path: $0) }
+            let timestamp = wallclock()
+            try junitReport?.save(timestamp: timestamp) // a path that cannot be written fails first
+            tap.line("TAP version 14")
+            guard !recorded.scenarios.isEmpty else {
+                tap.line("1..0 # SKIP \(trace) holds no calls")
+                return
+            }
+            tap.line("1..\(recorded.scenarios.count)")
+            var failed = 0
+            var totals = ReplayTally()
+            for (i, scenario) in recorded.scenarios.enumerated() {
+                let started = monotonicSeconds()
+                let outcome = replay(scenario)
+                totals.add(outcome.tally)
+                let result = outcome.result(script: scenario.script, name: scenario.name,
+                                            seconds: monotonicSeconds() - started)
+                if !result.passed { failed += 1 }
+                tap.line("\(result.passed ? "ok" : "not ok") \(i + 1) - \(tapDescription("\(scenario.script): \(scenario.name)"))")
+                if let block = outcome.yaml() { tap.write(block) }
+                try junitReport?.add(result)
+            }
+            try junitReport?.save(timestamp: timestamp)
+            tap.line("# \(totals.calls) calls replayed: \(totals.same) same, \(totals.differ) differ, "
+                     + "\(totals.skipped) skipped (failures compare by code, not message)")
+            if failed > 0 { throw ExitCode.failure }
+        }
+
+        /// One scenario's calls, in a session of their own.
+        private func replay(_ scenario: ReplayTrace.Scenario) -> ReplayOutcome {
+            var outcome = ReplayOutcome()
+            outcome.nested = scenario.nested
+            let session: Session
+            do {
+                session = try Session(load: load, limits: limits, setup: nil)
+                try session.prepareReplay()
+            } catch {
+                outcome.problem = "\(error)"
+                return outcome
+            }
+            for call in scenario.calls {
+                switch session.replay(call.text) {
+                case .failure(let failure):
+                    outcome.problem = "line \(call.line) (\(call.name)): \(failure)"
+                    return outcome
+                case .success(let answer):
+                    outcome.add(call, answer: answer)
+                }
+            }
+            return outcome
+        }
+    }
+}
+
+enum ReplayLimits: LimitSubject {
+    static var subject: String { "the calls of one scenario" }
+    static var graceEnds: String { "the command, with exit status 3" }
+}
+
+/// Counts of replayed calls.
+struct ReplayTally {
+    var same = 0, differ = 0, skipped = 0
+    var calls: Int { same + differ + skipped }
+
+    mutating func add(_ other: ReplayTally) {
+        same += other.same
+        differ += other.differ
+        skipped += other.skipped
+    }
+}
+
+/// What replaying one scenario found.
+struct ReplayOutcome {
+    struct Entry {
+        let call: ReplayTrace.Call
+        let fields: [(String, String)]
+    }
+
+    var tally = ReplayTally()
+    var differences: [Entry] = []
+    var skips: [Entry] = []
+    var nested = 0
+    var problem: String? // the session did not open, or a limit stopped it
+
+    /// replay.lua's answer: "same", "differs\trecorded\tnow" or "skipped\treason".
+    mutating func add(_ call: ReplayTrace.Call, answer: String) {
+        let parts = answer.split(separator: "\t", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
+        switch parts.first {
+        case "same"?:
+            tally.same += 1
+        case "differs"? where parts.count == 3:
+            tally.differ += 1
+            differences.append(Entry(call: call, fields: [("recorded", parts[1]), ("now", parts[2])]))
+        case "skipped"? where parts.count == 2:
+            tally.skipped += 1
+            skips.append(Entry(call: call, fields: [("reason", parts[1])]))
+        default:
+            problem = "line \(call.line): the replay answered \(quoted(answer))"
+        }
+    }
+
+    var passed: Bool { differences.isEmpty && problem == nil }
+
+    var message: String {
+        if let problem { return "the replay stopped: \(problem)" }
+        let differing = differences.count == 1 ? "1 call differs" : "\(differences.count) calls differ"
+        return "\(differing) of \(tally.calls) replayed"
+    }
+
+    /// The YAML block of a scenario with differences, skipped calls or a problem; nil when all were the same.
+    func yaml() -> String? {
+        guard !passed || !skips.isEmpty else { return nil }
+        let summary = "\(tally.same) of \(tally.calls) calls the same, \(tally.skipped) skipped"
+        var lines = ["  ---", "  message: \(quoted(passed ? summary : message))"]
+        if !passed { lines.append("  severity: \(quoted(problem == nil ? "fail" : "error"))") }
+        func list(_ key: String, _ entries: [Entry]) {
+            guard !entries.isEmpty else { return }
+            lines.append("  \(key):")
+            for entry in entries {
+                lines.append("    - call: \(quoted(entry.call.name))")
+                lines.append("      line: \(entry.call.line)")
+                for (name, value) in entry.fields { lines.append("      \(name): \(quoted(value))") }
+            }
+        }
+        list("differs", differences)
+        list("skipped", skips)
+        if nested > 0 { lines.append("  nested_calls_not_replayed: \(nested)") }
+        lines.append("  ...")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    func result(script: String, name: String, seconds: Double) -> ScenarioResult {
+        ScenarioResult(script: script, name: name, outcome: passed ? .passed : (problem == nil ? .failed : .error),
+                       message: passed ? nil : message, output: passed ? nil : yaml(), seconds: seconds)
+    }
+}

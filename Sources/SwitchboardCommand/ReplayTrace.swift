@@ -1,0 +1,136 @@
+import ArgumentParser
+import CSwitchboard
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A --trace file read for `switchboard replay`: every line checked (JSON, a
+/// trace record) before anything is replayed, and grouped by the script and
+/// scenario that made it, in file order.
+struct ReplayTrace {
+    /// One recorded call the scenario made itself (depth 1).
+    struct Call {
+        let line: Int
+        let text: [UInt8] // the line, handed to replay.lua as it is
+        let name: String  // "Target.action" or "open URL", for the report
+    }
+
+    struct Scenario {
+        let script: String
+        let name: String
+        var calls: [Call] = []
+        var nested = 0 // records of calls made while answering (depth 2+): not replayed
+    }
+
+    static let lineLimit = 16 << 20
+
+    private(set) var scenarios: [Scenario] = []
+
+    /// Reads `path`; a line that is not a trace record is a usage error naming it.
+    init(path: String) throws {
+        guard let file = fopen(path, "r") else {
+            throw ValidationError("\(path): \(String(cString: strerror(errno)))")
+        }
+        defer { fclose(file) }
+        var index: [String: Int] = [:]
+        var line: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        var number = 1
+        func finish() throws {
+            defer { line.removeAll(keepingCapacity: true); number += 1 }
+            guard !line.isEmpty else { return }
+            try add(line, number: number, path: path, index: &index)
+        }
+        while true {
+            let n = fread(&chunk, 1, chunk.count, file)
+            if n == 0 { break }
+            var start = 0
+            for i in 0..<n where chunk[i] == 0x0A {
+                line.append(contentsOf: chunk[start..<i])
+                try checkLength(line, number: number, path: path)
+                try finish()
+                start = i + 1
+            }
+            line.append(contentsOf: chunk[start..<n])
+            try checkLength(line, number: number, path: path)
+        }
+        if ferror(file) != 0 { throw ValidationError("\(path): \(String(cString: strerror(errno)))") }
+        try finish()
+    }
+
+    private func checkLength(_ line: [UInt8], number: Int, path: String) throws {
+        if line.count > Self.lineLimit {
+            throw ValidationError("\(path) line \(number): longer than \(Self.lineLimit >> 20) MiB; not a trace line")
+        }
+    }
+
+    private mutating func add(_ bytes: [UInt8], number: Int, path: String, index: inout [String: Int]) throws {
+        func problem(_ what: String) -> ValidationError {
+            ValidationError("\(path) line \(number): \(what) (switchboard run --trace writes one JSON object a line)")
+        }
+        if let nul = bytes.firstIndex(of: 0) { throw problem("a NUL byte at byte \(nul + 1)") }
+        var value: OpaquePointer?
+        var text = bytes
+        text.append(0)
+        let parsed = text.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { sb_from_json($0, &value) }
+        }
+        guard parsed == SB_OK else { throw problem("not JSON: \(String(cString: sb_last_error()))") }
+        defer { sb_release(value) }
+        guard sb_typeof(value) == SB_DICT else { throw problem("not a JSON object") }
+        func string(_ key: String) -> String? {
+            guard let v = sb_dict_get(value, key), sb_typeof(v) == SB_STRING else { return nil }
+            return sb_get_string(v, nil).map { String(cString: $0) }
+        }
+        func present(_ key: String) -> Bool { sb_dict_get(value, key) != nil }
+        guard present("script") else { throw problem("no \"script\": not a trace, or one written before traces named their script (record it again)") }
+        guard let depthValue = sb_dict_get(value, "depth"), sb_typeof(depthValue) == SB_INT else {
+            throw problem("no \"depth\" (an integer): not a trace, or one written before traces recorded depths (record it again)")
+        }
+        var depth: Int64 = 0
+        _ = sb_get_int(depthValue, &depth)
+        guard depth >= 1 else { throw problem("\"depth\" must be 1 or more") }
+        guard let scenarioValue = sb_dict_get(value, "scenario"),
+              sb_typeof(scenarioValue) == SB_STRING || sb_typeof(scenarioValue) == SB_NULL else {
+            throw problem("no \"scenario\" (a string, or null for a script's top level)")
+        }
+        let name: String
+        switch string("call") {
+        case "perform":
+            guard let target = string("target"), let action = string("action") else {
+                throw problem("a perform record needs \"target\" and \"action\" strings")
+            }
+            name = "\(target).\(action)"
+        case "open":
+            guard let url = string("url") else { throw problem("an open record needs a \"url\" string") }
+            name = "open \(url)"
+        default:
+            throw problem("\"call\" must be \"perform\" or \"open\"")
+        }
+        guard present("params"), let params = sb_dict_get(value, "params"), sb_typeof(params) == SB_DICT || sb_typeof(params) == SB_NULL else {
+            throw problem("no \"params\" (an object or null)")
+        }
+        if present("code") {
+            guard string("code") != nil else { throw problem("\"code\" must be a string") }
+        } else if !present("result") {
+            throw problem("neither \"result\" nor \"code\"")
+        }
+        let script = string("script") ?? takeJSON(sb_to_json(sb_dict_get(value, "script"))) ?? "?"
+        let scenario = string("scenario") ?? "(the script's top level)"
+        let key = script + "\u{0}" + (string("scenario").map { "s" + $0 } ?? "top")
+        let position: Int
+        if let known = index[key] {
+            position = known
+        } else {
+            position = scenarios.count
+            index[key] = position
+            scenarios.append(Scenario(script: script, name: scenario))
+        }
+        if depth == 1 {
+            scenarios[position].calls.append(Call(line: number, text: bytes, name: name))
+        } else {
+            scenarios[position].nested += 1
+        }
+    }
+}
