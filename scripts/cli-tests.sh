@@ -546,6 +546,52 @@ PY
 row "Runner ended by SIGTERM while two scenarios (--jobs 2) have each started a process" 1 \
   "the runner ends the scenarios' groups first: no process they started outlives it"
 
+cat > "$work/flood.lua" <<'LUA'
+-- The first waits (30 s at most) until the second has flooded the trace.
+local done = assert(os.getenv("SB_FLOODED"))
+sb.target("L", { f = function() return true end })
+scenario("waits for the flood", function()
+  local deadline = os.time() + 30
+  while os.time() <= deadline do
+    local f = io.open(done, "r")
+    if f then f:close() return end
+  end
+  error("the second scenario never finished flooding")
+end)
+scenario("floods the trace", function()
+  local big = string.rep("x", 10000)
+  for _ = 1, 12000 do sb.perform("L", "f", { s = big }) end
+  assert(io.open(done, "w")):close()
+end)
+LUA
+check "--jobs: a scenario flooding trace lines (120 MB) while an earlier one waits keeps the runner under 64 MiB; every line is written, in order" \
+  $py - "$sb" "$work/flood.lua" "$work/flood.jsonl" "$work/flooded" <<'PY'
+import json, os, subprocess, sys, time
+env = dict(os.environ, SB_FLOODED=sys.argv[4])
+run = subprocess.Popen([sys.argv[1], "run", "--jobs", "2", "--allow-os", "--trace", sys.argv[3], sys.argv[2]],
+                       stdout=subprocess.PIPE, env=env)
+peak = 0
+while run.poll() is None:
+    try:
+        for line in open("/proc/%d/status" % run.pid):
+            if line.startswith("VmHWM:"): peak = max(peak, int(line.split()[1]))
+    except (FileNotFoundError, ProcessLookupError):
+        pass
+    time.sleep(0.05)
+tap = run.stdout.read().decode()
+assert run.returncode == 0 and "# 2 passed, 0 failed" in tap, tap
+count = 0
+with open(sys.argv[3]) as trace:
+    for line in trace:
+        record = json.loads(line)
+        assert record["scenario"] == "floods the trace", record["scenario"]
+        count += 1
+assert count == 12000, count
+assert peak < 64 * 1024, peak  # held in memory, the lines took 120 MB more
+PY
+row "Under --jobs 2, a scenario sends 120 MB of trace lines while the scenario before it waits" 1 \
+  "what waits for its turn past 256 KiB goes to a temporary file of its own: the runner stays under 64 MiB; every line is written, in order"
+
 check "a top level churning through 40 block sizes under --max-memory 16 passes, and the runner stays under 150 MiB" \
   $py - "$sb" "$scenarios/churn.lua" <<'EOF'
 import os, subprocess, sys

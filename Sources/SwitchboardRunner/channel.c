@@ -130,6 +130,28 @@ int sbr_inbox_read(sbr_inbox *in, int fd) {
     }
 }
 
+int sbr_inbox_put(sbr_inbox *in, const char *bytes, size_t length) {
+    if (in->start > 0) {
+        memmove(in->data, in->data + in->start, in->used - in->start);
+        in->used -= in->start;
+        in->start = 0;
+    }
+    if (length > in->capacity - in->used) {
+        size_t capacity = in->capacity > 0 ? in->capacity : 16384;
+        while (capacity - in->used < length) {
+            if (capacity > SIZE_MAX / 2) return 0;
+            capacity *= 2;
+        }
+        char *grown = realloc(in->data, capacity);
+        if (grown == NULL) return 0;
+        in->data = grown;
+        in->capacity = capacity;
+    }
+    memcpy(in->data + in->used, bytes, length);
+    in->used += length;
+    return 1;
+}
+
 int sbr_inbox_take(sbr_inbox *in, char *kind, const char **payload, size_t *length) {
     size_t available = in->used - in->start;
     if (available < HEADER) return 0;

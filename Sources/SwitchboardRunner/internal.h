@@ -192,6 +192,8 @@ typedef struct sbr_inbox {
 /* Reads what `fd` has (one read). 1: bytes came; 0: end of file; -1: an
  * error (or a record too big to be one of ours). */
 int sbr_inbox_read(sbr_inbox *in, int fd);
+/* Appends bytes as if read; 0 when out of memory. */
+int sbr_inbox_put(sbr_inbox *in, const char *bytes, size_t length);
 /* The next whole record, or 0. The payload stays valid until the next call. */
 int sbr_inbox_take(sbr_inbox *in, char *kind, const char **payload, size_t *length);
 void sbr_inbox_free(sbr_inbox *in);

@@ -30,6 +30,10 @@
 /* No scenario is started while what those waiting for their turn sent
  * passes this (their reports, their trace lines). */
 #define WAITING_LIMIT ((size_t)64 << 20)
+/* What a scenario waiting for its turn sent is kept in memory up to this,
+ * then moved to a temporary file of its own (a scenario that floods trace
+ * lines while an earlier one is slow would otherwise grow the runner). */
+#define SPILL_AT ((size_t)256 << 10)
 
 /* What the parent knows of one scenario's process. */
 typedef struct job {
@@ -39,6 +43,7 @@ typedef struct job {
     int killed, reaped, status;
     int reported;             /* its report record was read */
     sbr_inbox inbox;
+    FILE *spool;              /* what it sent while waiting for its turn, past SPILL_AT */
     sbr_result result;
 } job;
 
@@ -107,6 +112,49 @@ static int start(sbr_script *s, job *j, size_t index, const char *name) {
     return 1;
 }
 
+/* A scenario waiting for its turn: what it sent goes to its spool once
+ * past SPILL_AT (it stays in memory if no file can be made). */
+static void spill(job *j) {
+    size_t held = j->inbox.used - j->inbox.start;
+    if (held <= SPILL_AT) return;
+    if (j->spool == NULL && (j->spool = tmpfile()) == NULL) return;
+    long before = ftell(j->spool);
+    if (fwrite(j->inbox.data + j->inbox.start, 1, held, j->spool) == held) {
+        j->inbox.start = j->inbox.used = 0;
+    } else if (before >= 0) { /* a disk full: the bytes stay in memory, the spool as it was */
+        fflush(j->spool);
+        if (ftruncate(fileno(j->spool), before) != 0 || fseek(j->spool, before, SEEK_SET) != 0) {
+            clearerr(j->spool);
+        }
+    }
+}
+
+static void take_records(sbr_script *s, job *j);
+
+/* The head's records, those spooled first (in the order they came). */
+static void take_head(sbr_script *s, job *j) {
+    if (j->spool != NULL) {
+        FILE *spool = j->spool;
+        j->spool = NULL;
+        size_t held = j->inbox.used - j->inbox.start; /* what came after the spool: it goes last */
+        char *after = held > 0 ? malloc(held) : NULL;
+        if (after != NULL) memcpy(after, j->inbox.data + j->inbox.start, held);
+        if (after != NULL || held == 0) j->inbox.start = j->inbox.used = 0;
+        char chunk[65536];
+        size_t n;
+        rewind(spool);
+        while ((n = fread(chunk, 1, sizeof chunk, spool)) > 0 && sbr_inbox_put(&j->inbox, chunk, n)) {
+            take_records(s, j);
+        }
+        fclose(spool);
+        if (after != NULL) {
+            (void)sbr_inbox_put(&j->inbox, after, held);
+            free(after);
+        }
+    }
+    take_records(s, j);
+}
+
 /* The head's whole records: trace lines to config->trace as they come (a
  * later scenario's wait for their turn), then its report. */
 static void take_records(sbr_script *s, job *j) {
@@ -165,6 +213,7 @@ static void service(job *jobs, size_t from, size_t to, struct pollfd *ready, siz
         if (ready[k].revents == 0) continue;
         job *j = &jobs[which[k]];
         int got = sbr_inbox_read(&j->inbox, j->fd);
+        if (got > 0 && which[k] != from) spill(j); /* not the head: it waits for its turn */
         if (got < 0) end_group(j); /* a stream that is not ours */
         if (got <= 0) {
             close_pipe(j);
@@ -178,7 +227,9 @@ static void service(job *jobs, size_t from, size_t to, struct pollfd *ready, siz
         if (j->reaped && j->fd < 0) continue;
         if (reap(j, WNOHANG) && j->fd >= 0) {
             struct pollfd one = {.fd = j->fd, .events = POLLIN};
-            while (poll(&one, 1, 0) > 0 && sbr_inbox_read(&j->inbox, j->fd) > 0) {}
+            while (poll(&one, 1, 0) > 0 && sbr_inbox_read(&j->inbox, j->fd) > 0) {
+                if (i != from) spill(j);
+            }
             close_pipe(j);
         }
     }
@@ -332,10 +383,10 @@ size_t sbr_script_run_jobs(sbr_script *s, const size_t *indices, const char *con
             break;
         }
         service(all, head, next, ready, which);
-        take_records(s, &all[head]);
+        take_head(s, &all[head]);
         while (head < next && all[head].reaped && all[head].fd < 0) {
             job *j = &all[head];
-            take_records(s, j);
+            take_head(s, j);
             conclude(s, j, names[head]);
             report(context, head, &j->result);
             sbr_result_clear(&j->result);
@@ -343,10 +394,14 @@ size_t sbr_script_run_jobs(sbr_script *s, const size_t *indices, const char *con
             head++;
             running_from = head;
             refused = 0;
-            if (head < next) take_records(s, &all[head]); /* its trace lines waited for their turn */
+            if (head < next) take_head(s, &all[head]); /* its trace lines waited for their turn */
         }
     }
     unwatch_signals(previous);
+    for (size_t i = head; i < next; i++) { /* left when forking failed: nothing waits for them */
+        if (all[i].spool != NULL) fclose(all[i].spool);
+        sbr_inbox_free(&all[i].inbox);
+    }
     free(all);
     free(ready);
     free(which);
