@@ -40,6 +40,7 @@ extension SwitchboardCLI {
 
         func validate() throws {
             try PathCheck.readableFile(trace, what: trace)
+            if let junit { try PathCheck.outputs([("--junit", junit)], scripts: [trace]) }
         }
 
         func run() throws {
@@ -76,6 +77,11 @@ extension SwitchboardCLI {
             tap.line("# \(totals.calls) calls replayed: \(totals.same) same, \(totals.differ) differ, "
                      + "\(totals.skipped) skipped (failures compare by code, not message)")
             if failed > 0 { throw ExitCode.failure }
+            if totals.same + totals.differ == 0 && totals.skipped > 0 {
+                // Every call skipped: a build that lost a whole plugin would pass.
+                complain("\(trace): no call could be replayed (every one was skipped): is a --plugin or --targets missing?")
+                throw ExitCode.failure
+            }
         }
 
         /// One scenario's calls, in a session of their own.

@@ -29,11 +29,18 @@ struct ReplayTrace {
 
     /// Reads `path`; a line that is not a trace record is a usage error naming it.
     init(path: String) throws {
-        guard let file = fopen(path, "r") else {
-            throw ValidationError("\(path): \(String(cString: strerror(errno)))")
+        // Opened once, without blocking, and checked by descriptor: the name
+        // may have become a FIFO since it was checked.
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        var info = stat()
+        guard fd >= 0, fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
+              fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == 0, let file = fdopen(fd, "r") else {
+            let reason = fd < 0 ? String(cString: strerror(errno)) : "not a regular file"
+            if fd >= 0 { close(fd) }
+            throw ValidationError("\(path): \(reason)")
         }
         defer { fclose(file) }
-        var index: [String: Int] = [:]
+        var index: [[UInt8]: Int] = [:]
         var line: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         var number = 1
@@ -65,7 +72,7 @@ struct ReplayTrace {
         }
     }
 
-    private mutating func add(_ bytes: [UInt8], number: Int, path: String, index: inout [String: Int]) throws {
+    private mutating func add(_ bytes: [UInt8], number: Int, path: String, index: inout [[UInt8]: Int]) throws {
         func problem(_ what: String) -> ValidationError {
             ValidationError("\(path) line \(number): \(what) (switchboard run --trace writes one JSON object a line)")
         }
@@ -116,9 +123,23 @@ struct ReplayTrace {
         } else if !present("result") {
             throw problem("neither \"result\" nor \"code\"")
         }
-        let script = string("script") ?? takeJSON(sb_to_json(sb_dict_get(value, "script"))) ?? "?"
+        // Names as `switchboard run` allows them (text without control
+        // characters, a scenario's at most 1024 bytes), and grouped by their
+        // JSON, as bytes: two spellings of a name in Unicode, or 5 and "5",
+        // are two groups, as they were two scenarios.
+        func json(_ key: String) -> [UInt8] { Array((takeJSON(sb_to_json(sb_dict_get(value, key))) ?? "").utf8) }
+        for key in ["script", "scenario"] {
+            if let v = sb_dict_get(value, key), sb_typeof(v) == SB_STRING {
+                var length = 0
+                guard let text = sb_get_string(v, &length) else { continue }
+                let raw = UnsafeRawBufferPointer(start: text, count: length)
+                if raw.contains(where: { $0 < 0x20 || $0 == 0x7F }) { throw problem("\"\(key)\" holds a control character") }
+                if key == "scenario" && length > 1024 { throw problem("\"scenario\" is longer than 1024 bytes") }
+            }
+        }
+        let script = string("script") ?? String(decoding: json("script"), as: UTF8.self)
         let scenario = string("scenario") ?? "(the script's top level)"
-        let key = script + "\u{0}" + (string("scenario").map { "s" + $0 } ?? "top")
+        let key = json("script") + [0] + json("scenario")
         let position: Int
         if let known = index[key] {
             position = known
