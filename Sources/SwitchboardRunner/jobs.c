@@ -61,17 +61,26 @@ static void end_group(const job *j) {
 /* 1 once the child has ended and is reaped (options: 0 or WNOHANG). */
 static int reap(job *j, int options) {
     if (j->reaped) return 1;
-    pid_t p;
-    while ((p = waitpid(j->pid, &j->status, options)) < 0 && errno == EINTR) {}
-    if (p == j->pid || (p < 0 && errno == ECHILD)) {
+    siginfo_t info;
+    memset(&info, 0, sizeof info);
+    int found;
+    /* Seen ended but not reaped yet (WNOWAIT): until it is, its id cannot
+     * be anyone else's, so the group it led can be ended safely. */
+    while ((found = waitid(P_PID, (id_t)j->pid, &info, WEXITED | WNOWAIT | (options & WNOHANG))) < 0
+           && errno == EINTR) {}
+    if (found < 0 && errno == ECHILD) {
         j->reaped = 1;
         j->ended = sbr_now();
-        /* What the scenario started ends with it: a process left running
-         * could reach the next scenario (a file, a port, the target it
-         * serves). The group's id is not reused while a member lives. */
-        (void)kill(-j->pid, SIGKILL);
+        return 1;
     }
-    return j->reaped;
+    if (found < 0 || info.si_pid != j->pid) return 0;
+    /* What the scenario started ends with it: a process left running could
+     * reach the next scenario (a file, a port, the target it serves). */
+    (void)kill(-j->pid, SIGKILL);
+    while (waitpid(j->pid, &j->status, 0) < 0 && errno == EINTR) {}
+    j->reaped = 1;
+    j->ended = sbr_now();
+    return 1;
 }
 
 static void close_pipe(job *j) {
