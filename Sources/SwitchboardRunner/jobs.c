@@ -143,23 +143,25 @@ static void take_records(sbr_script *s, job *j);
 /* The head's records, those spooled first (in the order they came). */
 static void take_head(sbr_script *s, job *j) {
     if (j->spool != NULL) {
+        /* What came after the spool goes to its end: then the spool holds
+         * everything, in order, and is read back through the inbox. */
+        size_t held = j->inbox.used - j->inbox.start;
+        if (held > 0 && fwrite(j->inbox.data + j->inbox.start, 1, held, j->spool) == held) {
+            j->inbox.start = j->inbox.used = 0;
+        }
         FILE *spool = j->spool;
         j->spool = NULL;
-        size_t held = j->inbox.used - j->inbox.start; /* what came after the spool: it goes last */
-        char *after = held > 0 ? malloc(held) : NULL;
-        if (after != NULL) memcpy(after, j->inbox.data + j->inbox.start, held);
-        if (after != NULL || held == 0) j->inbox.start = j->inbox.used = 0;
-        char chunk[65536];
-        size_t n;
-        rewind(spool);
-        while ((n = fread(chunk, 1, sizeof chunk, spool)) > 0 && sbr_inbox_put(&j->inbox, chunk, n)) {
-            take_records(s, j);
+        /* Else (a disk full) what was spooled is dropped: the rest does not
+         * read as a report, and the scenario is reported so. */
+        if (j->inbox.used == j->inbox.start) {
+            char chunk[65536];
+            size_t n;
+            rewind(spool);
+            while ((n = fread(chunk, 1, sizeof chunk, spool)) > 0 && sbr_inbox_put(&j->inbox, chunk, n)) {
+                take_records(s, j);
+            }
         }
         fclose(spool);
-        if (after != NULL) {
-            (void)sbr_inbox_put(&j->inbox, after, held);
-            free(after);
-        }
     }
     take_records(s, j);
 }
