@@ -930,6 +930,43 @@ SB_API sb_status sb_completion_fail(sb_completion c, sb_status status, const cha
  * 0 for an id that is not open. */
 SB_API int sb_completion_cancelled(sb_completion c);
 
+/* Whether whoever made the call of completion `c` waits for it on the thread
+ * that took it (a synchronous caller there): a completion only that thread
+ * could give would never come. 0 for an id that is not open. */
+SB_API int sb_completion_caller_waits(sb_completion c);
+
+/*
+ * Callers that do not wait (an event loop's thread, a coroutine). The call
+ * runs on the calling thread as sb_perform's does (interceptors, contracts,
+ * observers, the depth limit, fallbacks); if its action answers later, the
+ * call returns at once instead of waiting, and `done` gets the answer when
+ * it comes. Calls the action makes meanwhile wait as usual, and so does an
+ * interceptor that decides later (SB_INTERCEPT_PENDING): that wait happens
+ * on the calling thread, before the action runs.
+ */
+/* Called exactly once when a call made by the functions below ends:
+ * `status`, and for SB_OK `result`, a new reference the callback owns (NULL
+ * otherwise; the failure's message is sb_last_error() during the callback).
+ * It runs on the thread that ends the call: the calling thread, before the
+ * call returns, when the action answered at once; otherwise the thread that
+ * completes the action (sb_completion_succeed/fail), the one that cancels
+ * the call (sb_cancel_request), or the library's watch thread at the call's
+ * timeout. The observers' end event comes on that thread just before. */
+typedef void (*sb_done_fn)(void *userdata, sb_status status, sb_value *result);
+/* sb_perform_opts for a caller that does not wait. SB_OK when `done` has
+ * run already; SB_PENDING when it will run later, exactly once; SB_EINVAL
+ * for a NULL `m` or `done` (`done` never runs). `options` may be NULL. Every
+ * other failure (bad names, no target, the action's) reaches `done`. */
+SB_API sb_status sb_perform_async(sb_mediator *m, const char *target, const char *action,
+                                  const sb_value *params, const sb_call_options *options,
+                                  sb_done_fn done, void *userdata);
+/* sb_open_url_opts for a caller that does not wait; as sb_perform_async. */
+SB_API sb_status sb_open_url_async(sb_mediator *m, const char *url, const sb_value *params,
+                                   const sb_call_options *options, sb_done_fn done, void *userdata);
+/* sb_route_call for a caller that does not wait; as sb_perform_async
+ * (SB_EINVAL for a NULL `r` or `done`). */
+SB_API sb_status sb_route_call_async(sb_route *r, const sb_value *params, sb_done_fn done, void *userdata);
+
 /*
  * Rules, as a JSON array, replacing the current ones at once (a call sees
  * the old set or the new one). Each rule is one of:

@@ -48,10 +48,22 @@ import Synchronization
     @_spi(Faces) public var faceID: UInt64 = 0
     /// The task running a Swift `async` action, cancelled when the caller gives up.
     private let task = Mutex<Task<Void, Never>?>(nil)
+    /// For a caller that does not wait (``Deferral/detaching(_:)``): what
+    /// the layers around the action do with the answer, and who gets it.
+    private let detached = Mutex<Detached?>(nil)
+    /// The action, for messages; set as its call stops waiting.
+    var label = ""
+    /// When a caller that does not wait gives up (monotonic ns; `.max`: never).
+    var deadline: UInt64 = .max
 
-    init(level: Int, cancellation: Cancellation?) {
+    /// Whether the call's caller waits for it, on the thread that took it
+    /// (a completion that only that thread could give would never come).
+    public let callerWaits: Bool
+
+    init(level: Int, cancellation: Cancellation?, callerWaits: Bool) {
         self.level = level
         self.cancellation = cancellation
+        self.callerWaits = callerWaits
     }
 
     deinit {
@@ -96,6 +108,7 @@ import Synchronization
         state.store(State.completed, ordering: .sequentiallyConsistent)
         letGo()
         Parking.wake(self)
+        if let delivery = claimDelivery(completed: true) { delivery.run(taken()) }
         return nil
     }
 
@@ -165,6 +178,86 @@ import Synchronization
     func attach(_ running: Task<Void, Never>) {
         task.withLock { $0 = running }
         if state.load(ordering: .sequentiallyConsistent) >= State.timedOut { running.cancel() }
+    }
+
+    // MARK: A caller that does not wait
+
+    /// What happens to the answer of a call whose caller did not wait: each
+    /// layer the call returned through while pending added what it does with
+    /// an answer (`finishers`, innermost first: a contract's result check,
+    /// the observers' end event); `consumer` is the caller's. Runs once, on
+    /// the thread that ends the call.
+    struct Detached: @unchecked Sendable {
+        // @unchecked: built by the calling thread as its call returns, then
+        // run once by the thread that claims the delivery, under the mutex.
+        var finishers: [(Answer) -> Answer] = []
+        var consumer: ((Answer) -> Void)?
+        var delivered = false
+
+        func run(_ answer: Answer) {
+            var answer = answer
+            for finish in finishers { answer = finish(answer) }
+            consumer?(answer)
+        }
+    }
+
+    /// Adds what a layer the pending call returns through does with its
+    /// answer, before the caller gets it.
+    func then(_ finisher: @escaping (Answer) -> Answer) {
+        detached.withLock { detached in
+            if detached == nil { detached = Detached() }
+            detached!.finishers.append(finisher)
+        }
+    }
+
+    /// Gives the answer to `consumer` when it comes: at once, on this thread,
+    /// if it came already; else on the thread that completes the call, or
+    /// gives up on it (the deadline, a cancellation: see `DetachedWatch`).
+    public func deliver(to consumer: @escaping (Answer) -> Void) {
+        let ready = detached.withLock { detached -> Detached? in
+            if detached == nil { detached = Detached() }
+            detached!.consumer = consumer
+            guard state.load(ordering: .sequentiallyConsistent) == State.completed else { return nil }
+            detached!.delivered = true
+            return detached
+        }
+        if let ready { return ready.run(taken()) }
+        if isCancelled {
+            giveUp(State.cancelled)
+        } else if deadline != .max || cancellation != nil {
+            DetachedWatch.shared.watch(self)
+        }
+    }
+
+    /// The delivery to run, once: after the answer came (`completed`), or
+    /// after the caller gave up.
+    private func claimDelivery(completed: Bool) -> Detached? {
+        detached.withLock { detached -> Detached? in
+            guard let current = detached, current.consumer != nil, !current.delivered else { return nil }
+            detached!.delivered = true
+            return current
+        }
+    }
+
+    /// Refuses the call from now on, its answer going to nobody (a caller
+    /// that does not wait and took an answer otherwise).
+    public func giveUp() { giveUp(State.cancelled) }
+
+    /// Whether a caller that does not wait has its answer, or gave up.
+    var isDelivered: Bool { detached.withLock { $0?.delivered ?? false } }
+
+    /// For a caller that does not wait: gives up (`State.timedOut` or
+    /// `.cancelled`) unless a completer claimed the call first (which then
+    /// delivers), and gives the consumer the failure.
+    func giveUp(_ reason: Int) {
+        let (exchanged, _) = state.compareExchange(expected: State.pending, desired: reason,
+                                                   ordering: .sequentiallyConsistent)
+        guard exchanged else { return }
+        task.withLock { $0?.cancel() }
+        guard let delivery = claimDelivery(completed: false) else { return }
+        delivery.run(.failure(reason == State.cancelled
+            ? .canceled("the call to \(label) was cancelled while it waited for its answer")
+            : .timeout("\(label) did not complete within the call's timeout")))
     }
 
     private var settled: Bool {

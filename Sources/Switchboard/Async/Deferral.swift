@@ -39,6 +39,10 @@ import Synchronization
     /// calls whose actions take theirs.
     private final class Taken {
         var stack: [Completion] = []
+        /// The call level whose caller does not wait (`detaching`); 0: none.
+        var detachLevel = 0
+        /// The completion that call is pending on, once its action deferred.
+        var detached: Completion?
     }
 
     private static var taken: Taken {
@@ -111,7 +115,7 @@ import Synchronization
         let record = EpochDomain.shared.pins.record()
         let level = record.depth.pointee
         guard level > 0, level < ThreadRecord.levels else { return nil }
-        return Completion(level: level, cancellation: CurrentCall.cancellation)
+        return Completion(level: level, cancellation: CurrentCall.cancellation, callerWaits: callerWaits(level: level))
     }
 
     /// After an action returned "pending": waits for its completion and
@@ -123,7 +127,8 @@ import Synchronization
         out.pointee = nil
         let answer: Completion.Answer
         switch answerOfTaken(label: label) {
-        case .success(let given): answer = given
+        case .success(let given?): answer = given
+        case .success(nil): return pendingStatus
         case .failure(let error): return fail(error, bridge)
         }
         switch answer {
@@ -156,8 +161,9 @@ import Synchronization
     }
 
     /// The answer of the completion the action running here took, once it
-    /// comes; a failure when it took none, or the wait ended first.
-    private static func answerOfTaken(label: String) -> Result<Completion.Answer, SwitchboardError> {
+    /// comes; a failure when it took none, or the wait ended first; nil
+    /// when the call's caller does not wait (`detaching`).
+    private static func answerOfTaken(label: String) -> Result<Completion.Answer?, SwitchboardError> {
         let level = self.level, taken = self.taken
         drop(deeperThan: level, including: false, taken)
         guard let completion = taken.stack.last, completion.level == level else {
@@ -175,7 +181,67 @@ import Synchronization
             return .failure(.actionFailed("\(label) returned pending, but only actions may answer later", underlying: nil))
         }
         completion.keep(owner: owner, instance: slots[1].load(ordering: .relaxed))
-        return wait(for: completion, label: label)
+        if detaches(completion, at: level, taken, label: label) { return .success(nil) }
+        return wait(for: completion, label: label).map { $0 }
+    }
+
+    // MARK: Callers that do not wait
+
+    /// The status a call returns through its layers when its caller does
+    /// not wait and its action deferred (C's SB_PENDING).
+    public static let pendingStatus: Int32 = 64
+
+    /// What a Swift-convention call returns through its layers in that case.
+    public static let pending = SwitchboardError.wouldBlock("the call is pending")
+
+    /// Whether `error` is `pending` (the call deferred and its caller does
+    /// not wait), rather than a failure.
+    public static func isPending(_ error: SwitchboardError) -> Bool {
+        error.code == .wouldBlock && detachedHere != nil
+    }
+
+    /// The completion the call detached on this thread is pending on, while
+    /// that call returns through its layers.
+    public static var detachedHere: Completion? {
+        guard let raw = pthread_getspecific(key) else { return nil }
+        return Unmanaged<Taken>.fromOpaque(raw).takeUnretainedValue().detached
+    }
+
+    /// Runs `body`, a call, so that it does not wait for an action that
+    /// answers later: the call returns through its layers at once with
+    /// `pendingStatus` (or `pending`), each layer adding what it does with
+    /// the answer (`Completion.then`), and this returns the completion, to
+    /// which the caller gives its consumer (`Completion.deliver`). Calls
+    /// the action makes wait as usual.
+    public static func detaching<R>(_ body: () -> R) -> (R, Completion?) {
+        let taken = self.taken
+        let saved = (taken.detachLevel, taken.detached)
+        taken.detachLevel = level + 1
+        taken.detached = nil
+        let result = body()
+        let completion = taken.detached
+        (taken.detachLevel, taken.detached) = saved
+        return (result, completion)
+    }
+
+    /// Whether the caller of the call whose action runs at `level` waits
+    /// for it on this thread.
+    public static func callerWaits(level: Int) -> Bool {
+        guard let raw = pthread_getspecific(key) else { return true }
+        return Unmanaged<Taken>.fromOpaque(raw).takeUnretainedValue().detachLevel != level
+    }
+
+    /// The level of the call whose action runs on this thread now.
+    public static var currentLevel: Int { level }
+
+    /// When the caller of the call at `level` does not wait: records
+    /// `completion` as what the call is pending on, with its deadline.
+    private static func detaches(_ completion: Completion, at level: Int, _ taken: Taken, label: String) -> Bool {
+        guard taken.detachLevel == level, taken.detached == nil else { return false }
+        completion.label = label
+        completion.deadline = CurrentCall.deadline
+        taken.detached = completion
+        return true
     }
 
     /// Waits for `completion` up to the call's deadline, or until the call
@@ -196,7 +262,7 @@ import Synchronization
     /// with `.wouldBlock` before the action starts.
     static func runBlocking(_ body: @escaping @Sendable (AnyObject?, Params) async throws -> Value,
                             on object: AnyObject?, _ params: Params, label: String) -> Result<Value, SwitchboardError> {
-        if withUnsafeCurrentTask(body: { $0 != nil }) {
+        if callerWaits(level: level) && withUnsafeCurrentTask(body: { $0 != nil }) {
             return .failure(.wouldBlock("\(label) is asynchronous and this thread runs a Swift task, which must not "
                                         + "block: await the call (try await mediator.call), or call it from "
                                         + "another thread"))
@@ -206,6 +272,7 @@ import Synchronization
         }
         let slots = EpochDomain.shared.pins.record().slots(at: completion.level)
         completion.keep(owner: slots[0].load(ordering: .relaxed), instance: slots[1].load(ordering: .relaxed))
+        let detached = detaches(completion, at: completion.level, taken, label: label)
         let instance = UncheckedBox(object)
         completion.attach(Task.detached {
             do {
@@ -214,6 +281,7 @@ import Synchronization
                 completion.complete(.failure(.wrapping(error, in: label)))
             }
         })
+        if detached { return .failure(pending) }
         return wait(for: completion, label: label).flatMap { answer in
             switch answer {
             case .value(let value): return .success(value)

@@ -102,6 +102,27 @@ extension ActionEntry {
         return .success(fitted)
     }
 
+    /// `checkedResult` for an answer that comes later (a pending call whose
+    /// caller does not wait): the same check, on the answer. The message is
+    /// made now, while the names are borrowed.
+    func resultCheck(_ type: ParamType, target: NameRef, action: NameRef) -> (Completion.Answer) -> Completion.Answer {
+        let call = call(target: target, action: action)
+        return { answer in
+            let value: Value
+            switch answer {
+            case .failure: return answer
+            case .value(let given): value = given
+            case .native(let native, let face):
+                defer { face.release(native) }
+                do throws(SwitchboardError) { value = try face.value(from: native) } catch { return .failure(error) }
+            }
+            guard let fitted = type.result(value) else {
+                return .failure(.typeMismatch("\(call): expected \(type.withArticle) result, got \(value.kind)"))
+            }
+            return .value(fitted)
+        }
+    }
+
     /// Refuses a URL call to a `local` action.
     @inline(__always)
     func admit(fromURL: Bool, target: NameRef, action: NameRef) throws(SwitchboardError) {

@@ -8,7 +8,7 @@ import Synchronization
 // second or stale completion is refused instead of touching freed memory.
 
 /// The completions C code has taken and not yet completed, by id.
-private enum TakenCompletions {
+enum TakenCompletions {
     static let table = Mutex<(next: UInt64, open: [UInt64: Completion])>((1, [:]))
 
     static func add(_ completion: Completion) -> UInt64 {
