@@ -213,7 +213,9 @@ import Synchronization
     /// Gives the answer to `consumer` when it comes: at once, on this thread,
     /// if it came already; else on the thread that completes the call, or
     /// gives up on it (the deadline, a cancellation: see `DetachedWatch`).
-    public func deliver(to consumer: @escaping (Answer) -> Void) {
+    /// Returns whether it ran here, before returning.
+    @discardableResult
+    public func deliver(to consumer: @escaping (Answer) -> Void) -> Bool {
         let ready = detached.withLock { detached -> Detached? in
             if detached == nil { detached = Detached() }
             detached!.consumer = consumer
@@ -221,12 +223,15 @@ import Synchronization
             detached!.delivered = true
             return detached
         }
-        if let ready { return ready.run(taken()) }
-        if isCancelled {
-            giveUp(State.cancelled)
-        } else if deadline != .max || cancellation != nil {
-            DetachedWatch.shared.watch(self)
+        if let ready {
+            ready.run(taken())
+            return true
         }
+        if isCancelled || deadline <= Clock.now {
+            return giveUp(isCancelled ? State.cancelled : State.timedOut)
+        }
+        if deadline != .max || cancellation != nil { DetachedWatch.shared.watch(self) }
+        return false
     }
 
     /// The delivery to run, once: after the answer came (`completed`), or
@@ -248,16 +253,18 @@ import Synchronization
 
     /// For a caller that does not wait: gives up (`State.timedOut` or
     /// `.cancelled`) unless a completer claimed the call first (which then
-    /// delivers), and gives the consumer the failure.
-    func giveUp(_ reason: Int) {
+    /// delivers), and gives the consumer the failure. Returns whether it did.
+    @discardableResult
+    func giveUp(_ reason: Int) -> Bool {
         let (exchanged, _) = state.compareExchange(expected: State.pending, desired: reason,
                                                    ordering: .sequentiallyConsistent)
-        guard exchanged else { return }
+        guard exchanged else { return false }
         task.withLock { $0?.cancel() }
-        guard let delivery = claimDelivery(completed: false) else { return }
+        guard let delivery = claimDelivery(completed: false) else { return false }
         delivery.run(.failure(reason == State.cancelled
             ? .canceled("the call to \(label) was cancelled while it waited for its answer")
             : .timeout("\(label) did not complete within the call's timeout")))
+        return true
     }
 
     private var settled: Bool {

@@ -61,13 +61,13 @@ private func detached(_ done: @escaping sb_done_fn, _ userdata: UnsafeMutableRaw
         return SB_OK
     }
     let context = UnsafeUserdata(userdata)
-    pending.deliver { answer in
+    let ranHere = pending.deliver { answer in
         switch CBridge.nativeAnswer(answer) {
         case .success(let value): done(context.pointer, SB_OK, value)
         case .failure(let error): done(context.pointer, failure(error), nil)
         }
     }
-    return SB_PENDING
+    return ranHere ? SB_OK : SB_PENDING
 }
 
 /// The caller's userdata, carried to the thread that ends the call (the
