@@ -142,4 +142,32 @@ import Foundation
         await #expect(throws: SwitchboardError.self) { try await call.value }
         #expect(ends.withLock { $0 } == ["typeMismatch"])
     }
+
+    @Test func targetClassesDeclareAsyncActions() async throws {
+        let m = Mediator()
+        try m.register(Target_Later.self, as: "Later")
+        #expect(try await m.call(target: "Later", action: "later", params: ["n": 4]) == 5)
+        #expect(try await m.call(target: "Later", action: "now") == 1)
+        // A synchronous caller off the pool waits for it.
+        let waited = await AsyncActionTests.onThread { m.perform(target: "Later", action: "later", params: ["n": 1]) }
+        #expect(waited == 2)
+        // The async table wins over the synchronous one for a name in both.
+        #expect(try await m.call(target: "Later", action: "both") == "async")
+    }
+}
+
+final class Target_Later: Target {
+    static let actions: Actions<Target_Later> = [
+        "now": { _, _ in 1 },
+        "both": { _, _ in "sync" },
+    ]
+    static let asyncActions: AsyncActions<Target_Later> = [
+        "later": { target, params in try await target.addOne(params) },
+        "both": { _, _ in "async" },
+    ]
+
+    func addOne(_ params: Params) async throws -> Value {
+        try await Task.sleep(for: .milliseconds(5))
+        return .int((params["n"]?.int ?? 0) + 1)
+    }
 }
