@@ -42,7 +42,8 @@ import Synchronization
     /// reference each (`keep`), until it completes.
     private let kept = Mutex<(UInt, UInt)?>(nil)
     /// Called once if the action answers anyway: the face forgets its handle.
-    @_spi(Faces) public var onAnswered: (@Sendable () -> Void)?
+    /// (A function, not a closure over the id: nothing is allocated per call.)
+    @_spi(Faces) public var onAnswered: (@Sendable (Completion) -> Void)?
     /// The face's handle for it (C's id), 0 until it has one; read and
     /// written only under that face's lock.
     @_spi(Faces) public var faceID: UInt64 = 0
@@ -130,10 +131,12 @@ import Synchronization
             defer { kept = nil }
             return kept
         }) else { return }
-        for bits in [owner, instance] {
-            if let object = UnsafeRawPointer(bitPattern: bits) {
-                EpochDomain.shared.retire(Unmanaged<AnyObject>.fromOpaque(object))
-            }
+        // One by one: an array literal here would be an allocation per call.
+        if let object = UnsafeRawPointer(bitPattern: owner) {
+            EpochDomain.shared.retire(Unmanaged<AnyObject>.fromOpaque(object))
+        }
+        if let object = UnsafeRawPointer(bitPattern: instance) {
+            EpochDomain.shared.retire(Unmanaged<AnyObject>.fromOpaque(object))
         }
     }
 
@@ -159,7 +162,7 @@ import Synchronization
                                                          ordering: .sequentiallyConsistent)
         if exchanged {
             task.withLock { $0?.cancel() }
-            if reason == State.answered { onAnswered?() }
+            if reason == State.answered { onAnswered?(self) }
             return nil
         }
         guard current == State.claimed || current == State.completed else { return nil }
