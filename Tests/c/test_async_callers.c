@@ -301,7 +301,8 @@ static void test_timeout_and_cancel(sb_mediator *m, struct later *l) {
     c.cancel = token;
     CHECK_STATUS(sb_perform_async(m, "A", "later", NULL, &c, done, &e), SB_PENDING);
     sb_cancel_request(token);
-    CHECK(wait_ended(&e) == 1);
+    CHECK(e.calls == 1);                       /* before sb_cancel_request returned ... */
+    CHECK(pthread_equal(e.thread, pthread_self())); /* ... on the cancelling thread */
     CHECK(e.status == SB_ECANCELED);
     gate_open(&l->gate);
     later_finish(l);
@@ -405,6 +406,130 @@ static void test_race(sb_mediator *m, struct later *l) {
                    "done ran exactly once each time; the completer was told whether it won");
 }
 
+/* The fast path (no hooks, params that fit the contract as they are)
+ * checks a declared result when it comes, as the other paths do. */
+static void test_fast_path_contract(struct later *l) {
+    sb_mediator *m = sb_mediator_new();
+    CHECK_STATUS(sb_register_action_contract(m, "T", "typed", "n: int -> string", deferring, l, NULL), SB_OK);
+    sb_route *r = NULL;
+    CHECK_STATUS(sb_route_prepare(m, "T", "typed", 0, &r), SB_OK);
+    for (int via_route = 0; via_route < 2; via_route++) {
+        struct ended e;
+        ended_init(&e);
+        later_init(l);
+        sb_value *p = dict_n(3);
+        CHECK_STATUS(via_route ? sb_route_call_async(r, p, done, &e) : sb_perform_async(m, "T", "typed", p, NULL, done, &e),
+                     SB_PENDING);
+        sb_release(p);
+        gate_open(&l->gate);
+        CHECK(wait_ended(&e) == 1);
+        later_finish(l);
+        CHECK(e.status == SB_ETYPE);
+        ended_destroy(&e);
+    }
+    sb_route_free(r);
+    sb_mediator_free(m);
+}
+
+/* Observers' start events and interceptors run before the call has found
+ * its action: they get no completion (0), so they cannot take the one the
+ * action will get. */
+static sb_completion taken_by_hook;
+
+static void take_at_start(void *ud, const sb_call_event *ev) {
+    (void)ud;
+    if (ev->phase == SB_CALL_START) taken_by_hook = sb_completion_take();
+}
+
+static int take_in_interceptor(void *ud, sb_call *call) {
+    (void)ud;
+    (void)call;
+    taken_by_hook = sb_completion_take();
+    return SB_OK;
+}
+
+static void test_hooks_take_nothing(struct later *l) {
+    for (int interceptor = 0; interceptor < 2; interceptor++) {
+        sb_mediator *m = sb_mediator_new();
+        CHECK_STATUS(sb_register_action(m, "A", "later", deferring, l, NULL), SB_OK);
+        if (interceptor) {
+            CHECK_STATUS(sb_add_interceptor(m, 0, take_in_interceptor, NULL, NULL, NULL), SB_OK);
+        } else {
+            CHECK_STATUS(sb_add_observer(m, take_at_start, NULL, NULL, NULL), SB_OK);
+        }
+        struct ended e;
+        ended_init(&e);
+        later_init(l);
+        taken_by_hook = 12345;
+        CHECK_STATUS(sb_perform_async(m, "A", "later", NULL, NULL, done, &e), SB_PENDING);
+        CHECK(taken_by_hook == 0);
+        CHECK(l->c != 0);
+        CHECK_STATUS(sb_completion_fail(taken_by_hook, SB_EACTION, "not mine"), SB_EINVAL);
+        gate_open(&l->gate);
+        CHECK(wait_ended(&e) == 1);
+        later_finish(l);
+        CHECK(e.status == SB_OK);
+        CHECK(l->returned == SB_OK);
+        ended_destroy(&e);
+        sb_mediator_free(m);
+    }
+}
+
+/* A done that starts a call ending at once, 200,000 times over; a done that
+ * completes the next pending call, 20,000 in a chain. Callbacks never nest:
+ * each runs after the one before returns, so the stack stays flat. */
+static sb_mediator *chain_m;
+static long chain_left, chain_calls;
+
+static void again(void *ud, sb_status status, sb_value *result) {
+    (void)ud;
+    (void)status;
+    sb_release(result);
+    chain_calls++;
+    if (--chain_left > 0) sb_perform_async(chain_m, "A", "now", NULL, NULL, again, NULL);
+}
+
+#define CHAIN 20000
+static sb_completion chain_ids[CHAIN];
+static long chain_taken;
+
+static sb_status take_into_chain(void *ud, const sb_value *params, sb_value **out) {
+    (void)ud; (void)params; (void)out;
+    chain_ids[chain_taken++] = sb_completion_take();
+    return SB_PENDING;
+}
+
+static void complete_next(void *ud, sb_status status, sb_value *result) {
+    long i = (long)(intptr_t)ud;
+    (void)status;
+    sb_release(result);
+    chain_calls++;
+    if (i + 1 < CHAIN) sb_completion_succeed(chain_ids[i + 1], sb_int(i + 1));
+}
+
+static void test_callbacks_do_not_nest(sb_mediator *m) {
+    chain_m = m;
+    chain_left = 200000;
+    chain_calls = 0;
+    CHECK_STATUS(sb_perform_async(m, "A", "now", NULL, NULL, again, NULL), SB_OK);
+    CHECK(chain_calls == 200000);
+
+    sb_mediator *c = sb_mediator_new();
+    CHECK_STATUS(sb_register_action(c, "Chain", "take", take_into_chain, NULL, NULL), SB_OK);
+    chain_taken = 0;
+    chain_calls = 0;
+    int pending = 1;
+    for (long i = 0; i < CHAIN; i++) {
+        if (sb_perform_async(c, "Chain", "take", NULL, NULL, complete_next, (void *)(intptr_t)i) != SB_PENDING) pending = 0;
+    }
+    CHECK(pending && chain_taken == CHAIN);
+    CHECK_STATUS(sb_completion_succeed(chain_ids[0], sb_int(0)), SB_OK);
+    CHECK(chain_calls == CHAIN);
+    sb_mediator_free(c);
+    robustness_row("sb_perform_async: done callbacks that start or complete the next call", 200000 + CHAIN,
+                   "each ran after the one before returned: no recursion, no stack growth");
+}
+
 int main(void) {
     sb_mediator *m = sb_mediator_new();
     struct later l;
@@ -419,6 +544,9 @@ int main(void) {
     test_timeout_and_cancel(m, &l);
     test_contract_and_observer(&l);
     test_race(m, &l);
+    test_fast_path_contract(&l);
+    test_hooks_take_nothing(&l);
+    test_callbacks_do_not_nest(m);
 
     sb_mediator_free(m);
     return check_report("test_async_callers");

@@ -109,7 +109,10 @@ import Synchronization
         state.store(State.completed, ordering: .sequentiallyConsistent)
         letGo()
         Parking.wake(self)
-        if let delivery = claimDelivery(completed: true) { delivery.run(taken()) }
+        if let delivery = claimDelivery() {
+            let answer = taken()
+            Deferral.runDelivery { delivery.run(answer) }
+        }
         return nil
     }
 
@@ -204,6 +207,25 @@ import Synchronization
         }
     }
 
+    /// What checks an answer against a declared result `type`, converting
+    /// it as `ParamType.result` does; `wrong` makes the error for an answer
+    /// of kind `got`.
+    static func resultCheck(_ type: ParamType, wrong: @escaping (_ got: String) -> SwitchboardError)
+        -> (Answer) -> Answer {
+        return { answer in
+            let value: Value
+            switch answer {
+            case .failure: return answer
+            case .value(let given): value = given
+            case .native(let native, let face):
+                defer { face.release(native) }
+                do throws(SwitchboardError) { value = try face.value(from: native) } catch { return .failure(error) }
+            }
+            guard let fitted = type.result(value) else { return .failure(wrong("\(value.kind)")) }
+            return .value(fitted)
+        }
+    }
+
     /// Adds what a layer the pending call returns through does with its
     /// answer, before the caller gets it.
     func then(_ finisher: @escaping (Answer) -> Answer) {
@@ -214,37 +236,42 @@ import Synchronization
     }
 
     /// Gives the answer to `consumer` when it comes: at once, on this thread,
-    /// if it came already; else on the thread that completes the call, or
-    /// gives up on it (the deadline, a cancellation: see `DetachedWatch`).
-    /// Returns whether it ran here, before returning.
+    /// if it came already; else on the thread that completes the call,
+    /// cancels it (`Cancellation.cancel`), or the watch thread at its
+    /// deadline (`DetachedWatch`). Deliveries never nest on a thread (see
+    /// `Deferral.runDelivery`). Returns whether it ran here, before returning.
     @discardableResult
     public func deliver(to consumer: @escaping (Answer) -> Void) -> Bool {
         let ready = detached.withLock { detached -> Detached? in
             if detached == nil { detached = Detached() }
             detached!.consumer = consumer
             guard state.load(ordering: .sequentiallyConsistent) == State.completed else { return nil }
-            detached!.delivered = true
-            return detached
+            return Self.claim(&detached)
         }
         if let ready {
-            ready.run(taken())
-            return true
+            let answer = taken()
+            return Deferral.runDelivery { ready.run(answer) }
         }
-        if isCancelled || deadline <= Clock.now {
-            return giveUp(isCancelled ? State.cancelled : State.timedOut)
-        }
-        if deadline != .max || cancellation != nil { DetachedWatch.shared.watch(self) }
+        if let cancellation, !cancellation.watch(self) { return giveUp(State.cancelled) }
+        if deadline <= Clock.now { return giveUp(State.timedOut) }
+        if deadline != .max { DetachedWatch.shared.watch(self) }
         return false
     }
 
-    /// The delivery to run, once: after the answer came (`completed`), or
-    /// after the caller gave up.
-    private func claimDelivery(completed: Bool) -> Detached? {
+    /// The delivery to run, once: after the answer came, or after the
+    /// caller gave up. What it holds (the layers' work, which may hold a
+    /// mediator's hooks) leaves with it.
+    private func claimDelivery() -> Detached? {
         detached.withLock { detached -> Detached? in
             guard let current = detached, current.consumer != nil, !current.delivered else { return nil }
-            detached!.delivered = true
-            return current
+            return Self.claim(&detached)
         }
+    }
+
+    private static func claim(_ detached: inout Detached?) -> Detached? {
+        let current = detached
+        detached = Detached(finishers: [], consumer: nil, delivered: true)
+        return current
     }
 
     /// Refuses the call from now on, its answer going to nobody (a caller
@@ -256,18 +283,19 @@ import Synchronization
 
     /// For a caller that does not wait: gives up (`State.timedOut` or
     /// `.cancelled`) unless a completer claimed the call first (which then
-    /// delivers), and gives the consumer the failure. Returns whether it did.
+    /// delivers), and gives the consumer the failure. Returns whether that
+    /// ran here.
     @discardableResult
     func giveUp(_ reason: Int) -> Bool {
         let (exchanged, _) = state.compareExchange(expected: State.pending, desired: reason,
                                                    ordering: .sequentiallyConsistent)
         guard exchanged else { return false }
         task.withLock { $0?.cancel() }
-        guard let delivery = claimDelivery(completed: false) else { return false }
-        delivery.run(.failure(reason == State.cancelled
+        guard let delivery = claimDelivery() else { return false }
+        let failure: SwitchboardError = reason == State.cancelled
             ? .canceled("the call to \(label) was cancelled while it waited for its answer")
-            : .timeout("\(label) did not complete within the call's timeout")))
-        return true
+            : .timeout("\(label) did not complete within the call's timeout")
+        return Deferral.runDelivery { delivery.run(.failure(failure)) }
     }
 
     private var settled: Bool {
