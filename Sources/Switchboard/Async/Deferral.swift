@@ -249,22 +249,40 @@ import Synchronization
     /// stack overflows. Returns whether it ran now.
     @discardableResult
     public static func runDelivery(_ delivery: @escaping () -> Void) -> Bool {
-        let taken = self.taken
-        if taken.delivering {
+        guard beginDelivery() else {
             taken.queued.append(delivery)
             return false
         }
-        taken.delivering = true
         delivery()
-        var next = 0
-        while next < taken.queued.count {
-            let queued = taken.queued[next]
-            next += 1
-            queued()
-        }
-        taken.queued.removeAll()
-        taken.delivering = false
+        endDelivery()
         return true
+    }
+
+    /// `runDelivery` in two halves, for a caller that runs its callback
+    /// directly when it may (no closure to allocate): true when this thread
+    /// runs no delivery now — run it, then call `endDelivery`; false when
+    /// it must be queued (`runDelivery`).
+    @inline(__always)
+    public static func beginDelivery() -> Bool {
+        let taken = self.taken
+        if taken.delivering { return false }
+        taken.delivering = true
+        return true
+    }
+
+    /// Runs what was queued meanwhile, in order, then ends the delivery.
+    public static func endDelivery() {
+        let taken = self.taken
+        if !taken.queued.isEmpty {
+            var next = 0
+            while next < taken.queued.count {
+                let queued = taken.queued[next]
+                next += 1
+                queued()
+            }
+            taken.queued.removeAll()
+        }
+        taken.delivering = false
     }
 
     /// The level of the call whose action runs on this thread now.

@@ -59,15 +59,20 @@ private func detached(_ done: @escaping sb_done_fn, _ userdata: UnsafeMutableRaw
         // that answer stands, and the completion is refused from now on.
         pending?.giveUp()
         let ended = status == SB_PENDING ? failure(SB_EACTION, "the call returned pending") : status
+        if Deferral.beginDelivery() {
+            done(userdata, ended, result)
+            Deferral.endDelivery()
+            return SB_OK
+        }
+        // Inside another callback: after it, as later answers are, so that
+        // a done that starts calls ending at once loops instead of recursing.
         let message = ended == SB_OK ? "" : lastError
         let answer = UnsafeUserdata(result.map { UnsafeMutableRawPointer($0) })
-        // Through the same queue as later answers: a done that starts calls
-        // ending at once loops instead of recursing.
-        let ranNow = Deferral.runDelivery {
+        Deferral.runDelivery {
             if ended != SB_OK { setLastError(message) }
             done(context.pointer, ended, answer.pointer.map { OpaquePointer($0) })
         }
-        return ranNow ? SB_OK : SB_PENDING
+        return SB_PENDING
     }
     let ranHere = pending.deliver { answer in
         switch CBridge.nativeAnswer(answer) {
