@@ -37,15 +37,18 @@ import Synchronization
     /// Completions actions on this thread took and have not yet returned
     /// "pending" for, innermost call last: an action that took one may make
     /// calls whose actions take theirs.
-    private final class Taken {
-        var stack: [Completion] = []
+    ///
+    /// One per thread, reached only by that thread: accesses skip the
+    /// dynamic exclusivity checks (about 30 instructions each).
+    fileprivate final class Taken {
+        @exclusivity(unchecked) var stack: [Completion] = []
         /// The call level whose caller does not wait (`detaching`); 0: none.
-        var detachLevel = 0
+        @exclusivity(unchecked) var detachLevel = 0
         /// The completion that call is pending on, once its action deferred.
-        var detached: Completion?
+        @exclusivity(unchecked) var detached: Completion?
         /// A delivery runs on this thread now; `queued` run after it.
-        var delivering = false
-        var queued: [() -> Void] = []
+        @exclusivity(unchecked) var delivering = false
+        @exclusivity(unchecked) var queued: [() -> Void] = []
     }
 
     private static var taken: Taken {
@@ -225,6 +228,13 @@ import Synchronization
     /// which the caller gives its consumer (`Completion.deliver`). Calls
     /// the action makes wait as usual.
     public static func detaching<R>(_ body: () -> R) -> (R, Completion?) {
+        let (result, completion, _) = detachingHere(body)
+        return (result, completion)
+    }
+
+    /// `detaching`, also giving this thread's state for `beginDelivery` and
+    /// `endDelivery` (one lookup instead of three).
+    public static func detachingHere<R>(_ body: () -> R) -> (R, Completion?, Here) {
         let taken = self.taken
         let saved = (taken.detachLevel, taken.detached)
         taken.detachLevel = level + 1
@@ -232,7 +242,12 @@ import Synchronization
         let result = body()
         let completion = taken.detached
         (taken.detachLevel, taken.detached) = saved
-        return (result, completion)
+        return (result, completion, Here(taken: taken))
+    }
+
+    /// This thread's deferral state, for a caller that looked it up already.
+    public struct Here {
+        fileprivate let taken: Taken
     }
 
     /// Whether the caller of the call whose action runs at `level` waits
@@ -263,16 +278,16 @@ import Synchronization
     /// runs no delivery now — run it, then call `endDelivery`; false when
     /// it must be queued (`runDelivery`).
     @inline(__always)
-    public static func beginDelivery() -> Bool {
-        let taken = self.taken
+    public static func beginDelivery(_ here: Here? = nil) -> Bool {
+        let taken = here?.taken ?? self.taken
         if taken.delivering { return false }
         taken.delivering = true
         return true
     }
 
     /// Runs what was queued meanwhile, in order, then ends the delivery.
-    public static func endDelivery() {
-        let taken = self.taken
+    public static func endDelivery(_ here: Here? = nil) {
+        let taken = here?.taken ?? self.taken
         if !taken.queued.isEmpty {
             var next = 0
             while next < taken.queued.count {

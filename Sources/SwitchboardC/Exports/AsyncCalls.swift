@@ -52,16 +52,16 @@ public func sb_completion_caller_waits(_ id: UInt64) -> CInt {
 private func detached(_ done: @escaping sb_done_fn, _ userdata: UnsafeMutableRawPointer?,
                       _ call: (sb_value_out) -> sb_status) -> sb_status {
     var result: OpaquePointer?
-    let (status, pending) = Deferral.detaching { call(&result) }
+    let (status, pending, here) = Deferral.detachingHere { call(&result) }
     let context = UnsafeUserdata(userdata)
     guard let pending, status == SB_PENDING else {
         // A layer turned a pending call into an answer (none does today):
         // that answer stands, and the completion is refused from now on.
         pending?.giveUp()
         let ended = status == SB_PENDING ? failure(SB_EACTION, "the call returned pending") : status
-        if Deferral.beginDelivery() {
+        if Deferral.beginDelivery(here) {
             done(userdata, ended, result)
-            Deferral.endDelivery()
+            Deferral.endDelivery(here)
             return SB_OK
         }
         // Inside another callback: after it, as later answers are, so that
