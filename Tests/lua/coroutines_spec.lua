@@ -134,16 +134,27 @@ describe("sb.perform in a coroutine", function()
     assert.truthy(errors and errors[1]:find("boom after the call", 1, true))
   end)
 
-  it("lets a resumed coroutine call sb.poll itself", function()
-    local inner = start(sb.perform, "Later", "soon", { ms = 1, value = "inner" })
+  it("lets a resumed coroutine call sb.poll itself, and find what its caller had not run yet", function()
+    local slow = helper.name("Slow")
+    local kept = {}
+    sb.target(slow, { answer = function() return sb.later(function(complete) kept[#kept + 1] = complete end) end })
+    local inner = start(sb.perform, slow, "answer")
     local outer = start(function()
-      local v = sb.perform("Later", "soon", { ms = 1, value = "outer" })
-      while not inner.done do sb.poll() end
+      local v = sb.perform(slow, "answer")
+      for _ = 1, 100 do -- inner's resume is queued behind this one's
+        if inner.done then break end
+        sb.poll()
+      end
       return v
     end)
-    drive(function() return outer.done and inner.done end)
+    kept[2]("outer") -- queued first
+    kept[1]("inner")
+    assert.are.equal(1, sb.poll()) -- outer; it ran inner itself
+    assert.is_true(outer.done)
     assert.are.equal("outer", outer.results[1])
     assert.are.equal("inner", inner.results[1])
+    helper.row("Lua coroutine resumed by sb.poll calls sb.poll until another coroutine queued after it is resumed", 1,
+               "the inner poll runs it (items are taken one at a time); the outer poll does not run it twice")
   end)
 
   it("lets go of a coroutine closed while its call is pending", function()
@@ -154,6 +165,8 @@ describe("sb.perform in a coroutine", function()
     assert.is_true(readable(5000)) -- the call ends: nobody to resume
     assert.are.equal(0, sb.poll())
     assert.is_false(box.done)
+    helper.row("Lua coroutine closed (coroutine.close) while its call is pending", 1,
+               "let go at once (sb.pending() 0); the call's late answer resumes nothing and is freed")
   end)
 end)
 
@@ -200,6 +213,8 @@ describe("sb.later", function()
     assert.are.equal("EWOULDBLOCK", code)
     assert.truthy(message:find("coroutine", 1, true))
     assert.are.equal(before, #kept) -- fn never ran
+    helper.row("Lua action answering later (sb.later) called by sb.perform outside a coroutine", 1,
+               "EWOULDBLOCK at once, saying to call from a coroutine, instead of a wait that could never end")
   end)
 
   it("fails the call when fn raises", function()
@@ -248,6 +263,8 @@ describe("sb.later", function()
     assert.are.equal(n, #order)
     for i = 1, n do assert(order[i] == i) end
     assert.are.equal(0, sb.pending())
+    helper.row("Lua coroutines suspended on calls at once, past SB_LUA_MAX_QUEUED, completed in reverse order", n,
+               "every resume queued (none refused), all resumed by one sb.poll in completion order")
   end)
 end)
 
