@@ -29,6 +29,7 @@ struct sb_lua_waiter {
     int finished;        /* (ctx->lock) done ran: status, result and message are set */
     int answered;        /* (owner) the coroutine has its answer, or is gone */
     int counted;         /* (owner) counted in ctx->waiting */
+    int charged;         /* (owner) SB_LUA_WAIT_COST is charged to the host's budget */
     sb_status status;
     sb_value *result;    /* SB_OK's value, until pushed */
     char *message;       /* a failure's message */
@@ -127,6 +128,7 @@ static int box_gc(lua_State *L) {
     if (w == NULL) return 0;
     *box = NULL;
     if (!w->answered) stop_waiting(L, w);
+    if (w->charged) (void)sb_lua_charge(L, -SB_LUA_WAIT_COST);
     waiter_release(w);
     return 0;
 }
@@ -146,12 +148,18 @@ sb_lua_waiter *sb_lua_waiter_new(lua_State *L, sb_lua_ctx *ctx) {
     lua_setmetatable(L, -2);
     lua_pushthread(L);
     int co_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    if (!sb_lua_charge(L, SB_LUA_WAIT_COST)) {
+        luaL_unref(L, LUA_REGISTRYINDEX, co_ref);
+        luaL_error(L, "switchboard: the host's memory budget refused what a suspended call keeps (sb_lua_set_charge)");
+        return NULL;
+    }
     sb_lua_waiter *w = calloc(1, sizeof *w);
     sb_lua_item *item = calloc(1, sizeof *item);
     if (w == NULL || item == NULL) {
         free(w);
         free(item);
         luaL_unref(L, LUA_REGISTRYINDEX, co_ref);
+        (void)sb_lua_charge(L, -SB_LUA_WAIT_COST);
         luaL_error(L, "switchboard: out of memory");
         return NULL;
     }
@@ -161,6 +169,7 @@ sb_lua_waiter *sb_lua_waiter_new(lua_State *L, sb_lua_ctx *ctx) {
     w->ctx = ctx;
     w->refs = 1; /* the box; the call takes one when it is made */
     w->co_ref = co_ref;
+    w->charged = 1;
     w->resume = item;
     item->waiter = w;
     *box = w;

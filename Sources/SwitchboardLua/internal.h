@@ -166,6 +166,8 @@ sb_status sb_lua_later_start(lua_State *L, int idx);
 #define SB_LUA_REGISTRATION_COST 512 /* a registered target or route, beside its names */
 #define SB_LUA_ACTION_COST 256       /* an action of a registered target */
 #define SB_LUA_NAME_COPIES 4         /* copies the library keeps of a target's name */
+#define SB_LUA_WAIT_COST 1024        /* a call from a coroutine (await.c): its waiter, and the
+                                        library's open call, while the coroutine lives */
 /* The most a conversion from Lua may cost, counted as above with every
  * table counted each time it is met (a table held twice converts twice):
  * 256 MiB. Past it the conversion fails, so a small table that shares a
