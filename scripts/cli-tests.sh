@@ -1023,7 +1023,7 @@ check "routes --json lists the plugin's and the Lua targets, with where each cam
 import json, sys
 routes = json.load(sys.stdin)
 names = sorted(t[\"name\"] for t in routes[\"targets\"])
-assert names == [\"A\", \"Catalog\", \"Settings\"], names
+assert names == [\"A\", \"Catalog\", \"Net\", \"Settings\"], names
 origins = {t[\"name\"]: t[\"origin\"] for t in routes[\"targets\"]}
 assert origins[\"A\"].startswith(\"plugin \") and origins[\"A\"].endswith(\"module_a.so\"), origins
 assert origins[\"Settings\"] == \"Lua file $examples/targets/Target_Settings.lua\", origins
