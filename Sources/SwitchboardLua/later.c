@@ -96,8 +96,9 @@ sb_status sb_lua_later_start(lua_State *L, int idx) {
         return SB_EACTION;
     }
     if (sb_completion_caller_waits(c)) {
-        sb_set_error("sb.later: the caller waits for this action on the Lua state's own thread, where the "
-                     "answer could never come; call it with sb.perform from inside a coroutine");
+        sb_set_error("sb.later: the caller waits for this answer on the Lua state's own thread, where it could "
+                     "never come (sb.perform outside a coroutine; a callback, which answers at once); call the "
+                     "action with sb.perform from inside a coroutine");
         return SB_EWOULDBLOCK;
     }
     lua_getiuservalue(L, idx, 1); /* fn */
