@@ -905,7 +905,9 @@ SB_API int sb_cancelled(void);
  */
 typedef uint64_t sb_completion;
 /* The completion of the call whose action runs on this thread now (the same
- * id if taken again during that action); 0 outside any call. Only an action
+ * id if taken again during that action); 0 when no action runs here (outside
+ * any call; in an observer's start event, an interceptor or a discoverer,
+ * which run before the call has found its action). Only an action
  * (registered, of a class or plugin, a scheme or degrade handler) may answer
  * later: an id taken and not returned for with SB_PENDING (the action
  * answered anyway, or it was taken in an observer, interceptor, discoverer or
@@ -950,8 +952,12 @@ SB_API int sb_completion_caller_waits(sb_completion c);
  * It runs on the thread that ends the call: the calling thread, before the
  * call returns, when the action answered at once; otherwise the thread that
  * completes the action (sb_completion_succeed/fail), the one that cancels
- * the call (sb_cancel_request), or the library's watch thread at the call's
- * timeout. The observers' end event comes on that thread just before. */
+ * the call (sb_cancel_request, before it returns), or the library's watch
+ * thread at the call's timeout — keep `done` short there: it delays other
+ * calls' timeouts. The observers' end event comes on that thread just
+ * before. Callbacks never nest on a thread: a call that `done` starts or
+ * ends (and that ends at once) has its own `done` run right after the
+ * current one returns, so its starter sees SB_PENDING. */
 typedef void (*sb_done_fn)(void *userdata, sb_status status, sb_value *result);
 /* sb_perform_opts for a caller that does not wait. SB_OK when `done` has
  * run already; SB_PENDING when it will run later, exactly once; SB_EINVAL

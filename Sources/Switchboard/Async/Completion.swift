@@ -42,7 +42,8 @@ import Synchronization
     /// reference each (`keep`), until it completes.
     private let kept = Mutex<(UInt, UInt)?>(nil)
     /// Called once if the action answers anyway: the face forgets its handle.
-    @_spi(Faces) public var onAnswered: (@Sendable () -> Void)?
+    /// (A function, not a closure over the id: nothing is allocated per call.)
+    @_spi(Faces) public var onAnswered: (@Sendable (Completion) -> Void)?
     /// The face's handle for it (C's id), 0 until it has one; read and
     /// written only under that face's lock.
     @_spi(Faces) public var faceID: UInt64 = 0
@@ -108,7 +109,10 @@ import Synchronization
         state.store(State.completed, ordering: .sequentiallyConsistent)
         letGo()
         Parking.wake(self)
-        if let delivery = claimDelivery(completed: true) { delivery.run(taken()) }
+        if let delivery = claimDelivery() {
+            let answer = taken()
+            Deferral.runDelivery { delivery.run(answer) }
+        }
         return nil
     }
 
@@ -130,10 +134,12 @@ import Synchronization
             defer { kept = nil }
             return kept
         }) else { return }
-        for bits in [owner, instance] {
-            if let object = UnsafeRawPointer(bitPattern: bits) {
-                EpochDomain.shared.retire(Unmanaged<AnyObject>.fromOpaque(object))
-            }
+        // One by one: an array literal here would be an allocation per call.
+        if let object = UnsafeRawPointer(bitPattern: owner) {
+            EpochDomain.shared.retire(Unmanaged<AnyObject>.fromOpaque(object))
+        }
+        if let object = UnsafeRawPointer(bitPattern: instance) {
+            EpochDomain.shared.retire(Unmanaged<AnyObject>.fromOpaque(object))
         }
     }
 
@@ -159,7 +165,7 @@ import Synchronization
                                                          ordering: .sequentiallyConsistent)
         if exchanged {
             task.withLock { $0?.cancel() }
-            if reason == State.answered { onAnswered?() }
+            if reason == State.answered { onAnswered?(self) }
             return nil
         }
         guard current == State.claimed || current == State.completed else { return nil }
@@ -201,6 +207,25 @@ import Synchronization
         }
     }
 
+    /// What checks an answer against a declared result `type`, converting
+    /// it as `ParamType.result` does; `wrong` makes the error for an answer
+    /// of kind `got`.
+    static func resultCheck(_ type: ParamType, wrong: @escaping (_ got: String) -> SwitchboardError)
+        -> (Answer) -> Answer {
+        return { answer in
+            let value: Value
+            switch answer {
+            case .failure: return answer
+            case .value(let given): value = given
+            case .native(let native, let face):
+                defer { face.release(native) }
+                do throws(SwitchboardError) { value = try face.value(from: native) } catch { return .failure(error) }
+            }
+            guard let fitted = type.result(value) else { return .failure(wrong("\(value.kind)")) }
+            return .value(fitted)
+        }
+    }
+
     /// Adds what a layer the pending call returns through does with its
     /// answer, before the caller gets it.
     func then(_ finisher: @escaping (Answer) -> Answer) {
@@ -211,32 +236,42 @@ import Synchronization
     }
 
     /// Gives the answer to `consumer` when it comes: at once, on this thread,
-    /// if it came already; else on the thread that completes the call, or
-    /// gives up on it (the deadline, a cancellation: see `DetachedWatch`).
-    public func deliver(to consumer: @escaping (Answer) -> Void) {
+    /// if it came already; else on the thread that completes the call,
+    /// cancels it (`Cancellation.cancel`), or the watch thread at its
+    /// deadline (`DetachedWatch`). Deliveries never nest on a thread (see
+    /// `Deferral.runDelivery`). Returns whether it ran here, before returning.
+    @discardableResult
+    public func deliver(to consumer: @escaping (Answer) -> Void) -> Bool {
         let ready = detached.withLock { detached -> Detached? in
             if detached == nil { detached = Detached() }
             detached!.consumer = consumer
             guard state.load(ordering: .sequentiallyConsistent) == State.completed else { return nil }
-            detached!.delivered = true
-            return detached
+            return Self.claim(&detached)
         }
-        if let ready { return ready.run(taken()) }
-        if isCancelled {
-            giveUp(State.cancelled)
-        } else if deadline != .max || cancellation != nil {
-            DetachedWatch.shared.watch(self)
+        if let ready {
+            let answer = taken()
+            return Deferral.runDelivery { ready.run(answer) }
+        }
+        if let cancellation, !cancellation.watch(self) { return giveUp(State.cancelled) }
+        if deadline <= Clock.now { return giveUp(State.timedOut) }
+        if deadline != .max { DetachedWatch.shared.watch(self) }
+        return false
+    }
+
+    /// The delivery to run, once: after the answer came, or after the
+    /// caller gave up. What it holds (the layers' work, which may hold a
+    /// mediator's hooks) leaves with it.
+    private func claimDelivery() -> Detached? {
+        detached.withLock { detached -> Detached? in
+            guard let current = detached, current.consumer != nil, !current.delivered else { return nil }
+            return Self.claim(&detached)
         }
     }
 
-    /// The delivery to run, once: after the answer came (`completed`), or
-    /// after the caller gave up.
-    private func claimDelivery(completed: Bool) -> Detached? {
-        detached.withLock { detached -> Detached? in
-            guard let current = detached, current.consumer != nil, !current.delivered else { return nil }
-            detached!.delivered = true
-            return current
-        }
+    private static func claim(_ detached: inout Detached?) -> Detached? {
+        let current = detached
+        detached = Detached(finishers: [], consumer: nil, delivered: true)
+        return current
     }
 
     /// Refuses the call from now on, its answer going to nobody (a caller
@@ -248,16 +283,19 @@ import Synchronization
 
     /// For a caller that does not wait: gives up (`State.timedOut` or
     /// `.cancelled`) unless a completer claimed the call first (which then
-    /// delivers), and gives the consumer the failure.
-    func giveUp(_ reason: Int) {
+    /// delivers), and gives the consumer the failure. Returns whether that
+    /// ran here.
+    @discardableResult
+    func giveUp(_ reason: Int) -> Bool {
         let (exchanged, _) = state.compareExchange(expected: State.pending, desired: reason,
                                                    ordering: .sequentiallyConsistent)
-        guard exchanged else { return }
+        guard exchanged else { return false }
         task.withLock { $0?.cancel() }
-        guard let delivery = claimDelivery(completed: false) else { return }
-        delivery.run(.failure(reason == State.cancelled
+        guard let delivery = claimDelivery() else { return false }
+        let failure: SwitchboardError = reason == State.cancelled
             ? .canceled("the call to \(label) was cancelled while it waited for its answer")
-            : .timeout("\(label) did not complete within the call's timeout")))
+            : .timeout("\(label) did not complete within the call's timeout")
+        return Deferral.runDelivery { delivery.run(.failure(failure)) }
     }
 
     private var settled: Bool {

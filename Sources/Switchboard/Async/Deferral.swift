@@ -43,6 +43,9 @@ import Synchronization
         var detachLevel = 0
         /// The completion that call is pending on, once its action deferred.
         var detached: Completion?
+        /// A delivery runs on this thread now; `queued` run after it.
+        var delivering = false
+        var queued: [() -> Void] = []
     }
 
     private static var taken: Taken {
@@ -99,6 +102,15 @@ import Synchronization
     /// The completion of the call whose action runs on this thread now; the
     /// same one if taken again during that action. Nil outside any call.
     public static func take() -> Completion? {
+        // Only while an action runs at this level: an observer's start event
+        // or an interceptor runs at the call's level before the call has
+        // found its action (nothing is held yet), and must not take the
+        // completion the action will take.
+        let record = EpochDomain.shared.pins.record()
+        let level = record.depth.pointee
+        guard level > 0, level < ThreadRecord.levels, record.slots(at: level)[0].load(ordering: .relaxed) != 0 else {
+            return nil
+        }
         let taken = self.taken
         drop(deeperThan: level, including: false, taken)
         if let earlier = taken.stack.last, earlier.level == level { return earlier }
@@ -166,20 +178,19 @@ import Synchronization
     private static func answerOfTaken(label: String) -> Result<Completion.Answer?, SwitchboardError> {
         let level = self.level, taken = self.taken
         drop(deeperThan: level, including: false, taken)
-        guard let completion = taken.stack.last, completion.level == level else {
-            return .failure(.actionFailed("\(label) returned pending without taking its completion", underlying: nil))
-        }
-        taken.stack.removeLast()
-        outstanding.subtract(1, ordering: .relaxed)
         // Only an action's call holds what its work goes on using; a
         // callback (or anything else that is not an action) must answer
         // before it returns.
         let slots = EpochDomain.shared.pins.record().slots(at: level)
         let owner = slots[0].load(ordering: .relaxed)
         guard owner != 0 else {
-            completion.answered()
             return .failure(.actionFailed("\(label) returned pending, but only actions may answer later", underlying: nil))
         }
+        guard let completion = taken.stack.last, completion.level == level else {
+            return .failure(.actionFailed("\(label) returned pending without taking its completion", underlying: nil))
+        }
+        taken.stack.removeLast()
+        outstanding.subtract(1, ordering: .relaxed)
         completion.keep(owner: owner, instance: slots[1].load(ordering: .relaxed))
         if detaches(completion, at: level, taken, label: label) { return .success(nil) }
         return wait(for: completion, label: label).map { $0 }
@@ -229,6 +240,31 @@ import Synchronization
     public static func callerWaits(level: Int) -> Bool {
         guard let raw = pthread_getspecific(key) else { return true }
         return Unmanaged<Taken>.fromOpaque(raw).takeUnretainedValue().detachLevel != level
+    }
+
+    /// Runs `delivery` (a caller's callback getting its answer) now, unless
+    /// this thread is running one already — a callback that ends another
+    /// call, or starts one that ends at once: then right after it, in order.
+    /// So callbacks that keep doing that loop instead of recursing until the
+    /// stack overflows. Returns whether it ran now.
+    @discardableResult
+    public static func runDelivery(_ delivery: @escaping () -> Void) -> Bool {
+        let taken = self.taken
+        if taken.delivering {
+            taken.queued.append(delivery)
+            return false
+        }
+        taken.delivering = true
+        delivery()
+        var next = 0
+        while next < taken.queued.count {
+            let queued = taken.queued[next]
+            next += 1
+            queued()
+        }
+        taken.queued.removeAll()
+        taken.delivering = false
+        return true
     }
 
     /// The level of the call whose action runs on this thread now.

@@ -107,19 +107,16 @@ extension ActionEntry {
     /// made now, while the names are borrowed.
     func resultCheck(_ type: ParamType, target: NameRef, action: NameRef) -> (Completion.Answer) -> Completion.Answer {
         let call = call(target: target, action: action)
-        return { answer in
-            let value: Value
-            switch answer {
-            case .failure: return answer
-            case .value(let given): value = given
-            case .native(let native, let face):
-                defer { face.release(native) }
-                do throws(SwitchboardError) { value = try face.value(from: native) } catch { return .failure(error) }
-            }
-            guard let fitted = type.result(value) else {
-                return .failure(.typeMismatch("\(call): expected \(type.withArticle) result, got \(value.kind)"))
-            }
-            return .value(fitted)
+        return Completion.resultCheck(type) { got in .typeMismatch("\(call): expected \(type.withArticle) result, got \(got)") }
+    }
+
+    /// After a call of this action returned `status`: when it is pending
+    /// (its caller does not wait), the result it declares is checked when
+    /// the answer comes. Every path that checks results on success calls it.
+    @inline(__always)
+    func checkLater(_ status: Int32, target: NameRef, action: NameRef) {
+        if status == Deferral.pendingStatus, let type = declaredResult {
+            Deferral.detachedHere?.then(resultCheck(type, target: target, action: action))
         }
     }
 

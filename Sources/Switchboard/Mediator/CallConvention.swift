@@ -143,8 +143,8 @@ struct SwiftConvention: CallConvention {
             return .failure(error)
         }
         let outcome = run(entry, on: instance, args: args, target: target, action: action)
-        if case .failure(let error) = outcome, Deferral.isPending(error), let type = entry.declaredResult {
-            Deferral.detachedHere?.then(entry.resultCheck(type, target: target, action: action))
+        if case .failure(let error) = outcome, Deferral.isPending(error) {
+            entry.checkLater(Deferral.pendingStatus, target: target, action: action)
         }
         return entry.checkedResult(outcome, target: target, action: action)
     }

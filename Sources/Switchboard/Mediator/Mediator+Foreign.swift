@@ -207,9 +207,7 @@ struct ForeignConvention: CallConvention {
         } else {
             status = invokeChecked(entry, on: instance, args: args, target: target, action: action)
         }
-        if status == Deferral.pendingStatus, let type = entry.declaredResult {
-            Deferral.detachedHere?.then(entry.resultCheck(type, target: target, action: action))
-        }
+        entry.checkLater(status, target: target, action: action)
         guard status == 0, let type = entry.declaredResult, !bridge.resultFits(out.pointee, type) else { return status }
         return bridge.conformResult(of: entry, to: type, out: out, target: target, action: action)
     }

@@ -53,21 +53,29 @@ private func detached(_ done: @escaping sb_done_fn, _ userdata: UnsafeMutableRaw
                       _ call: (sb_value_out) -> sb_status) -> sb_status {
     var result: OpaquePointer?
     let (status, pending) = Deferral.detaching { call(&result) }
+    let context = UnsafeUserdata(userdata)
     guard let pending, status == SB_PENDING else {
         // A layer turned a pending call into an answer (none does today):
         // that answer stands, and the completion is refused from now on.
         pending?.giveUp()
-        done(userdata, status == SB_PENDING ? failure(SB_EACTION, "the call returned pending") : status, result)
-        return SB_OK
+        let ended = status == SB_PENDING ? failure(SB_EACTION, "the call returned pending") : status
+        let message = ended == SB_OK ? "" : lastError
+        let answer = UnsafeUserdata(result.map { UnsafeMutableRawPointer($0) })
+        // Through the same queue as later answers: a done that starts calls
+        // ending at once loops instead of recursing.
+        let ranNow = Deferral.runDelivery {
+            if ended != SB_OK { setLastError(message) }
+            done(context.pointer, ended, answer.pointer.map { OpaquePointer($0) })
+        }
+        return ranNow ? SB_OK : SB_PENDING
     }
-    let context = UnsafeUserdata(userdata)
-    pending.deliver { answer in
+    let ranHere = pending.deliver { answer in
         switch CBridge.nativeAnswer(answer) {
         case .success(let value): done(context.pointer, SB_OK, value)
         case .failure(let error): done(context.pointer, failure(error), nil)
         }
     }
-    return SB_PENDING
+    return ranHere ? SB_OK : SB_PENDING
 }
 
 /// The caller's userdata, carried to the thread that ends the call (the

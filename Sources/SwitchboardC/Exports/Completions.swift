@@ -21,8 +21,14 @@ enum TakenCompletions {
             completion.faceID = id
             // An action that answers anyway has no use for its id: forget it
             // (a later completion is refused as one that is not open).
-            completion.onAnswered = { _ = remove(id) }
+            completion.onAnswered = forget
             return id
+        }
+    }
+
+    @Sendable static func forget(_ completion: Completion) {
+        table.withLock { state in
+            if completion.faceID != 0 { state.open.removeValue(forKey: completion.faceID) }
         }
     }
 
