@@ -248,7 +248,7 @@ assert listed == {k: v for k, v in status.items() if v != "called"}, (listed, st
 suites = list(JUnitXml.fromfile(sys.argv[3]))
 cov = [s for s in suites if s.name == "switchboard coverage"][0]
 assert {p.name: p.value for p in cov.properties()} == status
-assert sum(s.tests for s in suites) == 13, [s.tests for s in suites]
+assert sum(s.tests for s in suites) == 17, [s.tests for s in suites]
 PY
 run coverage_json run --coverage-json "$work/x.json" $scenarios/isolation.lua
 check "--coverage-json without --coverage is a usage error" status_is coverage_json 64
@@ -700,6 +700,26 @@ for t in tests[:2]:
 PY
 row "Scenario spreads its work over short coroutines (coroutine.wrap, coroutine.create), under --max-instructions" 2 \
   "the instruction limit stops it; a generator is counted once; the run goes on"
+run async run "${load[@]}" --timeout 2 --junit "$work/async.xml" $scenarios/async.lua
+check "scenarios wait for actions that answer later (in steps, pcall, xpcall); a call that never ends meets the timeout" \
+  $py - "$work/async.tap" "$work/async.status" <<'PY'
+import sys
+from tap.parser import Parser
+tests = [l for l in Parser().parse_file(sys.argv[1]) if l.category == "test"]
+assert open(sys.argv[2]).read().strip() == "1"
+assert [t.ok for t in tests] == [False, False, False, True, False, True], [(t.ok, t.description, t.yaml_block) for t in tests]
+never, yielded, raised, _, failed, _ = [t.yaml_block for t in tests]
+assert never["outcome"] == "limit" and never["message"] == \
+    "the timeout of 2 s was reached (--timeout) while the scenario waited for an asynchronous call", never
+assert yielded["outcome"] == "error" and "yielded outside a call to an asynchronous action" in yielded["message"], yielded
+assert raised["outcome"] == "error" and raised["at"].endswith("async.lua:26"), raised
+assert "scenario API" not in raised["traceback"], raised["traceback"]
+assert failed["outcome"] == "failed" and failed["at"].endswith("async.lua:42"), failed
+PY
+row "Scenario waits for a call that never ends (a Lua action's sb.later never answered), under --timeout 2" 1 \
+  "the timeout stops it with a message naming the wait; the run goes on"
+row "Scenario body yields by itself (coroutine.yield at its top level)" 1 \
+  "an error saying nothing would resume it, at once"
 # One scenario here registers and unregisters 1 MiB names for about 25 s of
 # CPU; the timeout is far above that so a loaded machine does not end it.
 run charged run --max-memory 32 --timeout 300 $scenarios/charged.lua
@@ -1003,7 +1023,7 @@ check "routes --json lists the plugin's and the Lua targets, with where each cam
 import json, sys
 routes = json.load(sys.stdin)
 names = sorted(t[\"name\"] for t in routes[\"targets\"])
-assert names == [\"A\", \"Catalog\", \"Settings\"], names
+assert names == [\"A\", \"Catalog\", \"Net\", \"Settings\"], names
 origins = {t[\"name\"]: t[\"origin\"] for t in routes[\"targets\"]}
 assert origins[\"A\"].startswith(\"plugin \") and origins[\"A\"].endswith(\"module_a.so\"), origins
 assert origins[\"Settings\"] == \"Lua file $examples/targets/Target_Settings.lua\", origins
