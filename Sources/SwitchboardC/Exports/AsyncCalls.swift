@@ -12,10 +12,12 @@ public func sb_perform_async(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CCha
                              _ done: sb_done_fn?, _ userdata: UnsafeMutableRawPointer?) -> sb_status {
     guard let m, let done else { return failure(SB_EINVAL, "sb_perform_async: NULL mediator or done callback") }
     return detached(done, userdata) { out in
+        // No options: no CallOptions to build, as for sb_perform.
+        guard let options else { return perform(m, target, action, params, cache: false, nil, out, "sb_perform_async") }
         switch callOptions(options, "sb_perform_async", more: SB_NO_FALLBACK) {
         case .failure(let error): return failure(error)
         case .success(let parsed):
-            let fallback = options.map { $0.pointee.flags & SB_NO_FALLBACK == 0 } ?? true
+            let fallback = options.pointee.flags & SB_NO_FALLBACK == 0
             return perform(m, target, action, params, cache: parsed.cacheTarget, fallback: fallback, parsed, out,
                            "sb_perform_async")
         }
