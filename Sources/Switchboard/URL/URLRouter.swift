@@ -222,7 +222,7 @@ final class URLRouter: @unchecked Sendable {
     /// `resolve`, saying how many pattern-trie nodes the match visited.
     func resolve(_ url: RemoteURL, steps: inout Int) throws(SwitchboardError) -> Destination {
         let (policy, observer, match, connector) = reading {
-            (self.policy, self.observer, patterns.match(scheme: url.scheme, segments: [url.host] + url.segments, steps: &steps),
+            (self.policy, self.observer, patterns.match(scheme: url.scheme, host: url.host, segments: url.segments, steps: &steps),
              connectors[ExactName(url.scheme)])
         }
         func reject(_ reason: String) -> SwitchboardError {
@@ -246,11 +246,10 @@ final class URLRouter: @unchecked Sendable {
                 guard !url.hasUserOrPort else {
                     throw .badURL("a URL for targets has no user, password or port: \(RemoteURL.quoted(url.string))")
                 }
-                guard url.segments.count == 1 else {
+                guard url.segmentCount == 1, let action = url.firstSegment else {
                     throw .badURL("a URL for targets is \(url.scheme)://target/action, not \(RemoteURL.quoted(url.string))")
                 }
-                let action = url.segments[0]
-                guard action != "." && action != ".." && url.host != "." && url.host != ".." else {
+                guard !Self.isDotSegment(action) && !Self.isDotSegment(url.host) else {
                     throw .badURL("'.' and '..' are not target or action names: \(RemoteURL.quoted(url.string))")
                 }
                 destination = Destination(target: url.host, action: action, params: url.query)
@@ -272,6 +271,12 @@ final class URLRouter: @unchecked Sendable {
         }
         try admit(target: destination.target, action: destination.action, url: url.string, policy: policy, observer: observer)
         return destination
+    }
+
+    /// "." or "..", by bytes.
+    private static func isDotSegment(_ name: String) -> Bool {
+        let bytes = name.utf8
+        return bytes.count <= 2 && !bytes.isEmpty && bytes.allSatisfy { $0 == UInt8(ascii: ".") }
     }
 
     /// Tells the observer of a refusal made after resolution, where the
