@@ -280,10 +280,13 @@ final class PatternTrie {
 
     /// The best route for a URL's [host] + path segments. `steps` is set to
     /// the number of nodes visited (tests read it).
+    /// Whether no pattern is registered (most mediators): the router then
+    /// skips matching, and making the URL's segment array for it.
+    var isEmpty: Bool { roots.isEmpty }
+
     func match(scheme: String, host: String, segments: [String], steps: inout Int) -> Match {
         steps = 0
-        // Most schemes have no patterns: no hashing, no array for them.
-        guard !roots.isEmpty, let root = roots[ExactName(scheme)] else { return .none }
+        guard let root = roots[ExactName(scheme)] else { return .none }
         var captures: [Value] = []
         var budget = Self.maximumSteps
         let found = match(root, ([host] + segments)[...], &captures, &budget)
