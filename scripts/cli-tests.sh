@@ -1080,6 +1080,16 @@ import json, sys
 t = next(t for t in json.load(sys.stdin)[\"targets\"] if t[\"name\"] == \"Typed\")
 assert t[\"async\"] == [\"later\", \"laterAny\"], t[\"async\"]
 assert t[\"contracts\"][\"later\"][\"async\"] is True and \"async\" not in t[\"contracts\"][\"secret\"], t'"
+printf 'scenario("calls one action", function()\n  expect(sb.perform("Typed", "countKeys", { a = 1 })).to_equal(1)\nend)\n' > "$work/typed_scenario.lua"
+check "run --coverage-json says which actions answer later" bash -c "
+  '$sb' run --plugin '$work/typed_plugin.so' --coverage --coverage-json '$work/typed_coverage.json' '$work/typed_scenario.lua' > /dev/null &&
+  $py -c '
+import json, sys
+data = json.load(open(sys.argv[1]))
+later = sorted(a[\"action\"] for a in data[\"actions\"] if a.get(\"async\"))
+assert later == [\"later\", \"laterAny\"], data
+assert all(a[\"async\"] is True for a in data[\"actions\"] if \"async\" in a), data
+assert [a[\"status\"] for a in data[\"actions\"] if a[\"action\"] == \"countKeys\"] == [\"called\"], data' '$work/typed_coverage.json'"
 check "gen refuses a catalogue that is not JSON" bash -c "echo '{' > '$work/bad.json'; $(declare -f gen_fails); work='$work' sb='$sb' gen_fails 'bad.json' --lang c --catalogue '$work/bad.json'"
 
 echo "help"
