@@ -334,6 +334,7 @@ SB_API sb_status sb_register_action(sb_mediator *m, const char *target, const ch
  *     "times: int = 1\n"                           optional, default (JSON)
  *     "-> bool\n"                                  the result's type
  *     "local"                                      not reachable from URLs
+ *     "async"                                      answers later (SB_PENDING)
  *
  * Types: bool int double string bytes array dict callback any. Before the
  * action runs, a missing required param or a value of another type fails the
@@ -341,7 +342,10 @@ SB_API sb_status sb_register_action(sb_mediator *m, const char *target, const ch
  * defaults are filled in; an int passes for a double; for a URL call, query
  * strings become the declared bool, int or double. Other keys pass through.
  * After it runs, a result of another kind than the declared one fails the
- * call with SB_ETYPE (see sb_perform). The JSON form that sb_routes_json lists is accepted too. SB_EINVAL (and
+ * call with SB_ETYPE (see sb_perform). `async` changes no check: it tells the
+ * catalogue (sb_routes_json lists the target's "async" actions) and the
+ * generated wrappers (which call sb_perform_async) that the action answers
+ * later. The JSON form that sb_routes_json lists is accepted too. SB_EINVAL (and
  * free_userdata runs) for a contract that does not parse, names a param
  * twice or has a default of the wrong type; otherwise as sb_register_action. */
 SB_API sb_status sb_register_action_contract(sb_mediator *m, const char *target, const char *action,
@@ -742,7 +746,9 @@ SB_API char *sb_sign_url(const void *key, size_t key_len, const char *url, int64
  * discarded. NULL removes it. `free_userdata` as for sb_register_action. */
 SB_API sb_status sb_set_url_observer(sb_mediator *m, sb_fn fn, void *userdata, void (*free_userdata)(void *));
 
-/* What `m` can reach: {"targets": [{name, origin, actions, cached}],
+/* What `m` can reach: {"targets": [{name, origin, actions, async, cached,
+ * contracts}] (async: the actions that answer later, by their contract's
+ * `async` or as Swift async closures; contracts: by action, the JSON form),
  * "schemes": [{scheme, connector ("targets", "forward" or "handler"), target?,
  * action?}], "patterns": [{pattern, target, action} or {pattern, handler:
  * true}], "policy": {schemes, targets}, "rules": [rule...],
