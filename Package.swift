@@ -47,7 +47,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
-        // FoundationEssentials (swift-foundation) parses URLs.
+        // No Foundation: URLs are parsed by the module's own single-pass parser.
         .target(name: "Switchboard"),
         .target(name: "SwitchboardSigning",
                 dependencies: ["Switchboard", .product(name: "Crypto", package: "swift-crypto")]),

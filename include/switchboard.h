@@ -334,6 +334,7 @@ SB_API sb_status sb_register_action(sb_mediator *m, const char *target, const ch
  *     "times: int = 1\n"                           optional, default (JSON)
  *     "-> bool\n"                                  the result's type
  *     "local"                                      not reachable from URLs
+ *     "async"                                      answers later (SB_PENDING)
  *
  * Types: bool int double string bytes array dict callback any. Before the
  * action runs, a missing required param or a value of another type fails the
@@ -341,7 +342,10 @@ SB_API sb_status sb_register_action(sb_mediator *m, const char *target, const ch
  * defaults are filled in; an int passes for a double; for a URL call, query
  * strings become the declared bool, int or double. Other keys pass through.
  * After it runs, a result of another kind than the declared one fails the
- * call with SB_ETYPE (see sb_perform). The JSON form that sb_routes_json lists is accepted too. SB_EINVAL (and
+ * call with SB_ETYPE (see sb_perform). `async` changes no check: it tells the
+ * catalogue (sb_routes_json lists the target's "async" actions) and the
+ * generated wrappers (which call sb_perform_async) that the action answers
+ * later. The JSON form that sb_routes_json lists is accepted too. SB_EINVAL (and
  * free_userdata runs) for a contract that does not parse, names a param
  * twice or has a default of the wrong type; otherwise as sb_register_action. */
 SB_API sb_status sb_register_action_contract(sb_mediator *m, const char *target, const char *action,
@@ -742,7 +746,9 @@ SB_API char *sb_sign_url(const void *key, size_t key_len, const char *url, int64
  * discarded. NULL removes it. `free_userdata` as for sb_register_action. */
 SB_API sb_status sb_set_url_observer(sb_mediator *m, sb_fn fn, void *userdata, void (*free_userdata)(void *));
 
-/* What `m` can reach: {"targets": [{name, origin, actions, cached}],
+/* What `m` can reach: {"targets": [{name, origin, actions, async, cached,
+ * contracts}] (async: the actions that answer later, by their contract's
+ * `async` or as Swift async closures; contracts: by action, the JSON form),
  * "schemes": [{scheme, connector ("targets", "forward" or "handler"), target?,
  * action?}], "patterns": [{pattern, target, action} or {pattern, handler:
  * true}], "policy": {schemes, targets}, "rules": [rule...],
@@ -905,7 +911,9 @@ SB_API int sb_cancelled(void);
  */
 typedef uint64_t sb_completion;
 /* The completion of the call whose action runs on this thread now (the same
- * id if taken again during that action); 0 outside any call. Only an action
+ * id if taken again during that action); 0 when no action runs here (outside
+ * any call; in an observer's start event, an interceptor or a discoverer,
+ * which run before the call has found its action). Only an action
  * (registered, of a class or plugin, a scheme or degrade handler) may answer
  * later: an id taken and not returned for with SB_PENDING (the action
  * answered anyway, or it was taken in an observer, interceptor, discoverer or
@@ -929,6 +937,47 @@ SB_API sb_status sb_completion_fail(sb_completion c, sb_status status, const cha
  * for it (timed out). A long action polls it; it must still complete the id.
  * 0 for an id that is not open. */
 SB_API int sb_completion_cancelled(sb_completion c);
+
+/* Whether whoever made the call of completion `c` waits for it on the thread
+ * that took it (a synchronous caller there): a completion only that thread
+ * could give would never come. 0 for an id that is not open. */
+SB_API int sb_completion_caller_waits(sb_completion c);
+
+/*
+ * Callers that do not wait (an event loop's thread, a coroutine). The call
+ * runs on the calling thread as sb_perform's does (interceptors, contracts,
+ * observers, the depth limit, fallbacks); if its action answers later, the
+ * call returns at once instead of waiting, and `done` gets the answer when
+ * it comes. Calls the action makes meanwhile wait as usual, and so does an
+ * interceptor that decides later (SB_INTERCEPT_PENDING): that wait happens
+ * on the calling thread, before the action runs.
+ */
+/* Called exactly once when a call made by the functions below ends:
+ * `status`, and for SB_OK `result`, a new reference the callback owns (NULL
+ * otherwise; the failure's message is sb_last_error() during the callback).
+ * It runs on the thread that ends the call: the calling thread, before the
+ * call returns, when the action answered at once; otherwise the thread that
+ * completes the action (sb_completion_succeed/fail), the one that cancels
+ * the call (sb_cancel_request, before it returns), or the library's watch
+ * thread at the call's timeout — keep `done` short there: it delays other
+ * calls' timeouts. The observers' end event comes on that thread just
+ * before. Callbacks never nest on a thread: a call that `done` starts or
+ * ends (and that ends at once) has its own `done` run right after the
+ * current one returns, so its starter sees SB_PENDING. */
+typedef void (*sb_done_fn)(void *userdata, sb_status status, sb_value *result);
+/* sb_perform_opts for a caller that does not wait. SB_OK when `done` has
+ * run already; SB_PENDING when it will run later, exactly once; SB_EINVAL
+ * for a NULL `m` or `done` (`done` never runs). `options` may be NULL. Every
+ * other failure (bad names, no target, the action's) reaches `done`. */
+SB_API sb_status sb_perform_async(sb_mediator *m, const char *target, const char *action,
+                                  const sb_value *params, const sb_call_options *options,
+                                  sb_done_fn done, void *userdata);
+/* sb_open_url_opts for a caller that does not wait; as sb_perform_async. */
+SB_API sb_status sb_open_url_async(sb_mediator *m, const char *url, const sb_value *params,
+                                   const sb_call_options *options, sb_done_fn done, void *userdata);
+/* sb_route_call for a caller that does not wait; as sb_perform_async
+ * (SB_EINVAL for a NULL `r` or `done`). */
+SB_API sb_status sb_route_call_async(sb_route *r, const sb_value *params, sb_done_fn done, void *userdata);
 
 /*
  * Rules, as a JSON array, replacing the current ones at once (a call sees

@@ -35,12 +35,14 @@ build = {
    modules = {
       switchboard = {
          sources = {
+            "Sources/SwitchboardLua/await.c",
             "Sources/SwitchboardLua/charge.c",
             "Sources/SwitchboardLua/context.c",
             "Sources/SwitchboardLua/contract.c",
             "Sources/SwitchboardLua/convert.c",
             "Sources/SwitchboardLua/discover.c",
             "Sources/SwitchboardLua/hooks.c",
+            "Sources/SwitchboardLua/later.c",
             "Sources/SwitchboardLua/module.c",
             "Sources/SwitchboardLua/services.c",
             "Sources/SwitchboardLua/value.c",

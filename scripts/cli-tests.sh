@@ -248,7 +248,7 @@ assert listed == {k: v for k, v in status.items() if v != "called"}, (listed, st
 suites = list(JUnitXml.fromfile(sys.argv[3]))
 cov = [s for s in suites if s.name == "switchboard coverage"][0]
 assert {p.name: p.value for p in cov.properties()} == status
-assert sum(s.tests for s in suites) == 13, [s.tests for s in suites]
+assert sum(s.tests for s in suites) == 17, [s.tests for s in suites]
 PY
 run coverage_json run --coverage-json "$work/x.json" $scenarios/isolation.lua
 check "--coverage-json without --coverage is a usage error" status_is coverage_json 64
@@ -700,6 +700,26 @@ for t in tests[:2]:
 PY
 row "Scenario spreads its work over short coroutines (coroutine.wrap, coroutine.create), under --max-instructions" 2 \
   "the instruction limit stops it; a generator is counted once; the run goes on"
+run async run "${load[@]}" --timeout 2 --junit "$work/async.xml" $scenarios/async.lua
+check "scenarios wait for actions that answer later (in steps, pcall, xpcall); a call that never ends meets the timeout" \
+  $py - "$work/async.tap" "$work/async.status" <<'PY'
+import sys
+from tap.parser import Parser
+tests = [l for l in Parser().parse_file(sys.argv[1]) if l.category == "test"]
+assert open(sys.argv[2]).read().strip() == "1"
+assert [t.ok for t in tests] == [False, False, False, True, False, True], [(t.ok, t.description, t.yaml_block) for t in tests]
+never, yielded, raised, _, failed, _ = [t.yaml_block for t in tests]
+assert never["outcome"] == "limit" and never["message"] == \
+    "the timeout of 2 s was reached (--timeout) while the scenario waited for an asynchronous call", never
+assert yielded["outcome"] == "error" and "yielded outside a call to an asynchronous action" in yielded["message"], yielded
+assert raised["outcome"] == "error" and raised["at"].endswith("async.lua:26"), raised
+assert "scenario API" not in raised["traceback"], raised["traceback"]
+assert failed["outcome"] == "failed" and failed["at"].endswith("async.lua:42"), failed
+PY
+row "Scenario waits for a call that never ends (a Lua action's sb.later never answered), under --timeout 2" 1 \
+  "the timeout stops it with a message naming the wait; the run goes on"
+row "Scenario body yields by itself (coroutine.yield at its top level)" 1 \
+  "an error saying nothing would resume it, at once"
 # One scenario here registers and unregisters 1 MiB names for about 25 s of
 # CPU; the timeout is far above that so a loaded machine does not end it.
 run charged run --max-memory 32 --timeout 300 $scenarios/charged.lua
@@ -1003,7 +1023,7 @@ check "routes --json lists the plugin's and the Lua targets, with where each cam
 import json, sys
 routes = json.load(sys.stdin)
 names = sorted(t[\"name\"] for t in routes[\"targets\"])
-assert names == [\"A\", \"Catalog\", \"Settings\"], names
+assert names == [\"A\", \"Catalog\", \"Net\", \"Settings\"], names
 origins = {t[\"name\"]: t[\"origin\"] for t in routes[\"targets\"]}
 assert origins[\"A\"].startswith(\"plugin \") and origins[\"A\"].endswith(\"module_a.so\"), origins
 assert origins[\"Settings\"] == \"Lua file $examples/targets/Target_Settings.lua\", origins
@@ -1054,6 +1074,42 @@ check "gen keeps a C wrapper off the names switchboard.h uses (target dict, acti
   '$sb' gen --lang c --catalogue '$work/dict.json' -o '$work/gen/dict' > /dev/null &&
   grep -q 'sb_dict_new_(sb_mediator' '$work/gen/dict/sb_dict.h' && grep -q 'sb_dict_size(sb_mediator' '$work/gen/dict/sb_dict.h' &&
   echo '#include \"sb_dict.h\"' | cc -std=c99 -Wall -Wextra -Werror -pedantic -fsyntax-only -I '$SB_ROOT/include' -I '$work/gen/dict' -x c -"
+# An action that answers later: named under "async" (a Swift async closure) or by its contract's "async".
+echo '{"targets":[{"name":"Feed","actions":["fetch","peek","now"],"async":["fetch"],"contracts":{"fetch":{"params":[{"name":"id","type":"int","required":true}],"result":"dict"},"peek":{"params":[],"result":"any","async":true},"now":{"params":[]}}}]}' > "$work/async.json"
+check "gen writes wrappers that do not wait for async actions (Swift async, C over sb_perform_async)" bash -c "
+  for lang in swift c lua; do '$sb' gen --lang \$lang --catalogue '$work/async.json' -o '$work/gen/async' > /dev/null || exit 1; done
+  grep -q 'func feed_fetch(id: Int,\$' '$work/gen/async/Mediator+Feed.swift' &&
+  grep -q '^ *options: CallOptions = .none) async throws(SwitchboardError) -> Value.Dict {\$' '$work/gen/async/Mediator+Feed.swift' &&
+  grep -q 'let result = try await call(target: \"Feed\", action: \"fetch\", params: params, options: options)' '$work/gen/async/Mediator+Feed.swift' &&
+  grep -q 'func feed_peek(options: CallOptions = .none) async throws' '$work/gen/async/Mediator+Feed.swift' &&
+  grep -q 'func feed_now(cacheTarget: Bool = false) throws(SwitchboardError)' '$work/gen/async/Mediator+Feed.swift' &&
+  grep -q 'sb_feed_fetch(sb_mediator \*m, int64_t id, const sb_call_options \*options,\$' '$work/gen/async/sb_feed.h' &&
+  [ \$(grep -c '^ *sb_done_fn done, void \*userdata) {\$' '$work/gen/async/sb_feed.h') = 2 ] &&
+  grep -q 'sb_feed_now(sb_mediator \*m, unsigned flags, sb_value \*\*out)' '$work/gen/async/sb_feed.h' &&
+  [ \$(grep -c 'sb_perform_async(m, ' '$work/gen/async/sb_feed.h') = 2 ] &&
+  grep -q 'async: it answers later' '$work/gen/async/sb_feed.lua' &&
+  echo '#include \"sb_feed.h\"' | cc -std=c99 -Wall -Wextra -Werror -pedantic -fsyntax-only -I '$SB_ROOT/include' -I '$work/gen/async' -x c -"
+check "routes marks the actions that answer later" bash -c "
+  cc -std=c99 -Wall -Wextra -Werror -pedantic -shared -fPIC -I '$SB_ROOT/include' '$SB_ROOT/Tests/c/plugins/typed_plugin.c' -o '$work/typed_plugin.so' &&
+  '$sb' routes --plugin '$work/typed_plugin.so' > '$work/routes-async.txt' 2> /dev/null || exit 1
+  grep -q '^    later(n: int) -> string  \\[async: answers later\\]\$' '$work/routes-async.txt' &&
+  grep -q '^    laterAny()  \\[async: answers later\\]\$' '$work/routes-async.txt' &&
+  ! grep -q 'finishLater.*async' '$work/routes-async.txt' &&
+  '$sb' routes --plugin '$work/typed_plugin.so' --json | $py -c '
+import json, sys
+t = next(t for t in json.load(sys.stdin)[\"targets\"] if t[\"name\"] == \"Typed\")
+assert t[\"async\"] == [\"later\", \"laterAny\"], t[\"async\"]
+assert t[\"contracts\"][\"later\"][\"async\"] is True and \"async\" not in t[\"contracts\"][\"secret\"], t'"
+printf 'scenario("calls one action", function()\n  expect(sb.perform("Typed", "countKeys", { a = 1 })).to_equal(1)\nend)\n' > "$work/typed_scenario.lua"
+check "run --coverage-json says which actions answer later" bash -c "
+  '$sb' run --plugin '$work/typed_plugin.so' --coverage --coverage-json '$work/typed_coverage.json' '$work/typed_scenario.lua' > /dev/null &&
+  $py -c '
+import json, sys
+data = json.load(open(sys.argv[1]))
+later = sorted(a[\"action\"] for a in data[\"actions\"] if a.get(\"async\"))
+assert later == [\"later\", \"laterAny\"], data
+assert all(a[\"async\"] is True for a in data[\"actions\"] if \"async\" in a), data
+assert [a[\"status\"] for a in data[\"actions\"] if a[\"action\"] == \"countKeys\"] == [\"called\"], data' '$work/typed_coverage.json'"
 check "gen refuses a catalogue that is not JSON" bash -c "echo '{' > '$work/bad.json'; $(declare -f gen_fails); work='$work' sb='$sb' gen_fails 'bad.json' --lang c --catalogue '$work/bad.json'"
 
 echo "help"

@@ -19,6 +19,9 @@ struct Coverage {
         let origin: String
         let action: String
         let status: Status
+        /// It answers later (the catalogue's "async"): a scenario calls it
+        /// in a coroutine or waits for it.
+        var answersLater = false
     }
 
     /// target -> action -> true when called directly, false when only as a
@@ -69,13 +72,15 @@ struct Coverage {
         for target in try Value(json: json)["targets"]?.array ?? [] {
             let name = target["name"]?.string ?? "?"
             let origin = target["origin"]?.string ?? ""
+            let later = (target["async"]?.array ?? []).compactMap(\.string)
             for action in (target["actions"]?.array ?? []).compactMap(\.string) {
                 let status: Status = switch reached[Array(name.utf8)]?[Array(action.utf8)] {
                 case true?: .called
                 case false?: .fallback
                 case nil: .notCalled
                 }
-                all.append(Action(target: name, origin: origin, action: action, status: status))
+                all.append(Action(target: name, origin: origin, action: action, status: status,
+                                  answersLater: later.contains { $0.utf8.elementsEqual(action.utf8) }))
             }
         }
         return all
@@ -98,12 +103,13 @@ struct Coverage {
         String(quoted(name).dropFirst().dropLast())
     }
 
-    /// The JSON of --coverage-json: counts, and every action with its status.
+    /// The JSON of --coverage-json: counts, and every action with its status
+    /// (and `"async": true` for one that answers later).
     static func json(_ actions: [Action]) -> String {
         func count(_ s: Status) -> Int { actions.filter { $0.status == s }.count }
         let items = actions.map {
             "{\"target\":\(quoted($0.target)),\"origin\":\(quoted($0.origin)),\"action\":\(quoted($0.action)),"
-                + "\"status\":\(quoted($0.status.rawValue))}"
+                + "\"status\":\(quoted($0.status.rawValue))\($0.answersLater ? ",\"async\":true" : "")}"
         }
         return "{\"actions\":[\(items.joined(separator: ","))],\"called\":\(count(.called)),"
             + "\"fallback_only\":\(count(.fallback)),\"not_called\":\(count(.notCalled))}\n"

@@ -9,7 +9,7 @@ extension SwitchboardCLI {
             discussion: """
                 Prints, for people, each target with where it comes from (a plugin, a Lua file) \
                 and its actions, with the signature and the params' notes of each action that \
-                has a contract, then the URL schemes, the route patterns, and any rules and \
+                has a contract (and [async] for one that answers later), then the URL schemes, the route patterns, and any rules and \
                 interceptors. With --json it prints the catalogue that \
                 sb_routes_json returns (switchboard gen --catalogue reads it).
 
@@ -54,8 +54,9 @@ struct RoutesListing {
             let actions = (target["actions"]?.array ?? []).compactMap(\.string)
             lines.append("  \(name)\(origin)\(actions.isEmpty ? ": (no listed actions)" : "")")
             let contracts = target["contracts"]?.dict ?? [:]
+            let later = (target["async"]?.array ?? []).compactMap(\.string)
             for action in actions {
-                lines += Self.action(action, contracts[action])
+                lines += Self.action(action, contracts[action], answersLater: later.contains { $0.utf8.elementsEqual(action.utf8) })
             }
         }
         let schemes = routes["schemes"]?.array ?? []
@@ -85,10 +86,12 @@ struct RoutesListing {
 
     /// One action: its signature when it has a contract, then its params' docs.
     ///
-    ///     showAlert(message: string, answer: string?) -> bool  [local]
+    ///     showAlert(message: string, answer: string?) -> bool  [local: not from URLs]
     ///         message  the alert's text
-    private static func action(_ name: String, _ contract: Value?) -> [String] {
-        guard let contract else { return ["    \(name)"] }
+    ///     fetch(id: int) -> dict  [async: answers later]
+    private static func action(_ name: String, _ contract: Value?, answersLater: Bool) -> [String] {
+        let later = answersLater ? "  [async: answers later]" : ""
+        guard let contract else { return ["    \(name)\(later)"] }
         let params = contract["params"]?.array ?? []
         let signature = params.map { param -> String in
             let type = param["type"]?.string ?? "any"
@@ -97,7 +100,7 @@ struct RoutesListing {
         }.joined(separator: ", ")
         let result = contract["result"]?.string.flatMap { $0 == "any" ? nil : " -> \($0)" } ?? ""
         let local = contract["exposure"]?.string == "local" ? "  [local: not from URLs]" : ""
-        var lines = ["    \(name)(\(signature))\(result)\(local)"]
+        var lines = ["    \(name)(\(signature))\(result)\(local)\(later)"]
         let documented = params.compactMap { param -> (String, String)? in
             guard let doc = param["doc"]?.string, let name = param["name"]?.string else { return nil }
             return (name, doc)

@@ -13,6 +13,9 @@ local format, gsub, gmatch, sub, find, match, byte = string.format, string.gsub,
 local concat, sort, unpack = table.concat, table.sort, table.unpack
 local math_type, huge, floor, abs = math.type, math.huge, math.floor, math.abs
 local getinfo, traceback = debug.getinfo, debug.traceback
+local co_create, co_resume, co_status = coroutine.create, coroutine.resume, coroutine.status
+local sb_poll, sb_fd, sb_pending = sb.poll, sb.fd, sb.pending
+local wait = helpers.wait
 local utf8_len = utf8.len
 
 -- As lua5.4 sets it: scripts find their fixtures next to themselves.
@@ -669,6 +672,28 @@ local function step_reports()
   return steps
 end
 
+-- A scenario's body runs in a coroutine: a call to an action that answers
+-- later suspends it (sb.perform yields), and the runner waits on sb.fd()
+-- and calls sb.poll(), which resumes it, until the body is over. The wait
+-- is bounded by the scenario's timeout (helpers.wait raises the limit).
+local function run_body(fn)
+  local ok, problem
+  local body = co_create(function() ok, problem = xpcall(fn, handler) end)
+  local resumed, err = co_resume(body)
+  while resumed and co_status(body) == "suspended" do
+    if sb_pending() == 0 then
+      return false, handler("the scenario's body yielded outside a call to an asynchronous action "
+                            .. "(coroutine.yield at its top level?): nothing would resume it")
+    end
+    local fd, message = sb_fd()
+    if not fd or not wait then return false, handler("cannot wait for an asynchronous call: " .. tostring(message)) end
+    wait(fd)
+    sb_poll()
+  end
+  if not resumed then error(err, 0) end
+  return ok, problem
+end
+
 local control = {}
 
 function control.define(chunk)
@@ -694,7 +719,7 @@ function control.run(index, name)
   end
   output, output_bytes = {}, 0 -- the top level's output is not the scenario's
   running = { name = name, steps = {}, stack = {} }
-  local ok, problem = xpcall(s.fn, handler)
+  local ok, problem = run_body(s.fn)
   local report = { outcome = "passed", step = nil }
   if not ok then
     report.outcome = is_failure(problem) and "failed" or "error"

@@ -31,6 +31,9 @@
  *   a service's binding              NAME_COPIES times the target's name;
  *                                    replaced with it, given back by
  *                                    unbinding or sb.remove_service
+ *   a call made from a coroutine     WAIT_COST (what waits for its answer),
+ *                                    given back when the coroutine is
+ *                                    collected or the state closes
  *
  * Each charge is remembered under its kind and its name (SB_LUA_CHARGE_*):
  * the key is the kind's byte, a NUL byte and the name, which no name can

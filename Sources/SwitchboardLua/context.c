@@ -13,16 +13,12 @@
  */
 #include "internal.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct sb_lua_item {
-    sb_lua_item *next;
-    sb_lua_fn *fn;   /* a queued call (one reference), or NULL for an unref */
-    sb_value *args;  /* the call's args (one reference), or NULL */
-    int ref;         /* for an unref: the registry reference to drop */
-};
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 sb_lua_ctx *sb_lua_ctx_of(lua_State *L) {
     sb_lua_ctx **box = lua_touserdata(L, lua_upvalueindex(1));
@@ -55,6 +51,24 @@ void sb_lua_ctx_release(sb_lua_ctx *ctx) {
     free(ctx);
 }
 
+/* (lock held) The queue has work: sb.fd() becomes readable. Only the
+ * process that made the eventfd writes it: in a fork's child the number
+ * may name another file by now. */
+static void wake(sb_lua_ctx *ctx) {
+    if (ctx->fd < 0 || ctx->fd_pid != getpid()) return;
+    uint64_t one = 1;
+    ssize_t ignored = write(ctx->fd, &one, sizeof one); /* nonblocking; full only at 2^64-2 */
+    (void)ignored;
+}
+
+/* (lock held) Empties the eventfd, as the queue is taken. */
+static void unwake(sb_lua_ctx *ctx) {
+    if (ctx->fd < 0 || ctx->fd_pid != getpid()) return;
+    uint64_t count;
+    ssize_t ignored = read(ctx->fd, &count, sizeof count);
+    (void)ignored;
+}
+
 /* (lock held) */
 static void enqueue(sb_lua_ctx *ctx, sb_lua_item *item) {
     item->next = NULL;
@@ -62,17 +76,46 @@ static void enqueue(sb_lua_ctx *ctx, sb_lua_item *item) {
         ctx->queue_tail->next = item;
     } else {
         __atomic_store_n(&ctx->queue_head, item, __ATOMIC_RELEASE);
+        wake(ctx);
     }
     ctx->queue_tail = item;
+    ctx->length++;
+}
+
+void sb_lua_enqueue(sb_lua_ctx *ctx, sb_lua_item *item) {
+    enqueue(ctx, item);
+}
+
+int sb_lua_fd(sb_lua_ctx *ctx) {
+    pthread_mutex_lock(&ctx->lock);
+    if (ctx->fd < 0 || ctx->fd_pid != getpid()) {
+        /* A fork's child: the inherited number is left alone (the parent's
+         * eventfd, or by now another file); this process gets its own. */
+        int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+        if (fd < 0) {
+            int error = errno;
+            pthread_mutex_unlock(&ctx->lock);
+            errno = error;
+            return -1;
+        }
+        ctx->fd = fd;
+        ctx->fd_pid = getpid();
+        if (ctx->queue_head != NULL) wake(ctx);
+    }
+    int fd = ctx->fd;
+    pthread_mutex_unlock(&ctx->lock);
+    return fd;
 }
 
 /* Takes the whole queue. */
 static sb_lua_item *take_queue(sb_lua_ctx *ctx) {
     pthread_mutex_lock(&ctx->lock);
+    unwake(ctx);
     sb_lua_item *items = ctx->queue_head;
     __atomic_store_n(&ctx->queue_head, NULL, __ATOMIC_RELEASE);
     ctx->queue_tail = NULL;
     ctx->queued = 0;
+    ctx->length = 0;
     pthread_mutex_unlock(&ctx->lock);
     return items;
 }
@@ -81,16 +124,19 @@ static sb_lua_item *take_queue(sb_lua_ctx *ctx) {
 static void requeue_front(sb_lua_ctx *ctx, sb_lua_item *items) {
     if (items == NULL) return;
     sb_lua_item *last = items;
-    size_t calls = last->fn != NULL;
+    size_t calls = last->fn != NULL, count = 1;
     while (last->next != NULL) {
         last = last->next;
         calls += last->fn != NULL;
+        count++;
     }
     pthread_mutex_lock(&ctx->lock);
     ctx->queued += calls;
+    ctx->length += count;
     last->next = ctx->queue_head;
     if (ctx->queue_tail == NULL) ctx->queue_tail = last;
     __atomic_store_n(&ctx->queue_head, items, __ATOMIC_RELEASE);
+    wake(ctx); /* work is left: the fd stays readable */
     pthread_mutex_unlock(&ctx->lock);
 }
 
@@ -261,6 +307,10 @@ static int protected_call(lua_State *L) {
     }
     lua_call(L, 1, 3);
     int value = lua_gettop(L) - 2;
+    if (luaL_testudata(L, value, SB_LUA_LATER) != NULL) { /* return sb.later(fn) */
+        f->status = sb_lua_later_start(L, value);
+        return 0;
+    }
     if (lua_isnil(L, value) && lua_type(L, value + 1) == LUA_TSTRING) {
         set_error_whole(L, value + 1);
         f->status = lua_type(L, value + 2) == LUA_TSTRING ? sb_lua_status_from_name(lua_tostring(L, value + 2))
@@ -394,7 +444,7 @@ void sb_lua_drain_unrefs(lua_State *L, sb_lua_ctx *ctx) {
     while (items != NULL) {
         sb_lua_item *item = items;
         items = items->next;
-        if (item->fn == NULL) {
+        if (item->fn == NULL && item->waiter == NULL) {
             luaL_unref(L, LUA_REGISTRYINDEX, item->ref);
             free(item);
         } else {
@@ -406,24 +456,53 @@ void sb_lua_drain_unrefs(lua_State *L, sb_lua_ctx *ctx) {
     requeue_front(ctx, calls);
 }
 
+/* The first item of the queue, or NULL. */
+static sb_lua_item *pop_item(sb_lua_ctx *ctx) {
+    pthread_mutex_lock(&ctx->lock);
+    sb_lua_item *item = ctx->queue_head;
+    if (item != NULL) {
+        __atomic_store_n(&ctx->queue_head, item->next, __ATOMIC_RELEASE);
+        if (item->next == NULL) {
+            ctx->queue_tail = NULL;
+            unwake(ctx);
+        }
+        if (item->fn != NULL) ctx->queued--;
+        ctx->length--;
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    return item;
+}
+
+/* Items are taken one at a time, so that a function or coroutine this
+ * runs may call sb.poll() itself and find the rest (a coroutine waiting
+ * for another's answer); only those queued when it started are run, so
+ * work that queues more work cannot keep it going. */
 int sb_lua_poll(lua_State *L, sb_lua_ctx *ctx, lua_Integer max) {
-    sb_lua_item *items = take_queue(ctx);
+    pthread_mutex_lock(&ctx->lock);
+    size_t left = ctx->length;
+    pthread_mutex_unlock(&ctx->lock);
     lua_Integer ran = 0;
     int errors = 0;
-    while (items != NULL && ran < max) {
-        sb_lua_item *item = items;
-        items = items->next;
-        if (item->fn == NULL) {
+    sb_lua_item *item;
+    while (left > 0 && ran < max && (item = pop_item(ctx)) != NULL) {
+        left--;
+        sb_status status;
+        if (item->waiter != NULL) {
+            sb_lua_waiter *waiter = item->waiter;
+            free(item);
+            if (!sb_lua_resume(L, ctx, waiter, &status)) continue; /* nobody to resume */
+        } else if (item->fn == NULL) {
             luaL_unref(L, LUA_REGISTRYINDEX, item->ref);
             free(item);
             continue;
+        } else {
+            sb_value *out = NULL;
+            status = call_lua(ctx, L, item->fn->ref, NULL, item->args, &out);
+            sb_release(out);
+            sb_release(item->args);
+            fn_release(item->fn);
+            free(item);
         }
-        sb_value *out = NULL;
-        sb_status status = call_lua(ctx, L, item->fn->ref, NULL, item->args, &out);
-        sb_release(out);
-        sb_release(item->args);
-        fn_release(item->fn);
-        free(item);
         ran++;
         if (status != SB_OK) {
             /* A second result lists what failed (built only when needed). */
@@ -432,7 +511,6 @@ int sb_lua_poll(lua_State *L, sb_lua_ctx *ctx, lua_Integer max) {
             lua_rawseti(L, -2, ++errors);
         }
     }
-    requeue_front(ctx, items);
     lua_pushinteger(L, ran);
     if (errors > 0) {
         lua_insert(L, -2);
@@ -523,7 +601,9 @@ int sb_lua_close(lua_State *L) {
     if (ctx->discoverer != 0) sb_remove_discoverer(ctx->m, ctx->discoverer);
 
     pthread_mutex_lock(&ctx->lock);
-    ctx->closed = 1;
+    ctx->closed = 1; /* nothing is queued from now on */
+    if (ctx->fd >= 0 && ctx->fd_pid == getpid()) close(ctx->fd);
+    ctx->fd = -1;
     pthread_mutex_unlock(&ctx->lock);
     sb_lua_item *items = take_queue(ctx);
     while (items != NULL) {
@@ -531,6 +611,7 @@ int sb_lua_close(lua_State *L) {
         items = items->next;
         sb_release(item->args);
         if (item->fn != NULL) fn_release(item->fn);
+        if (item->waiter != NULL) sb_lua_waiter_dropped(item->waiter);
         free(item);
     }
     /* Interceptors and observers have ids no other registration reuses. */

@@ -3,6 +3,7 @@
 #define SB_LUA_INTERNAL_H
 
 #include <pthread.h>
+#include <sys/types.h>
 
 #include <lauxlib.h>
 #include <lua.h>
@@ -17,6 +18,17 @@
 typedef struct sb_lua_ctx sb_lua_ctx;
 typedef struct sb_lua_fn sb_lua_fn;
 typedef struct sb_lua_item sb_lua_item;
+typedef struct sb_lua_waiter sb_lua_waiter;
+typedef struct sb_lua_conv sb_lua_conv;
+
+/* What waits in a state's queue for its owner thread's sb.poll(). */
+struct sb_lua_item {
+    sb_lua_item *next;
+    sb_lua_fn *fn;         /* a queued call (one reference), or NULL */
+    sb_value *args;        /* the call's args (one reference), or NULL */
+    sb_lua_waiter *waiter; /* a coroutine to resume (await.c: the call's reference), or NULL */
+    int ref;               /* neither: the registry reference to drop */
+};
 
 /*
  * One module table's state, shared with everything that can outlive the Lua
@@ -30,7 +42,13 @@ struct sb_lua_ctx {
     int closed;               /* (lock) set once, when the state closes it */
     sb_lua_item *queue_head;  /* (lock) calls from other threads, and unrefs */
     sb_lua_item *queue_tail;  /* (lock) */
-    size_t queued;            /* (lock) calls in the queue, at most SB_LUA_MAX_QUEUED */
+    size_t length;            /* (lock) items in the queue, of every kind */
+    size_t queued;            /* (lock) calls in the queue, at most SB_LUA_MAX_QUEUED
+                                 (resumes and unrefs are not counted: see await.c) */
+    int fd;                   /* (lock) sb.fd()'s eventfd, readable while the queue is
+                                 not empty; -1 until asked for */
+    pid_t fd_pid;             /* (lock) the process that made it (a fork's child makes its own) */
+    long waiting;             /* (owner) coroutines suspended on a call (await.c) */
 
     pthread_t owner;          /* the thread that opened the module */
     lua_State *L;             /* (owner) the state's main thread */
@@ -102,6 +120,43 @@ sb_status sb_lua_call_action(sb_lua_fn *instance, const char *action, const sb_v
 void sb_lua_fn_free(void *userdata);
 sb_lua_fn *sb_lua_fn_new(sb_lua_ctx *ctx, lua_State *L, int idx);
 int sb_lua_poll(lua_State *L, sb_lua_ctx *ctx, lua_Integer max);
+/* (ctx->lock held) Appends an item to the queue and wakes sb.fd(). */
+void sb_lua_enqueue(sb_lua_ctx *ctx, sb_lua_item *item);
+/* sb.fd(): the state's eventfd, made on first use; -1 with errno. */
+int sb_lua_fd(sb_lua_ctx *ctx);
+
+/* await.c: sb.perform inside a coroutine, without blocking the thread. */
+/* 1 when a call made on L now may suspend L instead of waiting. */
+int sb_lua_may_yield(lua_State *L, sb_lua_ctx *ctx);
+/* Before the params are converted (it may raise): a new waiter for a call
+ * from L, owned by a box it pushes. */
+sb_lua_waiter *sb_lua_waiter_new(lua_State *L, sb_lua_ctx *ctx);
+/* Performs with sb_perform_async, or opens `url` with sb_open_url_async
+ * when it is not NULL (params released and conv, if not NULL, uncharged
+ * once the call is made; options may be NULL); returns as sb.perform does, at
+ * once or, when the call ends later, after suspending L until sb.poll()
+ * resumes it. Raises nothing before the call. Called as a lua_CFunction's
+ * tail: `return sb_lua_perform_yielding(...)`. */
+int sb_lua_perform_yielding(lua_State *L, sb_lua_waiter *w, const char *target, const char *action,
+                            const char *url, sb_value *params, const sb_call_options *options, sb_lua_conv *conv);
+/* sb.poll's side: resumes the waiter's coroutine with its answer (on L,
+ * the thread that polls). 0 when there was none to resume (closed, or
+ * resumed by a script and answered); 1 when it ran: *status is SB_OK, or
+ * the error the coroutine raised (its traceback in sb_last_error). Drops
+ * the queue's reference. */
+int sb_lua_resume(lua_State *L, sb_lua_ctx *ctx, sb_lua_waiter *w, sb_status *status);
+/* The state closes with the waiter's resume still queued: drops it. */
+void sb_lua_waiter_dropped(sb_lua_waiter *w);
+/* How many coroutines wait for a call now (sb.pending()). */
+long sb_lua_pending_count(sb_lua_ctx *ctx);
+
+/* later.c: sb.later(fn), and its answer from an action (protected_call). */
+#define SB_LUA_LATER "switchboard.later"
+int sb_lua_later(lua_State *L);
+/* Called in protected mode with the sb.later object at idx, returned by
+ * an action: takes the call's completion and calls fn(complete). Returns
+ * SB_PENDING, or a failure with its message set. */
+sb_status sb_lua_later_start(lua_State *L, int idx);
 
 /* charge.c: memory the library holds on the state's behalf, reported to
  * the host's sb_lua_set_charge function (estimates; see charge.c). */
@@ -111,6 +166,8 @@ int sb_lua_poll(lua_State *L, sb_lua_ctx *ctx, lua_Integer max);
 #define SB_LUA_REGISTRATION_COST 512 /* a registered target or route, beside its names */
 #define SB_LUA_ACTION_COST 256       /* an action of a registered target */
 #define SB_LUA_NAME_COPIES 4         /* copies the library keeps of a target's name */
+#define SB_LUA_WAIT_COST 1024        /* a call from a coroutine (await.c): its waiter, and the
+                                        library's open call, while the coroutine lives */
 /* The most a conversion from Lua may cost, counted as above with every
  * table counted each time it is met (a table held twice converts twice):
  * 256 MiB. Past it the conversion fails, so a small table that shares a
@@ -158,7 +215,7 @@ typedef struct sb_lua_entry {
                         may drop it during the conversion (weak values); or NULL */
 } sb_lua_entry;
 
-typedef struct sb_lua_conv {
+struct sb_lua_conv {
     sb_lua_ctx *ctx;
     int allow_functions;
     int met_function;  /* a function made a no-functions conversion fail */
@@ -175,7 +232,7 @@ typedef struct sb_lua_conv {
     sb_lua_entry *entries;
     size_t entry_count, entry_capacity;
     sb_lua_entry inline_entries[8];
-} sb_lua_conv;
+};
 sb_value *sb_lua_to_value(lua_State *L, int idx, sb_lua_conv *conv);
 /* After a conversion raised (in protected mode): releases `root` and the
  * pending entries. Safe on a zeroed struct and after a conversion ended. */

@@ -7,7 +7,11 @@
  *   sb.unregister(name)           -> true | nil, message, code
  *   sb.release(name)              drops a cached target instance -> true | nil, message, "ENOTARGET"
  *   sb.load_plugin(path)          -> true | nil, message, code
- *   sb.poll([max])                runs calls queued by other threads -> count [, errors]
+ *   sb.poll([max])                runs calls queued by other threads, resumes coroutines
+ *                                 whose calls ended -> count [, errors]
+ *   sb.later(fn)                  an action's answer to come: fn(complete) (later.c)
+ *   sb.fd()                       readable while work waits for sb.poll -> fd
+ *   sb.pending()                  coroutines waiting for a call -> count (await.c)
  *   sb.array(t)                   marks t as an array (for the empty one) -> t
  *   sb.open(url [, params] [, completion])   the URL entry -> result | nil, message, code
  *   sb.scheme(name [, fn | false]) connects a scheme to targets, a handler, or nothing -> true
@@ -29,6 +33,7 @@
 #include "internal.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,9 +102,12 @@ static int l_perform(lua_State *L) {
     luaL_argexpected(L, type == LUA_TNONE || type == LUA_TNIL || type == LUA_TTABLE, 4, "table or nil");
     sb_call_options options;
     int with_options = sb_lua_call_options(L, 4, &options);
+    /* In a coroutine the call does not block the thread (await.c). */
+    sb_lua_waiter *waiter = sb_lua_may_yield(L, ctx) ? sb_lua_waiter_new(L, ctx) : NULL;
     sb_lua_conv conv; /* params stay charged while the call runs */
     sb_value *params = sb_lua_check_params(L, ctx, 3, &conv);
     sb_lua_drain_unrefs(L, ctx);
+    if (waiter != NULL) return sb_lua_perform_yielding(L, waiter, target, action, NULL, params, &options, &conv);
 
     sb_value *out = NULL;
     lua_State *previous = ctx->active;
@@ -224,7 +232,14 @@ static int l_open(lua_State *L) {
     luaL_argcheck(L, !(options.flags & SB_NO_FALLBACK), 4,
                   "fallback = false is for sb.perform and sb.perform_service: a URL call keeps its fallbacks");
     luaL_argcheck(L, !with_options || type != LUA_TFUNCTION, 4, "options (tags, bypass, cancel, cache) do not combine with a completion");
+    /* In a coroutine, without a completion function: the call does not
+     * block the thread (await.c). */
+    sb_lua_waiter *waiter = type != LUA_TFUNCTION && sb_lua_may_yield(L, ctx) ? sb_lua_waiter_new(L, ctx) : NULL;
     sb_value *params = completion_at == 3 ? optional_params(L, ctx, 2) : NULL;
+    if (waiter != NULL) {
+        sb_lua_drain_unrefs(L, ctx);
+        return sb_lua_perform_yielding(L, waiter, NULL, NULL, url, params, &options, NULL);
+    }
     sb_value *completion = type == LUA_TFUNCTION ? function_value(L, ctx, completion_at) : NULL;
     sb_lua_drain_unrefs(L, ctx);
     sb_value *out = NULL;
@@ -410,8 +425,29 @@ static int l_on_rejected(lua_State *L) {
     return 1;
 }
 
+/* sb.fd(): a descriptor that is readable while work waits for sb.poll(). */
+static int l_fd(lua_State *L) {
+    sb_lua_ctx *ctx = sb_lua_ctx_of(L);
+    int fd = sb_lua_fd(ctx);
+    if (fd < 0) {
+        sb_set_error("sb.fd: no eventfd: %s", strerror(errno));
+        return sb_lua_push_failure(L, errno == ENOMEM ? SB_ENOMEM : SB_EACTION);
+    }
+    lua_pushinteger(L, fd);
+    return 1;
+}
+
+/* sb.pending(): how many coroutines wait for a call now. */
+static int l_pending(lua_State *L) {
+    lua_pushinteger(L, sb_lua_pending_count(sb_lua_ctx_of(L)));
+    return 1;
+}
+
 static const luaL_Reg functions[] = {
     {"perform", l_perform},
+    {"later", sb_lua_later},
+    {"fd", l_fd},
+    {"pending", l_pending},
     {"target", l_target},
     {"unregister", l_unregister},
     {"release", l_release},
@@ -462,6 +498,7 @@ int sb_lua_open(lua_State *L, sb_mediator *m) {
     ctx->m = m;
     ctx->module_ref = LUA_NOREF;
     ctx->orders_ref = LUA_NOREF;
+    ctx->fd = -1;
     lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
     ctx->L = lua_tothread(L, -1);
     lua_pop(L, 1);

@@ -5,6 +5,8 @@
  */
 #include "internal.h"
 
+#include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,6 +237,12 @@ static int guarded_handler(lua_State *L) {
     return 1;
 }
 
+/* What the original xpcall returned, also after a yield inside it. */
+static int xpcall_returned(lua_State *L, int status, lua_KContext k) {
+    (void)status, (void)k;
+    return lua_gettop(L);
+}
+
 static int guarded_xpcall(lua_State *L) {
     luaL_checktype(L, 2, LUA_TFUNCTION);
     lua_pushvalue(L, 2);
@@ -242,7 +250,9 @@ static int guarded_xpcall(lua_State *L) {
     lua_replace(L, 2);
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    /* With a continuation, as the original: a call inside it may suspend
+     * its coroutine on an asynchronous action. */
+    lua_callk(L, lua_gettop(L) - 1, LUA_MULTRET, 0, xpcall_returned);
     return lua_gettop(L);
 }
 
@@ -294,6 +304,29 @@ void sbr_guard_relax(sbr_guard *g, lua_State *L) {
     g->relaxed = 1;
     g->after = 0;
     lua_sethook(L, hook, LUA_MASKCOUNT, CHECK_EVERY);
+}
+
+/* How long one wait lasts before the limits are looked at again. */
+#define WAIT_SLICE_MS 100
+
+int sbr_guard_wait(sbr_guard *g, lua_State *L, int fd) {
+    for (;;) {
+        if (g->tripped) return luaL_error(L, "%s", g->message);
+        int ms = WAIT_SLICE_MS;
+        if (!g->relaxed && g->deadline > 0) {
+            double left = g->deadline - sbr_now();
+            if (left <= 0 || __atomic_load_n(&g->nudged, __ATOMIC_RELAXED)) {
+                trip(g, "the timeout of %g s was reached (--timeout) while the scenario waited for an "
+                     "asynchronous call", g->timeout);
+                return luaL_error(L, "%s", g->message);
+            }
+            if (left * 1000 < ms) ms = (int)(left * 1000) + 1;
+        }
+        struct pollfd p = {fd, POLLIN, 0};
+        int n = poll(&p, 1, ms);
+        if (n > 0) return 0;
+        if (n < 0 && errno != EINTR) return luaL_error(L, "waiting for an asynchronous call: %s", strerror(errno));
+    }
 }
 
 const char *sbr_guard_tripped(const sbr_guard *g) {

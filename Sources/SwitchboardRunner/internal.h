@@ -79,6 +79,9 @@ int sbr_guard_charge(void *ud, long long bytes);
 /* Ends the scenario's limits on `L` once it is over; what runs after it
  * (the report, finalizers) has a budget of its own. */
 void sbr_guard_relax(sbr_guard *g, lua_State *L);
+/* Waits until `fd` (sb.fd()) is readable, within the scenario's timeout:
+ * past it (or nudged), trips the limit and raises it. */
+int sbr_guard_wait(sbr_guard *g, lua_State *L, int fd);
 /* The message of the limit that stopped the state, or NULL. */
 const char *sbr_guard_tripped(const sbr_guard *g);
 /* Where the tripped state was stopped ("file:line"), or NULL. */

@@ -7,7 +7,7 @@
  * what the prelude reports into an sbr_result.
  *
  * The prelude is called with a table of helpers (now, wallclock, trace,
- * script) and returns its control table:
+ * script, wait) and returns its control table:
  *   define(chunk)     runs the script's top level, collecting scenarios;
  *                     returns nil or a problem {message, where, traceback}
  *   names()           the scenario names, in order
@@ -77,8 +77,20 @@ static int h_trace(lua_State *L) {
     return 0;
 }
 
+/* wait(fd): until sb.fd() is readable (an asynchronous call ended), within
+ * the scenario's limits. */
+static int h_wait(lua_State *L) {
+    lua_Integer fd = luaL_checkinteger(L, 1);
+    luaL_argcheck(L, fd >= 0 && fd <= 0x7fffffff, 1, "a file descriptor");
+    void *ud = NULL;
+    lua_getallocf(L, &ud);
+    return sbr_guard_wait(ud, L, (int)fd);
+}
+
 static void push_helpers(lua_State *L, const frame *f) {
-    lua_createtable(L, 0, 5);
+    lua_createtable(L, 0, 6);
+    lua_pushcfunction(L, h_wait);
+    lua_setfield(L, -2, "wait");
     lua_pushcfunction(L, h_now);
     lua_setfield(L, -2, "now");
     lua_pushcfunction(L, h_wallclock);

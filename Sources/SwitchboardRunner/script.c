@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
 #ifdef __linux__
 #include <sys/prctl.h>
@@ -77,7 +78,24 @@ void sbr_script_close(sbr_script *s) {
     free(s);
 }
 
+static int threads_now(void);
+
 int sbr_single_threaded(void) {
+    /* A thread just joined (the top level's watchdog) may still be counted
+     * for a moment: the kernel wakes pthread_join before it takes the thread
+     * out of the count. Under load that moment lasts; look again for up to
+     * 100 ms before concluding that another thread runs. */
+    for (int attempt = 0; attempt < 100; attempt++) {
+        int single = threads_now();
+        if (single != 0) return single;
+        struct timespec pause = {0, 1000000L};
+        nanosleep(&pause, NULL);
+    }
+    return 0;
+}
+
+/* 1 when the process runs one thread, 0 when more, -1 when it cannot tell. */
+static int threads_now(void) {
 #ifdef __linux__
     int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
     if (fd < 0) return -1;

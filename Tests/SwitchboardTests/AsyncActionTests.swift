@@ -67,9 +67,11 @@ import Foundation
         let started = Counter()
         let m = try Self.mediator(started)
         // This test runs in a task: a synchronous call would block the pool.
-        #expect(throws: SwitchboardError.self) { try m.call(target: "Net", action: "double", params: ["n": 1]) }
+        // (A closure that is not async picks the synchronous `call`.)
+        let callSynchronously = { () throws(SwitchboardError) -> Value in try m.call(target: "Net", action: "double") }
+        #expect(throws: SwitchboardError.self) { try callSynchronously() }
         do {
-            _ = try m.call(target: "Net", action: "double")
+            _ = try callSynchronously()
         } catch {
             #expect(error.code == .wouldBlock)
             #expect(error.message.contains("Net.double is asynchronous"))

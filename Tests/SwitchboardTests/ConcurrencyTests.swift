@@ -61,8 +61,8 @@ struct ConcurrencyTests {
                         let ok: Bool
                         switch i % 3 {
                         case 0: ok = m.perform(target: "Stress", action: "mul", params: ["n": .int(n)], cacheTarget: true) == .int(n * 3)
-                        case 1: ok = m.perform(target: "Stress", action: "mul", params: ["n": .int(n)]) == .int(n * 3)
-                        default: ok = m.perform(target: "Plain", action: "neg", params: ["n": .int(n)]) == .int(-n)
+                        case 1: ok = await m.perform(target: "Stress", action: "mul", params: ["n": .int(n)]) == .int(n * 3)
+                        default: ok = await m.perform(target: "Plain", action: "neg", params: ["n": .int(n)]) == .int(-n)
                         }
                         if !ok { failures.increment() }
                     }

@@ -64,7 +64,8 @@ struct ContractTests {
     @Test("a contract that does not parse or contradicts itself is refused when registered",
           arguments: ["x: integer", "x int", "x: int, x: string", "x: int = \"three\"", "x: int = [1,",
                       "-- a doc with no param", "exposure: local = ", "{\"params\": 3}", "x: int -> y",
-                      "x: int -> int, -> string", "local, remote", "x: string = \"open",
+                      "x: int -> int, -> string", "local, remote", "x: string = \"open", "async\nasync",
+                      "x: async", "asynchronous", #"{"async": "yes"}"#, #"{"answersLater": true}"#,
                       #"{"params": [{"name": "x", "type": "int", "required": "no"}]}"#,
                       #"{"params": [{"name": "x", "type": "int", "required": true, "default": 1}]}"#])
     func refused(text: String) throws {
@@ -168,6 +169,42 @@ struct ContractTests {
         }
         #expect(throws: SwitchboardError.self) { try m.call(url: "app://A/show?message=x") }
         #expect(try m.call(target: "A", action: "show", params: ["message": "x"]) == "secret")
+    }
+
+    @Test("async says the action answers later: in the contract, its JSON (only when set), and the catalogue")
+    func answersLater() async throws {
+        let contract = try Contract(parsing: "async\nid: int -> dict")
+        #expect(contract.answersLater)
+        #expect(contract.params.map(\.name) == ["id"])
+        #expect(contract.json.dict?["async"] == true)
+        #expect(try ContractParser.parse(json: contract.json) == contract)
+        #expect(try Contract(parsing: "id: int, async, local").answersLater)
+        #expect(try Contract(parsing: #"{"async": false}"#).answersLater == false)
+        // Without it, the JSON has no "async" key: catalogues read as before.
+        let plain = try Contract(parsing: "id: int -> dict")
+        #expect(!plain.answersLater)
+        #expect(plain.json.dict?["async"] == nil)
+        #expect(plain != contract)
+
+        let m = Mediator()
+        // A C-style action that says async in its contract, a Swift async closure
+        // (with or without a contract), and a plain one.
+        try m.register(target: "T", action: "fetch", contract: "async, id: int") { _ in .null }
+        try m.register(target: "T", action: "wait") { _ async throws -> Value in .null }
+        try m.register(target: "T", action: "await", contract: "-> int") { _ async throws -> Value in 1 }
+        try m.register(target: "T", action: "now") { _ in .null }
+        try m.register(target: "U", action: "now") { _ in .null }
+        let rows = m.routes()["targets"]?.array ?? []
+        let t = rows.first { $0.dict?["name"] == "T" }?.dict
+        #expect(t?["async"] == ["await", "fetch", "wait"])
+        #expect(t?["actions"] == ["await", "fetch", "now", "wait"])
+        #expect(t?["contracts"]?.dict?["fetch"]?.dict?["async"] == true)
+        #expect(t?["contracts"]?.dict?["await"]?.dict?["async"] == nil) // the contract does not say it
+        #expect(rows.first { $0.dict?["name"] == "U" }?.dict?["async"] == [])
+        // Replacing an async action by a plain one takes it off the list.
+        try m.register(target: "T", action: "wait") { _ in .null }
+        let again = m.routes()["targets"]?.array?.first { $0.dict?["name"] == "T" }?.dict
+        #expect(again?["async"] == ["await", "fetch"])
     }
 
     @Test("contracts hold on the intercepted path and for Target classes, and the catalogue lists them")

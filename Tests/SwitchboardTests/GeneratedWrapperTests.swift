@@ -64,6 +64,39 @@ struct GeneratedWrapperTests {
         }
     }
 
+    @Test("an action that answers later gets an async wrapper: it awaits the typed result")
+    func answersLater() async throws {
+        let m = Mediator()
+        try m.register(target: "Typed", action: "later") { params async throws -> Value in
+            try await Task.sleep(for: .milliseconds(5))
+            return .string("later \(params["n"]?.int ?? -1)")
+        }
+        try m.register(target: "Typed", action: "laterAny") { _ async throws -> Value in
+            try await Task.sleep(for: .milliseconds(5))
+            return ["done": true]
+        }
+        let text: String = try await m.typed_later(n: 5)
+        #expect(text == "later 5")
+        #expect(try await m.typed_laterAny() == ["done": true])
+        // The options reach the call: a timeout shorter than the action.
+        try m.register(target: "Typed", action: "later") { _ async throws -> Value in
+            try await Task.sleep(for: .seconds(30))
+            return "too late"
+        }
+        await #expect {
+            _ = try await m.typed_later(n: 1, options: CallOptions(timeout: .milliseconds(20)))
+        } throws: { error in
+            (error as? SwitchboardError)?.code == .timeout
+        }
+        // A result of another kind is a typeMismatch, as for the wrappers that wait.
+        try m.register(target: "Typed", action: "later") { _ async throws -> Value in 1 }
+        await #expect {
+            _ = try await m.typed_later(n: 1)
+        } throws: { error in
+            (error as? SwitchboardError)?.message == "Typed.later: expected a string result, got int"
+        }
+    }
+
     @Test("cacheTarget reaches the mediator")
     func caching() throws {
         let m = Mediator()

@@ -147,8 +147,9 @@ struct InterceptorTests {
         let m = try mediator()
         try m.addInterceptor(named: "outer", timeout: .seconds(10)) { (call: Interception) async -> Decision in
             guard call.target == "A" else { return .proceed }
-            // The inner call's interceptor needs a thread while this one waits.
-            let inner = try? m.call(target: "B", action: "name")
+            // The inner call's interceptor needs a thread while this one
+            // waits (the synchronous `call`: a closure that is not async).
+            let inner = { try? m.call(target: "B", action: "name") }()
             return .answer(.string("outer saw " + (inner?.string ?? "nothing")))
         }
         try m.addInterceptor(named: "inner", timeout: .seconds(10)) { (call: Interception) async -> Decision in

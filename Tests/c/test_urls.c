@@ -506,7 +506,98 @@ static void test_ctmediator_forms(void) {
     sb_mediator_free(m);
 }
 
+/* The URL parser attacked from C: native spelled with escapes, in a part
+ * whose escapes stay literal, deep percent-encoding, bytes that do not
+ * decode to UTF-8, hosts RFC 3986 does not allow, ports, sizes. */
+static sb_status secret(void *u, const sb_value *params, sb_value **out) {
+    (void)u;
+    (void)params;
+    target_calls += 1000;
+    *out = sb_string("leaked");
+    return SB_OK;
+}
+
+static char *repeated(const char *head, const char *unit, size_t times) {
+    size_t head_length = strlen(head), unit_length = strlen(unit);
+    char *text = malloc(head_length + unit_length * times + 1);
+    if (text == NULL) return NULL;
+    memcpy(text, head, head_length);
+    for (size_t i = 0; i < times; i++) memcpy(text + head_length + i * unit_length, unit, unit_length);
+    text[head_length + unit_length * times] = '\0';
+    return text;
+}
+
+static void test_hostile_parser(void) {
+    static const struct { const char *url; sb_status expected; } cases[] = {
+        {"app://A/%6EativeSecret", SB_EREJECTED},
+        {"app://A/%4EATIVE", SB_EREJECTED},
+        {"aPp://A/n%61tiveSecret?x=1#frag", SB_EREJECTED},
+        {"app://A/native%7B", SB_EREJECTED},
+        {"app://A/native{", SB_EREJECTED},
+        {"app://A/%6EativeSecret?x={}", SB_EREJECTED},
+        /* A path with a character RFC 3986 leaves out keeps its escapes: "%6Eative{", no such action. */
+        {"app://A/%6Eative{", SB_ENOACTION},
+        {"app://A/%2525252536EativeSecret", SB_ENOACTION},
+        {"app://A/%C0%AF", SB_EBADURL},
+        {"app://A/%ED%A0%80", SB_EBADURL},
+        {"app://A/%F4%90%80%80", SB_EBADURL},
+        {"app://A/show?x=%E4%B8", SB_EBADURL},
+        {"app://A/show?%80=1", SB_EBADURL},
+        {"app://A%00/show", SB_EBADURL},
+        {"app://A]/show", SB_EBADURL},
+        {"app://A\"/show", SB_EBADURL},
+        {"app://[::1]x/show", SB_EBADURL},
+        {"app://[::%2e]/show", SB_EBADURL},
+        {"addressbook://A:zz/show", SB_EBADURL},
+        {"app://A:x/show", SB_EBADURL},
+        {"app://@A/show", SB_EBADURL},
+        {"app://A:0/show", SB_EBADURL},
+        {"app://A:/show", SB_OK},
+        {"app://A/show?x=1#y=2&native", SB_OK},
+        {"app://[::1]/show", SB_OK},
+    };
+    sb_mediator *m = sb_mediator_new();
+    target_calls = 0;
+    CHECK_STATUS(sb_register_action(m, "A", "show", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_register_action(m, "[::1]", "show", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_register_action(m, "A", "nativeSecret", secret, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_register_action(m, "A", "NATIVE", secret, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_register_action(m, "A", "native{", secret, NULL, NULL), SB_OK);
+    int expected_calls = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        CHECK_STATUS(sb_open_url(m, cases[i].url, NULL, NULL), cases[i].expected);
+        if (cases[i].expected != SB_OK) CHECK(sb_last_error() != NULL && sb_last_error()[0] != '\0');
+        expected_calls += cases[i].expected == SB_OK;
+    }
+    CHECK(target_calls == expected_calls);
+
+    /* Sizes: 64 KiB of escapes parses; 1 MB, 65,000 slashes and 32,000 segments are refused. */
+    sb_value *out = NULL;
+    char *escapes = repeated("app://A/show?x=", "%41", 21840);
+    CHECK_STATUS(sb_open_url(m, escapes, NULL, &out), SB_OK);
+    CHECK(sb_get_string(sb_dict_get(out, "x"), NULL) != NULL && strlen(str(out, "x")) == 21840);
+    sb_release(out);
+    free(escapes);
+    char *megabyte = repeated("app://A/show?x=", "a", (size_t)1 << 20);
+    CHECK_STATUS(sb_open_url(m, megabyte, NULL, NULL), SB_EBADURL);
+    free(megabyte);
+    char *slashes = repeated("app://A", "/", 65000);
+    CHECK_STATUS(sb_open_url(m, slashes, NULL, NULL), SB_EBADURL);
+    CHECK(ERROR_MENTIONS("path segments; the limit is 64"));
+    free(slashes);
+    char *ats = repeated("app://", "@", 65000);
+    CHECK_STATUS(sb_open_url(m, ats, NULL, NULL), SB_EBADURL);
+    free(ats);
+    CHECK(target_calls == expected_calls + 1);
+    sb_mediator_free(m);
+    robustness_row("Hostile URLs from C against the single-pass parser: native spelled with escapes (and in a part "
+                   "whose escapes stay literal), %25 chains, bytes that are not UTF-8 once decoded, hosts RFC 3986 "
+                   "does not allow, stray % in an IPv6 literal, ports, userinfo, 64 KiB of escapes, 1 MB, 65,000 / or @",
+                   29, "refused with the listed status and a message; no native action runs");
+}
+
 int main(void) {
+    test_hostile_parser();
     test_ctmediator_forms();
     test_open();
     test_signed();

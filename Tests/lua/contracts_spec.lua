@@ -144,5 +144,19 @@ describe("contracts", function()
     assert.equal("remote", show.exposure)
     assert.equal("message", show.params[1].name)
     assert.equal("what to say", show.params[1].doc)
+    assert.is_nil(show.async)
+    assert.same({}, found.async)
+  end)
+
+  it("lists the actions whose contract says async under the target's async", function()
+    sb.target("LC", { fetch = { params = "async, id: int", fn = echo }, show = echo,
+                      peek = { params = "id: int?", result = "dict", fn = echo } })
+    local found
+    for _, t in ipairs(sb.routes().targets) do
+      if t.name == "LC" then found = t end
+    end
+    assert.same({ "fetch" }, found.async)
+    assert.is_true(found.contracts.fetch.async)
+    assert.is_nil(found.contracts.peek.async)
   end)
 end)

@@ -17,4 +17,14 @@ function helper.name(prefix)
   return string.format("%s%d", prefix or "T", serial)
 end
 
+-- A row of docs/ROBUSTNESS.md (scripts/robustness.sh), recorded in
+-- SB_ROBUSTNESS_LOG when it is set; call it once the test's checks passed.
+function helper.row(fault, cases, observed)
+  local log = os.getenv("SB_ROBUSTNESS_LOG")
+  if not log or log == "" then return end
+  local f = assert(io.open(log, "a"))
+  f:write(fault, "\t", cases, "\t", observed, "\n")
+  f:close()
+end
+
 return helper

@@ -8,7 +8,7 @@
  *   bench --one CASE ITER PLUGIN      one case, untimed, for callgrind:
  *                                     direct, perform, route, intercepted, build3, perform3,
  *                                     unchecked3, contract3, lookup10, lookup100k,
- *                                     miss, url
+ *                                     miss, url, now, async, deferred
  */
 #define _POSIX_C_SOURCE 200809L
 #include <switchboard.h>
@@ -108,6 +108,48 @@ static void run_url(void) {
         sb_open_url(m, "app://A/echo?n=1", NULL, &out);
         sink += out != NULL;
         sb_release(out);
+    }
+}
+
+/* Asynchronous calls (issue 21). "now" is the baseline: sb_perform of the
+ * same work registered on m. "async": sb_perform_async of it (it answers at
+ * once, so done runs before the call returns). "deferred": an action that
+ * takes its completion, completes it and returns SB_PENDING, called with
+ * sb_perform: the whole machinery of an answer that comes later, minus the
+ * wait. */
+static void run_now(void) {
+    for (long i = 0; i < iterations; i++) {
+        sb_value *out = NULL;
+        sb_perform(m, "Now", "twice", params1, 0, &out);
+        consume(out);
+    }
+}
+
+static void consume_done(void *userdata, sb_status status, sb_value *result) {
+    (void)userdata;
+    (void)status;
+    consume(result);
+}
+
+static void run_async(void) {
+    for (long i = 0; i < iterations; i++) sb_perform_async(m, "Now", "twice", params1, NULL, consume_done, NULL);
+}
+
+static sb_status deferred_twice(void *userdata, const sb_value *params, sb_value **out) {
+    (void)userdata;
+    (void)out;
+    sb_completion c = sb_completion_take();
+    sb_value *result = NULL;
+    bench_twice(NULL, params, &result);
+    sb_completion_succeed(c, result);
+    return SB_PENDING;
+}
+
+static void run_deferred(void) {
+    for (long i = 0; i < iterations; i++) {
+        sb_value *out = NULL;
+        sb_perform(m, "Deferred", "twice", params1, 0, &out);
+        consume(out);
     }
 }
 
@@ -300,7 +342,9 @@ static void setup(const char *plugin) {
         sb_register_action_contract(m, "Checked", "sum3", "a: int, b: int, c: int -> int", bench_sum3, NULL,
                                     NULL) != SB_OK ||
         sb_register_action(m, "NoTargetAction", "response", answer_missing, NULL, NULL) != SB_OK ||
-        sb_register_action(m, "A", "echo", echo, NULL, NULL) != SB_OK) {
+        sb_register_action(m, "A", "echo", echo, NULL, NULL) != SB_OK ||
+        sb_register_action(m, "Now", "twice", bench_twice, NULL, NULL) != SB_OK ||
+        sb_register_action(m, "Deferred", "twice", deferred_twice, NULL, NULL) != SB_OK) {
         fprintf(stderr, "bench: %s\n", sb_last_error());
         exit(1);
     }
@@ -331,7 +375,8 @@ int main(int argc, char **argv) {
                      {"build3", run_build_only}, {"perform3", run_build_and_perform},
                      {"unchecked3", run_unchecked3}, {"contract3", run_contract3},
                      {"lookup10", run_lookup_small}, {"lookup100k", run_lookup_large},
-                     {"miss", run_miss}, {"url", run_url}};
+                     {"miss", run_miss}, {"url", run_url},
+                     {"now", run_now}, {"async", run_async}, {"deferred", run_deferred}};
         for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
             if (strcmp(argv[2], cases[i].name) == 0) {
                 cases[i].run();
@@ -366,6 +411,10 @@ int main(int argc, char **argv) {
             reps);
     measure("c.open_url", "C sb_open_url app://A/echo?n=1", "direct C function call", run_url, run_direct,
             reps);
+    measure("c.perform_async", "C sb_perform_async, the action answers at once", "sb_perform of it", run_async,
+            run_now, reps);
+    measure("c.deferred", "C action completing its completion before returning SB_PENDING", "answering at once",
+            run_deferred, run_now, reps);
     measure("c.uncached", "C uncached target (create + destroy per call)", "cached", run_stateful_uncached,
             run_stateful_cached, reps);
 

@@ -7,6 +7,7 @@
 //   SwitchboardBench --one CASE ITER      one case, untimed, for callgrind:
 //                                         direct, perform, route, parse, open
 import Switchboard
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -123,4 +124,53 @@ measure(id: "swift.route", name: "Swift prepared route, cached target", baseline
 measure(id: "swift.open_url", name: "open(url) (parse, route, perform)", baseline: "parsing the URL only",
         runners["open"]!, against: runners["parse"]!)
 
-if sink == 42 { print("") } // reads the sink
+// Awaiting (issue 21): `try await call` of the same action against a plain
+// Swift async function doing the same work, both awaited in a task.
+@inline(never)
+func twiceAsync(_ params: Params) async -> Value { target.twice(params) }
+
+/// `measure` for async work: runs it in a task and waits for it here.
+func measureAsync(id: String, name: String, baseline: String,
+                  _ run: @escaping @Sendable () async -> Void, against base: @escaping @Sendable () async -> Void) {
+    let timings = Mutex<(runs: [Double], bases: [Double])?>(nil)
+    let reps = options.reps, iterations = Double(options.iterations)
+    Task.detached {
+        await run()
+        await base()
+        var runs: [Double] = [], bases: [Double] = []
+        for _ in 0..<reps {
+            let t0 = nowNanoseconds()
+            await base()
+            let t1 = nowNanoseconds()
+            await run()
+            let t2 = nowNanoseconds()
+            bases.append((t1 - t0) / iterations)
+            runs.append((t2 - t1) / iterations)
+        }
+        timings.withLock { $0 = (runs, bases) }
+    }
+    while timings.withLock({ $0 == nil }) { usleep(1000) }
+    let (runs, bases) = timings.withLock { $0! }
+    let ns = median(runs), base = median(bases)
+    print("{\"id\": \"\(id)\", \"case\": \"\(name)\", \"baseline\": \"\(baseline)\", \"ns\": \(ns), "
+          + "\"baseline_ns\": \(base), \"ratio\": \(ns / base), \"above_ns\": \(ns - base), "
+          + "\"reps\": \(options.reps), \"iterations\": \(options.iterations)}")
+    fflush(nil)
+}
+
+let awaitIterations = options.iterations
+let awaitSink = Atomic<Int>(0)
+measureAsync(id: "swift.await", name: "Swift try await call, 1 int param -> int (a synchronous action)",
+             baseline: "a plain Swift async function call", {
+    var total = 0
+    for _ in 0..<awaitIterations {
+        total &+= Int((try? await mediator.call(target: "Bench", action: "twice", params: params))?.int ?? 0)
+    }
+    awaitSink.add(total, ordering: .relaxed)
+}, against: {
+    var total = 0
+    for _ in 0..<awaitIterations { total &+= Int(await twiceAsync(params).int ?? 0) }
+    awaitSink.add(total, ordering: .relaxed)
+})
+
+if sink == 42 || awaitSink.load(ordering: .relaxed) == 42 { print("") } // reads the sinks

@@ -3,15 +3,19 @@
  * Module A is a plugin (module_a.so) loaded at run time; nothing here links
  * it or includes anything of it. generated/sb_a.h holds typed wrappers made
  * from module A's contracts by `switchboard gen` (scripts/generate.sh).
- * The last two steps are the remote call: an app:// URL opened with a
- * completion, and a native* action that the URL entry refuses.
+ * Steps 11 and 12 are the remote call: an app:// URL opened with a
+ * completion, and a native* action that the URL entry refuses. Step 13 is
+ * an action that answers later, called without waiting for it.
  *
  *   cc main.c $(pkg-config --cflags --libs switchboard) -o demo
  *   ./demo ./module_a.so
  */
+#define _POSIX_C_SOURCE 200809L
 #include <switchboard.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "generated/sb_a.h"
 
@@ -113,6 +117,63 @@ static void table_cell(const char *title) {
     shown(s, &out);
 }
 
+/* An action that answers later (a network fetch, say): it takes its
+ * call's completion, hands it to a worker thread and returns SB_PENDING. */
+static void *fetch_in_background(void *arg) {
+    sb_completion *c = (sb_completion *)arg;
+    struct timespec pause = {0, 20 * 1000000L};
+    nanosleep(&pause, NULL); /* the work */
+    sb_completion_succeed(*c, sb_string("<html>the news</html>"));
+    free(c);
+    return NULL;
+}
+
+static sb_status fetch(void *u, const sb_value *params, sb_value **out) {
+    pthread_t worker;
+    sb_completion *c = (sb_completion *)malloc(sizeof *c);
+    (void)u;
+    (void)params;
+    (void)out;
+    if (c == NULL) return SB_ENOMEM;
+    *c = sb_completion_take();
+    if (pthread_create(&worker, NULL, fetch_in_background, c) != 0) {
+        sb_completion_fail(*c, SB_EACTION, "cannot start the fetch");
+        free(c);
+        return SB_PENDING;
+    }
+    pthread_detach(worker);
+    return SB_PENDING;
+}
+
+/* The caller's side: done runs once, on the worker's thread; main waits
+ * for it here only so that the demo prints in order. */
+static pthread_mutex_t fetched_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t fetched_cv = PTHREAD_COND_INITIALIZER;
+static int fetched;
+
+static void on_fetched(void *u, sb_status s, sb_value *result) {
+    (void)u;
+    if (s == SB_OK) {
+        printf("   [caller] done got the answer, on the worker's thread\n");
+        show(result);
+    } else {
+        printf("   [caller] done: error %s: %s\n", sb_status_string(s), sb_last_error());
+    }
+    sb_release(result);
+    pthread_mutex_lock(&fetched_mu);
+    fetched = 1;
+    pthread_cond_signal(&fetched_cv);
+    pthread_mutex_unlock(&fetched_mu);
+}
+
+static void fetch_without_waiting(void) {
+    sb_status s = sb_perform_async(m, "Net", "fetch", NULL, NULL, on_fetched, NULL);
+    printf("   sb_perform_async returned %s: the caller goes on\n", s == SB_PENDING ? "SB_PENDING" : sb_status_string(s));
+    pthread_mutex_lock(&fetched_mu);
+    while (!fetched) pthread_cond_wait(&fetched_cv, &fetched_mu);
+    pthread_mutex_unlock(&fetched_mu);
+}
+
 int main(int argc, char **argv) {
     const char *plugin = argc > 1 ? argv[1] : "./module_a.so";
     if (sb_version_number() != SB_VERSION_NUMBER) {
@@ -161,5 +222,8 @@ int main(int argc, char **argv) {
     open_remote("app://A/cell?identifier=LinkCell");
     puts("\n== 12. a native action from a URL: refused before any code of A runs");
     open_remote("app://A/nativeFetchDetailViewController?key=from%20a%20link");
+    puts("\n== 13. an action that answers later, called without waiting (sb_perform_async)");
+    sb_register_action(m, "Net", "fetch", fetch, NULL, NULL);
+    fetch_without_waiting();
     return 0;
 }

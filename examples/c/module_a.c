@@ -7,10 +7,13 @@
  *
  *   cc -shared -fPIC module_a.c $(pkg-config --cflags switchboard) -o module_a.so
  */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <switchboard.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* The target's state, made by create() for each instance. A cached instance
  * keeps it between calls; that is what the cell example shows. */
@@ -116,6 +119,57 @@ static sb_status charge(void *state, const sb_value *params, sb_value **out) {
     return SB_EACTION;
 }
 
+/* A download that answers later, as a network request would: the action
+ * takes its call's completion, hands the work to a thread of its own and
+ * returns SB_PENDING; the thread completes the call when the "download" is
+ * done, params.ms milliseconds later (default 50). */
+struct download {
+    sb_completion completion;
+    char *url;
+    long ms;
+};
+
+static void *download_thread(void *arg) {
+    struct download *d = (struct download *)arg;
+    struct timespec wait = {d->ms / 1000, (d->ms % 1000) * 1000000L};
+    nanosleep(&wait, NULL);
+    sb_value *file = sb_dict_new();
+    sb_dict_set_new(file, "url", sb_string(d->url));
+    sb_dict_set_new(file, "bytes", sb_int((int64_t)strlen(d->url) * 1000));
+    (void)sb_completion_succeed(d->completion, file); /* refused if the caller stopped waiting */
+    free(d->url);
+    free(d);
+    return NULL;
+}
+
+static sb_status download(void *state, const sb_value *params, sb_value **out) {
+    (void)state;
+    (void)out;
+    const char *url = sb_get_string(sb_dict_get(params, "url"), NULL);
+    int64_t ms = 50;
+    if (sb_dict_get(params, "ms") != NULL && (sb_get_int(sb_dict_get(params, "ms"), &ms) != SB_OK || ms < 0 || ms > 60000)) {
+        sb_set_error("ms must be an int from 0 to 60000");
+        return SB_EPARAMS;
+    }
+    struct download *d = (struct download *)calloc(1, sizeof *d);
+    if (d == NULL || (d->url = (char *)malloc(strlen(url) + 1)) == NULL) {
+        free(d);
+        return SB_ENOMEM;
+    }
+    strcpy(d->url, url);
+    d->ms = (long)ms;
+    d->completion = sb_completion_take();
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, download_thread, d) != 0) {
+        free(d->url);
+        free(d);
+        sb_set_error("no thread for the download");
+        return SB_EACTION;
+    }
+    pthread_detach(thread);
+    return SB_PENDING;
+}
+
 static const sb_action_def a_actions[] = {
     {"nativeFetchDetailViewController", detail},
     {"nativePresentImage", present_image},
@@ -128,6 +182,15 @@ static const sb_action_def a_actions[] = {
 };
 
 const sb_target_def Target_A = {SB_ABI_VERSION, a_create, a_destroy, a_actions};
+
+/* Net: the download above, a target of its own (CTMediator's demo has no
+ * network module; this one shows an action that answers later). */
+static const sb_action_def net_actions[] = {
+    {"download", download},
+    {NULL, NULL},
+};
+
+const sb_target_def Target_Net = {SB_ABI_VERSION, NULL, NULL, net_actions};
 
 /* What the actions take and give: checked before each call, listed by
  * `switchboard routes`. */

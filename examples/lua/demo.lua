@@ -93,3 +93,14 @@ open_remote("app://A/cell?identifier=LinkCell")
 
 step("12. a native action from a URL: refused before any code of A runs")
 open_remote("app://A/nativeFetchDetailViewController?key=from%20a%20link")
+
+step("13. an action that answers later (Net.download), called in a coroutine: it suspends, sb.poll() resumes it")
+local download = coroutine.wrap(function()
+  local file, message = sb.perform("Net", "download", { url = "app://news/today", ms = 20 })
+  print("   [coroutine] resumed with " .. show.render(file or message))
+end)
+download()
+print("   the caller goes on; calls pending: " .. sb.pending())
+-- A real host waits until sb.fd() is readable (an event loop: see docs/lua.md);
+-- the demo just polls until the answer has come.
+while sb.pending() > 0 do sb.poll() end

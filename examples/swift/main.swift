@@ -2,6 +2,7 @@
 // printed as it happens, then its remote call (an app:// URL with a
 // completion) and the native rule that keeps native* actions from URLs.
 import Switchboard
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -118,4 +119,26 @@ step("12. a native action from a URL: refused before any code of A runs") {
     } catch {
         print("   call(url:) -> error \(error.code.name): \(error.message)")
     }
+}
+
+step("13. an action that answers later, awaited (try await call)") {
+    let m = mediator
+    try? m.register(target: "Net", action: "fetch") { params async throws -> Value in
+        try await Task.sleep(for: .milliseconds(20)) // the work
+        return .string("<html>\(params["page"]?.string ?? "?")</html>")
+    }
+    let answer = Mutex<String?>(nil)
+    Task.detached {
+        let page: String
+        do throws(SwitchboardError) {
+            page = "\(try await m.call(target: "Net", action: "fetch", params: ["page": "the news"]))"
+        } catch {
+            page = "error \(error.code.name): \(error.message)"
+        }
+        answer.withLock { $0 = page }
+    }
+    // The demo waits only so that it prints in order (detached: the main
+    // thread is the main actor's, busy here); the task's thread never blocks.
+    while answer.withLock({ $0 == nil }) { usleep(1000) }
+    print("   -> awaited:", answer.withLock { $0! })
 }

@@ -42,16 +42,29 @@ import Synchronization
     /// reference each (`keep`), until it completes.
     private let kept = Mutex<(UInt, UInt)?>(nil)
     /// Called once if the action answers anyway: the face forgets its handle.
-    @_spi(Faces) public var onAnswered: (@Sendable () -> Void)?
+    /// (A function, not a closure over the id: nothing is allocated per call.)
+    @_spi(Faces) public var onAnswered: (@Sendable (Completion) -> Void)?
     /// The face's handle for it (C's id), 0 until it has one; read and
     /// written only under that face's lock.
     @_spi(Faces) public var faceID: UInt64 = 0
     /// The task running a Swift `async` action, cancelled when the caller gives up.
     private let task = Mutex<Task<Void, Never>?>(nil)
+    /// For a caller that does not wait (``Deferral/detaching(_:)``): what
+    /// the layers around the action do with the answer, and who gets it.
+    private let detached = Mutex<Detached?>(nil)
+    /// The action, for messages; set as its call stops waiting.
+    var label = ""
+    /// When a caller that does not wait gives up (monotonic ns; `.max`: never).
+    var deadline: UInt64 = .max
 
-    init(level: Int, cancellation: Cancellation?) {
+    /// Whether the call's caller waits for it, on the thread that took it
+    /// (a completion that only that thread could give would never come).
+    public let callerWaits: Bool
+
+    init(level: Int, cancellation: Cancellation?, callerWaits: Bool) {
         self.level = level
         self.cancellation = cancellation
+        self.callerWaits = callerWaits
     }
 
     deinit {
@@ -96,6 +109,10 @@ import Synchronization
         state.store(State.completed, ordering: .sequentiallyConsistent)
         letGo()
         Parking.wake(self)
+        if let delivery = claimDelivery() {
+            let answer = taken()
+            Deferral.runDelivery { delivery.run(answer) }
+        }
         return nil
     }
 
@@ -117,10 +134,12 @@ import Synchronization
             defer { kept = nil }
             return kept
         }) else { return }
-        for bits in [owner, instance] {
-            if let object = UnsafeRawPointer(bitPattern: bits) {
-                EpochDomain.shared.retire(Unmanaged<AnyObject>.fromOpaque(object))
-            }
+        // One by one: an array literal here would be an allocation per call.
+        if let object = UnsafeRawPointer(bitPattern: owner) {
+            EpochDomain.shared.retire(Unmanaged<AnyObject>.fromOpaque(object))
+        }
+        if let object = UnsafeRawPointer(bitPattern: instance) {
+            EpochDomain.shared.retire(Unmanaged<AnyObject>.fromOpaque(object))
         }
     }
 
@@ -146,7 +165,7 @@ import Synchronization
                                                          ordering: .sequentiallyConsistent)
         if exchanged {
             task.withLock { $0?.cancel() }
-            if reason == State.answered { onAnswered?() }
+            if reason == State.answered { onAnswered?(self) }
             return nil
         }
         guard current == State.claimed || current == State.completed else { return nil }
@@ -165,6 +184,118 @@ import Synchronization
     func attach(_ running: Task<Void, Never>) {
         task.withLock { $0 = running }
         if state.load(ordering: .sequentiallyConsistent) >= State.timedOut { running.cancel() }
+    }
+
+    // MARK: A caller that does not wait
+
+    /// What happens to the answer of a call whose caller did not wait: each
+    /// layer the call returned through while pending added what it does with
+    /// an answer (`finishers`, innermost first: a contract's result check,
+    /// the observers' end event); `consumer` is the caller's. Runs once, on
+    /// the thread that ends the call.
+    struct Detached: @unchecked Sendable {
+        // @unchecked: built by the calling thread as its call returns, then
+        // run once by the thread that claims the delivery, under the mutex.
+        var finishers: [(Answer) -> Answer] = []
+        var consumer: ((Answer) -> Void)?
+        var delivered = false
+
+        func run(_ answer: Answer) {
+            var answer = answer
+            for finish in finishers { answer = finish(answer) }
+            consumer?(answer)
+        }
+    }
+
+    /// What checks an answer against a declared result `type`, converting
+    /// it as `ParamType.result` does; `wrong` makes the error for an answer
+    /// of kind `got`.
+    static func resultCheck(_ type: ParamType, wrong: @escaping (_ got: String) -> SwitchboardError)
+        -> (Answer) -> Answer {
+        return { answer in
+            let value: Value
+            switch answer {
+            case .failure: return answer
+            case .value(let given): value = given
+            case .native(let native, let face):
+                defer { face.release(native) }
+                do throws(SwitchboardError) { value = try face.value(from: native) } catch { return .failure(error) }
+            }
+            guard let fitted = type.result(value) else { return .failure(wrong("\(value.kind)")) }
+            return .value(fitted)
+        }
+    }
+
+    /// Adds what a layer the pending call returns through does with its
+    /// answer, before the caller gets it.
+    func then(_ finisher: @escaping (Answer) -> Answer) {
+        detached.withLock { detached in
+            if detached == nil { detached = Detached() }
+            detached!.finishers.append(finisher)
+        }
+    }
+
+    /// Gives the answer to `consumer` when it comes: at once, on this thread,
+    /// if it came already; else on the thread that completes the call,
+    /// cancels it (`Cancellation.cancel`), or the watch thread at its
+    /// deadline (`DetachedWatch`). Deliveries never nest on a thread (see
+    /// `Deferral.runDelivery`). Returns whether it ran here, before returning.
+    @discardableResult
+    public func deliver(to consumer: @escaping (Answer) -> Void) -> Bool {
+        let ready = detached.withLock { detached -> Detached? in
+            if detached == nil { detached = Detached() }
+            detached!.consumer = consumer
+            guard state.load(ordering: .sequentiallyConsistent) == State.completed else { return nil }
+            return Self.claim(&detached)
+        }
+        if let ready {
+            let answer = taken()
+            return Deferral.runDelivery { ready.run(answer) }
+        }
+        if let cancellation, !cancellation.watch(self) { return giveUp(State.cancelled) }
+        if deadline <= Clock.now { return giveUp(State.timedOut) }
+        if deadline != .max { DetachedWatch.shared.watch(self) }
+        return false
+    }
+
+    /// The delivery to run, once: after the answer came, or after the
+    /// caller gave up. What it holds (the layers' work, which may hold a
+    /// mediator's hooks) leaves with it.
+    private func claimDelivery() -> Detached? {
+        detached.withLock { detached -> Detached? in
+            guard let current = detached, current.consumer != nil, !current.delivered else { return nil }
+            return Self.claim(&detached)
+        }
+    }
+
+    private static func claim(_ detached: inout Detached?) -> Detached? {
+        let current = detached
+        detached = Detached(finishers: [], consumer: nil, delivered: true)
+        return current
+    }
+
+    /// Refuses the call from now on, its answer going to nobody (a caller
+    /// that does not wait and took an answer otherwise).
+    public func giveUp() { giveUp(State.cancelled) }
+
+    /// Whether a caller that does not wait has its answer, or gave up.
+    var isDelivered: Bool { detached.withLock { $0?.delivered ?? false } }
+
+    /// For a caller that does not wait: gives up (`State.timedOut` or
+    /// `.cancelled`) unless a completer claimed the call first (which then
+    /// delivers), and gives the consumer the failure. Returns whether that
+    /// ran here.
+    @discardableResult
+    func giveUp(_ reason: Int) -> Bool {
+        let (exchanged, _) = state.compareExchange(expected: State.pending, desired: reason,
+                                                   ordering: .sequentiallyConsistent)
+        guard exchanged else { return false }
+        task.withLock { $0?.cancel() }
+        guard let delivery = claimDelivery() else { return false }
+        let failure: SwitchboardError = reason == State.cancelled
+            ? .canceled("the call to \(label) was cancelled while it waited for its answer")
+            : .timeout("\(label) did not complete within the call's timeout")
+        return Deferral.runDelivery { delivery.run(.failure(failure)) }
     }
 
     private var settled: Bool {

@@ -37,8 +37,18 @@ import Synchronization
     /// Completions actions on this thread took and have not yet returned
     /// "pending" for, innermost call last: an action that took one may make
     /// calls whose actions take theirs.
-    private final class Taken {
-        var stack: [Completion] = []
+    ///
+    /// One per thread, reached only by that thread: accesses skip the
+    /// dynamic exclusivity checks (about 30 instructions each).
+    fileprivate final class Taken {
+        @exclusivity(unchecked) var stack: [Completion] = []
+        /// The call level whose caller does not wait (`detaching`); 0: none.
+        @exclusivity(unchecked) var detachLevel = 0
+        /// The completion that call is pending on, once its action deferred.
+        @exclusivity(unchecked) var detached: Completion?
+        /// A delivery runs on this thread now; `queued` run after it.
+        @exclusivity(unchecked) var delivering = false
+        @exclusivity(unchecked) var queued: [() -> Void] = []
     }
 
     private static var taken: Taken {
@@ -95,6 +105,15 @@ import Synchronization
     /// The completion of the call whose action runs on this thread now; the
     /// same one if taken again during that action. Nil outside any call.
     public static func take() -> Completion? {
+        // Only while an action runs at this level: an observer's start event
+        // or an interceptor runs at the call's level before the call has
+        // found its action (nothing is held yet), and must not take the
+        // completion the action will take.
+        let record = EpochDomain.shared.pins.record()
+        let level = record.depth.pointee
+        guard level > 0, level < ThreadRecord.levels, record.slots(at: level)[0].load(ordering: .relaxed) != 0 else {
+            return nil
+        }
         let taken = self.taken
         drop(deeperThan: level, including: false, taken)
         if let earlier = taken.stack.last, earlier.level == level { return earlier }
@@ -111,7 +130,7 @@ import Synchronization
         let record = EpochDomain.shared.pins.record()
         let level = record.depth.pointee
         guard level > 0, level < ThreadRecord.levels else { return nil }
-        return Completion(level: level, cancellation: CurrentCall.cancellation)
+        return Completion(level: level, cancellation: CurrentCall.cancellation, callerWaits: callerWaits(level: level))
     }
 
     /// After an action returned "pending": waits for its completion and
@@ -123,7 +142,8 @@ import Synchronization
         out.pointee = nil
         let answer: Completion.Answer
         switch answerOfTaken(label: label) {
-        case .success(let given): answer = given
+        case .success(let given?): answer = given
+        case .success(nil): return pendingStatus
         case .failure(let error): return fail(error, bridge)
         }
         switch answer {
@@ -156,26 +176,141 @@ import Synchronization
     }
 
     /// The answer of the completion the action running here took, once it
-    /// comes; a failure when it took none, or the wait ended first.
-    private static func answerOfTaken(label: String) -> Result<Completion.Answer, SwitchboardError> {
+    /// comes; a failure when it took none, or the wait ended first; nil
+    /// when the call's caller does not wait (`detaching`).
+    private static func answerOfTaken(label: String) -> Result<Completion.Answer?, SwitchboardError> {
         let level = self.level, taken = self.taken
         drop(deeperThan: level, including: false, taken)
-        guard let completion = taken.stack.last, completion.level == level else {
-            return .failure(.actionFailed("\(label) returned pending without taking its completion", underlying: nil))
-        }
-        taken.stack.removeLast()
-        outstanding.subtract(1, ordering: .relaxed)
         // Only an action's call holds what its work goes on using; a
         // callback (or anything else that is not an action) must answer
         // before it returns.
         let slots = EpochDomain.shared.pins.record().slots(at: level)
         let owner = slots[0].load(ordering: .relaxed)
         guard owner != 0 else {
-            completion.answered()
             return .failure(.actionFailed("\(label) returned pending, but only actions may answer later", underlying: nil))
         }
+        guard let completion = taken.stack.last, completion.level == level else {
+            return .failure(.actionFailed("\(label) returned pending without taking its completion", underlying: nil))
+        }
+        taken.stack.removeLast()
+        outstanding.subtract(1, ordering: .relaxed)
         completion.keep(owner: owner, instance: slots[1].load(ordering: .relaxed))
-        return wait(for: completion, label: label)
+        if detaches(completion, at: level, taken, label: label) { return .success(nil) }
+        return wait(for: completion, label: label).map { $0 }
+    }
+
+    // MARK: Callers that do not wait
+
+    /// The status a call returns through its layers when its caller does
+    /// not wait and its action deferred (C's SB_PENDING).
+    public static let pendingStatus: Int32 = 64
+
+    /// What a Swift-convention call returns through its layers in that case.
+    public static let pending = SwitchboardError.wouldBlock("the call is pending")
+
+    /// Whether `error` is `pending` (the call deferred and its caller does
+    /// not wait), rather than a failure.
+    public static func isPending(_ error: SwitchboardError) -> Bool {
+        error.code == .wouldBlock && detachedHere != nil
+    }
+
+    /// The completion the call detached on this thread is pending on, while
+    /// that call returns through its layers.
+    public static var detachedHere: Completion? {
+        guard let raw = pthread_getspecific(key) else { return nil }
+        return Unmanaged<Taken>.fromOpaque(raw).takeUnretainedValue().detached
+    }
+
+    /// Runs `body`, a call, so that it does not wait for an action that
+    /// answers later: the call returns through its layers at once with
+    /// `pendingStatus` (or `pending`), each layer adding what it does with
+    /// the answer (`Completion.then`), and this returns the completion, to
+    /// which the caller gives its consumer (`Completion.deliver`). Calls
+    /// the action makes wait as usual.
+    public static func detaching<R>(_ body: () -> R) -> (R, Completion?) {
+        let (result, completion, _) = detachingHere(body)
+        return (result, completion)
+    }
+
+    /// `detaching`, also giving this thread's state for `beginDelivery` and
+    /// `endDelivery` (one lookup instead of three).
+    public static func detachingHere<R>(_ body: () -> R) -> (R, Completion?, Here) {
+        let taken = self.taken
+        let saved = (taken.detachLevel, taken.detached)
+        taken.detachLevel = level + 1
+        taken.detached = nil
+        let result = body()
+        let completion = taken.detached
+        (taken.detachLevel, taken.detached) = saved
+        return (result, completion, Here(taken: taken))
+    }
+
+    /// This thread's deferral state, for a caller that looked it up already.
+    public struct Here {
+        fileprivate let taken: Taken
+    }
+
+    /// Whether the caller of the call whose action runs at `level` waits
+    /// for it on this thread.
+    public static func callerWaits(level: Int) -> Bool {
+        guard let raw = pthread_getspecific(key) else { return true }
+        return Unmanaged<Taken>.fromOpaque(raw).takeUnretainedValue().detachLevel != level
+    }
+
+    /// Runs `delivery` (a caller's callback getting its answer) now, unless
+    /// this thread is running one already — a callback that ends another
+    /// call, or starts one that ends at once: then right after it, in order.
+    /// So callbacks that keep doing that loop instead of recursing until the
+    /// stack overflows. Returns whether it ran now.
+    @discardableResult
+    public static func runDelivery(_ delivery: @escaping () -> Void) -> Bool {
+        guard beginDelivery() else {
+            taken.queued.append(delivery)
+            return false
+        }
+        delivery()
+        endDelivery()
+        return true
+    }
+
+    /// `runDelivery` in two halves, for a caller that runs its callback
+    /// directly when it may (no closure to allocate): true when this thread
+    /// runs no delivery now — run it, then call `endDelivery`; false when
+    /// it must be queued (`runDelivery`).
+    @inline(__always)
+    public static func beginDelivery(_ here: Here? = nil) -> Bool {
+        let taken = here?.taken ?? self.taken
+        if taken.delivering { return false }
+        taken.delivering = true
+        return true
+    }
+
+    /// Runs what was queued meanwhile, in order, then ends the delivery.
+    public static func endDelivery(_ here: Here? = nil) {
+        let taken = here?.taken ?? self.taken
+        if !taken.queued.isEmpty {
+            var next = 0
+            while next < taken.queued.count {
+                let queued = taken.queued[next]
+                next += 1
+                queued()
+            }
+            taken.queued.removeAll()
+        }
+        taken.delivering = false
+    }
+
+    /// The level of the call whose action runs on this thread now.
+    public static var currentLevel: Int { level }
+
+    /// When the caller of the call at `level` does not wait: records
+    /// `completion` as what the call is pending on, with its deadline.
+    private static func detaches(_ completion: Completion, at level: Int, _ taken: Taken, label: String) -> Bool {
+        guard taken.detachLevel == level, taken.detached == nil else { return false }
+        completion.label = label
+        completion.deadline = CurrentCall.deadline
+        taken.detached = completion
+        return true
     }
 
     /// Waits for `completion` up to the call's deadline, or until the call
@@ -196,7 +331,7 @@ import Synchronization
     /// with `.wouldBlock` before the action starts.
     static func runBlocking(_ body: @escaping @Sendable (AnyObject?, Params) async throws -> Value,
                             on object: AnyObject?, _ params: Params, label: String) -> Result<Value, SwitchboardError> {
-        if withUnsafeCurrentTask(body: { $0 != nil }) {
+        if callerWaits(level: level) && withUnsafeCurrentTask(body: { $0 != nil }) {
             return .failure(.wouldBlock("\(label) is asynchronous and this thread runs a Swift task, which must not "
                                         + "block: await the call (try await mediator.call), or call it from "
                                         + "another thread"))
@@ -206,6 +341,7 @@ import Synchronization
         }
         let slots = EpochDomain.shared.pins.record().slots(at: completion.level)
         completion.keep(owner: slots[0].load(ordering: .relaxed), instance: slots[1].load(ordering: .relaxed))
+        let detached = detaches(completion, at: completion.level, taken, label: label)
         let instance = UncheckedBox(object)
         completion.attach(Task.detached {
             do {
@@ -214,6 +350,7 @@ import Synchronization
                 completion.complete(.failure(.wrapping(error, in: label)))
             }
         })
+        if detached { return .failure(pending) }
         return wait(for: completion, label: label).flatMap { answer in
             switch answer {
             case .value(let value): return .success(value)

@@ -47,8 +47,10 @@ enum Parking {
     private static let buckets: [Bucket] = (0..<64).map { _ in Bucket() }
 
     private static func bucket(_ object: AnyObject) -> Bucket {
-        // Objects are 16-byte aligned: the bits above those pick the bucket.
-        buckets[Int((UInt(bitPattern: ObjectIdentifier(object).hashValue) >> 4) % UInt(buckets.count))]
+        // Objects are 16-byte aligned: the bits above those pick the bucket
+        // (the address itself: hashing it would cost more than the wait's
+        // bookkeeping).
+        buckets[Int((UInt(bitPattern: ObjectIdentifier(object)) >> 4) % UInt(buckets.count))]
     }
 
     /// Wakes the calls waiting on `object`, to look at it again.

@@ -102,6 +102,24 @@ extension ActionEntry {
         return .success(fitted)
     }
 
+    /// `checkedResult` for an answer that comes later (a pending call whose
+    /// caller does not wait): the same check, on the answer. The message is
+    /// made now, while the names are borrowed.
+    func resultCheck(_ type: ParamType, target: NameRef, action: NameRef) -> (Completion.Answer) -> Completion.Answer {
+        let call = call(target: target, action: action)
+        return Completion.resultCheck(type) { got in .typeMismatch("\(call): expected \(type.withArticle) result, got \(got)") }
+    }
+
+    /// After a call of this action returned `status`: when it is pending
+    /// (its caller does not wait), the result it declares is checked when
+    /// the answer comes. Every path that checks results on success calls it.
+    @inline(__always)
+    func checkLater(_ status: Int32, target: NameRef, action: NameRef) {
+        if status == Deferral.pendingStatus, let type = declaredResult {
+            Deferral.detachedHere?.then(resultCheck(type, target: target, action: action))
+        }
+    }
+
     /// Refuses a URL call to a `local` action.
     @inline(__always)
     func admit(fromURL: Bool, target: NameRef, action: NameRef) throws(SwitchboardError) {

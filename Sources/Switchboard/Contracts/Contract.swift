@@ -17,17 +17,26 @@
 /// - `-- doc` documents the param before it, to the end of the line;
 /// - `-> type` declares the result (alone, or after the last param:
 ///   `a: int, b: int -> int`); `local` makes the action unreachable from
-///   URLs (`remote`, the default, leaves it to the URL policy).
+///   URLs (`remote`, the default, leaves it to the URL policy);
+/// - `async` says the action answers later (a C action that returns
+///   `SB_PENDING`, a Lua one that completes later): the catalogue lists it
+///   among the target's asynchronous actions and `switchboard gen` writes
+///   wrappers that do not wait for it. It changes nothing in how calls run.
+///   A Swift `async` closure is asynchronous whether its contract says so
+///   or not.
 ///
 /// Types: bool, int, double, string, bytes, array, dict, callback, any. A
 /// JSON object (`{"params": [{"name", "type", "required", "default", "doc"}],
-/// "result", "exposure"}`, as ``Mediator/routes()`` lists contracts) is read
-/// too.
+/// "result", "exposure", "async"?}`, as ``Mediator/routes()`` lists contracts;
+/// `"async": true` only for an action that answers later) is read too.
 public struct Contract: Sendable, Equatable, ExpressibleByStringLiteral {
     public var params: [Param]
     /// The result's type; `.any` when not declared.
     public var result: ParamType
     public var exposure: Exposure
+    /// The action answers later (the `async` item): a listing and a
+    /// generator's hint, not a check.
+    public var answersLater: Bool
     /// Why a string literal did not parse; registering the contract reports it.
     let problem: String?
     /// Whether calls can be checked against it (see `usable(for:)`).
@@ -58,10 +67,12 @@ public struct Contract: Sendable, Equatable, ExpressibleByStringLiteral {
         case local
     }
 
-    public init(params: [Param] = [], result: ParamType = .any, exposure: Exposure = .remote) {
+    public init(params: [Param] = [], result: ParamType = .any, exposure: Exposure = .remote,
+                answersLater: Bool = false) {
         self.params = params
         self.result = result
         self.exposure = exposure
+        self.answersLater = answersLater
         problem = nil
     }
 
@@ -79,10 +90,12 @@ public struct Contract: Sendable, Equatable, ExpressibleByStringLiteral {
         }
     }
 
-    private init(params: [Param], result: ParamType, exposure: Exposure, problem: String?) {
+    private init(params: [Param], result: ParamType, exposure: Exposure, answersLater: Bool = false,
+                 problem: String?) {
         self.params = params
         self.result = result
         self.exposure = exposure
+        self.answersLater = answersLater
         self.problem = problem
     }
 
@@ -110,7 +123,8 @@ public struct Contract: Sendable, Equatable, ExpressibleByStringLiteral {
         do throws(SwitchboardError) {
             return try validated(for: action)
         } catch {
-            return Contract(params: [], result: .any, exposure: exposure, problem: error.message)
+            return Contract(params: [], result: .any, exposure: exposure, answersLater: answersLater,
+                            problem: error.message)
         }
     }
 
@@ -137,7 +151,8 @@ public struct Contract: Sendable, Equatable, ExpressibleByStringLiteral {
     }
 
     public static func == (a: Contract, b: Contract) -> Bool {
-        a.params == b.params && a.result == b.result && a.exposure == b.exposure && a.problem == b.problem
+        a.params == b.params && a.result == b.result && a.exposure == b.exposure && a.answersLater == b.answersLater
+            && a.problem == b.problem
     }
 }
 

@@ -2,7 +2,7 @@
 //
 //   contract := item (("," | newline) item)*
 //   item     := name ":" type ["?" | "=" json] ["--" doc to end of line]
-//             | [param] "->" type | "local" | "remote"
+//             | [param] "->" type | "local" | "remote" | "async"
 
 enum ContractParser {
     static func parse(_ text: String) throws(SwitchboardError) -> Contract {
@@ -31,6 +31,7 @@ enum ContractParser {
     private struct Declared {
         var result = false
         var exposure = false
+        var answersLater = false
     }
 
     /// Splits a line into items at top-level commas and before a top-level
@@ -87,6 +88,12 @@ enum ContractParser {
             contract.exposure = Contract.Exposure(rawValue: item)!
             return
         }
+        if item == "async" {
+            guard !declared.answersLater else { throw .invalidArgument("contract: async is given twice") }
+            declared.answersLater = true
+            contract.answersLater = true
+            return
+        }
         if item.hasPrefix("->") {
             // "-> type", alone or after the last param ("c: int -> int").
             guard !declared.result else { throw .invalidArgument("contract: the result is given twice") }
@@ -95,7 +102,7 @@ enum ContractParser {
             return
         }
         guard let colon = item.firstIndex(of: ":") else {
-            throw .invalidArgument("contract: expected \"name: type\", \"-> type\", local or remote, not \"\(item)\"")
+            throw .invalidArgument("contract: expected \"name: type\", \"-> type\", local, remote or async, not \"\(item)\"")
         }
         let name = String(item[..<colon]).trimmed
         var rest = String(item[item.index(after: colon)...]).trimmed
@@ -129,8 +136,8 @@ enum ContractParser {
     /// The JSON form, as the catalogue lists it.
     static func parse(json: Value) throws(SwitchboardError) -> Contract {
         guard case .dict(let object) = json else { throw .invalidArgument("contract: the JSON form is an object") }
-        for key in object.keys where !["params", "result", "exposure"].contains(key) {
-            throw .invalidArgument("contract: unknown key \"\(key)\" (params, result, exposure)")
+        for key in object.keys where !["params", "result", "exposure", "async"].contains(key) {
+            throw .invalidArgument("contract: unknown key \"\(key)\" (params, result, exposure, async)")
         }
         var contract = Contract()
         if let result = object["result"] {
@@ -142,6 +149,10 @@ enum ContractParser {
                 throw .invalidArgument("contract: \"exposure\" is \"local\" or \"remote\"")
             }
             contract.exposure = value
+        }
+        if let answersLater = object["async"] {
+            guard let flag = answersLater.bool else { throw .invalidArgument("contract: \"async\" is true or false") }
+            contract.answersLater = flag
         }
         guard case .array(let params) = object["params"] ?? .array([]) else {
             throw .invalidArgument("contract: \"params\" is an array")
@@ -171,9 +182,10 @@ enum ContractParser {
 }
 
 extension Contract {
-    /// The JSON form (see ``Contract``).
+    /// The JSON form (see ``Contract``); `"async"` only when it is true, so
+    /// a contract without it reads as before.
     public var json: Value {
-        .dict([
+        var object: Params = [
             "params": .array(params.map { param in
                 var entry: Params = ["name": .string(param.name), "type": .string(param.type.rawValue),
                                      "required": .bool(param.required)]
@@ -183,7 +195,9 @@ extension Contract {
             }),
             "result": .string(result.rawValue),
             "exposure": .string(exposure.rawValue),
-        ])
+        ]
+        if answersLater { object["async"] = true }
+        return .dict(object)
     }
 }
 

@@ -57,7 +57,7 @@ public struct CallOptions: Sendable {
 /// reached its target, and a running target can ask ``Mediator/isCancelled``
 /// to stop early. Cancelling is thread-safe and cannot be undone.
 public final class Cancellation: @unchecked Sendable {
-    // @unchecked: the flag is atomic.
+    // @unchecked: the flag is atomic, the list behind a mutex.
     private let flag = Atomic<Bool>(false)
 
     public init() {}
@@ -67,6 +67,26 @@ public final class Cancellation: @unchecked Sendable {
     public func cancel() {
         guard !flag.exchange(true, ordering: .acquiringAndReleasing) else { return }
         Parking.wakeAll() // calls waiting for an interceptor look again
+        // Calls nobody waits for end here, on the cancelling thread.
+        for completion in detached.withLock({ list in defer { list = [] }; return list }) {
+            completion.giveUp(Completion.State.cancelled)
+        }
+    }
+
+    /// Pending calls with this token that nobody waits for (`sb_perform_async`,
+    /// `await`): `cancel` gives them up. Delivered ones are dropped as the
+    /// list grows.
+    private let detached = Mutex<[Completion]>([])
+
+    /// Watches `completion` until it is delivered; false if the token is
+    /// cancelled already (the caller gives it up).
+    func watch(_ completion: Completion) -> Bool {
+        detached.withLock { list in
+            if list.count >= 64 && list.count.nonzeroBitCount == 1 { list.removeAll { $0.isDelivered } }
+            list.append(completion)
+        }
+        // After the append: a cancel that came before it took the list already.
+        return !isCancelled
     }
 }
 

@@ -69,8 +69,26 @@ extension Mediator {
                   via: convention, prepared: prepared)
         }
         if observing {
-            notify(hooks, call.event(.end, error: convention.failure(of: outcome), result: convention.result(of: outcome),
-                                     duration: Clock.now &- began), record)
+            if convention.isPending(outcome), let completion = Deferral.detachedHere {
+                // Its caller does not wait: the end event comes with the answer.
+                let ended = call
+                completion.then { [self] answer in
+                    let record = pins.record()
+                    switch answer {
+                    case .value(let value):
+                        notify(hooks, ended.event(.end, error: nil, result: .swift(value), duration: Clock.now &- began), record)
+                    case .native(let native, let face):
+                        notify(hooks, ended.event(.end, error: nil, result: .native(native, face),
+                                                  duration: Clock.now &- began), record)
+                    case .failure(let error):
+                        notify(hooks, ended.event(.end, error: error, result: nil, duration: Clock.now &- began), record)
+                    }
+                    return answer
+                }
+            } else {
+                notify(hooks, call.event(.end, error: convention.failure(of: outcome),
+                                         result: convention.result(of: outcome), duration: Clock.now &- began), record)
+            }
         }
         return outcome
     }

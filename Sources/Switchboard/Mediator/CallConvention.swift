@@ -28,6 +28,9 @@ protocol CallConvention {
     func failure(of outcome: Outcome) -> SwitchboardError?
     /// The result of a call that succeeded, for observers.
     func result(of outcome: Outcome) -> CallResult?
+    /// Whether the call is pending: its action answers later and its
+    /// caller does not wait (``Deferral/detaching(_:)``).
+    func isPending(_ outcome: Outcome) -> Bool
 }
 
 extension CallConvention {
@@ -139,8 +142,11 @@ struct SwiftConvention: CallConvention {
         } catch {
             return .failure(error)
         }
-        return entry.checkedResult(run(entry, on: instance, args: args, target: target, action: action),
-                                   target: target, action: action)
+        let outcome = run(entry, on: instance, args: args, target: target, action: action)
+        if case .failure(let error) = outcome, Deferral.isPending(error) {
+            entry.checkLater(Deferral.pendingStatus, target: target, action: action)
+        }
+        return entry.checkedResult(outcome, target: target, action: action)
     }
 
     @inline(__always)
@@ -186,6 +192,11 @@ struct SwiftConvention: CallConvention {
     func failure(of outcome: Result<Value, SwitchboardError>) -> SwitchboardError? {
         if case .failure(let error) = outcome { return error }
         return nil
+    }
+
+    func isPending(_ outcome: Result<Value, SwitchboardError>) -> Bool {
+        if case .failure(let error) = outcome { return Deferral.isPending(error) }
+        return false
     }
 
     func result(of outcome: Result<Value, SwitchboardError>) -> CallResult? {

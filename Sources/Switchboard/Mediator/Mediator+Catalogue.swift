@@ -6,8 +6,10 @@ extension Mediator {
     /// it comes from and its actions), the URL schemes and their connectors,
     /// the route patterns, and the URL policy:
     ///
-    ///     {"targets": [{"name", "origin", "actions", "cached",
-    ///                   "contracts": {action: contract}}],  (see ``Contract/json``)
+    ///     {"targets": [{"name", "origin", "actions", "async", "cached",
+    ///                   "contracts": {action: contract}}],  (see ``Contract/json``;
+    ///                  "async": the actions that answer later: Swift `async`
+    ///                  closures, and those whose contract says `async`)
     ///      "schemes": [{"scheme", "connector", "target"?, "action"?}],  (connector
     ///                  "targets", "forward", or "handler": a face's function)
     ///      "patterns": [{"pattern", "target", "action"} | {"pattern", "handler": true}],
@@ -23,7 +25,7 @@ extension Mediator {
         // Keyed by the names' bytes, as the registry is: a String key would
         // merge two targets whose names are two spellings of "é".
         var targets: [[UInt8]: Value] = [:]
-        let entries: [(String, String, [String], Bool, Params)] = lock.withLock {
+        let entries: [(String, String, [String], [String], Bool, Params)] = lock.withLock {
             // A handler is shown with its scheme or pattern, not as a target.
             self.targets.entries().filter { !HandlerName.isHandler($0.name.ref) }.map { entry in
                 var origins: [String] = []
@@ -34,22 +36,28 @@ extension Mediator {
                 let actions = entry.registered.names + (entry.targetClass?.actions.names ?? [])
                 // A registered action hides the class's action of that name.
                 var contracts: Params = [:]
+                var answersLater: [ExactName: Bool] = [:]
                 for action in (entry.targetClass?.actions.entries ?? []) + entry.registered.entries {
                     contracts[action.name.string] = action.contract?.contract.json
+                    answersLater[ExactName(action.name.string)] = action.answersLater
                 }
                 return (entry.name.string, origins.joined(separator: " + "), Self.distinctSorted(actions),
+                        Self.distinctSorted(answersLater.filter(\.value).keys.map(\.string)),
                         entry.cache.slot.load(ordering: .relaxed) != 0, contracts.sortedByKeyBytes())
             }
         }
-        for (name, origin, actions, cached, contracts) in entries {
+        for (name, origin, actions, answersLater, cached, contracts) in entries {
             targets[Array(name.utf8)] = ["name": .string(name), "origin": .string(origin),
-                             "actions": .array(actions.map(Value.string)), "cached": .bool(cached),
+                             "actions": .array(actions.map(Value.string)),
+                             "async": .array(answersLater.map(Value.string)), "cached": .bool(cached),
                              "contracts": .dict(contracts)]
         }
         for provider in providers {
             for listed in provider.listedTargets() where targets[Array(listed.name.utf8)] == nil {
+                let answersLater = listed.contracts.filter(\.value.answersLater).keys.map(\.string)
                 targets[Array(listed.name.utf8)] = ["name": .string(listed.name), "origin": .string(listed.origin),
                                         "actions": .array(Self.distinctSorted(listed.actions).map(Value.string)),
+                                        "async": .array(Self.distinctSorted(answersLater).map(Value.string)),
                                         "cached": false, "contracts": .dict(Self.listing(listed.contracts))]
             }
         }

@@ -131,8 +131,15 @@ struct ForeignCall: FastCall {
     func run(_ params: OpaquePointer?, out: UnsafeMutablePointer<OpaquePointer?>, bridge: any ForeignBridge.Type,
              target: @autoclosure () -> NameRef) -> Int32 {
         let status = function._withUnsafeGuaranteedRef { $0.callNative(params, state: state, out: out) }
-        guard declaresResult, status == 0 else { return status }
-        return Self.conform(action, out: out, bridge: bridge, target: target())
+        guard declaresResult else { return status }
+        if status == 0 { return Self.conform(action, out: out, bridge: bridge, target: target()) }
+        Self.checkLater(action, status, target: target())
+        return status
+    }
+
+    @inline(never)
+    private static func checkLater(_ action: Unmanaged<ActionEntry>, _ status: Int32, target: NameRef) {
+        action._withUnsafeGuaranteedRef { $0.checkLater(status, target: target, action: $0.name.ref) }
     }
 
     @inline(never)

@@ -207,6 +207,7 @@ struct ForeignConvention: CallConvention {
         } else {
             status = invokeChecked(entry, on: instance, args: args, target: target, action: action)
         }
+        entry.checkLater(status, target: target, action: action)
         guard status == 0, let type = entry.declaredResult, !bridge.resultFits(out.pointee, type) else { return status }
         return bridge.conformResult(of: entry, to: type, out: out, target: target, action: action)
     }
@@ -248,6 +249,7 @@ struct ForeignConvention: CallConvention {
             let result: Value
             switch Deferral.runBlocking(body, on: instance?.object, params, label: "\(target.string).\(action.string)") {
             case .success(let value): result = value
+            case .failure(let error) where Deferral.isPending(error): return Deferral.pendingStatus
             case .failure(let error): return fail(error)
             }
             do throws(SwitchboardError) {
@@ -299,6 +301,10 @@ struct ForeignConvention: CallConvention {
         guard outcome != 0 else { return nil }
         let code = SwitchboardError.Code(rawValue: outcome) ?? .actionFailed
         return SwitchboardError(code: code, message: bridge.lastError())
+    }
+
+    func isPending(_ outcome: Int32) -> Bool {
+        outcome == Deferral.pendingStatus && Deferral.detachedHere != nil
     }
 
     func result(of outcome: Int32) -> CallResult? {

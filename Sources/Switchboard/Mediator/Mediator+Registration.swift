@@ -34,6 +34,16 @@ extension Mediator {
         try add([ActionEntry(name: action, body: .swiftAsync { _, params in try await body(params) })], to: target)
     }
 
+    /// Registers an asynchronous closure action with a contract: its params
+    /// are checked before it starts, its result when it answers.
+    public func register(target: String, action: String, contract: Contract,
+                         _ body: @escaping @Sendable (Params) async throws -> Value) throws(SwitchboardError) {
+        try Self.check(action, kind: "action")
+        let contract = try contract.validated(for: "\(target).\(action)")
+        try add([ActionEntry(name: action, body: .swiftAsync { _, params in try await body(params) }, contract: contract)],
+                to: target)
+    }
+
     /// Registers several closure actions on one target at once, in the order
     /// written (a repeated name keeps its last body).
     public func register(target: String,

@@ -48,6 +48,13 @@ final class ActionEntry: @unchecked Sendable {
         }
     }
 
+    /// Whether it answers later, for listings: a Swift `async` closure, or
+    /// a contract that says `async`.
+    var answersLater: Bool {
+        if case .swiftAsync = body { return true }
+        return contract?.contract.answersLater == true
+    }
+
     deinit { name.free() }
 }
 

@@ -202,6 +202,9 @@ extension Mediator {
                 : performNativeWithoutFallback(target: target, action: action, module: nil, params: fixed ?? params,
                                                cache: cache, out: out, bridge: bridge)
         }
+        if status == Deferral.pendingStatus, let type = service.check?.result {
+            Deferral.detachedHere?.then(Completion.resultCheck(type) { got in service.wrongResult(type, got: got) })
+        }
         guard status == 0, let type = service.check?.result, !bridge.resultFits(out.pointee, type) else { return status }
         return bridge.conformResult(to: type, out: out) { got in service.wrongResult(type, got: got) }
     }

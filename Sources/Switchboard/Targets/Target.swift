@@ -21,11 +21,21 @@ public protocol Target: AnyObject, Sendable {
     init()
     /// The actions this target answers, by name.
     static var actions: Actions<Self> { get }
+    /// The actions that answer later, by name (none unless given): each
+    /// runs on a task of its own, as a closure registered with
+    /// `register(target:action:) { params async throws -> Value }` does. A
+    /// name in both tables is this table's.
+    ///
+    ///     static let asyncActions: AsyncActions<Target_Net> = [
+    ///         "fetch": { net, params in try await net.fetch(params) },
+    ///     ]
+    static var asyncActions: AsyncActions<Self> { get }
     /// Contracts for some of those actions, by name (none unless given).
     static var contracts: Contracts { get }
 }
 
 extension Target {
+    public static var asyncActions: AsyncActions<Self> { [:] }
     public static var contracts: Contracts { [:] }
 }
 
@@ -52,21 +62,43 @@ public struct Actions<T: Target>: Sendable, ExpressibleByDictionaryLiteral {
 
     /// A repeated name keeps its last body.
     public init(dictionaryLiteral elements: (String, Body)...) {
-        var seen: [ExactName: Int] = [:]
-        var bodies: [(name: String, body: Body)] = []
-        for (name, body) in elements {
-            if let index = seen[ExactName(name)] {
-                bodies[index].body = body
-            } else {
-                seen[ExactName(name)] = bodies.count
-                bodies.append((name, body))
-            }
-        }
-        self.bodies = bodies
+        bodies = lastOfEachName(elements)
     }
 
     /// The names, in declaration order.
     public var names: [String] { bodies.map(\.name) }
+}
+
+/// A target's table of actions that answer later:
+/// name → `(instance, params) async throws -> Value`.
+public struct AsyncActions<T: Target>: Sendable, ExpressibleByDictionaryLiteral {
+    public typealias Body = @Sendable (T, Params) async throws -> Value
+
+    let bodies: [(name: String, body: Body)]
+
+    /// A repeated name keeps its last body.
+    public init(dictionaryLiteral elements: (String, Body)...) {
+        bodies = lastOfEachName(elements)
+    }
+
+    /// The names, in declaration order.
+    public var names: [String] { bodies.map(\.name) }
+}
+
+/// `elements` in order, a repeated name (as bytes) keeping its last body in
+/// its first place.
+private func lastOfEachName<Body>(_ elements: [(String, Body)]) -> [(name: String, body: Body)] {
+    var seen: [ExactName: Int] = [:]
+    var bodies: [(name: String, body: Body)] = []
+    for (name, body) in elements {
+        if let index = seen[ExactName(name)] {
+            bodies[index].body = body
+        } else {
+            seen[ExactName(name)] = bodies.count
+            bodies.append((name, body))
+        }
+    }
+    return bodies
 }
 
 /// Action names with a meaning of their own.
@@ -90,10 +122,15 @@ extension TargetClass {
     /// The class for a Swift `Target` type.
     convenience init<T: Target>(swiftType: T.Type, origin: String, discoveredModule: String? = nil) {
         let contracts = T.contracts
-        let entries = T.actions.bodies.map { name, body in
+        let asynchronous = Set(T.asyncActions.names.map(ExactName.init))
+        // The mediator passes only instances made by `T.init()` below.
+        let entries = T.actions.bodies.filter { !asynchronous.contains(ExactName($0.name)) }.map { name, body in
             ActionEntry(name: name, body: .swift { object, params in
-                // The mediator passes only instances made by `T.init()` below.
                 try body(unsafeDowncast(object!, to: T.self), params)
+            }, contract: contracts[name]?.usable(for: "\(T.self).\(name)"))
+        } + T.asyncActions.bodies.map { name, body in
+            ActionEntry(name: name, body: .swiftAsync { object, params in
+                try await body(unsafeDowncast(object!, to: T.self), params)
             }, contract: contracts[name]?.usable(for: "\(T.self).\(name)"))
         }
         self.init(origin: origin, actions: ActionMap(entries), discoveredModule: discoveredModule) {

@@ -1,18 +1,9 @@
-// URLComponents: from swift-foundation's FoundationEssentials where the
-// toolchain has it on its own (Linux), from Foundation otherwise (Apple).
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// A URL that passed validation, decoded into the parts routing needs.
 ///
-/// Parsing uses swift-foundation's `URLComponents` to split scheme,
-/// authority, path and query (RFC 3986), then checks what that parser lets
-/// through: every percent escape must be valid and decode to UTF-8 without
-/// NUL bytes, and there must be a host. Anything else is `.badURL` with a
-/// message naming the problem.
+/// ``URLGrammar`` splits it in one pass over its bytes and refuses what the
+/// mediator's grammar does not allow; this decodes the parts strictly: every
+/// escape must decode to UTF-8 without NUL bytes, and there must be a host.
+/// Anything else is `.badURL` with a message naming the problem.
 ///
 /// Decoding rules (documented in the README):
 /// - the scheme is compared in lower case; the host and each path segment
@@ -25,13 +16,41 @@ import Foundation
 public struct RemoteURL: Sendable, Equatable {
     /// The URL as given.
     public let string: String
-    /// ASCII lower case (URLComponents admits only ASCII in a scheme).
+    /// ASCII lower case (the grammar admits only ASCII in a scheme).
     public let scheme: String
     /// Decoded; never empty.
     public let host: String
     /// Decoded path segments, without empty ones (`/a//b` is refused; one
     /// trailing slash, `/a/`, is dropped).
-    public let segments: [String]
+    public var segments: [String] {
+        switch path {
+        case .none: []
+        case .one(let segment): [segment]
+        case .many(let segments): segments
+        }
+    }
+    /// How many segments there are, without making the array.
+    var segmentCount: Int {
+        switch path {
+        case .none: 0
+        case .one: 1
+        case .many(let segments): segments.count
+        }
+    }
+    /// The first segment, if any, without making the array.
+    var firstSegment: String? {
+        switch path {
+        case .none: nil
+        case .one(let segment): segment
+        case .many(let segments): segments.first
+        }
+    }
+    /// The segments; most URLs have one (`app://target/action`), kept
+    /// without an array of its own.
+    private let path: Path
+    private enum Path: Equatable {
+        case none, one(String), many([String])
+    }
     /// Decoded query: each value a string, or an array of strings.
     public let query: Params
     /// Whether the URL has a user, password or port (refused for targets).
@@ -46,56 +65,146 @@ public struct RemoteURL: Sendable, Equatable {
         self.string = string
         try Self.checkLength(string)
         guard !string.isEmpty else { throw .badURL("the URL is empty") }
-        if let problem = Self.forbiddenCharacter(in: string) { throw .badURL("the URL contains \(problem)") }
-        guard let parts = URLComponents(string: string) else { throw .badURL("malformed URL \(Self.quoted(string))") }
-        guard let scheme = parts.scheme, !scheme.isEmpty else { throw .badURL("the URL has no scheme: \(Self.quoted(string))") }
-        self.scheme = scheme.asciiLowercased
-        guard let encodedHost = parts.percentEncodedHost, !encodedHost.isEmpty else {
-            throw .badURL("the URL has no host (the target): \(Self.quoted(string))")
+        var text = string
+        let parsed = text.withUTF8 { bytes in Self.parse(bytes, string) }
+        switch parsed {
+        case .success(let parts):
+            (scheme, host, path, query, hasUserOrPort) = parts
+        case .failure(let error):
+            throw error
         }
-        host = try Self.decode(encodedHost, what: "the host")
-        hasUserOrPort = parts.percentEncodedUser != nil || parts.percentEncodedPassword != nil || parts.port != nil
+    }
 
-        // Split and decode on UTF-8 bytes: String.split compares Characters
-        // (grapheme clusters), which the profile showed as most of a parse.
+    private typealias Parts = (scheme: String, host: String, path: Path, query: Params, hasUserOrPort: Bool)
+
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>, _ string: String) -> Result<Parts, SwitchboardError> {
+        let grammar: URLGrammar
+        switch URLGrammar.split(bytes, quoted: { quoted(string) }) {
+        case .success(let split): grammar = split
+        case .failure(let error): return .failure(error)
+        }
+        do throws(SwitchboardError) {
+            let scheme = lowercased(bytes, grammar.scheme)
+            let host = try decode(bytes, grammar.host, literal: false, what: "the host")
+            let segments = try segments(bytes, grammar.path, literal: grammar.literalPath, string)
+            let query = try query(bytes, grammar.query, literal: grammar.literalQuery)
+            return .success((scheme, host, segments, query, grammar.hasUserOrPort))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// A scheme's bytes in ASCII lower case.
+    private static func lowercased(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
+        let piece = UnsafeBufferPointer(rebasing: bytes[range])
+        guard piece.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else {
+            return String(decoding: piece, as: UTF8.self)
+        }
+        return String(decoding: piece.map(ASCII.lower), as: UTF8.self)
+    }
+
+    /// The decoded segments of `range` (empty, or starting with "/").
+    private static func segments(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, literal: Bool,
+                                 _ string: String) throws(SwitchboardError) -> Path {
+        let slash = UInt8(ascii: "/")
+        guard range.count > 1 else { return .none } // "" or "/"
+        var end = range.upperBound
+        var count = 0
+        for k in range where bytes[k] == slash { count += 1 }
+        // One trailing slash is no segment (CTMediator: app://A/act/).
+        if count > 1 && bytes[end - 1] == slash {
+            count -= 1
+            end -= 1
+        }
+        guard count <= maximumSegments else {
+            throw .badURL("the URL has \(count) path segments; the limit is \(maximumSegments)")
+        }
         var segments: [String] = []
-        let path = Array(parts.percentEncodedPath.utf8)
-        if !path.isEmpty && path != [UInt8(ascii: "/")] {
-            var pieces = path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst()
-            // One trailing slash is no segment (CTMediator: app://A/act/).
-            if pieces.count > 1, pieces.last!.isEmpty { pieces.removeLast() }
-            guard pieces.count <= Self.maximumSegments else {
-                throw .badURL("the URL has \(pieces.count) path segments; the limit is \(Self.maximumSegments)")
-            }
-            for piece in pieces {
-                guard !piece.isEmpty else { throw .badURL("the URL has an empty path segment: \(Self.quoted(string))") }
-                segments.append(try Self.decode(piece, what: "a path segment"))
-            }
+        var start = range.lowerBound + 1
+        while start <= end {
+            var stop = start
+            while stop < end && bytes[stop] != slash { stop += 1 }
+            guard stop > start else { throw .badURL("the URL has an empty path segment: \(quoted(string))") }
+            let segment = try decode(bytes, start..<stop, literal: literal, what: "a path segment")
+            if count == 1 { return .one(segment) }
+            if segments.isEmpty { segments.reserveCapacity(count) }
+            segments.append(segment)
+            start = stop + 1
         }
-        self.segments = segments
-
-        query = try Self.query(Array((parts.percentEncodedQuery ?? "").utf8))
+        return .many(segments)
     }
 
     /// The decoded query. Linear in its length: a key's first value goes in
     /// place, and a repeated key's values are collected in one array
     /// (appended, never copied), set once at the end.
-    private static func query(_ encoded: [UInt8]) throws(SwitchboardError) -> Params {
+    private static func query(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>,
+                              literal: Bool) throws(SwitchboardError) -> Params {
         var query = Params()
         var repeated: [Int: [Value]] = [:] // by position in `query`; empty unless a key repeats
-        for pair in encoded.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
-            let equals = pair.firstIndex(of: UInt8(ascii: "="))
-            let key = try decode(pair[..<(equals ?? pair.endIndex)], what: "a query key")
-            let value = Value.string(try decode(equals.map { pair[($0 + 1)...] } ?? [], what: "the value of \(key)"))
-            if let at = query.position(of: key) {
-                repeated[at, default: [query[at].value]].append(value)
-            } else {
-                query.appendDistinct(key, value)
+        var start = range.lowerBound
+        while start < range.upperBound {
+            var stop = start
+            var equals = -1
+            while stop < range.upperBound && bytes[stop] != UInt8(ascii: "&") {
+                if equals < 0 && bytes[stop] == UInt8(ascii: "=") { equals = stop }
+                stop += 1
             }
+            if stop > start { // empty pairs (&&) are skipped
+                let key = try decode(bytes, start..<(equals < 0 ? stop : equals), literal: literal, what: "a query key")
+                let value = Value.string(try decode(bytes, equals < 0 ? stop..<stop : (equals + 1)..<stop,
+                                                    literal: literal, what: "the value of \(key)"))
+                if let at = query.position(of: key) {
+                    repeated[at, default: [query[at].value]].append(value)
+                } else {
+                    query.appendDistinct(key, value)
+                }
+            }
+            start = stop + 1
         }
         for (at, values) in repeated { query.updateValue(.array(values), forKey: query[at].key) }
         return query
     }
+
+    /// Strict percent-decoding of a part of a URL that passed
+    /// ``URLGrammar`` (so every escape has its two hex digits): the bytes
+    /// must be UTF-8 without a NUL. A `literal` part is taken as it is.
+    private static func decode(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, literal: Bool,
+                               what: @autoclosure () -> String) throws(SwitchboardError) -> String {
+        let piece = UnsafeBufferPointer(rebasing: bytes[range])
+        if literal || !piece.contains(UInt8(ascii: "%")) { return String(decoding: piece, as: UTF8.self) }
+        let decoded: Result<String, DecodeFailure> = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: piece.count) {
+            out in
+            var n = 0
+            var k = 0
+            var sawNUL = false
+            while k < piece.count {
+                var byte = piece[k]
+                if byte == UInt8(ascii: "%") {
+                    byte = URLGrammar.hexValue(piece[k + 1])! << 4 | URLGrammar.hexValue(piece[k + 2])!
+                    k += 3
+                } else {
+                    k += 1
+                }
+                sawNUL = sawNUL || byte == 0
+                out[n] = byte
+                n += 1
+            }
+            guard let string = String(validating: UnsafeBufferPointer(rebasing: out[..<n]), as: UTF8.self) else {
+                return .failure(.notUTF8)
+            }
+            return sawNUL ? .failure(.nul) : .success(string)
+        }
+        switch decoded {
+        case .success(let string):
+            return string
+        case .failure(.notUTF8):
+            throw .badURL("\(what()) \(quoted(String(decoding: piece, as: UTF8.self))) does not decode to UTF-8")
+        case .failure(.nul):
+            throw .badURL("\(what()) \(quoted(String(decoding: piece, as: UTF8.self))) decodes to a NUL byte")
+        }
+    }
+
+    private enum DecodeFailure: Error { case notUTF8, nul }
 
     /// `.badURL` when `string` is over ``maximumLength``: the first check
     /// of every URL entry, before any work proportional to the text
@@ -131,8 +240,8 @@ public struct RemoteURL: Sendable, Equatable {
                 i += 1
                 continue
             }
-            if byte == UInt8(ascii: "%"), i + 2 < bytes.count, let high = hexValue(bytes[i + 1]),
-               let low = hexValue(bytes[i + 2]) {
+            if byte == UInt8(ascii: "%"), i + 2 < bytes.count, let high = URLGrammar.hexValue(bytes[i + 1]),
+               let low = URLGrammar.hexValue(bytes[i + 2]) {
                 let decoded = high << 4 | low
                 if isUnreserved(decoded) {
                     out.append(decoded)
@@ -166,65 +275,29 @@ public struct RemoteURL: Sendable, Equatable {
         return Value.string(shown).description
     }
 
-    /// Strict percent-decoding (URLComponents' getters are lenient: they
-    /// leave a bad escape in place or give nil): every `%` must start two hex
-    /// digits, and the bytes must be UTF-8 without a NUL.
+    /// Strict percent-decoding of text that is not a whole URL (a route
+    /// pattern's segment): every `%` must start two hex digits, and the
+    /// bytes must be UTF-8 without a NUL.
     static func decode(_ encoded: String, what: String) throws(SwitchboardError) -> String {
-        try decode(Array(encoded.utf8)[...], what: what)
-    }
-
-    static func decode(_ encoded: ArraySlice<UInt8>, what: @autoclosure () -> String) throws(SwitchboardError) -> String {
-        guard encoded.contains(UInt8(ascii: "%")) else { return String(decoding: encoded, as: UTF8.self) }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(encoded.count)
-        var iterator = encoded.makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else {
-                bytes.append(byte)
-                continue
-            }
-            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
-                throw .badURL("\(what()) \(Self.quoted(String(decoding: encoded, as: UTF8.self))) has an invalid percent escape")
-            }
-            bytes.append(high << 4 | low)
-        }
-        guard let decoded = String(validating: bytes, as: UTF8.self) else {
-            throw .badURL("\(what()) \(Self.quoted(String(decoding: encoded, as: UTF8.self))) does not decode to UTF-8")
-        }
-        if bytes.contains(0) {
-            throw .badURL("\(what()) \(Self.quoted(String(decoding: encoded, as: UTF8.self))) decodes to a NUL byte")
-        }
-        return decoded
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
-
-    /// What RFC 3986 never allows in a URL: controls, space, DEL, bytes
-    /// beyond ASCII (which must be percent-encoded), and a `%` that does not
-    /// start two hex digits. Checked on the raw text because URLComponents
-    /// quietly re-encodes a bad escape (`%ZZ` becomes `%25ZZ`).
-    private static func forbiddenCharacter(in string: String) -> String? {
-        let bytes = Array(string.utf8)
-        for (i, byte) in bytes.enumerated() {
-            switch byte {
-            case 0: return "a NUL byte"
-            case 1..<0x20, 0x7F: return "a control character (0x\(String(byte, radix: 16)))"
-            case 0x20: return "a space"
-            case 0x80...: return "a non-ASCII character (percent-encode it)"
-            case UInt8(ascii: "%"):
-                guard i + 2 < bytes.count, hexValue(bytes[i + 1]) != nil, hexValue(bytes[i + 2]) != nil else {
-                    return "an invalid percent escape at byte \(i)"
+        var text = encoded
+        let result: Result<String, SwitchboardError> = text.withUTF8 { bytes in
+            var k = 0
+            while k < bytes.count {
+                if bytes[k] == UInt8(ascii: "%") {
+                    guard k + 2 < bytes.count, URLGrammar.isHex(bytes[k + 1]), URLGrammar.isHex(bytes[k + 2]) else {
+                        return .failure(.badURL("\(what) \(quoted(encoded)) has an invalid percent escape"))
+                    }
+                    k += 3
+                } else {
+                    k += 1
                 }
-            default: continue
+            }
+            do throws(SwitchboardError) {
+                return .success(try decode(bytes, 0..<bytes.count, literal: false, what: what))
+            } catch {
+                return .failure(error)
             }
         }
-        return nil
+        return try result.get()
     }
 }

@@ -280,12 +280,16 @@ final class PatternTrie {
 
     /// The best route for a URL's [host] + path segments. `steps` is set to
     /// the number of nodes visited (tests read it).
-    func match(scheme: String, segments: [String], steps: inout Int) -> Match {
+    /// Whether no pattern is registered (most mediators): the router then
+    /// skips matching, and making the URL's segment array for it.
+    var isEmpty: Bool { roots.isEmpty }
+
+    func match(scheme: String, host: String, segments: [String], steps: inout Int) -> Match {
         steps = 0
         guard let root = roots[ExactName(scheme)] else { return .none }
         var captures: [Value] = []
         var budget = Self.maximumSteps
-        let found = match(root, segments[...], &captures, &budget)
+        let found = match(root, ([host] + segments)[...], &captures, &budget)
         steps = Self.maximumSteps - budget
         if budget < 0 { return .tooCostly }
         guard let route = found else { return .none }

@@ -68,7 +68,12 @@ final class URLRouter: @unchecked Sendable {
     // @unchecked: every field is read or written under `rwlock`.
 
     private let rwlock: UnsafeMutablePointer<pthread_rwlock_t>
-    private var connectors: [ExactName: SchemeConnector] = [ExactName("app"): .targets]
+    private var connectors: [ExactName: SchemeConnector] = [ExactName("app"): .targets] {
+        didSet { fewConnectors = connectors.count <= 8 ? connectors.map { ($0.key.string, $0.value) } : nil }
+    }
+    /// The same connectors while there are few (most mediators have `app`
+    /// alone): a URL's scheme is found by comparing bytes, not hashing them.
+    private var fewConnectors: [(scheme: String, connector: SchemeConnector)]? = [("app", .targets)]
     private let patterns = PatternTrie()
     private var nextOrder: UInt64 = 0
     private var policy = URLPolicy()
@@ -221,9 +226,12 @@ final class URLRouter: @unchecked Sendable {
 
     /// `resolve`, saying how many pattern-trie nodes the match visited.
     func resolve(_ url: RemoteURL, steps: inout Int) throws(SwitchboardError) -> Destination {
+        steps = 0
         let (policy, observer, match, connector) = reading {
-            (self.policy, self.observer, patterns.match(scheme: url.scheme, segments: [url.host] + url.segments, steps: &steps),
-             connectors[ExactName(url.scheme)])
+            // No patterns (most mediators): no matching, and no segment array for it.
+            let match: PatternTrie.Match = patterns.isEmpty
+                ? .none : patterns.match(scheme: url.scheme, host: url.host, segments: url.segments, steps: &steps)
+            return (self.policy, self.observer, match, self.connector(for: url.scheme))
         }
         func reject(_ reason: String) -> SwitchboardError {
             observer?(RejectedURL(url: url.string, reason: reason))
@@ -246,11 +254,10 @@ final class URLRouter: @unchecked Sendable {
                 guard !url.hasUserOrPort else {
                     throw .badURL("a URL for targets has no user, password or port: \(RemoteURL.quoted(url.string))")
                 }
-                guard url.segments.count == 1 else {
+                guard url.segmentCount == 1, let action = url.firstSegment else {
                     throw .badURL("a URL for targets is \(url.scheme)://target/action, not \(RemoteURL.quoted(url.string))")
                 }
-                let action = url.segments[0]
-                guard action != "." && action != ".." && url.host != "." && url.host != ".." else {
+                guard !Self.isDotSegment(action) && !Self.isDotSegment(url.host) else {
                     throw .badURL("'.' and '..' are not target or action names: \(RemoteURL.quoted(url.string))")
                 }
                 destination = Destination(target: url.host, action: action, params: url.query)
@@ -272,6 +279,19 @@ final class URLRouter: @unchecked Sendable {
         }
         try admit(target: destination.target, action: destination.action, url: url.string, policy: policy, observer: observer)
         return destination
+    }
+
+    /// The connector of `scheme` (lower case); under the lock.
+    private func connector(for scheme: String) -> SchemeConnector? {
+        guard let few = fewConnectors else { return connectors[ExactName(scheme)] }
+        for entry in few where entry.scheme.hasSameBytes(as: scheme) { return entry.connector }
+        return nil
+    }
+
+    /// "." or "..", by bytes.
+    private static func isDotSegment(_ name: String) -> Bool {
+        let bytes = name.utf8
+        return bytes.count <= 2 && !bytes.isEmpty && bytes.allSatisfy { $0 == UInt8(ascii: ".") }
     }
 
     /// Tells the observer of a refusal made after resolution, where the

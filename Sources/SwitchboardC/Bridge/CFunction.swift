@@ -100,6 +100,7 @@ extension ForeignFunction {
         defer { native.release() }
         var out: OpaquePointer?
         let status = callNative(native.pointer, state: state, out: &out)
+        if status == Deferral.pendingStatus { throw Deferral.pending }
         guard status == 0, let out else { throw SwitchboardError(status: status) }
         defer { Handle(out).release() }
         return try Handle(out).toValue()

@@ -8,7 +8,7 @@ import Synchronization
 // second or stale completion is refused instead of touching freed memory.
 
 /// The completions C code has taken and not yet completed, by id.
-private enum TakenCompletions {
+enum TakenCompletions {
     static let table = Mutex<(next: UInt64, open: [UInt64: Completion])>((1, [:]))
 
     static func add(_ completion: Completion) -> UInt64 {
@@ -21,8 +21,14 @@ private enum TakenCompletions {
             completion.faceID = id
             // An action that answers anyway has no use for its id: forget it
             // (a later completion is refused as one that is not open).
-            completion.onAnswered = { _ = remove(id) }
+            completion.onAnswered = forget
             return id
+        }
+    }
+
+    @Sendable static func forget(_ completion: Completion) {
+        table.withLock { state in
+            if completion.faceID != 0 { state.open.removeValue(forKey: completion.faceID) }
         }
     }
 

@@ -1,5 +1,7 @@
 /// `switchboard gen --lang c`: a header of `static inline` functions, one per
-/// action, `sb_a_show_alert(m, message, ..., flags, &out)`, over sb_perform.
+/// action, `sb_a_show_alert(m, message, ..., flags, &out)`, over sb_perform;
+/// `sb_a_fetch(m, ..., options, done, userdata)` over sb_perform_async for an
+/// action that answers later.
 enum CWrappers {
     static func file(for target: WrapperTarget) -> GeneratedFile {
         let stem = "sb_" + Identifier.snake(target.name)
@@ -19,7 +21,21 @@ enum CWrappers {
             " * int and double params that may be left out are passed by pointer. An action",
             " * with a declared result is performed with SB_NO_FALLBACK: no fallback answers",
             " * it (SB_ENOTARGET / SB_ENOACTION instead), and a result of another kind is",
-            " * SB_ETYPE. */",
+            " * SB_ETYPE." + (target.actions.contains(where: \.answersLater) ? "" : " */"),
+        ]
+        if target.actions.contains(where: \.answersLater) {
+            lines += [
+                " *",
+                " * An action that answers later (`async`) is performed with sb_perform_async",
+                " * instead: its function takes `options` (sb_call_options, may be NULL: a",
+                " * timeout, a cancellation token) and `done`, `userdata` instead of `flags` and",
+                " * `out`, and returns what sb_perform_async returns: SB_OK when `done` has run",
+                " * already, SB_PENDING when it will run later, exactly once, on the thread that",
+                " * ends the call; any other status when the call could not start (a NULL `m`",
+                " * or `done`, out of memory), and then `done` never runs. */",
+            ]
+        }
+        lines += [
             "#ifndef \(guardName)",
             "#define \(guardName)",
             "",
@@ -42,6 +58,7 @@ enum CWrappers {
         // library's and the standard types' names are avoided; a bytes param
         // x also takes x_len.
         var used: Set = ["m", "flags", "out", "params", "s"]
+        if action.answersLater { used.formUnion(["options", "done", "userdata", "o", "none"]) }
         var names: [String] = []
         for param in action.params {
             var name = Identifier.snake(param.name)
@@ -53,6 +70,7 @@ enum CWrappers {
         }
         let width = names.map(\.count).max() ?? 0
         var doc = ["/* \(commentText(target)).\(commentText(action.name))\(action.local ? " (local: not reachable from URLs)" : "")"
+            + (action.answersLater ? " (answers later: `done` gets the result)" : "")
             + (action.result == "any" ? "" : "; the result is \(action.result == "array" || action.result == "int" ? "an" : "a") \(action.result)")]
         var arguments = ["sb_mediator *m"]
         var body = [
@@ -86,6 +104,24 @@ enum CWrappers {
             doc.append(" *   " + c + String(repeating: " ", count: width - c.count) + "  " + text)
         }
         doc[doc.count - 1] += " */"
+        if action.answersLater {
+            arguments += ["const sb_call_options *options", "sb_done_fn done", "void *userdata"]
+            let perform = "sb_perform_async(m, \(WrapperLanguage.c.literal(target)), \(WrapperLanguage.c.literal(action.name)), params"
+            if action.result == "any" {
+                body.append("    if (s == SB_OK) s = \(perform), options, done, userdata);")
+            } else {
+                body += [
+                    "    if (s == SB_OK) {",
+                    "        static const sb_call_options none;",
+                    "        sb_call_options o = options != NULL ? *options : none;",
+                    "        o.flags |= SB_NO_FALLBACK;",
+                    "        s = \(perform), &o, done, userdata);",
+                    "    }",
+                ]
+            }
+            body += ["    sb_release(params);", "    return s;", "}", ""]
+            return doc + wrappedSignature("static inline sb_status \(name)", arguments, tail: " {") + body
+        }
         arguments += ["unsigned flags", "sb_value **out"]
         let flags = action.result == "any" ? "flags" : "flags | SB_NO_FALLBACK"
         body += [

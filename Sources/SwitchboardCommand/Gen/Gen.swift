@@ -15,7 +15,11 @@ extension SwitchboardCLI {
                 prints): one file per target, with one function per action that has a contract. \
                 Swift: an extension on Mediator (Mediator+A.swift: mediator.a_showAlert(message:)). \
                 C: a header of static inline functions (sb_a.h: sb_a_show_alert(m, message, ..., flags, &out)). \
-                Lua: a module whose functions check their params (sb_a.lua: A.showAlert{message = ...}).
+                Lua: a module whose functions check their params (sb_a.lua: A.showAlert{message = ...}). \
+                An action that answers later (the catalogue's "async": a contract that says async, \
+                a Swift async closure) gets wrappers that do not wait: an async Swift method \
+                (try await mediator.a_fetch(id:options:)), a C function over sb_perform_async \
+                (sb_a_fetch(m, id, options, done, userdata)).
 
                 Example, from PREFIX/share/switchboard/examples:
 

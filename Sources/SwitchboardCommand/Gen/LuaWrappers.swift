@@ -98,6 +98,10 @@ enum LuaWrappers {
         let where_ = "\(target).\(action.name)"
         var lines = ["-- \(commentText(where_))\(action.local ? " (local: not reachable from URLs)" : "")"
             + (action.result == "any" ? "" : " -> \(action.result)")]
+        if action.answersLater {
+            lines.append("--   (async: it answers later; inside a coroutine the call yields until it")
+            lines.append("--   does, as sb.perform does; outside one, see sb.perform)")
+        }
         for param in action.params {
             var text = "--   \(commentText(param.name)): \(param.type)\(param.optional && param.defaultText == nil ? "?" : "")"
             if let d = param.defaultText { text += " = \(commentText(d))" }

@@ -1,5 +1,6 @@
 /// `switchboard gen --lang swift`: an extension on `Mediator` with one
-/// throwing method per action, `a_showAlert(message:answer:...)`.
+/// throwing method per action, `a_showAlert(message:answer:...)`; an
+/// `async throws` one over `try await call(...)` for an action that answers later.
 enum SwiftWrappers {
     static func file(for target: WrapperTarget) -> GeneratedFile {
         let prefix = Identifier.camel(target.name).lowercasedFirst
@@ -27,8 +28,11 @@ enum SwiftWrappers {
     private static func method(_ name: String, _ action: WrapperTarget.Action, target: String) -> [String] {
         // Labels are distinct and never `inout`, `var`, `let`; local names
         // are distinct, never keywords, and never a name the body uses.
-        var usedLabels: Set = ["cacheTarget"]
-        var usedLocals: Set = ["cacheTarget", "params", "result", "typed", "call"]
+        // The last argument: `cacheTarget:` for a call that waits, `options:`
+        // (timeout, cancellation, cacheTarget) for one that awaits.
+        let last = action.answersLater ? "options" : "cacheTarget"
+        var usedLabels: Set = [last]
+        var usedLocals: Set = [last, "params", "result", "typed", "call"]
         var labels: [String] = []
         var locals: [String] = []
         for param in action.params {
@@ -43,7 +47,9 @@ enum SwiftWrappers {
             labels.append(label)
             locals.append(local)
         }
-        var doc = ["    /// \(commentText(target)).\(commentText(action.name))\(action.local ? " (local: not reachable from URLs)" : "")",
+        let notes = (action.local ? " (local: not reachable from URLs)" : "")
+            + (action.answersLater ? " (answers later: awaited without blocking a thread)" : "")
+        var doc = ["    /// \(commentText(target)).\(commentText(action.name))\(notes)",
                    "    ///", "    /// - Parameters:"]
         var arguments: [String] = []
         var body = ["        var params: Params = [:]"]
@@ -60,9 +66,17 @@ enum SwiftWrappers {
             doc.append("    ///   - \(labels[i]): \(text)")
         }
         if action.params.isEmpty { body = ["        let params: Params = [:]"] }
-        arguments.append("cacheTarget: Bool = false")
-        doc.append("    ///   - cacheTarget: keep the target instance for later calls, as `perform` does.")
-        let call = "try call(target: \(WrapperLanguage.swift.literal(target)), action: \(WrapperLanguage.swift.literal(action.name)), params: params, cacheTarget: cacheTarget)"
+        let names = "target: \(WrapperLanguage.swift.literal(target)), action: \(WrapperLanguage.swift.literal(action.name)), params: params"
+        let call: String
+        if action.answersLater {
+            arguments.append("options: CallOptions = .none")
+            doc.append("    ///   - options: a timeout, a cancellation, cacheTarget, tags (`CallOptions`).")
+            call = "try await call(\(names), options: options)"
+        } else {
+            arguments.append("cacheTarget: Bool = false")
+            doc.append("    ///   - cacheTarget: keep the target instance for later calls, as `perform` does.")
+            call = "try call(\(names), cacheTarget: cacheTarget)"
+        }
         let resultType: String
         if let accessor = resultAccessor[action.result], let type = swiftType[action.result] {
             resultType = type
@@ -81,7 +95,9 @@ enum SwiftWrappers {
         }
         return doc + [
             "    @discardableResult",
-        ] + wrappedSignature("    func \(name)", arguments, tail: " throws(SwitchboardError) -> \(resultType) {") + body + ["    }", ""]
+        ] + wrappedSignature("    func \(name)", arguments,
+                            tail: "\(action.answersLater ? " async" : "") throws(SwitchboardError) -> \(resultType) {")
+            + body + ["    }", ""]
     }
 
     private static let swiftType = [

@@ -9,6 +9,9 @@ struct WrapperTarget {
         /// "any" when the contract declares no result.
         let result: String
         let local: Bool
+        /// It answers later (listed under the target's "async", or its
+        /// contract says `async`): its wrappers do not wait for it.
+        let answersLater: Bool
     }
 
     struct Param {
@@ -59,6 +62,7 @@ struct WrapperTarget {
         self.name = name
         let contracts = entry["contracts"]?.dict ?? [:]
         let listed = (entry["actions"]?.array ?? []).compactMap(\.string)
+        let later = (entry["async"]?.array ?? []).compactMap(\.string)
         actions = contracts.keys.sortedByBytes().map { action in
             let contract = contracts[action] ?? .null
             let params = (contract["params"]?.array ?? []).map { p in
@@ -67,7 +71,9 @@ struct WrapperTarget {
                       doc: p["doc"]?.string)
             }
             return Action(name: action, params: params, result: contract["result"]?.string ?? "any",
-                          local: contract["exposure"]?.string == "local")
+                          local: contract["exposure"]?.string == "local",
+                          answersLater: contract["async"]?.bool == true
+                              || later.contains { $0.hasSameBytes(as: action) })
         }
         uncontracted = listed.filter { contracts[$0] == nil }
     }

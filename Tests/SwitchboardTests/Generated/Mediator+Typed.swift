@@ -101,6 +101,35 @@ extension Mediator {
         return typed
     }
 
+    /// Typed.later (answers later: awaited without blocking a thread)
+    ///
+    /// - Parameters:
+    ///   - n: int
+    ///   - options: a timeout, a cancellation, cacheTarget, tags (`CallOptions`).
+    /// - Throws: what `call` throws; `.typeMismatch` when the result is not a string.
+    @discardableResult
+    func typed_later(n: Int,
+                     options: CallOptions = .none) async throws(SwitchboardError) -> String {
+        var params: Params = [:]
+        params["n"] = .int(Int64(n))
+        let result = try await call(target: "Typed", action: "later", params: params, options: options)
+        guard let typed = result.string else {
+            throw .typeMismatch("Typed.later: expected a string result, got " + "\(result.kind)")
+        }
+        return typed
+    }
+
+    /// Typed.laterAny (answers later: awaited without blocking a thread)
+    ///
+    /// - Parameters:
+    ///   - options: a timeout, a cancellation, cacheTarget, tags (`CallOptions`).
+    /// - Throws: what `call` throws (`.badParams` when the params do not fit the contract).
+    @discardableResult
+    func typed_laterAny(options: CallOptions = .none) async throws(SwitchboardError) -> Value {
+        let params: Params = [:]
+        return try await call(target: "Typed", action: "laterAny", params: params, options: options)
+    }
+
     /// Typed.oddNames
     ///
     /// - Parameters:
@@ -195,4 +224,4 @@ extension Mediator {
     }
 }
 
-// Without a contract, so without a wrapper: untyped.
+// Without a contract, so without a wrapper: finishLater, untyped.

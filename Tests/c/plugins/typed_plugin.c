@@ -2,9 +2,12 @@
  * and run in all three languages (scripts/generate.sh writes them into
  * Tests/generated and Tests/SwitchboardTests/Generated). Its contracts use
  * every type, optional params, a default, names that are keywords or not
- * identifiers, and a local action. Each action answers with its params, so a
- * test sees what the wrapper sent. */
+ * identifiers, a local action, and two that answer later (async). Each
+ * action answers with its params, so a test sees what the wrapper sent; the
+ * async ones answer when finishLater is called. */
 #include <switchboard.h>
+
+#include <stdio.h>
 
 static sb_status echo(void *state, const sb_value *params, sb_value **out) {
     (void)state;
@@ -24,6 +27,41 @@ static sb_status count_keys(void *state, const sb_value *params, sb_value **out)
     return SB_OK;
 }
 
+/* The one call of later / laterAny that waits for finishLater (the test
+ * suites call them one at a time). */
+static sb_completion pending;
+static int64_t pending_n;
+
+/* Answers later: takes its completion and leaves it to finishLater. */
+static sb_status later(void *state, const sb_value *params, sb_value **out) {
+    (void)state;
+    (void)out;
+    if (pending != 0) {
+        sb_set_error("Typed.later: a call is waiting already");
+        return SB_EACTION;
+    }
+    if (sb_get_int(sb_dict_get(params, "n"), &pending_n) != SB_OK) pending_n = 0;
+    pending = sb_completion_take();
+    return SB_PENDING;
+}
+
+/* Completes the waiting call with "later N" and answers with what
+ * sb_completion_succeed returned (SB_ETIMEOUT once its caller gave up). */
+static sb_status finish_later(void *state, const sb_value *params, sb_value **out) {
+    (void)state;
+    (void)params;
+    if (pending == 0) {
+        sb_set_error("Typed.finishLater: no call is waiting");
+        return SB_EACTION;
+    }
+    char text[64];
+    snprintf(text, sizeof text, "later %lld", (long long)pending_n);
+    sb_completion c = pending;
+    pending = 0;
+    *out = sb_int((int64_t)sb_completion_succeed(c, sb_string(text)));
+    return SB_OK;
+}
+
 static const sb_action_def typed_actions[] = {
     {"everything", echo},
     {"optional", echo},
@@ -33,6 +71,9 @@ static const sb_action_def typed_actions[] = {
     {"countKeys", count_keys},
     {"clashes", echo},
     {"untyped", echo},
+    {"later", later},
+    {"laterAny", later},
+    {"finishLater", finish_later},
     {NULL, NULL},
 };
 
@@ -56,6 +97,8 @@ const sb_contract_def Contracts_Typed[] = {
                  "-> dict"},
     {"oddNames", "default: int?, answer-id: string?, end: bool?, params: string?, out: int? -> dict"},
     {"secret", "local\n-> dict"},
+    {"later", "async\nn: int -> string"},
+    {"laterAny", "async"},
     {"wrongResult", "-> string"},
     {"countKeys", "a: int?, b: int? -> int"},
     /* Names that would clash in the generated code: with each other once

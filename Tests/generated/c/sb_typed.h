@@ -10,7 +10,15 @@
  * int and double params that may be left out are passed by pointer. An action
  * with a declared result is performed with SB_NO_FALLBACK: no fallback answers
  * it (SB_ENOTARGET / SB_ENOACTION instead), and a result of another kind is
- * SB_ETYPE. */
+ * SB_ETYPE.
+ *
+ * An action that answers later (`async`) is performed with sb_perform_async
+ * instead: its function takes `options` (sb_call_options, may be NULL: a
+ * timeout, a cancellation token) and `done`, `userdata` instead of `flags` and
+ * `out`, and returns what sb_perform_async returns: SB_OK when `done` has run
+ * already, SB_PENDING when it will run later, exactly once, on the thread that
+ * ends the call; any other status when the call could not start (a NULL `m`
+ * or `done`, out of memory), and then `done` never runs. */
 #ifndef SB_TYPED_H
 #define SB_TYPED_H
 
@@ -115,6 +123,33 @@ static inline sb_status sb_typed_everything(sb_mediator *m, int flag, int64_t co
     return s;
 }
 
+/* Typed.later (answers later: `done` gets the result); the result is a string
+ *   n  int */
+static inline sb_status sb_typed_later(sb_mediator *m, int64_t n, const sb_call_options *options,
+                                       sb_done_fn done, void *userdata) {
+    sb_value *params = sb_dict_new();
+    sb_status s = params != NULL ? SB_OK : SB_ENOMEM;
+    if (s == SB_OK) s = sb_dict_set_new(params, "n", sb_int(n));
+    if (s == SB_OK) {
+        static const sb_call_options none;
+        sb_call_options o = options != NULL ? *options : none;
+        o.flags |= SB_NO_FALLBACK;
+        s = sb_perform_async(m, "Typed", "later", params, &o, done, userdata);
+    }
+    sb_release(params);
+    return s;
+}
+
+/* Typed.laterAny (answers later: `done` gets the result) */
+static inline sb_status sb_typed_later_any(sb_mediator *m, const sb_call_options *options,
+                                           sb_done_fn done, void *userdata) {
+    sb_value *params = sb_dict_new();
+    sb_status s = params != NULL ? SB_OK : SB_ENOMEM;
+    if (s == SB_OK) s = sb_perform_async(m, "Typed", "laterAny", params, options, done, userdata);
+    sb_release(params);
+    return s;
+}
+
 /* Typed.oddNames; the result is a dict
  *   default_   int, may be NULL
  *   answer_id  string, may be NULL
@@ -206,6 +241,6 @@ static inline sb_status sb_typed_wrong_result(sb_mediator *m, unsigned flags, sb
     return s;
 }
 
-/* Without a contract, so without a wrapper: untyped. */
+/* Without a contract, so without a wrapper: finishLater, untyped. */
 
 #endif

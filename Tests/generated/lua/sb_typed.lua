@@ -148,6 +148,29 @@ do
   end
 end
 
+-- Typed.later -> string
+--   (async: it answers later; inside a coroutine the call yields until it
+--   does, as sb.perform does; outside one, see sb.perform)
+--   n: int
+do
+  local c = contract{ { "n", "int", true } }
+  M.later = function(params, options)
+    return sb.perform("Typed", "later",
+                      checked("Typed.later", c, params), typed(options))
+  end
+end
+
+-- Typed.laterAny
+--   (async: it answers later; inside a coroutine the call yields until it
+--   does, as sb.perform does; outside one, see sb.perform)
+do
+  local c = contract{}
+  M.laterAny = function(params, options)
+    return sb.perform("Typed", "laterAny",
+                      checked("Typed.laterAny", c, params), options)
+  end
+end
+
 -- Typed.oddNames -> dict
 --   default: int?
 --   answer-id: string?
@@ -214,6 +237,6 @@ do
   end
 end
 
--- Without a contract, so without a wrapper: untyped.
+-- Without a contract, so without a wrapper: finishLater, untyped.
 
 return M

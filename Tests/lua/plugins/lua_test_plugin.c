@@ -1,6 +1,7 @@
 /* C targets for the Lua specs. Links nothing of Switchboard. */
 #define _POSIX_C_SOURCE 200809L
 #include <switchboard.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,5 +241,97 @@ static sb_status later_join(void *s, const sb_value *params, sb_value **out) {
     return SB_OK;
 }
 
-static const sb_action_def later_actions[] = {{"after", later_after}, {"join", later_join}, {NULL, NULL}};
+/* Later.soon: as after, from a detached thread of its own for each call, so
+ * that many may wait at once; with params.fail (a string) it fails with
+ * that message (and params.code's status, default SB_EACTION). Later.hold
+ * takes the completion and keeps it; Later.finish completes the oldest kept
+ * one with params.value from this thread. */
+struct soon {
+    sb_completion c;
+    long ms;
+    sb_value *value;
+    char *fail;
+};
+
+static void *complete_soon(void *arg) {
+    struct soon *w = arg;
+    struct timespec t = {w->ms / 1000, (w->ms % 1000) * 1000000L};
+    nanosleep(&t, NULL);
+    if (w->fail != NULL) {
+        sb_release(w->value);
+        (void)sb_completion_fail(w->c, SB_EACTION, w->fail);
+    } else {
+        (void)sb_completion_succeed(w->c, w->value);
+    }
+    free(w->fail);
+    free(w);
+    return NULL;
+}
+
+static sb_status later_soon(void *s, const sb_value *params, sb_value **out) {
+    (void)s, (void)out;
+    int64_t ms = 0;
+    if (sb_get_int(sb_dict_get(params, "ms"), &ms) != SB_OK || ms < 0) return SB_EINVAL;
+    struct soon *w = calloc(1, sizeof *w);
+    if (w == NULL) return SB_ENOMEM;
+    const char *fail = sb_get_string(sb_dict_get(params, "fail"), NULL);
+    if (fail != NULL) {
+        w->fail = malloc(strlen(fail) + 1);
+        if (w->fail != NULL) strcpy(w->fail, fail);
+    }
+    w->c = sb_completion_take();
+    w->ms = (long)ms;
+    w->value = sb_retain(sb_dict_get(params, "value"));
+    if (w->value == NULL) w->value = sb_null();
+    pthread_attr_t attr;
+    pthread_t thread;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int started = pthread_create(&thread, &attr, complete_soon, w) == 0;
+    pthread_attr_destroy(&attr);
+    if (started) return SB_PENDING;
+    sb_release(w->value);
+    free(w->fail);
+    free(w);
+    return SB_EACTION;
+}
+
+static sb_completion held[64];
+static size_t held_count;
+
+static sb_status later_hold(void *s, const sb_value *params, sb_value **out) {
+    (void)s, (void)params, (void)out;
+    if (held_count == sizeof held / sizeof held[0]) return SB_EREJECTED;
+    held[held_count++] = sb_completion_take();
+    return SB_PENDING;
+}
+
+static sb_status later_finish(void *s, const sb_value *params, sb_value **out) {
+    (void)s;
+    if (held_count == 0) return SB_EINVAL;
+    sb_completion c = held[0];
+    memmove(held, held + 1, --held_count * sizeof held[0]);
+    sb_value *value = sb_retain(sb_dict_get(params, "value"));
+    *out = sb_string(sb_status_string(sb_completion_succeed(c, value)));
+    return SB_OK;
+}
+
+static const sb_action_def later_actions[] = {{"after", later_after}, {"join", later_join}, {"soon", later_soon},
+                                              {"hold", later_hold}, {"finish", later_finish}, {NULL, NULL}};
 const sb_target_def Target_Later = {SB_ABI_VERSION, NULL, NULL, later_actions};
+
+/* Fd.wait: whether params.fd becomes readable within params.ms milliseconds
+ * (poll(2)): how a test waits on sb.fd() without an event loop library. */
+static sb_status fd_wait(void *s, const sb_value *params, sb_value **out) {
+    (void)s;
+    int64_t fd = -1, ms = 0;
+    if (sb_get_int(sb_dict_get(params, "fd"), &fd) != SB_OK || fd < 0 || fd > 0x7fffffff) return SB_EINVAL;
+    if (sb_get_int(sb_dict_get(params, "ms"), &ms) != SB_OK || ms < 0 || ms > 60000) return SB_EINVAL;
+    struct pollfd p = {(int)fd, POLLIN, 0};
+    int n = poll(&p, 1, (int)ms);
+    *out = sb_bool(n > 0 && (p.revents & POLLIN));
+    return SB_OK;
+}
+
+static const sb_action_def fd_actions[] = {{"wait", fd_wait}, {NULL, NULL}};
+const sb_target_def Target_Fd = {SB_ABI_VERSION, NULL, NULL, fd_actions};

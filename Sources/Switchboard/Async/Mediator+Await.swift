@@ -1,0 +1,82 @@
+import Synchronization
+
+// Swift callers that await: the call runs on the awaiting task's thread as
+// any call does; if its action answers later (a Swift `async` action, a C
+// or Lua action that deferred), the task is suspended instead of a thread
+// blocked, and resumes when the answer comes (Deferral.detaching).
+
+extension Mediator {
+    /// `call` for async code: awaits any action, synchronous or
+    /// asynchronous, without blocking a thread. Cancelling the task cancels
+    /// the call (`.canceled`; an `async` action's own task is cancelled).
+    public func call(target: String, action: String, params: Params = [:],
+                     options: CallOptions = .none) async throws(SwitchboardError) -> Value {
+        try await awaitCall(target: target, action: action, params: params, options: options, fallback: false).get()
+    }
+
+    /// `perform` for async code: as ``call(target:action:params:options:)-(_,_,_,_)``
+    /// with CTMediator's fallbacks; `.null` when the call fails.
+    @discardableResult
+    public func perform(target: String, action: String, params: Params = [:],
+                        options: CallOptions = .none) async -> Value {
+        (try? await awaitCall(target: target, action: action, params: params, options: options,
+                              fallback: true).get()) ?? .null
+    }
+
+    private func awaitCall(target: String, action: String, params: Params, options: CallOptions,
+                           fallback: Bool) async -> Result<Value, SwitchboardError> {
+        let call = AwaitedCall()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, SwitchboardError>, Never>) in
+                if Task.isCancelled {
+                    return continuation.resume(returning: .failure(.canceled("the call to \(target).\(action) was cancelled")))
+                }
+                let (outcome, pending) = Deferral.detaching {
+                    dispatchSwift(target: target, action: action, params: params, cache: options.cacheTarget,
+                                  fallback: fallback, options: options)
+                }
+                guard let pending, case .failure(let error) = outcome, error.code == .wouldBlock else {
+                    pending?.giveUp()
+                    return continuation.resume(returning: outcome)
+                }
+                pending.deliver { answer in continuation.resume(returning: Self.swiftResult(answer)) }
+                call.started(pending)
+            }
+        } onCancel: {
+            call.cancel()
+        }
+    }
+
+    /// An answer as a Swift result.
+    static func swiftResult(_ answer: Completion.Answer) -> Result<Value, SwitchboardError> {
+        switch answer {
+        case .value(let value): return .success(value)
+        case .failure(let error): return .failure(error)
+        case .native(let native, let face):
+            defer { face.release(native) }
+            do throws(SwitchboardError) { return .success(try face.value(from: native)) } catch { return .failure(error) }
+        }
+    }
+}
+
+/// Between an awaiting task's cancellation handler and its pending call,
+/// which may start before or after the task is cancelled.
+private final class AwaitedCall: Sendable {
+    private let state = Mutex<(completion: Completion?, cancelled: Bool)>((nil, false))
+
+    func started(_ completion: Completion) {
+        let cancelled = state.withLock { state in
+            state.completion = completion
+            return state.cancelled
+        }
+        if cancelled { completion.giveUp() }
+    }
+
+    func cancel() {
+        let completion = state.withLock { state in
+            state.cancelled = true
+            return state.completion
+        }
+        completion?.giveUp()
+    }
+}
