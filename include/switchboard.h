@@ -963,12 +963,17 @@ SB_API int sb_completion_caller_waits(sb_completion c);
  * calls' timeouts. The observers' end event comes on that thread just
  * before. Callbacks never nest on a thread: a call that `done` starts or
  * ends (and that ends at once) has its own `done` run right after the
- * current one returns, so its starter sees SB_PENDING. */
+ * current one returns, so its starter sees SB_PENDING. `done` must return
+ * (no longjmp out of it). It runs inside whatever the ending thread is
+ * doing: do not complete a call while holding a lock its `done` takes. */
 typedef void (*sb_done_fn)(void *userdata, sb_status status, sb_value *result);
 /* sb_perform_opts for a caller that does not wait. SB_OK when `done` has
- * run already; SB_PENDING when it will run later, exactly once; SB_EINVAL
- * for a NULL `m` or `done` (`done` never runs). `options` may be NULL. Every
- * other failure (bad names, no target, the action's) reaches `done`. */
+ * run already, on this thread; SB_PENDING when it runs exactly once on
+ * another thread — possibly already, before this returns: `userdata` is
+ * `done`'s from the call on. SB_EINVAL for a NULL `m` or `done` (`done`
+ * never runs). `options` may be NULL. Every other failure (bad names, no
+ * target, the action's) reaches `done`. `params` (and what they hold) must
+ * not change until `done` runs: observers' end event reads them then. */
 SB_API sb_status sb_perform_async(sb_mediator *m, const char *target, const char *action,
                                   const sb_value *params, const sb_call_options *options,
                                   sb_done_fn done, void *userdata);

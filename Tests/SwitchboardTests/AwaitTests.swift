@@ -143,6 +143,26 @@ import Foundation
         #expect(ends.withLock { $0 } == ["typeMismatch"])
     }
 
+    /// A token keeps the calls that use it only until they end: else the
+    /// two would keep each other alive once the caller lets go of it.
+    @Test func aTokenIsNotKeptAliveByTheCallsThatUsedIt() async throws {
+        let gate = Gate()
+        gate.open()
+        let m = try Self.mediator(gate: gate)
+        weak var weakToken: Cancellation?
+        do {
+            let token = Cancellation()
+            weakToken = token
+            let options = CallOptions(cancellation: token)
+            #expect(try await m.call(target: "Net", action: "gated", params: ["n": 1], options: options) == 2)
+        }
+        for _ in 0..<500 where weakToken != nil {
+            EpochDomain.shared.collect(wait: true)
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        #expect(weakToken == nil)
+    }
+
     @Test func targetClassesDeclareAsyncActions() async throws {
         let m = Mediator()
         try m.register(Target_Later.self, as: "Later")

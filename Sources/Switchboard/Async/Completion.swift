@@ -204,7 +204,20 @@ import Synchronization
             var answer = answer
             for finish in finishers { answer = finish(answer) }
             consumer?(answer)
+            // What the layers' work holds (a mediator, its hooks) may be the
+            // last reference to a freed mediator, whose release runs user
+            // destructors: not on this stack, which may be a plugin's
+            // completing the call. The epoch collector lets go of it later.
+            if !finishers.isEmpty {
+                EpochDomain.shared.retire(Unmanaged<AnyObject>.passRetained(Leftovers(finishers)))
+            }
         }
+    }
+
+    /// A delivery's finishers, released by the epoch collector.
+    private final class Leftovers {
+        let finishers: [(Answer) -> Answer]
+        init(_ finishers: [(Answer) -> Answer]) { self.finishers = finishers }
     }
 
     /// What checks an answer against a declared result `type`, converting
@@ -244,9 +257,10 @@ import Synchronization
     public func deliver(to consumer: @escaping (Answer) -> Void) -> Bool {
         let ready = detached.withLock { detached -> Detached? in
             if detached == nil { detached = Detached() }
+            guard !detached!.delivered else { return nil }
             detached!.consumer = consumer
             guard state.load(ordering: .sequentiallyConsistent) == State.completed else { return nil }
-            return Self.claim(&detached)
+            return claim(&detached)
         }
         if let ready {
             let answer = taken()
@@ -264,13 +278,17 @@ import Synchronization
     private func claimDelivery() -> Detached? {
         detached.withLock { detached -> Detached? in
             guard let current = detached, current.consumer != nil, !current.delivered else { return nil }
-            return Self.claim(&detached)
+            return claim(&detached)
         }
     }
 
-    private static func claim(_ detached: inout Detached?) -> Detached? {
+    private func claim(_ detached: inout Detached?) -> Detached? {
         let current = detached
         detached = Detached(finishers: [], consumer: nil, delivered: true)
+        // The token holds the calls watched on it, and each call its token:
+        // a call that ended leaves the token's list, or the two would keep
+        // each other alive once the caller frees the token.
+        if let cancellation { cancellation.forget(self) }
         return current
     }
 

@@ -310,6 +310,9 @@ import Synchronization
         completion.label = label
         completion.deadline = CurrentCall.deadline
         taken.detached = completion
+        // Only this call: one that a destructor makes at this level while
+        // the call unwinds has a caller that waits.
+        taken.detachLevel = 0
         return true
     }
 

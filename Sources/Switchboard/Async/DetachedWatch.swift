@@ -21,6 +21,8 @@ final class DetachedWatch: @unchecked Sendable {
     private struct Watched {
         var heap: [(deadline: UInt64, completion: Completion)] = []
         var started = false
+        /// The process that started the thread: a forked child has none.
+        var startedIn: pid_t = 0
         /// The deadline the thread sleeps until.
         var sleepsUntil = UInt64.max
         /// Heap size at which delivered calls are dropped next.
@@ -35,6 +37,10 @@ final class DetachedWatch: @unchecked Sendable {
     func watch(_ completion: Completion) {
         let deadline = completion.deadline
         let (start, wake) = watched.withLock { state -> (Bool, Bool) in
+            if state.started && state.startedIn != getpid() {
+                // Forked: the parent's calls are not this process's to end.
+                state = Watched()
+            }
             if state.heap.count >= state.pruneAt {
                 // Calls that ended keep their place until their deadline:
                 // dropped in bulk as the heap doubles.
@@ -43,7 +49,7 @@ final class DetachedWatch: @unchecked Sendable {
                 state.pruneAt = max(1024, state.heap.count * 2)
             }
             Self.push(&state.heap, (deadline, completion))
-            defer { state.started = true }
+            defer { (state.started, state.startedIn) = (true, getpid()) }
             return (!state.started, deadline < state.sleepsUntil)
         }
         if start { return startThread() }

@@ -78,8 +78,13 @@ public final class Cancellation: @unchecked Sendable {
     /// list grows.
     private let detached = Mutex<[Completion]>([])
 
-    /// Watches `completion` until it is delivered; false if the token is
-    /// cancelled already (the caller gives it up).
+    /// Stops watching `completion` (delivered).
+    func forget(_ completion: Completion) {
+        detached.withLock { list in list.removeAll { $0 === completion } }
+    }
+
+    /// Watches `completion` until it is delivered (`forget`); false if the
+    /// token is cancelled already (the caller gives it up).
     func watch(_ completion: Completion) -> Bool {
         detached.withLock { list in
             if list.count >= 64 && list.count.nonzeroBitCount == 1 { list.removeAll { $0.isDelivered } }
