@@ -25,6 +25,18 @@ import Synchronization
         /// A new native reference of `bridge`'s face.
         case native(OpaquePointer?, any ForeignBridge.Type)
         case failure(SwitchboardError)
+
+        /// The answer as a Swift result; a native value is converted and
+        /// released (the answer is used up).
+        func takeValue() -> Result<Value, SwitchboardError> {
+            switch self {
+            case .value(let value): return .success(value)
+            case .failure(let error): return .failure(error)
+            case .native(let native, let face):
+                defer { face.release(native) }
+                do throws(SwitchboardError) { return .success(try face.value(from: native)) } catch { return .failure(error) }
+            }
+        }
     }
 
     enum State {
@@ -226,16 +238,13 @@ import Synchronization
     static func resultCheck(_ type: ParamType, wrong: @escaping (_ got: String) -> SwitchboardError)
         -> (Answer) -> Answer {
         return { answer in
-            let value: Value
-            switch answer {
-            case .failure: return answer
-            case .value(let given): value = given
-            case .native(let native, let face):
-                defer { face.release(native) }
-                do throws(SwitchboardError) { value = try face.value(from: native) } catch { return .failure(error) }
+            if case .failure = answer { return answer }
+            switch answer.takeValue() {
+            case .failure(let error): return .failure(error)
+            case .success(let value):
+                guard let fitted = type.result(value) else { return .failure(wrong("\(value.kind)")) }
+                return .value(fitted)
             }
-            guard let fitted = type.result(value) else { return .failure(wrong("\(value.kind)")) }
-            return .value(fitted)
         }
     }
 

@@ -300,9 +300,6 @@ import Synchronization
         taken.delivering = false
     }
 
-    /// The level of the call whose action runs on this thread now.
-    public static var currentLevel: Int { level }
-
     /// When the caller of the call at `level` does not wait: records
     /// `completion` as what the call is pending on, with its deadline.
     private static func detaches(_ completion: Completion, at level: Int, _ taken: Taken, label: String) -> Bool {
@@ -354,15 +351,7 @@ import Synchronization
             }
         })
         if detached { return .failure(pending) }
-        return wait(for: completion, label: label).flatMap { answer in
-            switch answer {
-            case .value(let value): return .success(value)
-            case .failure(let error): return .failure(error)
-            case .native(let native, let face):
-                defer { face.release(native) }
-                do throws(SwitchboardError) { return .success(try face.value(from: native)) } catch { return .failure(error) }
-            }
-        }
+        return wait(for: completion, label: label).flatMap { $0.takeValue() }
     }
 }
 

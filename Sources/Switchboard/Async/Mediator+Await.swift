@@ -39,22 +39,11 @@ extension Mediator {
                     pending?.giveUp()
                     return continuation.resume(returning: outcome)
                 }
-                pending.deliver { answer in continuation.resume(returning: Self.swiftResult(answer)) }
+                pending.deliver { answer in continuation.resume(returning: answer.takeValue()) }
                 call.started(pending)
             }
         } onCancel: {
             call.cancel()
-        }
-    }
-
-    /// An answer as a Swift result.
-    static func swiftResult(_ answer: Completion.Answer) -> Result<Value, SwitchboardError> {
-        switch answer {
-        case .value(let value): return .success(value)
-        case .failure(let error): return .failure(error)
-        case .native(let native, let face):
-            defer { face.release(native) }
-            do throws(SwitchboardError) { return .success(try face.value(from: native)) } catch { return .failure(error) }
         }
     }
 }

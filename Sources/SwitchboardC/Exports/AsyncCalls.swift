@@ -50,7 +50,9 @@ public func sb_completion_caller_waits(_ id: UInt64) -> CInt {
 }
 
 /// Runs `call` so that it does not wait; gives `done` its end, now or later.
-/// SB_OK when `done` ran already, SB_PENDING when it will.
+/// SB_OK when `done` ran here already; SB_PENDING when it runs on the thread
+/// that ends the call (possibly already), or after the callback this thread
+/// is running.
 private func detached(_ done: @escaping sb_done_fn, _ userdata: UnsafeMutableRawPointer?,
                       _ call: (sb_value_out) -> sb_status) -> sb_status {
     var result: OpaquePointer?
