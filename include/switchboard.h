@@ -1,9 +1,9 @@
 /*
  * switchboard.h — the C interface of Switchboard, a Target-Action mediator.
  *
- * Callers name what they want — sb_perform(m, "A", "showAlert", params, 0, &out)
+ * Callers name what they want — sb_action_perform(m, "A", "showAlert", params, 0, &out)
  * — and never link the component that answers. The mediator finds target "A"
- * (registered with sb_register_action, or exported by a loaded plugin as
+ * (registered with sb_action_register, or exported by a loaded plugin as
  * `Target_A`), runs its action with a dictionary of params, and hands back a
  * value.
  *
@@ -13,17 +13,17 @@
  *
  * Status. Functions that can fail return sb_status (SB_OK is 0); the output
  * pointer comes last and is called `out`. On failure `*out` is set to NULL and
- * sb_last_error() describes what went wrong. Success does not clear that
+ * sb_error_message() describes what went wrong. Success does not clear that
  * message, so read it only after a failure.
  *
  * Ownership, in jansson's words:
- *   new reference      the caller owns it and must sb_release() it;
+ *   new reference      the caller owns it and must sb_value_release() it;
  *   borrowed reference the caller may use it while the owner keeps it alive
- *                      (sb_retain() it to keep it longer) and must not release it;
+ *                      (sb_value_retain() it to keep it longer) and must not release it;
  *   steals             the function takes over the caller's reference, on
  *                      success and on failure alike.
  * Strings returned as `const char *` are borrowed; strings the library
- * allocates for you (sb_to_json) are freed with sb_free().
+ * allocates for you (sb_json_encode) are freed with sb_memory_free().
  *
  * NULL. Every function accepts NULL for any pointer argument and returns a
  * documented status (usually SB_EINVAL) or a documented neutral value; free
@@ -122,7 +122,7 @@ typedef enum sb_status {
                       queued to run there later; this caller gets no result */
     SB_ETIMEOUT,   /* an interceptor did not decide, or an asynchronous action did not
                     * complete, in time (the message names it) */
-    SB_ECANCELED,  /* the caller cancelled the call (sb_cancel) */
+    SB_ECANCELED,  /* the caller cancelled the call (sb_cancellation) */
     SB_EPARAMS,    /* the params broke the action's contract (a key missing or of the wrong type) */
     SB_EWOULDBLOCK, /* waiting for an asynchronous action would block a thread that must
                      * not block (a synchronous Swift call from inside a Swift task) */
@@ -158,7 +158,7 @@ typedef enum sb_type {
  * leaving it NULL means "nothing" and the caller receives an SB_NULL value.
  * On failure return any sb_status other than SB_OK (SB_EACTION if nothing
  * fits better; other numbers become SB_EACTION) and describe the problem with
- * sb_set_error(); anything left in *out is released. `userdata` is what was
+ * sb_error_set(); anything left in *out is released. `userdata` is what was
  * registered, or the target's state for a plugin's actions.
  */
 typedef sb_status (*sb_fn)(void *userdata, const sb_value *args, sb_value **out);
@@ -183,7 +183,7 @@ SB_API void sb_mediator_free(sb_mediator *m);
 /* ----------------------------------------------------------------- values */
 
 /* Constructors. Each returns a new reference, or NULL on failure with
- * sb_last_error() set: out of memory, a NULL argument, or (sb_string,
+ * sb_error_message() set: out of memory, a NULL argument, or (sb_string,
  * sb_string_n) bytes that are not valid UTF-8 — use sb_bytes for those.
  * sb_bool treats any non-zero `b` as true. sb_string copies up to the NUL;
  * sb_string_n copies exactly n bytes, NUL bytes included. sb_bytes copies n
@@ -203,36 +203,36 @@ SB_API sb_value *sb_dict_new(void);
  * when this function fails). Calls user code only on failure. */
 SB_API sb_value *sb_pointer(void *p, void (*destroy)(void *));
 
-/* Reference counting. sb_retain returns `v` (NULL for NULL). sb_release may
+/* Reference counting. sb_value_retain returns `v` (NULL for NULL). sb_value_release may
  * free the value and run destructors it holds (calls user code). */
-SB_API sb_value *sb_retain(sb_value *v);
-SB_API void sb_release(sb_value *v);
+SB_API sb_value *sb_value_retain(sb_value *v);
+SB_API void sb_value_release(sb_value *v);
 
 /* The kind of `v`; SB_NULL for a NULL pointer. */
-SB_API sb_type sb_typeof(const sb_value *v);
+SB_API sb_type sb_value_type(const sb_value *v);
 
 /* Getters are strict: each answers only for its own kind (SB_ETYPE
- * otherwise; sb_get_double on an int is SB_ETYPE). SB_EINVAL if `v` or `out`
- * is NULL. sb_get_bool stores 0 or 1. */
-SB_API sb_status sb_get_bool(const sb_value *v, int *out);
-SB_API sb_status sb_get_int(const sb_value *v, int64_t *out);
-SB_API sb_status sb_get_double(const sb_value *v, double *out);
-SB_API sb_status sb_get_pointer(const sb_value *v, void **out);
+ * otherwise; sb_value_get_double on an int is SB_ETYPE). SB_EINVAL if `v` or `out`
+ * is NULL. sb_value_get_bool stores 0 or 1. */
+SB_API sb_status sb_value_get_bool(const sb_value *v, int *out);
+SB_API sb_status sb_value_get_int(const sb_value *v, int64_t *out);
+SB_API sb_status sb_value_get_double(const sb_value *v, double *out);
+SB_API sb_status sb_value_get_pointer(const sb_value *v, void **out);
 
 /* A string's UTF-8 bytes, NUL-terminated (the string itself may contain NUL
  * bytes; `*len`, if len is not NULL, is the full length). Borrowed: valid
  * while `v` lives. NULL when `v` is not a string (bytes included). */
-SB_API const char *sb_get_string(const sb_value *v, size_t *len);
+SB_API const char *sb_value_get_string(const sb_value *v, size_t *len);
 
 /* The bytes of an SB_BYTES value; borrowed, valid while `v` lives. NULL when
  * `v` is not bytes. An empty value gives a non-NULL pointer and *len 0. */
-SB_API const void *sb_get_bytes(const sb_value *v, size_t *len);
+SB_API const void *sb_value_get_bytes(const sb_value *v, size_t *len);
 
 /* Deep equality: same kind and same contents — strings byte for byte,
  * dicts the same keys (by bytes) with equal values, in any order, as JSON
  * objects compare; callbacks and pointers are equal only to themselves; doubles compare as IEEE numbers (NaN is unequal
  * to itself). Returns 1 or 0; two NULLs are equal. */
-SB_API int sb_equal(const sb_value *a, const sb_value *b);
+SB_API int sb_value_equal(const sb_value *a, const sb_value *b);
 
 /* ------------------------------------------------------------- containers */
 
@@ -263,13 +263,13 @@ SB_API sb_value *sb_dict_get(const sb_value *dict, const char *key);
 
 /* The number of elements of an array or entries of a dict; 0 for anything
  * else, NULL included. */
-SB_API size_t sb_count(const sb_value *array_or_dict);
+SB_API size_t sb_value_count(const sb_value *array_or_dict);
 
 /* Element `i` of `array`: borrowed. NULL if out of range or not an array. */
 SB_API sb_value *sb_array_get(const sb_value *array, size_t i);
 
-/* Entry `i` of `dict`, in insertion order, for iteration with sb_count():
- *     for (size_t i = 0; i < sb_count(d); i++) { sb_dict_at(d, i, &k, &v); ... }
+/* Entry `i` of `dict`, in insertion order, for iteration with sb_value_count():
+ *     for (size_t i = 0; i < sb_value_count(d); i++) { sb_dict_at(d, i, &k, &v); ... }
  * Both out pointers are borrowed and valid until the dict changes; either may
  * be NULL. SB_ETYPE if not a dict; SB_EINVAL if `i` is out of range. */
 SB_API sb_status sb_dict_at(const sb_value *dict, size_t i, const char **key, sb_value **value);
@@ -280,23 +280,23 @@ SB_API sb_status sb_dict_at(const sb_value *dict, size_t i, const char **key, sb
  * Doubles keep a fraction or an exponent ("3.0"); NaN and infinities are
  * written NaN, Infinity, -Infinity;
  * bytes, callbacks and pointers become {"$bytes":"<hex>"}, {"$callback":...},
- * {"$pointer":...}. The caller frees the result with sb_free(). NULL if `v`
+ * {"$pointer":...}. The caller frees the result with sb_memory_free(). NULL if `v`
  * is NULL or out of memory. */
-SB_API char *sb_to_json(const sb_value *v);
+SB_API char *sb_json_encode(const sb_value *v);
 
 /* Parses one JSON text (RFC 8259; also NaN, Infinity, -Infinity) into a new
  * value in *out. A number written without fraction or exponent that fits in
- * 64 bits is an int, any other number a double, so sb_to_json's output reads
+ * 64 bits is an int, any other number a double, so sb_json_encode's output reads
  * back to an equal value, keys in the same order; {"$bytes":"<hex>"} reads
  * as bytes. Strict: no comments or trailing commas, no key twice in one
  * object (the same bytes twice: two spellings of one character are two
  * keys), nesting at most SB_MAX_DEPTH. SB_EINVAL (with the line and column of the problem) for
  * malformed JSON, text that is not UTF-8, or NULL arguments. */
-SB_API sb_status sb_from_json(const char *json, sb_value **out);
+SB_API sb_status sb_json_decode(const char *json, sb_value **out);
 
-/* Frees memory the library allocated for the caller (sb_to_json). NULL is a
+/* Frees memory the library allocated for the caller (sb_json_encode). NULL is a
  * no-op. */
-SB_API void sb_free(void *p);
+SB_API void sb_memory_free(void *p);
 
 /* -------------------------------------------------------------- callbacks */
 
@@ -322,11 +322,11 @@ SB_API sb_status sb_callback_call(const sb_value *callback, const sb_value *args
  * registration fails. SB_EINVAL for a NULL or empty name, a name that is not
  * valid UTF-8, or a NULL `fn`. An action named "notFound" answers for actions
  * the target does not have. Calls user code (destructors). */
-SB_API sb_status sb_register_action(sb_mediator *m, const char *target, const char *action,
+SB_API sb_status sb_action_register(sb_mediator *m, const char *target, const char *action,
                                     sb_fn fn, void *userdata, void (*free_userdata)(void *));
 
-/* sb_register_action with a contract: what the action's params must be,
- * checked before each call. NULL `contract` is sb_register_action. The
+/* sb_action_register with a contract: what the action's params must be,
+ * checked before each call. NULL `contract` is sb_action_register. The
  * contract syntax, one item per line or separated by commas:
  *
  *     "message: string   -- the text to show\n"   required
@@ -342,19 +342,19 @@ SB_API sb_status sb_register_action(sb_mediator *m, const char *target, const ch
  * defaults are filled in; an int passes for a double; for a URL call, query
  * strings become the declared bool, int or double. Other keys pass through.
  * After it runs, a result of another kind than the declared one fails the
- * call with SB_ETYPE (see sb_perform). `async` changes no check: it tells the
+ * call with SB_ETYPE (see sb_action_perform). `async` changes no check: it tells the
  * catalogue (sb_routes_json lists the target's "async" actions) and the
- * generated wrappers (which call sb_perform_async) that the action answers
+ * generated wrappers (which call sb_action_perform_async) that the action answers
  * later. The JSON form that sb_routes_json lists is accepted too. SB_EINVAL (and
  * free_userdata runs) for a contract that does not parse, names a param
- * twice or has a default of the wrong type; otherwise as sb_register_action. */
-SB_API sb_status sb_register_action_contract(sb_mediator *m, const char *target, const char *action,
+ * twice or has a default of the wrong type; otherwise as sb_action_register. */
+SB_API sb_status sb_action_register_contract(sb_mediator *m, const char *target, const char *action,
                                              const char *contract, sb_fn fn, void *userdata,
                                              void (*free_userdata)(void *));
 
 /* Checks a contract without registering anything: SB_OK, or SB_EINVAL with
- * the reason in sb_last_error(). For tools and other faces. */
-SB_API sb_status sb_check_contract(const char *contract);
+ * the reason in sb_error_message(). For tools and other faces. */
+SB_API sb_status sb_contract_check(const char *contract);
 
 /* Says where the actions registered under `target` come from (UTF-8, e.g.
  * "Lua file targets/Target_A.lua"): the catalogue (sb_routes_json,
@@ -364,26 +364,26 @@ SB_API sb_status sb_check_contract(const char *contract);
  * switchboard command set it for the Target_<Name>.lua files they load.
  * SB_ENOTARGET if `target` has no registered action; SB_EINVAL for a NULL
  * mediator, or a NULL, empty or non-UTF-8 target or origin. */
-SB_API sb_status sb_set_target_origin(sb_mediator *m, const char *target, const char *origin);
+SB_API sb_status sb_target_set_origin(sb_mediator *m, const char *target, const char *origin);
 
 /* Removes every action registered under `target` and drops its cached state.
  * A plugin's target is found again on its next use. SB_ENOTARGET if nothing
  * was known under that name. Calls user code (destructors). */
-SB_API sb_status sb_unregister_target(sb_mediator *m, const char *target);
+SB_API sb_status sb_target_unregister(sb_mediator *m, const char *target);
 
 /* Removes one registered action. SB_ENOACTION if it was not registered
  * (a plugin's own actions cannot be removed). Calls user code. */
-SB_API sb_status sb_unregister_action(sb_mediator *m, const char *target, const char *action);
+SB_API sb_status sb_action_unregister(sb_mediator *m, const char *target, const char *action);
 
 /* Removes one registered action only if it is still registered with exactly
- * this `fn` and `userdata` (as sb_register_action or _contract registered
+ * this `fn` and `userdata` (as sb_action_register or _contract registered
  * it): for code that removes what it registered when it goes away (the Lua
  * module does when a state closes), leaving a registration another owner
  * made since under the same name. SB_ENOACTION if the action is not
- * registered, or not with this pair; SB_EINVAL as for sb_unregister_action.
+ * registered, or not with this pair; SB_EINVAL as for sb_action_unregister.
  * Keep `userdata` alive until this returns, or another registration may
  * reuse its address. Calls user code (destructors). */
-SB_API sb_status sb_unregister_action_if(sb_mediator *m, const char *target, const char *action,
+SB_API sb_status sb_action_unregister_if(sb_mediator *m, const char *target, const char *action,
                                          sb_fn fn, const void *userdata);
 
 /* ---------------------------------------------------------- target classes */
@@ -392,14 +392,14 @@ SB_API sb_status sb_unregister_action_if(sb_mediator *m, const char *target, con
  * A target class defined at run time: what a plugin's Target_<Name> table
  * is, for code that knows its actions only when it runs (the Lua module
  * registers a Target_<Name>.lua file that returns a constructor this way).
- * Its calls get instances exactly as a plugin target's do (see sb_perform):
+ * Its calls get instances exactly as a plugin target's do (see sb_action_perform):
  * create() makes one for the call and destroy() ends it after the call,
  * unless one is cached; with SB_CACHE_TARGET the instance made is kept
- * until sb_release_cached_target() or the class is replaced or unregistered.
+ * until sb_target_evict() or the class is replaced or unregistered.
  *
  *   create(userdata, &state)   makes an instance: SB_OK with its state in
  *                              *state (which may be NULL), or a failure
- *                              status with sb_set_error(): the call fails
+ *                              status with sb_error_set(): the call fails
  *                              with them and no action runs;
  *   call(userdata, state, action, args, &out)
  *                              runs `action` (one of `actions`) on the
@@ -409,7 +409,7 @@ SB_API sb_status sb_unregister_action_if(sb_mediator *m, const char *target, con
  *
  * `actions` lists the action names (non-empty UTF-8, ending with NULL; a
  * repeated name keeps its first entry); `contracts` is NULL or holds one
- * contract (NULL for none; the syntax of sb_register_action_contract) per
+ * contract (NULL for none; the syntax of sb_action_register_contract) per
  * action; `origin` (NULL: "registered class") is what the catalogue shows.
  * Everything is copied: `def` need not outlive the call.
  */
@@ -427,37 +427,37 @@ typedef struct sb_class_def {
 
 /* Registers `def` as the class of `target`. Replaces a class registered or
  * discovered under that name (its cached instance goes with it); actions
- * registered with sb_register_action stay, and are found first. `userdata`
+ * registered with sb_action_register stay, and are found first. `userdata`
  * is handed to every function of `def`; `free_userdata`, if not NULL, runs
  * exactly once: when the class is replaced or unregistered
- * (sb_unregister_target) and no call still uses it, when the mediator is
+ * (sb_target_unregister) and no call still uses it, when the mediator is
  * freed, or at once if this fails. SB_EINVAL for a NULL `m` or `def`, another
  * version, a NULL create or call, an invalid target or action name, no
  * actions, or a contract that does not parse. Calls user code (destructors). */
-SB_API sb_status sb_register_class(sb_mediator *m, const char *target, const sb_class_def *def, void *userdata,
+SB_API sb_status sb_class_register(sb_mediator *m, const char *target, const sb_class_def *def, void *userdata,
                                    void (*free_userdata)(void *));
 
 /* Removes the class of `target` only if it is still the one registered with
- * `userdata` (see sb_unregister_action_if): for code that removes what it
+ * `userdata` (see sb_action_unregister_if): for code that removes what it
  * registered when it goes away (the Lua module does when a state closes).
  * Actions registered by name stay; a discoverable target is found again on
  * its next use. SB_ENOTARGET if `target` has no class registered with this
  * `userdata`; SB_EINVAL for a NULL `m` or an invalid name. Calls user code
  * (destructors). */
-SB_API sb_status sb_unregister_class_if(sb_mediator *m, const char *target, const void *userdata);
+SB_API sb_status sb_class_unregister_if(sb_mediator *m, const char *target, const void *userdata);
 
 /* ------------------------------------------------------------- performing */
 
-/* Flags for sb_perform and sb_route_prepare. */
+/* Flags for sb_action_perform and sb_route_prepare. */
 #define SB_CACHE_TARGET 1u /* keep the target instance for later calls */
 #define SB_NO_FALLBACK 4u  /* no fallback answers (NoTargetAction, degrade rules, the
                             * degrade handler): SB_ENOTARGET / SB_ENOACTION instead;
-                            * sb_perform, sb_perform_opts and sb_perform_service
+                            * sb_action_perform, sb_action_perform_opts and sb_service_perform
                             * only (not routes or URLs: SB_EINVAL). The generated
                             * wrappers of actions with a declared result pass it. */
 
 /* Calls nest (an action may perform) at most this deep on one thread,
- * counted across mediators: a deeper sb_perform, sb_route_call or
+ * counted across mediators: a deeper sb_action_perform, sb_route_call or
  * sb_open_url fails with SB_EREJECTED before any target code runs, as it
  * does when the thread's own stack is nearly used up. A re-entrant perform
  * that never stops gets that error instead of a stack overflow. Every way
@@ -480,7 +480,7 @@ SB_API sb_status sb_unregister_class_if(sb_mediator *m, const char *target, cons
 /*
  * Performs `action` on `target` with `params` (a dict, or NULL for none;
  * borrowed). Resolution:
- *   1. an action registered with sb_register_action;
+ *   1. an action registered with sb_action_register;
  *   2. the action of a target class: a plugin's Target_<Name> table (plugins
  *      in load order; the first that exports it wins), or a Swift class;
  *   3. missing action: the target's "notFound" action, with the same params;
@@ -507,9 +507,9 @@ SB_API sb_status sb_unregister_class_if(sb_mediator *m, const char *target, cons
  * instance, as CTMediator removes the target from its cache.
  *
  * A target instance (a plugin's create() state, or a class's: see
- * sb_register_class) is made for this call and
+ * sb_class_register) is made for this call and
  * destroyed after it, unless one is cached; with SB_CACHE_TARGET the instance
- * made is kept until sb_release_cached_target(). A plugin target with neither
+ * made is kept until sb_target_evict(). A plugin target with neither
  * create nor destroy has no instances: its actions get a NULL state.
  *
  * On SB_OK *out is a new reference, never NULL; `out` may be NULL to discard
@@ -517,7 +517,7 @@ SB_API sb_status sb_unregister_class_if(sb_mediator *m, const char *target, cons
  * UTF-8, params that are not a dict, or unknown flag bits; SB_EREJECTED for a call nested too deep
  * (SB_MAX_CALL_DEPTH). Calls user code.
  */
-SB_API sb_status sb_perform(sb_mediator *m, const char *target, const char *action,
+SB_API sb_status sb_action_perform(sb_mediator *m, const char *target, const char *action,
                             const sb_value *params, unsigned flags, sb_value **out);
 
 /* Drops the cached instance of `target` (the name the call used, or
@@ -525,7 +525,7 @@ SB_API sb_status sb_perform(sb_mediator *m, const char *target, const char *acti
  * finish first, then it is destroyed. SB_OK when an instance was released;
  * SB_ENOTARGET when none is cached under that name (nothing released);
  * SB_EINVAL for a NULL or empty name. Calls user code (a plugin's destroy). */
-SB_API sb_status sb_release_cached_target(sb_mediator *m, const char *target);
+SB_API sb_status sb_target_evict(sb_mediator *m, const char *target);
 
 /* ---------------------------------------------------------- prepared routes */
 
@@ -537,10 +537,10 @@ SB_API sb_status sb_release_cached_target(sb_mediator *m, const char *target);
  * not resolve now; it never falls back (no notFound, no NoTargetAction). A
  * route stays valid across registry changes: after its target is
  * unregistered a call returns SB_ENOTARGET; after re-registration it calls
- * the new action. `flags` as for sb_perform. *out is a new route, freed with
+ * the new action. `flags` as for sb_action_perform. *out is a new route, freed with
  * sb_route_free(); it keeps the mediator alive.
  *
- * sb_route_call behaves like sb_perform with the prepared names (without
+ * sb_route_call behaves like sb_action_perform with the prepared names (without
  * fallbacks). Routes may be called from several threads at once.
  */
 SB_API sb_status sb_route_prepare(sb_mediator *m, const char *target, const char *action,
@@ -559,19 +559,19 @@ SB_API void sb_route_free(sb_route *r);
  *
  * The interface text has one action per line (or separated by ';'), a name
  * with an optional contract in parentheses (the syntax of
- * sb_register_action_contract); blank lines and lines starting with "--"
+ * sb_action_register_contract); blank lines and lines starting with "--"
  * are skipped:
  *
  *     "charge(cents: int, currency: string = \"EUR\" -> bool)\n"
  *     "refund(cents: int)\n"
  *     "status\n"
  *
- * sb_define_service defines (or replaces, dropping its binding) the service
+ * sb_service_define defines (or replaces, dropping its binding) the service
  * `name`. SB_EINVAL for a NULL `m`, an invalid name, a NULL or non-UTF-8
  * interface, one that declares no action or an action twice, or a contract
  * that does not parse.
  *
- * sb_bind_service binds it to `target` (NULL unbinds) after checking that the
+ * sb_service_bind binds it to `target` (NULL unbinds) after checking that the
  * target conforms: it has every action of the interface (registered, or of
  * its class, found as a call would find it: a plugin, a discoverer or a Lua
  * file may be loaded; notFound does not count), and each contract is
@@ -583,27 +583,27 @@ SB_API void sb_route_free(sb_route *r);
  * to. A new binding replaces the old one at once: a call sees one or the
  * other. Calls user code (discoverers, Lua files).
  *
- * sb_perform_service performs `action` of the service on its bound target,
- * as sb_perform(m, target, action, params, flags, out) would (its statuses,
+ * sb_service_perform performs `action` of the service on its bound target,
+ * as sb_action_perform(m, target, action, params, flags, out) would (its statuses,
  * fallbacks and ownership); the target is found with one lookup, and the
  * binding alone picks it (a module key in `params` is passed on as a param
  * and chooses nothing). The interface holds at the call, not only when the
  * target was bound (it may have been replaced since, or be gone so that a
  * fallback answers): when the interface gives `action` a contract, `params`
  * are checked against it first (SB_EPARAMS; its defaults are filled in),
- * and a result it declares is checked after, as sb_perform checks an
+ * and a result it declares is checked after, as sb_action_perform checks an
  * action's (SB_ETYPE, the message naming "service <name>.<action>"). Also
  * SB_ENOTARGET for an undefined or unbound service, SB_ENOACTION for an
  * action its interface does not declare. Calls user code.
  *
- * sb_remove_service removes the service and its binding; SB_ENOTARGET if it
+ * sb_service_remove removes the service and its binding; SB_ENOTARGET if it
  * was not defined.
  */
-SB_API sb_status sb_define_service(sb_mediator *m, const char *name, const char *interface);
-SB_API sb_status sb_bind_service(sb_mediator *m, const char *name, const char *target);
-SB_API sb_status sb_perform_service(sb_mediator *m, const char *name, const char *action,
+SB_API sb_status sb_service_define(sb_mediator *m, const char *name, const char *interface);
+SB_API sb_status sb_service_bind(sb_mediator *m, const char *name, const char *target);
+SB_API sb_status sb_service_perform(sb_mediator *m, const char *name, const char *action,
                                     const sb_value *params, unsigned flags, sb_value **out);
-SB_API sb_status sb_remove_service(sb_mediator *m, const char *name);
+SB_API sb_status sb_service_remove(sb_mediator *m, const char *name);
 
 /* ---------------------------------------------------------------- errors */
 
@@ -613,13 +613,13 @@ SB_API const char *sb_status_string(sb_status s);
 /* The calling thread's last error message. Never NULL ("" before any error).
  * Valid until the next sb_ call that fails on this thread. Not a success
  * test: read it only after a function reported failure. */
-SB_API const char *sb_last_error(void);
+SB_API const char *sb_error_message(void);
 
 /* For actions and callbacks: sets the calling thread's error message,
  * printf-style, before returning a failure status. The arguments may point
- * into the message being replaced: sb_set_error("loading: %s",
- * sb_last_error()) wraps the last error. */
-SB_API void sb_set_error(const char *fmt, ...)
+ * into the message being replaced: sb_error_set("loading: %s",
+ * sb_error_message()) wraps the last error. */
+SB_API void sb_error_set(const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 1, 2)))
 #endif
@@ -629,15 +629,15 @@ SB_API void sb_set_error(const char *fmt, ...)
 
 /*
  * The URL entry (CTMediator's remote call): `scheme://target/action?k=v`
- * becomes sb_perform(m, target, action, {k: "v"}, 0, ...), with the
+ * becomes sb_action_perform(m, target, action, {k: "v"}, 0, ...), with the
  * NoTargetAction fallback. In order:
  *   1. the URL is parsed strictly (RFC 3986; see the README for the decoding
  *      rules): a malformed URL, no host, 64 KiB or more, a bad percent
  *      escape, a NUL, bytes that are not UTF-8 are SB_EBADURL;
  *   2. the URL policy may refuse the scheme (SB_EREJECTED);
  *   3. a route pattern of the scheme decides the target and action if one
- *      matches (sb_add_route_pattern), else the scheme's connector does
- *      (sb_register_scheme; "app" is connected to targets by default); a
+ *      matches (sb_url_pattern_add), else the scheme's connector does
+ *      (sb_scheme_register; "app" is connected to targets by default); a
  *      scheme with neither is SB_ENOTARGET. One trailing "/" is ignored
  *      (app://A/show/ is app://A/show, as in CTMediator); a URL for targets
  *      with more path segments than one action is SB_EBADURL;
@@ -647,7 +647,7 @@ SB_API void sb_set_error(const char *fmt, ...)
  * Params: the query (strings; a repeated key gives an array), path captures
  * over it, and `params` (a dict, or NULL) over both: what code passes wins
  * over what the URL says. The fallbacks are also told the URL (their params'
- * "url", see sb_perform).
+ * "url", see sb_action_perform).
  *
  * `completion`, if not NULL, is a callback called before return with
  * {"result": value} or {"error": message, "code": "EBADURL"}. On SB_OK *out
@@ -662,22 +662,22 @@ SB_API sb_status sb_open_url_params(sb_mediator *m, const char *url, const sb_va
  * of the scheme goes to fn, whose args are {url, scheme, host, path (an
  * array of segments), query (a dict)} plus the params passed beside the URL
  * — a web handler for "https", say. The handler is no target: no name
- * reaches it (not sb_perform, not an app:// URL), only URLs of its scheme;
+ * reaches it (not sb_action_perform, not an app:// URL), only URLs of its scheme;
  * the URL policy admits it by the scheme. `free_userdata` as for
- * sb_register_action (with `fn` NULL it runs at once: nothing keeps the
+ * sb_action_register (with `fn` NULL it runs at once: nothing keeps the
  * userdata). Replaces an earlier connector (and releases its handler).
  * SB_EINVAL for a bad scheme. Calls user code (destructors). */
-SB_API sb_status sb_register_scheme(sb_mediator *m, const char *scheme, sb_fn fn, void *userdata,
+SB_API sb_status sb_scheme_register(sb_mediator *m, const char *scheme, sb_fn fn, void *userdata,
                                     void (*free_userdata)(void *));
 
 /* Disconnects `scheme` (releasing its handler, if any). SB_ENOTARGET if it
  * was not connected. */
-SB_API sb_status sb_unregister_scheme(sb_mediator *m, const char *scheme);
+SB_API sb_status sb_scheme_unregister(sb_mediator *m, const char *scheme);
 
 /* Disconnects `scheme` only if its handler is still exactly this `fn` and
- * `userdata` (as sb_register_scheme set it), like sb_unregister_action_if.
+ * `userdata` (as sb_scheme_register set it), like sb_action_unregister_if.
  * SB_ENOACTION if it is not (or the scheme has no handler). */
-SB_API sb_status sb_unregister_scheme_if(sb_mediator *m, const char *scheme, sb_fn fn, const void *userdata);
+SB_API sb_status sb_scheme_unregister_if(sb_mediator *m, const char *scheme, sb_fn fn, const void *userdata);
 
 /*
  * Sends URLs matching `pattern` to `action` of `target`. Patterns:
@@ -695,32 +695,32 @@ SB_API sb_status sb_unregister_scheme_if(sb_mediator *m, const char *scheme, sb_
  * the message names it; remove it first). Adding the same text for the same
  * target and action again is SB_OK and changes nothing.
  */
-SB_API sb_status sb_add_route_pattern(sb_mediator *m, const char *pattern, const char *target, const char *action);
+SB_API sb_status sb_url_pattern_add(sb_mediator *m, const char *pattern, const char *target, const char *action);
 
-/* Sends URLs matching `pattern` to fn, with the params sb_add_route_pattern
+/* Sends URLs matching `pattern` to fn, with the params sb_url_pattern_add
  * gives a target (query and captures, then the params passed beside the
  * URL). Like a scheme handler, fn is no target: it is reached only through
- * its pattern, never by a name. `free_userdata` as for sb_register_action
- * (it runs at once when this fails). Errors as sb_add_route_pattern, and
+ * its pattern, never by a name. `free_userdata` as for sb_action_register
+ * (it runs at once when this fails). Errors as sb_url_pattern_add, and
  * SB_EINVAL for a NULL fn. Adding the same pattern again replaces fn.
- * sb_remove_route_pattern removes it. Calls user code (destructors). */
-SB_API sb_status sb_add_route_handler(sb_mediator *m, const char *pattern, sb_fn fn, void *userdata,
+ * sb_url_pattern_remove removes it. Calls user code (destructors). */
+SB_API sb_status sb_url_pattern_add_handler(sb_mediator *m, const char *pattern, sb_fn fn, void *userdata,
                                       void (*free_userdata)(void *));
 
 /* Removes the routes added with exactly this pattern text (and the handler
- * of sb_add_route_handler). SB_ENOTARGET if there were none. */
-SB_API sb_status sb_remove_route_pattern(sb_mediator *m, const char *pattern);
+ * of sb_url_pattern_add_handler). SB_ENOTARGET if there were none. */
+SB_API sb_status sb_url_pattern_remove(sb_mediator *m, const char *pattern);
 
 /* Removes the routes of `pattern` only if its handler is still exactly this
- * `fn` and `userdata` (as sb_add_route_handler set it), like
- * sb_unregister_action_if. SB_ENOACTION if it is not (or it has none). */
-SB_API sb_status sb_remove_route_handler_if(sb_mediator *m, const char *pattern, sb_fn fn, const void *userdata);
+ * `fn` and `userdata` (as sb_url_pattern_add_handler set it), like
+ * sb_action_unregister_if. SB_ENOACTION if it is not (or it has none). */
+SB_API sb_status sb_url_pattern_remove_handler_if(sb_mediator *m, const char *pattern, sb_fn fn, const void *userdata);
 
 /* Sets who URLs may reach: `policy` is a dict {"schemes": [...], "targets":
  * [...]}, each an array of strings, or absent or null for "any"; NULL
  * allows everything. The native rule holds regardless. SB_ETYPE for a
  * policy of the wrong shape. */
-SB_API sb_status sb_set_url_policy(sb_mediator *m, const sb_value *policy);
+SB_API sb_status sb_url_set_policy(sb_mediator *m, const sb_value *policy);
 
 /* Signed remote calls. With a key set, every URL `m` opens must end with
  * `expires=<unix seconds>&signature=<64 lower-case hex digits>`: HMAC-SHA256,
@@ -730,21 +730,21 @@ SB_API sb_status sb_set_url_policy(sb_mediator *m, const sb_value *policy);
  * The two items are removed before the URL is routed. The text is signed
  * exactly as it is sent: sign the URL in the form it will be opened.
  *
- * sb_require_signed_urls copies `key` (at least 16 bytes); a NULL key stops
+ * sb_url_require_signature copies `key` (at least 16 bytes); a NULL key stops
  * requiring signatures. SB_EINVAL for a NULL mediator or a shorter key. */
-SB_API sb_status sb_require_signed_urls(sb_mediator *m, const void *key, size_t key_len);
+SB_API sb_status sb_url_require_signature(sb_mediator *m, const void *key, size_t key_len);
 
 /* `url` with `expires` (unix seconds) and its signature under `key`
- * appended, as a new string (free it with sb_free). NULL, with the last
+ * appended, as a new string (free it with sb_memory_free). NULL, with the last
  * error set, for a NULL or short key, a NULL or non-UTF-8 URL, a URL with a
  * #fragment, or one that already has `expires` or `signature`. */
-SB_API char *sb_sign_url(const void *key, size_t key_len, const char *url, int64_t expires);
+SB_API char *sb_url_sign(const void *key, size_t key_len, const char *url, int64_t expires);
 
 /* Sets the observer of refused URL calls (by the URL policy, the signature
  * check, or an action whose contract is local): fn(userdata, {url, reason}, &out)
  * on the calling thread, before the open call returns; its result is
- * discarded. NULL removes it. `free_userdata` as for sb_register_action. */
-SB_API sb_status sb_set_url_observer(sb_mediator *m, sb_fn fn, void *userdata, void (*free_userdata)(void *));
+ * discarded. NULL removes it. `free_userdata` as for sb_action_register. */
+SB_API sb_status sb_url_set_observer(sb_mediator *m, sb_fn fn, void *userdata, void (*free_userdata)(void *));
 
 /* What `m` can reach: {"targets": [{name, origin, actions, async, cached,
  * contracts}] (async: the actions that answer later, by their contract's
@@ -756,7 +756,7 @@ SB_API sb_status sb_set_url_observer(sb_mediator *m, sb_fn fn, void *userdata, v
  * ignored_decisions}], "observers": count, "degrade_handler": bool,
  * "services": [{name, kind: "interface", actions, contracts, target (null
  * when unbound)} or {name, kind: "protocol", lifetime, made} (Swift's)]}. sb_routes gives a new
- * reference in *out; sb_routes_json the same as JSON, freed with sb_free
+ * reference in *out; sb_routes_json the same as JSON, freed with sb_memory_free
  * (NULL if `m` is NULL). */
 SB_API sb_status sb_routes(sb_mediator *m, sb_value **out);
 SB_API char *sb_routes_json(sb_mediator *m);
@@ -779,7 +779,7 @@ SB_API char *sb_routes_json(sb_mediator *m);
  *                         to the interceptor's timeout (SB_INTERCEPTOR_TIMEOUT_MS
  *                         unless set), then fails with SB_ETIMEOUT naming it;
  *   any other sb_status   it failed: the call fails with that status and a
- *                         message naming the interceptor and sb_last_error().
+ *                         message naming the interceptor and sb_error_message().
  * Ownership: the `sb_call` is valid until the function has returned and the
  * call is decided, whichever comes later; a pending call must be decided
  * even after its timeout, or its handle leaks. A decision after the timeout
@@ -798,19 +798,19 @@ typedef int (*sb_interceptor_fn)(void *userdata, sb_call *call);
 /* Adds an interceptor. `free_userdata` (may be NULL) runs exactly once: when
  * it is removed, when the mediator is freed, or at once if this fails. *id
  * (may be NULL) receives its id. Its name is "C interceptor <id>" until
- * sb_set_interceptor_options. SB_EINVAL for a NULL `m` or `fn`;
+ * sb_interceptor_set_options. SB_EINVAL for a NULL `m` or `fn`;
  * SB_EREJECTED when the mediator holds SB_MAX_HOOKS interceptors already. */
 #define SB_MAX_HOOKS 1024 /* interceptors, and observers, a mediator holds */
-SB_API sb_status sb_add_interceptor(sb_mediator *m, int priority, sb_interceptor_fn fn, void *userdata,
+SB_API sb_status sb_interceptor_add(sb_mediator *m, int priority, sb_interceptor_fn fn, void *userdata,
                                     void (*free_userdata)(void *), uint64_t *id);
 /* Removes an interceptor; calls already past it are not affected, and its
  * free_userdata runs once no call still uses it (see "User code" above).
  * SB_EINVAL for an unknown id. */
-SB_API sb_status sb_remove_interceptor(sb_mediator *m, uint64_t id);
+SB_API sb_status sb_interceptor_remove(sb_mediator *m, uint64_t id);
 /* Names an interceptor (for messages and sb_routes; copied; NULL keeps the
  * name) and sets how long a pending decision is awaited, in milliseconds (0
  * keeps the timeout). SB_EINVAL for an unknown id or an empty name. */
-SB_API sb_status sb_set_interceptor_options(sb_mediator *m, uint64_t id, const char *name, unsigned timeout_ms);
+SB_API sb_status sb_interceptor_set_options(sb_mediator *m, uint64_t id, const char *name, unsigned timeout_ms);
 
 /* The call, for interceptors. Strings and params are borrowed from `call`.
  * target/action are where the call goes now (after redirects); sb_call_url
@@ -839,18 +839,18 @@ SB_API sb_status sb_call_reject(sb_call *call, sb_status status, const char *mes
 /* Answers the call with `value` (NULL answers null); the target is not
  * reached. The answer stands in for the result of the action the call
  * names: when that action's contract declares a result, the call fails with
- * SB_ETYPE if the answer is of another kind (see sb_perform). */
+ * SB_ETYPE if the answer is of another kind (see sb_action_perform). */
 SB_API sb_status sb_call_answer(sb_call *call, const sb_value *value);
 
-/* Per-call options for sb_perform_opts and sb_open_url_opts. */
-typedef struct sb_cancel sb_cancel;
-#define SB_BYPASS_INTERCEPTORS 2u /* skip interceptors (when sb_set_allow_bypass allows) */
+/* Per-call options for sb_action_perform_opts and sb_open_url_opts. */
+typedef struct sb_cancellation sb_cancellation;
+#define SB_BYPASS_INTERCEPTORS 2u /* skip interceptors (when sb_interceptor_allow_bypass allows) */
 typedef struct sb_call_options {
     unsigned flags;             /* SB_CACHE_TARGET | SB_BYPASS_INTERCEPTORS | SB_WITH_TIMEOUT
-                                 * (| SB_NO_FALLBACK for sb_perform_opts) */
+                                 * (| SB_NO_FALLBACK for sb_action_perform_opts) */
     const char *const *tags;    /* tag_count strings for interceptors and observers */
     size_t tag_count;
-    sb_cancel *cancel;          /* NULL, or a token to cancel the call with */
+    sb_cancellation *cancel;          /* NULL, or a token to cancel the call with */
     unsigned timeout_ms;        /* with SB_WITH_TIMEOUT in flags: how long the call waits
                                  * for an action that answers later (SB_ETIMEOUT past
                                  * it); calls made while it runs wait no longer. Read
@@ -859,25 +859,25 @@ typedef struct sb_call_options {
 } sb_call_options;
 #define SB_WITH_TIMEOUT 8u /* sb_call_options.timeout_ms is set */
 
-/* sb_perform / sb_open_url_params with options (NULL: none). SB_ECANCELED
+/* sb_action_perform / sb_open_url_params with options (NULL: none). SB_ECANCELED
  * when the call was cancelled before its target ran; SB_ETIMEOUT when an
  * interceptor did not decide in time. */
-SB_API sb_status sb_perform_opts(sb_mediator *m, const char *target, const char *action, const sb_value *params,
+SB_API sb_status sb_action_perform_opts(sb_mediator *m, const char *target, const char *action, const sb_value *params,
                                  const sb_call_options *options, sb_value **out);
 SB_API sb_status sb_open_url_opts(sb_mediator *m, const char *url, const sb_value *params,
                                   const sb_call_options *options, sb_value **out);
 /* Whether SB_BYPASS_INTERCEPTORS is honoured (default 1). Turn it off when
  * interceptors enforce something no caller may skip. */
-SB_API sb_status sb_set_allow_bypass(sb_mediator *m, int allow);
+SB_API sb_status sb_interceptor_allow_bypass(sb_mediator *m, int allow);
 
-/* Cancellation tokens: thread-safe. sb_cancel_new returns NULL when out of
- * memory; sb_cancel_free frees a token (NULL is a no-op) once no call uses it.
- * A running target asks sb_cancelled() whether its call was cancelled. */
-SB_API sb_cancel *sb_cancel_new(void);
-SB_API void sb_cancel_request(sb_cancel *c);
-SB_API int sb_cancel_requested(const sb_cancel *c);
-SB_API void sb_cancel_free(sb_cancel *c);
-SB_API int sb_cancelled(void);
+/* Cancellation tokens: thread-safe. sb_cancellation_new returns NULL when out of
+ * memory; sb_cancellation_free frees a token (NULL is a no-op) once no call uses it.
+ * A running target asks sb_action_cancelled() whether its call was cancelled. */
+SB_API sb_cancellation *sb_cancellation_new(void);
+SB_API void sb_cancellation_request(sb_cancellation *c);
+SB_API int sb_cancellation_requested(const sb_cancellation *c);
+SB_API void sb_cancellation_free(sb_cancellation *c);
+SB_API int sb_action_cancelled(void);
 
 /*
  * Asynchronous actions. An action that cannot answer before it returns (it
@@ -892,7 +892,7 @@ SB_API int sb_cancelled(void);
  *     // later, on any thread:
  *     sb_completion_succeed(c, result);  // or sb_completion_fail(c, status, message)
  *
- * The caller (sb_perform and every other way to call: prepared routes, URLs,
+ * The caller (sb_action_perform and every other way to call: prepared routes, URLs,
  * the Swift and Lua faces) waits on its own thread until the action
  * completes, the call's timeout passes (sb_call_options.timeout_ms with
  * SB_WITH_TIMEOUT: SB_ETIMEOUT) or it is cancelled (SB_ECANCELED); the call then returns as
@@ -926,7 +926,7 @@ SB_API sb_completion sb_completion_take(void);
  * null). Thread-safe. SB_OK when the caller gets it; SB_ETIMEOUT or
  * SB_ECANCELED when the caller stopped waiting first; SB_EINVAL when the
  * action answered already, or for an id that is not open (completed before,
- * or never taken). The message says which (sb_last_error). */
+ * or never taken). The message says which (sb_error_message). */
 SB_API sb_status sb_completion_succeed(sb_completion c, sb_value *value);
 /* Completes the call with a failure: `status` (an error status; any other,
  * and SB_EQUEUED or SB_EWOULDBLOCK, which would not be true of a call that
@@ -945,7 +945,7 @@ SB_API int sb_completion_caller_waits(sb_completion c);
 
 /*
  * Callers that do not wait (an event loop's thread, a coroutine). The call
- * runs on the calling thread as sb_perform's does (interceptors, contracts,
+ * runs on the calling thread as sb_action_perform's does (interceptors, contracts,
  * observers, the depth limit, fallbacks); if its action answers later, the
  * call returns at once instead of waiting, and `done` gets the answer when
  * it comes. Calls the action makes meanwhile wait as usual, and so does an
@@ -954,11 +954,11 @@ SB_API int sb_completion_caller_waits(sb_completion c);
  */
 /* Called exactly once when a call made by the functions below ends:
  * `status`, and for SB_OK `result`, a new reference the callback owns (NULL
- * otherwise; the failure's message is sb_last_error() during the callback).
+ * otherwise; the failure's message is sb_error_message() during the callback).
  * It runs on the thread that ends the call: the calling thread, before the
  * call returns, when the action answered at once; otherwise the thread that
  * completes the action (sb_completion_succeed/fail), the one that cancels
- * the call (sb_cancel_request, before it returns), or the library's watch
+ * the call (sb_cancellation_request, before it returns), or the library's watch
  * thread at the call's timeout — keep `done` short there: it delays other
  * calls' timeouts. The observers' end event comes on that thread just
  * before. Callbacks never nest on a thread: a call that `done` starts or
@@ -967,20 +967,20 @@ SB_API int sb_completion_caller_waits(sb_completion c);
  * (no longjmp out of it). It runs inside whatever the ending thread is
  * doing: do not complete a call while holding a lock its `done` takes. */
 typedef void (*sb_done_fn)(void *userdata, sb_status status, sb_value *result);
-/* sb_perform_opts for a caller that does not wait. SB_OK when `done` has
+/* sb_action_perform_opts for a caller that does not wait. SB_OK when `done` has
  * run already, on this thread; SB_PENDING when it runs exactly once on
  * another thread — possibly already, before this returns: `userdata` is
  * `done`'s from the call on. SB_EINVAL for a NULL `m` or `done` (`done`
  * never runs). `options` may be NULL. Every other failure (bad names, no
  * target, the action's) reaches `done`. `params` (and what they hold) must
  * not change until `done` runs: observers' end event reads them then. */
-SB_API sb_status sb_perform_async(sb_mediator *m, const char *target, const char *action,
+SB_API sb_status sb_action_perform_async(sb_mediator *m, const char *target, const char *action,
                                   const sb_value *params, const sb_call_options *options,
                                   sb_done_fn done, void *userdata);
-/* sb_open_url_opts for a caller that does not wait; as sb_perform_async. */
+/* sb_open_url_opts for a caller that does not wait; as sb_action_perform_async. */
 SB_API sb_status sb_open_url_async(sb_mediator *m, const char *url, const sb_value *params,
                                    const sb_call_options *options, sb_done_fn done, void *userdata);
-/* sb_route_call for a caller that does not wait; as sb_perform_async
+/* sb_route_call for a caller that does not wait; as sb_action_perform_async
  * (SB_EINVAL for a NULL `r` or `done`). */
 SB_API sb_status sb_route_call_async(sb_route *r, const sb_value *params, sb_done_fn done, void *userdata);
 
@@ -997,16 +997,16 @@ SB_API sb_status sb_route_call_async(sb_route *r, const sb_value *params, sb_don
  * SB_MAX_REDIRECTS). SB_EINVAL with the rule's number and problem for bad
  * JSON or a bad rule; nothing changes then. "[]" removes all rules.
  */
-SB_API sb_status sb_set_rules_json(sb_mediator *m, const char *json);
+SB_API sb_status sb_rules_set_json(sb_mediator *m, const char *json);
 
 /* Sets the degrade handler: it answers calls nothing else answers (after
  * the degrade rules and NoTargetAction), getting NoTargetAction's params.
- * NULL `fn` removes it. `free_userdata` as for sb_register_action. */
-SB_API sb_status sb_set_degrade_handler(sb_mediator *m, sb_fn fn, void *userdata, void (*free_userdata)(void *));
+ * NULL `fn` removes it. `free_userdata` as for sb_action_register. */
+SB_API sb_status sb_degrade_handler_set(sb_mediator *m, sb_fn fn, void *userdata, void (*free_userdata)(void *));
 /* Removes the degrade handler only if it is still `fn` with `userdata` (see
- * sb_unregister_action_if). SB_ENOACTION if it is not (or there is none);
+ * sb_action_unregister_if). SB_ENOACTION if it is not (or there is none);
  * SB_EINVAL for a NULL `m` or `fn`. Calls user code (destructors). */
-SB_API sb_status sb_clear_degrade_handler_if(sb_mediator *m, sb_fn fn, const void *userdata);
+SB_API sb_status sb_degrade_handler_clear_if(sb_mediator *m, sb_fn fn, const void *userdata);
 
 /* Observers: told when each call starts and ends, on the calling thread, in
  * the order they were added. Everything in the event is borrowed for the
@@ -1027,21 +1027,21 @@ typedef struct sb_call_event {
     const sb_value *result;  /* SB_CALL_END on success; else NULL */
 } sb_call_event;
 typedef void (*sb_observer_fn)(void *userdata, const sb_call_event *event);
-/* `free_userdata` and *id as for sb_add_interceptor; SB_EREJECTED when the
+/* `free_userdata` and *id as for sb_interceptor_add; SB_EREJECTED when the
  * mediator holds SB_MAX_HOOKS observers already. */
-SB_API sb_status sb_add_observer(sb_mediator *m, sb_observer_fn fn, void *userdata,
+SB_API sb_status sb_observer_add(sb_mediator *m, sb_observer_fn fn, void *userdata,
                                  void (*free_userdata)(void *), uint64_t *id);
-SB_API sb_status sb_remove_observer(sb_mediator *m, uint64_t id);
+SB_API sb_status sb_observer_remove(sb_mediator *m, uint64_t id);
 
 /* ------------------------------------------------------------ discoverers */
 
 /*
  * A discoverer finds targets nobody registered: it is called when a call
  * names a target that `m` does not know (after Swift classes and plugins),
- * registers the target's actions with sb_register_action, and returns SB_OK;
+ * registers the target's actions with sb_action_register, and returns SB_OK;
  * or returns SB_ENOTARGET when it has nothing under that name. Any other
  * status fails the call that triggered the search, with that status and
- * sb_last_error(). It runs on the calling thread with no lock held, may run
+ * sb_error_message(). It runs on the calling thread with no lock held, may run
  * on several threads at once, and may call any sb_ function. A search for a
  * name in progress on a thread is not started again on that thread: a call
  * the discoverer makes to the very target it is asked for fails with
@@ -1050,22 +1050,22 @@ SB_API sb_status sb_remove_observer(sb_mediator *m, uint64_t id);
  * a chain of searches costs one search per name. (The Lua module finds
  * Target_<Name>.lua files this way.)
  */
-typedef sb_status (*sb_discover_fn)(void *userdata, sb_mediator *m, const char *target);
+typedef sb_status (*sb_discoverer_fn)(void *userdata, sb_mediator *m, const char *target);
 
 /* Adds a discoverer, asked after those added before it; the search for a
  * name ends at the first discoverer that registers it (a later one is not
  * asked, so it cannot replace what the first registered). `free_userdata`, if
  * not NULL, runs exactly once: when the discoverer is removed, when the
  * mediator is freed, or at once if this fails. *id (which may be NULL)
- * receives a number for sb_remove_discoverer. SB_EINVAL for a NULL `m` or
+ * receives a number for sb_discoverer_remove. SB_EINVAL for a NULL `m` or
  * `fn`. Calls user code only on failure. */
-SB_API sb_status sb_add_discoverer(sb_mediator *m, sb_discover_fn fn, void *userdata,
+SB_API sb_status sb_discoverer_add(sb_mediator *m, sb_discoverer_fn fn, void *userdata,
                                    void (*free_userdata)(void *), uint64_t *id);
 
 /* Removes a discoverer; what it registered stays registered. SB_EINVAL for
  * an unknown id. Calls user code (free_userdata, once no search still uses
  * the discoverer). */
-SB_API sb_status sb_remove_discoverer(sb_mediator *m, uint64_t id);
+SB_API sb_status sb_discoverer_remove(sb_mediator *m, uint64_t id);
 
 /* --------------------------------------------------------------- plugins */
 
@@ -1084,7 +1084,7 @@ typedef struct sb_target_def {
 
 /* Optional, beside a Target_<Name> table: `const sb_contract_def
  * Contracts_<Name>[]` gives some of its actions a contract (the syntax of
- * sb_register_action_contract), ending with {NULL, NULL}:
+ * sb_action_register_contract), ending with {NULL, NULL}:
  *
  *     const sb_contract_def Contracts_A[] = {
  *         {"showAlert", "message: string, confirm: callback? -> bool"},
@@ -1109,7 +1109,7 @@ typedef struct sb_contract_def {
  * contract that does not parse, or if it defines a Target_<Name> that a
  * plugin already loaded into `m` defines (the message names both).
  * Works when libswitchboard.so itself was loaded with RTLD_LOCAL. */
-SB_API sb_status sb_load_plugin(sb_mediator *m, const char *path);
+SB_API sb_status sb_plugin_load(sb_mediator *m, const char *path);
 
 #ifdef __cplusplus
 }

@@ -1076,7 +1076,7 @@ check "gen keeps a C wrapper off the names switchboard.h uses (target dict, acti
   echo '#include \"sb_dict.h\"' | cc -std=c99 -Wall -Wextra -Werror -pedantic -fsyntax-only -I '$SB_ROOT/include' -I '$work/gen/dict' -x c -"
 # An action that answers later: named under "async" (a Swift async closure) or by its contract's "async".
 echo '{"targets":[{"name":"Feed","actions":["fetch","peek","now"],"async":["fetch"],"contracts":{"fetch":{"params":[{"name":"id","type":"int","required":true}],"result":"dict"},"peek":{"params":[],"result":"any","async":true},"now":{"params":[]}}}]}' > "$work/async.json"
-check "gen writes wrappers that do not wait for async actions (Swift async, C over sb_perform_async)" bash -c "
+check "gen writes wrappers that do not wait for async actions (Swift async, C over sb_action_perform_async)" bash -c "
   for lang in swift c lua; do '$sb' gen --lang \$lang --catalogue '$work/async.json' -o '$work/gen/async' > /dev/null || exit 1; done
   grep -q 'func feed_fetch(id: Int,\$' '$work/gen/async/Mediator+Feed.swift' &&
   grep -q '^ *options: CallOptions = .none) async throws(SwitchboardError) -> Value.Dict {\$' '$work/gen/async/Mediator+Feed.swift' &&
@@ -1086,7 +1086,7 @@ check "gen writes wrappers that do not wait for async actions (Swift async, C ov
   grep -q 'sb_feed_fetch(sb_mediator \*m, int64_t id, const sb_call_options \*options,\$' '$work/gen/async/sb_feed.h' &&
   [ \$(grep -c '^ *sb_done_fn done, void \*userdata) {\$' '$work/gen/async/sb_feed.h') = 2 ] &&
   grep -q 'sb_feed_now(sb_mediator \*m, unsigned flags, sb_value \*\*out)' '$work/gen/async/sb_feed.h' &&
-  [ \$(grep -c 'sb_perform_async(m, ' '$work/gen/async/sb_feed.h') = 2 ] &&
+  [ \$(grep -c 'sb_action_perform_async(m, ' '$work/gen/async/sb_feed.h') = 2 ] &&
   grep -q 'async: it answers later' '$work/gen/async/sb_feed.lua' &&
   echo '#include \"sb_feed.h\"' | cc -std=c99 -Wall -Wextra -Werror -pedantic -fsyntax-only -I '$SB_ROOT/include' -I '$work/gen/async' -x c -"
 check "routes marks the actions that answer later" bash -c "

@@ -1,4 +1,4 @@
-/* The per-thread error message behind sb_last_error() and sb_set_error().
+/* The per-thread error message behind sb_error_message() and sb_error_set().
  * In C because Swift cannot define a variadic function. */
 #include "switchboard_internal.h"
 
@@ -59,7 +59,7 @@ static size_t reserve(struct error_slot *slot, size_t length) {
 }
 
 /* Whether [p, p + length) lies in the slot's buffer: a caller wrapping the
- * last error (`sb_set_error("...: %s", sb_last_error())`) passes our own
+ * last error (`sb_error_set("...: %s", sb_error_message())`) passes our own
  * text back, which a realloc would free before it is read. */
 static int aliases_slot(const struct error_slot *slot, const char *p, size_t length) {
     uintptr_t begin = (uintptr_t)slot->text, at = (uintptr_t)p;
@@ -87,7 +87,7 @@ void sb__error_set(const char *message, size_t length) {
 
 /* Formats into memory of its own first, never into the slot: any argument
  * (the format included) may point at the message being replaced. */
-void sb_set_error(const char *fmt, ...) {
+void sb_error_set(const char *fmt, ...) {
     generation++;
     struct error_slot *slot = current_slot();
     if (slot == NULL) return;
@@ -118,7 +118,7 @@ void sb_set_error(const char *fmt, ...) {
     slot->capacity = (size_t)needed + 1;
 }
 
-const char *sb_last_error(void) {
+const char *sb_error_message(void) {
     pthread_once(&slot_once, slot_key_create);
     struct error_slot *slot = pthread_getspecific(slot_key);
     return slot != NULL && slot->text != NULL ? slot->text : "";

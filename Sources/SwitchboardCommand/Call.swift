@@ -51,7 +51,7 @@ extension SwitchboardCLI {
         /// so for a target no call found, the files' names are looked at too.
         private func luaTargetHint(_ status: sb_status) -> String {
             guard status == SB_ENOTARGET, action != nil,
-                  !String(cString: sb_last_error()).contains("did you mean") else { return "" }
+                  !String(cString: sb_error_message()).contains("did you mean") else { return "" }
             return NameSuggestions.clause(for: first, among: luaTargetNames(in: load.targetDirectories))
         }
 
@@ -62,21 +62,21 @@ extension SwitchboardCLI {
             if let action {
                 var args: OpaquePointer?
                 if let params {
-                    let parsed = sb_from_json(params, &args)
-                    guard parsed == SB_OK else { throw CommandFailure("the params are not JSON: \(String(cString: sb_last_error()))") }
-                    guard sb_typeof(args) == SB_DICT else {
-                        sb_release(args)
+                    let parsed = sb_json_decode(params, &args)
+                    guard parsed == SB_OK else { throw CommandFailure("the params are not JSON: \(String(cString: sb_error_message()))") }
+                    guard sb_value_type(args) == SB_DICT else {
+                        sb_value_release(args)
                         throw CommandFailure("the params must be a JSON object")
                     }
                 }
-                status = sb_perform(session.mediator, first, action, args, 0, &out)
-                sb_release(args)
+                status = sb_action_perform(session.mediator, first, action, args, 0, &out)
+                sb_value_release(args)
             } else {
                 status = sb_open_url(session.mediator, first, nil, &out)
             }
             guard status == SB_OK else { throw CommandFailure(failureMessage(status) + luaTargetHint(status)) }
-            defer { sb_release(out) }
-            guard let json = takeJSON(sb_to_json(out)) else { throw CommandFailure("the result could not be written as JSON") }
+            defer { sb_value_release(out) }
+            guard let json = takeJSON(sb_json_encode(out)) else { throw CommandFailure("the result could not be written as JSON") }
             print(json)
         }
     }

@@ -81,25 +81,25 @@ struct ReplayTrace {
         var text = bytes
         text.append(0)
         let parsed = text.withUnsafeBufferPointer { buffer in
-            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { sb_from_json($0, &value) }
+            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { sb_json_decode($0, &value) }
         }
-        guard parsed == SB_OK else { throw problem("not JSON: \(String(cString: sb_last_error()))") }
-        defer { sb_release(value) }
-        guard sb_typeof(value) == SB_DICT else { throw problem("not a JSON object") }
+        guard parsed == SB_OK else { throw problem("not JSON: \(String(cString: sb_error_message()))") }
+        defer { sb_value_release(value) }
+        guard sb_value_type(value) == SB_DICT else { throw problem("not a JSON object") }
         func string(_ key: String) -> String? {
-            guard let v = sb_dict_get(value, key), sb_typeof(v) == SB_STRING else { return nil }
-            return sb_get_string(v, nil).map { String(cString: $0) }
+            guard let v = sb_dict_get(value, key), sb_value_type(v) == SB_STRING else { return nil }
+            return sb_value_get_string(v, nil).map { String(cString: $0) }
         }
         func present(_ key: String) -> Bool { sb_dict_get(value, key) != nil }
         guard present("script") else { throw problem("no \"script\": not a trace, or one written before traces named their script (record it again)") }
-        guard let depthValue = sb_dict_get(value, "depth"), sb_typeof(depthValue) == SB_INT else {
+        guard let depthValue = sb_dict_get(value, "depth"), sb_value_type(depthValue) == SB_INT else {
             throw problem("no \"depth\" (an integer): not a trace, or one written before traces recorded depths (record it again)")
         }
         var depth: Int64 = 0
-        _ = sb_get_int(depthValue, &depth)
+        _ = sb_value_get_int(depthValue, &depth)
         guard depth >= 1 else { throw problem("\"depth\" must be 1 or more") }
         guard let scenarioValue = sb_dict_get(value, "scenario"),
-              sb_typeof(scenarioValue) == SB_STRING || sb_typeof(scenarioValue) == SB_NULL else {
+              sb_value_type(scenarioValue) == SB_STRING || sb_value_type(scenarioValue) == SB_NULL else {
             throw problem("no \"scenario\" (a string, or null for a script's top level)")
         }
         let name: String
@@ -115,7 +115,7 @@ struct ReplayTrace {
         default:
             throw problem("\"call\" must be \"perform\" or \"open\"")
         }
-        guard present("params"), let params = sb_dict_get(value, "params"), sb_typeof(params) == SB_DICT || sb_typeof(params) == SB_NULL else {
+        guard present("params"), let params = sb_dict_get(value, "params"), sb_value_type(params) == SB_DICT || sb_value_type(params) == SB_NULL else {
             throw problem("no \"params\" (an object or null)")
         }
         if present("code") {
@@ -127,11 +127,11 @@ struct ReplayTrace {
         // characters, a scenario's at most 1024 bytes), and grouped by their
         // JSON, as bytes: two spellings of a name in Unicode, or 5 and "5",
         // are two groups, as they were two scenarios.
-        func json(_ key: String) -> [UInt8] { Array((takeJSON(sb_to_json(sb_dict_get(value, key))) ?? "").utf8) }
+        func json(_ key: String) -> [UInt8] { Array((takeJSON(sb_json_encode(sb_dict_get(value, key))) ?? "").utf8) }
         for key in ["script", "scenario"] {
-            if let v = sb_dict_get(value, key), sb_typeof(v) == SB_STRING {
+            if let v = sb_dict_get(value, key), sb_value_type(v) == SB_STRING {
                 var length = 0
-                guard let text = sb_get_string(v, &length) else { continue }
+                guard let text = sb_value_get_string(v, &length) else { continue }
                 let raw = UnsafeRawBufferPointer(start: text, count: length)
                 if raw.contains(where: { $0 < 0x20 || $0 == 0x7F }) { throw problem("\"\(key)\" holds a control character") }
                 if key == "scenario" && length > 1024 { throw problem("\"scenario\" is longer than 1024 bytes") }

@@ -67,10 +67,10 @@ final class Session {
     deinit { sbr_session_close(session) }
 }
 
-/// Takes a string that sb_to_json or sb_routes_json made.
+/// Takes a string that sb_json_encode or sb_routes_json made.
 func takeJSON(_ text: UnsafeMutablePointer<CChar>?) -> String? {
     guard let text else { return nil }
-    defer { sb_free(text) }
+    defer { sb_memory_free(text) }
     return String(cString: text)
 }
 
@@ -82,6 +82,6 @@ func failureMessage(_ status: sb_status) -> String {
         SB_ETYPE: "ETYPE", SB_EREJECTED: "EREJECTED", SB_EBADURL: "EBADURL", SB_ENOMEM: "ENOMEM", SB_EQUEUED: "EQUEUED",
     ]
     let code = codes[status] ?? String(cString: sb_status_string(status))
-    let message = String(cString: sb_last_error())
+    let message = String(cString: sb_error_message())
     return message.isEmpty ? code : "\(code): \(message)"
 }

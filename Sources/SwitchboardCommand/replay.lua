@@ -2,7 +2,7 @@
 -- session's state and compares what it gives now with the record. Called
 -- with the trace's own JSON writer (scenario_api.lua), so both sides are
 -- written the same way; returns the function each line is handed to.
--- The command has checked every line with sb_from_json first: here a line
+-- The command has checked every line with sb_json_decode first: here a line
 -- is valid JSON, an object, nested at most SB_MAX_DEPTH deep.
 local json = ...
 local sb = sb

@@ -478,7 +478,7 @@ do
   end
 end
 
--- Values as JSON, the way sb_to_json writes them: bytes that are not UTF-8
+-- Values as JSON, the way sb_json_encode writes them: bytes that are not UTF-8
 -- as {"$bytes": hex}, non-finite numbers as strings, functions by kind.
 local function json(v, depth)
   local t = type(v)

@@ -1,6 +1,6 @@
 /*
  * sb.perform (and sb.open of a URL) inside a coroutine: the call is made
- * with sb_perform_async (sb_open_url_async) and,
+ * with sb_action_perform_async (sb_open_url_async) and,
  * when it does not end at once, the coroutine is suspended instead of the
  * thread. Whoever ends the call (any thread) queues the coroutine on its
  * state's queue; the owner thread's sb.poll() resumes it with what
@@ -44,7 +44,7 @@ static void waiter_release(sb_lua_waiter *w) {
     int refs = --w->refs;
     pthread_mutex_unlock(&ctx->lock);
     if (refs > 0) return;
-    sb_release(w->result);
+    sb_value_release(w->result);
     free(w->message);
     free(w->resume);
     free(w);
@@ -70,7 +70,7 @@ static void done(void *userdata, sb_status status, sb_value *result) {
     sb_lua_ctx *ctx = w->ctx;
     char *message = NULL;
     if (status != SB_OK) {
-        const char *text = sb_last_error();
+        const char *text = sb_error_message();
         message = malloc(strlen(text) + 1); /* NULL: a default below */
         if (message != NULL) strcpy(message, text);
     }
@@ -185,9 +185,9 @@ int sb_lua_perform_yielding(lua_State *L, sb_lua_waiter *w, const char *target, 
     lua_State *previous = ctx->active;
     ctx->active = L;
     sb_status status = url != NULL ? sb_open_url_async(ctx->m, url, params, options, done, w)
-                                   : sb_perform_async(ctx->m, target, action, params, options, done, w);
+                                   : sb_action_perform_async(ctx->m, target, action, params, options, done, w);
     ctx->active = previous;
-    sb_release(params);
+    sb_value_release(params);
     if (conv != NULL) sb_lua_conv_uncharge(L, conv);
     pthread_mutex_lock(&ctx->lock);
     int ended = w->finished;
@@ -226,7 +226,7 @@ int sb_lua_resume(lua_State *L, sb_lua_ctx *ctx, sb_lua_waiter *w, sb_status *st
                 /* It raised: the message with where it was, for sb.poll's list. */
                 const char *message = lua_tostring(co, -1);
                 luaL_traceback(L, co, message != NULL ? message : "(error object is not a string)", 0);
-                sb_set_error("%s", lua_tostring(L, -1));
+                sb_error_set("%s", lua_tostring(L, -1));
                 lua_pop(L, 1);
                 result = SB_EACTION;
             }

@@ -223,20 +223,20 @@ static const char *push_whole(lua_State *L, int idx) {
     return lua_tostring(L, -1);
 }
 
-/* sb_set_error with the Lua string at idx, whole (a NUL as \0): raises
+/* sb_error_set with the Lua string at idx, whole (a NUL as \0): raises
  * nothing, so it copies in C. */
 static void set_error_whole(lua_State *L, int idx) {
     size_t length = 0;
     const char *text = lua_tolstring(L, idx, &length);
     if (text == NULL) {
-        sb_set_error("(Lua error)");
+        sb_error_set("(Lua error)");
         return;
     }
     size_t nuls = 0;
     for (size_t i = 0; i < length; i++) nuls += text[i] == '\0';
     char *copy = nuls == 0 ? NULL : malloc(length + nuls + 1);
     if (copy == NULL) { /* no NUL, or no memory: as C sees it */
-        sb_set_error("%s", text);
+        sb_error_set("%s", text);
         return;
     }
     char *at = copy;
@@ -249,7 +249,7 @@ static void set_error_whole(lua_State *L, int idx) {
         }
     }
     *at = '\0';
-    sb_set_error("%s", copy);
+    sb_error_set("%s", copy);
     free(copy);
 }
 
@@ -295,7 +295,7 @@ static int protected_call(lua_State *L) {
         }
         lua_remove(L, -2);
         if (!lua_isfunction(L, -1)) {
-            sb_set_error("this instance has no function under \"%s\" (its constructor's table lacks it)", f->field);
+            sb_error_set("this instance has no function under \"%s\" (its constructor's table lacks it)", f->field);
             f->status = SB_EACTION;
             return 0;
         }
@@ -320,7 +320,7 @@ static int protected_call(lua_State *L) {
     }
     f->result = sb_lua_to_value(L, value, &f->conv);
     if (f->result == NULL) {
-        sb_set_error("a Lua function returned a value that cannot cross to C: %s", f->conv.error);
+        sb_error_set("a Lua function returned a value that cannot cross to C: %s", f->conv.error);
         f->status = SB_ETYPE;
         return 0;
     }
@@ -347,7 +347,7 @@ static sb_status call_lua(sb_lua_ctx *ctx, lua_State *L, int ref, const char *fi
     f.conv.entries = NULL;
     f.conv.entry_count = 0;
     if (!lua_checkstack(L, 8)) {
-        sb_set_error("Lua stack overflow calling a Lua function");
+        sb_error_set("Lua stack overflow calling a Lua function");
         return SB_EACTION;
     }
     sb_status raised = sb_lua_protected(ctx, L, protected_call, &f);
@@ -383,22 +383,22 @@ static sb_status queue_call(sb_lua_fn *fn, const sb_value *args) {
     sb_lua_ctx *ctx = fn->ctx;
     sb_lua_item *item = calloc(1, sizeof *item);
     if (item == NULL) {
-        sb_set_error("out of memory queueing a call to a Lua function");
+        sb_error_set("out of memory queueing a call to a Lua function");
         return SB_ENOMEM;
     }
     item->fn = fn;
-    item->args = sb_retain((sb_value *)args);
+    item->args = sb_value_retain((sb_value *)args);
     pthread_mutex_lock(&ctx->lock);
     if (ctx->closed || ctx->queued >= SB_LUA_MAX_QUEUED) {
         int closed = ctx->closed;
         pthread_mutex_unlock(&ctx->lock);
-        sb_release(item->args);
+        sb_value_release(item->args);
         free(item);
         if (closed) {
-            sb_set_error("the Lua state that owns this function is closed");
+            sb_error_set("the Lua state that owns this function is closed");
             return SB_EACTION;
         }
-        sb_set_error("the queue of calls to this Lua state is full (SB_LUA_MAX_QUEUED = %d calls wait for its "
+        sb_error_set("the queue of calls to this Lua state is full (SB_LUA_MAX_QUEUED = %d calls wait for its "
                      "thread's sb.poll()); the call was not queued", SB_LUA_MAX_QUEUED);
         return SB_EREJECTED;
     }
@@ -406,7 +406,7 @@ static sb_status queue_call(sb_lua_fn *fn, const sb_value *args) {
     ctx->queued++;
     enqueue(ctx, item);
     pthread_mutex_unlock(&ctx->lock);
-    sb_set_error("queued: a Lua function runs only on the thread that owns its state; "
+    sb_error_set("queued: a Lua function runs only on the thread that owns its state; "
                  "it runs at that thread's next sb.poll()");
     return SB_EQUEUED;
 }
@@ -416,7 +416,7 @@ sb_status sb_lua_fn_call(void *userdata, const sb_value *args, sb_value **out) {
     sb_lua_ctx *ctx = fn->ctx;
     if (!sb_lua_on_owner(ctx)) return queue_call(fn, args);
     if (ctx->closed) { /* written by this thread only */
-        sb_set_error("the Lua state that owns this function is closed");
+        sb_error_set("the Lua state that owns this function is closed");
         return SB_EACTION;
     }
     return call_lua(ctx, sb_lua_running(ctx), fn->ref, NULL, args, out);
@@ -425,11 +425,11 @@ sb_status sb_lua_fn_call(void *userdata, const sb_value *args, sb_value **out) {
 sb_status sb_lua_call_action(sb_lua_fn *instance, const char *action, const sb_value *args, sb_value **out) {
     sb_lua_ctx *ctx = instance->ctx;
     if (!sb_lua_on_owner(ctx)) {
-        sb_set_error("a Lua target instance runs only on the thread that owns its Lua state");
+        sb_error_set("a Lua target instance runs only on the thread that owns its Lua state");
         return SB_EREJECTED;
     }
     if (ctx->closed) {
-        sb_set_error("the Lua state that owns this target instance is closed");
+        sb_error_set("the Lua state that owns this target instance is closed");
         return SB_EACTION;
     }
     return call_lua(ctx, sb_lua_running(ctx), instance->ref, action, args, out);
@@ -498,8 +498,8 @@ int sb_lua_poll(lua_State *L, sb_lua_ctx *ctx, lua_Integer max) {
         } else {
             sb_value *out = NULL;
             status = call_lua(ctx, L, item->fn->ref, NULL, item->args, &out);
-            sb_release(out);
-            sb_release(item->args);
+            sb_value_release(out);
+            sb_value_release(item->args);
             fn_release(item->fn);
             free(item);
         }
@@ -507,7 +507,7 @@ int sb_lua_poll(lua_State *L, sb_lua_ctx *ctx, lua_Integer max) {
         if (status != SB_OK) {
             /* A second result lists what failed (built only when needed). */
             if (errors == 0) lua_newtable(L);
-            lua_pushstring(L, sb_last_error());
+            lua_pushstring(L, sb_error_message());
             lua_rawseti(L, -2, ++errors);
         }
     }
@@ -598,7 +598,7 @@ int sb_lua_close(lua_State *L) {
     sb_lua_ctx *ctx = *box;
     if (ctx == NULL) return 0;
     *box = NULL;
-    if (ctx->discoverer != 0) sb_remove_discoverer(ctx->m, ctx->discoverer);
+    if (ctx->discoverer != 0) sb_discoverer_remove(ctx->m, ctx->discoverer);
 
     pthread_mutex_lock(&ctx->lock);
     ctx->closed = 1; /* nothing is queued from now on */
@@ -609,19 +609,19 @@ int sb_lua_close(lua_State *L) {
     while (items != NULL) {
         sb_lua_item *item = items;
         items = items->next;
-        sb_release(item->args);
+        sb_value_release(item->args);
         if (item->fn != NULL) fn_release(item->fn);
         if (item->waiter != NULL) sb_lua_waiter_dropped(item->waiter);
         free(item);
     }
     /* Interceptors and observers have ids no other registration reuses. */
     for (size_t i = 0; i < ctx->nhooks; i++) {
-        if (ctx->hooks[i].kind == 'i') sb_remove_interceptor(ctx->m, ctx->hooks[i].id);
-        else sb_remove_observer(ctx->m, ctx->hooks[i].id);
+        if (ctx->hooks[i].kind == 'i') sb_interceptor_remove(ctx->m, ctx->hooks[i].id);
+        else sb_observer_remove(ctx->m, ctx->hooks[i].id);
     }
     ctx->nhooks = 0;
     if (ctx->degrade != NULL) {
-        (void)sb_clear_degrade_handler_if(ctx->m, sb_lua_fn_call, ctx->degrade);
+        (void)sb_degrade_handler_clear_if(ctx->m, sb_lua_fn_call, ctx->degrade);
         sb_lua_remember_degrade(ctx, NULL);
     }
     /* Taken out under the lock, each function held for the while: removing
@@ -642,10 +642,10 @@ int sb_lua_close(lua_State *L) {
     for (size_t i = 0; i < count; i++) {
         struct sb_lua_registration *r = &registrations[i];
         switch (r->kind) {
-        case SB_LUA_SCHEME_HANDLER: (void)sb_unregister_scheme_if(ctx->m, r->target, sb_lua_fn_call, r->fn); break;
-        case SB_LUA_ROUTE_HANDLER: (void)sb_remove_route_handler_if(ctx->m, r->target, sb_lua_fn_call, r->fn); break;
-        case SB_LUA_CLASS: (void)sb_unregister_class_if(ctx->m, r->target, r->fn); break;
-        default: (void)sb_unregister_action_if(ctx->m, r->target, r->action, sb_lua_fn_call, r->fn); break;
+        case SB_LUA_SCHEME_HANDLER: (void)sb_scheme_unregister_if(ctx->m, r->target, sb_lua_fn_call, r->fn); break;
+        case SB_LUA_ROUTE_HANDLER: (void)sb_url_pattern_remove_handler_if(ctx->m, r->target, sb_lua_fn_call, r->fn); break;
+        case SB_LUA_CLASS: (void)sb_class_unregister_if(ctx->m, r->target, r->fn); break;
+        default: (void)sb_action_unregister_if(ctx->m, r->target, r->action, sb_lua_fn_call, r->fn); break;
         }
         fn_release(r->fn);
         free(r->target);

@@ -6,7 +6,7 @@
  *
  * `params` is the contract syntax (a string), or a list of tables
  * {name =, type =, required =, default =, doc =} in order. The text handed
- * to sb_register_action_contract is that string with the result and the
+ * to sb_action_register_contract is that string with the result and the
  * exposure appended, or the contract's JSON form. */
 #include <stdlib.h>
 #include <string.h>
@@ -119,10 +119,10 @@ static char *json_form(lua_State *L, sb_lua_ctx *ctx, int spec, char *error, siz
         snprintf(error, size, "%s", conv.error);
         return NULL;
     }
-    char *json = sb_to_json(v);
-    sb_release(v);
+    char *json = sb_json_encode(v);
+    sb_value_release(v);
     char *text = json ? strdup(json) : NULL; /* the caller frees with free() */
-    sb_free(json);
+    sb_memory_free(json);
     if (text == NULL) snprintf(error, size, "out of memory");
     return text;
 }
@@ -168,8 +168,8 @@ char *sb_lua_contract(lua_State *L, sb_lua_ctx *ctx, const char *action, int spe
         fail(error, size, action, "params is a string (the contract syntax) or a list of tables");
         return NULL;
     }
-    if (text != NULL && sb_check_contract(text) != SB_OK) {
-        fail(error, size, action, sb_last_error());
+    if (text != NULL && sb_contract_check(text) != SB_OK) {
+        fail(error, size, action, sb_error_message());
         free(text);
         return NULL;
     }

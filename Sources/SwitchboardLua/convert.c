@@ -213,7 +213,7 @@ static SB_LUA_ALWAYS_INLINE sb_value *make(lua_State *L, int idx, sb_lua_conv *c
     case LUA_TUSERDATA: {
         sb_value *held = sb_lua_test_cvalue(L, idx);
         if (held == NULL) return fail(c, "a %s userdata cannot cross to C", luaL_typename(L, idx));
-        v = sb_retain(held);
+        v = sb_value_retain(held);
         break;
     }
     case LUA_TFUNCTION: {
@@ -322,7 +322,7 @@ static int grow(sb_lua_conv *c) {
 static void drop_entries(sb_lua_conv *c, size_t base) {
     while (c->entry_count > base) {
         sb_lua_entry *e = &c->entries[--c->entry_count];
-        if (e->value != NULL) sb_release(e->value);
+        if (e->value != NULL) sb_value_release(e->value);
         if (e->copy != NULL) free(e->copy);
     }
 }
@@ -359,7 +359,7 @@ static int insert(sb_value *t, sb_lua_entry *e, sb_lua_conv *c) {
     sb_value *v = e->value;
     e->value = NULL;
     int ok = sb_dict_set_new(t, e->key, v) == SB_OK;
-    if (!ok) fail(c, "table key \"%.40s\": %s", e->key, sb_last_error());
+    if (!ok) fail(c, "table key \"%.40s\": %s", e->key, sb_error_message());
     if (e->copy != NULL) { /* the dict has its own copy */
         free(e->copy);
         e->copy = NULL;
@@ -436,7 +436,7 @@ static int fill(lua_State *L, int idx, sb_value *t, int array, lua_Integer n, sb
             int at = lua_gettop(L);
             sb_value *v = make(L, at, c, depth + 1, &table, &child_array, &child_n);
             if (v == NULL || sb_array_append_new(t, v) != SB_OK) {
-                if (v != NULL) fail(c, "%s", sb_last_error());
+                if (v != NULL) fail(c, "%s", sb_error_message());
                 lua_pop(L, 1);
                 return 0;
             }
@@ -554,12 +554,12 @@ sb_value *sb_lua_to_value(lua_State *L, int idx, sb_lua_conv *c) {
 }
 
 void sb_lua_conv_abandon(sb_lua_conv *c) {
-    sb_release(c->root);
+    sb_value_release(c->root);
     c->root = NULL;
     /* It raised (in protected mode): the caller's state gives the charge back. */
     if (c->entries == NULL) return;
     for (size_t i = 0; i < c->entry_count; i++) {
-        sb_release(c->entries[i].value);
+        sb_value_release(c->entries[i].value);
         free(c->entries[i].copy);
     }
     if (c->entries != c->inline_entries) free(c->entries);
@@ -580,14 +580,14 @@ static sb_value *convert_safely(lua_State *L, int idx, sb_lua_conv *c, int keep)
     sb_value *v = convert(L, idx, c, keep);
     if (v != NULL || !c->met_function) {
         if (v == NULL) {
-            sb_release(c->root);
+            sb_value_release(c->root);
             c->root = NULL;
         }
         return v;
     }
     /* It holds a function: the registry reference can fail with a memory
      * error, so convert again in protected mode. */
-    sb_release(c->root);
+    sb_value_release(c->root);
     c->root = NULL;
     c->allow_functions = 1;
     idx = lua_absindex(L, idx);
@@ -602,7 +602,7 @@ static sb_value *convert_safely(lua_State *L, int idx, sb_lua_conv *c, int keep)
     v = lua_touserdata(L, -1);
     lua_pop(L, 1);
     if (v == NULL) {
-        sb_release(c->root);
+        sb_value_release(c->root);
         c->root = NULL;
     }
     return v;
@@ -628,7 +628,7 @@ sb_value *sb_lua_check_params(lua_State *L, sb_lua_ctx *ctx, int idx, sb_lua_con
 /* ---------------------------------------------------------------- C -> Lua */
 
 int sb_lua_is_scalar(const sb_value *v) {
-    sb_type t = sb_typeof(v);
+    sb_type t = sb_value_type(v);
     return t == SB_NULL || t == SB_BOOL || t == SB_INT || t == SB_DOUBLE;
 }
 
@@ -636,17 +636,17 @@ void sb_lua_push_scalar(lua_State *L, const sb_value *v) {
     int b;
     int64_t i;
     double d;
-    switch (sb_typeof(v)) {
+    switch (sb_value_type(v)) {
     case SB_BOOL:
-        sb_get_bool(v, &b);
+        sb_value_get_bool(v, &b);
         lua_pushboolean(L, b);
         break;
     case SB_INT:
-        sb_get_int(v, &i);
+        sb_value_get_int(v, &i);
         lua_pushinteger(L, (lua_Integer)i);
         break;
     case SB_DOUBLE:
-        sb_get_double(v, &d);
+        sb_value_get_double(v, &d);
         lua_pushnumber(L, (lua_Number)d);
         break;
     default:
@@ -675,7 +675,7 @@ void sb_lua_push_value(lua_State *L, sb_lua_ctx *ctx, const sb_value *v, int dep
     size_t length, count;
     const char *s;
     if (!lua_checkstack(L, 4)) luaL_error(L, "switchboard: values nest too deep for the Lua stack");
-    switch (sb_typeof(v)) {
+    switch (sb_value_type(v)) {
     case SB_NULL:
         if (depth == 0) {
             lua_pushnil(L);
@@ -684,15 +684,15 @@ void sb_lua_push_value(lua_State *L, sb_lua_ctx *ctx, const sb_value *v, int dep
         }
         break;
     case SB_STRING:
-        s = sb_get_string(v, &length);
+        s = sb_value_get_string(v, &length);
         lua_pushlstring(L, s, length);
         break;
     case SB_BYTES:
-        s = sb_get_bytes(v, &length);
+        s = sb_value_get_bytes(v, &length);
         lua_pushlstring(L, s, length);
         break;
     case SB_ARRAY:
-        count = sb_count(v);
+        count = sb_value_count(v);
         lua_createtable(L, count > INT32_MAX ? 0 : (int)count, 0);
         for (size_t i = 0; i < count; i++) {
             sb_lua_push_value(L, ctx, sb_array_get(v, i), depth + 1);
@@ -705,7 +705,7 @@ void sb_lua_push_value(lua_State *L, sb_lua_ctx *ctx, const sb_value *v, int dep
         const char *key, *previous = NULL;
         sb_value *item;
         int sorted = 1;
-        count = sb_count(v);
+        count = sb_value_count(v);
         lua_createtable(L, 0, count > INT32_MAX ? 0 : (int)count);
         for (size_t i = 0; i < count; i++) {
             sb_dict_at(v, i, &key, &item);
@@ -737,14 +737,14 @@ static int protected_push(lua_State *L) {
  * nil: `nil` is what a failure starts with, so `assert(sb.perform(...))`
  * holds for an action that answers nothing (docs/lua.md, sb.null). */
 void sb_lua_push_result(lua_State *L, sb_lua_ctx *ctx, sb_value *v) {
-    if (v == NULL || sb_typeof(v) == SB_NULL) {
+    if (v == NULL || sb_value_type(v) == SB_NULL) {
         lua_pushlightuserdata(L, (void *)&sb_lua_null);
-        sb_release(v);
+        sb_value_release(v);
         return;
     }
     if (sb_lua_is_scalar(v)) {
         sb_lua_push_scalar(L, v);
-        sb_release(v);
+        sb_value_release(v);
         return;
     }
     /* Pushing allocates and can raise: do it protected, release either way. */
@@ -752,6 +752,6 @@ void sb_lua_push_result(lua_State *L, sb_lua_ctx *ctx, sb_value *v) {
     lua_pushlightuserdata(L, v);
     lua_pushlightuserdata(L, ctx);
     int rc = lua_pcall(L, 2, 1, 0);
-    sb_release(v);
+    sb_value_release(v);
     if (rc != LUA_OK) lua_error(L);
 }

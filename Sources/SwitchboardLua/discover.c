@@ -61,7 +61,7 @@ static int search(lua_State *L, const char *name, const char *path, char *why, s
 
 /* ------------------------------------------------- files with instances */
 
-/* A file that returns a constructor is a target class (sb_register_class):
+/* A file that returns a constructor is a target class (sb_class_register):
  * each instance is the table one call of it returns, so the mediator makes,
  * caches and releases instances as it does a plugin's or a Swift target's.
  * The constructor runs once when the file loads, to learn the action names
@@ -106,16 +106,16 @@ static sb_status class_create(void *userdata, void **state) {
     sb_lua_fn *constructor = userdata;
     sb_lua_ctx *ctx = constructor->ctx;
     if (!sb_lua_on_owner(ctx)) {
-        sb_set_error("a Target_<Name>.lua file makes its instances only on the thread that owns its Lua state");
+        sb_error_set("a Target_<Name>.lua file makes its instances only on the thread that owns its Lua state");
         return SB_EREJECTED;
     }
     if (ctx->closed) {
-        sb_set_error("the Lua state that loaded this Target_<Name>.lua file is closed");
+        sb_error_set("the Lua state that loaded this Target_<Name>.lua file is closed");
         return SB_EACTION;
     }
     lua_State *L = sb_lua_running(ctx);
     if (!lua_checkstack(L, 8)) {
-        sb_set_error("Lua stack overflow making a target instance");
+        sb_error_set("Lua stack overflow making a target instance");
         return SB_EACTION;
     }
     struct create_frame c;
@@ -126,11 +126,11 @@ static sb_status class_create(void *userdata, void **state) {
     c.error[0] = '\0';
     sb_status raised = sb_lua_protected(ctx, L, protected_create, &c);
     if (raised != SB_OK) {
-        sb_set_error("the constructor of %s raised an error: %s", c.file, sb_last_error());
+        sb_error_set("the constructor of %s raised an error: %s", c.file, sb_error_message());
         return raised;
     }
     if (c.status != SB_OK) {
-        sb_set_error("%s", c.error);
+        sb_error_set("%s", c.error);
         return c.status;
     }
     *state = c.instance;
@@ -213,12 +213,12 @@ static void register_constructor(lua_State *L, struct discover_frame *f, const c
     def.call = class_call;
     def.destroy = class_destroy;
     def.origin = origin;
-    sb_status status = failed ? SB_ENOMEM : sb_register_class(f->ctx->m, f->target, &def, fn, sb_lua_fn_free);
+    sb_status status = failed ? SB_ENOMEM : sb_class_register(f->ctx->m, f->target, &def, fn, sb_lua_fn_free);
     if (failed) sb_lua_fn_free(fn);
     for (int j = 0; j < i; j++) free(contracts[j]);
     f->status = status == SB_OK ? SB_OK : status == SB_ENOMEM ? SB_ENOMEM : SB_EACTION;
     if (status != SB_OK) {
-        snprintf(f->error, sizeof f->error, "%s: %s", file, failed ? "out of memory" : sb_last_error());
+        snprintf(f->error, sizeof f->error, "%s: %s", file, failed ? "out of memory" : sb_error_message());
     }
 }
 
@@ -270,7 +270,7 @@ static int protected_discover(lua_State *L) {
      * actions are registered. A path too long for it is cut short. */
     char origin[1024];
     snprintf(origin, sizeof origin, "Lua file %s", file);
-    (void)sb_set_target_origin(f->ctx->m, f->target, origin);
+    (void)sb_target_set_origin(f->ctx->m, f->target, origin);
     f->status = SB_OK;
     return 0;
 }
@@ -288,7 +288,7 @@ sb_status sb_lua_discover(void *userdata, sb_mediator *m, const char *target) {
     f.error[0] = '\0';
     sb_status raised = sb_lua_protected(ctx, L, protected_discover, &f);
     if (raised != SB_OK) return raised;
-    if (f.status != SB_OK && f.status != SB_ENOTARGET) sb_set_error("%s", f.error);
+    if (f.status != SB_OK && f.status != SB_ENOTARGET) sb_error_set("%s", f.error);
     return f.status;
 }
 
@@ -372,11 +372,11 @@ int sb_lua_register_table(lua_State *L, sb_lua_ctx *ctx, const char *name, int i
         }
         int have_fn = fn != NULL;
         sb_status status = !have_fn ? SB_ENOMEM
-                                    : sb_register_action_contract(ctx->m, name, action, contract, sb_lua_fn_call,
+                                    : sb_action_register_contract(ctx->m, name, action, contract, sb_lua_fn_call,
                                                                   fn, sb_lua_fn_free);
         free(contract);
         if (status != SB_OK) {
-            snprintf(error, size, "registering %s.%s: %s", name, action, have_fn ? sb_last_error() : "out of memory");
+            snprintf(error, size, "registering %s.%s: %s", name, action, have_fn ? sb_error_message() : "out of memory");
             lua_pop(L, 2);
             return 0;
         }

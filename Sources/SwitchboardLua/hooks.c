@@ -39,7 +39,7 @@ static int set_text(lua_State *L, int idx, sb_value *d, const char *key, int nam
         return 0;
     }
     if (sb_dict_set_new(d, key, v) != SB_OK) {
-        snprintf(error, size, "%s", sb_last_error());
+        snprintf(error, size, "%s", sb_error_message());
         return 0;
     }
     return 1;
@@ -68,7 +68,7 @@ static sb_value *decision_value(lua_State *L, sb_lua_ctx *ctx, int first, int n,
     }
     int params_at = 0, ok = sb_dict_set_new(d, "decision", sb_string(kind)) == SB_OK;
     if (!ok) {
-        snprintf(error, size, "%s", sb_last_error());
+        snprintf(error, size, "%s", sb_error_message());
     } else if (strcmp(kind, "continue") == 0) {
         params_at = first + 1;
     } else if (strcmp(kind, "redirect") == 0) {
@@ -102,16 +102,16 @@ static sb_value *decision_value(lua_State *L, sb_lua_ctx *ctx, int first, int n,
         sb_lua_conv conv;
         conv.ctx = ctx;
         sb_value *p = lua_type(L, params_at) == LUA_TTABLE ? sb_lua_to_value_safely(L, params_at, &conv) : NULL;
-        if (p == NULL || sb_typeof(p) != SB_DICT) {
+        if (p == NULL || sb_value_type(p) != SB_DICT) {
             snprintf(error, size, "the params of a decision must be a table with string keys");
-            sb_release(p);
+            sb_value_release(p);
             ok = 0;
         } else {
             sb_dict_set_new(d, "params", p);
         }
     }
     if (!ok) {
-        sb_release(d);
+        sb_value_release(d);
         return NULL;
     }
     return d;
@@ -137,21 +137,21 @@ typedef struct completer {
 static sb_status complete_call(void *userdata, const sb_value *d, sb_value **out) {
     completer *c = userdata;
     if (__atomic_exchange_n(&c->done, 1, __ATOMIC_ACQ_REL)) {
-        sb_set_error("this call was already decided; the decision is ignored");
+        sb_error_set("this call was already decided; the decision is ignored");
         return SB_EINVAL;
     }
     sb_call *call = c->call;
-    const char *kind = sb_get_string(sb_dict_get(d, "decision"), NULL);
-    const char *message = sb_get_string(sb_dict_get(d, "message"), NULL);
+    const char *kind = sb_value_get_string(sb_dict_get(d, "decision"), NULL);
+    const char *message = sb_value_get_string(sb_dict_get(d, "message"), NULL);
     sb_value *params = sb_dict_get(d, "params");
     sb_status status;
     if (kind == NULL || strcmp(kind, "continue") == 0) {
         status = params != NULL ? sb_call_redirect(call, NULL, NULL, params) : sb_call_proceed(call);
     } else if (strcmp(kind, "redirect") == 0) {
-        status = sb_call_redirect(call, sb_get_string(sb_dict_get(d, "target"), NULL),
-                                  sb_get_string(sb_dict_get(d, "action"), NULL), params);
+        status = sb_call_redirect(call, sb_value_get_string(sb_dict_get(d, "target"), NULL),
+                                  sb_value_get_string(sb_dict_get(d, "action"), NULL), params);
     } else if (strcmp(kind, "reject") == 0) {
-        const char *code = sb_get_string(sb_dict_get(d, "code"), NULL);
+        const char *code = sb_value_get_string(sb_dict_get(d, "code"), NULL);
         status = sb_call_reject(call, code != NULL ? sb_lua_status_from_name(code) : SB_EREJECTED, message);
     } else if (strcmp(kind, "answer") == 0) {
         status = sb_call_answer(call, sb_dict_get(d, "value"));
@@ -176,8 +176,8 @@ static int l_complete(lua_State *L) {
     if (d == NULL) return luaL_error(L, "%s", error);
     sb_value *out = NULL;
     sb_status status = sb_callback_call(callback, d, &out);
-    sb_release(d);
-    sb_release(out);
+    sb_value_release(d);
+    sb_value_release(out);
     if (status != SB_OK) return sb_lua_push_failure(L, status);
     lua_pushboolean(L, 1);
     return 1;
@@ -215,8 +215,8 @@ static int trampoline(lua_State *L) {
     }
     sb_value *out = NULL;
     sb_callback_call(callback, d, &out);
-    sb_release(d);
-    sb_release(out);
+    sb_value_release(d);
+    sb_value_release(out);
     return 0;
 }
 
@@ -229,7 +229,7 @@ typedef struct lua_interceptor {
 
 static void interceptor_free(void *userdata) {
     lua_interceptor *li = userdata;
-    sb_release(li->trampoline);
+    sb_value_release(li->trampoline);
     free(li);
 }
 
@@ -244,8 +244,8 @@ static int intercept(void *userdata, sb_call *call) {
     sb_value *complete = c != NULL ? sb_callback_new(complete_call, c, completer_free) : NULL;
     if (complete == NULL) {
         if (c != NULL && complete == NULL) free(c);
-        sb_release(args);
-        sb_set_error("out of memory");
+        sb_value_release(args);
+        sb_error_set("out of memory");
         return SB_ENOMEM;
     }
     c->call = call;
@@ -261,8 +261,8 @@ static int intercept(void *userdata, sb_call *call) {
     sb_dict_set_new(args, "complete", complete);
     sb_value *out = NULL;
     sb_status status = sb_callback_call(li->trampoline, args, &out);
-    sb_release(out);
-    sb_release(args);
+    sb_value_release(out);
+    sb_value_release(args);
     if (status == SB_EQUEUED) return SB_INTERCEPT_PENDING; /* sb.poll() runs it */
     if (status != SB_OK) {
         /* It never ran: nobody else will decide through `complete`. */
@@ -279,9 +279,9 @@ static void charge_hook(lua_State *L, sb_lua_ctx *ctx, char kind, uint64_t id, l
     snprintf(key, sizeof key, "%llu", (unsigned long long)id);
     if (sb_lua_charge_name(L, kind == 'i' ? SB_LUA_CHARGE_INTERCEPTOR : SB_LUA_CHARGE_OBSERVER, key, bytes)) return;
     if (kind == 'i') {
-        (void)sb_remove_interceptor(ctx->m, id);
+        (void)sb_interceptor_remove(ctx->m, id);
     } else {
-        (void)sb_remove_observer(ctx->m, id);
+        (void)sb_observer_remove(ctx->m, id);
     }
     sb_lua_forget_hook(ctx, kind, id);
     luaL_error(L, "not enough memory: the Lua state's memory budget is spent");
@@ -325,7 +325,7 @@ static int l_intercept(lua_State *L) {
     }
     li->async = async;
     uint64_t id = 0;
-    sb_status status = sb_add_interceptor(ctx->m, (int)priority, intercept, li, interceptor_free, &id);
+    sb_status status = sb_interceptor_add(ctx->m, (int)priority, intercept, li, interceptor_free, &id);
     size_t name_length = 0;
     if (status == SB_OK) {
         char fallback[48];
@@ -335,8 +335,8 @@ static int l_intercept(lua_State *L) {
         }
         name_length = strlen(name);
         unsigned ms = timeout > 0 ? (unsigned)(timeout * 1000 + 0.5) : 0;
-        status = sb_set_interceptor_options(ctx->m, id, name, timeout > 0 && ms == 0 ? 1 : ms);
-        if (status != SB_OK) sb_remove_interceptor(ctx->m, id);
+        status = sb_interceptor_set_options(ctx->m, id, name, timeout > 0 && ms == 0 ? 1 : ms);
+        if (status != SB_OK) sb_interceptor_remove(ctx->m, id);
     }
     if (status != SB_OK) return sb_lua_push_failure(L, status);
     sb_lua_remember_hook(ctx, 'i', id);
@@ -348,7 +348,7 @@ static int l_intercept(lua_State *L) {
 static int remove_hook(lua_State *L, char kind) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
     lua_Integer id = luaL_checkinteger(L, 1);
-    sb_status status = kind == 'i' ? sb_remove_interceptor(ctx->m, (uint64_t)id) : sb_remove_observer(ctx->m, (uint64_t)id);
+    sb_status status = kind == 'i' ? sb_interceptor_remove(ctx->m, (uint64_t)id) : sb_observer_remove(ctx->m, (uint64_t)id);
     if (status != SB_OK) return sb_lua_push_failure(L, status);
     sb_lua_forget_hook(ctx, kind, (uint64_t)id);
     char key[24];
@@ -382,19 +382,19 @@ static void observe(void *userdata, const sb_call_event *e) {
     sb_value *out = NULL;
     /* From another thread this is queued and delivered by sb.poll(). The
      * thread's last error is the caller's: keep it. */
-    const char *before = sb_last_error();
+    const char *before = sb_error_message();
     char *kept = before != NULL ? strdup(before) : NULL;
     sb_callback_call(userdata, d, &out);
     if (kept != NULL) {
-        sb_set_error("%s", kept);
+        sb_error_set("%s", kept);
         free(kept);
     }
-    sb_release(out);
-    sb_release(d);
+    sb_value_release(out);
+    sb_value_release(d);
 }
 
 static void observer_free(void *userdata) {
-    sb_release(userdata);
+    sb_value_release(userdata);
 }
 
 /* sb.observe(fn) -> id; fn(event) with event.phase "start" or "end". */
@@ -408,7 +408,7 @@ static int l_observe(lua_State *L) {
         return luaL_error(L, "switchboard: out of memory");
     }
     uint64_t id = 0;
-    sb_status status = sb_add_observer(ctx->m, observe, callback, observer_free, &id);
+    sb_status status = sb_observer_add(ctx->m, observe, callback, observer_free, &id);
     if (status != SB_OK) return sb_lua_push_failure(L, status);
     sb_lua_remember_hook(ctx, 'o', id);
     charge_hook(L, ctx, 'o', id, SB_LUA_REGISTRATION_COST);
@@ -426,23 +426,23 @@ static int l_rules(lua_State *L) {
     if (lua_type(L, 1) == LUA_TSTRING) {
         const char *json = lua_tolstring(L, 1, &length);
         luaL_argcheck(L, strlen(json) == length, 1, "the JSON contains a NUL byte");
-        status = sb_set_rules_json(ctx->m, json);
+        status = sb_rules_set_json(ctx->m, json);
     } else {
         luaL_checktype(L, 1, LUA_TTABLE);
         sb_lua_conv conv;
         conv.ctx = ctx;
         sb_value *rules = sb_lua_to_value_safely(L, 1, &conv);
         if (rules == NULL) return luaL_argerror(L, 1, conv.error);
-        if (sb_count(rules) == 0) {
-            sb_release(rules);
-            status = sb_set_rules_json(ctx->m, "[]");
+        if (sb_value_count(rules) == 0) {
+            sb_value_release(rules);
+            status = sb_rules_set_json(ctx->m, "[]");
         } else {
-            char *json = sb_to_json(rules);
-            sb_release(rules);
+            char *json = sb_json_encode(rules);
+            sb_value_release(rules);
             if (json == NULL) return luaL_error(L, "switchboard: out of memory");
             length = strlen(json);
-            status = sb_set_rules_json(ctx->m, json);
-            sb_free(json);
+            status = sb_rules_set_json(ctx->m, json);
+            sb_memory_free(json);
         }
     }
     if (status != SB_OK) return sb_lua_push_failure(L, status);
@@ -457,13 +457,13 @@ static int l_degrade(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
     sb_status status;
     if (lua_isnoneornil(L, 1)) {
-        status = sb_set_degrade_handler(ctx->m, NULL, NULL, NULL);
+        status = sb_degrade_handler_set(ctx->m, NULL, NULL, NULL);
         if (status == SB_OK) sb_lua_remember_degrade(ctx, NULL);
     } else {
         luaL_checktype(L, 1, LUA_TFUNCTION);
         sb_lua_fn *fn = sb_lua_fn_new(ctx, L, 1);
         if (fn == NULL) return luaL_error(L, "switchboard: out of memory");
-        status = sb_set_degrade_handler(ctx->m, sb_lua_fn_call, fn, sb_lua_fn_free);
+        status = sb_degrade_handler_set(ctx->m, sb_lua_fn_call, fn, sb_lua_fn_free);
         if (status == SB_OK) sb_lua_remember_degrade(ctx, fn); /* removed at close if still this one */
     }
     if (status != SB_OK) return sb_lua_push_failure(L, status);
@@ -475,31 +475,31 @@ static int l_degrade(lua_State *L) {
 
 #define SB_LUA_CANCEL "switchboard.cancellation"
 
-static sb_cancel *check_token(lua_State *L, int idx) {
-    sb_cancel **box = luaL_checkudata(L, idx, SB_LUA_CANCEL);
+static sb_cancellation *check_token(lua_State *L, int idx) {
+    sb_cancellation **box = luaL_checkudata(L, idx, SB_LUA_CANCEL);
     return *box;
 }
 
 static int token_cancel(lua_State *L) {
-    sb_cancel_request(check_token(L, 1));
+    sb_cancellation_request(check_token(L, 1));
     return 0;
 }
 
 static int token_cancelled(lua_State *L) {
-    lua_pushboolean(L, sb_cancel_requested(check_token(L, 1)));
+    lua_pushboolean(L, sb_cancellation_requested(check_token(L, 1)));
     return 1;
 }
 
 static int token_gc(lua_State *L) {
-    sb_cancel **box = luaL_checkudata(L, 1, SB_LUA_CANCEL);
-    sb_cancel_free(*box);
+    sb_cancellation **box = luaL_checkudata(L, 1, SB_LUA_CANCEL);
+    sb_cancellation_free(*box);
     *box = NULL;
     return 0;
 }
 
 /* sb.cancellation() -> a token with :cancel() and :cancelled(), for opts.cancel */
 static int l_cancellation(lua_State *L) {
-    sb_cancel **box = lua_newuserdatauv(L, sizeof *box, 0);
+    sb_cancellation **box = lua_newuserdatauv(L, sizeof *box, 0);
     *box = NULL;
     if (luaL_newmetatable(L, SB_LUA_CANCEL)) {
         static const luaL_Reg methods[] = {{"cancel", token_cancel}, {"cancelled", token_cancelled}, {NULL, NULL}};
@@ -510,14 +510,14 @@ static int l_cancellation(lua_State *L) {
         sb_lua_lock_metatable(L, SB_LUA_CANCEL);
     }
     lua_setmetatable(L, -2);
-    *box = sb_cancel_new();
+    *box = sb_cancellation_new();
     if (*box == NULL) return luaL_error(L, "switchboard: out of memory");
     return 1;
 }
 
 /* sb.cancelled() -> whether the call running now was cancelled */
 static int l_cancelled(lua_State *L) {
-    lua_pushboolean(L, sb_cancelled());
+    lua_pushboolean(L, sb_action_cancelled());
     return 1;
 }
 
@@ -539,7 +539,7 @@ int sb_lua_call_options(lua_State *L, int idx, sb_call_options *o) {
     lua_pop(L, 1);
     lua_getfield(L, idx, "cancel");
     if (!lua_isnil(L, -1)) {
-        sb_cancel **box = luaL_testudata(L, -1, SB_LUA_CANCEL);
+        sb_cancellation **box = luaL_testudata(L, -1, SB_LUA_CANCEL);
         luaL_argcheck(L, box != NULL, idx, "cancel must be a token from sb.cancellation()");
         o->cancel = *box;
         used = 1;

@@ -91,7 +91,7 @@ int sb_lua_on_owner(const sb_lua_ctx *ctx);
 lua_State *sb_lua_running(sb_lua_ctx *ctx); /* where to call Lua from C now */
 /* Runs fn(ud) protected on L, as the state's running thread, under a
  * traceback handler; the stack is left as it was. On a Lua error: the
- * message in sb_set_error and SB_EACTION (SB_ENOMEM for memory). */
+ * message in sb_error_set and SB_EACTION (SB_ENOMEM for memory). */
 sb_status sb_lua_protected(sb_lua_ctx *ctx, lua_State *L, lua_CFunction fn, void *ud);
 /* What this state registered and the mediator still holds: an action of a
  * target, a scheme's handler or a pattern's handler, with its function.
@@ -131,7 +131,7 @@ int sb_lua_may_yield(lua_State *L, sb_lua_ctx *ctx);
 /* Before the params are converted (it may raise): a new waiter for a call
  * from L, owned by a box it pushes. */
 sb_lua_waiter *sb_lua_waiter_new(lua_State *L, sb_lua_ctx *ctx);
-/* Performs with sb_perform_async, or opens `url` with sb_open_url_async
+/* Performs with sb_action_perform_async, or opens `url` with sb_open_url_async
  * when it is not NULL (params released and conv, if not NULL, uncharged
  * once the call is made; options may be NULL); returns as sb.perform does, at
  * once or, when the call ends later, after suspending L until sb.poll()
@@ -142,7 +142,7 @@ int sb_lua_perform_yielding(lua_State *L, sb_lua_waiter *w, const char *target, 
 /* sb.poll's side: resumes the waiter's coroutine with its answer (on L,
  * the thread that polls). 0 when there was none to resume (closed, or
  * resumed by a script and answered); 1 when it ran: *status is SB_OK, or
- * the error the coroutine raised (its traceback in sb_last_error). Drops
+ * the error the coroutine raised (its traceback in sb_error_message). Drops
  * the queue's reference. */
 int sb_lua_resume(lua_State *L, sb_lua_ctx *ctx, sb_lua_waiter *w, sb_status *status);
 /* The state closes with the waiter's resume still queued: drops it. */

@@ -49,13 +49,13 @@ static int completion_gc(lua_State *L) {
     box->answered = 1;
     /* A finalizer runs at any allocation: between a failure and the read
      * of its message too. The thread's message is kept as it was. */
-    const char *last = sb_last_error();
+    const char *last = sb_error_message();
     char *kept = malloc(strlen(last) + 1);
     if (kept != NULL) strcpy(kept, last);
     (void)sb_completion_fail(box->c, SB_EACTION, "the Lua action's complete function (sb.later) was collected, "
                                                  "or its state closed, before it answered");
     if (kept != NULL) {
-        sb_set_error("%s", kept);
+        sb_error_set("%s", kept);
         free(kept);
     }
     return 0;
@@ -92,11 +92,11 @@ static int l_complete(lua_State *L) {
 sb_status sb_lua_later_start(lua_State *L, int idx) {
     sb_completion c = sb_completion_take();
     if (c == 0) {
-        sb_set_error("sb.later: only an action answers later (this Lua function was not called as an action)");
+        sb_error_set("sb.later: only an action answers later (this Lua function was not called as an action)");
         return SB_EACTION;
     }
     if (sb_completion_caller_waits(c)) {
-        sb_set_error("sb.later: the caller waits for this answer on the Lua state's own thread, where it could "
+        sb_error_set("sb.later: the caller waits for this answer on the Lua state's own thread, where it could "
                      "never come (sb.perform outside a coroutine; a callback, which answers at once); call the "
                      "action with sb.perform from inside a coroutine");
         return SB_EWOULDBLOCK;

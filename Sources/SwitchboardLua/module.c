@@ -78,7 +78,7 @@ void sb_lua_lock_metatable(lua_State *L, const char *what) {
 
 int sb_lua_push_failure(lua_State *L, sb_status status) {
     lua_pushnil(L);
-    lua_pushstring(L, sb_last_error());
+    lua_pushstring(L, sb_error_message());
     lua_pushstring(L, sb_lua_status_name(status));
     return 3;
 }
@@ -112,10 +112,10 @@ static int l_perform(lua_State *L) {
     sb_value *out = NULL;
     lua_State *previous = ctx->active;
     ctx->active = L;
-    sb_status status = with_options ? sb_perform_opts(ctx->m, target, action, params, &options, &out)
-                                    : sb_perform(ctx->m, target, action, params, options.flags, &out);
+    sb_status status = with_options ? sb_action_perform_opts(ctx->m, target, action, params, &options, &out)
+                                    : sb_action_perform(ctx->m, target, action, params, options.flags, &out);
     ctx->active = previous;
-    sb_release(params);
+    sb_value_release(params);
     sb_lua_conv_uncharge(L, &conv);
     if (status != SB_OK) return sb_lua_push_failure(L, status);
     sb_lua_push_result(L, ctx, out);
@@ -135,7 +135,7 @@ static int l_target(lua_State *L) {
 static int l_unregister(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
     const char *name = check_name(L, 1);
-    sb_status status = sb_unregister_target(ctx->m, name);
+    sb_status status = sb_target_unregister(ctx->m, name);
     sb_lua_uncharge_name(L, SB_LUA_CHARGE_TARGET, name);
     if (status != SB_OK) return sb_lua_push_failure(L, status);
     lua_pushboolean(L, 1);
@@ -144,7 +144,7 @@ static int l_unregister(lua_State *L) {
 
 static int l_release(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
-    sb_status status = sb_release_cached_target(ctx->m, check_name(L, 1));
+    sb_status status = sb_target_evict(ctx->m, check_name(L, 1));
     if (status != SB_OK) return sb_lua_push_failure(L, status);
     lua_pushboolean(L, 1);
     return 1;
@@ -155,7 +155,7 @@ static int l_load_plugin(lua_State *L) {
     size_t length;
     const char *path = luaL_checklstring(L, 1, &length);
     luaL_argcheck(L, length > 0 && strlen(path) == length, 1, "a path, without NUL bytes");
-    sb_status status = sb_load_plugin(ctx->m, path);
+    sb_status status = sb_plugin_load(ctx->m, path);
     if (status != SB_OK) return sb_lua_push_failure(L, status);
     lua_pushboolean(L, 1);
     return 1;
@@ -210,7 +210,7 @@ static sb_value *function_value(lua_State *L, sb_lua_ctx *ctx, int idx) {
 #define URL_MAX 65535
 
 static int url_too_long(lua_State *L, size_t length, sb_status status) {
-    sb_set_error("the URL is %zu bytes; the limit is %d", length, URL_MAX);
+    sb_error_set("the URL is %zu bytes; the limit is %d", length, URL_MAX);
     return sb_lua_push_failure(L, status);
 }
 
@@ -248,8 +248,8 @@ static int l_open(lua_State *L) {
     sb_status status = with_options ? sb_open_url_opts(ctx->m, url, params, &options, &out)
                                     : sb_open_url_params(ctx->m, url, params, completion, &out);
     ctx->active = previous;
-    sb_release(params);
-    sb_release(completion);
+    sb_value_release(params);
+    sb_value_release(completion);
     if (status != SB_OK) return sb_lua_push_failure(L, status);
     sb_lua_push_result(L, ctx, out);
     return 1;
@@ -294,9 +294,9 @@ static int l_scheme(lua_State *L) {
     const char *key = lua_tostring(L, -1);
     sb_status status;
     if (lua_isnoneornil(L, 2)) {
-        status = sb_register_scheme(ctx->m, name, NULL, NULL, NULL);
+        status = sb_scheme_register(ctx->m, name, NULL, NULL, NULL);
     } else if (lua_isboolean(L, 2) && !lua_toboolean(L, 2)) {
-        status = sb_unregister_scheme(ctx->m, name);
+        status = sb_scheme_unregister(ctx->m, name);
         sb_lua_uncharge_name(L, SB_LUA_CHARGE_SCHEME, key);
         if (status != SB_OK) return sb_lua_push_failure(L, status);
         lua_pushboolean(L, 1);
@@ -305,7 +305,7 @@ static int l_scheme(lua_State *L) {
         luaL_checktype(L, 2, LUA_TFUNCTION);
         sb_lua_fn *fn = remembered_handler(L, ctx, SB_LUA_SCHEME_HANDLER, name, 2);
         if (fn == NULL) return luaL_error(L, "switchboard: out of memory");
-        status = sb_register_scheme(ctx->m, name, sb_lua_fn_call, fn, sb_lua_fn_free);
+        status = sb_scheme_register(ctx->m, name, sb_lua_fn_call, fn, sb_lua_fn_free);
     }
     if (status != SB_OK) return sb_lua_push_failure(L, status);
     sb_lua_recharge_or_raise(L, SB_LUA_CHARGE_SCHEME, key, name_cost(key));
@@ -314,7 +314,7 @@ static int l_scheme(lua_State *L) {
 }
 
 /* sb.route(pattern, target, action) or sb.route(pattern, fn): a Lua handler
- * is added with sb_add_route_handler (no name reaches it). */
+ * is added with sb_url_pattern_add_handler (no name reaches it). */
 static int l_route(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
     const char *pattern = check_name(L, 1);
@@ -322,9 +322,9 @@ static int l_route(lua_State *L) {
     if (lua_type(L, 2) == LUA_TFUNCTION) {
         sb_lua_fn *fn = remembered_handler(L, ctx, SB_LUA_ROUTE_HANDLER, pattern, 2);
         if (fn == NULL) return luaL_error(L, "switchboard: out of memory");
-        status = sb_add_route_handler(ctx->m, pattern, sb_lua_fn_call, fn, sb_lua_fn_free);
+        status = sb_url_pattern_add_handler(ctx->m, pattern, sb_lua_fn_call, fn, sb_lua_fn_free);
     } else {
-        status = sb_add_route_pattern(ctx->m, pattern, check_name(L, 2), check_name(L, 3));
+        status = sb_url_pattern_add(ctx->m, pattern, check_name(L, 2), check_name(L, 3));
     }
     if (status == SB_OK) sb_lua_recharge_or_raise(L, SB_LUA_CHARGE_PATTERN, pattern, name_cost(pattern));
     if (status != SB_OK) return sb_lua_push_failure(L, status);
@@ -335,7 +335,7 @@ static int l_route(lua_State *L) {
 static int l_unroute(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
     const char *pattern = check_name(L, 1);
-    sb_status status = sb_remove_route_pattern(ctx->m, pattern);
+    sb_status status = sb_url_pattern_remove(ctx->m, pattern);
     sb_lua_uncharge_name(L, SB_LUA_CHARGE_PATTERN, pattern);
     if (status != SB_OK) return sb_lua_push_failure(L, status);
     lua_pushboolean(L, 1);
@@ -363,8 +363,8 @@ static int l_policy(lua_State *L) {
         if (policy == NULL) return luaL_argerror(L, 1, conv.error);
         cost = SB_LUA_REGISTRATION_COST + (long long)conv.cost;
     }
-    sb_status status = sb_set_url_policy(ctx->m, policy);
-    sb_release(policy);
+    sb_status status = sb_url_set_policy(ctx->m, policy);
+    sb_value_release(policy);
     if (status != SB_OK) return sb_lua_push_failure(L, status);
     sb_lua_recharge_or_raise(L, SB_LUA_CHARGE_POLICY, "", cost); /* the policy replaces the last */
     lua_pushboolean(L, 1);
@@ -377,7 +377,7 @@ static int l_require_signed_urls(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
     size_t len = 0;
     const char *key = lua_isnoneornil(L, 1) ? NULL : luaL_checklstring(L, 1, &len);
-    sb_status status = sb_require_signed_urls(ctx->m, key, len);
+    sb_status status = sb_url_require_signature(ctx->m, key, len);
     if (status != SB_OK) return sb_lua_push_failure(L, status);
     lua_pushboolean(L, 1);
     return 1;
@@ -396,15 +396,15 @@ static int l_sign_url(lua_State *L) {
     size_t url_length;
     const char *key = luaL_checklstring(L, 1, &len);
     const char *url = luaL_checklstring(L, 2, &url_length);
-    if (url_length > URL_MAX) return url_too_long(L, url_length, SB_EINVAL); /* as sb_sign_url */
+    if (url_length > URL_MAX) return url_too_long(L, url_length, SB_EINVAL); /* as sb_url_sign */
     luaL_argcheck(L, strlen(url) == url_length, 2, "the URL contains a NUL byte");
     lua_Integer expires = luaL_checkinteger(L, 3);
-    char *signed_url = sb_sign_url(key, len, url, (int64_t)expires);
+    char *signed_url = sb_url_sign(key, len, url, (int64_t)expires);
     if (signed_url == NULL) return sb_lua_push_failure(L, SB_EINVAL);
     lua_pushcfunction(L, push_cstring);
     lua_pushlightuserdata(L, signed_url);
     int rc = lua_pcall(L, 1, 1, 0);
-    sb_free(signed_url);
+    sb_memory_free(signed_url);
     if (rc != LUA_OK) return lua_error(L);
     return 1;
 }
@@ -413,12 +413,12 @@ static int l_on_rejected(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
     sb_status status;
     if (lua_isnoneornil(L, 1)) {
-        status = sb_set_url_observer(ctx->m, NULL, NULL, NULL);
+        status = sb_url_set_observer(ctx->m, NULL, NULL, NULL);
     } else {
         luaL_checktype(L, 1, LUA_TFUNCTION);
         sb_lua_fn *fn = sb_lua_fn_new(ctx, L, 1);
         if (fn == NULL) return luaL_error(L, "switchboard: out of memory");
-        status = sb_set_url_observer(ctx->m, sb_lua_fn_call, fn, sb_lua_fn_free);
+        status = sb_url_set_observer(ctx->m, sb_lua_fn_call, fn, sb_lua_fn_free);
     }
     if (status != SB_OK) return sb_lua_push_failure(L, status);
     lua_pushboolean(L, 1);
@@ -430,7 +430,7 @@ static int l_fd(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
     int fd = sb_lua_fd(ctx);
     if (fd < 0) {
-        sb_set_error("sb.fd: no eventfd: %s", strerror(errno));
+        sb_error_set("sb.fd: no eventfd: %s", strerror(errno));
         return sb_lua_push_failure(L, errno == ENOMEM ? SB_ENOMEM : SB_EACTION);
     }
     lua_pushinteger(L, fd);
@@ -525,7 +525,7 @@ int sb_lua_open(lua_State *L, sb_mediator *m) {
     pthread_mutex_lock(&ctx->lock);
     ctx->refs++;
     pthread_mutex_unlock(&ctx->lock);
-    if (sb_add_discoverer(m, sb_lua_discover, ctx, release_ctx, &ctx->discoverer) != SB_OK) {
+    if (sb_discoverer_add(m, sb_lua_discover, ctx, release_ctx, &ctx->discoverer) != SB_OK) {
         ctx->discoverer = 0; /* release_ctx already ran */
     }
     lua_remove(L, -2); /* the box: the functions' upvalues keep it */

@@ -8,7 +8,7 @@
  *   sb.perform_service(name, action [, params [, opts]])  -> result | nil, message, code
  *   sb.remove_service(name)              -> true | nil, message, code
  *
- * perform_service takes the opts of sb.perform that sb_perform_service has:
+ * perform_service takes the opts of sb.perform that sb_service_perform has:
  * {cache =, fallback =}.
  */
 #include "internal.h"
@@ -42,7 +42,7 @@ static int l_service(lua_State *L) {
     if (!sb_lua_charge_name(L, SB_LUA_CHARGE_SERVICE, name, cost)) {
         return luaL_error(L, "not enough memory: the Lua state's memory budget is spent");
     }
-    sb_status status = sb_define_service(ctx->m, name, interface);
+    sb_status status = sb_service_define(ctx->m, name, interface);
     if (status != SB_OK) {
         (void)sb_lua_charge_name(L, SB_LUA_CHARGE_SERVICE, name, -cost);
         return sb_lua_push_failure(L, status);
@@ -64,7 +64,7 @@ static int l_bind_service(lua_State *L) {
     sb_lua_drain_unrefs(L, ctx);
     lua_State *previous = ctx->active;
     ctx->active = L; /* binding may load a Target_<Name>.lua file */
-    sb_status status = sb_bind_service(ctx->m, name, target);
+    sb_status status = sb_service_bind(ctx->m, name, target);
     ctx->active = previous;
     if (status != SB_OK) {
         (void)sb_lua_charge_name(L, SB_LUA_CHARGE_BINDING, name, -cost);
@@ -77,7 +77,7 @@ static int l_bind_service(lua_State *L) {
 static int l_remove_service(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
     const char *name = check_name(L, 1);
-    sb_status status = sb_remove_service(ctx->m, name);
+    sb_status status = sb_service_remove(ctx->m, name);
     sb_lua_uncharge_name(L, SB_LUA_CHARGE_SERVICE, name);
     sb_lua_uncharge_name(L, SB_LUA_CHARGE_BINDING, name);
     return done(L, status);
@@ -99,9 +99,9 @@ static int l_perform_service(lua_State *L) {
     sb_value *out = NULL;
     lua_State *previous = ctx->active;
     ctx->active = L;
-    sb_status status = sb_perform_service(ctx->m, name, action, params, options.flags, &out);
+    sb_status status = sb_service_perform(ctx->m, name, action, params, options.flags, &out);
     ctx->active = previous;
-    sb_release(params);
+    sb_value_release(params);
     sb_lua_conv_uncharge(L, &conv);
     if (status != SB_OK) return sb_lua_push_failure(L, status);
     sb_lua_push_result(L, ctx, out);

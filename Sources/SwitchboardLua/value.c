@@ -15,7 +15,7 @@ void sb_lua_push_cvalue(lua_State *L, sb_value *v) {
     cvalue *cv = lua_newuserdatauv(L, sizeof *cv, 0);
     cv->v = NULL;
     luaL_setmetatable(L, SB_LUA_VALUE);
-    cv->v = sb_retain(v); /* only once nothing else here can raise */
+    cv->v = sb_value_retain(v); /* only once nothing else here can raise */
 }
 
 sb_value *sb_lua_test_cvalue(lua_State *L, int idx) {
@@ -33,14 +33,14 @@ static int value_gc(lua_State *L) {
     cvalue *cv = luaL_checkudata(L, 1, SB_LUA_VALUE);
     sb_value *v = cv->v;
     cv->v = NULL;
-    sb_release(v);
+    sb_value_release(v);
     return 0;
 }
 
 /* cb(args): calls a callback made in C, Swift or Lua. */
 static int value_call(lua_State *L) {
     sb_value *callback = check_cvalue(L, 1);
-    if (sb_typeof(callback) != SB_CALLBACK) return luaL_error(L, "a switchboard pointer is not callable");
+    if (sb_value_type(callback) != SB_CALLBACK) return luaL_error(L, "a switchboard pointer is not callable");
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
     sb_value *args = NULL;
     if (!lua_isnoneornil(L, 2)) {
@@ -54,25 +54,25 @@ static int value_call(lua_State *L) {
     ctx->active = L;
     sb_status status = sb_callback_call(callback, args, &out);
     ctx->active = previous;
-    sb_release(args);
+    sb_value_release(args);
     if (status != SB_OK) return sb_lua_push_failure(L, status);
     sb_lua_push_result(L, ctx, out);
     return 1;
 }
 
-/* Equal when they carry the same callback or pointer, as sb_equal says
+/* Equal when they carry the same callback or pointer, as sb_value_equal says
  * (a value that crossed Swift may arrive in a new box around it). */
 static int value_eq(lua_State *L) {
     sb_value *a = sb_lua_test_cvalue(L, 1), *b = sb_lua_test_cvalue(L, 2);
-    lua_pushboolean(L, a != NULL && b != NULL && sb_equal(a, b));
+    lua_pushboolean(L, a != NULL && b != NULL && sb_value_equal(a, b));
     return 1;
 }
 
 static int value_tostring(lua_State *L) {
     sb_value *v = check_cvalue(L, 1);
-    if (sb_typeof(v) == SB_POINTER) {
+    if (sb_value_type(v) == SB_POINTER) {
         void *p = NULL;
-        sb_get_pointer(v, &p);
+        sb_value_get_pointer(v, &p);
         lua_pushfstring(L, "switchboard.pointer: %p", p);
     } else {
         lua_pushfstring(L, "switchboard.callback: %p", (void *)v);

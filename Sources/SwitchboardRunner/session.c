@@ -102,7 +102,7 @@ static int load_file(sbr_session *s, const char *file, const char *name, char **
     /* For the catalogue, as the Lua module's own discovery says it. */
     char origin[4200];
     snprintf(origin, sizeof origin, "Lua file %s", file);
-    (void)sb_set_target_origin(s->m, name, origin);
+    (void)sb_target_set_origin(s->m, name, origin);
     return 1;
 }
 

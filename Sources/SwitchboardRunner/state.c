@@ -79,8 +79,8 @@ sb_mediator *sbr_new_mediator(const sbr_config *config, char **error) {
         return NULL;
     }
     for (size_t i = 0; i < config->plugin_count; i++) {
-        if (sb_load_plugin(m, config->plugins[i]) != SB_OK) {
-            const char *message = sb_last_error();
+        if (sb_plugin_load(m, config->plugins[i]) != SB_OK) {
+            const char *message = sb_error_message();
             size_t n = strlen(message) + 1;
             *error = malloc(n);
             if (*error != NULL) memcpy(*error, message, n);

@@ -53,7 +53,7 @@ sb_status helper_matrix_target(void *userdata, const sb_value *params, sb_value 
     sb_value *arg = sb_string("c"), *answer = NULL;
     (void)userdata;
     sb_status s = sb_callback_call(sb_dict_get(params, "cb"), arg, &answer);
-    sb_release(arg);
+    sb_value_release(arg);
     if (s != SB_OK) return s;
     *out = sb_dict_new();
     sb_dict_set_new(*out, "target", sb_string("c"));
@@ -64,7 +64,7 @@ sb_status helper_matrix_target(void *userdata, const sb_value *params, sb_value 
 static sb_status c_callback(void *userdata, const sb_value *args, sb_value **out) {
     char text[128];
     (void)userdata;
-    snprintf(text, sizeof text, "c got %s", sb_get_string(args, NULL) ? sb_get_string(args, NULL) : "?");
+    snprintf(text, sizeof text, "c got %s", sb_value_get_string(args, NULL) ? sb_value_get_string(args, NULL) : "?");
     *out = sb_string(text);
     return SB_OK;
 }
@@ -72,12 +72,12 @@ static sb_status c_callback(void *userdata, const sb_value *args, sb_value **out
 char *helper_matrix_call_from_c(sb_mediator *m, const char *target) {
     sb_value *params = sb_dict_new(), *out = NULL;
     sb_dict_set_new(params, "cb", sb_callback_new(c_callback, NULL, NULL));
-    sb_status s = sb_perform(m, target, "run", params, 0, &out);
-    sb_release(params);
+    sb_status s = sb_action_perform(m, target, "run", params, 0, &out);
+    sb_value_release(params);
     if (s != SB_OK) return NULL;
     char text[256];
-    snprintf(text, sizeof text, "target=%s callback=%s", sb_get_string(sb_dict_get(out, "target"), NULL),
-             sb_get_string(sb_dict_get(out, "callback"), NULL));
-    sb_release(out);
+    snprintf(text, sizeof text, "target=%s callback=%s", sb_value_get_string(sb_dict_get(out, "target"), NULL),
+             sb_value_get_string(sb_dict_get(out, "callback"), NULL));
+    sb_value_release(out);
     return copy(text);
 }

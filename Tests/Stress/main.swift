@@ -70,8 +70,8 @@ struct SwitchboardStress: ParsableCommand {
             guard case .callback(let cb)? = params["cb"] else { return .null }
             return try cb(params["arg"] ?? .null)
         }
-        guard sb_register_action(cm, "StressC", "call", helper_call_param_callback, nil, nil) == SB_OK else {
-            throw ValidationError("cannot register the C action: \(String(cString: sb_last_error()))")
+        guard sb_action_register(cm, "StressC", "call", helper_call_param_callback, nil, nil) == SB_OK else {
+            throw ValidationError("cannot register the C action: \(String(cString: sb_error_message()))")
         }
         var route: OpaquePointer?
         guard sb_route_prepare(cm, "StressC", "call", 0, &route) == SB_OK, let route else {
@@ -176,13 +176,13 @@ struct SwitchboardStress: ParsableCommand {
             return m.open("app://StressSwift/double?n=\(n)") == .int(2 * n)
         case .preparedRoute:
             let params = sb_dict_new()
-            defer { sb_release(params) }
+            defer { sb_value_release(params) }
             sb_dict_set_new(params, "cb", sb_callback_new(helper_add_one, nil, nil))
             sb_dict_set_new(params, "arg", sb_int(n))
             var out: OpaquePointer?
-            defer { sb_release(out) }
+            defer { sb_value_release(out) }
             var result: Int64 = 0
-            return sb_route_call(route, params, &out) == SB_OK && sb_get_int(out, &result) == SB_OK && result == n + 1
+            return sb_route_call(route, params, &out) == SB_OK && sb_value_get_int(out, &result) == SB_OK && result == n + 1
         }
     }
 }

@@ -35,7 +35,7 @@ struct Pair {
 /// The int inside a C value, for checks.
 func intOf(_ v: OpaquePointer?) -> Int64? {
     var i: Int64 = 0
-    return sb_get_int(v, &i) == SB_OK ? i : nil
+    return sb_value_get_int(v, &i) == SB_OK ? i : nil
 }
 
 @Suite("C and Swift in one process")
@@ -55,20 +55,20 @@ struct InteropTests {
     @Test("a Swift callback is called from a C action, and from C directly")
     func swiftCallbackFromC() throws {
         let pair = Pair()
-        #expect(sb_register_action(pair.handle, "CT", "callIt", helper_call_param_callback, nil, nil) == SB_OK)
+        #expect(sb_action_register(pair.handle, "CT", "callIt", helper_call_param_callback, nil, nil) == SB_OK)
         let callback = Callback { args in .int((args.int ?? 0) + 100) }
         #expect(try pair.mediator.call(target: "CT", action: "callIt",
                                        params: ["cb": .callback(callback), "arg": 5]) == 105)
 
         // The same callback as a C value, called with sb_callback_call.
         let value = Handle(retaining: SBValue.object(callback, as: SB_CALLBACK)).pointer
-        defer { sb_release(value) }
+        defer { sb_value_release(value) }
         let args = CSwitchboard.sb_int(7)
-        defer { sb_release(args) }
+        defer { sb_value_release(args) }
         var out: OpaquePointer?
         #expect(sb_callback_call(value, args, &out) == SB_OK)
         #expect(intOf(out) == 107)
-        sb_release(out)
+        sb_value_release(out)
     }
 
     @Test("a C caller's URL to a local action is refused and reaches the Swift URL observer")
@@ -82,7 +82,7 @@ struct InteropTests {
         var out: OpaquePointer?
         #expect(sb_open_url_params(pair.handle, "app://A/inside?x=1", nil, nil, &out) == SB_EREJECTED)
         #expect(out == nil)
-        #expect(String(cString: sb_last_error()) == "A.inside is local: URLs cannot reach it")
+        #expect(String(cString: sb_error_message()) == "A.inside is local: URLs cannot reach it")
         #expect(seen.increment() == 2) // one refusal seen, then this count
     }
 
@@ -90,7 +90,7 @@ struct InteropTests {
     func cCallbackFromSwift() throws {
         let made = sb_callback_new(helper_add_one, nil, nil)
         let handle = try #require(made)
-        defer { sb_release(handle) }
+        defer { sb_value_release(handle) }
         let callback = try #require(Handle(handle).box?.takeUnretainedValue().callback)
         #expect(try callback(41) == 42)
         #expect {
@@ -104,7 +104,7 @@ struct InteropTests {
     @Test("failures cross both ways with their status and message")
     func errorsAcross() throws {
         let pair = Pair()
-        #expect(sb_register_action(pair.handle, "CT", "reject", helper_reject, nil, nil) == SB_OK)
+        #expect(sb_action_register(pair.handle, "CT", "reject", helper_reject, nil, nil) == SB_OK)
         #expect {
             try pair.mediator.call(target: "CT", action: "reject")
         } throws: { error in
@@ -118,9 +118,9 @@ struct InteropTests {
         var out: OpaquePointer?
         #expect(helper_perform(pair.handle, "SwiftT", "fail", 0, &out) == SB_EACTION)
         #expect(out == nil)
-        #expect(String(cString: sb_last_error()).contains("SwiftT.fail"))
+        #expect(String(cString: sb_error_message()).contains("SwiftT.fail"))
         #expect(helper_perform(pair.handle, "SwiftT", "deny", 0, &out) == SB_EREJECTED)
-        #expect(String(cString: sb_last_error()) == "swift says no")
+        #expect(String(cString: sb_error_message()) == "swift says no")
     }
 
     @Test("values keep their kinds and identities from Swift to C and back")
@@ -140,10 +140,10 @@ struct InteropTests {
         #expect(back["pointer"]?.pointer === pointer)
         // C sees an int and a double as different kinds.
         let handle = native.pointer
-        #expect(sb_typeof(sb_dict_get(handle, "int")) == SB_INT)
-        #expect(sb_typeof(sb_dict_get(handle, "double")) == SB_DOUBLE)
+        #expect(sb_value_type(sb_dict_get(handle, "int")) == SB_INT)
+        #expect(sb_value_type(sb_dict_get(handle, "double")) == SB_DOUBLE)
         var length = 0
-        #expect(sb_get_string(sb_dict_get(handle, "string"), &length) != nil)
+        #expect(sb_value_get_string(sb_dict_get(handle, "string"), &length) != nil)
         #expect(length == 8)
     }
 
@@ -154,10 +154,10 @@ struct InteropTests {
         #expect(helper_perform(pair.handle, "SwiftCounter", "serial", SB_CACHE_TARGET, &first) == SB_OK)
         #expect(helper_perform(pair.handle, "SwiftCounter", "serial", SB_CACHE_TARGET, &second) == SB_OK)
         #expect(intOf(first) != nil && intOf(first) == intOf(second))
-        #expect(sb_release_cached_target(pair.handle, "SwiftCounter") == SB_OK)
+        #expect(sb_target_evict(pair.handle, "SwiftCounter") == SB_OK)
         #expect(helper_perform(pair.handle, "SwiftCounter", "serial", 0, &third) == SB_OK)
         #expect(intOf(third) != intOf(first))
-        [first, second, third].forEach { sb_release($0) }
+        [first, second, third].forEach { sb_value_release($0) }
     }
 
     @Test("a Swift NoTargetAction answers a C caller with the same params as a Swift caller")
@@ -169,7 +169,7 @@ struct InteropTests {
         let result = try Handle(try #require(out)).toValue()
         #expect(result == ["originParams": [:], "targetString": "Target_Ghost", "selectorString": "Action_boo:",
                            "target": "Ghost", "action": "boo"])
-        sb_release(out)
+        sb_value_release(out)
     }
 
     @Test("small ints, booleans and null are immediates; big ints and everything else are boxes")
@@ -217,12 +217,12 @@ struct InteropTests {
         for _ in 1..<Int(SB_MAX_DEPTH) { deep = .array([deep]) }
         let root = try Handle.from(deep).pointer
         var innermost: OpaquePointer = root
-        while let next = SwitchboardC.sb_array_get(innermost, 0), SwitchboardC.sb_typeof(next) == SB_ARRAY {
+        while let next = SwitchboardC.sb_array_get(innermost, 0), SwitchboardC.sb_value_type(next) == SB_ARRAY {
             innermost = next
         }
         let refused = appendArray(innermost)
         #expect(refused == SB_EINVAL)
-        #expect(String(cString: sb_last_error()).contains("already 200 levels deep"))
+        #expect(String(cString: sb_error_message()).contains("already 200 levels deep"))
         // The level above it may take one (an empty array at level 200).
         var second: OpaquePointer = root
         for _ in 0..<(Int(SB_MAX_DEPTH) - 2) { second = SwitchboardC.sb_array_get(second, 0)! }
@@ -231,10 +231,10 @@ struct InteropTests {
         let refusedBelow = appendArray(SwitchboardC.sb_array_get(second, 1))
         #expect(refusedBelow == SB_EINVAL)
         // Once its outermost array is gone, the rest may grow by one level.
-        let inner = SwitchboardC.sb_retain(SwitchboardC.sb_array_get(root, 0))
-        SwitchboardC.sb_release(root)
+        let inner = SwitchboardC.sb_value_retain(SwitchboardC.sb_array_get(root, 0))
+        SwitchboardC.sb_value_release(root)
         let grown = appendArray(innermost)
         #expect(grown == SB_OK)
-        SwitchboardC.sb_release(inner)
+        SwitchboardC.sb_value_release(inner)
     }
 }

@@ -49,7 +49,7 @@ struct MatrixTests {
         try world.mediator.register(target: "SwiftT", action: "run") { params in
             ["target": "swift", "callback": try params["cb"]!.callback!("swift")]
         }
-        #expect(sb_register_action(world.handle, "CT", "run", helper_matrix_target, nil, nil) == SB_OK)
+        #expect(sb_action_register(world.handle, "CT", "run", helper_matrix_target, nil, nil) == SB_OK)
         _ = try world.lua("""
             sb.target("LuaT", { run = function(p) return { target = "lua", callback = p.cb("lua") } end })
             return true
@@ -65,7 +65,7 @@ struct MatrixTests {
 
     func callFromC(_ world: World, _ target: String) throws -> String {
         guard let text = helper_matrix_call_from_c(world.handle, target) else {
-            throw World.LuaError(message: String(cString: sb_last_error()))
+            throw World.LuaError(message: String(cString: sb_error_message()))
         }
         defer { free(text) }
         return String(cString: text)

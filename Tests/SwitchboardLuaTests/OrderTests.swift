@@ -90,11 +90,11 @@ final class OrderWorld {
     init() throws {
         world = try World()
         let echo: sb_fn = { _, args, out in
-            out?.pointee = sb_retain(args)
+            out?.pointee = sb_value_retain(args)
             return SB_OK
         }
-        #expect(sb_register_action(world.handle, "CEcho", "back", echo, nil, nil) == SB_OK)
-        #expect(sb_register_action_contract(world.handle, "CTyped", "back", "x: int = 1", echo, nil, nil) == SB_OK)
+        #expect(sb_action_register(world.handle, "CEcho", "back", echo, nil, nil) == SB_OK)
+        #expect(sb_action_register_contract(world.handle, "CTyped", "back", "x: int = 1", echo, nil, nil) == SB_OK)
         _ = try world.lua("""
             sb.target("LuaEcho", { back = function(p) return p end,
                                    maker = function() return function(x) return x end end })
@@ -119,22 +119,22 @@ final class OrderWorld {
         let native = try Handle.from(.dict(params))
         defer { native.release() }
         var out: OpaquePointer?
-        guard sb_perform(handle, target, "back", native.pointer, 0, &out) == SB_OK, let out else {
-            throw SwitchboardError.invalidArgument(String(cString: sb_last_error()))
+        guard sb_action_perform(handle, target, "back", native.pointer, 0, &out) == SB_OK, let out else {
+            throw SwitchboardError.invalidArgument(String(cString: sb_error_message()))
         }
-        defer { sb_release(out) }
+        defer { sb_value_release(out) }
         return try Handle(out).toValue()
     }
 
-    /// The value through `sb_to_json` and `sb_from_json`.
+    /// The value through `sb_json_encode` and `sb_json_decode`.
     func throughCJSON(_ value: Value) throws -> Value {
         let native = try Handle.from(value)
         defer { native.release() }
-        let text = try #require(sb_to_json(native.pointer))
-        defer { sb_free(text) }
+        let text = try #require(sb_json_encode(native.pointer))
+        defer { sb_memory_free(text) }
         var back: OpaquePointer?
-        #expect(sb_from_json(text, &back) == SB_OK)
-        defer { sb_release(back) }
+        #expect(sb_json_decode(text, &back) == SB_OK)
+        defer { sb_value_release(back) }
         return try Handle(try #require(back)).toValue()
     }
 }
@@ -153,7 +153,7 @@ struct OrderTests {
         // Swift -> C -> Lua -> C -> Swift, then JSON both ways.
         let fromLua = try m.call(target: "LuaEcho", action: "back", params: params)
         #expect(identical(fromLua, given), "Swift -> Lua: \(fromLua) is not \(given)")
-        #expect(identical(try o.throughCJSON(fromLua), given), "sb_to_json / sb_from_json")
+        #expect(identical(try o.throughCJSON(fromLua), given), "sb_json_encode / sb_json_decode")
         #expect(identical(try Value(json: fromLua.description), given), "description / init(json:)")
         // A C caller, a Lua target; and a C target.
         #expect(identical(try o.callFromC("LuaEcho", params), given), "C -> Lua")

@@ -1,5 +1,5 @@
 /* A small test harness for the C suites: CHECK macros that count and report
- * failures with file:line and sb_last_error(), and a summary line. */
+ * failures with file:line and sb_error_message(), and a summary line. */
 #ifndef SB_CHECK_H
 #define SB_CHECK_H
 
@@ -28,7 +28,7 @@ static int check_failed;
             check_failed++;                                                             \
             fprintf(stderr, "%s:%d: %s gave %s, expected %s (last error: %s)\n",        \
                     __FILE__, __LINE__, #expr, sb_status_string(check_s_), #expected,   \
-                    sb_last_error());                                                   \
+                    sb_error_message());                                                   \
         }                                                                               \
     } while (0)
 
@@ -44,12 +44,12 @@ static int check_failed;
     } while (0)
 
 /* True when the thread's last error mentions `needle`. */
-#define ERROR_MENTIONS(needle) (strstr(sb_last_error(), (needle)) != NULL)
+#define ERROR_MENTIONS(needle) (strstr(sb_error_message(), (needle)) != NULL)
 
 /* An int result of a call, or INT64_MIN when it is not an int. */
 static inline int64_t check_int(const sb_value *v) {
     int64_t i = INT64_MIN;
-    if (sb_get_int(v, &i) != SB_OK) return INT64_MIN;
+    if (sb_value_get_int(v, &i) != SB_OK) return INT64_MIN;
     return i;
 }
 

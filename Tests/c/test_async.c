@@ -20,7 +20,7 @@ static sb_status plain(void *ud, const sb_value *params, sb_value **out);
 static void enter_until(int *counter) {
     for (int i = 0; i < 2000 && *counter == 0; i++) {
         sb_mediator *other = sb_mediator_new();
-        sb_register_action(other, "X", "y", plain, NULL, NULL);
+        sb_action_register(other, "X", "y", plain, NULL, NULL);
         sb_mediator_free(other);
         sleep_ms(1);
     }
@@ -66,7 +66,7 @@ static sb_status deferred(void *ud, const sb_value *params, sb_value **out) {
     struct deferring *d = ud;
     (void)out;
     int64_t n = 0;
-    sb_get_int(sb_dict_get(params, "n"), &n);
+    sb_value_get_int(sb_dict_get(params, "n"), &n);
     d->later.c = sb_completion_take();
     d->later.delay_ms = d->delay_ms;
     d->later.value = n * 2;
@@ -95,26 +95,26 @@ static void finish(struct deferring *d) {
 static void test_completes_later(void) {
     sb_mediator *m = sb_mediator_new();
     struct deferring d = {30, SB_OK, 0, {0}, 0, 0};
-    CHECK_STATUS(sb_register_action(m, "Net", "fetch", deferred, &d, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "Net", "fetch", deferred, &d, NULL), SB_OK);
     sb_value *params = n_params(21), *out = NULL;
-    CHECK_STATUS(sb_perform(m, "Net", "fetch", params, 0, &out), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "Net", "fetch", params, 0, &out), SB_OK);
     CHECK(check_int(out) == 42);
-    sb_release(out);
+    sb_value_release(out);
     finish(&d);
     CHECK_STATUS(d.later.returned, SB_OK);
 
     /* A failure, with its status and message. */
     d.fail = SB_ENOTARGET;
-    CHECK_STATUS(sb_perform(m, "Net", "fetch", params, 0, &out), SB_ENOTARGET);
+    CHECK_STATUS(sb_action_perform(m, "Net", "fetch", params, 0, &out), SB_ENOTARGET);
     CHECK(out == NULL);
     CHECK(ERROR_MENTIONS("it broke later"));
     finish(&d);
     /* Not an error status, or one untrue of a call that ended: SB_EACTION. */
     d.fail = SB_PENDING;
-    CHECK_STATUS(sb_perform(m, "Net", "fetch", params, 0, &out), SB_EACTION);
+    CHECK_STATUS(sb_action_perform(m, "Net", "fetch", params, 0, &out), SB_EACTION);
     finish(&d);
     d.fail = SB_EQUEUED;
-    CHECK_STATUS(sb_perform(m, "Net", "fetch", params, 0, &out), SB_EACTION);
+    CHECK_STATUS(sb_action_perform(m, "Net", "fetch", params, 0, &out), SB_EACTION);
     finish(&d);
 
     /* Through a prepared route and a URL, the same. */
@@ -123,14 +123,14 @@ static void test_completes_later(void) {
     CHECK_STATUS(sb_route_prepare(m, "Net", "fetch", 0, &r), SB_OK);
     CHECK_STATUS(sb_route_call(r, params, &out), SB_OK);
     CHECK(check_int(out) == 42);
-    sb_release(out);
+    sb_value_release(out);
     finish(&d);
     sb_route_free(r);
     CHECK_STATUS(sb_open_url_params(m, "app://Net/fetch", params, NULL, &out), SB_OK);
     CHECK(check_int(out) == 42);
-    sb_release(out);
+    sb_value_release(out);
     finish(&d);
-    sb_release(params);
+    sb_value_release(params);
     sb_mediator_free(m);
 }
 
@@ -168,26 +168,26 @@ static sb_status plain(void *ud, const sb_value *params, sb_value **out) {
 static void test_rules_of_use(void) {
     sb_mediator *m = sb_mediator_new();
     sb_value *out = NULL;
-    CHECK_STATUS(sb_register_action(m, "A", "self", completes_itself, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_perform(m, "A", "self", NULL, 0, &out), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "A", "self", completes_itself, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "A", "self", NULL, 0, &out), SB_OK);
     size_t len = 0;
-    const char *s = sb_get_string(out, &len);
+    const char *s = sb_value_get_string(out, &len);
     CHECK(s != NULL && len == 3 && memcmp(s, "now", 3) == 0);
-    sb_release(out);
+    sb_value_release(out);
 
-    CHECK_STATUS(sb_register_action(m, "A", "forgot", pending_without_take, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_perform(m, "A", "forgot", NULL, 0, &out), SB_EACTION);
+    CHECK_STATUS(sb_action_register(m, "A", "forgot", pending_without_take, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "A", "forgot", NULL, 0, &out), SB_EACTION);
     CHECK(ERROR_MENTIONS("without taking its completion"));
 
     /* Taken, then answered anyway: the answer stands, the completion is refused. */
-    CHECK_STATUS(sb_register_action(m, "A", "both", takes_and_answers, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_register_action(m, "A", "plain", plain, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_perform(m, "A", "both", NULL, 0, &out), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "A", "both", takes_and_answers, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "A", "plain", plain, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "A", "both", NULL, 0, &out), SB_OK);
     CHECK(check_int(out) == 1);
-    sb_release(out);
-    CHECK_STATUS(sb_perform(m, "A", "plain", NULL, 0, &out), SB_OK); /* not confused by it */
+    sb_value_release(out);
+    CHECK_STATUS(sb_action_perform(m, "A", "plain", NULL, 0, &out), SB_OK); /* not confused by it */
     CHECK(check_int(out) == 5);
-    sb_release(out);
+    sb_value_release(out);
     CHECK_STATUS(sb_completion_succeed(answered_anyway_id, sb_int(2)), SB_EINVAL); /* closed as it answered */
     CHECK(ERROR_MENTIONS("no open completion"));
 
@@ -205,16 +205,16 @@ static void test_rules_of_use(void) {
 static void test_timeout(void) {
     sb_mediator *m = sb_mediator_new();
     struct deferring d = {300, SB_OK, 0, {0}, 0, 0};
-    CHECK_STATUS(sb_register_action(m, "Net", "slow", deferred, &d, free_deferring), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "Net", "slow", deferred, &d, free_deferring), SB_OK);
     sb_call_options o = {0};
     o.flags = SB_WITH_TIMEOUT;
     o.timeout_ms = 40;
     sb_value *out = NULL;
-    CHECK_STATUS(sb_perform_opts(m, "Net", "slow", NULL, &o, &out), SB_ETIMEOUT);
+    CHECK_STATUS(sb_action_perform_opts(m, "Net", "slow", NULL, &o, &out), SB_ETIMEOUT);
     CHECK(ERROR_MENTIONS("Net.slow did not complete"));
     CHECK(sb_completion_cancelled(d.later.c) == 1); /* the work may stop */
     /* The action's userdata outlives its registration while the work runs. */
-    CHECK_STATUS(sb_unregister_action(m, "Net", "slow"), SB_OK);
+    CHECK_STATUS(sb_action_unregister(m, "Net", "slow"), SB_OK);
     sb_mediator_free(m);
     CHECK(d.freed == 0);
     finish(&d);
@@ -224,14 +224,14 @@ static void test_timeout(void) {
 }
 
 struct canceller {
-    sb_cancel *token;
+    sb_cancellation *token;
     long after_ms;
 };
 
 static void *cancel_later(void *arg) {
     struct canceller *c = arg;
     sleep_ms(c->after_ms);
-    sb_cancel_request(c->token);
+    sb_cancellation_request(c->token);
     return NULL;
 }
 
@@ -245,23 +245,23 @@ static sb_status watches_cancel(void *ud, const sb_value *params, sb_value **out
 
 static void test_cancellation(void) {
     sb_mediator *m = sb_mediator_new();
-    CHECK_STATUS(sb_register_action(m, "Net", "wait", watches_cancel, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "Net", "wait", watches_cancel, NULL, NULL), SB_OK);
     sb_call_options o = {0};
-    o.cancel = sb_cancel_new();
+    o.cancel = sb_cancellation_new();
     struct canceller c = {o.cancel, 30};
     pthread_t t;
     pthread_create(&t, NULL, cancel_later, &c);
     sb_value *out = NULL;
-    CHECK_STATUS(sb_perform_opts(m, "Net", "wait", NULL, &o, &out), SB_ECANCELED);
+    CHECK_STATUS(sb_action_perform_opts(m, "Net", "wait", NULL, &o, &out), SB_ECANCELED);
     pthread_join(t, NULL);
     seen_cancelled = sb_completion_cancelled(seen_id);
     CHECK(seen_cancelled == 1);
     CHECK_STATUS(sb_completion_succeed(seen_id, sb_int(1)), SB_ECANCELED);
     /* Cancelled before: the call never starts its target. */
     seen_id = 0;
-    CHECK_STATUS(sb_perform_opts(m, "Net", "wait", NULL, &o, &out), SB_ECANCELED);
+    CHECK_STATUS(sb_action_perform_opts(m, "Net", "wait", NULL, &o, &out), SB_ECANCELED);
     CHECK(seen_id == 0);
-    sb_cancel_free(o.cancel);
+    sb_cancellation_free(o.cancel);
     sb_mediator_free(m);
 }
 
@@ -280,14 +280,14 @@ static void observe(void *ud, const sb_call_event *e) {
 static void test_around_the_action(void) {
     sb_mediator *m = sb_mediator_new();
     struct deferring d = {60, SB_OK, 0, {0}, 0, 0};
-    CHECK_STATUS(sb_register_action_contract(m, "Net", "typed", "n: int -> string", deferred, &d, NULL), SB_OK);
-    CHECK_STATUS(sb_add_observer(m, observe, NULL, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register_contract(m, "Net", "typed", "n: int -> string", deferred, &d, NULL), SB_OK);
+    CHECK_STATUS(sb_observer_add(m, observe, NULL, NULL, NULL), SB_OK);
     sb_value *params = n_params(2), *out = NULL;
-    CHECK_STATUS(sb_perform(m, "Net", "typed", params, 0, &out), SB_ETYPE); /* completed with an int */
+    CHECK_STATUS(sb_action_perform(m, "Net", "typed", params, 0, &out), SB_ETYPE); /* completed with an int */
     finish(&d);
     CHECK(end_status == SB_ETYPE);
     CHECK(end_duration >= 50000000ull); /* the end event came at completion */
-    sb_release(params);
+    sb_value_release(params);
     sb_mediator_free(m);
 }
 
@@ -324,13 +324,13 @@ static sb_status raced(void *ud, const sb_value *params, sb_value **out) {
 
 static void test_exactly_once(void) {
     sb_mediator *m = sb_mediator_new();
-    CHECK_STATUS(sb_register_action(m, "R", "race", raced, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "R", "race", raced, NULL, NULL), SB_OK);
     int rounds = 300, wrong = 0;
     for (int round = 0; round < rounds; round++) {
         pthread_barrier_init(&race_barrier, NULL, RACERS);
         sb_value *out = NULL;
-        if (sb_perform(m, "R", "race", NULL, 0, &out) != SB_OK || check_int(out) != 7) wrong++;
-        sb_release(out);
+        if (sb_action_perform(m, "R", "race", NULL, 0, &out) != SB_OK || check_int(out) != 7) wrong++;
+        sb_value_release(out);
         int accepted = 0;
         for (int i = 0; i < RACERS; i++) {
             pthread_join(racer_threads[i], NULL);
@@ -356,7 +356,7 @@ static sb_status spawn_completion(void *ud, const sb_value *params, sb_value **o
     (void)ud, (void)out;
     struct later *l = malloc(sizeof *l);
     int64_t n = 0;
-    sb_get_int(sb_dict_get(params, "n"), &n);
+    sb_value_get_int(sb_dict_get(params, "n"), &n);
     l->c = sb_completion_take();
     l->delay_ms = n % 3;
     l->value = n * 2;
@@ -372,9 +372,9 @@ static void *call_many(void *arg) {
     struct caller *c = arg;
     for (int64_t i = 0; i < 200; i++) {
         sb_value *p = n_params(i), *out = NULL;
-        if (sb_perform(c->m, "Pool", "work", p, 0, &out) != SB_OK || check_int(out) != i * 2) c->wrong++;
-        sb_release(out);
-        sb_release(p);
+        if (sb_action_perform(c->m, "Pool", "work", p, 0, &out) != SB_OK || check_int(out) != i * 2) c->wrong++;
+        sb_value_release(out);
+        sb_value_release(p);
     }
     return NULL;
 }
@@ -384,7 +384,7 @@ static void test_many_callers(void) {
     pthread_mutex_lock(&done_mu);
     long before = done_count;
     pthread_mutex_unlock(&done_mu);
-    CHECK_STATUS(sb_register_action(m, "Pool", "work", spawn_completion, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "Pool", "work", spawn_completion, NULL, NULL), SB_OK);
     struct caller callers[RACERS];
     pthread_t threads[RACERS];
     for (int i = 0; i < RACERS; i++) {
@@ -440,45 +440,45 @@ static void test_only_actions(void) {
     sb_value *out = NULL;
     /* An id an observer took is closed as its call ends: never handed on. */
     struct deferring d = {10, SB_OK, 0, {0}, 0, 0};
-    CHECK_STATUS(sb_register_action(m, "A", "plain", plain, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_register_action(m, "Net", "fetch", deferred, &d, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "A", "plain", plain, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "Net", "fetch", deferred, &d, NULL), SB_OK);
     uint64_t observer = 0;
-    CHECK_STATUS(sb_add_observer(m, takes_at_end, NULL, NULL, &observer), SB_OK);
-    CHECK_STATUS(sb_perform(m, "A", "plain", NULL, 0, &out), SB_OK);
-    sb_release(out);
+    CHECK_STATUS(sb_observer_add(m, takes_at_end, NULL, NULL, &observer), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "A", "plain", NULL, 0, &out), SB_OK);
+    sb_value_release(out);
     CHECK(stray_id != 0);
     sb_value *params = n_params(4);
-    CHECK_STATUS(sb_perform(m, "Net", "fetch", params, 0, &out), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "Net", "fetch", params, 0, &out), SB_OK);
     CHECK(check_int(out) == 8);
     CHECK(d.later.c != stray_id);
-    sb_release(out);
+    sb_value_release(out);
     finish(&d);
     CHECK_STATUS(d.later.returned, SB_OK);
     CHECK_STATUS(sb_completion_succeed(stray_id, sb_int(1)), SB_EINVAL);
-    CHECK_STATUS(sb_remove_observer(m, observer), SB_OK);
-    sb_release(params);
+    CHECK_STATUS(sb_observer_remove(m, observer), SB_OK);
+    sb_value_release(params);
 
     /* A callback must answer before it returns. */
     sb_value *cb = sb_callback_new(callback_defers, NULL, NULL);
     CHECK_STATUS(sb_callback_call(cb, NULL, &out), SB_EACTION);
     CHECK(ERROR_MENTIONS("only actions may answer later"));
-    sb_release(cb);
+    sb_value_release(cb);
 
     /* Completed, then answered anyway: the answer stands, the given value
      * is dropped (valgrind: nothing lost). Taken and answered 20,000 times:
      * nothing is kept, and the userdata goes with its registration. */
-    CHECK_STATUS(sb_register_action(m, "A", "both2", completes_then_answers, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_perform(m, "A", "both2", NULL, 0, &out), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "A", "both2", completes_then_answers, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "A", "both2", NULL, 0, &out), SB_OK);
     CHECK(check_int(out) == 3);
-    sb_release(out);
-    CHECK_STATUS(sb_register_action(m, "A", "takes", takes_and_answers, NULL, free_takes), SB_OK);
+    sb_value_release(out);
+    CHECK_STATUS(sb_action_register(m, "A", "takes", takes_and_answers, NULL, free_takes), SB_OK);
     int wrong = 0;
     for (int i = 0; i < 20000; i++) {
-        if (sb_perform(m, "A", "takes", NULL, 0, &out) != SB_OK) wrong++;
-        sb_release(out);
+        if (sb_action_perform(m, "A", "takes", NULL, 0, &out) != SB_OK) wrong++;
+        sb_value_release(out);
     }
     CHECK(wrong == 0);
-    CHECK_STATUS(sb_unregister_action(m, "A", "takes"), SB_OK);
+    CHECK_STATUS(sb_action_unregister(m, "A", "takes"), SB_OK);
     CHECK(takes_freed == 1);
     sb_mediator_free(m);
 }
@@ -521,12 +521,12 @@ static void test_instance_outlives_the_caller(void) {
     def.call = class_call;
     def.destroy = class_destroy;
     sb_mediator *m = sb_mediator_new();
-    CHECK_STATUS(sb_register_class(m, "Work", &def, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_class_register(m, "Work", &def, NULL, NULL), SB_OK);
     sb_call_options o = {0};
     o.flags = SB_WITH_TIMEOUT;
     o.timeout_ms = 20;
     sb_value *out = NULL;
-    CHECK_STATUS(sb_perform_opts(m, "Work", "work", NULL, &o, &out), SB_ETIMEOUT);
+    CHECK_STATUS(sb_action_perform_opts(m, "Work", "work", NULL, &o, &out), SB_ETIMEOUT);
     sb_mediator_free(m);
     CHECK(destroyed == 0); /* the work still uses it */
     pthread_join(class_worker, NULL);

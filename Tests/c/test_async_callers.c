@@ -1,4 +1,4 @@
-/* Callers that do not wait (issue 21): sb_perform_async, sb_open_url_async and
+/* Callers that do not wait (issue 21): sb_action_perform_async, sb_open_url_async and
  * sb_route_call_async return at once when the action answers later, and their
  * done callback runs exactly once, on the thread that ends the call: the
  * caller's own when the action answered at once, the completer's, the
@@ -23,7 +23,7 @@ struct ended {
     int calls;             /* how many times done ran: must end as 1 */
     sb_status status;
     int64_t value;         /* the int result, or INT64_MIN */
-    char message[256];     /* sb_last_error() during the callback */
+    char message[256];     /* sb_error_message() during the callback */
     pthread_t thread;      /* where done ran */
 };
 
@@ -45,11 +45,11 @@ static void done(void *ud, sb_status status, sb_value *result) {
     e->calls++;
     e->status = status;
     e->value = result ? check_int(result) : INT64_MIN;
-    snprintf(e->message, sizeof e->message, "%s", status == SB_OK ? "" : sb_last_error());
+    snprintf(e->message, sizeof e->message, "%s", status == SB_OK ? "" : sb_error_message());
     e->thread = pthread_self();
     pthread_cond_broadcast(&e->cv);
     pthread_mutex_unlock(&e->mu);
-    sb_release(result);
+    sb_value_release(result);
 }
 
 /* Waits (up to 5 s) until done has run; its call count. */
@@ -71,7 +71,7 @@ static int wait_ended(struct ended *e) {
 static sb_status at_once(void *ud, const sb_value *params, sb_value **out) {
     (void)ud;
     int64_t n = 0;
-    sb_get_int(sb_dict_get(params, "n"), &n);
+    sb_value_get_int(sb_dict_get(params, "n"), &n);
     *out = sb_int(n + 1);
     return SB_OK;
 }
@@ -134,7 +134,7 @@ static void *complete_behind_gate(void *arg) {
 static sb_status deferring(void *ud, const sb_value *params, sb_value **out) {
     struct later *l = ud;
     (void)out;
-    sb_get_int(sb_dict_get(params, "n"), &l->n);
+    sb_value_get_int(sb_dict_get(params, "n"), &l->n);
     l->c = sb_completion_take();
     if (l->c == 0) return SB_EACTION;
     l->caller_waits = sb_completion_caller_waits(l->c);
@@ -169,35 +169,35 @@ static void test_answers_at_once(sb_mediator *m) {
     struct ended e;
     ended_init(&e);
     sb_value *p = dict_n(41);
-    CHECK_STATUS(sb_perform_async(m, "A", "now", p, NULL, done, &e), SB_OK);
+    CHECK_STATUS(sb_action_perform_async(m, "A", "now", p, NULL, done, &e), SB_OK);
     CHECK(e.calls == 1);                       /* before it returned */
     CHECK(e.status == SB_OK && e.value == 42);
     CHECK(pthread_equal(e.thread, pthread_self()));
-    sb_release(p);
+    sb_value_release(p);
     ended_destroy(&e);
 
     /* A failure reaches done too, with its message. */
     ended_init(&e);
-    CHECK_STATUS(sb_perform_async(m, "Nobody", "none", NULL, NULL, done, &e), SB_OK);
+    CHECK_STATUS(sb_action_perform_async(m, "Nobody", "none", NULL, NULL, done, &e), SB_OK);
     CHECK(e.calls == 1 && e.status == SB_ENOTARGET);
     CHECK(strstr(e.message, "Nobody") != NULL);
     ended_destroy(&e);
 
     /* Bad arguments: SB_EINVAL, and done never runs. */
     ended_init(&e);
-    CHECK_STATUS(sb_perform_async(NULL, "A", "now", NULL, NULL, done, &e), SB_EINVAL);
-    CHECK_STATUS(sb_perform_async(m, "A", "now", NULL, NULL, NULL, &e), SB_EINVAL);
+    CHECK_STATUS(sb_action_perform_async(NULL, "A", "now", NULL, NULL, done, &e), SB_EINVAL);
+    CHECK_STATUS(sb_action_perform_async(m, "A", "now", NULL, NULL, NULL, &e), SB_EINVAL);
     CHECK_STATUS(sb_open_url_async(m, "app://A/now", NULL, NULL, NULL, NULL), SB_EINVAL);
     CHECK_STATUS(sb_route_call_async(NULL, NULL, done, &e), SB_EINVAL);
     CHECK(e.calls == 0);
     /* A bad name or params are the call's failure: done gets them. */
-    CHECK_STATUS(sb_perform_async(m, "", "now", NULL, NULL, done, &e), SB_OK);
+    CHECK_STATUS(sb_action_perform_async(m, "", "now", NULL, NULL, done, &e), SB_OK);
     CHECK(e.calls == 1 && e.status == SB_EINVAL);
     ended_destroy(&e);
 
     /* Completed inside the action before it returned: at once. */
     ended_init(&e);
-    CHECK_STATUS(sb_perform_async(m, "A", "inside", NULL, NULL, done, &e), SB_OK);
+    CHECK_STATUS(sb_action_perform_async(m, "A", "inside", NULL, NULL, done, &e), SB_OK);
     CHECK(e.calls == 1 && e.status == SB_OK && e.value == 7);
     ended_destroy(&e);
 }
@@ -207,8 +207,8 @@ static void test_answers_later(sb_mediator *m, struct later *l) {
     ended_init(&e);
     later_init(l);
     sb_value *p = dict_n(21);
-    CHECK_STATUS(sb_perform_async(m, "A", "later", p, NULL, done, &e), SB_PENDING);
-    sb_release(p);
+    CHECK_STATUS(sb_action_perform_async(m, "A", "later", p, NULL, done, &e), SB_PENDING);
+    sb_value_release(p);
     CHECK(e.calls == 0);                       /* the worker is still behind its gate */
     CHECK(l->caller_waits == 0);
     gate_open(&l->gate);
@@ -226,18 +226,18 @@ static void test_answers_later(sb_mediator *m, struct later *l) {
     gate_open(&l->gate);
     sb_value *out = NULL;
     p = dict_n(5);
-    CHECK_STATUS(sb_perform(m, "A", "later", p, 0, &out), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "A", "later", p, 0, &out), SB_OK);
     later_finish(l);
     CHECK(l->caller_waits == 1);
     CHECK(check_int(out) == 10);
-    sb_release(out);
-    sb_release(p);
+    sb_value_release(out);
+    sb_value_release(p);
 
     /* A failure later: its status and message. */
     ended_init(&e);
     later_init(l);
     l->fail = SB_EPARAMS;
-    CHECK_STATUS(sb_perform_async(m, "A", "later", NULL, NULL, done, &e), SB_PENDING);
+    CHECK_STATUS(sb_action_perform_async(m, "A", "later", NULL, NULL, done, &e), SB_PENDING);
     gate_open(&l->gate);
     CHECK(wait_ended(&e) == 1);
     later_finish(l);
@@ -264,7 +264,7 @@ static void test_url_and_route(sb_mediator *m, struct later *l) {
     later_init(l);
     sb_value *p = dict_n(8);
     CHECK_STATUS(sb_route_call_async(r, p, done, &e), SB_PENDING);
-    sb_release(p);
+    sb_value_release(p);
     gate_open(&l->gate);
     CHECK(wait_ended(&e) == 1);
     later_finish(l);
@@ -282,7 +282,7 @@ static void test_timeout_and_cancel(sb_mediator *m, struct later *l) {
     sb_call_options o = {0};
     o.flags = SB_WITH_TIMEOUT;
     o.timeout_ms = 30;
-    CHECK_STATUS(sb_perform_async(m, "A", "later", NULL, &o, done, &e), SB_PENDING);
+    CHECK_STATUS(sb_action_perform_async(m, "A", "later", NULL, &o, done, &e), SB_PENDING);
     CHECK(wait_ended(&e) == 1);
     CHECK(e.status == SB_ETIMEOUT);
     CHECK(!pthread_equal(e.thread, pthread_self()));
@@ -296,12 +296,12 @@ static void test_timeout_and_cancel(sb_mediator *m, struct later *l) {
     /* Cancelled while pending: done runs on the cancelling thread. */
     ended_init(&e);
     later_init(l);
-    sb_cancel *token = sb_cancel_new();
+    sb_cancellation *token = sb_cancellation_new();
     sb_call_options c = {0};
     c.cancel = token;
-    CHECK_STATUS(sb_perform_async(m, "A", "later", NULL, &c, done, &e), SB_PENDING);
-    sb_cancel_request(token);
-    CHECK(e.calls == 1);                       /* before sb_cancel_request returned ... */
+    CHECK_STATUS(sb_action_perform_async(m, "A", "later", NULL, &c, done, &e), SB_PENDING);
+    sb_cancellation_request(token);
+    CHECK(e.calls == 1);                       /* before sb_cancellation_request returned ... */
     CHECK(pthread_equal(e.thread, pthread_self())); /* ... on the cancelling thread */
     CHECK(e.status == SB_ECANCELED);
     gate_open(&l->gate);
@@ -313,12 +313,12 @@ static void test_timeout_and_cancel(sb_mediator *m, struct later *l) {
     /* Cancelled before: done at once, the action never runs. */
     ended_init(&e);
     later_init(l);
-    CHECK_STATUS(sb_perform_async(m, "A", "later", NULL, &c, done, &e), SB_OK);
+    CHECK_STATUS(sb_action_perform_async(m, "A", "later", NULL, &c, done, &e), SB_OK);
     CHECK(e.calls == 1 && e.status == SB_ECANCELED);
     CHECK(l->started == 0);
     later_finish(l);
     ended_destroy(&e);
-    sb_cancel_free(token);
+    sb_cancellation_free(token);
 }
 
 /* Contracts and observers see the answer when it comes. */
@@ -335,15 +335,15 @@ static void observe(void *ud, const sb_call_event *ev) {
 
 static void test_contract_and_observer(struct later *l) {
     sb_mediator *m = sb_mediator_new();
-    CHECK_STATUS(sb_register_action_contract(m, "T", "typed", "n: int -> string", deferring, l, NULL), SB_OK);
-    CHECK_STATUS(sb_add_observer(m, observe, NULL, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register_contract(m, "T", "typed", "n: int -> string", deferring, l, NULL), SB_OK);
+    CHECK_STATUS(sb_observer_add(m, observe, NULL, NULL, NULL), SB_OK);
     struct ended e;
     ended_init(&e);
     later_init(l);
     end_events = 0;
     sb_value *p = dict_n(3);
-    CHECK_STATUS(sb_perform_async(m, "T", "typed", p, NULL, done, &e), SB_PENDING);
-    sb_release(p);
+    CHECK_STATUS(sb_action_perform_async(m, "T", "typed", p, NULL, done, &e), SB_PENDING);
+    sb_value_release(p);
     CHECK(end_events == 0);                    /* the call has not ended */
     gate_open(&l->gate);
     CHECK(wait_ended(&e) == 1);
@@ -358,14 +358,14 @@ static void test_contract_and_observer(struct later *l) {
 /* Exactly once: a completer and a canceller race, 300 times. */
 struct racer {
     struct later *l;
-    sb_cancel *token;
+    sb_cancellation *token;
     struct gate *start;
 };
 
 static void *cancel_behind_gate(void *arg) {
     struct racer *r = arg;
     gate_pass(r->start);
-    sb_cancel_request(r->token);
+    sb_cancellation_request(r->token);
     return NULL;
 }
 
@@ -377,13 +377,13 @@ static void test_race(sb_mediator *m, struct later *l) {
         later_init(l);
         struct gate start;
         gate_init(&start);
-        sb_cancel *token = sb_cancel_new();
+        sb_cancellation *token = sb_cancellation_new();
         sb_call_options c = {0};
         c.cancel = token;
         struct racer r = {l, token, &start};
         pthread_t canceller;
         pthread_create(&canceller, NULL, cancel_behind_gate, &r);
-        if (sb_perform_async(m, "A", "later", NULL, &c, done, &e) != SB_PENDING) once = 0;
+        if (sb_action_perform_async(m, "A", "later", NULL, &c, done, &e) != SB_PENDING) once = 0;
         gate_open(&l->gate);
         gate_open(&start);
         pthread_join(canceller, NULL);
@@ -396,13 +396,13 @@ static void test_race(sb_mediator *m, struct later *l) {
         /* The completer was told the truth: accepted exactly when done got it. */
         if ((l->returned == SB_OK) != (e.status == SB_OK)) once = 0;
         ended_destroy(&e);
-        sb_cancel_free(token);
+        sb_cancellation_free(token);
         pthread_mutex_destroy(&start.mu);
         pthread_cond_destroy(&start.cv);
     }
     CHECK(once);
     CHECK(completions_ok + cancels == 300);
-    robustness_row("sb_perform_async: completion and cancellation racing", 300,
+    robustness_row("sb_action_perform_async: completion and cancellation racing", 300,
                    "done ran exactly once each time; the completer was told whether it won");
 }
 
@@ -410,7 +410,7 @@ static void test_race(sb_mediator *m, struct later *l) {
  * checks a declared result when it comes, as the other paths do. */
 static void test_fast_path_contract(struct later *l) {
     sb_mediator *m = sb_mediator_new();
-    CHECK_STATUS(sb_register_action_contract(m, "T", "typed", "n: int -> string", deferring, l, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register_contract(m, "T", "typed", "n: int -> string", deferring, l, NULL), SB_OK);
     sb_route *r = NULL;
     CHECK_STATUS(sb_route_prepare(m, "T", "typed", 0, &r), SB_OK);
     for (int via_route = 0; via_route < 2; via_route++) {
@@ -418,9 +418,9 @@ static void test_fast_path_contract(struct later *l) {
         ended_init(&e);
         later_init(l);
         sb_value *p = dict_n(3);
-        CHECK_STATUS(via_route ? sb_route_call_async(r, p, done, &e) : sb_perform_async(m, "T", "typed", p, NULL, done, &e),
+        CHECK_STATUS(via_route ? sb_route_call_async(r, p, done, &e) : sb_action_perform_async(m, "T", "typed", p, NULL, done, &e),
                      SB_PENDING);
-        sb_release(p);
+        sb_value_release(p);
         gate_open(&l->gate);
         CHECK(wait_ended(&e) == 1);
         later_finish(l);
@@ -451,17 +451,17 @@ static int take_in_interceptor(void *ud, sb_call *call) {
 static void test_hooks_take_nothing(struct later *l) {
     for (int interceptor = 0; interceptor < 2; interceptor++) {
         sb_mediator *m = sb_mediator_new();
-        CHECK_STATUS(sb_register_action(m, "A", "later", deferring, l, NULL), SB_OK);
+        CHECK_STATUS(sb_action_register(m, "A", "later", deferring, l, NULL), SB_OK);
         if (interceptor) {
-            CHECK_STATUS(sb_add_interceptor(m, 0, take_in_interceptor, NULL, NULL, NULL), SB_OK);
+            CHECK_STATUS(sb_interceptor_add(m, 0, take_in_interceptor, NULL, NULL, NULL), SB_OK);
         } else {
-            CHECK_STATUS(sb_add_observer(m, take_at_start, NULL, NULL, NULL), SB_OK);
+            CHECK_STATUS(sb_observer_add(m, take_at_start, NULL, NULL, NULL), SB_OK);
         }
         struct ended e;
         ended_init(&e);
         later_init(l);
         taken_by_hook = 12345;
-        CHECK_STATUS(sb_perform_async(m, "A", "later", NULL, NULL, done, &e), SB_PENDING);
+        CHECK_STATUS(sb_action_perform_async(m, "A", "later", NULL, NULL, done, &e), SB_PENDING);
         CHECK(taken_by_hook == 0);
         CHECK(l->c != 0);
         CHECK_STATUS(sb_completion_fail(taken_by_hook, SB_EACTION, "not mine"), SB_EINVAL);
@@ -484,9 +484,9 @@ static long chain_left, chain_calls;
 static void again(void *ud, sb_status status, sb_value *result) {
     (void)ud;
     (void)status;
-    sb_release(result);
+    sb_value_release(result);
     chain_calls++;
-    if (--chain_left > 0) sb_perform_async(chain_m, "A", "now", NULL, NULL, again, NULL);
+    if (--chain_left > 0) sb_action_perform_async(chain_m, "A", "now", NULL, NULL, again, NULL);
 }
 
 #define CHAIN 20000
@@ -502,7 +502,7 @@ static sb_status take_into_chain(void *ud, const sb_value *params, sb_value **ou
 static void complete_next(void *ud, sb_status status, sb_value *result) {
     long i = (long)(intptr_t)ud;
     (void)status;
-    sb_release(result);
+    sb_value_release(result);
     chain_calls++;
     if (i + 1 < CHAIN) sb_completion_succeed(chain_ids[i + 1], sb_int(i + 1));
 }
@@ -511,22 +511,22 @@ static void test_callbacks_do_not_nest(sb_mediator *m) {
     chain_m = m;
     chain_left = 200000;
     chain_calls = 0;
-    CHECK_STATUS(sb_perform_async(m, "A", "now", NULL, NULL, again, NULL), SB_OK);
+    CHECK_STATUS(sb_action_perform_async(m, "A", "now", NULL, NULL, again, NULL), SB_OK);
     CHECK(chain_calls == 200000);
 
     sb_mediator *c = sb_mediator_new();
-    CHECK_STATUS(sb_register_action(c, "Chain", "take", take_into_chain, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(c, "Chain", "take", take_into_chain, NULL, NULL), SB_OK);
     chain_taken = 0;
     chain_calls = 0;
     int pending = 1;
     for (long i = 0; i < CHAIN; i++) {
-        if (sb_perform_async(c, "Chain", "take", NULL, NULL, complete_next, (void *)(intptr_t)i) != SB_PENDING) pending = 0;
+        if (sb_action_perform_async(c, "Chain", "take", NULL, NULL, complete_next, (void *)(intptr_t)i) != SB_PENDING) pending = 0;
     }
     CHECK(pending && chain_taken == CHAIN);
     CHECK_STATUS(sb_completion_succeed(chain_ids[0], sb_int(0)), SB_OK);
     CHECK(chain_calls == CHAIN);
     sb_mediator_free(c);
-    robustness_row("sb_perform_async: done callbacks that start or complete the next call", 200000 + CHAIN,
+    robustness_row("sb_action_perform_async: done callbacks that start or complete the next call", 200000 + CHAIN,
                    "each ran after the one before returned: no recursion, no stack growth");
 }
 
@@ -534,9 +534,9 @@ int main(void) {
     sb_mediator *m = sb_mediator_new();
     struct later l;
     later_init(&l);
-    CHECK_STATUS(sb_register_action(m, "A", "now", at_once, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_register_action(m, "A", "later", deferring, &l, NULL), SB_OK);
-    CHECK_STATUS(sb_register_action(m, "A", "inside", completes_inside, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "A", "now", at_once, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "A", "later", deferring, &l, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "A", "inside", completes_inside, NULL, NULL), SB_OK);
 
     test_answers_at_once(m);
     test_answers_later(m, &l);

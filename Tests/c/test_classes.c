@@ -1,4 +1,4 @@
-/* Target classes registered at run time (sb_register_class): instances made,
+/* Target classes registered at run time (sb_class_register): instances made,
  * cached, released and destroyed as a plugin target's are; failures of
  * create; the userdata's destructor; contracts; the catalogue. */
 #include "check.h"
@@ -15,7 +15,7 @@ struct tally {
 static sb_status counter_create(void *userdata, void **state) {
     struct tally *t = userdata;
     if (t->fail_create == 1) {
-        sb_set_error("no counters left");
+        sb_error_set("no counters left");
         return SB_EREJECTED;
     }
     if (t->fail_create == 2) return (sb_status)4242;
@@ -37,12 +37,12 @@ static sb_status counter_call(void *userdata, void *state, const char *action, c
     }
     if (strcmp(action, "add") == 0) {
         int64_t by = 0;
-        sb_get_int(sb_dict_get(args, "by"), &by);
+        sb_value_get_int(sb_dict_get(args, "by"), &by);
         *count += by;
         *out = sb_int(*count);
         return SB_OK;
     }
-    sb_set_error("counter has no %s", action);
+    sb_error_set("counter has no %s", action);
     return SB_ENOACTION;
 }
 
@@ -80,9 +80,9 @@ static sb_class_def counter_def(void) {
 
 static int64_t bump(sb_mediator *m, unsigned flags) {
     sb_value *out = NULL;
-    sb_status s = sb_perform(m, "Counter", "bump", NULL, flags, &out);
+    sb_status s = sb_action_perform(m, "Counter", "bump", NULL, flags, &out);
     int64_t n = s == SB_OK ? check_int(out) : -1;
-    sb_release(out);
+    sb_value_release(out);
     return n;
 }
 
@@ -90,7 +90,7 @@ static void test_instances(void) {
     sb_mediator *m = sb_mediator_new();
     struct tally t = {0, 0, 0, 0};
     sb_class_def def = counter_def();
-    CHECK_STATUS(sb_register_class(m, "Counter", &def, &t, tally_free), SB_OK);
+    CHECK_STATUS(sb_class_register(m, "Counter", &def, &t, tally_free), SB_OK);
 
     /* Uncached: a fresh instance per call, destroyed after it. */
     CHECK(bump(m, 0) == 1);
@@ -104,12 +104,12 @@ static void test_instances(void) {
     CHECK(t.created == 3 && t.destroyed == 2);
     sb_value *routes = NULL;
     CHECK_STATUS(sb_routes(m, &routes), SB_OK);
-    char *json = sb_to_json(routes);
+    char *json = sb_json_encode(routes);
     CHECK(json != NULL && strstr(json, "\"origin\":\"test counter\"") != NULL);
     CHECK(json != NULL && strstr(json, "\"cached\":true") != NULL);
-    sb_free(json);
-    sb_release(routes);
-    CHECK_STATUS(sb_release_cached_target(m, "Counter"), SB_OK);
+    sb_memory_free(json);
+    sb_value_release(routes);
+    CHECK_STATUS(sb_target_evict(m, "Counter"), SB_OK);
     CHECK(t.destroyed == 3);
     CHECK(bump(m, 0) == 1);
     CHECK(t.created == 4 && t.destroyed == 4);
@@ -118,21 +118,21 @@ static void test_instances(void) {
     sb_value *params = sb_dict_new();
     sb_dict_set_new(params, "by", sb_string("five"));
     sb_value *out = NULL;
-    CHECK_STATUS(sb_perform(m, "Counter", "add", params, 0, &out), SB_EPARAMS);
+    CHECK_STATUS(sb_action_perform(m, "Counter", "add", params, 0, &out), SB_EPARAMS);
     CHECK(out == NULL && ERROR_MENTIONS("by"));
     sb_dict_set_new(params, "by", sb_int(5));
-    CHECK_STATUS(sb_perform(m, "Counter", "add", params, 0, &out), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "Counter", "add", params, 0, &out), SB_OK);
     CHECK(check_int(out) == 5);
-    sb_release(out);
-    sb_release(params);
+    sb_value_release(out);
+    sb_value_release(params);
 
     /* A missing action is the class's business only through notFound. */
-    CHECK_STATUS(sb_perform(m, "Counter", "nope", NULL, 0, &out), SB_ENOACTION);
+    CHECK_STATUS(sb_action_perform(m, "Counter", "nope", NULL, 0, &out), SB_ENOACTION);
 
     /* Unregistering drops the cached instance and, once, the userdata. */
     CHECK(bump(m, SB_CACHE_TARGET) == 1);
     int destroyed = t.destroyed;
-    CHECK_STATUS(sb_unregister_target(m, "Counter"), SB_OK);
+    CHECK_STATUS(sb_target_unregister(m, "Counter"), SB_OK);
     CHECK(t.destroyed == destroyed + 1);
     CHECK(t.freed == 1);
     CHECK(bump(m, 0) == -1);
@@ -144,12 +144,12 @@ static void test_create_fails(void) {
     sb_mediator *m = sb_mediator_new();
     struct tally t = {0, 0, 0, 1};
     sb_class_def def = counter_def();
-    CHECK_STATUS(sb_register_class(m, "Counter", &def, &t, tally_free), SB_OK);
+    CHECK_STATUS(sb_class_register(m, "Counter", &def, &t, tally_free), SB_OK);
     sb_value *out = NULL;
-    CHECK_STATUS(sb_perform(m, "Counter", "bump", NULL, SB_CACHE_TARGET, &out), SB_EREJECTED);
+    CHECK_STATUS(sb_action_perform(m, "Counter", "bump", NULL, SB_CACHE_TARGET, &out), SB_EREJECTED);
     CHECK(out == NULL && ERROR_MENTIONS("no counters left"));
     t.fail_create = 2;
-    CHECK_STATUS(sb_perform(m, "Counter", "bump", NULL, 0, &out), SB_EACTION);
+    CHECK_STATUS(sb_action_perform(m, "Counter", "bump", NULL, 0, &out), SB_EACTION);
     CHECK(ERROR_MENTIONS("Counter: making an instance failed"));
     t.fail_create = 0;
     CHECK(bump(m, 0) == 1);
@@ -157,7 +157,7 @@ static void test_create_fails(void) {
     /* Replacing the class drops the old one's cached instance and userdata. */
     CHECK(bump(m, SB_CACHE_TARGET) == 1);
     struct tally u = {0, 0, 0, 0};
-    CHECK_STATUS(sb_register_class(m, "Counter", &def, &u, tally_free), SB_OK);
+    CHECK_STATUS(sb_class_register(m, "Counter", &def, &u, tally_free), SB_OK);
     CHECK(t.freed == 1 && t.created == t.destroyed);
     CHECK(bump(m, 0) == 1 && u.created == 1);
 
@@ -165,11 +165,11 @@ static void test_create_fails(void) {
     sb_class_def bad = def;
     bad.version = 99;
     struct tally v = {0, 0, 0, 0};
-    CHECK_STATUS(sb_register_class(m, "Other", &bad, &v, tally_free), SB_EINVAL);
+    CHECK_STATUS(sb_class_register(m, "Other", &bad, &v, tally_free), SB_EINVAL);
     CHECK(v.freed == 1 && ERROR_MENTIONS("version"));
     bad = def;
     bad.contracts = (const char *const[]){"nonsense: nosuchtype", NULL, NULL};
-    CHECK_STATUS(sb_register_class(m, "Other", &bad, &v, tally_free), SB_EINVAL);
+    CHECK_STATUS(sb_class_register(m, "Other", &bad, &v, tally_free), SB_EINVAL);
     CHECK(v.freed == 2);
     sb_mediator_free(m);
     CHECK(u.freed == 1 && u.created == u.destroyed);
@@ -179,21 +179,21 @@ static void test_unregister_if(void) {
     sb_mediator *m = sb_mediator_new();
     struct tally t = {0, 0, 0, 0}, other = {0, 0, 0, 0};
     sb_class_def def = counter_def();
-    CHECK_STATUS(sb_register_class(m, "Counter", &def, &t, tally_free), SB_OK);
-    CHECK_STATUS(sb_register_action(m, "Counter", "extra", counter_call_extra, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_class_register(m, "Counter", &def, &t, tally_free), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "Counter", "extra", counter_call_extra, NULL, NULL), SB_OK);
     CHECK(bump(m, SB_CACHE_TARGET) == 1);
     /* Not with another userdata, nor for a name without a class. */
-    CHECK_STATUS(sb_unregister_class_if(m, "Counter", &other), SB_ENOTARGET);
-    CHECK_STATUS(sb_unregister_class_if(m, "Nobody", &t), SB_ENOTARGET);
+    CHECK_STATUS(sb_class_unregister_if(m, "Counter", &other), SB_ENOTARGET);
+    CHECK_STATUS(sb_class_unregister_if(m, "Nobody", &t), SB_ENOTARGET);
     CHECK(bump(m, SB_CACHE_TARGET) == 2);
-    CHECK_STATUS(sb_unregister_class_if(m, "Counter", &t), SB_OK);
+    CHECK_STATUS(sb_class_unregister_if(m, "Counter", &t), SB_OK);
     CHECK(t.freed == 1 && t.created == t.destroyed);
     CHECK(bump(m, 0) == -1);
     /* The registered action stays. */
     sb_value *out = NULL;
-    CHECK_STATUS(sb_perform(m, "Counter", "extra", NULL, 0, &out), SB_OK);
-    sb_release(out);
-    CHECK_STATUS(sb_unregister_class_if(m, "Counter", &t), SB_ENOTARGET);
+    CHECK_STATUS(sb_action_perform(m, "Counter", "extra", NULL, 0, &out), SB_OK);
+    sb_value_release(out);
+    CHECK_STATUS(sb_class_unregister_if(m, "Counter", &t), SB_ENOTARGET);
     sb_mediator_free(m);
 }
 
@@ -201,7 +201,7 @@ int main(void) {
     test_instances();
     test_create_fails();
     test_unregister_if();
-    robustness_row("Run-time target classes (sb_register_class): create failing (with a message, an unknown "
+    robustness_row("Run-time target classes (sb_class_register): create failing (with a message, an unknown "
                    "status), a refused definition, replaced, unregistered, cached and released",
                    6, "the call fails with create's status and message; each instance destroyed once; "
                    "the userdata freed once");

@@ -12,19 +12,19 @@ static void count_destroy(void *p) {
 
 static void test_arrays(void) {
     sb_value *a = sb_array_new();
-    CHECK(sb_typeof(a) == SB_ARRAY && sb_count(a) == 0);
+    CHECK(sb_value_type(a) == SB_ARRAY && sb_value_count(a) == 0);
     sb_value *one = sb_int(1);
     CHECK_STATUS(sb_array_append(a, one), SB_OK); /* retains */
-    sb_release(one);
+    sb_value_release(one);
     CHECK_STATUS(sb_array_append_new(a, sb_int(2)), SB_OK); /* steals */
-    CHECK(sb_count(a) == 2);
+    CHECK(sb_value_count(a) == 2);
     CHECK(check_int(sb_array_get(a, 0)) == 1);
     CHECK(check_int(sb_array_get(a, 1)) == 2);
     CHECK(sb_array_get(a, 2) == NULL);
     CHECK(sb_array_get(a, (size_t)-1) == NULL);
     for (int i = 0; i < 1000; i++) sb_array_append_new(a, sb_int(i));
-    CHECK(sb_count(a) == 1002 && check_int(sb_array_get(a, 1001)) == 999);
-    sb_release(a);
+    CHECK(sb_value_count(a) == 1002 && check_int(sb_array_get(a, 1001)) == 999);
+    sb_value_release(a);
 
     /* sb_array_append_new steals even on failure; sb_array_append does not. */
     destroyed = 0;
@@ -34,11 +34,11 @@ static void test_arrays(void) {
     sb_value *p = sb_pointer(NULL, count_destroy);
     CHECK_STATUS(sb_array_append(not_array, p), SB_ETYPE);
     CHECK(destroyed == 1);
-    sb_release(p);
+    sb_value_release(p);
     CHECK(destroyed == 2);
     CHECK_STATUS(sb_array_append_new(NULL, sb_pointer(NULL, count_destroy)), SB_EINVAL);
     CHECK(destroyed == 3);
-    sb_release(not_array);
+    sb_value_release(not_array);
 }
 
 static void test_dicts(void) {
@@ -47,7 +47,7 @@ static void test_dicts(void) {
     CHECK_STATUS(sb_dict_set_new(d, "b", sb_int(2)), SB_OK);
     CHECK_STATUS(sb_dict_set_new(d, "a", sb_int(1)), SB_OK);
     CHECK_STATUS(sb_dict_set_new(d, "c", sb_pointer(NULL, count_destroy)), SB_OK);
-    CHECK(sb_count(d) == 3);
+    CHECK(sb_value_count(d) == 3);
     CHECK(check_int(sb_dict_get(d, "a")) == 1);
     CHECK(sb_dict_get(d, "zz") == NULL);
     CHECK(sb_dict_get(d, "") == NULL);
@@ -55,12 +55,12 @@ static void test_dicts(void) {
     /* Replacing keeps the position and releases the old value. */
     CHECK_STATUS(sb_dict_set_new(d, "c", sb_int(3)), SB_OK);
     CHECK(destroyed == 1);
-    CHECK(sb_count(d) == 3);
+    CHECK(sb_value_count(d) == 3);
 
     const char *key = NULL;
     sb_value *value = NULL;
     const char *order[] = {"b", "a", "c"};
-    for (size_t i = 0; i < sb_count(d); i++) {
+    for (size_t i = 0; i < sb_value_count(d); i++) {
         CHECK_STATUS(sb_dict_at(d, i, &key, &value), SB_OK);
         CHECK_STR(key, order[i]);
         CHECK(check_int(value) == (int64_t)(key[0] - 'a' + 1));
@@ -80,8 +80,8 @@ static void test_dicts(void) {
     CHECK_STATUS(sb_dict_set(a, "k", d), SB_ETYPE);
     CHECK_STATUS(sb_dict_at(a, 0, &key, &value), SB_ETYPE);
     CHECK(sb_dict_get(a, "k") == NULL);
-    sb_release(a);
-    sb_release(d);
+    sb_value_release(a);
+    sb_value_release(d);
 
     /* Large dicts use an index: every key stays reachable. */
     d = sb_dict_new();
@@ -94,10 +94,10 @@ static void test_dicts(void) {
         snprintf(name, sizeof name, "key%d", i);
         if (check_int(sb_dict_get(d, name)) != i) CHECK(!"large dict lookup");
     }
-    CHECK(sb_count(d) == 2000 && sb_dict_get(d, "key2000") == NULL);
+    CHECK(sb_value_count(d) == 2000 && sb_dict_get(d, "key2000") == NULL);
     sb_dict_set_new(d, "key7", sb_int(-7));
-    CHECK(sb_count(d) == 2000 && check_int(sb_dict_get(d, "key7")) == -7);
-    sb_release(d);
+    CHECK(sb_value_count(d) == 2000 && check_int(sb_dict_get(d, "key7")) == -7);
+    sb_value_release(d);
 }
 
 /* Keys that are prefixes of each other, or differ in the last byte, long
@@ -121,7 +121,7 @@ static void test_similar_keys(void) {
         }
         if (wrong) fprintf(stderr, "  dict of %zu keys: %d wrong lookups\n", size, wrong);
         CHECK(wrong == 0);
-        sb_release(d);
+        sb_value_release(d);
     }
 }
 
@@ -144,7 +144,7 @@ static sb_value *four_keys(void) {
  * with the values four_keys() gave them. */
 static int is_four_keys(const sb_value *d) {
     static const char *order[] = {"zeta", "alpha", CAFE_COMPOSED, CAFE_DECOMPOSED};
-    if (sb_typeof(d) != SB_DICT || sb_count(d) != 4) return 0;
+    if (sb_value_type(d) != SB_DICT || sb_value_count(d) != 4) return 0;
     for (size_t i = 0; i < 4; i++) {
         const char *key = NULL;
         sb_value *value = NULL;
@@ -160,19 +160,19 @@ static void test_key_bytes(void) {
     CHECK(check_int(sb_dict_get(d, CAFE_DECOMPOSED)) == 4);
 
     /* JSON keeps both keys, in order, and reads back to an equal dict. */
-    char *json = sb_to_json(d);
+    char *json = sb_json_encode(d);
     CHECK_STR(json, "{\"zeta\":1,\"alpha\":2,\"" CAFE_COMPOSED "\":3,\"" CAFE_DECOMPOSED "\":4}");
     sb_value *back = NULL;
-    CHECK_STATUS(sb_from_json(json, &back), SB_OK);
+    CHECK_STATUS(sb_json_decode(json, &back), SB_OK);
     CHECK(is_four_keys(back));
-    CHECK(sb_equal(d, back));
-    sb_free(json);
-    sb_release(back);
+    CHECK(sb_value_equal(d, back));
+    sb_memory_free(json);
+    sb_value_release(back);
     /* JSON escapes name the same bytes. */
-    CHECK_STATUS(sb_from_json("{\"zeta\":1,\"alpha\":2,\"caf\\u00e9\":3,\"cafe\\u0301\":4}", &back), SB_OK);
+    CHECK_STATUS(sb_json_decode("{\"zeta\":1,\"alpha\":2,\"caf\\u00e9\":3,\"cafe\\u0301\":4}", &back), SB_OK);
     CHECK(is_four_keys(back));
-    sb_release(back);
-    CHECK_STATUS(sb_from_json("{\"caf\\u00e9\":1,\"" CAFE_COMPOSED "\":2}", &back), SB_EINVAL);
+    sb_value_release(back);
+    CHECK_STATUS(sb_json_decode("{\"caf\\u00e9\":1,\"" CAFE_COMPOSED "\":2}", &back), SB_EINVAL);
     CHECK(ERROR_MENTIONS("appears twice"));
 
     /* Equality: keys by bytes, in any order. */
@@ -181,15 +181,15 @@ static void test_key_bytes(void) {
     sb_dict_set_new(reordered, CAFE_COMPOSED, sb_int(3));
     sb_dict_set_new(reordered, "alpha", sb_int(2));
     sb_dict_set_new(reordered, "zeta", sb_int(1));
-    CHECK(sb_equal(d, reordered));
+    CHECK(sb_value_equal(d, reordered));
     sb_dict_set_new(reordered, CAFE_DECOMPOSED, sb_int(3));
-    CHECK(!sb_equal(d, reordered));
-    sb_release(reordered);
+    CHECK(!sb_value_equal(d, reordered));
+    sb_value_release(reordered);
     sb_value *one = sb_string(CAFE_COMPOSED), *other = sb_string(CAFE_DECOMPOSED);
-    CHECK(!sb_equal(one, other));
-    sb_release(one);
-    sb_release(other);
-    sb_release(d);
+    CHECK(!sb_value_equal(one, other));
+    sb_value_release(one);
+    sb_value_release(other);
+    sb_value_release(d);
 }
 
 static void test_nesting(void) {
@@ -201,9 +201,9 @@ static void test_nesting(void) {
     CHECK_STATUS(sb_array_append(b, d), SB_EINVAL); /* d holds a, which holds b */
     CHECK(ERROR_MENTIONS("cycle"));
     CHECK_STATUS(sb_dict_set(d, "self", d), SB_EINVAL);
-    sb_release(a);
-    sb_release(b);
-    sb_release(d);
+    sb_value_release(a);
+    sb_value_release(b);
+    sb_value_release(d);
 
     /* SB_MAX_DEPTH levels of nesting are fine; one more is refused. */
     sb_value *chain = sb_array_new();
@@ -218,11 +218,11 @@ static void test_nesting(void) {
             chain = outer;
             depth++;
         }
-        if (refused) sb_release(outer);
+        if (refused) sb_value_release(outer);
     }
     CHECK(refused && depth == SB_MAX_DEPTH);
     CHECK(ERROR_MENTIONS("SB_MAX_DEPTH"));
-    sb_release(chain);
+    sb_value_release(chain);
 }
 
 /* A chain of `levels` containers (arrays, or dicts holding each other under
@@ -233,7 +233,7 @@ static sb_value *chain(int levels, int dicts, sb_value **innermost) {
         sb_value *next = dicts ? sb_dict_new() : sb_array_new();
         sb_status s = dicts ? sb_dict_set_new(at, "k", next) : sb_array_append_new(at, next);
         if (s != SB_OK) {
-            sb_release(root);
+            sb_value_release(root);
             return NULL;
         }
         at = next;
@@ -243,7 +243,7 @@ static sb_value *chain(int levels, int dicts, sb_value **innermost) {
 }
 
 static sb_status put(sb_value *container, sb_value *item) {
-    return sb_typeof(container) == SB_DICT ? sb_dict_set(container, "k", item) : sb_array_append(container, item);
+    return sb_value_type(container) == SB_DICT ? sb_dict_set(container, "k", item) : sb_array_append(container, item);
 }
 
 #define REFUSED_TOO_DEEP(expr)                                                          \
@@ -269,10 +269,10 @@ static void test_depth_of_whole_value(void) {
         sb_value *one = dicts ? sb_dict_new() : sb_array_new();
         REFUSED_TOO_DEEP(put(low_inner, one));
         CHECK(ERROR_MENTIONS("already 200 levels deep"));
-        CHECK(sb_count(low_inner) == 0);
+        CHECK(sb_value_count(low_inner) == 0);
         /* Upward: the 200 levels wrapped in one more container. */
         REFUSED_TOO_DEEP(put(one, top));
-        CHECK(sb_count(one) == 0);
+        CHECK(sb_value_count(one) == 0);
         depth_cases += 3;
 
         /* The other order: the lower chain first gets its own parent, then
@@ -282,28 +282,28 @@ static void test_depth_of_whole_value(void) {
         sb_value *holder = sb_array_new();
         CHECK_STATUS(sb_array_append(holder, low2), SB_OK); /* 102 levels */
         REFUSED_TOO_DEEP(put(top2_inner, low2));             /* would be 201 */
-        CHECK(sb_count(top2_inner) == 0);
+        CHECK(sb_value_count(top2_inner) == 0);
         depth_cases++;
 
         /* Exactly SB_MAX_DEPTH levels: compare, print, parse, release. */
         sb_value *copy = chain(200, dicts, NULL);
         CHECK(copy != NULL);
-        CHECK(sb_equal(top, copy));
-        char *json = sb_to_json(top);
+        CHECK(sb_value_equal(top, copy));
+        char *json = sb_json_encode(top);
         CHECK(json != NULL && strlen(json) > 200);
         sb_value *parsed = NULL;
-        CHECK_STATUS(sb_from_json(json, &parsed), SB_OK);
-        CHECK(sb_equal(parsed, copy));
-        sb_free(json);
-        sb_release(parsed);
-        sb_release(copy);
+        CHECK_STATUS(sb_json_decode(json, &parsed), SB_OK);
+        CHECK(sb_value_equal(parsed, copy));
+        sb_memory_free(json);
+        sb_value_release(parsed);
+        sb_value_release(copy);
 
-        sb_release(one);
-        sb_release(top);
-        sb_release(low);
-        sb_release(holder);
-        sb_release(top2);
-        sb_release(low2);
+        sb_value_release(one);
+        sb_value_release(top);
+        sb_value_release(low);
+        sb_value_release(holder);
+        sb_value_release(top2);
+        sb_value_release(low2);
     }
 
     /* The report's construction: chains of 100 appended, each to the
@@ -323,7 +323,7 @@ static void test_depth_of_whole_value(void) {
     }
     CHECK(refused && levels == 200);
     CHECK(ERROR_MENTIONS("SB_MAX_DEPTH"));
-    sb_release(root);
+    sb_value_release(root);
     depth_cases++;
 
     /* A shared container counts at its deepest place, and only while it is
@@ -350,16 +350,16 @@ static void test_depth_of_whole_value(void) {
     sb_value *deep_only = chain(149, 0, &deep_only_inner);
     CHECK_STATUS(sb_array_append(deep_only_inner, s), SB_OK); /* 149 + 51 = 200 */
     REFUSED_TOO_DEEP(sb_array_append_new(s_bottom, sb_array_new()));
-    sb_release(deep_only);
+    sb_value_release(deep_only);
     CHECK_STATUS(sb_array_append_new(s_bottom, sb_array_new()), SB_OK); /* 53 levels now */
     /* A cycle through a shared container is still a cycle. */
     CHECK_STATUS(sb_array_append(s_inner, shallow), SB_EINVAL);
     CHECK(ERROR_MENTIONS("cycle"));
     depth_cases += 5;
-    sb_release(wrapper);
-    sb_release(deep);
-    sb_release(shallow);
-    sb_release(s);
+    sb_value_release(wrapper);
+    sb_value_release(deep);
+    sb_value_release(shallow);
+    sb_value_release(s);
 
     /* A value that shares its halves at every level has 2^60 paths; adding
      * it, or adding to it, costs per container, not per path (the former
@@ -376,8 +376,8 @@ static void test_depth_of_whole_value(void) {
     CHECK_STATUS(sb_array_append_new(bottom, sb_array_new()), SB_OK); /* level 63 */
     CHECK_STATUS(sb_array_append(dag, dag_holder), SB_EINVAL);
     CHECK(ERROR_MENTIONS("cycle"));
-    sb_release(dag_holder);
-    sb_release(dag);
+    sb_value_release(dag_holder);
+    sb_value_release(dag);
     depth_cases += 2;
 
     robustness_row("Nesting past SB_MAX_DEPTH built in any order: a chain into the innermost container of "
@@ -390,10 +390,10 @@ static void test_depth_of_whole_value(void) {
 
 static void test_neutral_values(void) {
     sb_value *i = sb_int(1);
-    CHECK(sb_count(i) == 0 && sb_count(NULL) == 0);
+    CHECK(sb_value_count(i) == 0 && sb_value_count(NULL) == 0);
     CHECK(sb_array_get(i, 0) == NULL && sb_array_get(NULL, 0) == NULL);
     CHECK(sb_dict_get(NULL, "k") == NULL);
-    sb_release(i);
+    sb_value_release(i);
 }
 
 /* Messages name a kind with its article: "an int", "an array" (never "a int"). */
@@ -401,17 +401,17 @@ static void test_kind_articles(void) {
     sb_value *i = sb_int(1), *a = sb_array_new(), *s = sb_string("x");
     int64_t n = 0;
     int b = 0;
-    CHECK_STATUS(sb_get_bool(i, &b), SB_ETYPE);
-    CHECK(strstr(sb_last_error(), "the value is an int") != NULL);
-    CHECK_STATUS(sb_get_int(a, &n), SB_ETYPE);
-    CHECK(strstr(sb_last_error(), "the value is an array") != NULL);
-    CHECK_STATUS(sb_get_int(s, &n), SB_ETYPE);
-    CHECK(strstr(sb_last_error(), "the value is a string") != NULL);
+    CHECK_STATUS(sb_value_get_bool(i, &b), SB_ETYPE);
+    CHECK(strstr(sb_error_message(), "the value is an int") != NULL);
+    CHECK_STATUS(sb_value_get_int(a, &n), SB_ETYPE);
+    CHECK(strstr(sb_error_message(), "the value is an array") != NULL);
+    CHECK_STATUS(sb_value_get_int(s, &n), SB_ETYPE);
+    CHECK(strstr(sb_error_message(), "the value is a string") != NULL);
     CHECK_STATUS(sb_array_append(i, s), SB_ETYPE);
-    CHECK(strstr(sb_last_error(), "the container is an int") != NULL);
-    sb_release(i);
-    sb_release(a);
-    sb_release(s);
+    CHECK(strstr(sb_error_message(), "the container is an int") != NULL);
+    sb_value_release(i);
+    sb_value_release(a);
+    sb_value_release(s);
 }
 
 int main(void) {

@@ -17,7 +17,7 @@ static const char *self_path;
 
 static sb_status echo(void *u, const sb_value *params, sb_value **out) {
     (void)u;
-    *out = sb_retain((sb_value *)params);
+    *out = sb_value_retain((sb_value *)params);
     return SB_OK;
 }
 
@@ -25,43 +25,43 @@ static sb_status echo(void *u, const sb_value *params, sb_value **out) {
 static int intact(sb_mediator *m) {
     sb_value *params = sb_dict_new(), *out = NULL;
     sb_dict_set_new(params, "ok", sb_int(7));
-    int good = sb_register_action(m, "Healthy", "echo", echo, NULL, NULL) == SB_OK &&
-               sb_perform(m, "Healthy", "echo", params, 0, &out) == SB_OK && sb_equal(out, params);
-    sb_release(out);
-    sb_release(params);
+    int good = sb_action_register(m, "Healthy", "echo", echo, NULL, NULL) == SB_OK &&
+               sb_action_perform(m, "Healthy", "echo", params, 0, &out) == SB_OK && sb_value_equal(out, params);
+    sb_value_release(out);
+    sb_value_release(params);
     return good;
 }
 
 /* --------------------------------------------------- wrapping the last error */
 
-/* sb_set_error's arguments may point into the message it replaces: wrapping
- * sb_last_error() is the natural thing to do in C. Under valgrind and ASan a
+/* sb_error_set's arguments may point into the message it replaces: wrapping
+ * sb_error_message() is the natural thing to do in C. Under valgrind and ASan a
  * read of the freed buffer fails the run; here the text must also be right. */
 static void test_wrapped_error(void) {
     char expected[1024] = "", inner[700];
     memset(inner, 'x', sizeof inner - 1);
     inner[sizeof inner - 1] = '\0';
     int cases = 0;
-    sb_set_error("%s", inner);
+    sb_error_set("%s", inner);
     snprintf(expected, sizeof expected, "%s", inner);
     for (int level = 0; level < 3; level++, cases++) { /* longer each time: the buffer must grow */
         char next[sizeof expected + 32];
         snprintf(next, sizeof next, "level %d: %s", level, expected);
-        sb_set_error("level %d: %s", level, sb_last_error());
-        CHECK(strcmp(sb_last_error(), next) == 0);
+        sb_error_set("level %d: %s", level, sb_error_message());
+        CHECK(strcmp(sb_error_message(), next) == 0);
         memcpy(expected, next, strlen(next) + 1); /* 700 + 3 * 9 bytes fit */
     }
-    sb_set_error("%s", "short"); /* shorter: formatted into the same buffer it reads */
-    sb_set_error("%s and %s", sb_last_error(), sb_last_error());
-    CHECK(strcmp(sb_last_error(), "short and short") == 0);
+    sb_error_set("%s", "short"); /* shorter: formatted into the same buffer it reads */
+    sb_error_set("%s and %s", sb_error_message(), sb_error_message());
+    CHECK(strcmp(sb_error_message(), "short and short") == 0);
     cases++;
-    sb_set_error("%s", sb_last_error() + 10); /* a tail of itself: "short" */
-    CHECK(strcmp(sb_last_error(), "short") == 0);
+    sb_error_set("%s", sb_error_message() + 10); /* a tail of itself: "short" */
+    CHECK(strcmp(sb_error_message(), "short") == 0);
     cases++;
-    sb_set_error(sb_last_error()); /* the format itself is the old message */
-    CHECK(strcmp(sb_last_error(), "short") == 0);
+    sb_error_set(sb_error_message()); /* the format itself is the old message */
+    CHECK(strcmp(sb_error_message(), "short") == 0);
     cases++;
-    robustness_row("sb_set_error given the message it replaces (wrapped, twice, a tail, as the format; "
+    robustness_row("sb_error_set given the message it replaces (wrapped, twice, a tail, as the format; "
                    "growing and shrinking)", cases, "the new message is right; nothing freed is read");
 }
 
@@ -70,7 +70,7 @@ static void test_wrapped_error(void) {
 static sb_status fail_with(void *u, const sb_value *params, sb_value **out) {
     (void)params;
     *out = sb_string("a result left behind"); /* must be released, not returned */
-    sb_set_error("fault %d", (int)(intptr_t)u);
+    sb_error_set("fault %d", (int)(intptr_t)u);
     return (sb_status)(intptr_t)u;
 }
 
@@ -82,9 +82,9 @@ static void test_failing_actions(void) {
     for (int i = 0; i < n; i++) {
         int s = statuses[i];
         sb_value *out = NULL;
-        CHECK_STATUS(sb_register_action(m, "Faulty", "act", fail_with, (void *)(intptr_t)s, NULL), SB_OK);
+        CHECK_STATUS(sb_action_register(m, "Faulty", "act", fail_with, (void *)(intptr_t)s, NULL), SB_OK);
         sb_status expected = s >= SB_EINVAL && s <= SB_EQUEUED ? (sb_status)s : SB_EACTION;
-        CHECK_STATUS(sb_perform(m, "Faulty", "act", NULL, 0, &out), expected);
+        CHECK_STATUS(sb_action_perform(m, "Faulty", "act", NULL, 0, &out), expected);
         CHECK(out == NULL && ERROR_MENTIONS("fault"));
         CHECK(intact(m));
     }
@@ -109,7 +109,7 @@ static sb_status recurse(void *how, const sb_value *params, sb_value **out) {
         return SB_OK;
     }
     const char *entry = how;
-    if (strcmp(entry, "perform") == 0) return sb_perform(deep_m, "Deep", "perform", NULL, 0, out);
+    if (strcmp(entry, "perform") == 0) return sb_action_perform(deep_m, "Deep", "perform", NULL, 0, out);
     if (strcmp(entry, "route") == 0) return sb_route_call(deep_route, NULL, out);
     return sb_open_url(deep_m, "app://Deep/url", NULL, out);
 }
@@ -119,10 +119,10 @@ static sb_status run_deep(const char *entry, int stop) {
     deepest = 0;
     stop_at = stop;
     sb_status s = strcmp(entry, "route") == 0 ? sb_route_call(deep_route, NULL, &out)
-                                              : sb_perform(deep_m, "Deep", entry, NULL, 0, &out);
+                                              : sb_action_perform(deep_m, "Deep", entry, NULL, 0, &out);
     if (s == SB_OK) CHECK(check_int(out) == stop);
     else CHECK(out == NULL);
-    sb_release(out);
+    sb_value_release(out);
     return s;
 }
 
@@ -135,7 +135,7 @@ static void test_reentrancy(void) {
     static const char *entries[] = {"perform", "route", "url"};
     deep_m = sb_mediator_new();
     for (int i = 0; i < 3; i++)
-        CHECK_STATUS(sb_register_action(deep_m, "Deep", entries[i], recurse, (void *)entries[i], NULL), SB_OK);
+        CHECK_STATUS(sb_action_register(deep_m, "Deep", entries[i], recurse, (void *)entries[i], NULL), SB_OK);
     CHECK_STATUS(sb_route_prepare(deep_m, "Deep", "route", 0, &deep_route), SB_OK);
 
     for (int i = 0; i < 3; i++) {
@@ -164,7 +164,7 @@ static void test_reentrancy(void) {
 
     sb_route_free(deep_route);
     sb_mediator_free(deep_m);
-    robustness_row("Re-entrant perform without end (sb_perform, sb_route_call, sb_open_url; a 256 KiB thread)", 4,
+    robustness_row("Re-entrant perform without end (sb_action_perform, sb_route_call, sb_open_url; a 256 KiB thread)", 4,
                    "SB_EREJECTED \"call depth limit\" at call 1001 (sooner on a small stack); all levels unwind");
 }
 
@@ -180,13 +180,13 @@ static void performing_observer(void *u, const sb_call_event *event) {
     (void)event;
     observed++;
     sb_value *out = NULL;
-    (void)sb_perform(hook_m, "Healthy", "echo", NULL, 0, &out);
-    sb_release(out);
+    (void)sb_action_perform(hook_m, "Healthy", "echo", NULL, 0, &out);
+    sb_value_release(out);
 }
 
 static sb_status performs_healthy(void *u, const sb_value *params, sb_value **out) {
     (void)u;
-    return sb_perform(hook_m, "Healthy", "echo", params, 0, out);
+    return sb_action_perform(hook_m, "Healthy", "echo", params, 0, out);
 }
 
 /* Opens a URL the policy refuses, which tells this observer again. */
@@ -196,7 +196,7 @@ static sb_status reopening_observer(void *u, const sb_value *args, sb_value **ou
     url_observed++;
     sb_value *ignored = NULL;
     (void)sb_open_url(hook_m, "refused://Healthy/echo", NULL, &ignored);
-    sb_release(ignored);
+    sb_value_release(ignored);
     *out = sb_null();
     return SB_OK;
 }
@@ -223,7 +223,7 @@ static sb_status degrading(void *u, const sb_value *params, sb_value **out) {
     (void)u;
     (void)params;
     degrades++;
-    return sb_perform(hook_m, "Nobody", "nothing", NULL, 0, out);
+    return sb_action_perform(hook_m, "Nobody", "nothing", NULL, 0, out);
 }
 
 /* An interceptor that performs a call, which it intercepts again. */
@@ -232,8 +232,8 @@ static int intercepting(void *u, sb_call *call) {
     (void)call;
     intercepts++;
     sb_value *out = NULL;
-    sb_status s = sb_perform(hook_m, "Healthy", "echo", NULL, 0, &out);
-    sb_release(out);
+    sb_status s = sb_action_perform(hook_m, "Healthy", "echo", NULL, 0, &out);
+    sb_value_release(out);
     return s == SB_OK ? SB_OK : s;
 }
 
@@ -246,54 +246,54 @@ static void test_hook_reentrancy(void) {
     /* An observer that performs on every event: it sees the caller's call,
      * not its own (which would each start two more), and the calls an
      * action makes are still shown. Before: a stack overflow. */
-    CHECK_STATUS(sb_add_observer(hook_m, performing_observer, NULL, NULL, &id), SB_OK);
-    CHECK_STATUS(sb_perform(hook_m, "Healthy", "echo", NULL, 0, &out), SB_OK);
-    sb_release(out);
+    CHECK_STATUS(sb_observer_add(hook_m, performing_observer, NULL, NULL, &id), SB_OK);
+    CHECK_STATUS(sb_action_perform(hook_m, "Healthy", "echo", NULL, 0, &out), SB_OK);
+    sb_value_release(out);
     out = NULL;
     CHECK(observed == 2);
-    CHECK_STATUS(sb_register_action(hook_m, "Outer", "run", performs_healthy, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(hook_m, "Outer", "run", performs_healthy, NULL, NULL), SB_OK);
     observed = 0;
-    CHECK_STATUS(sb_perform(hook_m, "Outer", "run", NULL, 0, &out), SB_OK);
-    sb_release(out);
+    CHECK_STATUS(sb_action_perform(hook_m, "Outer", "run", NULL, 0, &out), SB_OK);
+    sb_value_release(out);
     out = NULL;
     CHECK(observed == 4);
-    CHECK_STATUS(sb_remove_observer(hook_m, id), SB_OK);
+    CHECK_STATUS(sb_observer_remove(hook_m, id), SB_OK);
     CHECK(intact(hook_m));
 
     /* A URL observer that opens a refused URL: one level deeper each time,
      * refused at the depth limit. Before: a stack overflow. */
     sb_value *policy = NULL;
-    CHECK_STATUS(sb_from_json("{\"schemes\": [\"app\"]}", &policy), SB_OK);
-    CHECK_STATUS(sb_set_url_policy(hook_m, policy), SB_OK);
-    sb_release(policy);
-    CHECK_STATUS(sb_set_url_observer(hook_m, reopening_observer, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_json_decode("{\"schemes\": [\"app\"]}", &policy), SB_OK);
+    CHECK_STATUS(sb_url_set_policy(hook_m, policy), SB_OK);
+    sb_value_release(policy);
+    CHECK_STATUS(sb_url_set_observer(hook_m, reopening_observer, NULL, NULL), SB_OK);
     CHECK_STATUS(sb_open_url(hook_m, "refused://Healthy/echo", NULL, &out), SB_EREJECTED);
     CHECK(url_observed == SB_MAX_CALL_DEPTH);
-    CHECK_STATUS(sb_set_url_observer(hook_m, NULL, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_url_set_observer(hook_m, NULL, NULL, NULL), SB_OK);
     CHECK(intact(hook_m));
 
     /* A callback that calls itself: refused at the limit. Before: a stack overflow. */
     self_callback = sb_callback_new(self_calling, NULL, NULL);
     CHECK_STATUS(sb_callback_call(self_callback, NULL, &out), SB_EREJECTED);
     CHECK(out == NULL && ERROR_MENTIONS("call depth limit") && callback_runs == SB_MAX_CALL_DEPTH);
-    sb_release(self_callback);
+    sb_value_release(self_callback);
 
     /* A URL completion that opens the URL again. Before: a stack overflow. */
     self_completion = sb_callback_new(reopening_completion, NULL, NULL);
     CHECK_STATUS(sb_open_url(hook_m, "app://Healthy/echo", self_completion, NULL), SB_OK);
     CHECK(completions == SB_MAX_CALL_DEPTH);
-    sb_release(self_completion);
+    sb_value_release(self_completion);
     CHECK(intact(hook_m));
 
     /* A degrade handler and an interceptor that re-enter: the same limit. */
-    CHECK_STATUS(sb_set_degrade_handler(hook_m, degrading, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_perform(hook_m, "Nobody", "nothing", NULL, 0, &out), SB_EREJECTED);
+    CHECK_STATUS(sb_degrade_handler_set(hook_m, degrading, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_perform(hook_m, "Nobody", "nothing", NULL, 0, &out), SB_EREJECTED);
     CHECK(ERROR_MENTIONS("call depth limit") && degrades == SB_MAX_CALL_DEPTH);
-    CHECK_STATUS(sb_set_degrade_handler(hook_m, NULL, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_add_interceptor(hook_m, 0, intercepting, NULL, NULL, &id), SB_OK);
-    CHECK_STATUS(sb_perform(hook_m, "Healthy", "echo", NULL, 0, &out), SB_EREJECTED);
+    CHECK_STATUS(sb_degrade_handler_set(hook_m, NULL, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_interceptor_add(hook_m, 0, intercepting, NULL, NULL, &id), SB_OK);
+    CHECK_STATUS(sb_action_perform(hook_m, "Healthy", "echo", NULL, 0, &out), SB_EREJECTED);
     CHECK(intercepts == SB_MAX_CALL_DEPTH);
-    CHECK_STATUS(sb_remove_interceptor(hook_m, id), SB_OK);
+    CHECK_STATUS(sb_interceptor_remove(hook_m, id), SB_OK);
     CHECK(intact(hook_m));
     sb_mediator_free(hook_m);
     robustness_row("User code re-entering without end through an observer, the URL observer, a callback, "
@@ -313,10 +313,10 @@ static sb_status performing_discoverer(void *u, sb_mediator *m, const char *targ
     (void)u;
     if (++discoveries > 10000) return SB_ENOTARGET;
     sb_value *out = NULL;
-    if (sb_perform(m, performed_target != NULL ? performed_target : target, "act", NULL, 0, &out) == SB_EREJECTED &&
+    if (sb_action_perform(m, performed_target != NULL ? performed_target : target, "act", NULL, 0, &out) == SB_EREJECTED &&
         ERROR_MENTIONS("discovery loop"))
         loops_reported++;
-    sb_release(out);
+    sb_value_release(out);
     return SB_ENOTARGET;
 }
 
@@ -326,10 +326,10 @@ static void test_discoverer_reentrancy(void) {
         sb_mediator *m = sb_mediator_new();
         uint64_t id = 0;
         sb_value *out = NULL;
-        CHECK_STATUS(sb_add_discoverer(m, performing_discoverer, NULL, NULL, &id), SB_OK);
+        CHECK_STATUS(sb_discoverer_add(m, performing_discoverer, NULL, NULL, &id), SB_OK);
         discoveries = 0;
         performed_target = performed[i];
-        CHECK_STATUS(sb_perform(m, "Elsewhere", "act", NULL, 0, &out), SB_ENOTARGET);
+        CHECK_STATUS(sb_action_perform(m, "Elsewhere", "act", NULL, 0, &out), SB_ENOTARGET);
         /* Asked for Elsewhere, then for NoTargetAction (the fallback), and
          * once more for Elsewhere from inside that: never the same name
          * twice at once on one thread. Before: exponential (capped here). */
@@ -337,7 +337,7 @@ static void test_discoverer_reentrancy(void) {
         /* What the nested calls got: a discovery loop, named. */
         CHECK(loops_reported >= 2);
         loops_reported = discoveries = 0;
-        CHECK_STATUS(sb_perform(m, "Elsewhere", "act", NULL, 0, &out), SB_ENOTARGET);
+        CHECK_STATUS(sb_action_perform(m, "Elsewhere", "act", NULL, 0, &out), SB_ENOTARGET);
         CHECK(discoveries >= 2 && discoveries <= 3 && loops_reported >= 2);
         loops_reported = 0;
         CHECK(intact(m));
@@ -360,17 +360,17 @@ static sb_status fresh_discoverer(void *u, sb_mediator *m, const char *target) {
     if (strlen(target) >= 100) return SB_ENOTARGET;
     snprintf(next, sizeof next, "%sx", target);
     sb_value *out = NULL;
-    (void)sb_perform(m, next, "go", NULL, 0, &out);
-    sb_release(out);
+    (void)sb_action_perform(m, next, "go", NULL, 0, &out);
+    sb_value_release(out);
     return SB_ENOTARGET;
 }
 
 static void test_discovery_does_not_multiply(void) {
     sb_mediator *m = sb_mediator_new();
     sb_value *out = NULL;
-    CHECK_STATUS(sb_add_discoverer(m, fresh_discoverer, NULL, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_discoverer_add(m, fresh_discoverer, NULL, NULL, NULL), SB_OK);
     fresh_calls = 0;
-    CHECK_STATUS(sb_perform(m, "T", "go", NULL, 0, &out), SB_ENOTARGET);
+    CHECK_STATUS(sb_action_perform(m, "T", "go", NULL, 0, &out), SB_ENOTARGET);
     /* Each name searched once while the outermost search runs: the T chain
      * and the NoTargetAction chain, about 100 names each. */
     CHECK(fresh_calls > 100 && fresh_calls <= 400);
@@ -402,15 +402,15 @@ static void test_hook_bound(void) {
     sb_mediator *m = sb_mediator_new();
     int added = 0;
     for (int i = 0; i < SB_MAX_HOOKS; i++) {
-        added += sb_add_interceptor(m, 0, pass_interceptor, NULL, NULL, NULL) == SB_OK;
-        added += sb_add_observer(m, watch, NULL, NULL, NULL) == SB_OK;
+        added += sb_interceptor_add(m, 0, pass_interceptor, NULL, NULL, NULL) == SB_OK;
+        added += sb_observer_add(m, watch, NULL, NULL, NULL) == SB_OK;
     }
     CHECK(added == 2 * SB_MAX_HOOKS);
     hooks_freed = 0;
     uint64_t id = 0;
-    CHECK_STATUS(sb_add_interceptor(m, 0, pass_interceptor, NULL, count_hook_free, &id), SB_EREJECTED);
+    CHECK_STATUS(sb_interceptor_add(m, 0, pass_interceptor, NULL, count_hook_free, &id), SB_EREJECTED);
     CHECK(ERROR_MENTIONS("1024 interceptors") && hooks_freed == 1);
-    CHECK_STATUS(sb_add_observer(m, watch, NULL, count_hook_free, &id), SB_EREJECTED);
+    CHECK_STATUS(sb_observer_add(m, watch, NULL, count_hook_free, &id), SB_EREJECTED);
     CHECK(ERROR_MENTIONS("1024 observers") && hooks_freed == 2);
     CHECK(intact(m));
     sb_mediator_free(m);
@@ -467,7 +467,7 @@ static void test_bad_plugins(void) {
         else snprintf(path, sizeof path, "%s/%s", plugin_dir, bad[i]);
         alarm_went_off = 0;
         alarm(20);
-        CHECK_STATUS(sb_load_plugin(m, path), SB_EINVAL);
+        CHECK_STATUS(sb_plugin_load(m, path), SB_EINVAL);
         alarm(0);
         CHECK(!alarm_went_off);
         /* The message names the file (a directory: says what it is; the
@@ -479,11 +479,11 @@ static void test_bad_plugins(void) {
     }
     sigaction(SIGALRM, &saved, NULL);
     remove(fifo);
-    CHECK_STATUS(sb_perform(m, "Tiny", "anything", NULL, 0, &(sb_value *){NULL}), SB_ENOTARGET);
-    CHECK_STATUS(sb_perform(m, "Small", "noop", NULL, 0, &(sb_value *){NULL}), SB_ENOTARGET);
+    CHECK_STATUS(sb_action_perform(m, "Tiny", "anything", NULL, 0, &(sb_value *){NULL}), SB_ENOTARGET);
+    CHECK_STATUS(sb_action_perform(m, "Small", "noop", NULL, 0, &(sb_value *){NULL}), SB_ENOTARGET);
     /* Nothing of the refused plugins was registered (Target_Broken's tables). */
     sb_value *result = NULL;
-    CHECK_STATUS(sb_perform(m, "Broken", "anything", NULL, 0, &result), SB_ENOTARGET);
+    CHECK_STATUS(sb_action_perform(m, "Broken", "anything", NULL, 0, &result), SB_ENOTARGET);
     sb_mediator_free(m);
     remove(truncated);
     remove(empty);
@@ -503,7 +503,7 @@ static sb_status count_call(void *u, const sb_value *args, sb_value **out) {
     pthread_mutex_lock(&calls_lock);
     calls++;
     pthread_mutex_unlock(&calls_lock);
-    *out = sb_retain((sb_value *)args);
+    *out = sb_value_retain((sb_value *)args);
     return SB_OK;
 }
 static void count_destroy(void *u) {
@@ -514,7 +514,7 @@ static void count_destroy(void *u) {
 /* An action that hands its callback back (C keeps it past the call). */
 static sb_status give_back(void *u, const sb_value *params, sb_value **out) {
     (void)u;
-    *out = sb_retain(sb_dict_get(params, "cb"));
+    *out = sb_value_retain(sb_dict_get(params, "cb"));
     return SB_OK;
 }
 
@@ -522,7 +522,7 @@ static void *call_many(void *cb) {
     for (int i = 0; i < 1000; i++) {
         sb_value *out = NULL;
         if (sb_callback_call(cb, NULL, &out) != SB_OK) return (void *)1;
-        sb_release(out);
+        sb_value_release(out);
     }
     return NULL;
 }
@@ -531,17 +531,17 @@ static void test_callbacks(void) {
     sb_mediator *m = sb_mediator_new();
     sb_value *cb = sb_callback_new(count_call, NULL, count_destroy), *params = sb_dict_new(), *kept = NULL;
     sb_dict_set(params, "cb", cb);
-    CHECK_STATUS(sb_register_action(m, "Giver", "give", give_back, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_perform(m, "Giver", "give", params, 0, &kept), SB_OK);
-    sb_release(params);
-    sb_release(cb);
+    CHECK_STATUS(sb_action_register(m, "Giver", "give", give_back, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "Giver", "give", params, 0, &kept), SB_OK);
+    sb_value_release(params);
+    sb_value_release(cb);
 
     /* After the call that carried it returned, then twice more. */
     sb_value *arg = sb_int(5), *out = NULL;
     for (int i = 0; i < 2; i++) {
         CHECK_STATUS(sb_callback_call(kept, arg, &out), SB_OK);
         CHECK(check_int(out) == 5);
-        sb_release(out);
+        sb_value_release(out);
     }
     /* From 8 threads at once. */
     pthread_t threads[8];
@@ -555,11 +555,11 @@ static void test_callbacks(void) {
     /* After its mediator is gone: a C callback does not depend on one. */
     sb_mediator_free(m);
     CHECK_STATUS(sb_callback_call(kept, arg, &out), SB_OK);
-    sb_release(out);
+    sb_value_release(out);
     CHECK(destroyed == 0);
-    sb_release(kept);
+    sb_value_release(kept);
     CHECK(destroyed == 1);
-    sb_release(arg);
+    sb_value_release(arg);
     robustness_row("C callback called twice, from 8 threads (8,000 calls), after its call returned, "
                    "after its mediator was freed", 4,
                    "every call answers; the destructor runs once, at the last release");

@@ -32,7 +32,7 @@ static sb_value *counted_callback(void) {
 
 static sb_type type_of(const sb_value *dict, const char *key) {
     const sb_value *v = sb_dict_get(dict, key);
-    return v != NULL ? sb_typeof(v) : (sb_type)-1;
+    return v != NULL ? sb_value_type(v) : (sb_type)-1;
 }
 
 static void test_every_type(sb_mediator *m) {
@@ -44,17 +44,17 @@ static void test_every_type(sb_mediator *m) {
     CHECK(type_of(out, "flag") == SB_BOOL);
     CHECK(check_int(sb_dict_get(out, "count")) == 42);
     CHECK(type_of(out, "ratio") == SB_DOUBLE);
-    CHECK_STR(sb_get_string(sb_dict_get(out, "name"), NULL), "text");
+    CHECK_STR(sb_value_get_string(sb_dict_get(out, "name"), NULL), "text");
     size_t len = 0;
-    const unsigned char *bytes = sb_get_bytes(sb_dict_get(out, "data"), &len);
+    const unsigned char *bytes = sb_value_get_bytes(sb_dict_get(out, "data"), &len);
     CHECK(bytes != NULL && len == 3 && bytes[0] == 0 && bytes[2] == 2);
     CHECK(type_of(out, "list") == SB_ARRAY);
     CHECK(type_of(out, "map") == SB_DICT);
     CHECK(type_of(out, "done") == SB_CALLBACK);
     CHECK(check_int(sb_dict_get(out, "anything")) == 7);
-    CHECK(sb_count(out) == 9);
+    CHECK(sb_value_count(out) == 9);
     CHECK(freed == 0); /* the result still holds the callback */
-    sb_release(out);
+    sb_value_release(out);
     CHECK(freed == 1);
 }
 
@@ -62,9 +62,9 @@ static void test_optional(sb_mediator *m) {
     sb_value *out = NULL;
     /* Everything left out: only the default arrives. */
     CHECK_STATUS(sb_typed_optional(m, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0, &out), SB_OK);
-    CHECK(sb_count(out) == 1);
+    CHECK(sb_value_count(out) == 1);
     CHECK(check_int(sb_dict_get(out, "count")) == 7);
-    sb_release(out);
+    sb_value_release(out);
 
     int flag = 0;
     int64_t count = -3;
@@ -72,12 +72,12 @@ static void test_optional(sb_mediator *m) {
     out = NULL;
     CHECK_STATUS(sb_typed_optional(m, &flag, &count, &ratio, "n", "b", 1, NULL, NULL, NULL, sb_null(), 0, &out),
                  SB_OK);
-    CHECK(sb_count(out) == 6);
+    CHECK(sb_value_count(out) == 6);
     int b = 1;
-    CHECK(sb_get_bool(sb_dict_get(out, "flag"), &b) == SB_OK && b == 0);
+    CHECK(sb_value_get_bool(sb_dict_get(out, "flag"), &b) == SB_OK && b == 0);
     CHECK(check_int(sb_dict_get(out, "count")) == -3);
     CHECK(type_of(out, "anything") == SB_NULL);
-    sb_release(out);
+    sb_value_release(out);
 }
 
 /* Contract names that are C keywords, not identifiers, or the wrapper's own
@@ -88,11 +88,11 @@ static void test_odd_names(sb_mediator *m) {
     int end = 1;
     CHECK_STATUS(sb_typed_odd_names(m, &d, "id", &end, "p", &o, 0, &out), SB_OK);
     CHECK(check_int(sb_dict_get(out, "default")) == 1);
-    CHECK_STR(sb_get_string(sb_dict_get(out, "answer-id"), NULL), "id");
+    CHECK_STR(sb_value_get_string(sb_dict_get(out, "answer-id"), NULL), "id");
     CHECK(type_of(out, "end") == SB_BOOL);
-    CHECK_STR(sb_get_string(sb_dict_get(out, "params"), NULL), "p");
+    CHECK_STR(sb_value_get_string(sb_dict_get(out, "params"), NULL), "p");
     CHECK(check_int(sb_dict_get(out, "out")) == 2);
-    sb_release(out);
+    sb_value_release(out);
 }
 
 static void test_results(sb_mediator *m) {
@@ -100,16 +100,16 @@ static void test_results(sb_mediator *m) {
     int64_t a = 1;
     CHECK_STATUS(sb_typed_count_keys(m, &a, NULL, 0, &out), SB_OK);
     CHECK(check_int(out) == 1);
-    sb_release(out);
+    sb_value_release(out);
     out = NULL;
     /* A local action is reachable from C. */
     CHECK_STATUS(sb_typed_secret(m, 0, &out), SB_OK);
-    CHECK(sb_typeof(out) == SB_DICT);
-    sb_release(out);
+    CHECK(sb_value_type(out) == SB_DICT);
+    sb_value_release(out);
     /* Declared -> string, answers a dict: the mediator reports it. */
     CHECK_STATUS(sb_typed_wrong_result(m, 0, &out), SB_ETYPE);
     CHECK(out == NULL);
-    CHECK_STR(sb_last_error(), "Typed.wrongResult: expected a string result, got dict");
+    CHECK_STR(sb_error_message(), "Typed.wrongResult: expected a string result, got dict");
 }
 
 static sb_status fallback_dict(void *u, const sb_value *args, sb_value **out) {
@@ -121,26 +121,26 @@ static sb_status fallback_dict(void *u, const sb_value *args, sb_value **out) {
 
 /* A fallback may not answer a typed wrapper (as in Swift and Lua): the
  * wrapper fails with what the call gets when nothing answers, while a plain
- * sb_perform still falls back. */
+ * sb_action_perform still falls back. */
 static void test_no_fallback(void) {
     sb_mediator *m = sb_mediator_new();
     sb_value *out = NULL;
-    CHECK_STATUS(sb_register_action(m, "NoTargetAction", "response", fallback_dict, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "NoTargetAction", "response", fallback_dict, NULL, NULL), SB_OK);
     CHECK_STATUS(sb_typed_optional(m, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0, &out),
                  SB_ENOTARGET);
     CHECK(out == NULL);
     CHECK_STATUS(sb_typed_count_keys(m, NULL, NULL, SB_CACHE_TARGET, &out), SB_ENOTARGET);
     CHECK(out == NULL);
-    CHECK_STATUS(sb_register_action(m, "Typed", "other", fallback_dict, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "Typed", "other", fallback_dict, NULL, NULL), SB_OK);
     CHECK_STATUS(sb_typed_secret(m, 0, &out), SB_ENOACTION);
     CHECK(out == NULL);
-    CHECK_STATUS(sb_perform(m, "Typed", "secret", NULL, 0, &out), SB_OK);
-    CHECK(sb_typeof(out) == SB_DICT);
-    sb_release(out);
+    CHECK_STATUS(sb_action_perform(m, "Typed", "secret", NULL, 0, &out), SB_OK);
+    CHECK(sb_value_type(out) == SB_DICT);
+    sb_value_release(out);
     /* The flag the wrappers use, on its own. */
-    CHECK_STATUS(sb_perform(m, "Nowhere", "x", NULL, SB_NO_FALLBACK, &out), SB_ENOTARGET);
+    CHECK_STATUS(sb_action_perform(m, "Nowhere", "x", NULL, SB_NO_FALLBACK, &out), SB_ENOTARGET);
     sb_call_options options = {SB_NO_FALLBACK, NULL, 0, NULL, 0};
-    CHECK_STATUS(sb_perform_opts(m, "Nowhere", "x", NULL, &options, &out), SB_ENOTARGET);
+    CHECK_STATUS(sb_action_perform_opts(m, "Nowhere", "x", NULL, &options, &out), SB_ENOTARGET);
     robustness_row("Fallback answering a typed generated C wrapper (no target, no action, cached, flag alone, opts)", 5,
                    "SB_ENOTARGET / SB_ENOACTION; the fallback does not run");
     sb_mediator_free(m);
@@ -158,7 +158,7 @@ static void test_failures(sb_mediator *m) {
     CHECK(ERROR_MENTIONS("\"name\""));
     CHECK(out == NULL);
     CHECK(freed == 1);
-    sb_release(stale);
+    sb_value_release(stale);
 
     /* Text that is not UTF-8 fails before the call; what follows is still released. */
     out = NULL;
@@ -172,7 +172,7 @@ static void test_failures(sb_mediator *m) {
                                    &out),
                  SB_EINVAL);
     CHECK(freed == 3);
-    /* No out: sb_perform drops the result; nothing leaks. */
+    /* No out: sb_action_perform drops the result; nothing leaks. */
     CHECK_STATUS(sb_typed_optional(m, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, counted_callback(), NULL, 0, NULL),
                  SB_OK);
     CHECK(freed == 4);
@@ -192,11 +192,11 @@ static void log_done(void *userdata, sb_status status, sb_value *result) {
     pthread_mutex_lock(&log->lock);
     log->calls++;
     log->status = status;
-    const char *text = result != NULL ? sb_get_string(result, NULL) : NULL;
+    const char *text = result != NULL ? sb_value_get_string(result, NULL) : NULL;
     snprintf(log->text, sizeof log->text, "%s", text != NULL ? text : "");
     pthread_cond_broadcast(&log->changed);
     pthread_mutex_unlock(&log->lock);
-    sb_release(result);
+    sb_value_release(result);
 }
 
 static void log_init(done_log *log) {
@@ -229,9 +229,9 @@ static void log_destroy(done_log *log) {
  * stopped waiting). */
 static sb_status finish_later(sb_mediator *m) {
     sb_value *out = NULL;
-    CHECK_STATUS(sb_perform(m, "Typed", "finishLater", NULL, 0, &out), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "Typed", "finishLater", NULL, 0, &out), SB_OK);
     sb_status completed = (sb_status)check_int(out);
-    sb_release(out);
+    sb_value_release(out);
     return completed;
 }
 
@@ -285,7 +285,7 @@ static void test_answers_later(sb_mediator *m) {
  * even with the caller's own options. */
 static void test_answers_later_no_fallback(void) {
     sb_mediator *m = sb_mediator_new();
-    CHECK_STATUS(sb_register_action(m, "NoTargetAction", "response", fallback_dict, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "NoTargetAction", "response", fallback_dict, NULL, NULL), SB_OK);
     done_log log;
     log_init(&log);
     sb_call_options options = {SB_CACHE_TARGET, NULL, 0, NULL, 0};
@@ -294,7 +294,7 @@ static void test_answers_later_no_fallback(void) {
     CHECK_STATUS(log.status, SB_ENOTARGET);
     CHECK(options.flags == SB_CACHE_TARGET); /* the caller's options are not changed */
     log_destroy(&log);
-    /* Without a declared result the fallback answers, as sb_perform_async's would. */
+    /* Without a declared result the fallback answers, as sb_action_perform_async's would. */
     log_init(&log);
     CHECK_STATUS(sb_typed_later_any(m, NULL, log_done, &log), SB_OK);
     CHECK(log_calls(&log) == 1);
@@ -307,7 +307,7 @@ int main(int argc, char **argv) {
     char path[4096];
     snprintf(path, sizeof path, "%s/typed_plugin.so", argc > 1 ? argv[1] : ".");
     sb_mediator *m = sb_mediator_new();
-    CHECK_STATUS(sb_load_plugin(m, path), SB_OK);
+    CHECK_STATUS(sb_plugin_load(m, path), SB_OK);
     test_every_type(m);
     test_optional(m);
     test_odd_names(m);

@@ -32,7 +32,7 @@ static int reached;
 static sb_status echo(void *u, const sb_value *params, sb_value **out) {
     (void)u;
     reached++;
-    *out = sb_retain((sb_value *)params);
+    *out = sb_value_retain((sb_value *)params);
     return SB_OK;
 }
 
@@ -46,7 +46,7 @@ static sb_status name_of(void *u, const sb_value *params, sb_value **out) {
 
 /* The string result of a call, or "" when it is not a string. */
 static const char *str_of(const sb_value *v) {
-    const char *s = sb_get_string(v, NULL);
+    const char *s = sb_value_get_string(v, NULL);
     return s ? s : "";
 }
 
@@ -60,12 +60,12 @@ static sb_value *routes_interceptor(sb_mediator *m, const char *name) {
     sb_value *routes = NULL, *found = NULL;
     if (sb_routes(m, &routes) != SB_OK) return NULL;
     sb_value *list = sb_dict_get(routes, "interceptors");
-    for (size_t i = 0; i < sb_count(list); i++) {
+    for (size_t i = 0; i < sb_value_count(list); i++) {
         sb_value *entry = sb_array_get(list, i);
-        const char *n = sb_get_string(sb_dict_get(entry, "name"), NULL);
-        if (n != NULL && strcmp(n, name) == 0) found = sb_retain(entry);
+        const char *n = sb_value_get_string(sb_dict_get(entry, "name"), NULL);
+        if (n != NULL && strcmp(n, name) == 0) found = sb_value_retain(entry);
     }
-    sb_release(routes);
+    sb_value_release(routes);
     return found;
 }
 
@@ -85,33 +85,33 @@ static void test_order(void) {
     uint64_t a = 0, b = 0, c = 0, unknown;
     sb_value *out = NULL;
     freed = 0;
-    CHECK_STATUS(sb_register_action(m, "T", "act", name_of, "T.act", NULL), SB_OK);
-    CHECK_STATUS(sb_add_interceptor(m, 10, log_name, "A", count_free, &a), SB_OK);
-    CHECK_STATUS(sb_add_interceptor(m, 0, log_name, "B", count_free, &b), SB_OK);
-    CHECK_STATUS(sb_add_interceptor(m, 10, log_name, "C", count_free, &c), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "T", "act", name_of, "T.act", NULL), SB_OK);
+    CHECK_STATUS(sb_interceptor_add(m, 10, log_name, "A", count_free, &a), SB_OK);
+    CHECK_STATUS(sb_interceptor_add(m, 0, log_name, "B", count_free, &b), SB_OK);
+    CHECK_STATUS(sb_interceptor_add(m, 10, log_name, "C", count_free, &c), SB_OK);
     CHECK(a != b && b != c && a != c);
 
     order_log[0] = '\0';
-    CHECK_STATUS(sb_perform(m, "T", "act", NULL, 0, &out), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "T", "act", NULL, 0, &out), SB_OK);
     CHECK_STR(str_of(out), "T.act");
     CHECK_STR(order_log, "ACB"); /* 10 (first added), 10 (second), 0 */
-    sb_release(out);
+    sb_value_release(out);
 
-    CHECK_STATUS(sb_remove_interceptor(m, c), SB_OK);
+    CHECK_STATUS(sb_interceptor_remove(m, c), SB_OK);
     CHECK(freed == 1);
     order_log[0] = '\0';
-    CHECK_STATUS(sb_perform(m, "T", "act", NULL, 0, NULL), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "T", "act", NULL, 0, NULL), SB_OK);
     CHECK_STR(order_log, "AB");
 
-    CHECK_STATUS(sb_remove_interceptor(m, c), SB_EINVAL); /* already removed */
+    CHECK_STATUS(sb_interceptor_remove(m, c), SB_EINVAL); /* already removed */
     unknown = a + b + c + 1000;
-    CHECK_STATUS(sb_remove_interceptor(m, unknown), SB_EINVAL);
+    CHECK_STATUS(sb_interceptor_remove(m, unknown), SB_EINVAL);
     CHECK(freed == 1);
 
-    CHECK_STATUS(sb_remove_interceptor(m, a), SB_OK);
+    CHECK_STATUS(sb_interceptor_remove(m, a), SB_OK);
     CHECK(freed == 2);
     order_log[0] = '\0';
-    CHECK_STATUS(sb_perform(m, "T", "act", NULL, 0, NULL), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "T", "act", NULL, 0, NULL), SB_OK);
     CHECK_STR(order_log, "B");
 
     /* The mediator's free runs the destructor of what is left, once. */
@@ -143,7 +143,7 @@ static int decide(void *u, sb_call *call) {
         v = sb_dict_new();
         sb_dict_set_new(v, "replaced", sb_bool(1));
         decision_status = sb_call_redirect(call, NULL, NULL, v);
-        sb_release(v); /* borrowed by the decision */
+        sb_value_release(v); /* borrowed by the decision */
         break;
     case REJECT: decision_status = sb_call_reject(call, SB_EREJECTED, "no entry today"); break;
     case REJECT_OK: decision_status = sb_call_reject(call, SB_OK, "not an error status"); break;
@@ -151,7 +151,7 @@ static int decide(void *u, sb_call *call) {
     case ANSWER:
         v = sb_int(42);
         decision_status = sb_call_answer(call, v);
-        sb_release(v);
+        sb_value_release(v);
         break;
     }
     return SB_OK;
@@ -170,63 +170,63 @@ static void test_decisions(void) {
     uint64_t id = 0;
     sb_value *params = sb_dict_new(), *out = NULL;
     sb_dict_set_new(params, "n", sb_int(1));
-    CHECK_STATUS(sb_register_action(m, "Src", "act", echo, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_register_action(m, "Dst", "other", name_of, "Dst.other", NULL), SB_OK);
-    CHECK_STATUS(sb_add_interceptor(m, 5, decide, NULL, NULL, &id), SB_OK);
-    CHECK_STATUS(sb_set_interceptor_options(m, id, "decider", 0), SB_OK);
-    CHECK_STATUS(sb_add_interceptor(m, 1, record_destination, NULL, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "Src", "act", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "Dst", "other", name_of, "Dst.other", NULL), SB_OK);
+    CHECK_STATUS(sb_interceptor_add(m, 5, decide, NULL, NULL, &id), SB_OK);
+    CHECK_STATUS(sb_interceptor_set_options(m, id, "decider", 0), SB_OK);
+    CHECK_STATUS(sb_interceptor_add(m, 1, record_destination, NULL, NULL, NULL), SB_OK);
 
     /* Proceed: the target runs with the caller's params. */
     mode = PROCEED;
     reached = 0;
-    CHECK_STATUS(sb_perform(m, "Src", "act", params, 0, &out), SB_OK);
-    CHECK(decision_status == SB_OK && reached == 1 && sb_equal(out, params));
+    CHECK_STATUS(sb_action_perform(m, "Src", "act", params, 0, &out), SB_OK);
+    CHECK(decision_status == SB_OK && reached == 1 && sb_value_equal(out, params));
     CHECK_STR(seen_target, "Src");
-    sb_release(out);
+    sb_value_release(out);
 
     /* Redirect: Dst.other answers; the later interceptor sees the new destination. */
     mode = REDIRECT;
     reached = 0;
     seen_target[0] = seen_action[0] = '\0';
-    CHECK_STATUS(sb_perform(m, "Src", "act", params, 0, &out), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "Src", "act", params, 0, &out), SB_OK);
     CHECK(decision_status == SB_OK && reached == 1);
     CHECK_STR(str_of(out), "Dst.other");
     CHECK_STR(seen_target, "Dst");
     CHECK_STR(seen_action, "other");
-    sb_release(out);
+    sb_value_release(out);
 
     /* Redirect with params only: the same target gets the new params. */
     mode = REPARAM;
     reached = 0;
-    CHECK_STATUS(sb_perform(m, "Src", "act", params, 0, &out), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "Src", "act", params, 0, &out), SB_OK);
     CHECK(decision_status == SB_OK && reached == 1);
-    CHECK(sb_typeof(out) == SB_DICT && sb_count(out) == 1 && sb_dict_get(out, "replaced") != NULL &&
+    CHECK(sb_value_type(out) == SB_DICT && sb_value_count(out) == 1 && sb_dict_get(out, "replaced") != NULL &&
           sb_dict_get(out, "n") == NULL);
     CHECK_STR(seen_target, "Src");
-    sb_release(out);
+    sb_value_release(out);
 
     /* Reject: the status and message reach the caller; no target runs. */
     mode = REJECT;
     reached = 0;
     out = sb_int(-1); /* set to NULL on failure */
-    CHECK_STATUS(sb_perform(m, "Src", "act", params, 0, &out), SB_EREJECTED);
+    CHECK_STATUS(sb_action_perform(m, "Src", "act", params, 0, &out), SB_EREJECTED);
     CHECK(decision_status == SB_OK && reached == 0 && out == NULL);
     CHECK(ERROR_MENTIONS("no entry today"));
 
     /* A status that is no error becomes SB_EREJECTED; a NULL message names the interceptor. */
     mode = REJECT_OK;
-    CHECK_STATUS(sb_perform(m, "Src", "act", params, 0, &out), SB_EREJECTED);
+    CHECK_STATUS(sb_action_perform(m, "Src", "act", params, 0, &out), SB_EREJECTED);
     CHECK(ERROR_MENTIONS("not an error status"));
     mode = REJECT_DEFAULT;
-    CHECK_STATUS(sb_perform(m, "Src", "act", params, 0, &out), SB_EACTION);
+    CHECK_STATUS(sb_action_perform(m, "Src", "act", params, 0, &out), SB_EACTION);
     CHECK(ERROR_MENTIONS("decider"));
     CHECK(reached == 0 && out == NULL);
 
     /* Answer: the caller gets the value; no target runs. */
     mode = ANSWER;
-    CHECK_STATUS(sb_perform(m, "Src", "act", params, 0, &out), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "Src", "act", params, 0, &out), SB_OK);
     CHECK(decision_status == SB_OK && reached == 0 && check_int(out) == 42);
-    sb_release(out);
+    sb_value_release(out);
 
     /* Prepared routes and URL opens are intercepted too. */
     sb_route *route = NULL;
@@ -239,10 +239,10 @@ static void test_decisions(void) {
     mode = ANSWER;
     CHECK_STATUS(sb_route_call(route, params, &out), SB_OK);
     CHECK(check_int(out) == 42);
-    sb_release(out);
+    sb_value_release(out);
     sb_route_free(route);
 
-    sb_release(params);
+    sb_value_release(params);
     sb_mediator_free(m);
 }
 
@@ -263,8 +263,8 @@ static int observe_call(void *u, sb_call *call) {
     copy_str(seen.action, sizeof seen.action, sb_call_action(call));
     copy_str(seen.url, sizeof seen.url, sb_call_url(call));
     copy_str(seen.name, sizeof seen.name, sb_call_interceptor(call));
-    seen.params_is_dict = params != NULL && sb_typeof(params) == SB_DICT;
-    copy_str(seen.k, sizeof seen.k, sb_get_string(sb_dict_get(params, "k"), NULL));
+    seen.params_is_dict = params != NULL && sb_value_type(params) == SB_DICT;
+    copy_str(seen.k, sizeof seen.k, sb_value_get_string(sb_dict_get(params, "k"), NULL));
     seen.tag_count = sb_call_tag_count(call);
     copy_str(seen.tag0, sizeof seen.tag0, sb_call_tag(call, 0));
     copy_str(seen.tag1, sizeof seen.tag1, sb_call_tag(call, 1));
@@ -276,7 +276,7 @@ static int observe_call(void *u, sb_call *call) {
 static int answer_with(void *u, sb_call *call) {
     sb_value *v = strcmp(u, "string") == 0 ? sb_string("free") : sb_int(4);
     decision_status = sb_call_answer(call, v);
-    sb_release(v);
+    sb_value_release(v);
     return SB_OK;
 }
 
@@ -285,30 +285,30 @@ static int answer_with(void *u, sb_call *call) {
 static void test_answer_checked(void) {
     sb_mediator *m = sb_mediator_new();
     sb_value *out = NULL;
-    CHECK_STATUS(sb_register_action_contract(m, "T", "count", "-> int", echo, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_register_action_contract(m, "T", "ratio", "-> double", echo, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_register_action(m, "T", "plain", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register_contract(m, "T", "count", "-> int", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register_contract(m, "T", "ratio", "-> double", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "T", "plain", echo, NULL, NULL), SB_OK);
     uint64_t id = 0;
-    CHECK_STATUS(sb_add_interceptor(m, 0, answer_with, (void *)"string", NULL, &id), SB_OK);
-    CHECK_STATUS(sb_set_interceptor_options(m, id, "mock", 0), SB_OK);
-    CHECK_STATUS(sb_perform(m, "T", "count", NULL, 0, &out), SB_ETYPE);
+    CHECK_STATUS(sb_interceptor_add(m, 0, answer_with, (void *)"string", NULL, &id), SB_OK);
+    CHECK_STATUS(sb_interceptor_set_options(m, id, "mock", 0), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "T", "count", NULL, 0, &out), SB_ETYPE);
     CHECK(out == NULL && ERROR_MENTIONS("T.count: expected an int result, got string")
           && ERROR_MENTIONS("interceptor \"mock\""));
     CHECK_STATUS(sb_open_url(m, "app://T/count", NULL, &out), SB_ETYPE);
-    CHECK_STATUS(sb_perform(m, "T", "plain", NULL, 0, &out), SB_OK);
-    CHECK_STR(sb_get_string(out, NULL), "free");
-    sb_release(out);
-    CHECK_STATUS(sb_perform(m, "Nobody", "x", NULL, 0, &out), SB_OK);
-    sb_release(out);
-    CHECK_STATUS(sb_remove_interceptor(m, id), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "T", "plain", NULL, 0, &out), SB_OK);
+    CHECK_STR(sb_value_get_string(out, NULL), "free");
+    sb_value_release(out);
+    CHECK_STATUS(sb_action_perform(m, "Nobody", "x", NULL, 0, &out), SB_OK);
+    sb_value_release(out);
+    CHECK_STATUS(sb_interceptor_remove(m, id), SB_OK);
     /* Converted as the action's own result: an int for a double. */
-    CHECK_STATUS(sb_add_interceptor(m, 0, answer_with, (void *)"int", NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_perform(m, "T", "ratio", NULL, 0, &out), SB_OK);
-    CHECK(sb_typeof(out) == SB_DOUBLE);
-    sb_release(out);
-    CHECK_STATUS(sb_perform(m, "T", "count", NULL, 0, &out), SB_OK);
+    CHECK_STATUS(sb_interceptor_add(m, 0, answer_with, (void *)"int", NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "T", "ratio", NULL, 0, &out), SB_OK);
+    CHECK(sb_value_type(out) == SB_DOUBLE);
+    sb_value_release(out);
+    CHECK_STATUS(sb_action_perform(m, "T", "count", NULL, 0, &out), SB_OK);
     CHECK(check_int(out) == 4);
-    sb_release(out);
+    sb_value_release(out);
     sb_mediator_free(m);
     robustness_row("C interceptor answers of another kind than the action's -> type (perform, URL; converted; "
                    "undeclared; no such target)", 6, "SB_ETYPE naming the action, both types and the interceptor; "
@@ -324,13 +324,13 @@ static void test_what_it_sees(void) {
     sb_call_options opts;
     memset(&opts, 0, sizeof opts);
     sb_dict_set_new(params, "k", sb_string("local"));
-    CHECK_STATUS(sb_register_action(m, "T", "act", echo, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_add_interceptor(m, 0, observe_call, NULL, NULL, &id), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "T", "act", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_interceptor_add(m, 0, observe_call, NULL, NULL, &id), SB_OK);
 
     /* A perform: no URL, no tags, the default name. */
     memset(&seen, 0, sizeof seen);
-    CHECK_STATUS(sb_perform(m, "T", "act", params, 0, &out), SB_OK);
-    sb_release(out);
+    CHECK_STATUS(sb_action_perform(m, "T", "act", params, 0, &out), SB_OK);
+    sb_value_release(out);
     CHECK(seen.calls == 1);
     CHECK_STR(seen.target, "T");
     CHECK_STR(seen.action, "act");
@@ -344,17 +344,17 @@ static void test_what_it_sees(void) {
 
     /* No params: still a dict. */
     memset(&seen, 0, sizeof seen);
-    CHECK_STATUS(sb_perform(m, "T", "act", NULL, 0, NULL), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "T", "act", NULL, 0, NULL), SB_OK);
     CHECK(seen.params_is_dict);
 
     /* Tags and a name. */
-    CHECK_STATUS(sb_set_interceptor_options(m, id, "seer", 0), SB_OK);
+    CHECK_STATUS(sb_interceptor_set_options(m, id, "seer", 0), SB_OK);
     opts.tags = tags;
     opts.tag_count = 2;
     memset(&seen, 0, sizeof seen);
-    CHECK_STATUS(sb_perform_opts(m, "T", "act", params, &opts, &out), SB_OK);
-    CHECK(sb_equal(out, params));
-    sb_release(out);
+    CHECK_STATUS(sb_action_perform_opts(m, "T", "act", params, &opts, &out), SB_OK);
+    CHECK(sb_value_equal(out, params));
+    sb_value_release(out);
     CHECK(seen.tag_count == 2 && seen.tag2_is_null);
     CHECK_STR(seen.tag0, "checkout");
     CHECK_STR(seen.tag1, "beta");
@@ -365,7 +365,7 @@ static void test_what_it_sees(void) {
     memset(&seen, 0, sizeof seen);
     CHECK_STATUS(sb_open_url(m, "app://T/act?k=v", NULL, &out), SB_OK);
     CHECK_STR(str_of(sb_dict_get(out, "k")), "v");
-    sb_release(out);
+    sb_value_release(out);
     CHECK(seen.calls == 1);
     CHECK_STR(seen.url, "app://T/act?k=v");
     CHECK_STR(seen.target, "T");
@@ -376,25 +376,25 @@ static void test_what_it_sees(void) {
     /* sb_open_url_opts: tags for URL calls too. */
     memset(&seen, 0, sizeof seen);
     CHECK_STATUS(sb_open_url_opts(m, "app://T/act?k=w", NULL, &opts, &out), SB_OK);
-    sb_release(out);
+    sb_value_release(out);
     CHECK_STR(seen.url, "app://T/act?k=w");
     CHECK(seen.tag_count == 2);
     CHECK_STR(seen.tag1, "beta");
 
     /* The name and timeout show in sb_routes. */
-    CHECK_STATUS(sb_set_interceptor_options(m, id, "seer", 250), SB_OK);
+    CHECK_STATUS(sb_interceptor_set_options(m, id, "seer", 250), SB_OK);
     sb_value *entry = routes_interceptor(m, "seer");
     CHECK(entry != NULL);
     CHECK(int_at(entry, "timeout_ms") == 250);
     CHECK(int_at(entry, "id") == (int64_t)id);
     CHECK(int_at(entry, "priority") == 0);
-    sb_release(entry);
-    CHECK_STATUS(sb_set_interceptor_options(m, id, "seer2", 0), SB_OK); /* 0 keeps the timeout */
+    sb_value_release(entry);
+    CHECK_STATUS(sb_interceptor_set_options(m, id, "seer2", 0), SB_OK); /* 0 keeps the timeout */
     entry = routes_interceptor(m, "seer2");
     CHECK(entry != NULL && int_at(entry, "timeout_ms") == 250);
-    sb_release(entry);
+    sb_value_release(entry);
 
-    sb_release(params);
+    sb_value_release(params);
     sb_mediator_free(m);
 }
 
@@ -402,13 +402,13 @@ static void test_what_it_sees(void) {
 
 static int fail_boom(void *u, sb_call *call) {
     (void)u; (void)call;
-    sb_set_error("boom");
+    sb_error_set("boom");
     return SB_EACTION;
 }
 
 static int fail_unknown(void *u, sb_call *call) {
     (void)u; (void)call;
-    sb_set_error("odd status");
+    sb_error_set("odd status");
     return 77;
 }
 
@@ -416,25 +416,25 @@ static void test_failing_interceptor(void) {
     sb_mediator *m = sb_mediator_new();
     uint64_t id = 0;
     sb_value *out = sb_int(0);
-    CHECK_STATUS(sb_register_action(m, "T", "act", echo, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_add_interceptor(m, 0, fail_boom, NULL, NULL, &id), SB_OK);
-    CHECK_STATUS(sb_set_interceptor_options(m, id, "failer", 0), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "T", "act", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_interceptor_add(m, 0, fail_boom, NULL, NULL, &id), SB_OK);
+    CHECK_STATUS(sb_interceptor_set_options(m, id, "failer", 0), SB_OK);
     reached = 0;
-    CHECK_STATUS(sb_perform(m, "T", "act", NULL, 0, &out), SB_EACTION);
+    CHECK_STATUS(sb_action_perform(m, "T", "act", NULL, 0, &out), SB_EACTION);
     CHECK(out == NULL && reached == 0);
     CHECK(ERROR_MENTIONS("failer") && ERROR_MENTIONS("boom"));
     CHECK_STATUS(sb_open_url(m, "app://T/act", NULL, &out), SB_EACTION);
     CHECK(ERROR_MENTIONS("failer") && ERROR_MENTIONS("boom"));
-    CHECK_STATUS(sb_remove_interceptor(m, id), SB_OK);
+    CHECK_STATUS(sb_interceptor_remove(m, id), SB_OK);
 
     /* A number that is no status fails the call too (as SB_EACTION, like an action's). */
-    CHECK_STATUS(sb_add_interceptor(m, 0, fail_unknown, NULL, NULL, &id), SB_OK);
-    CHECK_STATUS(sb_set_interceptor_options(m, id, "oddball", 0), SB_OK);
-    CHECK_STATUS(sb_perform(m, "T", "act", NULL, 0, &out), SB_EACTION);
+    CHECK_STATUS(sb_interceptor_add(m, 0, fail_unknown, NULL, NULL, &id), SB_OK);
+    CHECK_STATUS(sb_interceptor_set_options(m, id, "oddball", 0), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "T", "act", NULL, 0, &out), SB_EACTION);
     CHECK(ERROR_MENTIONS("oddball") && ERROR_MENTIONS("odd status"));
     CHECK(reached == 0);
-    CHECK_STATUS(sb_remove_interceptor(m, id), SB_OK);
-    CHECK_STATUS(sb_perform(m, "T", "act", NULL, 0, NULL), SB_OK);
+    CHECK_STATUS(sb_interceptor_remove(m, id), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "T", "act", NULL, 0, NULL), SB_OK);
     CHECK(reached == 1);
     sb_mediator_free(m);
 }
@@ -449,7 +449,7 @@ static void *answer_later(void *arg) {
     sleep_ms(5);
     sb_value *v = sb_string("from a thread");
     async_status = sb_call_answer(call, v);
-    sb_release(v);
+    sb_value_release(v);
     return NULL;
 }
 
@@ -488,7 +488,7 @@ static int decide_stash(sb_status expected) {
     sb_value *v = sb_int(1);
     for (int i = 0; i < stashed; i++)
         if (sb_call_answer(stash[i], v) == expected) matched++;
-    sb_release(v);
+    sb_value_release(v);
     stashed = 0;
     return matched;
 }
@@ -501,7 +501,7 @@ static int decide_twice(void *u, sb_call *call) {
     sb_value *v = sb_int(9);
     decision_status = sb_call_proceed(call);
     second_status = sb_call_answer(call, v);
-    sb_release(v);
+    sb_value_release(v);
     return SB_OK;
 }
 
@@ -509,59 +509,59 @@ static void test_async(void) {
     sb_mediator *m = sb_mediator_new();
     uint64_t id = 0;
     sb_value *out = NULL, *entry;
-    CHECK_STATUS(sb_register_action(m, "T", "act", name_of, "T.act", NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "T", "act", name_of, "T.act", NULL), SB_OK);
 
     /* Answered from another thread a few ms later. */
-    CHECK_STATUS(sb_add_interceptor(m, 0, pending_answer, NULL, NULL, &id), SB_OK);
+    CHECK_STATUS(sb_interceptor_add(m, 0, pending_answer, NULL, NULL, &id), SB_OK);
     reached = 0;
     async_status = SB_EINVAL;
-    CHECK_STATUS(sb_perform(m, "T", "act", NULL, 0, &out), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "T", "act", NULL, 0, &out), SB_OK);
     pthread_join(decider_thread, NULL);
     CHECK(async_status == SB_OK && reached == 0);
     CHECK_STR(str_of(out), "from a thread");
-    sb_release(out);
-    CHECK_STATUS(sb_remove_interceptor(m, id), SB_OK);
+    sb_value_release(out);
+    CHECK_STATUS(sb_interceptor_remove(m, id), SB_OK);
 
     /* Proceeds from another thread: the target runs. */
-    CHECK_STATUS(sb_add_interceptor(m, 0, pending_proceed, NULL, NULL, &id), SB_OK);
+    CHECK_STATUS(sb_interceptor_add(m, 0, pending_proceed, NULL, NULL, &id), SB_OK);
     async_status = SB_EINVAL;
-    CHECK_STATUS(sb_perform(m, "T", "act", NULL, 0, &out), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "T", "act", NULL, 0, &out), SB_OK);
     pthread_join(decider_thread, NULL);
     CHECK(async_status == SB_OK && reached == 1);
     CHECK_STR(str_of(out), "T.act");
-    sb_release(out);
-    CHECK_STATUS(sb_remove_interceptor(m, id), SB_OK);
+    sb_value_release(out);
+    CHECK_STATUS(sb_interceptor_remove(m, id), SB_OK);
 
     /* Never decided in time: SB_ETIMEOUT naming it; a late decision is ignored. */
-    CHECK_STATUS(sb_add_interceptor(m, 0, pending_stash, NULL, NULL, &id), SB_OK);
-    CHECK_STATUS(sb_set_interceptor_options(m, id, "slow", 20), SB_OK);
+    CHECK_STATUS(sb_interceptor_add(m, 0, pending_stash, NULL, NULL, &id), SB_OK);
+    CHECK_STATUS(sb_interceptor_set_options(m, id, "slow", 20), SB_OK);
     reached = 0;
     stashed = 0;
     out = sb_int(0);
-    CHECK_STATUS(sb_perform(m, "T", "act", NULL, 0, &out), SB_ETIMEOUT);
+    CHECK_STATUS(sb_action_perform(m, "T", "act", NULL, 0, &out), SB_ETIMEOUT);
     CHECK(out == NULL && reached == 0 && stashed == 1);
     CHECK(ERROR_MENTIONS("slow"));
     CHECK(decide_stash(SB_ETIMEOUT) == 1);
     entry = routes_interceptor(m, "slow");
     CHECK(entry != NULL && int_at(entry, "ignored_decisions") == 1 && int_at(entry, "timeout_ms") == 20);
-    sb_release(entry);
-    CHECK_STATUS(sb_remove_interceptor(m, id), SB_OK);
+    sb_value_release(entry);
+    CHECK_STATUS(sb_interceptor_remove(m, id), SB_OK);
 
     /* A second decision inside the function is SB_EINVAL and ignored. */
-    CHECK_STATUS(sb_add_interceptor(m, 0, decide_twice, NULL, NULL, &id), SB_OK);
-    CHECK_STATUS(sb_set_interceptor_options(m, id, "twice", 0), SB_OK);
-    CHECK_STATUS(sb_perform(m, "T", "act", NULL, 0, &out), SB_OK);
+    CHECK_STATUS(sb_interceptor_add(m, 0, decide_twice, NULL, NULL, &id), SB_OK);
+    CHECK_STATUS(sb_interceptor_set_options(m, id, "twice", 0), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "T", "act", NULL, 0, &out), SB_OK);
     CHECK(decision_status == SB_OK && second_status == SB_EINVAL);
     CHECK_STR(str_of(out), "T.act"); /* the first decision (proceed) holds */
     CHECK(reached == 1);
-    sb_release(out);
+    sb_value_release(out);
     char *json = sb_routes_json(m);
     CHECK(json != NULL && strstr(json, "\"ignored_decisions\"") != NULL);
-    sb_free(json);
+    sb_memory_free(json);
     entry = routes_interceptor(m, "twice");
     CHECK(entry != NULL && int_at(entry, "ignored_decisions") == 1);
-    sb_release(entry);
-    CHECK_STATUS(sb_remove_interceptor(m, id), SB_OK);
+    sb_value_release(entry);
+    CHECK_STATUS(sb_interceptor_remove(m, id), SB_OK);
     sb_mediator_free(m);
 }
 
@@ -571,22 +571,22 @@ static void test_never_decides(void) {
     uint64_t id = 0;
     int timeouts = 0;
     sb_value *out = NULL;
-    CHECK_STATUS(sb_register_action(m, "T", "act", name_of, "T.act", NULL), SB_OK);
-    CHECK_STATUS(sb_add_interceptor(m, 0, pending_stash, NULL, NULL, &id), SB_OK);
-    CHECK_STATUS(sb_set_interceptor_options(m, id, "stuck", 1), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "T", "act", name_of, "T.act", NULL), SB_OK);
+    CHECK_STATUS(sb_interceptor_add(m, 0, pending_stash, NULL, NULL, &id), SB_OK);
+    CHECK_STATUS(sb_interceptor_set_options(m, id, "stuck", 1), SB_OK);
     stashed = 0;
     reached = 0;
     for (int i = 0; i < STASH_MAX; i++) {
-        sb_status s = sb_perform(m, "T", "act", NULL, 0, &out);
+        sb_status s = sb_action_perform(m, "T", "act", NULL, 0, &out);
         if (s == SB_ETIMEOUT && out == NULL && ERROR_MENTIONS("stuck")) timeouts++;
-        else sb_release(out);
+        else sb_value_release(out);
     }
     CHECK(timeouts == STASH_MAX);
     CHECK(stashed == STASH_MAX && reached == 0);
-    CHECK_STATUS(sb_remove_interceptor(m, id), SB_OK);
-    CHECK_STATUS(sb_perform(m, "T", "act", NULL, 0, &out), SB_OK);
+    CHECK_STATUS(sb_interceptor_remove(m, id), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "T", "act", NULL, 0, &out), SB_OK);
     CHECK_STR(str_of(out), "T.act");
-    sb_release(out);
+    sb_value_release(out);
     CHECK(decide_stash(SB_ETIMEOUT) == STASH_MAX);
     sb_mediator_free(m);
 }
@@ -595,7 +595,7 @@ static void test_never_decides(void) {
 
 static void *cancel_later(void *arg) {
     sleep_ms(10);
-    sb_cancel_request(arg);
+    sb_cancellation_request(arg);
     return NULL;
 }
 
@@ -605,8 +605,8 @@ static int cancelled_seen;
 static sb_status cancel_self(void *u, const sb_value *params, sb_value **out) {
     (void)params;
     reached++;
-    if (u != NULL) sb_cancel_request(u);
-    cancelled_seen = sb_cancelled();
+    if (u != NULL) sb_cancellation_request(u);
+    cancelled_seen = sb_action_cancelled();
     *out = sb_int(cancelled_seen);
     return SB_OK;
 }
@@ -620,71 +620,71 @@ static int stash_and_look(void *u, sb_call *call) {
 
 static void test_cancellation(void) {
     sb_mediator *m = sb_mediator_new();
-    sb_cancel *token = sb_cancel_new();
+    sb_cancellation *token = sb_cancellation_new();
     uint64_t id = 0;
     pthread_t thread;
     sb_value *out = NULL;
     sb_call_options opts;
     memset(&opts, 0, sizeof opts);
     CHECK(token != NULL);
-    CHECK(sb_cancel_requested(token) == 0);
-    CHECK(sb_cancelled() == 0); /* outside any call */
-    CHECK_STATUS(sb_register_action(m, "T", "act", name_of, "T.act", NULL), SB_OK);
+    CHECK(sb_cancellation_requested(token) == 0);
+    CHECK(sb_action_cancelled() == 0); /* outside any call */
+    CHECK_STATUS(sb_action_register(m, "T", "act", name_of, "T.act", NULL), SB_OK);
 
     /* Cancelled from another thread while an interceptor is pending (it would wait 5 s). */
-    CHECK_STATUS(sb_add_interceptor(m, 0, pending_stash, NULL, NULL, &id), SB_OK);
-    CHECK_STATUS(sb_set_interceptor_options(m, id, "waiter", 5000), SB_OK);
+    CHECK_STATUS(sb_interceptor_add(m, 0, pending_stash, NULL, NULL, &id), SB_OK);
+    CHECK_STATUS(sb_interceptor_set_options(m, id, "waiter", 5000), SB_OK);
     opts.cancel = token;
     stashed = 0;
     reached = 0;
     out = sb_int(0);
     pthread_create(&thread, NULL, cancel_later, token);
-    CHECK_STATUS(sb_perform_opts(m, "T", "act", NULL, &opts, &out), SB_ECANCELED);
+    CHECK_STATUS(sb_action_perform_opts(m, "T", "act", NULL, &opts, &out), SB_ECANCELED);
     pthread_join(thread, NULL);
     CHECK(out == NULL && reached == 0 && stashed == 1);
-    CHECK(sb_cancel_requested(token) == 1);
+    CHECK(sb_cancellation_requested(token) == 1);
     CHECK(stashed == 1 && sb_call_cancelled(stash[0]) == 1);
     CHECK(decide_stash(SB_ECANCELED) == 1); /* a decision after cancellation is ignored */
-    CHECK_STATUS(sb_remove_interceptor(m, id), SB_OK);
+    CHECK_STATUS(sb_interceptor_remove(m, id), SB_OK);
 
     /* A token cancelled beforehand: no target runs, with or without interceptors. */
-    CHECK_STATUS(sb_perform_opts(m, "T", "act", NULL, &opts, &out), SB_ECANCELED);
+    CHECK_STATUS(sb_action_perform_opts(m, "T", "act", NULL, &opts, &out), SB_ECANCELED);
     CHECK(out == NULL && reached == 0);
     CHECK_STATUS(sb_open_url_opts(m, "app://T/act", NULL, &opts, &out), SB_ECANCELED);
     CHECK(out == NULL && reached == 0);
-    CHECK_STATUS(sb_add_interceptor(m, 0, stash_and_look, NULL, NULL, &id), SB_OK);
+    CHECK_STATUS(sb_interceptor_add(m, 0, stash_and_look, NULL, NULL, &id), SB_OK);
     stashed = 0;
-    CHECK_STATUS(sb_perform_opts(m, "T", "act", NULL, &opts, &out), SB_ECANCELED);
+    CHECK_STATUS(sb_action_perform_opts(m, "T", "act", NULL, &opts, &out), SB_ECANCELED);
     CHECK(out == NULL && reached == 0);
     if (stashed > 0) { /* shown to the interceptor at all: it saw the cancellation */
         CHECK(call_was_cancelled == 1);
         CHECK(decide_stash(SB_ECANCELED) == 1);
     }
-    CHECK_STATUS(sb_remove_interceptor(m, id), SB_OK);
-    sb_cancel_free(token);
+    CHECK_STATUS(sb_interceptor_remove(m, id), SB_OK);
+    sb_cancellation_free(token);
 
-    /* A target sees its own call's cancellation with sb_cancelled(). */
-    token = sb_cancel_new();
+    /* A target sees its own call's cancellation with sb_action_cancelled(). */
+    token = sb_cancellation_new();
     opts.cancel = token;
-    CHECK_STATUS(sb_register_action(m, "C", "self", cancel_self, token, NULL), SB_OK);
-    CHECK_STATUS(sb_register_action(m, "C", "plain", cancel_self, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "C", "self", cancel_self, token, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "C", "plain", cancel_self, NULL, NULL), SB_OK);
     cancelled_seen = -1;
-    CHECK_STATUS(sb_perform_opts(m, "C", "self", NULL, &opts, &out), SB_OK);
+    CHECK_STATUS(sb_action_perform_opts(m, "C", "self", NULL, &opts, &out), SB_OK);
     CHECK(cancelled_seen == 1 && check_int(out) == 1);
-    sb_release(out);
+    sb_value_release(out);
     cancelled_seen = -1;
-    CHECK_STATUS(sb_perform(m, "C", "plain", NULL, 0, &out), SB_OK); /* no token: 0 */
+    CHECK_STATUS(sb_action_perform(m, "C", "plain", NULL, 0, &out), SB_OK); /* no token: 0 */
     CHECK(cancelled_seen == 0);
-    sb_release(out);
-    sb_cancel_free(token);
-    token = sb_cancel_new();
+    sb_value_release(out);
+    sb_cancellation_free(token);
+    token = sb_cancellation_new();
     opts.cancel = token;
     cancelled_seen = -1;
-    CHECK_STATUS(sb_perform_opts(m, "C", "plain", NULL, &opts, &out), SB_OK); /* a token nobody cancels */
+    CHECK_STATUS(sb_action_perform_opts(m, "C", "plain", NULL, &opts, &out), SB_OK); /* a token nobody cancels */
     CHECK(cancelled_seen == 0);
-    sb_release(out);
-    CHECK(sb_cancelled() == 0);
-    sb_cancel_free(token);
+    sb_value_release(out);
+    CHECK(sb_action_cancelled() == 0);
+    sb_cancellation_free(token);
     sb_mediator_free(m);
 }
 
@@ -702,31 +702,31 @@ static void test_bypass(void) {
     sb_call_options opts;
     memset(&opts, 0, sizeof opts);
     opts.flags = SB_BYPASS_INTERCEPTORS;
-    CHECK_STATUS(sb_register_action(m, "T", "act", name_of, "T.act", NULL), SB_OK);
-    CHECK_STATUS(sb_add_interceptor(m, 0, reject_all, NULL, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_perform(m, "T", "act", NULL, 0, &out), SB_EREJECTED);
+    CHECK_STATUS(sb_action_register(m, "T", "act", name_of, "T.act", NULL), SB_OK);
+    CHECK_STATUS(sb_interceptor_add(m, 0, reject_all, NULL, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "T", "act", NULL, 0, &out), SB_EREJECTED);
     CHECK(ERROR_MENTIONS("gatekeeper says no"));
-    CHECK_STATUS(sb_perform_opts(m, "T", "act", NULL, &opts, &out), SB_OK);
+    CHECK_STATUS(sb_action_perform_opts(m, "T", "act", NULL, &opts, &out), SB_OK);
     CHECK_STR(str_of(out), "T.act");
-    sb_release(out);
+    sb_value_release(out);
     CHECK_STATUS(sb_open_url_opts(m, "app://T/act", NULL, &opts, &out), SB_OK);
     CHECK_STR(str_of(out), "T.act");
-    sb_release(out);
+    sb_value_release(out);
 
-    CHECK_STATUS(sb_set_allow_bypass(m, 0), SB_OK);
-    CHECK_STATUS(sb_perform_opts(m, "T", "act", NULL, &opts, &out), SB_EREJECTED);
+    CHECK_STATUS(sb_interceptor_allow_bypass(m, 0), SB_OK);
+    CHECK_STATUS(sb_action_perform_opts(m, "T", "act", NULL, &opts, &out), SB_EREJECTED);
     CHECK(out == NULL && ERROR_MENTIONS("gatekeeper says no"));
     CHECK_STATUS(sb_open_url_opts(m, "app://T/act", NULL, &opts, &out), SB_EREJECTED);
     CHECK(out == NULL);
 
-    CHECK_STATUS(sb_set_allow_bypass(m, 1), SB_OK);
-    CHECK_STATUS(sb_perform_opts(m, "T", "act", NULL, &opts, &out), SB_OK);
-    sb_release(out);
+    CHECK_STATUS(sb_interceptor_allow_bypass(m, 1), SB_OK);
+    CHECK_STATUS(sb_action_perform_opts(m, "T", "act", NULL, &opts, &out), SB_OK);
+    sb_value_release(out);
 
     /* SB_CACHE_TARGET is a known flag for the options too. */
     opts.flags = SB_CACHE_TARGET | SB_BYPASS_INTERCEPTORS;
-    CHECK_STATUS(sb_perform_opts(m, "T", "act", NULL, &opts, &out), SB_OK);
-    sb_release(out);
+    CHECK_STATUS(sb_action_perform_opts(m, "T", "act", NULL, &opts, &out), SB_OK);
+    sb_value_release(out);
     sb_mediator_free(m);
 }
 
@@ -748,7 +748,7 @@ static int degrade_params_url(const sb_value *v, const char *target, const char 
     snprintf(target_string, sizeof target_string, "Target_%s", target);
     snprintf(selector_string, sizeof selector_string, "Action_%s:", action);
     const sb_value *given_url = sb_dict_get(v, "url");
-    return sb_typeof(v) == SB_DICT && int_at(sb_dict_get(v, "originParams"), "amount") == amount &&
+    return sb_value_type(v) == SB_DICT && int_at(sb_dict_get(v, "originParams"), "amount") == amount &&
            strcmp(str_of(sb_dict_get(v, "targetString")), target_string) == 0 &&
            strcmp(str_of(sb_dict_get(v, "selectorString")), selector_string) == 0 &&
            strcmp(str_of(sb_dict_get(v, "target")), target) == 0 &&
@@ -762,7 +762,7 @@ static int degrade_params(const sb_value *v, const char *target, const char *act
 
 static sb_status degrade_echo(void *u, const sb_value *params, sb_value **out) {
     (void)u;
-    *out = sb_retain((sb_value *)params);
+    *out = sb_value_retain((sb_value *)params);
     return SB_OK;
 }
 
@@ -772,44 +772,44 @@ static void test_rules(void) {
     char json[1024], name[16];
     uint64_t id = 0;
     sb_dict_set_new(params, "amount", sb_int(5));
-    CHECK_STATUS(sb_register_action(m, "Old", "show", name_of, "Old.show", NULL), SB_OK);
-    CHECK_STATUS(sb_register_action(m, "New", "show", name_of, "New.show", NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "Old", "show", name_of, "Old.show", NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "New", "show", name_of, "New.show", NULL), SB_OK);
 
     /* A URL rewrite applies to URLs only. */
-    CHECK_STATUS(sb_set_rules_json(m, "[{\"from\":\"app://Old/*\",\"to\":\"app://New/$1\"}]"), SB_OK);
+    CHECK_STATUS(sb_rules_set_json(m, "[{\"from\":\"app://Old/*\",\"to\":\"app://New/$1\"}]"), SB_OK);
     CHECK_STATUS(sb_open_url(m, "app://Old/show", NULL, &out), SB_OK);
     CHECK_STR(str_of(out), "New.show");
-    sb_release(out);
-    CHECK_STATUS(sb_perform(m, "Old", "show", NULL, 0, &out), SB_OK);
+    sb_value_release(out);
+    CHECK_STATUS(sb_action_perform(m, "Old", "show", NULL, 0, &out), SB_OK);
     CHECK_STR(str_of(out), "Old.show");
-    sb_release(out);
+    sb_value_release(out);
 
     /* A local rule rewrites "target/action" of every call. */
-    CHECK_STATUS(sb_set_rules_json(m, "[{\"from\":\"Old/*\",\"to\":\"New/$1\"}]"), SB_OK);
-    CHECK_STATUS(sb_perform(m, "Old", "show", NULL, 0, &out), SB_OK);
+    CHECK_STATUS(sb_rules_set_json(m, "[{\"from\":\"Old/*\",\"to\":\"New/$1\"}]"), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "Old", "show", NULL, 0, &out), SB_OK);
     CHECK_STR(str_of(out), "New.show");
-    sb_release(out);
+    sb_value_release(out);
     CHECK_STATUS(sb_open_url(m, "app://Old/show", NULL, &out), SB_OK);
     CHECK_STR(str_of(out), "New.show");
-    sb_release(out);
+    sb_value_release(out);
 
     /* Bad JSON or a bad rule: SB_EINVAL, and the old rules still apply. */
-    CHECK_STATUS(sb_set_rules_json(m, "[{\"from\":"), SB_EINVAL);
-    CHECK_STATUS(sb_set_rules_json(m, "{}"), SB_EINVAL);
-    CHECK_STATUS(sb_set_rules_json(m, "[{\"from\":\"X/*\"}]"), SB_EINVAL);
-    CHECK_STATUS(sb_set_rules_json(m, "[{\"from\":\"X/*\",\"to\":\"Y/$1\"},{\"bogus\":1}]"), SB_EINVAL);
+    CHECK_STATUS(sb_rules_set_json(m, "[{\"from\":"), SB_EINVAL);
+    CHECK_STATUS(sb_rules_set_json(m, "{}"), SB_EINVAL);
+    CHECK_STATUS(sb_rules_set_json(m, "[{\"from\":\"X/*\"}]"), SB_EINVAL);
+    CHECK_STATUS(sb_rules_set_json(m, "[{\"from\":\"X/*\",\"to\":\"Y/$1\"},{\"bogus\":1}]"), SB_EINVAL);
     CHECK(ERROR_MENTIONS("2")); /* the rule's number */
-    CHECK_STATUS(sb_set_rules_json(m, "[{\"from\":\"X/*\",\"to\":\"Y/$2\"}]"), SB_EINVAL); /* only one star */
-    CHECK_STATUS(sb_perform(m, "Old", "show", NULL, 0, &out), SB_OK);
+    CHECK_STATUS(sb_rules_set_json(m, "[{\"from\":\"X/*\",\"to\":\"Y/$2\"}]"), SB_EINVAL); /* only one star */
+    CHECK_STATUS(sb_action_perform(m, "Old", "show", NULL, 0, &out), SB_OK);
     CHECK_STR(str_of(out), "New.show");
-    sb_release(out);
+    sb_value_release(out);
 
     /* A rule that matches its own output: a redirect loop. */
-    CHECK_STATUS(sb_register_action(m, "A", "x", name_of, "A.x", NULL), SB_OK);
-    CHECK_STATUS(sb_register_action(m, "B", "x", name_of, "B.x", NULL), SB_OK);
-    CHECK_STATUS(sb_set_rules_json(m, "[{\"from\":\"A/*\",\"to\":\"A/$1\"}]"), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "A", "x", name_of, "A.x", NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "B", "x", name_of, "B.x", NULL), SB_OK);
+    CHECK_STATUS(sb_rules_set_json(m, "[{\"from\":\"A/*\",\"to\":\"A/$1\"}]"), SB_OK);
     reached = 0;
-    CHECK_STATUS(sb_perform(m, "A", "x", NULL, 0, &out), SB_EREJECTED);
+    CHECK_STATUS(sb_action_perform(m, "A", "x", NULL, 0, &out), SB_EREJECTED);
     CHECK(out == NULL && reached == 0 && ERROR_MENTIONS("redirect loop"));
 
     /* SB_MAX_REDIRECTS redirects are allowed, one more is a loop: R0 -> R1 -> ... */
@@ -821,75 +821,75 @@ static void test_rules(void) {
                                     i ? "," : "", i, i + 1);
         snprintf(json + len, sizeof json - len, "]");
         snprintf(name, sizeof name, "R%d", hops);
-        CHECK_STATUS(sb_register_action(m, name, "x", name_of, "last", NULL), SB_OK);
-        CHECK_STATUS(sb_set_rules_json(m, json), SB_OK);
-        sb_status s = sb_perform(m, "R0", "x", NULL, 0, &out);
+        CHECK_STATUS(sb_action_register(m, name, "x", name_of, "last", NULL), SB_OK);
+        CHECK_STATUS(sb_rules_set_json(m, json), SB_OK);
+        sb_status s = sb_action_perform(m, "R0", "x", NULL, 0, &out);
         if (hops == SB_MAX_REDIRECTS) {
             CHECK(s == SB_OK);
             CHECK_STR(str_of(out), "last");
-            sb_release(out);
+            sb_value_release(out);
         } else {
             CHECK(s == SB_EREJECTED && ERROR_MENTIONS("redirect loop"));
         }
     }
 
     /* "[]" removes the rules. */
-    CHECK_STATUS(sb_set_rules_json(m, "[]"), SB_OK);
-    CHECK_STATUS(sb_perform(m, "Old", "show", NULL, 0, &out), SB_OK);
+    CHECK_STATUS(sb_rules_set_json(m, "[]"), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "Old", "show", NULL, 0, &out), SB_OK);
     CHECK_STR(str_of(out), "Old.show");
-    sb_release(out);
+    sb_value_release(out);
     CHECK_STATUS(sb_open_url(m, "app://Old/show", NULL, &out), SB_OK);
     CHECK_STR(str_of(out), "Old.show");
-    sb_release(out);
-    CHECK_STATUS(sb_perform(m, "A", "x", NULL, 0, &out), SB_OK);
+    sb_value_release(out);
+    CHECK_STATUS(sb_action_perform(m, "A", "x", NULL, 0, &out), SB_OK);
     CHECK_STR(str_of(out), "A.x");
-    sb_release(out);
+    sb_value_release(out);
     CHECK_STATUS(sb_routes(m, &routes), SB_OK);
-    CHECK(sb_typeof(sb_dict_get(routes, "rules")) == SB_ARRAY && sb_count(sb_dict_get(routes, "rules")) == 0);
-    sb_release(routes);
+    CHECK(sb_value_type(sb_dict_get(routes, "rules")) == SB_ARRAY && sb_value_count(sb_dict_get(routes, "rules")) == 0);
+    sb_value_release(routes);
 
     /* Two interceptors' redirects in a circle: a redirect loop too. */
-    CHECK_STATUS(sb_add_interceptor(m, 0, redirect_ab, NULL, NULL, &id), SB_OK);
+    CHECK_STATUS(sb_interceptor_add(m, 0, redirect_ab, NULL, NULL, &id), SB_OK);
     reached = 0;
-    CHECK_STATUS(sb_perform(m, "A", "x", NULL, 0, &out), SB_EREJECTED);
+    CHECK_STATUS(sb_action_perform(m, "A", "x", NULL, 0, &out), SB_EREJECTED);
     CHECK(out == NULL && reached == 0 && ERROR_MENTIONS("redirect loop"));
-    CHECK_STATUS(sb_remove_interceptor(m, id), SB_OK);
+    CHECK_STATUS(sb_interceptor_remove(m, id), SB_OK);
 
     /* A degrade rule: Web.response answers a missing Pay.charge. */
-    CHECK_STATUS(sb_register_action(m, "Web", "response", degrade_echo, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_set_rules_json(m, "[{\"target\":\"Pay\",\"action\":\"*\",\"degrade\":\"Web\"}]"), SB_OK);
-    CHECK_STATUS(sb_perform(m, "Pay", "charge", params, 0, &out), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "Web", "response", degrade_echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_rules_set_json(m, "[{\"target\":\"Pay\",\"action\":\"*\",\"degrade\":\"Web\"}]"), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "Pay", "charge", params, 0, &out), SB_OK);
     CHECK(degrade_params(out, "Pay", "charge", 5));
-    sb_release(out);
+    sb_value_release(out);
     CHECK_STATUS(sb_open_url_params(m, "app://Pay/charge", params, NULL, &out), SB_OK);
     CHECK(degrade_params_url(out, "Pay", "charge", 5, "app://Pay/charge"));
-    sb_release(out);
-    CHECK_STATUS(sb_perform(m, "Shop", "charge", params, 0, &out), SB_ENOTARGET); /* not matched */
+    sb_value_release(out);
+    CHECK_STATUS(sb_action_perform(m, "Shop", "charge", params, 0, &out), SB_ENOTARGET); /* not matched */
     CHECK(out == NULL);
-    CHECK_STATUS(sb_set_rules_json(m, "[{\"target\":\"Pay\",\"action\":\"*\",\"degrade\":\"Web\","
+    CHECK_STATUS(sb_rules_set_json(m, "[{\"target\":\"Pay\",\"action\":\"*\",\"degrade\":\"Web\","
                                       "\"degrade_action\":\"other\"}]"), SB_OK);
-    CHECK_STATUS(sb_register_action(m, "Web", "other", name_of, "Web.other", NULL), SB_OK);
-    CHECK_STATUS(sb_perform(m, "Pay", "charge", params, 0, &out), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "Web", "other", name_of, "Web.other", NULL), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "Pay", "charge", params, 0, &out), SB_OK);
     CHECK_STR(str_of(out), "Web.other");
-    sb_release(out);
-    CHECK_STATUS(sb_set_rules_json(m, "[]"), SB_OK);
-    CHECK_STATUS(sb_perform(m, "Pay", "charge", params, 0, &out), SB_ENOTARGET);
+    sb_value_release(out);
+    CHECK_STATUS(sb_rules_set_json(m, "[]"), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "Pay", "charge", params, 0, &out), SB_ENOTARGET);
 
     /* The degrade handler answers what nothing else answers. */
     freed = 0;
-    CHECK_STATUS(sb_set_degrade_handler(m, degrade_echo, NULL, count_free), SB_OK);
-    CHECK_STATUS(sb_perform(m, "Missing", "go", params, 0, &out), SB_OK);
+    CHECK_STATUS(sb_degrade_handler_set(m, degrade_echo, NULL, count_free), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "Missing", "go", params, 0, &out), SB_OK);
     CHECK(degrade_params(out, "Missing", "go", 5));
-    sb_release(out);
+    sb_value_release(out);
     CHECK_STATUS(sb_open_url_params(m, "app://Gone/away", params, NULL, &out), SB_OK);
     CHECK(degrade_params_url(out, "Gone", "away", 5, "app://Gone/away"));
-    sb_release(out);
-    CHECK_STATUS(sb_set_degrade_handler(m, NULL, NULL, NULL), SB_OK);
+    sb_value_release(out);
+    CHECK_STATUS(sb_degrade_handler_set(m, NULL, NULL, NULL), SB_OK);
     CHECK(freed == 1);
-    CHECK_STATUS(sb_perform(m, "Missing", "go", params, 0, &out), SB_ENOTARGET);
+    CHECK_STATUS(sb_action_perform(m, "Missing", "go", params, 0, &out), SB_ENOTARGET);
     CHECK(out == NULL);
 
-    sb_release(params);
+    sb_value_release(params);
     sb_mediator_free(m);
 }
 
@@ -929,12 +929,12 @@ static void test_observers(void) {
     uint64_t id = 0;
     sb_value *out = NULL;
     freed = 0;
-    CHECK_STATUS(sb_register_action(m, "T", "act", name_of, "T.act", NULL), SB_OK);
-    CHECK_STATUS(sb_add_observer(m, observe, NULL, count_free, &id), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "T", "act", name_of, "T.act", NULL), SB_OK);
+    CHECK_STATUS(sb_observer_add(m, observe, NULL, count_free, &id), SB_OK);
 
     event_count = 0;
-    CHECK_STATUS(sb_perform(m, "T", "act", NULL, 0, &out), SB_OK);
-    sb_release(out);
+    CHECK_STATUS(sb_action_perform(m, "T", "act", NULL, 0, &out), SB_OK);
+    sb_value_release(out);
     CHECK(event_count == 2);
     CHECK(events[0].phase == SB_CALL_START && events[1].phase == SB_CALL_END);
     CHECK_STR(events[0].target, "T");
@@ -949,7 +949,7 @@ static void test_observers(void) {
 
     /* A failed call. */
     event_count = 0;
-    CHECK_STATUS(sb_perform(m, "Nobody", "act", NULL, 0, &out), SB_ENOTARGET);
+    CHECK_STATUS(sb_action_perform(m, "Nobody", "act", NULL, 0, &out), SB_ENOTARGET);
     CHECK(event_count == 2);
     CHECK(events[0].phase == SB_CALL_START && events[1].phase == SB_CALL_END);
     CHECK_STR(events[1].target, "Nobody");
@@ -959,7 +959,7 @@ static void test_observers(void) {
     /* A URL call carries its URL. */
     event_count = 0;
     CHECK_STATUS(sb_open_url(m, "app://T/act?k=v", NULL, &out), SB_OK);
-    sb_release(out);
+    sb_value_release(out);
     CHECK(event_count == 2);
     CHECK_STR(events[0].url, "app://T/act?k=v");
     CHECK_STR(events[1].url, "app://T/act?k=v");
@@ -967,12 +967,12 @@ static void test_observers(void) {
     CHECK(events[1].status == SB_OK);
 
     /* Removed: no more events; free_userdata once. */
-    CHECK_STATUS(sb_remove_observer(m, id), SB_OK);
+    CHECK_STATUS(sb_observer_remove(m, id), SB_OK);
     CHECK(freed == 1);
-    CHECK(sb_remove_observer(m, id) != SB_OK);
+    CHECK(sb_observer_remove(m, id) != SB_OK);
     event_count = 0;
-    CHECK_STATUS(sb_perform(m, "T", "act", NULL, 0, &out), SB_OK);
-    sb_release(out);
+    CHECK_STATUS(sb_action_perform(m, "T", "act", NULL, 0, &out), SB_OK);
+    sb_value_release(out);
     CHECK(event_count == 0);
     CHECK(freed == 1);
     sb_mediator_free(m);
@@ -1015,7 +1015,7 @@ static int count_proceed(void *u, sb_call *call) {
 static sb_status twice(void *u, const sb_value *params, sb_value **out) {
     int64_t n = 0;
     (void)u;
-    if (sb_get_int(sb_dict_get(params, "n"), &n) != SB_OK) return SB_EINVAL;
+    if (sb_value_get_int(sb_dict_get(params, "n"), &n) != SB_OK) return SB_EINVAL;
     *out = sb_int(2 * n);
     return SB_OK;
 }
@@ -1027,11 +1027,11 @@ static void *worker(void *arg) {
         int64_t n = id * CALLS + i;
         sb_value *out = NULL;
         sb_dict_set_new(params, "n", sb_int(n));
-        sb_status s = sb_perform(shared_m, "Math", "twice", params, 0, &out);
+        sb_status s = sb_action_perform(shared_m, "Math", "twice", params, 0, &out);
         if (s != SB_OK || check_int(out) != 2 * n) add_to(&failures, 1);
-        sb_release(out);
+        sb_value_release(out);
     }
-    sb_release(params);
+    sb_value_release(params);
     add_to(&workers_done, 1);
     return NULL;
 }
@@ -1040,23 +1040,23 @@ static void test_concurrency(void) {
     pthread_t threads[WORKERS];
     int added = 0, removed_ok = 1;
     shared_m = sb_mediator_new();
-    CHECK_STATUS(sb_register_action(shared_m, "Math", "twice", twice, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(shared_m, "Math", "twice", twice, NULL, NULL), SB_OK);
     for (long i = 0; i < WORKERS; i++) pthread_create(&threads[i], NULL, worker, (void *)i);
     /* At least 50 rounds: under valgrind the workers may all finish before
      * this thread first looks. */
     for (int round = 0; round < 50 || read_counter(&workers_done) < WORKERS; round++) {
         uint64_t ids[3];
         for (int k = 0; k < 3; k++) {
-            if (sb_add_interceptor(shared_m, k, count_proceed, NULL, churn_free, &ids[k]) != SB_OK) removed_ok = 0;
+            if (sb_interceptor_add(shared_m, k, count_proceed, NULL, churn_free, &ids[k]) != SB_OK) removed_ok = 0;
             added++;
         }
         for (int k = 0; k < 3; k++)
-            if (sb_remove_interceptor(shared_m, ids[k]) != SB_OK) removed_ok = 0;
+            if (sb_interceptor_remove(shared_m, ids[k]) != SB_OK) removed_ok = 0;
     }
     for (int i = 0; i < WORKERS; i++) pthread_join(threads[i], NULL);
     CHECK(removed_ok);
     CHECK(read_counter(&failures) == 0);
-    if (read_counter(&failures)) fprintf(stderr, "%d calls failed; last error: %s\n", read_counter(&failures), sb_last_error());
+    if (read_counter(&failures)) fprintf(stderr, "%d calls failed; last error: %s\n", read_counter(&failures), sb_error_message());
     CHECK(read_counter(&churn_freed) <= added); /* never more than once each */
     CHECK(added > 0);
     /* A removed interceptor a worker may still have been using is freed when
@@ -1085,23 +1085,23 @@ static void test_null(void) {
     static const char *const one_tag[] = {"t"};
     sb_call_options opts;
     memset(&opts, 0, sizeof opts);
-    CHECK_STATUS(sb_register_action(m, "T", "act", name_of, "T.act", NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "T", "act", name_of, "T.act", NULL), SB_OK);
 
     freed = 0;
-    CHECK_STATUS(sb_add_interceptor(NULL, 0, log_name, "x", count_free, &id), SB_EINVAL);
+    CHECK_STATUS(sb_interceptor_add(NULL, 0, log_name, "x", count_free, &id), SB_EINVAL);
     CHECK(freed == 1);
-    CHECK_STATUS(sb_add_interceptor(m, 0, NULL, "x", count_free, &id), SB_EINVAL);
+    CHECK_STATUS(sb_interceptor_add(m, 0, NULL, "x", count_free, &id), SB_EINVAL);
     CHECK(freed == 2);
-    CHECK_STATUS(sb_remove_interceptor(NULL, 1), SB_EINVAL);
-    CHECK_STATUS(sb_set_interceptor_options(NULL, 1, "x", 0), SB_EINVAL);
-    CHECK_STATUS(sb_add_interceptor(m, 0, log_name, "", NULL, &id), SB_OK);
-    CHECK_STATUS(sb_set_interceptor_options(m, id, "", 0), SB_EINVAL);
-    CHECK_STATUS(sb_set_interceptor_options(m, id + 1000, "x", 0), SB_EINVAL);
+    CHECK_STATUS(sb_interceptor_remove(NULL, 1), SB_EINVAL);
+    CHECK_STATUS(sb_interceptor_set_options(NULL, 1, "x", 0), SB_EINVAL);
+    CHECK_STATUS(sb_interceptor_add(m, 0, log_name, "", NULL, &id), SB_OK);
+    CHECK_STATUS(sb_interceptor_set_options(m, id, "", 0), SB_EINVAL);
+    CHECK_STATUS(sb_interceptor_set_options(m, id + 1000, "x", 0), SB_EINVAL);
     {
-        sb_status s = sb_set_interceptor_options(m, id, NULL, 0);
+        sb_status s = sb_interceptor_set_options(m, id, NULL, 0);
         CHECK(s == SB_OK || s == SB_EINVAL); /* NULL name: undocumented, must not crash */
     }
-    CHECK_STATUS(sb_remove_interceptor(m, id), SB_OK);
+    CHECK_STATUS(sb_interceptor_remove(m, id), SB_OK);
 
     CHECK(sb_call_target(NULL) == NULL);
     CHECK(sb_call_action(NULL) == NULL);
@@ -1118,70 +1118,70 @@ static void test_null(void) {
     CHECK_STATUS(sb_call_answer(NULL, NULL), SB_EINVAL);
 
     /* Redirect params that are not a dict are refused; the call goes on. */
-    CHECK_STATUS(sb_add_interceptor(m, 0, null_probe, v, NULL, &id), SB_OK);
+    CHECK_STATUS(sb_interceptor_add(m, 0, null_probe, v, NULL, &id), SB_OK);
     null_results = 0;
-    CHECK_STATUS(sb_perform(m, "T", "act", NULL, 0, &out), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "T", "act", NULL, 0, &out), SB_OK);
     CHECK(null_results == 1);
     CHECK_STR(str_of(out), "T.act");
-    sb_release(out);
-    CHECK_STATUS(sb_remove_interceptor(m, id), SB_OK);
+    sb_value_release(out);
+    CHECK_STATUS(sb_interceptor_remove(m, id), SB_OK);
 
-    CHECK_STATUS(sb_perform_opts(NULL, "T", "act", NULL, NULL, &out), SB_EINVAL);
+    CHECK_STATUS(sb_action_perform_opts(NULL, "T", "act", NULL, NULL, &out), SB_EINVAL);
     CHECK(out == NULL);
-    CHECK_STATUS(sb_perform_opts(m, NULL, "act", NULL, NULL, &out), SB_EINVAL);
-    CHECK_STATUS(sb_perform_opts(m, "T", NULL, NULL, NULL, &out), SB_EINVAL);
-    CHECK_STATUS(sb_perform_opts(m, "T", "act", v, NULL, &out), SB_EINVAL); /* params not a dict */
-    CHECK_STATUS(sb_perform_opts(m, "T", "act", NULL, NULL, &out), SB_OK); /* no options */
+    CHECK_STATUS(sb_action_perform_opts(m, NULL, "act", NULL, NULL, &out), SB_EINVAL);
+    CHECK_STATUS(sb_action_perform_opts(m, "T", NULL, NULL, NULL, &out), SB_EINVAL);
+    CHECK_STATUS(sb_action_perform_opts(m, "T", "act", v, NULL, &out), SB_EINVAL); /* params not a dict */
+    CHECK_STATUS(sb_action_perform_opts(m, "T", "act", NULL, NULL, &out), SB_OK); /* no options */
     CHECK_STR(str_of(out), "T.act");
-    sb_release(out);
-    CHECK_STATUS(sb_perform_opts(m, "T", "act", NULL, NULL, NULL), SB_OK); /* out may be NULL */
+    sb_value_release(out);
+    CHECK_STATUS(sb_action_perform_opts(m, "T", "act", NULL, NULL, NULL), SB_OK); /* out may be NULL */
     opts.flags = 0x100;
-    CHECK_STATUS(sb_perform_opts(m, "T", "act", NULL, &opts, &out), SB_EINVAL);
+    CHECK_STATUS(sb_action_perform_opts(m, "T", "act", NULL, &opts, &out), SB_EINVAL);
     CHECK(out == NULL);
     CHECK_STATUS(sb_open_url_opts(m, "app://T/act", NULL, &opts, &out), SB_EINVAL);
     opts.flags = 0;
     opts.tag_count = 2;
     opts.tags = NULL;
-    CHECK_STATUS(sb_perform_opts(m, "T", "act", NULL, &opts, &out), SB_EINVAL);
+    CHECK_STATUS(sb_action_perform_opts(m, "T", "act", NULL, &opts, &out), SB_EINVAL);
     CHECK_STATUS(sb_open_url_opts(m, "app://T/act", NULL, &opts, &out), SB_EINVAL);
     opts.tag_count = 0;
     opts.tags = one_tag; /* tags with a count of 0: none */
-    CHECK_STATUS(sb_perform_opts(m, "T", "act", NULL, &opts, &out), SB_OK);
-    sb_release(out);
+    CHECK_STATUS(sb_action_perform_opts(m, "T", "act", NULL, &opts, &out), SB_OK);
+    sb_value_release(out);
     CHECK_STATUS(sb_open_url_opts(NULL, "app://T/act", NULL, NULL, &out), SB_EINVAL);
     CHECK_STATUS(sb_open_url_opts(m, NULL, NULL, NULL, &out), SB_EINVAL);
     CHECK_STATUS(sb_open_url_opts(m, "app://T/act", NULL, NULL, &out), SB_OK);
-    sb_release(out);
+    sb_value_release(out);
 
-    CHECK_STATUS(sb_set_allow_bypass(NULL, 1), SB_EINVAL);
-    sb_cancel_request(NULL);
-    sb_cancel_free(NULL);
-    CHECK(sb_cancel_requested(NULL) == 0);
-    CHECK(sb_cancelled() == 0);
+    CHECK_STATUS(sb_interceptor_allow_bypass(NULL, 1), SB_EINVAL);
+    sb_cancellation_request(NULL);
+    sb_cancellation_free(NULL);
+    CHECK(sb_cancellation_requested(NULL) == 0);
+    CHECK(sb_action_cancelled() == 0);
 
-    CHECK_STATUS(sb_set_rules_json(NULL, "[]"), SB_EINVAL);
-    CHECK_STATUS(sb_set_rules_json(m, NULL), SB_EINVAL);
+    CHECK_STATUS(sb_rules_set_json(NULL, "[]"), SB_EINVAL);
+    CHECK_STATUS(sb_rules_set_json(m, NULL), SB_EINVAL);
 
     freed = 0;
-    CHECK_STATUS(sb_set_degrade_handler(NULL, degrade_echo, NULL, count_free), SB_EINVAL);
+    CHECK_STATUS(sb_degrade_handler_set(NULL, degrade_echo, NULL, count_free), SB_EINVAL);
     CHECK(freed == 1);
-    CHECK_STATUS(sb_add_observer(NULL, observe, NULL, count_free, &id), SB_EINVAL);
+    CHECK_STATUS(sb_observer_add(NULL, observe, NULL, count_free, &id), SB_EINVAL);
     CHECK(freed == 2);
-    CHECK_STATUS(sb_add_observer(m, NULL, NULL, count_free, &id), SB_EINVAL);
+    CHECK_STATUS(sb_observer_add(m, NULL, NULL, count_free, &id), SB_EINVAL);
     CHECK(freed == 3);
-    CHECK_STATUS(sb_remove_observer(NULL, 1), SB_EINVAL);
+    CHECK_STATUS(sb_observer_remove(NULL, 1), SB_EINVAL);
     CHECK(sb_routes_json(NULL) == NULL);
 
     /* An id is optional. */
-    CHECK_STATUS(sb_add_interceptor(m, 0, log_name, "", count_free, NULL), SB_OK);
-    CHECK_STATUS(sb_add_observer(m, observe, NULL, count_free, NULL), SB_OK);
+    CHECK_STATUS(sb_interceptor_add(m, 0, log_name, "", count_free, NULL), SB_OK);
+    CHECK_STATUS(sb_observer_add(m, observe, NULL, count_free, NULL), SB_OK);
     event_count = 0;
-    CHECK_STATUS(sb_perform(m, "T", "act", NULL, 0, &out), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "T", "act", NULL, 0, &out), SB_OK);
     CHECK(event_count == 2);
-    sb_release(out);
+    sb_value_release(out);
     sb_mediator_free(m);
     CHECK(freed == 5);
-    sb_release(v);
+    sb_value_release(v);
 }
 
 int main(void) {

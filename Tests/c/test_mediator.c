@@ -14,7 +14,7 @@ static void count_free(void *p) {
 /* Returns userdata (an int) + params.n. */
 static sb_status add_n(void *userdata, const sb_value *params, sb_value **out) {
     int64_t n = 0;
-    sb_get_int(sb_dict_get(params, "n"), &n);
+    sb_value_get_int(sb_dict_get(params, "n"), &n);
     *out = sb_int(n + (userdata ? *(int *)userdata : 0));
     return SB_OK;
 }
@@ -22,7 +22,7 @@ static sb_status add_n(void *userdata, const sb_value *params, sb_value **out) {
 /* Returns its params as they arrived (a new reference to them). */
 static sb_status echo(void *u, const sb_value *params, sb_value **out) {
     (void)u;
-    *out = sb_retain((sb_value *)params);
+    *out = sb_value_retain((sb_value *)params);
     return SB_OK;
 }
 
@@ -33,7 +33,7 @@ static sb_status nothing(void *u, const sb_value *p, sb_value **out) {
 
 static sb_status reject(void *u, const sb_value *p, sb_value **out) {
     (void)u; (void)p; (void)out;
-    sb_set_error("reject: %s", "not today");
+    sb_error_set("reject: %s", "not today");
     return SB_EREJECTED;
 }
 
@@ -46,10 +46,10 @@ static sb_status weird(void *u, const sb_value *p, sb_value **out) {
 static sb_status outer(void *userdata, const sb_value *p, sb_value **out) {
     sb_value *inner = NULL;
     (void)p;
-    sb_status s = sb_perform(userdata, "Inner", "value", NULL, 0, &inner);
+    sb_status s = sb_action_perform(userdata, "Inner", "value", NULL, 0, &inner);
     if (s != SB_OK) return s;
     *out = sb_int(check_int(inner) + 1);
-    sb_release(inner);
+    sb_value_release(inner);
     return SB_OK;
 }
 
@@ -58,24 +58,24 @@ static void test_register_and_perform(void) {
     int hundred = 100;
     sb_value *params = sb_dict_new(), *out = NULL;
     sb_dict_set_new(params, "n", sb_int(5));
-    CHECK_STATUS(sb_register_action(m, "Math", "add", add_n, &hundred, NULL), SB_OK);
-    CHECK_STATUS(sb_perform(m, "Math", "add", params, 0, &out), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "Math", "add", add_n, &hundred, NULL), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "Math", "add", params, 0, &out), SB_OK);
     CHECK(check_int(out) == 105);
-    sb_release(out);
-    CHECK_STATUS(sb_perform(m, "Math", "add", params, 0, NULL), SB_OK); /* out may be NULL */
+    sb_value_release(out);
+    CHECK_STATUS(sb_action_perform(m, "Math", "add", params, 0, NULL), SB_OK); /* out may be NULL */
 
     /* No params: the action still gets a dict. */
-    CHECK_STATUS(sb_register_action(m, "Math", "echo", echo, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_perform(m, "Math", "echo", NULL, 0, &out), SB_OK);
-    CHECK(sb_typeof(out) == SB_DICT && sb_count(out) == 0);
-    sb_release(out);
+    CHECK_STATUS(sb_action_register(m, "Math", "echo", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "Math", "echo", NULL, 0, &out), SB_OK);
+    CHECK(sb_value_type(out) == SB_DICT && sb_value_count(out) == 0);
+    sb_value_release(out);
 
     /* SB_OK without a result gives an SB_NULL value, never NULL. */
-    CHECK_STATUS(sb_register_action(m, "Math", "nothing", nothing, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_perform(m, "Math", "nothing", params, 0, &out), SB_OK);
-    CHECK(out != NULL && sb_typeof(out) == SB_NULL);
-    sb_release(out);
-    sb_release(params);
+    CHECK_STATUS(sb_action_register(m, "Math", "nothing", nothing, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "Math", "nothing", params, 0, &out), SB_OK);
+    CHECK(out != NULL && sb_value_type(out) == SB_NULL);
+    sb_value_release(out);
+    sb_value_release(params);
     sb_mediator_free(m);
 }
 
@@ -84,50 +84,50 @@ static void test_replace_and_unregister(void) {
     int one = 1, two = 2;
     sb_value *out = NULL;
     freed = 0;
-    CHECK_STATUS(sb_register_action(m, "T", "a", add_n, &one, count_free), SB_OK);
-    CHECK_STATUS(sb_register_action(m, "T", "a", add_n, &two, count_free), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "T", "a", add_n, &one, count_free), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "T", "a", add_n, &two, count_free), SB_OK);
     CHECK(freed == 1); /* the replaced userdata's destructor ran once */
-    CHECK_STATUS(sb_perform(m, "T", "a", NULL, 0, &out), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "T", "a", NULL, 0, &out), SB_OK);
     CHECK(check_int(out) == 2);
-    sb_release(out);
+    sb_value_release(out);
 
-    CHECK_STATUS(sb_register_action(m, "T", "b", add_n, &one, count_free), SB_OK);
-    CHECK_STATUS(sb_unregister_action(m, "T", "b"), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "T", "b", add_n, &one, count_free), SB_OK);
+    CHECK_STATUS(sb_action_unregister(m, "T", "b"), SB_OK);
     CHECK(freed == 2);
-    CHECK_STATUS(sb_unregister_action(m, "T", "b"), SB_ENOACTION);
+    CHECK_STATUS(sb_action_unregister(m, "T", "b"), SB_ENOACTION);
     /* Where the registered actions come from, for the catalogue. */
-    CHECK_STATUS(sb_set_target_origin(m, "T", "config file t.json"), SB_OK);
+    CHECK_STATUS(sb_target_set_origin(m, "T", "config file t.json"), SB_OK);
     char *routes = sb_routes_json(m);
     CHECK(routes != NULL && strstr(routes, "\"origin\":\"config file t.json\"") != NULL);
-    sb_free(routes);
-    CHECK_STATUS(sb_unregister_target(m, "T"), SB_OK);
+    sb_memory_free(routes);
+    CHECK_STATUS(sb_target_unregister(m, "T"), SB_OK);
     CHECK(freed == 3);
-    CHECK_STATUS(sb_perform(m, "T", "a", NULL, 0, &out), SB_ENOTARGET);
+    CHECK_STATUS(sb_action_perform(m, "T", "a", NULL, 0, &out), SB_ENOTARGET);
     CHECK(out == NULL);
-    CHECK_STATUS(sb_unregister_target(m, "T"), SB_ENOTARGET);
+    CHECK_STATUS(sb_target_unregister(m, "T"), SB_ENOTARGET);
     /* Unregistering forgot the origin: registered again, T is "registered". */
-    CHECK_STATUS(sb_set_target_origin(m, "T", "config file t.json"), SB_ENOTARGET);
-    CHECK_STATUS(sb_register_action(m, "T", "a", add_n, &one, NULL), SB_OK);
+    CHECK_STATUS(sb_target_set_origin(m, "T", "config file t.json"), SB_ENOTARGET);
+    CHECK_STATUS(sb_action_register(m, "T", "a", add_n, &one, NULL), SB_OK);
     routes = sb_routes_json(m);
     CHECK(routes != NULL && strstr(routes, "\"origin\":\"registered\"") != NULL && strstr(routes, "t.json") == NULL);
-    sb_free(routes);
-    CHECK_STATUS(sb_unregister_target(m, "T"), SB_OK);
+    sb_memory_free(routes);
+    CHECK_STATUS(sb_target_unregister(m, "T"), SB_OK);
 
     /* free_userdata runs when registration fails, too. */
-    CHECK_STATUS(sb_register_action(m, "", "a", add_n, &one, count_free), SB_EINVAL);
+    CHECK_STATUS(sb_action_register(m, "", "a", add_n, &one, count_free), SB_EINVAL);
     CHECK(freed == 4);
-    CHECK_STATUS(sb_register_action(m, "T", NULL, add_n, &one, count_free), SB_EINVAL);
+    CHECK_STATUS(sb_action_register(m, "T", NULL, add_n, &one, count_free), SB_EINVAL);
     CHECK(freed == 5);
-    CHECK_STATUS(sb_register_action(m, "T", "a", NULL, &one, count_free), SB_EINVAL);
+    CHECK_STATUS(sb_action_register(m, "T", "a", NULL, &one, count_free), SB_EINVAL);
     CHECK(freed == 6);
-    CHECK_STATUS(sb_register_action(NULL, "T", "a", add_n, &one, count_free), SB_EINVAL);
+    CHECK_STATUS(sb_action_register(NULL, "T", "a", add_n, &one, count_free), SB_EINVAL);
     CHECK(freed == 7);
-    CHECK_STATUS(sb_register_action(m, "T\xff", "a", add_n, &one, count_free), SB_EINVAL);
+    CHECK_STATUS(sb_action_register(m, "T\xff", "a", add_n, &one, count_free), SB_EINVAL);
     CHECK(freed == 8);
 
     /* Freeing the mediator runs the destructors of what is registered. */
-    CHECK_STATUS(sb_register_action(m, "T", "a", add_n, &one, count_free), SB_OK);
-    CHECK_STATUS(sb_register_action(m, "U", "a", add_n, &one, count_free), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "T", "a", add_n, &one, count_free), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "U", "a", add_n, &one, count_free), SB_OK);
     sb_mediator_free(m);
     CHECK(freed == 10);
 }
@@ -138,29 +138,29 @@ static void test_not_found_and_fallbacks(void) {
     sb_dict_set_new(params, "k", sb_string("v"));
 
     /* Nothing answers. */
-    CHECK_STATUS(sb_perform(m, "Nowhere", "go", params, 0, &out), SB_ENOTARGET);
+    CHECK_STATUS(sb_action_perform(m, "Nowhere", "go", params, 0, &out), SB_ENOTARGET);
     CHECK(out == NULL && ERROR_MENTIONS("Nowhere"));
-    CHECK_STATUS(sb_register_action(m, "T", "a", echo, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_perform(m, "T", "missing", params, 0, &out), SB_ENOACTION);
+    CHECK_STATUS(sb_action_register(m, "T", "a", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "T", "missing", params, 0, &out), SB_ENOACTION);
     CHECK(ERROR_MENTIONS("missing"));
 
     /* notFound answers missing actions with the same params. */
-    CHECK_STATUS(sb_register_action(m, "T", "notFound", echo, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_perform(m, "T", "missing", params, 0, &out), SB_OK);
-    CHECK(sb_equal(out, params));
-    sb_release(out);
+    CHECK_STATUS(sb_action_register(m, "T", "notFound", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "T", "missing", params, 0, &out), SB_OK);
+    CHECK(sb_value_equal(out, params));
+    sb_value_release(out);
 
     /* NoTargetAction answers missing targets with CTMediator's forms
      * (targetString Target_X, selectorString Action_x:) and the bare names,
      * in that order; no url for a local call. */
-    CHECK_STATUS(sb_register_action(m, "NoTargetAction", "response", echo, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_perform(m, "Nowhere", "go", params, 0, &out), SB_OK);
-    CHECK(sb_equal(sb_dict_get(out, "originParams"), params));
-    CHECK_STR(sb_get_string(sb_dict_get(out, "targetString"), NULL), "Target_Nowhere");
-    CHECK_STR(sb_get_string(sb_dict_get(out, "selectorString"), NULL), "Action_go:");
-    CHECK_STR(sb_get_string(sb_dict_get(out, "target"), NULL), "Nowhere");
-    CHECK_STR(sb_get_string(sb_dict_get(out, "action"), NULL), "go");
-    CHECK(sb_count(out) == 5 && sb_dict_get(out, "url") == NULL);
+    CHECK_STATUS(sb_action_register(m, "NoTargetAction", "response", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "Nowhere", "go", params, 0, &out), SB_OK);
+    CHECK(sb_value_equal(sb_dict_get(out, "originParams"), params));
+    CHECK_STR(sb_value_get_string(sb_dict_get(out, "targetString"), NULL), "Target_Nowhere");
+    CHECK_STR(sb_value_get_string(sb_dict_get(out, "selectorString"), NULL), "Action_go:");
+    CHECK_STR(sb_value_get_string(sb_dict_get(out, "target"), NULL), "Nowhere");
+    CHECK_STR(sb_value_get_string(sb_dict_get(out, "action"), NULL), "go");
+    CHECK(sb_value_count(out) == 5 && sb_dict_get(out, "url") == NULL);
     {
         static const char *const order[] = {"originParams", "targetString", "selectorString", "target", "action"};
         for (size_t i = 0; i < 5; i++) {
@@ -169,7 +169,7 @@ static void test_not_found_and_fallbacks(void) {
             CHECK(sb_dict_at(out, i, &key, &ignored) == SB_OK && key != NULL && strcmp(key, order[i]) == 0);
         }
     }
-    sb_release(out);
+    sb_value_release(out);
     /* With a module (either module key, or a qualified name), targetString is
      * Module.Target_X as CTMediator's; an empty module names none. */
     {
@@ -177,77 +177,77 @@ static void test_not_found_and_fallbacks(void) {
         for (size_t i = 0; i < 2; i++) {
             sb_value *with_module = sb_dict_new();
             sb_dict_set_new(with_module, keys[i], sb_string("Mod"));
-            CHECK_STATUS(sb_perform(m, "Nowhere", "go", with_module, 0, &out), SB_OK);
-            CHECK_STR(sb_get_string(sb_dict_get(out, "targetString"), NULL), "Mod.Target_Nowhere");
-            CHECK_STR(sb_get_string(sb_dict_get(out, "target"), NULL), "Nowhere");
-            sb_release(out);
+            CHECK_STATUS(sb_action_perform(m, "Nowhere", "go", with_module, 0, &out), SB_OK);
+            CHECK_STR(sb_value_get_string(sb_dict_get(out, "targetString"), NULL), "Mod.Target_Nowhere");
+            CHECK_STR(sb_value_get_string(sb_dict_get(out, "target"), NULL), "Nowhere");
+            sb_value_release(out);
             sb_dict_set_new(with_module, keys[i], sb_string(""));
-            CHECK_STATUS(sb_perform(m, "Nowhere", "go", with_module, 0, &out), SB_OK);
-            CHECK_STR(sb_get_string(sb_dict_get(out, "targetString"), NULL), "Target_Nowhere");
-            sb_release(out);
-            sb_release(with_module);
+            CHECK_STATUS(sb_action_perform(m, "Nowhere", "go", with_module, 0, &out), SB_OK);
+            CHECK_STR(sb_value_get_string(sb_dict_get(out, "targetString"), NULL), "Target_Nowhere");
+            sb_value_release(out);
+            sb_value_release(with_module);
         }
     }
-    CHECK_STATUS(sb_perform(m, "Mod.Nowhere", "go", NULL, 0, &out), SB_OK);
-    CHECK_STR(sb_get_string(sb_dict_get(out, "targetString"), NULL), "Mod.Target_Nowhere");
-    sb_release(out);
+    CHECK_STATUS(sb_action_perform(m, "Mod.Nowhere", "go", NULL, 0, &out), SB_OK);
+    CHECK_STR(sb_value_get_string(sb_dict_get(out, "targetString"), NULL), "Mod.Target_Nowhere");
+    sb_value_release(out);
     robustness_row("C fallback params of a call nothing answers (plain, either module key, empty module, "
                    "qualified name, key order)", 6,
                    "targetString Target_X / Module.Target_X, selectorString Action_x:, target, action");
     /* ...with an empty dict when the caller had no params. */
-    CHECK_STATUS(sb_perform(m, "Nowhere", "go", NULL, 0, &out), SB_OK);
-    CHECK(sb_typeof(sb_dict_get(out, "originParams")) == SB_DICT && sb_count(sb_dict_get(out, "originParams")) == 0);
-    sb_release(out);
+    CHECK_STATUS(sb_action_perform(m, "Nowhere", "go", NULL, 0, &out), SB_OK);
+    CHECK(sb_value_type(sb_dict_get(out, "originParams")) == SB_DICT && sb_value_count(sb_dict_get(out, "originParams")) == 0);
+    sb_value_release(out);
 
     /* ...and missing actions of a target without notFound. */
-    CHECK_STATUS(sb_unregister_action(m, "T", "notFound"), SB_OK);
-    CHECK_STATUS(sb_perform(m, "T", "missing", NULL, 0, &out), SB_OK);
-    CHECK_STR(sb_get_string(sb_dict_get(out, "targetString"), NULL), "Target_T");
-    CHECK_STR(sb_get_string(sb_dict_get(out, "selectorString"), NULL), "Action_missing:");
-    CHECK_STR(sb_get_string(sb_dict_get(out, "action"), NULL), "missing");
-    sb_release(out);
+    CHECK_STATUS(sb_action_unregister(m, "T", "notFound"), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "T", "missing", NULL, 0, &out), SB_OK);
+    CHECK_STR(sb_value_get_string(sb_dict_get(out, "targetString"), NULL), "Target_T");
+    CHECK_STR(sb_value_get_string(sb_dict_get(out, "selectorString"), NULL), "Action_missing:");
+    CHECK_STR(sb_value_get_string(sb_dict_get(out, "action"), NULL), "missing");
+    sb_value_release(out);
 
     /* The fallback's own status is what the caller sees. */
-    CHECK_STATUS(sb_register_action(m, "NoTargetAction", "response", reject, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_perform(m, "Nowhere", "go", NULL, 0, &out), SB_EREJECTED);
-    sb_release(params);
+    CHECK_STATUS(sb_action_register(m, "NoTargetAction", "response", reject, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "Nowhere", "go", NULL, 0, &out), SB_EREJECTED);
+    sb_value_release(params);
     sb_mediator_free(m);
 }
 
 static void test_statuses(void) {
     sb_mediator *m = sb_mediator_new();
     sb_value *out = NULL, *not_dict = sb_int(1);
-    CHECK_STATUS(sb_register_action(m, "T", "reject", reject, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_register_action(m, "T", "weird", weird, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_register_action(m, "T", "echo", echo, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_perform(m, "T", "reject", NULL, 0, &out), SB_EREJECTED);
-    CHECK_STR(sb_last_error(), "reject: not today");
-    CHECK_STATUS(sb_perform(m, "T", "weird", NULL, 0, &out), SB_EACTION);
+    CHECK_STATUS(sb_action_register(m, "T", "reject", reject, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "T", "weird", weird, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "T", "echo", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "T", "reject", NULL, 0, &out), SB_EREJECTED);
+    CHECK_STR(sb_error_message(), "reject: not today");
+    CHECK_STATUS(sb_action_perform(m, "T", "weird", NULL, 0, &out), SB_EACTION);
     CHECK(out == NULL);
 
     /* Success leaves the last message alone. */
-    CHECK_STATUS(sb_perform(m, "T", "echo", NULL, 0, &out), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "T", "echo", NULL, 0, &out), SB_OK);
     CHECK(ERROR_MENTIONS("weird"));
-    sb_release(out);
+    sb_value_release(out);
 
-    CHECK_STATUS(sb_perform(m, "T", "echo", not_dict, 0, &out), SB_EINVAL);
+    CHECK_STATUS(sb_action_perform(m, "T", "echo", not_dict, 0, &out), SB_EINVAL);
     CHECK(ERROR_MENTIONS("dict"));
-    CHECK_STATUS(sb_perform(m, "T", "echo", NULL, 0x80u, &out), SB_EINVAL);
-    CHECK_STATUS(sb_perform(m, "", "echo", NULL, 0, &out), SB_EINVAL);
-    CHECK_STATUS(sb_perform(m, "T", "", NULL, 0, &out), SB_EINVAL);
-    CHECK_STATUS(sb_perform(m, NULL, "echo", NULL, 0, &out), SB_EINVAL);
-    CHECK_STATUS(sb_perform(NULL, "T", "echo", NULL, 0, &out), SB_EINVAL);
+    CHECK_STATUS(sb_action_perform(m, "T", "echo", NULL, 0x80u, &out), SB_EINVAL);
+    CHECK_STATUS(sb_action_perform(m, "", "echo", NULL, 0, &out), SB_EINVAL);
+    CHECK_STATUS(sb_action_perform(m, "T", "", NULL, 0, &out), SB_EINVAL);
+    CHECK_STATUS(sb_action_perform(m, NULL, "echo", NULL, 0, &out), SB_EINVAL);
+    CHECK_STATUS(sb_action_perform(NULL, "T", "echo", NULL, 0, &out), SB_EINVAL);
     CHECK(out == NULL);
     /* Nothing cached under those names: nothing released, and it says so. */
-    CHECK_STATUS(sb_release_cached_target(m, "T"), SB_ENOTARGET);
+    CHECK_STATUS(sb_target_evict(m, "T"), SB_ENOTARGET);
     CHECK(ERROR_MENTIONS("no cached instance") && ERROR_MENTIONS("\"T\""));
-    CHECK_STATUS(sb_release_cached_target(m, "Never"), SB_ENOTARGET);
-    CHECK_STATUS(sb_release_cached_target(m, "Target_T"), SB_ENOTARGET);
-    robustness_row("sb_release_cached_target of a name with no cached instance (registered without instances, "
+    CHECK_STATUS(sb_target_evict(m, "Never"), SB_ENOTARGET);
+    CHECK_STATUS(sb_target_evict(m, "Target_T"), SB_ENOTARGET);
+    robustness_row("sb_target_evict of a name with no cached instance (registered without instances, "
                    "unknown, CTMediator's class name)", 3, "SB_ENOTARGET, nothing released");
-    CHECK_STATUS(sb_release_cached_target(m, ""), SB_EINVAL);
-    CHECK_STATUS(sb_release_cached_target(NULL, "T"), SB_EINVAL);
-    sb_release(not_dict);
+    CHECK_STATUS(sb_target_evict(m, ""), SB_EINVAL);
+    CHECK_STATUS(sb_target_evict(NULL, "T"), SB_EINVAL);
+    sb_value_release(not_dict);
     sb_mediator_free(m);
 }
 
@@ -265,39 +265,39 @@ static void test_module_key(void) {
     sb_value *out = NULL;
     static const char *const keys[] = {SB_MODULE_KEY, SB_MODULE_KEY_CTMEDIATOR};
     CHECK(strcmp(SB_MODULE_KEY_CTMEDIATOR, "kCTMediatorParamsKeySwiftTargetModuleName") == 0);
-    CHECK_STATUS(sb_register_action(m, "Mod.T", "who", name_of, "Mod.T", NULL), SB_OK);
-    CHECK_STATUS(sb_register_action(m, "Other.T", "who", name_of, "Other.T", NULL), SB_OK);
-    CHECK_STATUS(sb_register_action(m, "T", "who", name_of, "T", NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "Mod.T", "who", name_of, "Mod.T", NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "Other.T", "who", name_of, "Other.T", NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "T", "who", name_of, "T", NULL), SB_OK);
     for (size_t i = 0; i < 2; i++) {
         sb_value *params = sb_dict_new();
         sb_dict_set_new(params, keys[i], sb_string("Mod"));
-        CHECK_STATUS(sb_perform(m, "T", "who", params, 0, &out), SB_OK);
-        CHECK_STR(sb_get_string(out, NULL), "Mod.T");
-        sb_release(out);
+        CHECK_STATUS(sb_action_perform(m, "T", "who", params, 0, &out), SB_OK);
+        CHECK_STR(sb_value_get_string(out, NULL), "Mod.T");
+        sb_value_release(out);
         /* An empty module names none (it was ".T" before). */
         sb_dict_set_new(params, keys[i], sb_string(""));
-        CHECK_STATUS(sb_perform(m, "T", "who", params, 0, &out), SB_OK);
-        CHECK_STR(sb_get_string(out, NULL), "T");
-        sb_release(out);
-        sb_release(params);
+        CHECK_STATUS(sb_action_perform(m, "T", "who", params, 0, &out), SB_OK);
+        CHECK_STR(sb_value_get_string(out, NULL), "T");
+        sb_value_release(out);
+        sb_value_release(params);
     }
     /* Both: SB_MODULE_KEY wins, unless it is empty. */
     sb_value *both = sb_dict_new();
     sb_dict_set_new(both, SB_MODULE_KEY_CTMEDIATOR, sb_string("Other"));
     sb_dict_set_new(both, SB_MODULE_KEY, sb_string("Mod"));
-    CHECK_STATUS(sb_perform(m, "T", "who", both, 0, &out), SB_OK);
-    CHECK_STR(sb_get_string(out, NULL), "Mod.T");
-    sb_release(out);
+    CHECK_STATUS(sb_action_perform(m, "T", "who", both, 0, &out), SB_OK);
+    CHECK_STR(sb_value_get_string(out, NULL), "Mod.T");
+    sb_value_release(out);
     sb_dict_set_new(both, SB_MODULE_KEY, sb_string(""));
-    CHECK_STATUS(sb_perform(m, "T", "who", both, 0, &out), SB_OK);
-    CHECK_STR(sb_get_string(out, NULL), "Other.T");
-    sb_release(out);
+    CHECK_STATUS(sb_action_perform(m, "T", "who", both, 0, &out), SB_OK);
+    CHECK_STR(sb_value_get_string(out, NULL), "Other.T");
+    sb_value_release(out);
     /* The intercepted path reads it the same way. */
     sb_call_options opts = {0, NULL, 0, NULL, 0};
-    CHECK_STATUS(sb_perform_opts(m, "T", "who", both, &opts, &out), SB_OK);
-    CHECK_STR(sb_get_string(out, NULL), "Other.T");
-    sb_release(out);
-    sb_release(both);
+    CHECK_STATUS(sb_action_perform_opts(m, "T", "who", both, &opts, &out), SB_OK);
+    CHECK_STR(sb_value_get_string(out, NULL), "Other.T");
+    sb_value_release(out);
+    sb_value_release(both);
     robustness_row("C module key spellings (SB_MODULE_KEY, SB_MODULE_KEY_CTMEDIATOR, both, either empty, with options)",
                    7, "the first non-empty one names the module; an empty one names none");
     sb_mediator_free(m);
@@ -307,26 +307,26 @@ static void test_reentrancy_and_shared(void) {
     sb_mediator *m = sb_mediator_new();
     int forty_one = 41;
     sb_value *out = NULL;
-    CHECK_STATUS(sb_register_action(m, "Inner", "value", add_n, &forty_one, NULL), SB_OK);
-    CHECK_STATUS(sb_register_action(m, "Outer", "value", outer, m, NULL), SB_OK);
-    CHECK_STATUS(sb_perform(m, "Outer", "value", NULL, 0, &out), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "Inner", "value", add_n, &forty_one, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "Outer", "value", outer, m, NULL), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "Outer", "value", NULL, 0, &out), SB_OK);
     CHECK(check_int(out) == 42);
-    sb_release(out);
+    sb_value_release(out);
     sb_mediator_free(m);
 
     CHECK(sb_mediator_shared() != NULL && sb_mediator_shared() == sb_mediator_shared());
-    CHECK_STATUS(sb_register_action(sb_mediator_shared(), "SharedT", "a", add_n, &forty_one, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(sb_mediator_shared(), "SharedT", "a", add_n, &forty_one, NULL), SB_OK);
     sb_mediator_free(sb_mediator_shared()); /* a no-op */
-    CHECK_STATUS(sb_perform(sb_mediator_shared(), "SharedT", "a", NULL, 0, &out), SB_OK);
+    CHECK_STATUS(sb_action_perform(sb_mediator_shared(), "SharedT", "a", NULL, 0, &out), SB_OK);
     CHECK(check_int(out) == 41);
-    sb_release(out);
-    CHECK_STATUS(sb_unregister_target(sb_mediator_shared(), "SharedT"), SB_OK);
+    sb_value_release(out);
+    CHECK_STATUS(sb_target_unregister(sb_mediator_shared(), "SharedT"), SB_OK);
     sb_mediator_free(NULL);
 
     /* Mediators are independent. */
     sb_mediator *a = sb_mediator_new(), *b = sb_mediator_new();
-    CHECK_STATUS(sb_register_action(a, "OnlyA", "x", echo, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_perform(b, "OnlyA", "x", NULL, 0, &out), SB_ENOTARGET);
+    CHECK_STATUS(sb_action_register(a, "OnlyA", "x", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_perform(b, "OnlyA", "x", NULL, 0, &out), SB_ENOTARGET);
     sb_mediator_free(a);
     sb_mediator_free(b);
 }
@@ -336,9 +336,9 @@ static void test_reentrancy_and_shared(void) {
 static int discoveries;
 static sb_status discover_lazy(void *userdata, sb_mediator *dm, const char *target) {
     if (strcmp(target, "NoTargetAction") != 0) discoveries++;
-    if (strcmp(target, "Lazy") == 0) return sb_register_action(dm, "Lazy", "value", add_n, userdata, NULL);
+    if (strcmp(target, "Lazy") == 0) return sb_action_register(dm, "Lazy", "value", add_n, userdata, NULL);
     if (strcmp(target, "Broken") == 0) {
-        sb_set_error("discover_lazy: cannot load %s", target);
+        sb_error_set("discover_lazy: cannot load %s", target);
         return SB_EREJECTED;
     }
     return SB_ENOTARGET;
@@ -349,7 +349,7 @@ static sb_status discover_lazy(void *userdata, sb_mediator *dm, const char *targ
 static int second_asked;
 static sb_status discover_again(void *userdata, sb_mediator *dm, const char *target) {
     second_asked++;
-    if (strcmp(target, "Lazy") == 0) return sb_register_action(dm, "Lazy", "value", add_n, userdata, NULL);
+    if (strcmp(target, "Lazy") == 0) return sb_action_register(dm, "Lazy", "value", add_n, userdata, NULL);
     return SB_ENOTARGET;
 }
 
@@ -360,14 +360,14 @@ static void test_first_discoverer_wins(void) {
     sb_mediator *m = sb_mediator_new();
     static int five = 5, six = 6;
     sb_value *out = NULL;
-    CHECK_STATUS(sb_add_discoverer(m, discover_lazy, &five, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_add_discoverer(m, discover_again, &six, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_discoverer_add(m, discover_lazy, &five, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_discoverer_add(m, discover_again, &six, NULL, NULL), SB_OK);
     second_asked = 0;
-    CHECK_STATUS(sb_perform(m, "Lazy", "value", NULL, 0, &out), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "Lazy", "value", NULL, 0, &out), SB_OK);
     CHECK(check_int(out) == 5 && second_asked == 0);
-    sb_release(out);
+    sb_value_release(out);
     /* A name the first does not know still reaches the second. */
-    CHECK_STATUS(sb_perform(m, "Other", "value", NULL, 0, &out), SB_ENOTARGET);
+    CHECK_STATUS(sb_action_perform(m, "Other", "value", NULL, 0, &out), SB_ENOTARGET);
     CHECK(second_asked >= 1);
     sb_mediator_free(m);
 }
@@ -379,39 +379,39 @@ static void test_discoverers(void) {
     sb_value *out = NULL;
     freed = 0;
     discoveries = 0;
-    CHECK_STATUS(sb_add_discoverer(m, discover_lazy, &five, count_free, &id), SB_OK);
+    CHECK_STATUS(sb_discoverer_add(m, discover_lazy, &five, count_free, &id), SB_OK);
     CHECK(id != 0);
 
-    CHECK_STATUS(sb_perform(m, "Lazy", "value", NULL, 0, &out), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "Lazy", "value", NULL, 0, &out), SB_OK);
     CHECK(check_int(out) == 5 && discoveries == 1);
-    sb_release(out);
-    CHECK_STATUS(sb_perform(m, "Lazy", "value", NULL, 0, &out), SB_OK); /* found now: not asked again */
+    sb_value_release(out);
+    CHECK_STATUS(sb_action_perform(m, "Lazy", "value", NULL, 0, &out), SB_OK); /* found now: not asked again */
     CHECK(discoveries == 1);
-    sb_release(out);
+    sb_value_release(out);
 
-    CHECK_STATUS(sb_perform(m, "Nothing", "value", NULL, 0, &out), SB_ENOTARGET);
+    CHECK_STATUS(sb_action_perform(m, "Nothing", "value", NULL, 0, &out), SB_ENOTARGET);
     CHECK(discoveries == 2);
-    CHECK_STATUS(sb_perform(m, "Broken", "value", NULL, 0, &out), SB_EREJECTED);
+    CHECK_STATUS(sb_action_perform(m, "Broken", "value", NULL, 0, &out), SB_EREJECTED);
     CHECK(ERROR_MENTIONS("cannot load Broken"));
 
     /* Removing: what it registered stays; its destructor runs. */
-    CHECK_STATUS(sb_remove_discoverer(m, id), SB_OK);
+    CHECK_STATUS(sb_discoverer_remove(m, id), SB_OK);
     CHECK(freed == 1);
-    CHECK_STATUS(sb_remove_discoverer(m, id), SB_EINVAL);
-    CHECK_STATUS(sb_remove_discoverer(m, 1), SB_EINVAL); /* not a discoverer id of ours */
-    CHECK_STATUS(sb_perform(m, "Lazy", "value", NULL, 0, &out), SB_OK);
-    sb_release(out);
-    CHECK_STATUS(sb_perform(m, "Nothing", "value", NULL, 0, &out), SB_ENOTARGET);
+    CHECK_STATUS(sb_discoverer_remove(m, id), SB_EINVAL);
+    CHECK_STATUS(sb_discoverer_remove(m, 1), SB_EINVAL); /* not a discoverer id of ours */
+    CHECK_STATUS(sb_action_perform(m, "Lazy", "value", NULL, 0, &out), SB_OK);
+    sb_value_release(out);
+    CHECK_STATUS(sb_action_perform(m, "Nothing", "value", NULL, 0, &out), SB_ENOTARGET);
     CHECK(discoveries == 3); /* Lazy, Nothing, Broken; nothing asked since removal */
 
-    CHECK_STATUS(sb_add_discoverer(m, NULL, &five, count_free, &id), SB_EINVAL);
+    CHECK_STATUS(sb_discoverer_add(m, NULL, &five, count_free, &id), SB_EINVAL);
     CHECK(freed == 2);
-    CHECK_STATUS(sb_add_discoverer(NULL, discover_lazy, &five, count_free, NULL), SB_EINVAL);
+    CHECK_STATUS(sb_discoverer_add(NULL, discover_lazy, &five, count_free, NULL), SB_EINVAL);
     CHECK(freed == 3);
-    CHECK_STATUS(sb_remove_discoverer(NULL, id), SB_EINVAL);
+    CHECK_STATUS(sb_discoverer_remove(NULL, id), SB_EINVAL);
 
     /* The mediator frees what is still added. */
-    CHECK_STATUS(sb_add_discoverer(m, discover_lazy, &five, count_free, NULL), SB_OK);
+    CHECK_STATUS(sb_discoverer_add(m, discover_lazy, &five, count_free, NULL), SB_OK);
     sb_mediator_free(m);
     CHECK(freed == 4);
 }
@@ -425,18 +425,18 @@ static void watch(void *userdata, const sb_call_event *event) {
  * repaired into another name (here "A" + U+FFFD, registered). */
 static void test_names_not_utf8(void) {
     sb_mediator *m = sb_mediator_new();
-    CHECK_STATUS(sb_register_action(m, "A\xEF\xBF\xBD", "x", echo, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_register_action(m, "NoTargetAction", "response", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "A\xEF\xBF\xBD", "x", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "NoTargetAction", "response", echo, NULL, NULL), SB_OK);
     int seen = 0;
     uint64_t id = 0;
     for (int hooked = 0; hooked <= 1; hooked++) {
-        if (hooked) CHECK_STATUS(sb_add_observer(m, watch, &seen, NULL, &id), SB_OK);
+        if (hooked) CHECK_STATUS(sb_observer_add(m, watch, &seen, NULL, &id), SB_OK);
         sb_value *out = NULL;
-        CHECK_STATUS(sb_perform(m, "A\xFF", "x", NULL, 0, &out), SB_EINVAL);
+        CHECK_STATUS(sb_action_perform(m, "A\xFF", "x", NULL, 0, &out), SB_EINVAL);
         CHECK(out == NULL && ERROR_MENTIONS("not valid UTF-8"));
-        CHECK_STATUS(sb_perform(m, "A\xEF\xBF\xBD", "x\xC3", NULL, 0, &out), SB_EINVAL);
-        CHECK_STATUS(sb_perform(m, "A\xEF\xBF\xBD", "x", NULL, 0, &out), SB_OK);
-        sb_release(out);
+        CHECK_STATUS(sb_action_perform(m, "A\xEF\xBF\xBD", "x\xC3", NULL, 0, &out), SB_EINVAL);
+        CHECK_STATUS(sb_action_perform(m, "A\xEF\xBF\xBD", "x", NULL, 0, &out), SB_OK);
+        sb_value_release(out);
     }
     CHECK(seen == 2); /* the good call's start and end */
     sb_mediator_free(m);

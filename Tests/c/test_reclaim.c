@@ -86,9 +86,9 @@ struct blocked_call {
 static void *perform_blocking(void *arg) {
     struct blocked_call *call = arg;
     sb_value *out = NULL;
-    call->status = sb_perform(call->m, "Blocker", "wait", NULL, 0, &out);
+    call->status = sb_action_perform(call->m, "Blocker", "wait", NULL, 0, &out);
     call->result = check_int(out);
-    sb_release(out);
+    sb_value_release(out);
     return NULL;
 }
 
@@ -97,33 +97,33 @@ static void change(sb_mediator *m, long i, sb_value *policy) {
     static uint64_t id;
     char name[32];
     switch (i % 16) {
-    case 0: CHECK_STATUS(sb_register_action(m, "Churn", "a", answer, token(), free_token), SB_OK); break;
-    case 1: CHECK_STATUS(sb_register_action(m, "Churn", "a", answer, token(), free_token), SB_OK); break;
-    case 2: CHECK_STATUS(sb_add_interceptor(m, 0, pass, token(), free_token, &id), SB_OK); break;
-    case 3: CHECK_STATUS(sb_remove_interceptor(m, id), SB_OK); break;
-    case 4: CHECK_STATUS(sb_add_observer(m, watch, token(), free_token, &id), SB_OK); break;
-    case 5: CHECK_STATUS(sb_remove_observer(m, id), SB_OK); break;
+    case 0: CHECK_STATUS(sb_action_register(m, "Churn", "a", answer, token(), free_token), SB_OK); break;
+    case 1: CHECK_STATUS(sb_action_register(m, "Churn", "a", answer, token(), free_token), SB_OK); break;
+    case 2: CHECK_STATUS(sb_interceptor_add(m, 0, pass, token(), free_token, &id), SB_OK); break;
+    case 3: CHECK_STATUS(sb_interceptor_remove(m, id), SB_OK); break;
+    case 4: CHECK_STATUS(sb_observer_add(m, watch, token(), free_token, &id), SB_OK); break;
+    case 5: CHECK_STATUS(sb_observer_remove(m, id), SB_OK); break;
     case 6:
-        CHECK_STATUS(sb_set_rules_json(m, "[{\"from\":\"Old/*\",\"to\":\"Churn/$1\"}]"), SB_OK);
+        CHECK_STATUS(sb_rules_set_json(m, "[{\"from\":\"Old/*\",\"to\":\"Churn/$1\"}]"), SB_OK);
         break;
-    case 7: CHECK_STATUS(sb_set_rules_json(m, "[]"), SB_OK); break;
-    case 8: CHECK_STATUS(sb_set_url_policy(m, policy), SB_OK); break;
-    case 9: CHECK_STATUS(sb_set_url_policy(m, NULL), SB_OK); break;
-    case 10: CHECK_STATUS(sb_add_route_pattern(m, "app://item/:id", "Churn", "a"), SB_OK); break;
-    case 11: CHECK_STATUS(sb_remove_route_pattern(m, "app://item/:id"), SB_OK); break;
+    case 7: CHECK_STATUS(sb_rules_set_json(m, "[]"), SB_OK); break;
+    case 8: CHECK_STATUS(sb_url_set_policy(m, policy), SB_OK); break;
+    case 9: CHECK_STATUS(sb_url_set_policy(m, NULL), SB_OK); break;
+    case 10: CHECK_STATUS(sb_url_pattern_add(m, "app://item/:id", "Churn", "a"), SB_OK); break;
+    case 11: CHECK_STATUS(sb_url_pattern_remove(m, "app://item/:id"), SB_OK); break;
     case 12:
-        CHECK_STATUS(sb_define_service(m, "Answering", "a"), SB_OK);
-        CHECK_STATUS(sb_bind_service(m, "Answering", "Churn"), SB_OK);
+        CHECK_STATUS(sb_service_define(m, "Answering", "a"), SB_OK);
+        CHECK_STATUS(sb_service_bind(m, "Answering", "Churn"), SB_OK);
         break;
-    case 13: CHECK_STATUS(sb_remove_service(m, "Answering"), SB_OK); break;
+    case 13: CHECK_STATUS(sb_service_remove(m, "Answering"), SB_OK); break;
     case 14:
         snprintf(name, sizeof name, "Target%ld", (i / 16) % 64);
-        CHECK_STATUS(sb_register_action(m, name, "a", answer, token(), free_token), SB_OK);
+        CHECK_STATUS(sb_action_register(m, name, "a", answer, token(), free_token), SB_OK);
         break;
     case 15:
         snprintf(name, sizeof name, "Target%ld", (i / 16) % 64);
-        CHECK_STATUS(sb_unregister_target(m, name), SB_OK);
-        CHECK_STATUS(sb_unregister_action(m, "Churn", "a"), SB_OK);
+        CHECK_STATUS(sb_target_unregister(m, name), SB_OK);
+        CHECK_STATUS(sb_action_unregister(m, "Churn", "a"), SB_OK);
         break;
     }
 }
@@ -132,12 +132,12 @@ static void change(sb_mediator *m, long i, sb_value *policy) {
  * no call in flight when `blocked_in` is NULL). */
 static void churn_beside(const char *row, sb_mediator *m, sb_mediator *blocked_in, long changes) {
     sb_value *policy = NULL;
-    CHECK_STATUS(sb_from_json("{\"schemes\": [\"app\"], \"targets\": [\"Churn\"]}", &policy), SB_OK);
+    CHECK_STATUS(sb_json_decode("{\"schemes\": [\"app\"], \"targets\": [\"Churn\"]}", &policy), SB_OK);
     pthread_t thread;
     struct blocked_call call = {blocked_in, SB_OK, 0};
     entered = released = 0;
     if (blocked_in) {
-        CHECK_STATUS(sb_register_action(blocked_in, "Blocker", "wait", blocking, NULL, NULL), SB_OK);
+        CHECK_STATUS(sb_action_register(blocked_in, "Blocker", "wait", blocking, NULL, NULL), SB_OK);
         CHECK(pthread_create(&thread, NULL, perform_blocking, &call) == 0);
         pthread_mutex_lock(&mu);
         while (!entered) pthread_cond_wait(&cv, &mu);
@@ -161,12 +161,12 @@ static void churn_beside(const char *row, sb_mediator *m, sb_mediator *blocked_i
         CHECK(pthread_join(thread, NULL) == 0);
         CHECK_STATUS(call.status, SB_OK);
         CHECK(call.result == 7);
-        CHECK_STATUS(sb_unregister_target(blocked_in, "Blocker"), SB_OK);
+        CHECK_STATUS(sb_target_unregister(blocked_in, "Blocker"), SB_OK);
     }
     /* Everything the changes made was undone: every destructor has run once. */
     CHECK(freed_now() == made);
     if (freed_now() != made) fprintf(stderr, "%s: %ld made, %ld freed\n", row, made, freed_now());
-    sb_release(policy);
+    sb_value_release(policy);
 }
 
 int main(void) {

@@ -38,23 +38,23 @@ int main(int argc, char **argv) {
     }
     new_fn sb_mediator_new = NULL;
     free_fn sb_mediator_free = NULL;
-    load_fn sb_load_plugin = NULL;
-    perform_fn sb_perform = NULL;
-    get_int_fn sb_get_int = NULL;
-    release_fn sb_release = NULL;
-    CHECK(LOAD(lib, sb_mediator_new) && LOAD(lib, sb_mediator_free) && LOAD(lib, sb_load_plugin));
-    CHECK(LOAD(lib, sb_perform) && LOAD(lib, sb_get_int) && LOAD(lib, sb_release));
+    load_fn sb_plugin_load = NULL;
+    perform_fn sb_action_perform = NULL;
+    get_int_fn sb_value_get_int = NULL;
+    release_fn sb_value_release = NULL;
+    CHECK(LOAD(lib, sb_mediator_new) && LOAD(lib, sb_mediator_free) && LOAD(lib, sb_plugin_load));
+    CHECK(LOAD(lib, sb_action_perform) && LOAD(lib, sb_value_get_int) && LOAD(lib, sb_value_release));
     /* The library is not in the global scope yet. */
     CHECK(dlsym(RTLD_DEFAULT, "sb_int") == NULL);
 
     sb_mediator *m = sb_mediator_new();
-    sb_status s = sb_load_plugin(m, plugin);
+    sb_status s = sb_plugin_load(m, plugin);
     CHECK(s == SB_OK);
     sb_value *out = NULL;
     int64_t n = 0;
-    CHECK(sb_perform(m, "Counter", "next", NULL, 0, &out) == SB_OK);
-    CHECK(sb_get_int(out, &n) == SB_OK && n == 1);
-    sb_release(out);
+    CHECK(sb_action_perform(m, "Counter", "next", NULL, 0, &out) == SB_OK);
+    CHECK(sb_value_get_int(out, &n) == SB_OK && n == 1);
+    sb_value_release(out);
     sb_mediator_free(m);
     return check_report("rtld_local");
 }

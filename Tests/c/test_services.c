@@ -13,7 +13,7 @@ static sb_status answer(void *userdata, const sb_value *params, sb_value **out) 
 
 static sb_status charge(void *userdata, const sb_value *params, sb_value **out) {
     int64_t cents = 0;
-    sb_get_int(sb_dict_get(params, "cents"), &cents);
+    sb_value_get_int(sb_dict_get(params, "cents"), &cents);
     *out = sb_bool(cents > 0 && userdata != NULL);
     return SB_OK;
 }
@@ -25,17 +25,17 @@ static const char *const payments =
     "status\n";
 
 static void provider(sb_mediator *m, const char *name) {
-    CHECK_STATUS(sb_register_action_contract(m, name, "charge", "cents: int, currency: string? -> bool", charge,
+    CHECK_STATUS(sb_action_register_contract(m, name, "charge", "cents: int, currency: string? -> bool", charge,
                                              (void *)name, NULL), SB_OK);
-    CHECK_STATUS(sb_register_action(m, name, "refund", answer, (void *)"refunded", NULL), SB_OK);
-    CHECK_STATUS(sb_register_action(m, name, "status", answer, (void *)name, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, name, "refund", answer, (void *)"refunded", NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, name, "status", answer, (void *)name, NULL), SB_OK);
 }
 
 static int status_is(sb_mediator *m, const char *expected) {
     sb_value *out = NULL;
-    sb_status s = sb_perform_service(m, "Payments", "status", NULL, 0, &out);
-    int same = s == SB_OK && strcmp(sb_get_string(out, NULL), expected) == 0;
-    sb_release(out);
+    sb_status s = sb_service_perform(m, "Payments", "status", NULL, 0, &out);
+    int same = s == SB_OK && strcmp(sb_value_get_string(out, NULL), expected) == 0;
+    sb_value_release(out);
     return same;
 }
 
@@ -43,85 +43,85 @@ static void test_bind_and_perform(void) {
     sb_mediator *m = sb_mediator_new();
     provider(m, "Stripe");
     provider(m, "Adyen");
-    CHECK_STATUS(sb_define_service(m, "Payments", payments), SB_OK);
+    CHECK_STATUS(sb_service_define(m, "Payments", payments), SB_OK);
     sb_value *out = NULL;
-    CHECK_STATUS(sb_perform_service(m, "Payments", "status", NULL, 0, &out), SB_ENOTARGET);
+    CHECK_STATUS(sb_service_perform(m, "Payments", "status", NULL, 0, &out), SB_ENOTARGET);
     CHECK(out == NULL && ERROR_MENTIONS("not bound"));
 
-    CHECK_STATUS(sb_bind_service(m, "Payments", "Stripe"), SB_OK);
+    CHECK_STATUS(sb_service_bind(m, "Payments", "Stripe"), SB_OK);
     CHECK(status_is(m, "Stripe"));
     sb_value *params = sb_dict_new();
     sb_dict_set_new(params, "cents", sb_int(300));
-    CHECK_STATUS(sb_perform_service(m, "Payments", "charge", params, 0, &out), SB_OK);
+    CHECK_STATUS(sb_service_perform(m, "Payments", "charge", params, 0, &out), SB_OK);
     int yes = 0;
-    CHECK(sb_get_bool(out, &yes) == SB_OK && yes);
-    sb_release(out);
-    /* The target's contract is checked, as sb_perform checks it. */
+    CHECK(sb_value_get_bool(out, &yes) == SB_OK && yes);
+    sb_value_release(out);
+    /* The target's contract is checked, as sb_action_perform checks it. */
     sb_dict_set_new(params, "cents", sb_string("300"));
-    CHECK_STATUS(sb_perform_service(m, "Payments", "charge", params, 0, &out), SB_EPARAMS);
-    sb_release(params);
+    CHECK_STATUS(sb_service_perform(m, "Payments", "charge", params, 0, &out), SB_EPARAMS);
+    sb_value_release(params);
 
     /* Rebinding switches at once; NULL unbinds. */
-    CHECK_STATUS(sb_bind_service(m, "Payments", "Adyen"), SB_OK);
+    CHECK_STATUS(sb_service_bind(m, "Payments", "Adyen"), SB_OK);
     CHECK(status_is(m, "Adyen"));
-    CHECK_STATUS(sb_bind_service(m, "Payments", NULL), SB_OK);
+    CHECK_STATUS(sb_service_bind(m, "Payments", NULL), SB_OK);
     CHECK(!status_is(m, "Adyen"));
 
     /* An action the interface does not declare, even one the target has. */
-    CHECK_STATUS(sb_register_action(m, "Stripe", "delete", answer, (void *)"gone", NULL), SB_OK);
-    CHECK_STATUS(sb_bind_service(m, "Payments", "Stripe"), SB_OK);
-    CHECK_STATUS(sb_perform_service(m, "Payments", "delete", NULL, 0, &out), SB_ENOACTION);
+    CHECK_STATUS(sb_action_register(m, "Stripe", "delete", answer, (void *)"gone", NULL), SB_OK);
+    CHECK_STATUS(sb_service_bind(m, "Payments", "Stripe"), SB_OK);
+    CHECK_STATUS(sb_service_perform(m, "Payments", "delete", NULL, 0, &out), SB_ENOACTION);
     CHECK(ERROR_MENTIONS("charge, refund, status"));
 
     /* The catalogue lists it with its binding. */
     char *json = sb_routes_json(m);
     CHECK(json != NULL && strstr(json, "\"kind\":\"interface\"") != NULL);
     CHECK(json != NULL && strstr(json, "\"target\":\"Stripe\"") != NULL);
-    sb_free(json);
+    sb_memory_free(json);
 
     /* Redefining drops the binding; removing removes. */
-    CHECK_STATUS(sb_define_service(m, "Payments", payments), SB_OK);
+    CHECK_STATUS(sb_service_define(m, "Payments", payments), SB_OK);
     CHECK(!status_is(m, "Stripe"));
-    CHECK_STATUS(sb_remove_service(m, "Payments"), SB_OK);
-    CHECK_STATUS(sb_remove_service(m, "Payments"), SB_ENOTARGET);
-    CHECK_STATUS(sb_perform_service(m, "Payments", "status", NULL, 0, &out), SB_ENOTARGET);
+    CHECK_STATUS(sb_service_remove(m, "Payments"), SB_OK);
+    CHECK_STATUS(sb_service_remove(m, "Payments"), SB_ENOTARGET);
+    CHECK_STATUS(sb_service_perform(m, "Payments", "status", NULL, 0, &out), SB_ENOTARGET);
     sb_mediator_free(m);
 }
 
 static void test_conformance(void) {
     sb_mediator *m = sb_mediator_new();
-    CHECK_STATUS(sb_define_service(m, "Payments", payments), SB_OK);
+    CHECK_STATUS(sb_service_define(m, "Payments", payments), SB_OK);
     /* Missing actions (notFound does not count) and a param of another type. */
-    CHECK_STATUS(sb_register_action_contract(m, "Half", "charge", "cents: string -> bool", charge, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_register_action(m, "Half", "notFound", answer, (void *)"?", NULL), SB_OK);
-    CHECK_STATUS(sb_bind_service(m, "Payments", "Half"), SB_EINVAL);
+    CHECK_STATUS(sb_action_register_contract(m, "Half", "charge", "cents: string -> bool", charge, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "Half", "notFound", answer, (void *)"?", NULL), SB_OK);
+    CHECK_STATUS(sb_service_bind(m, "Payments", "Half"), SB_EINVAL);
     CHECK(ERROR_MENTIONS("refund is missing") && ERROR_MENTIONS("status is missing"));
     CHECK(ERROR_MENTIONS("param \"cents\" is string on the target, int in the interface"));
     /* A result the interface declares and the target does not. */
-    CHECK_STATUS(sb_register_action(m, "Loose", "charge", charge, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_register_action(m, "Loose", "refund", answer, (void *)"r", NULL), SB_OK);
-    CHECK_STATUS(sb_register_action(m, "Loose", "status", answer, (void *)"s", NULL), SB_OK);
-    CHECK_STATUS(sb_bind_service(m, "Payments", "Loose"), SB_EINVAL);
+    CHECK_STATUS(sb_action_register(m, "Loose", "charge", charge, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "Loose", "refund", answer, (void *)"r", NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "Loose", "status", answer, (void *)"s", NULL), SB_OK);
+    CHECK_STATUS(sb_service_bind(m, "Payments", "Loose"), SB_EINVAL);
     CHECK(ERROR_MENTIONS("declares result bool, the target declares none"));
     /* No such target; no such service. */
-    CHECK_STATUS(sb_bind_service(m, "Payments", "Nobody"), SB_ENOTARGET);
-    CHECK_STATUS(sb_bind_service(m, "Nothing", "Half"), SB_ENOTARGET);
+    CHECK_STATUS(sb_service_bind(m, "Payments", "Nobody"), SB_ENOTARGET);
+    CHECK_STATUS(sb_service_bind(m, "Nothing", "Half"), SB_ENOTARGET);
     /* Bad interfaces. */
-    CHECK_STATUS(sb_define_service(m, "S", ""), SB_EINVAL);
-    CHECK_STATUS(sb_define_service(m, "S", "a\na"), SB_EINVAL);
+    CHECK_STATUS(sb_service_define(m, "S", ""), SB_EINVAL);
+    CHECK_STATUS(sb_service_define(m, "S", "a\na"), SB_EINVAL);
     CHECK(ERROR_MENTIONS("declared twice"));
-    CHECK_STATUS(sb_define_service(m, "S", "a(x: nosuchtype)"), SB_EINVAL);
-    CHECK_STATUS(sb_define_service(m, "S", "a(x: int"), SB_EINVAL);
-    CHECK_STATUS(sb_define_service(m, "S", "\xff"), SB_EINVAL);
+    CHECK_STATUS(sb_service_define(m, "S", "a(x: nosuchtype)"), SB_EINVAL);
+    CHECK_STATUS(sb_service_define(m, "S", "a(x: int"), SB_EINVAL);
+    CHECK_STATUS(sb_service_define(m, "S", "\xff"), SB_EINVAL);
     /* CRLF line ends (found in a hostile review: "\r\n" was no line end). */
-    CHECK_STATUS(sb_define_service(m, "S", "refund(cents: int)\r\ncharge(cents: int)\r\nstatus\r\n"), SB_OK);
-    CHECK_STATUS(sb_register_action(m, "Crlf", "refund", answer, (void *)"r", NULL), SB_OK);
-    CHECK_STATUS(sb_register_action(m, "Crlf", "charge", answer, (void *)"c", NULL), SB_OK);
-    CHECK_STATUS(sb_register_action(m, "Crlf", "status", answer, (void *)"s", NULL), SB_OK);
-    CHECK_STATUS(sb_bind_service(m, "S", "Crlf"), SB_OK);
+    CHECK_STATUS(sb_service_define(m, "S", "refund(cents: int)\r\ncharge(cents: int)\r\nstatus\r\n"), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "Crlf", "refund", answer, (void *)"r", NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "Crlf", "charge", answer, (void *)"c", NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "Crlf", "status", answer, (void *)"s", NULL), SB_OK);
+    CHECK_STATUS(sb_service_bind(m, "S", "Crlf"), SB_OK);
     sb_value *out = NULL;
-    CHECK_STATUS(sb_perform_service(m, "S", "a", NULL, 0, &out), SB_ENOACTION);
-    CHECK_STATUS(sb_perform_service(m, "Nothing", "a", NULL, 0, &out), SB_ENOTARGET);
+    CHECK_STATUS(sb_service_perform(m, "S", "a", NULL, 0, &out), SB_ENOACTION);
+    CHECK_STATUS(sb_service_perform(m, "Nothing", "a", NULL, 0, &out), SB_ENOTARGET);
     sb_mediator_free(m);
     robustness_row("C service interfaces: bad interface texts, CRLF line ends, nonconforming targets (missing "
                    "actions, param and result types, notFound only), unknown targets and services, undeclared "
@@ -131,7 +131,7 @@ static void test_conformance(void) {
 
 static sb_status currency(void *userdata, const sb_value *params, sb_value **out) {
     (void)userdata;
-    const char *given = sb_get_string(sb_dict_get(params, "currency"), NULL);
+    const char *given = sb_value_get_string(sb_dict_get(params, "currency"), NULL);
     *out = sb_string(given != NULL ? given : "none");
     return SB_OK;
 }
@@ -145,7 +145,7 @@ static sb_status forty_two(void *userdata, const sb_value *params, sb_value **ou
 
 static sb_status echo(void *userdata, const sb_value *params, sb_value **out) {
     (void)userdata;
-    *out = sb_retain((sb_value *)params);
+    *out = sb_value_retain((sb_value *)params);
     return SB_OK;
 }
 
@@ -156,53 +156,53 @@ static sb_status echo(void *userdata, const sb_value *params, sb_value **out) {
 static void test_interface_holds_at_the_call(void) {
     sb_mediator *m = sb_mediator_new();
     sb_value *out = NULL, *params = sb_dict_new();
-    CHECK_STATUS(sb_define_service(m, "Quotes", "quote(cents: int, currency: string = \"EUR\" -> string)"), SB_OK);
-    CHECK_STATUS(sb_register_action_contract(m, "Q", "quote", "cents: int, currency: string? -> string", currency,
+    CHECK_STATUS(sb_service_define(m, "Quotes", "quote(cents: int, currency: string = \"EUR\" -> string)"), SB_OK);
+    CHECK_STATUS(sb_action_register_contract(m, "Q", "quote", "cents: int, currency: string? -> string", currency,
                                              NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_register_action(m, "Other.Q", "quote", answer, (void *)"other", NULL), SB_OK);
-    CHECK_STATUS(sb_bind_service(m, "Quotes", "Q"), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "Other.Q", "quote", answer, (void *)"other", NULL), SB_OK);
+    CHECK_STATUS(sb_service_bind(m, "Quotes", "Q"), SB_OK);
     int cases = 0;
 
     /* The interface's default is filled in; its required param is required. */
     sb_dict_set_new(params, "cents", sb_int(1));
-    CHECK_STATUS(sb_perform_service(m, "Quotes", "quote", params, 0, &out), SB_OK);
-    CHECK_STR(sb_get_string(out, NULL), "EUR");
-    sb_release(out);
-    CHECK_STATUS(sb_perform_service(m, "Quotes", "quote", NULL, 0, &out), SB_EPARAMS);
+    CHECK_STATUS(sb_service_perform(m, "Quotes", "quote", params, 0, &out), SB_OK);
+    CHECK_STR(sb_value_get_string(out, NULL), "EUR");
+    sb_value_release(out);
+    CHECK_STATUS(sb_service_perform(m, "Quotes", "quote", NULL, 0, &out), SB_EPARAMS);
     CHECK(out == NULL && ERROR_MENTIONS("service Quotes.quote"));
     cases += 2;
 
     /* The binding alone picks the target: a module key is only a param. */
     sb_dict_set_new(params, SB_MODULE_KEY, sb_string("Other"));
     sb_dict_set_new(params, "currency", sb_string("USD"));
-    CHECK_STATUS(sb_perform_service(m, "Quotes", "quote", params, 0, &out), SB_OK);
-    CHECK_STR(sb_get_string(out, NULL), "USD");
-    sb_release(out);
+    CHECK_STATUS(sb_service_perform(m, "Quotes", "quote", params, 0, &out), SB_OK);
+    CHECK_STR(sb_value_get_string(out, NULL), "USD");
+    sb_value_release(out);
     cases++;
 
     /* The target gone: the fallback's answer is held to the interface, or,
      * with SB_NO_FALLBACK, nothing answers. */
-    CHECK_STATUS(sb_unregister_target(m, "Q"), SB_OK);
-    CHECK_STATUS(sb_register_action(m, "NoTargetAction", "response", echo, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_perform_service(m, "Quotes", "quote", params, 0, &out), SB_ETYPE);
+    CHECK_STATUS(sb_target_unregister(m, "Q"), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "NoTargetAction", "response", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_service_perform(m, "Quotes", "quote", params, 0, &out), SB_ETYPE);
     CHECK(out == NULL && ERROR_MENTIONS("service Quotes.quote: expected a string result, got dict"));
-    CHECK_STATUS(sb_perform_service(m, "Quotes", "quote", params, SB_NO_FALLBACK, &out), SB_ENOTARGET);
+    CHECK_STATUS(sb_service_perform(m, "Quotes", "quote", params, SB_NO_FALLBACK, &out), SB_ENOTARGET);
     cases += 2;
 
     /* Replaced by a target that breaks the interface. */
-    CHECK_STATUS(sb_register_action(m, "Q", "quote", forty_two, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_perform_service(m, "Quotes", "quote", params, 0, &out), SB_ETYPE);
+    CHECK_STATUS(sb_action_register(m, "Q", "quote", forty_two, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_service_perform(m, "Quotes", "quote", params, 0, &out), SB_ETYPE);
     CHECK(out == NULL && ERROR_MENTIONS("expected a string result, got int"));
-    CHECK_STATUS(sb_perform_service(m, "Quotes", "quote", params, 0, NULL), SB_ETYPE);
+    CHECK_STATUS(sb_service_perform(m, "Quotes", "quote", params, 0, NULL), SB_ETYPE);
     cases += 2;
 
-    /* Flags and params as sb_perform takes them. */
-    CHECK_STATUS(sb_perform_service(m, "Quotes", "quote", params, 0x100, &out), SB_EINVAL);
+    /* Flags and params as sb_action_perform takes them. */
+    CHECK_STATUS(sb_service_perform(m, "Quotes", "quote", params, 0x100, &out), SB_EINVAL);
     sb_value *array = sb_array_new();
-    CHECK_STATUS(sb_perform_service(m, "Quotes", "quote", array, 0, &out), SB_EINVAL);
-    sb_release(array);
+    CHECK_STATUS(sb_service_perform(m, "Quotes", "quote", array, 0, &out), SB_EINVAL);
+    sb_value_release(array);
     cases += 2;
-    sb_release(params);
+    sb_value_release(params);
     sb_mediator_free(m);
     robustness_row("C calls through a service whose binding no longer conforms (target replaced, gone with a "
                    "fallback answering), missing params, a module key in the params, bad flags and params",
@@ -219,15 +219,15 @@ static sb_status bind_next(void *ud, sb_mediator *m, const char *target) {
     char next[32];
     if (n > deepest_search) deepest_search = n;
     snprintf(next, sizeof next, "X%d", n + 1);
-    (void)sb_bind_service(m, "Chain", next);
+    (void)sb_service_bind(m, "Chain", next);
     return SB_ENOTARGET;
 }
 
 static void test_binding_from_a_discoverer_is_bounded(void) {
     sb_mediator *m = sb_mediator_new();
-    CHECK_STATUS(sb_define_service(m, "Chain", "a"), SB_OK);
-    CHECK_STATUS(sb_add_discoverer(m, bind_next, NULL, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_bind_service(m, "Chain", "X0"), SB_ENOTARGET);
+    CHECK_STATUS(sb_service_define(m, "Chain", "a"), SB_OK);
+    CHECK_STATUS(sb_discoverer_add(m, bind_next, NULL, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_service_bind(m, "Chain", "X0"), SB_ENOTARGET);
     CHECK(deepest_search > 0 && deepest_search < SB_MAX_CALL_DEPTH);
     sb_mediator_free(m);
 }

@@ -1,4 +1,4 @@
-/* Threads: 4 pthreads × 100,000 calls (sb_perform by name, cached and not,
+/* Threads: 4 pthreads × 100,000 calls (sb_action_perform by name, cached and not,
  * and sb_route_call) while another thread releases the cached target and
  * churns the registry. Every result is checked; the plugin's action fails if
  * its state was destroyed under it. */
@@ -32,7 +32,7 @@ static int read_counter(const int *counter) {
 static sb_status twice(void *u, const sb_value *params, sb_value **out) {
     int64_t n = 0;
     (void)u;
-    if (sb_get_int(sb_dict_get(params, "n"), &n) != SB_OK) return SB_EINVAL;
+    if (sb_value_get_int(sb_dict_get(params, "n"), &n) != SB_OK) return SB_EINVAL;
     *out = sb_int(2 * n);
     return SB_OK;
 }
@@ -52,15 +52,15 @@ static void *worker(void *arg) {
         int64_t expected;
         sb_status s;
         switch (i % 4) {
-        case 0: s = sb_perform(m, "Counter", "add", params, SB_CACHE_TARGET, &out); expected = n + 1000; break;
-        case 1: s = sb_perform(m, "Counter", "add", params, 0, &out); expected = n + 1000; break;
+        case 0: s = sb_action_perform(m, "Counter", "add", params, SB_CACHE_TARGET, &out); expected = n + 1000; break;
+        case 1: s = sb_action_perform(m, "Counter", "add", params, 0, &out); expected = n + 1000; break;
         case 2: s = sb_route_call(route, params, &out); expected = n + 1000; break;
-        default: s = sb_perform(m, "Math", "twice", params, 0, &out); expected = 2 * n; break;
+        default: s = sb_action_perform(m, "Math", "twice", params, 0, &out); expected = 2 * n; break;
         }
         if (s != SB_OK || check_int(out) != expected) add_to(&failures, 1);
-        sb_release(out);
+        sb_value_release(out);
     }
-    sb_release(params);
+    sb_value_release(params);
     sb_route_free(route);
     add_to(&workers_done, 1);
     return NULL;
@@ -71,11 +71,11 @@ static void *churner(void *arg) {
     long round = 0;
     (void)arg;
     while (read_counter(&workers_done) < WORKERS) {
-        sb_release_cached_target(m, "Counter");
+        sb_target_evict(m, "Counter");
         snprintf(name, sizeof name, "Churn%ld", round % 32);
-        sb_register_action(m, name, "x", twice, NULL, NULL);
-        if (round % 2) sb_unregister_target(m, name);
-        sb_register_action(m, "Math", "spare", twice, NULL, NULL);
+        sb_action_register(m, name, "x", twice, NULL, NULL);
+        if (round % 2) sb_target_unregister(m, name);
+        sb_action_register(m, "Math", "spare", twice, NULL, NULL);
         round++;
     }
     return NULL;
@@ -85,8 +85,8 @@ int main(int argc, char **argv) {
     char path[4096];
     snprintf(path, sizeof path, "%s/test_plugin.so", argc > 1 ? argv[1] : ".");
     m = sb_mediator_new();
-    CHECK_STATUS(sb_load_plugin(m, path), SB_OK);
-    CHECK_STATUS(sb_register_action(m, "Math", "twice", twice, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_plugin_load(m, path), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "Math", "twice", twice, NULL, NULL), SB_OK);
 
     pthread_t threads[WORKERS + 1];
     for (long i = 0; i < WORKERS; i++) pthread_create(&threads[i], NULL, worker, (void *)i);
@@ -94,7 +94,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i <= WORKERS; i++) pthread_join(threads[i], NULL);
 
     CHECK(read_counter(&failures) == 0);
-    if (read_counter(&failures)) fprintf(stderr, "%d calls failed; last error: %s\n", read_counter(&failures), sb_last_error());
+    if (read_counter(&failures)) fprintf(stderr, "%d calls failed; last error: %s\n", read_counter(&failures), sb_error_message());
     sb_mediator_free(m);
     return check_report("threads");
 }

@@ -20,66 +20,66 @@ static void test_version(void) {
 
 static void test_scalars(void) {
     sb_value *v = sb_null();
-    CHECK(sb_typeof(v) == SB_NULL);
-    sb_release(v);
+    CHECK(sb_value_type(v) == SB_NULL);
+    sb_value_release(v);
 
     int b = -1;
     v = sb_bool(5);
-    CHECK(sb_typeof(v) == SB_BOOL);
-    CHECK_STATUS(sb_get_bool(v, &b), SB_OK);
+    CHECK(sb_value_type(v) == SB_BOOL);
+    CHECK_STATUS(sb_value_get_bool(v, &b), SB_OK);
     CHECK(b == 1);
-    sb_release(v);
+    sb_value_release(v);
     v = sb_bool(0);
-    CHECK_STATUS(sb_get_bool(v, &b), SB_OK);
+    CHECK_STATUS(sb_value_get_bool(v, &b), SB_OK);
     CHECK(b == 0);
-    sb_release(v);
+    sb_value_release(v);
 
     int64_t i = 0;
     double d = 0;
     v = sb_int(INT64_MIN);
-    CHECK_STATUS(sb_get_int(v, &i), SB_OK);
+    CHECK_STATUS(sb_value_get_int(v, &i), SB_OK);
     CHECK(i == INT64_MIN);
     /* Strict getters: 3 is not 3.0. */
-    CHECK_STATUS(sb_get_double(v, &d), SB_ETYPE);
-    CHECK_STATUS(sb_get_bool(v, &b), SB_ETYPE);
-    sb_release(v);
+    CHECK_STATUS(sb_value_get_double(v, &d), SB_ETYPE);
+    CHECK_STATUS(sb_value_get_bool(v, &b), SB_ETYPE);
+    sb_value_release(v);
 
     v = sb_double(3.0);
-    CHECK_STATUS(sb_get_double(v, &d), SB_OK);
+    CHECK_STATUS(sb_value_get_double(v, &d), SB_OK);
     CHECK(d == 3.0);
-    CHECK_STATUS(sb_get_int(v, &i), SB_ETYPE);
+    CHECK_STATUS(sb_value_get_int(v, &i), SB_ETYPE);
     CHECK(ERROR_MENTIONS("double"));
-    sb_release(v);
+    sb_value_release(v);
 
     v = sb_double(NAN);
-    CHECK_STATUS(sb_get_double(v, &d), SB_OK);
+    CHECK_STATUS(sb_value_get_double(v, &d), SB_OK);
     CHECK(isnan(d));
-    sb_release(v);
+    sb_value_release(v);
     v = sb_double(-INFINITY);
-    CHECK_STATUS(sb_get_double(v, &d), SB_OK);
+    CHECK_STATUS(sb_value_get_double(v, &d), SB_OK);
     CHECK(isinf(d) && d < 0);
-    sb_release(v);
+    sb_value_release(v);
 }
 
 static void test_strings(void) {
     size_t len = 99;
     sb_value *v = sb_string("h\xc3\xa9llo");
-    CHECK(sb_typeof(v) == SB_STRING);
-    CHECK_STR(sb_get_string(v, &len), "h\xc3\xa9llo");
+    CHECK(sb_value_type(v) == SB_STRING);
+    CHECK_STR(sb_value_get_string(v, &len), "h\xc3\xa9llo");
     CHECK(len == 6);
-    CHECK(sb_get_string(v, NULL) != NULL);
-    CHECK(sb_get_bytes(v, &len) == NULL); /* a string is not bytes */
-    sb_release(v);
+    CHECK(sb_value_get_string(v, NULL) != NULL);
+    CHECK(sb_value_get_bytes(v, &len) == NULL); /* a string is not bytes */
+    sb_value_release(v);
 
     /* Embedded NULs survive with sb_string_n. */
     v = sb_string_n("a\0b", 3);
-    const char *s = sb_get_string(v, &len);
+    const char *s = sb_value_get_string(v, &len);
     CHECK(len == 3 && s != NULL && memcmp(s, "a\0b", 3) == 0 && s[3] == '\0');
-    sb_release(v);
+    sb_value_release(v);
 
     v = sb_string_n(NULL, 0);
-    CHECK(sb_get_string(v, &len) != NULL && len == 0);
-    sb_release(v);
+    CHECK(sb_value_get_string(v, &len) != NULL && len == 0);
+    sb_value_release(v);
 
     /* Invalid UTF-8 is refused: that is what bytes are for. */
     CHECK(sb_string("\xff\xfe") == NULL);
@@ -90,14 +90,14 @@ static void test_strings(void) {
     CHECK(sb_string_n(NULL, 4) == NULL);
 
     v = sb_bytes("\x00\xff", 2);
-    const unsigned char *p = sb_get_bytes(v, &len);
-    CHECK(sb_typeof(v) == SB_BYTES && len == 2 && p != NULL && p[0] == 0x00 && p[1] == 0xff);
-    CHECK(sb_get_string(v, &len) == NULL); /* bytes are not a string */
-    sb_release(v);
+    const unsigned char *p = sb_value_get_bytes(v, &len);
+    CHECK(sb_value_type(v) == SB_BYTES && len == 2 && p != NULL && p[0] == 0x00 && p[1] == 0xff);
+    CHECK(sb_value_get_string(v, &len) == NULL); /* bytes are not a string */
+    sb_value_release(v);
 
     v = sb_bytes(NULL, 0);
-    CHECK(sb_get_bytes(v, &len) != NULL && len == 0);
-    sb_release(v);
+    CHECK(sb_value_get_bytes(v, &len) != NULL && len == 0);
+    sb_value_release(v);
     CHECK(sb_bytes(NULL, 3) == NULL);
 }
 
@@ -106,41 +106,41 @@ static void test_pointers_and_refcounts(void) {
     void *p = NULL;
     destroyed = 0;
     sb_value *v = sb_pointer(&host, count_destroy);
-    CHECK(sb_typeof(v) == SB_POINTER);
-    CHECK_STATUS(sb_get_pointer(v, &p), SB_OK);
+    CHECK(sb_value_type(v) == SB_POINTER);
+    CHECK_STATUS(sb_value_get_pointer(v, &p), SB_OK);
     CHECK(p == &host);
-    CHECK(sb_retain(v) == v);
-    sb_release(v);
+    CHECK(sb_value_retain(v) == v);
+    sb_value_release(v);
     CHECK(destroyed == 0);
-    sb_release(v);
+    sb_value_release(v);
     CHECK(destroyed == 1 && destroyed_with == &host);
 
     v = sb_pointer(NULL, NULL);
-    CHECK_STATUS(sb_get_pointer(v, &p), SB_OK);
+    CHECK_STATUS(sb_value_get_pointer(v, &p), SB_OK);
     CHECK(p == NULL);
-    sb_release(v);
+    sb_value_release(v);
 
-    CHECK(sb_retain(NULL) == NULL);
-    sb_release(NULL);
-    CHECK(sb_typeof(NULL) == SB_NULL);
+    CHECK(sb_value_retain(NULL) == NULL);
+    sb_value_release(NULL);
+    CHECK(sb_value_type(NULL) == SB_NULL);
 }
 
 static void test_equal(void) {
     sb_value *a = sb_int(3), *b = sb_int(3), *c = sb_double(3.0), *n1 = sb_double(NAN);
-    CHECK(sb_equal(a, b));
-    CHECK(!sb_equal(a, c));
-    CHECK(!sb_equal(n1, n1)); /* NaN is unequal even to itself */
-    CHECK(sb_equal(NULL, NULL));
-    CHECK(!sb_equal(a, NULL));
+    CHECK(sb_value_equal(a, b));
+    CHECK(!sb_value_equal(a, c));
+    CHECK(!sb_value_equal(n1, n1)); /* NaN is unequal even to itself */
+    CHECK(sb_value_equal(NULL, NULL));
+    CHECK(!sb_value_equal(a, NULL));
 
     sb_value *x = sb_dict_new(), *y = sb_dict_new();
     sb_dict_set_new(x, "k", sb_string("v"));
     sb_dict_set_new(x, "l", sb_array_new());
     sb_dict_set_new(y, "l", sb_array_new());
     sb_dict_set_new(y, "k", sb_string("v"));
-    CHECK(sb_equal(x, y)); /* order of keys does not matter */
+    CHECK(sb_value_equal(x, y)); /* order of keys does not matter */
     sb_array_append_new(sb_dict_get(y, "l"), sb_null());
-    CHECK(!sb_equal(x, y));
+    CHECK(!sb_value_equal(x, y));
 
     /* Past the index threshold too, in either order, either way round. */
     sb_value *big1 = sb_dict_new(), *big2 = sb_dict_new();
@@ -151,21 +151,21 @@ static void test_equal(void) {
         snprintf(name, sizeof name, "key%d", 11 - i);
         sb_dict_set_new(big2, name, sb_int(11 - i));
     }
-    CHECK(sb_equal(big1, big2) && sb_equal(big2, big1));
+    CHECK(sb_value_equal(big1, big2) && sb_value_equal(big2, big1));
     sb_dict_set_new(big2, "key5", sb_int(-5));
-    CHECK(!sb_equal(big1, big2) && !sb_equal(big2, big1));
-    sb_release(big1);
-    sb_release(big2);
+    CHECK(!sb_value_equal(big1, big2) && !sb_value_equal(big2, big1));
+    sb_value_release(big1);
+    sb_value_release(big2);
 
     sb_value *n2 = sb_double(NAN);
-    CHECK(!sb_equal(n1, n2));
-    sb_release(n2);
-    sb_release(x);
-    sb_release(y);
-    sb_release(a);
-    sb_release(b);
-    sb_release(c);
-    sb_release(n1);
+    CHECK(!sb_value_equal(n1, n2));
+    sb_value_release(n2);
+    sb_value_release(x);
+    sb_value_release(y);
+    sb_value_release(a);
+    sb_value_release(b);
+    sb_value_release(c);
+    sb_value_release(n1);
 }
 
 static void test_json(void) {
@@ -179,35 +179,35 @@ static void test_json(void) {
     sb_dict_set_new(d, "a", sb_int(1));
     sb_dict_set_new(d, "c", sb_bytes("\x01\xff", 2));
     sb_dict_set_new(d, "d", sb_double(3));
-    char *json = sb_to_json(d);
+    char *json = sb_json_encode(d);
     /* Keys in the dict's order, not sorted. */
     CHECK_STR(json, "{\"b\":[true,null,2.5,\"x\\\"y\"],\"a\":1,\"c\":{\"$bytes\":\"01ff\"},\"d\":3.0}");
-    sb_free(json);
-    sb_release(d);
-    CHECK(sb_to_json(NULL) == NULL);
-    sb_free(NULL);
+    sb_memory_free(json);
+    sb_value_release(d);
+    CHECK(sb_json_encode(NULL) == NULL);
+    sb_memory_free(NULL);
 
-    /* sb_from_json reads sb_to_json's output back to an equal value. */
+    /* sb_json_decode reads sb_json_encode's output back to an equal value. */
     sb_value *original = sb_dict_new(), *back = NULL;
     sb_dict_set_new(original, "i", sb_int(-7));
     sb_dict_set_new(original, "d", sb_double(3));
     sb_dict_set_new(original, "b", sb_bytes("\0\xfe", 2));
     sb_dict_set_new(original, "s", sb_string("tab\tquote\""));
-    json = sb_to_json(original);
-    CHECK_STATUS(sb_from_json(json, &back), SB_OK);
-    CHECK(sb_equal(original, back));
-    CHECK(sb_typeof(sb_dict_get(back, "d")) == SB_DOUBLE && sb_typeof(sb_dict_get(back, "i")) == SB_INT);
-    sb_free(json);
-    sb_release(back);
-    sb_release(original);
+    json = sb_json_encode(original);
+    CHECK_STATUS(sb_json_decode(json, &back), SB_OK);
+    CHECK(sb_value_equal(original, back));
+    CHECK(sb_value_type(sb_dict_get(back, "d")) == SB_DOUBLE && sb_value_type(sb_dict_get(back, "i")) == SB_INT);
+    sb_memory_free(json);
+    sb_value_release(back);
+    sb_value_release(original);
 
     /* Malformed text: SB_EINVAL, *out NULL, and a message with the place. */
     back = sb_int(1);
-    CHECK_STATUS(sb_from_json("[1,\n 2,]", &back), SB_EINVAL);
+    CHECK_STATUS(sb_json_decode("[1,\n 2,]", &back), SB_EINVAL);
     CHECK(back == NULL);
-    CHECK(strstr(sb_last_error(), "line 2") != NULL);
-    CHECK_STATUS(sb_from_json("\"\xff\"", &back), SB_EINVAL);
-    CHECK_STATUS(sb_from_json("", &back), SB_EINVAL);
+    CHECK(strstr(sb_error_message(), "line 2") != NULL);
+    CHECK_STATUS(sb_json_decode("\"\xff\"", &back), SB_EINVAL);
+    CHECK_STATUS(sb_json_decode("", &back), SB_EINVAL);
 }
 
 static void test_errors(void) {
@@ -219,15 +219,15 @@ static void test_errors(void) {
         for (size_t j = 0; j < i; j++) CHECK(strcmp(sb_status_string(all[i]), sb_status_string(all[j])) != 0);
     }
     CHECK_STR(sb_status_string((sb_status)999), "unknown status");
-    CHECK(sb_last_error() != NULL);
-    sb_set_error("answer %d", 42);
-    CHECK_STR(sb_last_error(), "answer 42");
-    sb_set_error(NULL);
-    CHECK(sb_last_error() != NULL);
+    CHECK(sb_error_message() != NULL);
+    sb_error_set("answer %d", 42);
+    CHECK_STR(sb_error_message(), "answer 42");
+    sb_error_set(NULL);
+    CHECK(sb_error_message() != NULL);
     /* Success does not clear the message. */
-    sb_set_error("kept");
-    sb_release(sb_int(1));
-    CHECK_STR(sb_last_error(), "kept");
+    sb_error_set("kept");
+    sb_value_release(sb_int(1));
+    CHECK_STR(sb_error_message(), "kept");
 }
 
 int main(void) {

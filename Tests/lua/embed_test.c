@@ -12,7 +12,7 @@ static sb_value *kept; /* a Lua callback C keeps past lua_close */
 
 static sb_status keep(void *u, const sb_value *params, sb_value **out) {
     (void)u;
-    kept = sb_retain(sb_dict_get(params, "cb"));
+    kept = sb_value_retain(sb_dict_get(params, "cb"));
     *out = sb_bool(kept != NULL);
     return SB_OK;
 }
@@ -48,7 +48,7 @@ static int run(lua_State *L, const char *chunk) {
 
 int main(void) {
     sb_mediator *m = sb_mediator_new();
-    CHECK_STATUS(sb_register_action(m, "Keeper", "keep", keep, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "Keeper", "keep", keep, NULL, NULL), SB_OK);
 
     lua_State *L = luaL_newstate();
     luaL_openlibs(L);
@@ -61,28 +61,28 @@ int main(void) {
     /* While the state lives, C reaches both. */
     sb_value *params = sb_dict_new(), *out = NULL, *arg = sb_string("hi");
     sb_dict_set_new(params, "n", sb_int(21));
-    CHECK_STATUS(sb_perform(m, "LuaT", "twice", params, 0, &out), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "LuaT", "twice", params, 0, &out), SB_OK);
     CHECK(check_int(out) == 42);
-    sb_release(out);
+    sb_value_release(out);
     CHECK_STATUS(sb_callback_call(kept, arg, &out), SB_OK);
-    CHECK_STR(sb_get_string(out, NULL), "hi!");
-    sb_release(out);
+    CHECK_STR(sb_value_get_string(out, NULL), "hi!");
+    sb_value_release(out);
     /* The shared mediator is another mediator: the Lua target is not there. */
-    CHECK_STATUS(sb_perform(sb_mediator_shared(), "LuaT", "twice", params, 0, &out), SB_ENOTARGET);
+    CHECK_STATUS(sb_action_perform(sb_mediator_shared(), "LuaT", "twice", params, 0, &out), SB_ENOTARGET);
 
     lua_close(L);
 
     /* After the state is gone: its targets are unregistered, and the kept
      * callback fails with a clear error instead of touching freed memory. */
-    CHECK_STATUS(sb_perform(m, "LuaT", "twice", params, 0, &out), SB_ENOTARGET);
+    CHECK_STATUS(sb_action_perform(m, "LuaT", "twice", params, 0, &out), SB_ENOTARGET);
     CHECK_STATUS(sb_callback_call(kept, arg, &out), SB_EACTION);
     CHECK(out == NULL && ERROR_MENTIONS("closed"));
-    sb_release(kept);
+    sb_value_release(kept);
 
     /* A state closed while a coroutine waits for a call that C completes
      * after lua_close: nothing is touched after it is freed, nothing leaks
      * (valgrind); the call itself ends as usual. */
-    CHECK_STATUS(sb_register_action(m, "Pending", "wait", wait_later, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "Pending", "wait", wait_later, NULL, NULL), SB_OK);
     L = luaL_newstate();
     luaL_openlibs(L);
     CHECK(sb_lua_open(L, m) == 1);
@@ -99,8 +99,8 @@ int main(void) {
     CHECK_STATUS(sb_completion_succeed(pending[0], sb_string("too late")), SB_OK);
     CHECK_STATUS(sb_completion_succeed(pending[0], sb_string("twice")), SB_EINVAL);
 
-    sb_release(params);
-    sb_release(arg);
+    sb_value_release(params);
+    sb_value_release(arg);
     sb_mediator_free(m);
     return check_report("lua embed");
 }

@@ -18,7 +18,7 @@ static sb_mediator *m;
 
 static sb_status echo(void *u, const sb_value *params, sb_value **out) {
     (void)u;
-    *out = sb_retain(sb_dict_get(params, "value"));
+    *out = sb_value_retain(sb_dict_get(params, "value"));
     return SB_OK;
 }
 
@@ -27,12 +27,12 @@ static sb_status echo(void *u, const sb_value *params, sb_value **out) {
 static int intact(lua_State *L) {
     sb_value *params = sb_dict_new(), *out = NULL;
     sb_dict_set_new(params, "value", sb_int(7));
-    int good = sb_perform(m, "CEcho", "value", params, 0, &out) == SB_OK && check_int(out) == 7;
-    sb_release(out);
+    int good = sb_action_perform(m, "CEcho", "value", params, 0, &out) == SB_OK && check_int(out) == 7;
+    sb_value_release(out);
     out = NULL;
-    if (L != NULL) good = good && sb_perform(m, "LuaEcho", "value", params, 0, &out) == SB_OK && check_int(out) == 7;
-    sb_release(out);
-    sb_release(params);
+    if (L != NULL) good = good && sb_action_perform(m, "LuaEcho", "value", params, 0, &out) == SB_OK && check_int(out) == 7;
+    sb_value_release(out);
+    sb_value_release(params);
     return good;
 }
 
@@ -66,8 +66,8 @@ static void test_failing_targets(void) {
         snprintf(chunk, sizeof chunk, "sb.target('Failing', { act = function() %s end })", bodies[i]);
         CHECK(run(L, chunk));
         sb_value *out = NULL;
-        CHECK_STATUS(sb_perform(m, "Failing", "act", NULL, 0, &out), SB_EACTION);
-        CHECK(out == NULL && sb_last_error()[0] != '\0');
+        CHECK_STATUS(sb_action_perform(m, "Failing", "act", NULL, 0, &out), SB_EACTION);
+        CHECK(out == NULL && sb_error_message()[0] != '\0');
         CHECK(intact(L));
     }
     lua_close(L);
@@ -93,7 +93,7 @@ static void test_endless_recursion(void) {
                  "assert(r == nil and message:find('stack overflow'), message)"));
     CHECK(intact(L));
     sb_value *out = NULL;
-    CHECK_STATUS(sb_perform(m, "Rec", "perform", NULL, 0, &out), SB_EACTION);
+    CHECK_STATUS(sb_action_perform(m, "Rec", "perform", NULL, 0, &out), SB_EACTION);
     CHECK(out == NULL && ERROR_MENTIONS("stack overflow"));
     CHECK(intact(L));
     lua_close(L);
@@ -125,7 +125,7 @@ static void test_endless_targets(void) {
         instructions_left = 200; /* hook calls, 10,000 instructions each */
         lua_sethook(L, limit_hook, LUA_MASKCOUNT, 10000);
         sb_value *out = NULL;
-        CHECK_STATUS(sb_perform(m, "Endless", "act", NULL, 0, &out), SB_EACTION);
+        CHECK_STATUS(sb_action_perform(m, "Endless", "act", NULL, 0, &out), SB_EACTION);
         CHECK(out == NULL && ERROR_MENTIONS("instruction limit"));
         lua_sethook(L, NULL, 0, 0);
         CHECK(intact(L));
@@ -141,8 +141,8 @@ static void test_endless_targets(void) {
 static sb_value *kept;
 static sb_status keep(void *u, const sb_value *params, sb_value **out) {
     (void)u;
-    sb_release(kept);
-    kept = sb_retain(sb_dict_get(params, "cb"));
+    sb_value_release(kept);
+    kept = sb_value_retain(sb_dict_get(params, "cb"));
     *out = sb_bool(1);
     return SB_OK;
 }
@@ -161,10 +161,10 @@ static void test_callbacks(void) {
     /* Twice on the owning thread: runs twice. */
     CHECK_STATUS(sb_callback_call(kept, one, &out), SB_OK);
     CHECK(check_int(out) == 1);
-    sb_release(out);
+    sb_value_release(out);
     CHECK_STATUS(sb_callback_call(kept, one, &out), SB_OK);
     CHECK(check_int(out) == 2);
-    sb_release(out);
+    sb_value_release(out);
     /* From another thread, twice: queued, then run once each by sb.poll. */
     pthread_t thread;
     void *queued = NULL;
@@ -180,9 +180,9 @@ static void test_callbacks(void) {
     CHECK_STATUS(sb_callback_call(kept, one, &out), SB_EACTION);
     CHECK(out == NULL && ERROR_MENTIONS("closed"));
     CHECK(intact(NULL));
-    sb_release(kept);
+    sb_value_release(kept);
     kept = NULL;
-    sb_release(one);
+    sb_value_release(one);
     robustness_row("Lua callback called twice, from another thread (twice), after its state was closed", 3,
                    "runs each time on its thread; queued (SB_EQUEUED) and run once each by sb.poll; "
                    "SB_EACTION \"closed\" after close");
@@ -206,17 +206,17 @@ static void *flood_from_thread(void *arg) {
     for (long n = 0; n < 2L * SB_LUA_MAX_QUEUED / QUEUE_THREADS; n++) {
         sb_value *out = NULL;
         sb_status s = sb_callback_call(kept, one, &out);
-        sb_release(out);
+        sb_value_release(out);
         if (s == SB_EQUEUED) {
             queued_by[i]++;
         } else {
             refused_by[i]++;
-            refusals_named_the_queue[i] = s == SB_EREJECTED && strstr(sb_last_error(), "queue") != NULL &&
-                                          strstr(sb_last_error(), "full") != NULL;
+            refusals_named_the_queue[i] = s == SB_EREJECTED && strstr(sb_error_message(), "queue") != NULL &&
+                                          strstr(sb_error_message(), "full") != NULL;
             break;
         }
     }
-    sb_release(one);
+    sb_value_release(one);
     return NULL;
 }
 
@@ -250,7 +250,7 @@ static void test_queue_bound(void) {
     CHECK(queued_by[0] == 2L * SB_LUA_MAX_QUEUED / QUEUE_THREADS && refused_by[0] == 0);
     CHECK(intact(L));
     lua_close(L); /* drops what is still queued */
-    sb_release(kept);
+    sb_value_release(kept);
     kept = NULL;
     robustness_row("Calls queued to a Lua state from 3 threads faster than it polls", QUEUE_THREADS,
                    "at most SB_LUA_MAX_QUEUED wait; the next gets SB_EREJECTED \"queue ... full\"; "
@@ -269,11 +269,11 @@ static sb_status from_c(void *u, const sb_value *params, sb_value **out) {
 /* The string `target.action` answers with, or NULL when the call fails. */
 static const char *answer(const char *target, const char *action, char *buffer, size_t size) {
     sb_value *out = NULL;
-    sb_status s = sb_perform(m, target, action, NULL, 0, &out);
+    sb_status s = sb_action_perform(m, target, action, NULL, 0, &out);
     size_t length = 0;
-    const char *text = s == SB_OK ? sb_get_string(out, &length) : NULL;
+    const char *text = s == SB_OK ? sb_value_get_string(out, &length) : NULL;
     if (text != NULL) snprintf(buffer, size, "%s", text);
-    sb_release(out);
+    sb_value_release(out);
     return text != NULL ? buffer : NULL;
 }
 
@@ -281,9 +281,9 @@ static const char *url_answer(const char *url, char *buffer, size_t size) {
     sb_value *out = NULL;
     sb_status s = sb_open_url(m, url, NULL, &out);
     size_t length = 0;
-    const char *text = s == SB_OK ? sb_get_string(out, &length) : NULL;
+    const char *text = s == SB_OK ? sb_value_get_string(out, &length) : NULL;
     if (text != NULL) snprintf(buffer, size, "%s", text);
-    sb_release(out);
+    sb_value_release(out);
     return text != NULL ? buffer : NULL;
 }
 
@@ -306,7 +306,7 @@ static void test_close_removes_only_its_own(void) {
     /* B replaces what A registered under the same names; C adds an action. */
     snprintf(chunk, sizeof chunk, registrations, "B", "B", "B", "B", "B", "B", "B", "B");
     CHECK(run(B, chunk));
-    CHECK_STATUS(sb_register_action(m, "Shared", "fromC", from_c, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "Shared", "fromC", from_c, NULL, NULL), SB_OK);
     CHECK(ANSWERS("Shared", "a", "B") && ANSWERS("Shared", "onlyA", "A"));
 
     lua_close(A);
@@ -327,10 +327,10 @@ static void test_close_removes_only_its_own(void) {
     CHECK(url_answer("hand://anything", buffer, sizeof buffer) == NULL);
     CHECK(url_answer("app://routed/7", buffer, sizeof buffer) == NULL);
     CHECK(intact(NULL));
-    CHECK_STATUS(sb_unregister_target(m, "Shared"), SB_OK);
+    CHECK_STATUS(sb_target_unregister(m, "Shared"), SB_OK);
     /* B owned the scheme and the pattern last: its close removed both. */
-    CHECK_STATUS(sb_unregister_scheme(m, "hand"), SB_ENOTARGET);
-    CHECK_STATUS(sb_remove_route_pattern(m, "app://routed/:id"), SB_ENOTARGET);
+    CHECK_STATUS(sb_scheme_unregister(m, "hand"), SB_ENOTARGET);
+    CHECK_STATUS(sb_url_pattern_remove(m, "app://routed/:id"), SB_ENOTARGET);
     robustness_row("Lua state closed after another state and C re-registered its names (actions, degrade "
                    "handler, scheme and route handlers)", 5,
                    "only what it still owns is removed: the other state's and C's registrations keep answering");
@@ -341,9 +341,9 @@ static void test_close_removes_only_its_own(void) {
  * not a class another state registered since under the same name. */
 static int64_t bump_tally(void) {
     sb_value *out = NULL;
-    sb_status s = sb_perform(m, "Tallies", "bump", NULL, SB_CACHE_TARGET, &out);
+    sb_status s = sb_action_perform(m, "Tallies", "bump", NULL, SB_CACHE_TARGET, &out);
     int64_t n = s == SB_OK ? check_int(out) : -1;
-    sb_release(out);
+    sb_value_release(out);
     return n;
 }
 
@@ -372,7 +372,7 @@ static void test_close_removes_its_file_classes(void) {
     CHECK(run(B, chunk));
     lua_close(A);
     int64_t after = bump_tally();
-    if (after != 2) fprintf(stderr, "after: %lld (%s)\n", (long long)after, sb_last_error());
+    if (after != 2) fprintf(stderr, "after: %lld (%s)\n", (long long)after, sb_error_message());
     CHECK(after == 2);
     lua_close(B);
     CHECK(bump_tally() == -1);
@@ -430,7 +430,7 @@ static void *refusing_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
 static sb_status bad_keys(void *u, const sb_value *params, sb_value **out) {
     int64_t bad = 0;
     (void)u;
-    for (size_t i = 0; i < sb_count(params); i++) {
+    for (size_t i = 0; i < sb_value_count(params); i++) {
         const char *key = NULL;
         sb_dict_at(params, i, &key, NULL);
         size_t n = strspn(key, "K");
@@ -511,7 +511,7 @@ static int session_with_failure(long k) {
     fail_at = 0;
     lua_close(L);
     sb_value *out = NULL;
-    CHECK_STATUS(sb_perform(m, "Oom", "pair", NULL, 0, &out), SB_ENOTARGET); /* unregistered at close */
+    CHECK_STATUS(sb_action_perform(m, "Oom", "pair", NULL, 0, &out), SB_ENOTARGET); /* unregistered at close */
     CHECK(intact(NULL));
     return ok;
 }
@@ -534,9 +534,9 @@ static void test_allocation_failure(void) {
 
 int main(void) {
     m = sb_mediator_new();
-    CHECK_STATUS(sb_register_action(m, "CEcho", "value", echo, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_register_action(m, "Keeper", "keep", keep, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_register_action(m, "CKeys", "bad", bad_keys, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "CEcho", "value", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "Keeper", "keep", keep, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "CKeys", "bad", bad_keys, NULL, NULL), SB_OK);
     test_failing_targets();
     test_endless_targets();
     test_endless_recursion();

@@ -39,9 +39,9 @@ static double now_ns(void) {
 
 static void consume(sb_value *v) {
     int64_t n = 0;
-    sb_get_int(v, &n);
+    sb_value_get_int(v, &n);
     sink += n;
-    sb_release(v);
+    sb_value_release(v);
 }
 
 /* A direct call of the action, through a pointer the compiler cannot see through. */
@@ -58,7 +58,7 @@ static void run_direct(void) {
 static void run_perform(void) {
     for (long i = 0; i < iterations; i++) {
         sb_value *out = NULL;
-        sb_perform(m, "Bench", "twice", params1, SB_CACHE_TARGET, &out);
+        sb_action_perform(m, "Bench", "twice", params1, SB_CACHE_TARGET, &out);
         consume(out);
     }
 }
@@ -73,7 +73,7 @@ static int let_through(void *userdata, sb_call *call) {
 static void run_intercepted(void) {
     for (long i = 0; i < iterations; i++) {
         sb_value *out = NULL;
-        sb_perform(intercepted, "Bench", "twice", params1, SB_CACHE_TARGET, &out);
+        sb_action_perform(intercepted, "Bench", "twice", params1, SB_CACHE_TARGET, &out);
         consume(out);
     }
 }
@@ -90,7 +90,7 @@ static sb_status answer_missing(void *userdata, const sb_value *params, sb_value
 static void run_miss(void) {
     for (long i = 0; i < iterations; i++) {
         sb_value *out = NULL;
-        sb_perform(m, "Missing", "twice", params1, 0, &out);
+        sb_action_perform(m, "Missing", "twice", params1, 0, &out);
         consume(out);
     }
 }
@@ -98,7 +98,7 @@ static void run_miss(void) {
 /* The URL entry: A.echo hands back its params (the query's strings). */
 static sb_status echo(void *userdata, const sb_value *params, sb_value **out) {
     (void)userdata;
-    *out = sb_retain((sb_value *)params);
+    *out = sb_value_retain((sb_value *)params);
     return SB_OK;
 }
 
@@ -107,20 +107,20 @@ static void run_url(void) {
         sb_value *out = NULL;
         sb_open_url(m, "app://A/echo?n=1", NULL, &out);
         sink += out != NULL;
-        sb_release(out);
+        sb_value_release(out);
     }
 }
 
-/* Asynchronous calls (issue 21). "now" is the baseline: sb_perform of the
- * same work registered on m. "async": sb_perform_async of it (it answers at
+/* Asynchronous calls (issue 21). "now" is the baseline: sb_action_perform of the
+ * same work registered on m. "async": sb_action_perform_async of it (it answers at
  * once, so done runs before the call returns). "deferred": an action that
  * takes its completion, completes it and returns SB_PENDING, called with
- * sb_perform: the whole machinery of an answer that comes later, minus the
+ * sb_action_perform: the whole machinery of an answer that comes later, minus the
  * wait. */
 static void run_now(void) {
     for (long i = 0; i < iterations; i++) {
         sb_value *out = NULL;
-        sb_perform(m, "Now", "twice", params1, 0, &out);
+        sb_action_perform(m, "Now", "twice", params1, 0, &out);
         consume(out);
     }
 }
@@ -132,7 +132,7 @@ static void consume_done(void *userdata, sb_status status, sb_value *result) {
 }
 
 static void run_async(void) {
-    for (long i = 0; i < iterations; i++) sb_perform_async(m, "Now", "twice", params1, NULL, consume_done, NULL);
+    for (long i = 0; i < iterations; i++) sb_action_perform_async(m, "Now", "twice", params1, NULL, consume_done, NULL);
 }
 
 static sb_status deferred_twice(void *userdata, const sb_value *params, sb_value **out) {
@@ -148,7 +148,7 @@ static sb_status deferred_twice(void *userdata, const sb_value *params, sb_value
 static void run_deferred(void) {
     for (long i = 0; i < iterations; i++) {
         sb_value *out = NULL;
-        sb_perform(m, "Deferred", "twice", params1, 0, &out);
+        sb_action_perform(m, "Deferred", "twice", params1, 0, &out);
         consume(out);
     }
 }
@@ -170,15 +170,15 @@ static sb_value *three_keys(long i) {
 }
 
 static void run_build_only(void) {
-    for (long i = 0; i < iterations; i++) sb_release(three_keys(i));
+    for (long i = 0; i < iterations; i++) sb_value_release(three_keys(i));
 }
 
 static void run_build_and_perform(void) {
     for (long i = 0; i < iterations; i++) {
         sb_value *d = three_keys(i), *out = NULL;
-        sb_perform(m, "Bench", "sum3", d, 0, &out);
+        sb_action_perform(m, "Bench", "sum3", d, 0, &out);
         consume(out);
-        sb_release(d);
+        sb_value_release(d);
     }
 }
 
@@ -187,7 +187,7 @@ static void run_build_and_perform(void) {
 static void run_sum3(const char *target) {
     for (long i = 0; i < iterations; i++) {
         sb_value *out = NULL;
-        sb_perform(m, target, "sum3", params3, 0, &out);
+        sb_action_perform(m, target, "sum3", params3, 0, &out);
         consume(out);
     }
 }
@@ -199,7 +199,7 @@ static void run_unchecked3(void) { run_sum3("Unchecked"); }
 static void run_stateful(const char *target, unsigned flags) {
     for (long i = 0; i < iterations; i++) {
         sb_value *out = NULL;
-        sb_perform(m, target, "twice", params1, flags, &out);
+        sb_action_perform(m, target, "twice", params1, flags, &out);
         consume(out);
     }
 }
@@ -215,7 +215,7 @@ static sb_mediator *registry_of(long count) {
     char name[32];
     for (long i = 0; i < count; i++) {
         snprintf(name, sizeof name, "Filler%ld", i);
-        sb_register_action(r, name, "twice", bench_twice, NULL, NULL);
+        sb_action_register(r, name, "twice", bench_twice, NULL, NULL);
     }
     return r;
 }
@@ -223,7 +223,7 @@ static sb_mediator *registry_of(long count) {
 static void run_lookup(sb_mediator *r) {
     for (long i = 0; i < iterations; i++) {
         sb_value *out = NULL;
-        sb_perform(r, "Filler7", "twice", params1, 0, &out);
+        sb_action_perform(r, "Filler7", "twice", params1, 0, &out);
         consume(out);
     }
 }
@@ -236,8 +236,8 @@ static void *perform_body(void *arg) {
     (void)arg;
     for (long i = 0; i < iterations; i++) {
         sb_value *out = NULL;
-        sb_perform(m, "Bench", "twice", params1, SB_CACHE_TARGET, &out);
-        sb_release(out);
+        sb_action_perform(m, "Bench", "twice", params1, SB_CACHE_TARGET, &out);
+        sb_value_release(out);
     }
     return NULL;
 }
@@ -247,7 +247,7 @@ static void *direct_body(void *arg) {
     for (long i = 0; i < iterations; i++) {
         sb_value *out = NULL;
         direct_twice(NULL, params1, &out);
-        sb_release(out);
+        sb_value_release(out);
     }
     return NULL;
 }
@@ -330,28 +330,28 @@ static void measure(const char *id, const char *name, const char *baseline_name,
 
 static void setup(const char *plugin) {
     m = sb_mediator_new();
-    if (sb_load_plugin(m, plugin) != SB_OK) {
-        fprintf(stderr, "bench: %s\n", sb_last_error());
+    if (sb_plugin_load(m, plugin) != SB_OK) {
+        fprintf(stderr, "bench: %s\n", sb_error_message());
         exit(1);
     }
     params1 = sb_dict_new();
     sb_dict_set_new(params1, "n", sb_int(21));
     if (sb_route_prepare(m, "Bench", "twice", SB_CACHE_TARGET, &route) != SB_OK) exit(1);
     params3 = three_keys(1);
-    if (sb_register_action(m, "Unchecked", "sum3", bench_sum3, NULL, NULL) != SB_OK ||
-        sb_register_action_contract(m, "Checked", "sum3", "a: int, b: int, c: int -> int", bench_sum3, NULL,
+    if (sb_action_register(m, "Unchecked", "sum3", bench_sum3, NULL, NULL) != SB_OK ||
+        sb_action_register_contract(m, "Checked", "sum3", "a: int, b: int, c: int -> int", bench_sum3, NULL,
                                     NULL) != SB_OK ||
-        sb_register_action(m, "NoTargetAction", "response", answer_missing, NULL, NULL) != SB_OK ||
-        sb_register_action(m, "A", "echo", echo, NULL, NULL) != SB_OK ||
-        sb_register_action(m, "Now", "twice", bench_twice, NULL, NULL) != SB_OK ||
-        sb_register_action(m, "Deferred", "twice", deferred_twice, NULL, NULL) != SB_OK) {
-        fprintf(stderr, "bench: %s\n", sb_last_error());
+        sb_action_register(m, "NoTargetAction", "response", answer_missing, NULL, NULL) != SB_OK ||
+        sb_action_register(m, "A", "echo", echo, NULL, NULL) != SB_OK ||
+        sb_action_register(m, "Now", "twice", bench_twice, NULL, NULL) != SB_OK ||
+        sb_action_register(m, "Deferred", "twice", deferred_twice, NULL, NULL) != SB_OK) {
+        fprintf(stderr, "bench: %s\n", sb_error_message());
         exit(1);
     }
     intercepted = sb_mediator_new();
-    if (sb_load_plugin(intercepted, plugin) != SB_OK ||
-        sb_add_interceptor(intercepted, 0, let_through, NULL, NULL, NULL) != SB_OK) {
-        fprintf(stderr, "bench: %s\n", sb_last_error());
+    if (sb_plugin_load(intercepted, plugin) != SB_OK ||
+        sb_interceptor_add(intercepted, 0, let_through, NULL, NULL, NULL) != SB_OK) {
+        fprintf(stderr, "bench: %s\n", sb_error_message());
         exit(1);
     }
 }
@@ -398,20 +398,20 @@ int main(int argc, char **argv) {
     }
     setup(argv[3]);
 
-    measure("c.perform", "C sb_perform by name, cached, 1 int param -> int", "direct C function call", run_perform,
+    measure("c.perform", "C sb_action_perform by name, cached, 1 int param -> int", "direct C function call", run_perform,
             run_direct, reps);
     measure("c.route", "C sb_route_call (prepared)", "direct C function call", run_route, run_direct, reps);
-    measure("c.intercepted", "C sb_perform through one C interceptor", "sb_perform, no interceptor", run_intercepted,
+    measure("c.intercepted", "C sb_action_perform through one C interceptor", "sb_action_perform, no interceptor", run_intercepted,
             run_perform, reps);
     measure("c.dict3", "C perform building a 3-key params dict", "building the same dict alone",
             run_build_and_perform, run_build_only, reps);
-    measure("c.contract", "C sb_perform checking a 3-key contract", "the same action without one", run_contract3,
+    measure("c.contract", "C sb_action_perform checking a 3-key contract", "the same action without one", run_contract3,
             run_unchecked3, reps);
     measure("c.miss", "C missing target, NoTargetAction answers", "direct C function call", run_miss, run_direct,
             reps);
     measure("c.open_url", "C sb_open_url app://A/echo?n=1", "direct C function call", run_url, run_direct,
             reps);
-    measure("c.perform_async", "C sb_perform_async, the action answers at once", "sb_perform of it", run_async,
+    measure("c.perform_async", "C sb_action_perform_async, the action answers at once", "sb_action_perform of it", run_async,
             run_now, reps);
     measure("c.deferred", "C action completing its completion before returning SB_PENDING", "answering at once",
             run_deferred, run_now, reps);
@@ -425,8 +425,8 @@ int main(int argc, char **argv) {
     measure_scaling(reps);
 
     sb_route_free(route);
-    sb_release(params1);
-    sb_release(params3);
+    sb_value_release(params1);
+    sb_value_release(params3);
     sb_mediator_free(small_registry);
     sb_mediator_free(large_registry);
     sb_mediator_free(m);

@@ -9,7 +9,7 @@
 sb_status bench_twice(void *state, const sb_value *params, sb_value **out) {
     int64_t n = 0;
     (void)state;
-    sb_get_int(sb_dict_get(params, "n"), &n);
+    sb_value_get_int(sb_dict_get(params, "n"), &n);
     *out = sb_int(2 * n);
     return SB_OK;
 }
@@ -18,9 +18,9 @@ sb_status bench_twice(void *state, const sb_value *params, sb_value **out) {
 sb_status bench_sum3(void *state, const sb_value *params, sb_value **out) {
     int64_t a = 0, b = 0, c = 0;
     (void)state;
-    sb_get_int(sb_dict_get(params, "a"), &a);
-    sb_get_int(sb_dict_get(params, "b"), &b);
-    sb_get_int(sb_dict_get(params, "c"), &c);
+    sb_value_get_int(sb_dict_get(params, "a"), &a);
+    sb_value_get_int(sb_dict_get(params, "b"), &b);
+    sb_value_get_int(sb_dict_get(params, "c"), &c);
     *out = sb_int(a + b + c);
     return SB_OK;
 }
@@ -29,12 +29,12 @@ sb_status bench_sum3(void *state, const sb_value *params, sb_value **out) {
 static sb_status bench_callback(void *state, const sb_value *params, sb_value **out) {
     int64_t times = 0;
     (void)state;
-    sb_get_int(sb_dict_get(params, "times"), &times);
+    sb_value_get_int(sb_dict_get(params, "times"), &times);
     const sb_value *cb = sb_dict_get(params, "cb"), *n = sb_dict_get(params, "n");
     for (int64_t i = 0; i < times; i++) {
         sb_value *r = NULL;
         sb_status s = sb_callback_call(cb, n, &r);
-        sb_release(r);
+        sb_value_release(r);
         if (s != SB_OK) return s;
     }
     *out = sb_int(times);
@@ -45,7 +45,7 @@ static sb_status bench_callback(void *state, const sb_value *params, sb_value **
 static sb_status add_one(void *u, const sb_value *args, sb_value **out) {
     int64_t n = 0;
     (void)u;
-    sb_get_int(args, &n);
+    sb_value_get_int(args, &n);
     *out = sb_int(n + 1);
     return SB_OK;
 }

@@ -1,6 +1,6 @@
 /*
  * Calls waiting on actions that answer later (issue 21): N threads each wait
- * in sb_perform on an action that takes its completion and returns
+ * in sb_action_perform on an action that takes its completion and returns
  * SB_PENDING; once all wait, one thread completes them in turn, one every
  * 200 µs (answers that come over time, as from a network). Prints one JSON
  * object per N: the time from the first completion to the last caller
@@ -39,11 +39,11 @@ static sb_status answer_later(void *state, const sb_value *params, sb_value **ou
 static void *caller(void *unused) {
     (void)unused;
     sb_value *out = NULL;
-    if (sb_perform(mediator, "Later", "answer", NULL, 0, &out) != SB_OK) {
-        fprintf(stderr, "herd: %s\n", sb_last_error());
+    if (sb_action_perform(mediator, "Later", "answer", NULL, 0, &out) != SB_OK) {
+        fprintf(stderr, "herd: %s\n", sb_error_message());
         exit(1);
     }
-    sb_release(out);
+    sb_value_release(out);
     return NULL;
 }
 
@@ -89,7 +89,7 @@ int main(int argc, char **argv) {
         return 64;
     }
     mediator = sb_mediator_new();
-    if (mediator == NULL || sb_register_action(mediator, "Later", "answer", answer_later, NULL, NULL) != SB_OK) return 1;
+    if (mediator == NULL || sb_action_register(mediator, "Later", "answer", answer_later, NULL, NULL) != SB_OK) return 1;
     for (int i = 1; i < argc; i++) {
         int n = atoi(argv[i]);
         if (n < 1) return 64;

@@ -23,9 +23,9 @@ static sb_mediator *m;
 
 /* Prints `value` as JSON after an arrow. */
 static void show(const sb_value *value) {
-    char *json = sb_to_json(value);
+    char *json = sb_json_encode(value);
     printf("   -> %s\n", json ? json : "(null)");
-    sb_free(json);
+    sb_memory_free(json);
 }
 
 /* Prints what a call gave: the result, or the status and the message.
@@ -35,17 +35,17 @@ static void shown(sb_status s, sb_value **out) {
     if (s == SB_OK) {
         show(*out);
     } else {
-        printf("   -> error %s: %s\n", sb_status_string(s), sb_last_error());
+        printf("   -> error %s: %s\n", sb_status_string(s), sb_error_message());
     }
-    sb_release(*out);
+    sb_value_release(*out);
     *out = NULL;
 }
 
 /* Performs by name and prints; takes over `params`. */
 static void perform(const char *target, const char *action, sb_value *params, unsigned flags) {
     sb_value *out = NULL;
-    shown(sb_perform(m, target, action, params, flags, &out), &out);
-    sb_release(params);
+    shown(sb_action_perform(m, target, action, params, flags, &out), &out);
+    sb_value_release(params);
 }
 
 static sb_value *params1(const char *key, sb_value *value) {
@@ -56,9 +56,9 @@ static sb_value *params1(const char *key, sb_value *value) {
 
 /* The caller's side of the alert: what each button does. */
 static sb_status on_alert(void *userdata, const sb_value *info, sb_value **out) {
-    char *json = sb_to_json(info);
+    char *json = sb_json_encode(info);
     printf("   [caller] %s called with %s\n", (const char *)userdata, json);
-    sb_free(json);
+    sb_memory_free(json);
     *out = sb_string((const char *)userdata);
     return SB_OK;
 }
@@ -80,8 +80,8 @@ static sb_status no_target_response(void *u, const sb_value *params, sb_value **
     char reason[256];
     (void)u;
     snprintf(reason, sizeof reason, "nothing answers %s/%s",
-             sb_get_string(sb_dict_get(params, "target"), NULL),
-             sb_get_string(sb_dict_get(params, "action"), NULL));
+             sb_value_get_string(sb_dict_get(params, "target"), NULL),
+             sb_value_get_string(sb_dict_get(params, "action"), NULL));
     *out = sb_dict_new();
     sb_dict_set_new(*out, "page", sb_string("NotFoundViewController"));
     sb_dict_set_new(*out, "reason", sb_string(reason));
@@ -91,11 +91,11 @@ static sb_status no_target_response(void *u, const sb_value *params, sb_value **
 /* The caller's completion for a URL call: it receives {"result": value},
  * or {"error": message, "code": status name} when the call failed. */
 static sb_status on_completion(void *u, const sb_value *info, sb_value **out) {
-    char *json = sb_to_json(info);
+    char *json = sb_json_encode(info);
     (void)u;
     (void)out;
     printf("   [caller] completion got %s\n", json ? json : "(null)");
-    sb_free(json);
+    sb_memory_free(json);
     return SB_OK;
 }
 
@@ -106,7 +106,7 @@ static void open_remote(const char *url) {
     sb_value *out = NULL;
     printf("   open %s\n", url);
     shown(sb_open_url(m, url, completion, &out), &out);
-    sb_release(completion);
+    sb_value_release(completion);
 }
 
 /* cell then configCell, both on the cached instance of A. */
@@ -157,9 +157,9 @@ static void on_fetched(void *u, sb_status s, sb_value *result) {
         printf("   [caller] done got the answer, on the worker's thread\n");
         show(result);
     } else {
-        printf("   [caller] done: error %s: %s\n", sb_status_string(s), sb_last_error());
+        printf("   [caller] done: error %s: %s\n", sb_status_string(s), sb_error_message());
     }
-    sb_release(result);
+    sb_value_release(result);
     pthread_mutex_lock(&fetched_mu);
     fetched = 1;
     pthread_cond_signal(&fetched_cv);
@@ -167,8 +167,8 @@ static void on_fetched(void *u, sb_status s, sb_value *result) {
 }
 
 static void fetch_without_waiting(void) {
-    sb_status s = sb_perform_async(m, "Net", "fetch", NULL, NULL, on_fetched, NULL);
-    printf("   sb_perform_async returned %s: the caller goes on\n", s == SB_PENDING ? "SB_PENDING" : sb_status_string(s));
+    sb_status s = sb_action_perform_async(m, "Net", "fetch", NULL, NULL, on_fetched, NULL);
+    printf("   sb_action_perform_async returned %s: the caller goes on\n", s == SB_PENDING ? "SB_PENDING" : sb_status_string(s));
     pthread_mutex_lock(&fetched_mu);
     while (!fetched) pthread_cond_wait(&fetched_cv, &fetched_mu);
     pthread_mutex_unlock(&fetched_mu);
@@ -181,11 +181,11 @@ int main(int argc, char **argv) {
         return 1;
     }
     m = sb_mediator_shared();
-    if (sb_load_plugin(m, plugin) != SB_OK) {
-        fprintf(stderr, "demo: %s\n", sb_last_error());
+    if (sb_plugin_load(m, plugin) != SB_OK) {
+        fprintf(stderr, "demo: %s\n", sb_error_message());
         return 1;
     }
-    sb_register_action(m, "NoTargetAction", "response", no_target_response, NULL, NULL);
+    sb_action_register(m, "NoTargetAction", "response", no_target_response, NULL, NULL);
     printf("switchboard %s, module A from %s\n", sb_version(), plugin);
 
     sb_value *out = NULL;
@@ -205,16 +205,16 @@ int main(int argc, char **argv) {
     table_cell("Row 1");
     table_cell("Row 2");
     table_cell("Row 3");
-    sb_release_cached_target(m, "A");
+    sb_target_evict(m, "A");
     puts("   released the cached target A; the next cell comes from a new instance:");
     table_cell("Row 1");
-    sb_release_cached_target(m, "A");
+    sb_target_evict(m, "A");
     puts("\n== 8. a target that does not exist: the NoTargetAction response");
     perform("B", "nativeFetchDetailViewController", params1("key", sb_string("x")), 0);
     puts("\n== 9. an action A does not have, as a prepared route: a clear error, no fallback");
     sb_route *r = NULL;
     sb_status s = sb_route_prepare(m, "A", "doesNotExist", 0, &r);
-    printf("   -> error %s: %s\n", sb_status_string(s), sb_last_error());
+    printf("   -> error %s: %s\n", sb_status_string(s), sb_error_message());
     sb_route_free(r);
     puts("\n== 10. what the typed wrappers rule out: a param of the wrong type, caught by A's contract");
     perform("A", "nativePresentImage", params1("image", sb_int(42)), 0);
@@ -222,8 +222,8 @@ int main(int argc, char **argv) {
     open_remote("app://A/cell?identifier=LinkCell");
     puts("\n== 12. a native action from a URL: refused before any code of A runs");
     open_remote("app://A/nativeFetchDetailViewController?key=from%20a%20link");
-    puts("\n== 13. an action that answers later, called without waiting (sb_perform_async)");
-    sb_register_action(m, "Net", "fetch", fetch, NULL, NULL);
+    puts("\n== 13. an action that answers later, called without waiting (sb_action_perform_async)");
+    sb_action_register(m, "Net", "fetch", fetch, NULL, NULL);
     fetch_without_waiting();
     return 0;
 }

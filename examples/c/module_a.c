@@ -37,7 +37,7 @@ static sb_status detail(void *state, const sb_value *params, sb_value **out) {
     const sb_value *key = sb_dict_get(params, "key");
     sb_value *page = sb_dict_new();
     sb_dict_set_new(page, "page", sb_string("DemoModuleADetailViewController"));
-    sb_dict_set_new(page, "title", key ? sb_retain((sb_value *)key) : sb_string("(no key)"));
+    sb_dict_set_new(page, "title", key ? sb_value_retain((sb_value *)key) : sb_string("(no key)"));
     *out = page;
     return SB_OK;
 }
@@ -46,12 +46,12 @@ static sb_status present_image(void *state, const sb_value *params, sb_value **o
     const sb_value *image = sb_dict_get(params, "image");
     (void)state;
     if (image == NULL) {
-        sb_set_error("nativePresentImage needs params.image (use nativeNoImage without one)");
+        sb_error_set("nativePresentImage needs params.image (use nativeNoImage without one)");
         return SB_EINVAL;
     }
     *out = sb_dict_new();
     sb_dict_set_new(*out, "page", sb_string("ImageViewController"));
-    sb_dict_set_new(*out, "image", sb_retain((sb_value *)image));
+    sb_dict_set_new(*out, "image", sb_value_retain((sb_value *)image));
     return SB_OK;
 }
 
@@ -69,8 +69,8 @@ static sb_status no_image(void *state, const sb_value *params, sb_value **out) {
 /* Shows an alert and reports the tap through the caller's callbacks. With no
  * user here, params.answer ("confirm" or "cancel") says which button. */
 static sb_status show_alert(void *state, const sb_value *params, sb_value **out) {
-    const char *message = sb_get_string(sb_dict_get(params, "message"), NULL);
-    const char *answer = sb_get_string(sb_dict_get(params, "answer"), NULL);
+    const char *message = sb_value_get_string(sb_dict_get(params, "message"), NULL);
+    const char *answer = sb_value_get_string(sb_dict_get(params, "answer"), NULL);
     const char *tapped = answer != NULL && strcmp(answer, "cancel") == 0 ? "cancelAction" : "confirmAction";
     (void)state;
     printf("   [A] alert: \"%s\"  [Confirm] [Cancel]\n", message ? message : "");
@@ -83,7 +83,7 @@ static sb_status show_alert(void *state, const sb_value *params, sb_value **out)
     sb_dict_set_new(info, "alertAction", sb_string(tapped));
     sb_dict_set_new(info, "message", sb_string(message ? message : ""));
     sb_status s = sb_callback_call(callback, info, out);
-    sb_release(info);
+    sb_value_release(info);
     return s;
 }
 
@@ -94,7 +94,7 @@ static sb_status cell(void *state, const sb_value *params, sb_value **out) {
     snprintf(name, sizeof name, "cell %d", ++a->cells_made);
     *out = sb_dict_new();
     sb_dict_set_new(*out, "cell", sb_string(name));
-    sb_dict_set_new(*out, "identifier", identifier ? sb_retain((sb_value *)identifier) : sb_string("Cell"));
+    sb_dict_set_new(*out, "identifier", identifier ? sb_value_retain((sb_value *)identifier) : sb_string("Cell"));
     sb_dict_set_new(*out, "targetInstance", sb_int(a->instance));
     return SB_OK;
 }
@@ -103,8 +103,8 @@ static sb_status config_cell(void *state, const sb_value *params, sb_value **out
     const sb_value *c = sb_dict_get(params, "cell"), *title = sb_dict_get(params, "title");
     (void)state;
     *out = sb_dict_new();
-    sb_dict_set_new(*out, "cell", c ? sb_retain((sb_value *)c) : sb_null());
-    sb_dict_set_new(*out, "title", title ? sb_retain((sb_value *)title) : sb_string(""));
+    sb_dict_set_new(*out, "cell", c ? sb_value_retain((sb_value *)c) : sb_null());
+    sb_dict_set_new(*out, "title", title ? sb_value_retain((sb_value *)title) : sb_string(""));
     sb_dict_set_new(*out, "configured", sb_bool(1));
     return SB_OK;
 }
@@ -115,7 +115,7 @@ static sb_status charge(void *state, const sb_value *params, sb_value **out) {
     (void)state;
     (void)params;
     (void)out;
-    sb_set_error("payment service down");
+    sb_error_set("payment service down");
     return SB_EACTION;
 }
 
@@ -145,10 +145,10 @@ static void *download_thread(void *arg) {
 static sb_status download(void *state, const sb_value *params, sb_value **out) {
     (void)state;
     (void)out;
-    const char *url = sb_get_string(sb_dict_get(params, "url"), NULL);
+    const char *url = sb_value_get_string(sb_dict_get(params, "url"), NULL);
     int64_t ms = 50;
-    if (sb_dict_get(params, "ms") != NULL && (sb_get_int(sb_dict_get(params, "ms"), &ms) != SB_OK || ms < 0 || ms > 60000)) {
-        sb_set_error("ms must be an int from 0 to 60000");
+    if (sb_dict_get(params, "ms") != NULL && (sb_value_get_int(sb_dict_get(params, "ms"), &ms) != SB_OK || ms < 0 || ms > 60000)) {
+        sb_error_set("ms must be an int from 0 to 60000");
         return SB_EPARAMS;
     }
     struct download *d = (struct download *)calloc(1, sizeof *d);
@@ -163,7 +163,7 @@ static sb_status download(void *state, const sb_value *params, sb_value **out) {
     if (pthread_create(&thread, NULL, download_thread, d) != 0) {
         free(d->url);
         free(d);
-        sb_set_error("no thread for the download");
+        sb_error_set("no thread for the download");
         return SB_EACTION;
     }
     pthread_detach(thread);

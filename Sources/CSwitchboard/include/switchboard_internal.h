@@ -26,13 +26,13 @@ typedef void (*sb_destroy_fn)(void *);
 typedef void *(*sb_create_fn)(void);
 typedef sb_call *sb_call_ptr;
 typedef const sb_call *sb_call_cptr;
-typedef sb_cancel *sb_cancel_ptr;
-typedef const sb_cancel *sb_cancel_cptr;
+typedef sb_cancellation *sb_cancel_ptr;
+typedef const sb_cancellation *sb_cancel_cptr;
 
 /* Sets the calling thread's last error to `length` bytes of `message`. */
 void sb__error_set(const char *message, size_t length);
 
-/* Counts sb__error_set/sb_set_error calls on this thread, so the library can
+/* Counts sb__error_set/sb_error_set calls on this thread, so the library can
  * tell whether a failing action described its failure itself. */
 unsigned long sb__error_generation(void);
 

@@ -7,7 +7,7 @@ import Darwin
 #endif
 import Synchronization
 
-/// Ends the pending calls nobody waits for (`sb_perform_async`, `await`, a
+/// Ends the pending calls nobody waits for (`sb_action_perform_async`, `await`, a
 /// Lua coroutine) at their deadline: no caller's thread is there to notice.
 /// (A cancellation ends them on the cancelling thread: `Cancellation`.) One
 /// thread, started by the first such call with a deadline; it sleeps until

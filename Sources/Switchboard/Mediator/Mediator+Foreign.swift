@@ -18,7 +18,7 @@
     /// New params for a fallback: `originParams` (the caller's params, or an
     /// empty dict), then the string fields of `call`, in order.
     static func fallbackParams(origin: OpaquePointer?, call: FallbackCall) throws(SwitchboardError) -> OpaquePointer
-    /// Makes `error` the calling thread's last error (`sb_last_error`).
+    /// Makes `error` the calling thread's last error (`sb_error_message`).
     static func report(_ error: SwitchboardError)
     /// Whether `params` fit `check` as they are (each declared key present
     /// with its type, unless optional without a default), confirmed without

@@ -1,4 +1,4 @@
-// Target classes another face defines at run time (C's sb_register_class, the
+// Target classes another face defines at run time (C's sb_class_register, the
 // Lua module's Target_<Name>.lua files that return a constructor): what a
 // plugin's Target_<Name> table is, registered by name instead of found.
 

@@ -171,7 +171,7 @@ extension Mediator {
         _ = unregisterAny(target: HandlerName.scheme(scheme)) // a handler it replaces
     }
 
-    /// Connects a scheme to a handler another face gives (`sb_register_scheme`,
+    /// Connects a scheme to a handler another face gives (`sb_scheme_register`,
     /// `sb.scheme(name, fn)`): every URL of the scheme goes to it, with the
     /// params of a `.forward` connector. The handler is the action of a
     /// target no caller can name (``HandlerName``): it is reached only

@@ -92,7 +92,7 @@ public final class Callback: Sendable {
 
     /// Calls in the face's own representation. On success returns 0 and sets
     /// `out` to a new reference; on failure returns a status code and leaves
-    /// the message where the face keeps it (`sb_last_error`).
+    /// the message where the face keeps it (`sb_error_message`).
     open func callNative(_ args: OpaquePointer?, state: UnsafeMutableRawPointer?,
                          out: UnsafeMutablePointer<OpaquePointer?>) -> Int32 {
         preconditionFailure("\(type(of: self)) must override callNative(_:state:out:)")

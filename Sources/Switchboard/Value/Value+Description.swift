@@ -1,4 +1,4 @@
-// A JSON rendering of values, for logs, error messages and `sb_to_json`.
+// A JSON rendering of values, for logs, error messages and `sb_json_encode`.
 //
 // Data kinds are plain JSON. Doubles always show a fraction or an exponent
 // (`3.0`, `1e+100`) so they cannot be mistaken for ints; non-finite doubles are
@@ -8,7 +8,7 @@
 //     callback -> {"$callback":"0x..."}   (identity, for logs only)
 //     pointer  -> {"$pointer":"0x..."}
 // Dict keys are written in the dict's order, byte for byte: what is written
-// reads back (`init(json:)`, `sb_from_json`) to the same keys in the same
+// reads back (`init(json:)`, `sb_json_decode`) to the same keys in the same
 // order.
 
 extension Value: CustomStringConvertible {

@@ -53,7 +53,7 @@ extension Value {
 extension Value: Equatable {
     /// Structural equality for data, identity for callbacks and pointers.
     /// Strings compare by bytes; dicts by keys (bytes) and values, in any
-    /// order, as `sb_equal` does.
+    /// order, as `sb_value_equal` does.
     /// Doubles compare as IEEE 754 numbers, so `.double(.nan) != .double(.nan)`.
     public static func == (lhs: Value, rhs: Value) -> Bool {
         switch (lhs, rhs) {

@@ -85,7 +85,7 @@ enum CBridge: ForeignBridge {
         Handle(native).retain().pointer
     }
 
-    static func lastError() -> String { String(cString: sb_last_error()) }
+    static func lastError() -> String { String(cString: sb_error_message()) }
 
     static func report(_ error: SwitchboardError) {
         setLastError(error.message)

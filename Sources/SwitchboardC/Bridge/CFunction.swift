@@ -76,7 +76,7 @@ final class CFunction: ForeignFunction, @unchecked Sendable {
         Deferral.returned()
         guard status.rawValue <= sb_status.highest.rawValue else {
             // Keep what the function said; C enums may be signed, so show the number as C wrote it.
-            let said = sb__error_generation() == messagesBefore ? "" : ": " + String(cString: sb_last_error())
+            let said = sb__error_generation() == messagesBefore ? "" : ": " + String(cString: sb_error_message())
             setLastError("\(label) failed with unknown status \(Int32(truncatingIfNeeded: status.rawValue))\(said)")
             return Int32(SB_EACTION.rawValue)
         }

@@ -6,7 +6,7 @@ import CSwitchboard
 final class CMediator: Sendable {
     let mediator: Mediator
     let plugins = PluginShelf()
-    /// The plugins' provider id, which sb_remove_discoverer must not remove.
+    /// The plugins' provider id, which sb_discoverer_remove must not remove.
     let pluginsProvider: UInt64
 
     init(_ mediator: Mediator) {

@@ -21,7 +21,7 @@ func setLastError(_ message: String) {
 }
 
 /// The calling thread's last error, as a Swift string.
-var lastError: String { String(cString: sb_last_error()) }
+var lastError: String { String(cString: sb_error_message()) }
 
 extension sb_status {
     init(_ error: SwitchboardError) {

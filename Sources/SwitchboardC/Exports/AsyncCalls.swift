@@ -6,20 +6,20 @@ import CSwitchboard
 // the call returns through its layers at once (Deferral.detaching) and `done`
 // gets the answer on the thread that ends the call.
 
-@_cdecl("sb_perform_async")
-public func sb_perform_async(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?,
+@_cdecl("sb_action_perform_async")
+public func sb_action_perform_async(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?,
                              _ params: sb_value_cptr?, _ options: UnsafePointer<sb_call_options>?,
                              _ done: sb_done_fn?, _ userdata: UnsafeMutableRawPointer?) -> sb_status {
-    guard let m, let done else { return failure(SB_EINVAL, "sb_perform_async: NULL mediator or done callback") }
+    guard let m, let done else { return failure(SB_EINVAL, "sb_action_perform_async: NULL mediator or done callback") }
     return detached(done, userdata) { out in
-        // No options: no CallOptions to build, as for sb_perform.
-        guard let options else { return perform(m, target, action, params, cache: false, nil, out, "sb_perform_async") }
-        switch callOptions(options, "sb_perform_async", more: SB_NO_FALLBACK) {
+        // No options: no CallOptions to build, as for sb_action_perform.
+        guard let options else { return perform(m, target, action, params, cache: false, nil, out, "sb_action_perform_async") }
+        switch callOptions(options, "sb_action_perform_async", more: SB_NO_FALLBACK) {
         case .failure(let error): return failure(error)
         case .success(let parsed):
             let fallback = options.pointee.flags & SB_NO_FALLBACK == 0
             return perform(m, target, action, params, cache: parsed.cacheTarget, fallback: fallback, parsed, out,
-                           "sb_perform_async")
+                           "sb_action_perform_async")
         }
     }
 }

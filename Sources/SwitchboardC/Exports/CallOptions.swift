@@ -31,17 +31,17 @@ func callOptions(_ options: UnsafePointer<sb_call_options>?, _ caller: String,
                                 timeout: o.flags & SB_WITH_TIMEOUT == 0 ? nil : .milliseconds(Int64(o.timeout_ms))))
 }
 
-@_cdecl("sb_perform_opts")
-public func sb_perform_opts(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?,
+@_cdecl("sb_action_perform_opts")
+public func sb_action_perform_opts(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?,
                             _ params: sb_value_cptr?, _ options: UnsafePointer<sb_call_options>?,
                             _ out: sb_value_out?) -> sb_status {
     out?.pointee = nil
-    switch callOptions(options, "sb_perform_opts", more: SB_NO_FALLBACK) {
+    switch callOptions(options, "sb_action_perform_opts", more: SB_NO_FALLBACK) {
     case .failure(let error): return failure(error)
     case .success(let parsed):
         let fallback = options.map { $0.pointee.flags & SB_NO_FALLBACK == 0 } ?? true
         return perform(m, target, action, params, cache: parsed.cacheTarget, fallback: fallback, parsed, out,
-                       "sb_perform_opts")
+                       "sb_action_perform_opts")
     }
 }
 
@@ -55,30 +55,30 @@ public func sb_open_url_opts(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar>?
     }
 }
 
-@_cdecl("sb_cancel_new")
-public func sb_cancel_new() -> sb_cancel_ptr? {
+@_cdecl("sb_cancellation_new")
+public func sb_cancellation_new() -> sb_cancel_ptr? {
     OpaquePointer(Unmanaged.passRetained(Cancellation()).toOpaque())
 }
 
-@_cdecl("sb_cancel_request")
-public func sb_cancel_request(_ c: sb_cancel_ptr?) {
+@_cdecl("sb_cancellation_request")
+public func sb_cancellation_request(_ c: sb_cancel_ptr?) {
     guard let c else { return }
     Unmanaged<Cancellation>.fromOpaque(UnsafeRawPointer(c)).takeUnretainedValue().cancel()
 }
 
-@_cdecl("sb_cancel_requested")
-public func sb_cancel_requested(_ c: sb_cancel_cptr?) -> CInt {
+@_cdecl("sb_cancellation_requested")
+public func sb_cancellation_requested(_ c: sb_cancel_cptr?) -> CInt {
     guard let c else { return 0 }
     return Unmanaged<Cancellation>.fromOpaque(UnsafeRawPointer(c)).takeUnretainedValue().isCancelled ? 1 : 0
 }
 
-@_cdecl("sb_cancel_free")
-public func sb_cancel_free(_ c: sb_cancel_ptr?) {
+@_cdecl("sb_cancellation_free")
+public func sb_cancellation_free(_ c: sb_cancel_ptr?) {
     guard let c else { return }
     Unmanaged<Cancellation>.fromOpaque(UnsafeRawPointer(c)).release()
 }
 
-@_cdecl("sb_cancelled")
-public func sb_cancelled() -> CInt {
+@_cdecl("sb_action_cancelled")
+public func sb_action_cancelled() -> CInt {
     Mediator.isCancelled ? 1 : 0
 }

@@ -18,7 +18,7 @@ public func sb_callback_call(_ callback: sb_value_cptr?, _ args: sb_value_cptr?,
     out?.pointee = nil
     guard let callback else { return failure(SB_EINVAL, "sb_callback_call: NULL callback") }
     guard let target = Handle(callback).box?._withUnsafeGuaranteedRef({ $0.callback }) else {
-        return failure(SB_ETYPE, "sb_callback_call: the value is \(typeWithArticle(sb_typeof(callback)))")
+        return failure(SB_ETYPE, "sb_callback_call: the value is \(typeWithArticle(sb_value_type(callback)))")
     }
     var result: OpaquePointer?
     let status: sb_status

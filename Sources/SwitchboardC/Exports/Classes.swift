@@ -81,12 +81,12 @@ final class CClassAction: ForeignFunction, @unchecked Sendable {
     }
 }
 
-@_cdecl("sb_register_class")
-public func sb_register_class(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ def: UnsafePointer<sb_class_def>?,
+@_cdecl("sb_class_register")
+public func sb_class_register(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ def: UnsafePointer<sb_class_def>?,
                               _ userdata: UnsafeMutableRawPointer?, _ freeUserdata: sb_destroy_fn?) -> sb_status {
     func refuse(_ message: String) -> sb_status {
         freeUserdata?(userdata)
-        return failure(SB_EINVAL, "sb_register_class: " + message)
+        return failure(SB_EINVAL, "sb_class_register: " + message)
     }
     guard let m else { return refuse("NULL mediator") }
     guard let def else { return refuse("NULL class definition") }
@@ -117,13 +117,13 @@ public func sb_register_class(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CCh
     var contracts: [ExactName: Contract] = [:]
     var i = 0
     while let actionName = names[i] {
-        guard i < 100_000 else { return failure(SB_EINVAL, "sb_register_class: class \(name) lists too many actions") }
+        guard i < 100_000 else { return failure(SB_EINVAL, "sb_class_register: class \(name) lists too many actions") }
         guard case .success(let action) = validName(actionName, "action") else {
-            return failure(SB_EINVAL, "sb_register_class: class \(name) action #\(i) is empty or not UTF-8")
+            return failure(SB_EINVAL, "sb_class_register: class \(name) action #\(i) is empty or not UTF-8")
         }
         if let texts = def.pointee.contracts, let contract = texts[i] {
             guard let text = String(validatingCString: contract) else {
-                return failure(SB_EINVAL, "sb_register_class: the contract of \(name).\(action) is not UTF-8")
+                return failure(SB_EINVAL, "sb_class_register: the contract of \(name).\(action) is not UTF-8")
             }
             do throws(SwitchboardError) {
                 contracts[ExactName(action)] = try Contract(parsing: text).validated(for: "\(name).\(action)")
@@ -147,10 +147,10 @@ public func sb_register_class(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CCh
     }
 }
 
-@_cdecl("sb_unregister_class_if")
-public func sb_unregister_class_if(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?,
+@_cdecl("sb_class_unregister_if")
+public func sb_class_unregister_if(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?,
                                    _ userdata: UnsafeRawPointer?) -> sb_status {
-    guard let m else { return failure(SB_EINVAL, "sb_unregister_class_if: NULL mediator") }
+    guard let m else { return failure(SB_EINVAL, "sb_class_unregister_if: NULL mediator") }
     let name: String
     switch validName(target, "target") {
     case .success(let valid): name = valid
@@ -161,5 +161,5 @@ public func sb_unregister_class_if(_ m: sb_mediator_ptr?, _ target: UnsafePointe
             (function as? CClassAction).map { UnsafeRawPointer($0.owner.userdata) == userdata } ?? false
         }
     }
-    return removed ? SB_OK : failure(SB_ENOTARGET, "sb_unregister_class_if: \(name) has no class registered with this userdata")
+    return removed ? SB_OK : failure(SB_ENOTARGET, "sb_class_unregister_if: \(name) has no class registered with this userdata")
 }

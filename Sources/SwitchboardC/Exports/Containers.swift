@@ -86,8 +86,8 @@ public func sb_dict_get(_ dict: sb_value_cptr?, _ key: UnsafePointer<CChar>?) ->
     }
 }
 
-@_cdecl("sb_count")
-public func sb_count(_ v: sb_value_cptr?) -> size_t {
+@_cdecl("sb_value_count")
+public func sb_value_count(_ v: sb_value_cptr?) -> size_t {
     guard let v, let box = Handle(v).box else { return 0 }
     return box._withUnsafeGuaranteedRef { $0.isContainer ? $0.h.pointee.count : 0 }
 }

@@ -1,12 +1,12 @@
 @_spi(Faces) import Switchboard
 import CSwitchboard
 
-@_cdecl("sb_add_discoverer")
-public func sb_add_discoverer(_ m: sb_mediator_ptr?, _ fn: sb_discover_fn?, _ userdata: UnsafeMutableRawPointer?,
+@_cdecl("sb_discoverer_add")
+public func sb_discoverer_add(_ m: sb_mediator_ptr?, _ fn: sb_discoverer_fn?, _ userdata: UnsafeMutableRawPointer?,
                               _ freeUserdata: sb_destroy_fn?, _ id: UnsafeMutablePointer<UInt64>?) -> sb_status {
     guard let m, let fn else {
         freeUserdata?(userdata)
-        return failure(SB_EINVAL, "sb_add_discoverer: NULL mediator or function")
+        return failure(SB_EINVAL, "sb_discoverer_add: NULL mediator or function")
     }
     let discoverer = CDiscoverer(fn: fn, userdata: userdata, freeUserdata: freeUserdata, mediator: m)
     let assigned = CMediator.borrow(m)._withUnsafeGuaranteedRef { $0.mediator.addProvider(discoverer) }
@@ -14,11 +14,11 @@ public func sb_add_discoverer(_ m: sb_mediator_ptr?, _ fn: sb_discover_fn?, _ us
     return SB_OK
 }
 
-@_cdecl("sb_remove_discoverer")
-public func sb_remove_discoverer(_ m: sb_mediator_ptr?, _ id: UInt64) -> sb_status {
-    guard let m else { return failure(SB_EINVAL, "sb_remove_discoverer: NULL mediator") }
+@_cdecl("sb_discoverer_remove")
+public func sb_discoverer_remove(_ m: sb_mediator_ptr?, _ id: UInt64) -> sb_status {
+    guard let m else { return failure(SB_EINVAL, "sb_discoverer_remove: NULL mediator") }
     let removed = CMediator.borrow(m)._withUnsafeGuaranteedRef { c in
         id != c.pluginsProvider && c.mediator.removeProvider(id)
     }
-    return removed ? SB_OK : failure(SB_EINVAL, "sb_remove_discoverer: no discoverer has id \(id)")
+    return removed ? SB_OK : failure(SB_EINVAL, "sb_discoverer_remove: no discoverer has id \(id)")
 }

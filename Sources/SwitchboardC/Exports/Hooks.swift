@@ -45,12 +45,12 @@ private func withOptionalCString<R>(_ text: String?, _ body: (UnsafePointer<CCha
     return text.withCString { body($0) }
 }
 
-@_cdecl("sb_add_observer")
-public func sb_add_observer(_ m: sb_mediator_ptr?, _ fn: sb_observer_fn?, _ userdata: UnsafeMutableRawPointer?,
+@_cdecl("sb_observer_add")
+public func sb_observer_add(_ m: sb_mediator_ptr?, _ fn: sb_observer_fn?, _ userdata: UnsafeMutableRawPointer?,
                             _ freeUserdata: sb_destroy_fn?, _ id: UnsafeMutablePointer<UInt64>?) -> sb_status {
     guard let m, let fn else {
         freeUserdata?(userdata)
-        return failure(SB_EINVAL, "sb_add_observer: NULL mediator or function")
+        return failure(SB_EINVAL, "sb_observer_add: NULL mediator or function")
     }
     let observer = CObserver(fn: fn, userdata: userdata, freeUserdata: freeUserdata)
     do throws(SwitchboardError) {
@@ -62,31 +62,31 @@ public func sb_add_observer(_ m: sb_mediator_ptr?, _ fn: sb_observer_fn?, _ user
     }
 }
 
-@_cdecl("sb_remove_observer")
-public func sb_remove_observer(_ m: sb_mediator_ptr?, _ id: UInt64) -> sb_status {
-    guard let m else { return failure(SB_EINVAL, "sb_remove_observer: NULL mediator") }
+@_cdecl("sb_observer_remove")
+public func sb_observer_remove(_ m: sb_mediator_ptr?, _ id: UInt64) -> sb_status {
+    guard let m else { return failure(SB_EINVAL, "sb_observer_remove: NULL mediator") }
     let removed = CMediator.borrow(m)._withUnsafeGuaranteedRef { $0.mediator.removeObserver(id) }
-    return removed ? SB_OK : failure(SB_EINVAL, "sb_remove_observer: no observer has id \(id)")
+    return removed ? SB_OK : failure(SB_EINVAL, "sb_observer_remove: no observer has id \(id)")
 }
 
-@_cdecl("sb_set_rules_json")
-public func sb_set_rules_json(_ m: sb_mediator_ptr?, _ json: UnsafePointer<CChar>?) -> sb_status {
-    guard let m, let json else { return failure(SB_EINVAL, "sb_set_rules_json: NULL mediator or JSON") }
-    guard let text = String(validatingCString: json) else { return failure(SB_EINVAL, "sb_set_rules_json: the JSON is not UTF-8") }
+@_cdecl("sb_rules_set_json")
+public func sb_rules_set_json(_ m: sb_mediator_ptr?, _ json: UnsafePointer<CChar>?) -> sb_status {
+    guard let m, let json else { return failure(SB_EINVAL, "sb_rules_set_json: NULL mediator or JSON") }
+    guard let text = String(validatingCString: json) else { return failure(SB_EINVAL, "sb_rules_set_json: the JSON is not UTF-8") }
     do throws(SwitchboardError) {
         try CMediator.borrow(m).takeUnretainedValue().mediator.setRules(json: text)
         return SB_OK
     } catch {
-        return failure(SB_EINVAL, "sb_set_rules_json: \(error.message)")
+        return failure(SB_EINVAL, "sb_rules_set_json: \(error.message)")
     }
 }
 
-@_cdecl("sb_set_degrade_handler")
-public func sb_set_degrade_handler(_ m: sb_mediator_ptr?, _ fn: sb_fn?, _ userdata: UnsafeMutableRawPointer?,
+@_cdecl("sb_degrade_handler_set")
+public func sb_degrade_handler_set(_ m: sb_mediator_ptr?, _ fn: sb_fn?, _ userdata: UnsafeMutableRawPointer?,
                                    _ freeUserdata: sb_destroy_fn?) -> sb_status {
     guard let m else {
         freeUserdata?(userdata)
-        return failure(SB_EINVAL, "sb_set_degrade_handler: NULL mediator")
+        return failure(SB_EINVAL, "sb_degrade_handler_set: NULL mediator")
     }
     let mediator = CMediator.borrow(m).takeUnretainedValue().mediator
     guard let fn else {
@@ -99,17 +99,17 @@ public func sb_set_degrade_handler(_ m: sb_mediator_ptr?, _ fn: sb_fn?, _ userda
     return SB_OK
 }
 
-@_cdecl("sb_clear_degrade_handler_if")
-public func sb_clear_degrade_handler_if(_ m: sb_mediator_ptr?, _ fn: sb_fn?, _ userdata: UnsafeRawPointer?) -> sb_status {
-    guard let m, let fn else { return failure(SB_EINVAL, "sb_clear_degrade_handler_if: NULL mediator or function") }
+@_cdecl("sb_degrade_handler_clear_if")
+public func sb_degrade_handler_clear_if(_ m: sb_mediator_ptr?, _ fn: sb_fn?, _ userdata: UnsafeRawPointer?) -> sb_status {
+    guard let m, let fn else { return failure(SB_EINVAL, "sb_degrade_handler_clear_if: NULL mediator or function") }
     let mediator = CMediator.borrow(m).takeUnretainedValue().mediator
     return mediator.removeDegradeHandler(ifOwned: { CFunction.isRegistration($0, fn, userdata) })
-        ? SB_OK : failure(SB_ENOACTION, "sb_clear_degrade_handler_if: the degrade handler is not this function and userdata")
+        ? SB_OK : failure(SB_ENOACTION, "sb_degrade_handler_clear_if: the degrade handler is not this function and userdata")
 }
 
-@_cdecl("sb_set_allow_bypass")
-public func sb_set_allow_bypass(_ m: sb_mediator_ptr?, _ allow: CInt) -> sb_status {
-    guard let m else { return failure(SB_EINVAL, "sb_set_allow_bypass: NULL mediator") }
+@_cdecl("sb_interceptor_allow_bypass")
+public func sb_interceptor_allow_bypass(_ m: sb_mediator_ptr?, _ allow: CInt) -> sb_status {
+    guard let m else { return failure(SB_EINVAL, "sb_interceptor_allow_bypass: NULL mediator") }
     CMediator.borrow(m)._withUnsafeGuaranteedRef { $0.mediator.allowsBypass = allow != 0 }
     return SB_OK
 }

@@ -4,13 +4,13 @@ import CSwitchboard
 // Interceptors and the calls they see (switchboard.h, "interceptors, rules,
 // observers").
 
-@_cdecl("sb_add_interceptor")
-public func sb_add_interceptor(_ m: sb_mediator_ptr?, _ priority: CInt, _ fn: sb_interceptor_fn?,
+@_cdecl("sb_interceptor_add")
+public func sb_interceptor_add(_ m: sb_mediator_ptr?, _ priority: CInt, _ fn: sb_interceptor_fn?,
                                _ userdata: UnsafeMutableRawPointer?, _ freeUserdata: sb_destroy_fn?,
                                _ id: UnsafeMutablePointer<UInt64>?) -> sb_status {
     guard let m, let fn else {
         freeUserdata?(userdata)
-        return failure(SB_EINVAL, "sb_add_interceptor: NULL mediator or function")
+        return failure(SB_EINVAL, "sb_interceptor_add: NULL mediator or function")
     }
     let interceptor = CInterceptor(fn: fn, userdata: userdata, freeUserdata: freeUserdata)
     let mediator = CMediator.borrow(m).takeUnretainedValue().mediator
@@ -28,21 +28,21 @@ public func sb_add_interceptor(_ m: sb_mediator_ptr?, _ priority: CInt, _ fn: sb
     }
 }
 
-@_cdecl("sb_remove_interceptor")
-public func sb_remove_interceptor(_ m: sb_mediator_ptr?, _ id: UInt64) -> sb_status {
-    guard let m else { return failure(SB_EINVAL, "sb_remove_interceptor: NULL mediator") }
+@_cdecl("sb_interceptor_remove")
+public func sb_interceptor_remove(_ m: sb_mediator_ptr?, _ id: UInt64) -> sb_status {
+    guard let m else { return failure(SB_EINVAL, "sb_interceptor_remove: NULL mediator") }
     let removed = CMediator.borrow(m)._withUnsafeGuaranteedRef { $0.mediator.removeInterceptor(id) }
-    return removed ? SB_OK : failure(SB_EINVAL, "sb_remove_interceptor: no interceptor has id \(id)")
+    return removed ? SB_OK : failure(SB_EINVAL, "sb_interceptor_remove: no interceptor has id \(id)")
 }
 
-@_cdecl("sb_set_interceptor_options")
-public func sb_set_interceptor_options(_ m: sb_mediator_ptr?, _ id: UInt64, _ name: UnsafePointer<CChar>?,
+@_cdecl("sb_interceptor_set_options")
+public func sb_interceptor_set_options(_ m: sb_mediator_ptr?, _ id: UInt64, _ name: UnsafePointer<CChar>?,
                                        _ timeoutMs: CUnsignedInt) -> sb_status {
-    guard let m else { return failure(SB_EINVAL, "sb_set_interceptor_options: NULL mediator") }
+    guard let m else { return failure(SB_EINVAL, "sb_interceptor_set_options: NULL mediator") }
     var text: String?
     if let name {
         guard case .success(let valid) = validName(name, "interceptor") else {
-            return failure(SB_EINVAL, "sb_set_interceptor_options: the name must be non-empty UTF-8")
+            return failure(SB_EINVAL, "sb_interceptor_set_options: the name must be non-empty UTF-8")
         }
         text = valid
     }
@@ -50,7 +50,7 @@ public func sb_set_interceptor_options(_ m: sb_mediator_ptr?, _ id: UInt64, _ na
     do throws(SwitchboardError) {
         let found = try CMediator.borrow(m).takeUnretainedValue().mediator
             .reconfigureInterceptor(id, name: text, timeout: timeout)
-        return found ? SB_OK : failure(SB_EINVAL, "sb_set_interceptor_options: no interceptor has id \(id)")
+        return found ? SB_OK : failure(SB_EINVAL, "sb_interceptor_set_options: no interceptor has id \(id)")
     } catch {
         return failure(error)
     }

@@ -4,9 +4,9 @@ import CSwitchboard
 import Glibc
 #endif
 
-@_cdecl("sb_to_json")
-public func sb_to_json(_ v: sb_value_cptr?) -> UnsafeMutablePointer<CChar>? {
-    guard let v else { _ = failure(SB_EINVAL, "sb_to_json: NULL value"); return nil }
+@_cdecl("sb_json_encode")
+public func sb_json_encode(_ v: sb_value_cptr?) -> UnsafeMutablePointer<CChar>? {
+    guard let v else { _ = failure(SB_EINVAL, "sb_json_encode: NULL value"); return nil }
     do throws(SwitchboardError) {
         let text = try Handle(v).toValue().description
         return strdup(text)
@@ -16,12 +16,12 @@ public func sb_to_json(_ v: sb_value_cptr?) -> UnsafeMutablePointer<CChar>? {
     }
 }
 
-@_cdecl("sb_from_json")
-public func sb_from_json(_ json: UnsafePointer<CChar>?, _ out: sb_value_out?) -> sb_status {
+@_cdecl("sb_json_decode")
+public func sb_json_decode(_ json: UnsafePointer<CChar>?, _ out: sb_value_out?) -> sb_status {
     out?.pointee = nil
-    guard let json, let out else { return failure(SB_EINVAL, "sb_from_json: NULL text or out") }
+    guard let json, let out else { return failure(SB_EINVAL, "sb_json_decode: NULL text or out") }
     guard let text = String(validatingCString: json) else {
-        return failure(SB_EINVAL, "sb_from_json: the text is not valid UTF-8")
+        return failure(SB_EINVAL, "sb_json_decode: the text is not valid UTF-8")
     }
     do throws(SwitchboardError) {
         out.pointee = try Handle.from(Value(json: text)).pointer
@@ -31,7 +31,7 @@ public func sb_from_json(_ json: UnsafePointer<CChar>?, _ out: sb_value_out?) ->
     }
 }
 
-@_cdecl("sb_free")
-public func sb_free(_ p: UnsafeMutableRawPointer?) {
+@_cdecl("sb_memory_free")
+public func sb_memory_free(_ p: UnsafeMutableRawPointer?) {
     free(p)
 }

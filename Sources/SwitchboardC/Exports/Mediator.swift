@@ -29,26 +29,26 @@ private func with(_ m: sb_mediator_ptr?, _ caller: String, _ body: (Mediator) ->
     return CMediator.borrow(m)._withUnsafeGuaranteedRef { body($0.mediator) }
 }
 
-@_cdecl("sb_register_action")
-public func sb_register_action(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?,
+@_cdecl("sb_action_register")
+public func sb_action_register(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?,
                                _ fn: sb_fn?, _ userdata: UnsafeMutableRawPointer?,
                                _ freeUserdata: sb_destroy_fn?) -> sb_status {
-    registerAction(m, target, action, contract: nil, fn, userdata, freeUserdata, caller: "sb_register_action")
+    registerAction(m, target, action, contract: nil, fn, userdata, freeUserdata, caller: "sb_action_register")
 }
 
-@_cdecl("sb_register_action_contract")
-public func sb_register_action_contract(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?,
+@_cdecl("sb_action_register_contract")
+public func sb_action_register_contract(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?,
                                         _ action: UnsafePointer<CChar>?, _ contract: UnsafePointer<CChar>?,
                                         _ fn: sb_fn?, _ userdata: UnsafeMutableRawPointer?,
                                         _ freeUserdata: sb_destroy_fn?) -> sb_status {
     registerAction(m, target, action, contract: contract, fn, userdata, freeUserdata,
-                   caller: "sb_register_action_contract")
+                   caller: "sb_action_register_contract")
 }
 
-@_cdecl("sb_check_contract")
-public func sb_check_contract(_ contract: UnsafePointer<CChar>?) -> sb_status {
+@_cdecl("sb_contract_check")
+public func sb_contract_check(_ contract: UnsafePointer<CChar>?) -> sb_status {
     guard let contract, let text = String(validatingCString: contract) else {
-        return failure(SB_EINVAL, "sb_check_contract: the contract is NULL or not UTF-8")
+        return failure(SB_EINVAL, "sb_contract_check: the contract is NULL or not UTF-8")
     }
     do throws(SwitchboardError) {
         _ = try Contract(parsing: text).validated(for: nil)
@@ -86,49 +86,49 @@ private func registerAction(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar
     }
 }
 
-@_cdecl("sb_unregister_target")
-public func sb_unregister_target(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?) -> sb_status {
+@_cdecl("sb_target_unregister")
+public func sb_target_unregister(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?) -> sb_status {
     guard case .success(let target) = validName(target, "target") else {
-        return failure(SB_EINVAL, "sb_unregister_target: the target name must be non-empty UTF-8")
+        return failure(SB_EINVAL, "sb_target_unregister: the target name must be non-empty UTF-8")
     }
-    return with(m, "sb_unregister_target") { mediator in
+    return with(m, "sb_target_unregister") { mediator in
         mediator.unregister(target: target) ? SB_OK : failure(SB_ENOTARGET, "nothing is registered as \"\(target)\"")
     }
 }
 
-@_cdecl("sb_unregister_action")
-public func sb_unregister_action(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?,
+@_cdecl("sb_action_unregister")
+public func sb_action_unregister(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?,
                                  _ action: UnsafePointer<CChar>?) -> sb_status {
     guard case .success(let target) = validName(target, "target"), case .success(let action) = validName(action, "action") else {
-        return failure(SB_EINVAL, "sb_unregister_action: names must be non-empty UTF-8")
+        return failure(SB_EINVAL, "sb_action_unregister: names must be non-empty UTF-8")
     }
-    return with(m, "sb_unregister_action") { mediator in
+    return with(m, "sb_action_unregister") { mediator in
         mediator.unregister(target: target, action: action)
             ? SB_OK : failure(SB_ENOACTION, "\"\(target).\(action)\" is not registered")
     }
 }
 
-@_cdecl("sb_unregister_action_if")
-public func sb_unregister_action_if(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?,
+@_cdecl("sb_action_unregister_if")
+public func sb_action_unregister_if(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?,
                                     _ action: UnsafePointer<CChar>?, _ fn: sb_fn?,
                                     _ userdata: UnsafeRawPointer?) -> sb_status {
     guard case .success(let target) = validName(target, "target"), case .success(let action) = validName(action, "action") else {
-        return failure(SB_EINVAL, "sb_unregister_action_if: names must be non-empty UTF-8")
+        return failure(SB_EINVAL, "sb_action_unregister_if: names must be non-empty UTF-8")
     }
-    guard let fn else { return failure(SB_EINVAL, "sb_unregister_action_if: NULL function") }
-    return with(m, "sb_unregister_action_if") { mediator in
+    guard let fn else { return failure(SB_EINVAL, "sb_action_unregister_if: NULL function") }
+    return with(m, "sb_action_unregister_if") { mediator in
         mediator.unregister(target: target, action: action, ifOwned: { CFunction.isRegistration($0, fn, userdata) })
             ? SB_OK : failure(SB_ENOACTION, "\"\(target).\(action)\" is not registered with this function and userdata")
     }
 }
 
-@_cdecl("sb_set_target_origin")
-public func sb_set_target_origin(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?,
+@_cdecl("sb_target_set_origin")
+public func sb_target_set_origin(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?,
                                  _ origin: UnsafePointer<CChar>?) -> sb_status {
     guard case .success(let target) = validName(target, "target"), case .success(let origin) = validName(origin, "origin") else {
-        return failure(SB_EINVAL, "sb_set_target_origin: the target and the origin must be non-empty UTF-8")
+        return failure(SB_EINVAL, "sb_target_set_origin: the target and the origin must be non-empty UTF-8")
     }
-    return with(m, "sb_set_target_origin") { mediator in
+    return with(m, "sb_target_set_origin") { mediator in
         do throws(SwitchboardError) {
             try mediator.setOrigin(origin, ofTarget: target)
             return SB_OK
@@ -153,24 +153,24 @@ private func moduleName(in params: SBValue) -> String? {
     return nil
 }
 
-@_cdecl("sb_perform")
-public func sb_perform(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?,
+@_cdecl("sb_action_perform")
+public func sb_action_perform(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?,
                        _ params: sb_value_cptr?, _ flags: CUnsignedInt, _ out: sb_value_out?) -> sb_status {
     out?.pointee = nil
     guard flags & ~SB_CACHE_TARGET == 0 else { return performFlagged(m, target, action, params, flags, out) }
-    return perform(m, target, action, params, cache: flags & SB_CACHE_TARGET != 0, nil, out, "sb_perform")
+    return perform(m, target, action, params, cache: flags & SB_CACHE_TARGET != 0, nil, out, "sb_action_perform")
 }
 
-/// sb_perform with flags other than SB_CACHE_TARGET: SB_NO_FALLBACK, or
+/// sb_action_perform with flags other than SB_CACHE_TARGET: SB_NO_FALLBACK, or
 /// unknown ones. Out of line, so that a plain call stays as short as it was.
 @inline(never)
 private func performFlagged(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?,
                             _ params: sb_value_cptr?, _ flags: CUnsignedInt, _ out: sb_value_out?) -> sb_status {
     guard flags & ~(SB_CACHE_TARGET | SB_NO_FALLBACK) == 0 else {
-        return failure(SB_EINVAL, "sb_perform: unknown flags \(flags)")
+        return failure(SB_EINVAL, "sb_action_perform: unknown flags \(flags)")
     }
     return perform(m, target, action, params, cache: flags & SB_CACHE_TARGET != 0, fallback: false, nil, out,
-                   "sb_perform")
+                   "sb_action_perform")
 }
 
 /// `perform`'s call to the mediator for SB_NO_FALLBACK, out of line.
@@ -186,12 +186,12 @@ private func performWithoutFallback(_ m: sb_mediator_ptr, _ target: UnsafePointe
     }
 }
 
-/// sb_perform and sb_perform_opts.
+/// sb_action_perform and sb_action_perform_opts.
 @inline(__always)
 func perform(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?,
              _ params: sb_value_cptr?, cache: Bool, fallback: Bool = true, _ options: CallOptions?,
              _ out: sb_value_out?, _ caller: StaticString) -> sb_status {
-    // `options` is nil for sb_perform: a plain call builds no CallOptions
+    // `options` is nil for sb_action_perform: a plain call builds no CallOptions
     // (an array and a reference to copy) on its way to the fast path.
     guard let m, let target, let action, target.pointee != 0, action.pointee != 0 else {
         return failure(SB_EINVAL, "\(caller): NULL mediator, or a NULL or empty name")
@@ -220,12 +220,12 @@ func perform(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: U
     return sb_status(UInt32(status))
 }
 
-@_cdecl("sb_release_cached_target")
-public func sb_release_cached_target(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?) -> sb_status {
+@_cdecl("sb_target_evict")
+public func sb_target_evict(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?) -> sb_status {
     guard case .success(let target) = validName(target, "target") else {
-        return failure(SB_EINVAL, "sb_release_cached_target: the target name must be non-empty UTF-8")
+        return failure(SB_EINVAL, "sb_target_evict: the target name must be non-empty UTF-8")
     }
-    return with(m, "sb_release_cached_target") { mediator in
+    return with(m, "sb_target_evict") { mediator in
         mediator.releaseCachedTarget(target)
             ? SB_OK : failure(SB_ENOTARGET, "no cached instance of \"\(target)\" to release")
     }

@@ -20,22 +20,22 @@ private func withServiceMediator(_ m: sb_mediator_ptr?, _ name: UnsafePointer<CC
     }
 }
 
-@_cdecl("sb_define_service")
-public func sb_define_service(_ m: sb_mediator_ptr?, _ name: UnsafePointer<CChar>?,
+@_cdecl("sb_service_define")
+public func sb_service_define(_ m: sb_mediator_ptr?, _ name: UnsafePointer<CChar>?,
                               _ interface: UnsafePointer<CChar>?) -> sb_status {
-    withServiceMediator(m, name, "sb_define_service") { mediator, service throws(SwitchboardError) in
+    withServiceMediator(m, name, "sb_service_define") { mediator, service throws(SwitchboardError) in
         guard let interface, let text = String(validatingCString: interface) else {
-            throw .invalidArgument("sb_define_service: the interface is NULL or not UTF-8")
+            throw .invalidArgument("sb_service_define: the interface is NULL or not UTF-8")
         }
         try mediator.defineService(service, interface: text)
         return SB_OK
     }
 }
 
-@_cdecl("sb_bind_service")
-public func sb_bind_service(_ m: sb_mediator_ptr?, _ name: UnsafePointer<CChar>?,
+@_cdecl("sb_service_bind")
+public func sb_service_bind(_ m: sb_mediator_ptr?, _ name: UnsafePointer<CChar>?,
                             _ target: UnsafePointer<CChar>?) -> sb_status {
-    withServiceMediator(m, name, "sb_bind_service") { mediator, service throws(SwitchboardError) in
+    withServiceMediator(m, name, "sb_service_bind") { mediator, service throws(SwitchboardError) in
         var bound: String?
         if let target {
             switch validName(target, "target") {
@@ -48,25 +48,25 @@ public func sb_bind_service(_ m: sb_mediator_ptr?, _ name: UnsafePointer<CChar>?
     }
 }
 
-@_cdecl("sb_remove_service")
-public func sb_remove_service(_ m: sb_mediator_ptr?, _ name: UnsafePointer<CChar>?) -> sb_status {
-    withServiceMediator(m, name, "sb_remove_service") { mediator, service throws(SwitchboardError) in
+@_cdecl("sb_service_remove")
+public func sb_service_remove(_ m: sb_mediator_ptr?, _ name: UnsafePointer<CChar>?) -> sb_status {
+    withServiceMediator(m, name, "sb_service_remove") { mediator, service throws(SwitchboardError) in
         guard mediator.removeService(service) else { throw .noTarget("no service \(Value.string(service)) is defined") }
         return SB_OK
     }
 }
 
-@_cdecl("sb_perform_service")
-public func sb_perform_service(_ m: sb_mediator_ptr?, _ name: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?,
+@_cdecl("sb_service_perform")
+public func sb_service_perform(_ m: sb_mediator_ptr?, _ name: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?,
                                _ params: sb_value_cptr?, _ flags: CUnsignedInt, _ out: sb_value_out?) -> sb_status {
     out?.pointee = nil
-    return withServiceMediator(m, name, "sb_perform_service") { mediator, service throws(SwitchboardError) in
+    return withServiceMediator(m, name, "sb_service_perform") { mediator, service throws(SwitchboardError) in
         if case .failure(let error) = validName(action, "action") { throw error }
         guard flags & ~(SB_CACHE_TARGET | SB_NO_FALLBACK) == 0 else {
-            throw .invalidArgument("sb_perform_service: unknown flags \(flags)")
+            throw .invalidArgument("sb_service_perform: unknown flags \(flags)")
         }
         if let params, Handle(params).type != SB_DICT {
-            throw .invalidArgument("sb_perform_service: params must be a dict, not \(typeWithArticle(Handle(params).type))")
+            throw .invalidArgument("sb_service_perform: params must be a dict, not \(typeWithArticle(Handle(params).type))")
         }
         var result: OpaquePointer?
         let status = mediator.performServiceNative(service, action: action!, params: params ?? emptyParams,

@@ -1,6 +1,6 @@
 import CSwitchboard
 
-// sb_last_error and sb_set_error are in C (Sources/CSwitchboard/errors.c).
+// sb_error_message and sb_error_set are in C (Sources/CSwitchboard/errors.c).
 
 @_cdecl("sb_status_string")
 public func sb_status_string(_ s: sb_status) -> UnsafePointer<CChar>? {

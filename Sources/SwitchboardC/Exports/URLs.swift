@@ -67,12 +67,12 @@ private func complete(_ completion: OpaquePointer, _ status: sb_status, _ result
     if status != SB_OK { setLastError(message) }
 }
 
-@_cdecl("sb_register_scheme")
-public func sb_register_scheme(_ m: sb_mediator_ptr?, _ scheme: UnsafePointer<CChar>?, _ fn: sb_fn?,
+@_cdecl("sb_scheme_register")
+public func sb_scheme_register(_ m: sb_mediator_ptr?, _ scheme: UnsafePointer<CChar>?, _ fn: sb_fn?,
                                _ userdata: UnsafeMutableRawPointer?, _ freeUserdata: sb_destroy_fn?) -> sb_status {
     guard let m, case .success(let name) = validName(scheme, "scheme") else {
         freeUserdata?(userdata)
-        return failure(SB_EINVAL, "sb_register_scheme: NULL mediator, or the scheme is not a non-empty name")
+        return failure(SB_EINVAL, "sb_scheme_register: NULL mediator, or the scheme is not a non-empty name")
     }
     let mediator = CMediator.borrow(m).takeUnretainedValue().mediator
     do throws(SwitchboardError) {
@@ -94,32 +94,32 @@ public func sb_register_scheme(_ m: sb_mediator_ptr?, _ scheme: UnsafePointer<CC
     }
 }
 
-@_cdecl("sb_unregister_scheme")
-public func sb_unregister_scheme(_ m: sb_mediator_ptr?, _ scheme: UnsafePointer<CChar>?) -> sb_status {
+@_cdecl("sb_scheme_unregister")
+public func sb_scheme_unregister(_ m: sb_mediator_ptr?, _ scheme: UnsafePointer<CChar>?) -> sb_status {
     guard let m, case .success(let name) = validName(scheme, "scheme") else {
-        return failure(SB_EINVAL, "sb_unregister_scheme: NULL mediator or scheme")
+        return failure(SB_EINVAL, "sb_scheme_unregister: NULL mediator or scheme")
     }
     let mediator = CMediator.borrow(m).takeUnretainedValue().mediator
     return mediator.disconnect(scheme: name) ? SB_OK : failure(SB_ENOTARGET, "the scheme \"\(name)\" is not connected")
 }
 
-@_cdecl("sb_unregister_scheme_if")
-public func sb_unregister_scheme_if(_ m: sb_mediator_ptr?, _ scheme: UnsafePointer<CChar>?, _ fn: sb_fn?,
+@_cdecl("sb_scheme_unregister_if")
+public func sb_scheme_unregister_if(_ m: sb_mediator_ptr?, _ scheme: UnsafePointer<CChar>?, _ fn: sb_fn?,
                                     _ userdata: UnsafeRawPointer?) -> sb_status {
     guard let m, let fn, case .success(let name) = validName(scheme, "scheme") else {
-        return failure(SB_EINVAL, "sb_unregister_scheme_if: NULL mediator, scheme or function")
+        return failure(SB_EINVAL, "sb_scheme_unregister_if: NULL mediator, scheme or function")
     }
     let mediator = CMediator.borrow(m).takeUnretainedValue().mediator
     return mediator.disconnect(scheme: name, ifHandler: { CFunction.isRegistration($0, fn, userdata) })
         ? SB_OK : failure(SB_ENOACTION, "the scheme \"\(name)\" has no handler with this function and userdata")
 }
 
-@_cdecl("sb_add_route_handler")
-public func sb_add_route_handler(_ m: sb_mediator_ptr?, _ pattern: UnsafePointer<CChar>?, _ fn: sb_fn?,
+@_cdecl("sb_url_pattern_add_handler")
+public func sb_url_pattern_add_handler(_ m: sb_mediator_ptr?, _ pattern: UnsafePointer<CChar>?, _ fn: sb_fn?,
                                  _ userdata: UnsafeMutableRawPointer?, _ freeUserdata: sb_destroy_fn?) -> sb_status {
     guard let m, let fn, case .success(let text) = validName(pattern, "pattern") else {
         freeUserdata?(userdata)
-        return failure(SB_EINVAL, "sb_add_route_handler: NULL mediator or function, or a pattern that is not non-empty UTF-8")
+        return failure(SB_EINVAL, "sb_url_pattern_add_handler: NULL mediator or function, or a pattern that is not non-empty UTF-8")
     }
     let function = CFunction(fn: fn, userdata: userdata, freeUserdata: freeUserdata,
                              label: "the handler of \(Value.string(text))")
@@ -131,13 +131,13 @@ public func sb_add_route_handler(_ m: sb_mediator_ptr?, _ pattern: UnsafePointer
     }
 }
 
-@_cdecl("sb_add_route_pattern")
-public func sb_add_route_pattern(_ m: sb_mediator_ptr?, _ pattern: UnsafePointer<CChar>?, _ target: UnsafePointer<CChar>?,
+@_cdecl("sb_url_pattern_add")
+public func sb_url_pattern_add(_ m: sb_mediator_ptr?, _ pattern: UnsafePointer<CChar>?, _ target: UnsafePointer<CChar>?,
                                  _ action: UnsafePointer<CChar>?) -> sb_status {
     guard let m, case .success(let text) = validName(pattern, "pattern"),
           case .success(let target) = validName(target, "target"), case .success(let action) = validName(action, "action")
     else {
-        return failure(SB_EINVAL, "sb_add_route_pattern: NULL mediator, or a pattern or name that is not non-empty UTF-8")
+        return failure(SB_EINVAL, "sb_url_pattern_add: NULL mediator, or a pattern or name that is not non-empty UTF-8")
     }
     do throws(SwitchboardError) {
         try CMediator.borrow(m).takeUnretainedValue().mediator.addRoute(pattern: text, target: target, action: action)
@@ -147,33 +147,33 @@ public func sb_add_route_pattern(_ m: sb_mediator_ptr?, _ pattern: UnsafePointer
     }
 }
 
-@_cdecl("sb_remove_route_pattern")
-public func sb_remove_route_pattern(_ m: sb_mediator_ptr?, _ pattern: UnsafePointer<CChar>?) -> sb_status {
+@_cdecl("sb_url_pattern_remove")
+public func sb_url_pattern_remove(_ m: sb_mediator_ptr?, _ pattern: UnsafePointer<CChar>?) -> sb_status {
     guard let m, case .success(let text) = validName(pattern, "pattern") else {
-        return failure(SB_EINVAL, "sb_remove_route_pattern: NULL mediator or pattern")
+        return failure(SB_EINVAL, "sb_url_pattern_remove: NULL mediator or pattern")
     }
     let removed = CMediator.borrow(m)._withUnsafeGuaranteedRef { $0.mediator.removeRoute(pattern: text) }
     return removed ? SB_OK : failure(SB_ENOTARGET, "no route was added with the pattern \(Value.string(text))")
 }
 
-@_cdecl("sb_remove_route_handler_if")
-public func sb_remove_route_handler_if(_ m: sb_mediator_ptr?, _ pattern: UnsafePointer<CChar>?, _ fn: sb_fn?,
+@_cdecl("sb_url_pattern_remove_handler_if")
+public func sb_url_pattern_remove_handler_if(_ m: sb_mediator_ptr?, _ pattern: UnsafePointer<CChar>?, _ fn: sb_fn?,
                                        _ userdata: UnsafeRawPointer?) -> sb_status {
     guard let m, let fn, case .success(let text) = validName(pattern, "pattern") else {
-        return failure(SB_EINVAL, "sb_remove_route_handler_if: NULL mediator, pattern or function")
+        return failure(SB_EINVAL, "sb_url_pattern_remove_handler_if: NULL mediator, pattern or function")
     }
     let mediator = CMediator.borrow(m).takeUnretainedValue().mediator
     return mediator.removeRoute(pattern: text, ifHandler: { CFunction.isRegistration($0, fn, userdata) })
         ? SB_OK : failure(SB_ENOACTION, "the pattern \(Value.string(text)) has no handler with this function and userdata")
 }
 
-@_cdecl("sb_set_url_policy")
-public func sb_set_url_policy(_ m: sb_mediator_ptr?, _ policy: sb_value_cptr?) -> sb_status {
-    guard let m else { return failure(SB_EINVAL, "sb_set_url_policy: NULL mediator") }
+@_cdecl("sb_url_set_policy")
+public func sb_url_set_policy(_ m: sb_mediator_ptr?, _ policy: sb_value_cptr?) -> sb_status {
+    guard let m else { return failure(SB_EINVAL, "sb_url_set_policy: NULL mediator") }
     var parsed = URLPolicy()
     if let policy {
         guard let value = try? Handle(policy).toValue(), let dict = value.dict else {
-            return failure(SB_ETYPE, "sb_set_url_policy: the policy must be a dict")
+            return failure(SB_ETYPE, "sb_url_set_policy: the policy must be a dict")
         }
         func names(_ key: String) -> Result<[String]?, SwitchboardError> {
             switch dict[key] {
@@ -194,11 +194,11 @@ public func sb_set_url_policy(_ m: sb_mediator_ptr?, _ policy: sb_value_cptr?) -
     return SB_OK
 }
 
-@_cdecl("sb_require_signed_urls")
-public func sb_require_signed_urls(_ m: sb_mediator_ptr?, _ key: UnsafeRawPointer?, _ length: size_t) -> sb_status {
-    guard let m else { return failure(SB_EINVAL, "sb_require_signed_urls: NULL mediator") }
+@_cdecl("sb_url_require_signature")
+public func sb_url_require_signature(_ m: sb_mediator_ptr?, _ key: UnsafeRawPointer?, _ length: size_t) -> sb_status {
+    guard let m else { return failure(SB_EINVAL, "sb_url_require_signature: NULL mediator") }
     var signer: URLSigner?
-    guard length <= 4096 else { return failure(SB_EINVAL, "sb_require_signed_urls: a key of at most 4096 bytes") }
+    guard length <= 4096 else { return failure(SB_EINVAL, "sb_url_require_signature: a key of at most 4096 bytes") }
     if let key {
         do throws(SwitchboardError) {
             signer = try URLSigner(key: Array(UnsafeRawBufferPointer(start: key, count: Int(length))))
@@ -210,17 +210,17 @@ public func sb_require_signed_urls(_ m: sb_mediator_ptr?, _ key: UnsafeRawPointe
     return SB_OK
 }
 
-@_cdecl("sb_sign_url")
-public func sb_sign_url(_ key: UnsafeRawPointer?, _ length: size_t, _ url: UnsafePointer<CChar>?,
+@_cdecl("sb_url_sign")
+public func sb_url_sign(_ key: UnsafeRawPointer?, _ length: size_t, _ url: UnsafePointer<CChar>?,
                         _ expires: Int64) -> UnsafeMutablePointer<CChar>? {
-    guard let key, let url else { _ = failure(SB_EINVAL, "sb_sign_url: NULL key or URL"); return nil }
-    guard length <= 4096 else { _ = failure(SB_EINVAL, "sb_sign_url: a key of at most 4096 bytes"); return nil }
+    guard let key, let url else { _ = failure(SB_EINVAL, "sb_url_sign: NULL key or URL"); return nil }
+    guard length <= 4096 else { _ = failure(SB_EINVAL, "sb_url_sign: a key of at most 4096 bytes"); return nil }
     guard strnlen(url, RemoteURL.maximumLength + 1) <= RemoteURL.maximumLength else {
-        _ = failure(SB_EINVAL, "sb_sign_url: the URL is longer than \(RemoteURL.maximumLength) bytes, the limit")
+        _ = failure(SB_EINVAL, "sb_url_sign: the URL is longer than \(RemoteURL.maximumLength) bytes, the limit")
         return nil
     }
     guard let text = String(validatingCString: url) else {
-        _ = failure(SB_EINVAL, "sb_sign_url: the URL is not valid UTF-8")
+        _ = failure(SB_EINVAL, "sb_url_sign: the URL is not valid UTF-8")
         return nil
     }
     do throws(SwitchboardError) {
@@ -232,12 +232,12 @@ public func sb_sign_url(_ key: UnsafeRawPointer?, _ length: size_t, _ url: Unsaf
     }
 }
 
-@_cdecl("sb_set_url_observer")
-public func sb_set_url_observer(_ m: sb_mediator_ptr?, _ fn: sb_fn?, _ userdata: UnsafeMutableRawPointer?,
+@_cdecl("sb_url_set_observer")
+public func sb_url_set_observer(_ m: sb_mediator_ptr?, _ fn: sb_fn?, _ userdata: UnsafeMutableRawPointer?,
                                 _ freeUserdata: sb_destroy_fn?) -> sb_status {
     guard let m else {
         freeUserdata?(userdata)
-        return failure(SB_EINVAL, "sb_set_url_observer: NULL mediator")
+        return failure(SB_EINVAL, "sb_url_set_observer: NULL mediator")
     }
     let mediator = CMediator.borrow(m).takeUnretainedValue().mediator
     guard let fn else {

@@ -64,42 +64,42 @@ public func sb_pointer(_ p: UnsafeMutableRawPointer?, _ destroy: sb_destroy_fn?)
     return Handle(retaining: SBValue.object(pointer, as: SB_POINTER)).pointer
 }
 
-@_cdecl("sb_retain")
-public func sb_retain(_ v: sb_value_ptr?) -> sb_value_ptr? {
+@_cdecl("sb_value_retain")
+public func sb_value_retain(_ v: sb_value_ptr?) -> sb_value_ptr? {
     if let v { Handle(v).retain() }
     return v
 }
 
-@_cdecl("sb_release")
-public func sb_release(_ v: sb_value_ptr?) {
+@_cdecl("sb_value_release")
+public func sb_value_release(_ v: sb_value_ptr?) {
     if let v { Handle(v).release() }
 }
 
-@_cdecl("sb_typeof")
-public func sb_typeof(_ v: sb_value_cptr?) -> sb_type {
+@_cdecl("sb_value_type")
+public func sb_value_type(_ v: sb_value_cptr?) -> sb_type {
     guard let v else { return SB_NULL }
     return Handle(v).type
 }
 
-@_cdecl("sb_get_bool")
-public func sb_get_bool(_ v: sb_value_cptr?, _ out: UnsafeMutablePointer<CInt>?) -> sb_status {
-    guard let v, let out else { return failure(SB_EINVAL, "sb_get_bool: NULL argument") }
+@_cdecl("sb_value_get_bool")
+public func sb_value_get_bool(_ v: sb_value_cptr?, _ out: UnsafeMutablePointer<CInt>?) -> sb_status {
+    guard let v, let out else { return failure(SB_EINVAL, "sb_value_get_bool: NULL argument") }
     guard let b = Handle(v).bool else { return typeFailure("bool", Handle(v)) }
     out.pointee = b ? 1 : 0
     return SB_OK
 }
 
-@_cdecl("sb_get_int")
-public func sb_get_int(_ v: sb_value_cptr?, _ out: UnsafeMutablePointer<Int64>?) -> sb_status {
-    guard let v, let out else { return failure(SB_EINVAL, "sb_get_int: NULL argument") }
+@_cdecl("sb_value_get_int")
+public func sb_value_get_int(_ v: sb_value_cptr?, _ out: UnsafeMutablePointer<Int64>?) -> sb_status {
+    guard let v, let out else { return failure(SB_EINVAL, "sb_value_get_int: NULL argument") }
     guard let i = Handle(v).int else { return typeFailure("int", Handle(v)) }
     out.pointee = i
     return SB_OK
 }
 
-@_cdecl("sb_get_double")
-public func sb_get_double(_ v: sb_value_cptr?, _ out: UnsafeMutablePointer<Double>?) -> sb_status {
-    guard let v, let out else { return failure(SB_EINVAL, "sb_get_double: NULL argument") }
+@_cdecl("sb_value_get_double")
+public func sb_value_get_double(_ v: sb_value_cptr?, _ out: UnsafeMutablePointer<Double>?) -> sb_status {
+    guard let v, let out else { return failure(SB_EINVAL, "sb_value_get_double: NULL argument") }
     let handle = Handle(v)
     guard let box = handle.box, let d = box._withUnsafeGuaranteedRef({ $0.type == SB_DOUBLE ? Double(bitPattern: $0.h.pointee.scalar) : nil })
     else { return typeFailure("double", handle) }
@@ -107,9 +107,9 @@ public func sb_get_double(_ v: sb_value_cptr?, _ out: UnsafeMutablePointer<Doubl
     return SB_OK
 }
 
-@_cdecl("sb_get_pointer")
-public func sb_get_pointer(_ v: sb_value_cptr?, _ out: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> sb_status {
-    guard let v, let out else { return failure(SB_EINVAL, "sb_get_pointer: NULL argument") }
+@_cdecl("sb_value_get_pointer")
+public func sb_value_get_pointer(_ v: sb_value_cptr?, _ out: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> sb_status {
+    guard let v, let out else { return failure(SB_EINVAL, "sb_value_get_pointer: NULL argument") }
     let handle = Handle(v)
     guard let pointer = handle.box?._withUnsafeGuaranteedRef({ $0.pointer }) else { return typeFailure("pointer", handle) }
     out.pointee = pointer.address
@@ -121,13 +121,13 @@ private func typeFailure(_ wanted: String, _ handle: Handle) -> sb_status {
     failure(SB_ETYPE, "sb_get_\(wanted): the value is \(typeWithArticle(handle.type))")
 }
 
-@_cdecl("sb_get_string")
-public func sb_get_string(_ v: sb_value_cptr?, _ len: UnsafeMutablePointer<size_t>?) -> UnsafePointer<CChar>? {
+@_cdecl("sb_value_get_string")
+public func sb_value_get_string(_ v: sb_value_cptr?, _ len: UnsafeMutablePointer<size_t>?) -> UnsafePointer<CChar>? {
     tail(v, len, SB_STRING).map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
 }
 
-@_cdecl("sb_get_bytes")
-public func sb_get_bytes(_ v: sb_value_cptr?, _ len: UnsafeMutablePointer<size_t>?) -> UnsafeRawPointer? {
+@_cdecl("sb_value_get_bytes")
+public func sb_value_get_bytes(_ v: sb_value_cptr?, _ len: UnsafeMutablePointer<size_t>?) -> UnsafeRawPointer? {
     tail(v, len, SB_BYTES).map { UnsafeRawPointer($0) }
 }
 
@@ -140,8 +140,8 @@ private func tail(_ v: sb_value_cptr?, _ len: UnsafeMutablePointer<size_t>?, _ t
     }
 }
 
-@_cdecl("sb_equal")
-public func sb_equal(_ a: sb_value_cptr?, _ b: sb_value_cptr?) -> CInt {
+@_cdecl("sb_value_equal")
+public func sb_value_equal(_ a: sb_value_cptr?, _ b: sb_value_cptr?) -> CInt {
     guard let a, let b else { return a == nil && b == nil ? 1 : 0 }
     return Handle(a).equals(Handle(b)) ? 1 : 0
 }

@@ -205,7 +205,7 @@ final class PluginShelf: TargetProvider, @unchecked Sendable {
     }
 
     /// What the shelf finds changes only when a plugin is loaded, and
-    /// sb_load_plugin tells the mediator then.
+    /// sb_plugin_load tells the mediator then.
     var isStable: Bool { true }
 
     func targetClass(named name: String) throws(SwitchboardError) -> ForeignTargetClass? {

@@ -108,7 +108,7 @@ struct Handle: Equatable {
 }
 
 extension Handle {
-    /// Deep equality as `sb_equal` documents it. Immediates are canonical (an
+    /// Deep equality as `sb_value_equal` documents it. Immediates are canonical (an
     /// int that fits is never boxed), so equal immediates have equal bits.
     func equals(_ other: Handle) -> Bool {
         switch (box, other.box) {

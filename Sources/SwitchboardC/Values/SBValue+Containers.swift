@@ -267,7 +267,7 @@ extension SBValue {
 // MARK: - Equality
 
 extension SBValue {
-    /// Deep equality as `sb_equal` documents it; the recursion is as deep
+    /// Deep equality as `sb_value_equal` documents it; the recursion is as deep
     /// as the values, which SB_MAX_DEPTH bounds (see SBValue+Nesting.swift).
     /// No identity short-cut: a NaN (or a container holding one) is unequal
     /// even to itself, as `Value` equality has it.

@@ -26,7 +26,7 @@ struct SBHeader {
     /// The slots are the box's tail (no allocation of their own) until the
     /// container outgrows them.
     var slotsInTail = false
-    /// Dict only: it holds SB_MODULE_KEY, so sb_perform looks the module up
+    /// Dict only: it holds SB_MODULE_KEY, so sb_action_perform looks the module up
     /// only when there is one.
     var hasModuleKey = false
     /// Dict only, once it is large: open-addressed entry numbers, -1 = empty.
@@ -37,8 +37,8 @@ struct SBHeader {
 }
 
 /// The box behind an `sb_value *` that is not an immediate (see Handle).
-/// Its reference count is Swift's own (atomic), driven by `sb_retain` and
-/// `sb_release` through `Unmanaged`.
+/// Its reference count is Swift's own (atomic), driven by `sb_value_retain` and
+/// `sb_value_release` through `Unmanaged`.
 ///
 /// Fields are reached through `h`, a pointer to the header: accessing
 /// ManagedBuffer's `header` property costs a dynamic exclusivity check

@@ -18,7 +18,7 @@ extension SwitchboardCLI {
                 Lua: a module whose functions check their params (sb_a.lua: A.showAlert{message = ...}). \
                 An action that answers later (the catalogue's "async": a contract that says async, \
                 a Swift async closure) gets wrappers that do not wait: an async Swift method \
-                (try await mediator.a_fetch(id:options:)), a C function over sb_perform_async \
+                (try await mediator.a_fetch(id:options:)), a C function over sb_action_perform_async \
                 (sb_a_fetch(m, id, options, done, userdata)).
 
                 Example, from PREFIX/share/switchboard/examples:

@@ -19,7 +19,7 @@ sb_status helper_reject(void *userdata, const sb_value *params, sb_value **out);
 sb_status helper_perform_with_c_callback(sb_mediator *m, const char *target, const char *action,
                                          int64_t arg, int64_t *result);
 
-/* Performs target.action from C with no params; *out as sb_perform's. */
+/* Performs target.action from C with no params; *out as sb_action_perform's. */
 sb_status helper_perform(sb_mediator *m, const char *target, const char *action, unsigned flags, sb_value **out);
 
 #endif

@@ -22,7 +22,7 @@ sb_status helper_matrix_target(void *userdata, const sb_value *params, sb_value 
 
 /* The matrix's C caller: performs target.run with a C callback answering
  * "c got <arg>", and describes the result as "target=<t> callback=<c>"
- * (malloc'd), or returns NULL with sb_last_error() set. */
+ * (malloc'd), or returns NULL with sb_error_message() set. */
 char *helper_matrix_call_from_c(sb_mediator *m, const char *target);
 
 #endif

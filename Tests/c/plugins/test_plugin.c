@@ -45,7 +45,7 @@ static sb_status counter_next(void *state, const sb_value *args, sb_value **out)
     struct counter *c = state;
     (void)args;
     if (c == NULL || c->magic != COUNTER_MAGIC) {
-        sb_set_error("Counter.next: bad state");
+        sb_error_set("Counter.next: bad state");
         return SB_EACTION;
     }
     *out = sb_int(c->next++);
@@ -57,10 +57,10 @@ static sb_status counter_add(void *state, const sb_value *args, sb_value **out) 
     struct counter *c = state;
     int64_t n = 0;
     if (c == NULL || c->magic != COUNTER_MAGIC) {
-        sb_set_error("Counter.add: state destroyed while in use");
+        sb_error_set("Counter.add: state destroyed while in use");
         return SB_EACTION;
     }
-    if (sb_get_int(sb_dict_get(args, "n"), &n) != SB_OK) return SB_EINVAL;
+    if (sb_value_get_int(sb_dict_get(args, "n"), &n) != SB_OK) return SB_EINVAL;
     *out = sb_int(n + 1000);
     return SB_OK;
 }
@@ -100,7 +100,7 @@ static sb_status counter_stats(void *state, const sb_value *args, sb_value **out
 static sb_status counter_not_found(void *state, const sb_value *args, sb_value **out) {
     (void)state;
     *out = sb_dict_new();
-    sb_dict_set_new(*out, "notFound", sb_retain((sb_value *)args));
+    sb_dict_set_new(*out, "notFound", sb_value_retain((sb_value *)args));
     return SB_OK;
 }
 
@@ -134,7 +134,7 @@ static sb_status stateless_fail(void *state, const sb_value *args, sb_value **ou
     (void)state;
     (void)args;
     (void)out;
-    sb_set_error("Stateless.fail: refused on purpose");
+    sb_error_set("Stateless.fail: refused on purpose");
     return SB_EREJECTED;
 }
 

@@ -11,7 +11,7 @@
 
 static sb_status echo(void *state, const sb_value *params, sb_value **out) {
     (void)state;
-    *out = params != NULL ? sb_retain((sb_value *)params) : sb_dict_new();
+    *out = params != NULL ? sb_value_retain((sb_value *)params) : sb_dict_new();
     return SB_OK;
 }
 
@@ -23,7 +23,7 @@ static sb_status wrong_result(void *state, const sb_value *params, sb_value **ou
 
 static sb_status count_keys(void *state, const sb_value *params, sb_value **out) {
     (void)state;
-    *out = sb_int((int64_t)sb_count(params));
+    *out = sb_int((int64_t)sb_value_count(params));
     return SB_OK;
 }
 
@@ -37,10 +37,10 @@ static sb_status later(void *state, const sb_value *params, sb_value **out) {
     (void)state;
     (void)out;
     if (pending != 0) {
-        sb_set_error("Typed.later: a call is waiting already");
+        sb_error_set("Typed.later: a call is waiting already");
         return SB_EACTION;
     }
-    if (sb_get_int(sb_dict_get(params, "n"), &pending_n) != SB_OK) pending_n = 0;
+    if (sb_value_get_int(sb_dict_get(params, "n"), &pending_n) != SB_OK) pending_n = 0;
     pending = sb_completion_take();
     return SB_PENDING;
 }
@@ -51,7 +51,7 @@ static sb_status finish_later(void *state, const sb_value *params, sb_value **ou
     (void)state;
     (void)params;
     if (pending == 0) {
-        sb_set_error("Typed.finishLater: no call is waiting");
+        sb_error_set("Typed.finishLater: no call is waiting");
         return SB_EACTION;
     }
     char text[64];

@@ -11,13 +11,13 @@
 static sb_status echo_value(void *s, const sb_value *params, sb_value **out) {
     sb_value *v = sb_dict_get(params, "value");
     (void)s;
-    *out = v ? sb_retain(v) : sb_null();
+    *out = v ? sb_value_retain(v) : sb_null();
     return SB_OK;
 }
 
 static sb_status echo_params(void *s, const sb_value *params, sb_value **out) {
     (void)s;
-    *out = sb_retain((sb_value *)params);
+    *out = sb_value_retain((sb_value *)params);
     return SB_OK;
 }
 
@@ -29,9 +29,9 @@ static sb_status echo_types(void *s, const sb_value *params, sb_value **out) {
     sb_value *v;
     (void)s;
     *out = sb_dict_new();
-    for (size_t i = 0; i < sb_count(params); i++) {
+    for (size_t i = 0; i < sb_value_count(params); i++) {
         sb_dict_at(params, i, &key, &v);
-        sb_dict_set_new(*out, key, sb_string(names[sb_typeof(v)]));
+        sb_dict_set_new(*out, key, sb_string(names[sb_value_type(v)]));
     }
     return SB_OK;
 }
@@ -43,7 +43,7 @@ static sb_status echo_keys(void *s, const sb_value *params, sb_value **out) {
     const char *key;
     (void)s;
     *out = sb_array_new();
-    for (size_t i = 0; i < sb_count(dict); i++) {
+    for (size_t i = 0; i < sb_value_count(dict); i++) {
         sb_dict_at(dict, i, &key, NULL);
         sb_array_append_new(*out, sb_string(key));
     }
@@ -75,8 +75,8 @@ static sb_status echo_call(void *s, const sb_value *params, sb_value **out) {
 /* Echo.adder: returns a C callback adding params.n to its int argument. */
 static sb_status add_n(void *userdata, const sb_value *args, sb_value **out) {
     int64_t x = 0;
-    if (sb_get_int(args, &x) != SB_OK) {
-        sb_set_error("adder: needs an int");
+    if (sb_value_get_int(args, &x) != SB_OK) {
+        sb_error_set("adder: needs an int");
         return SB_ETYPE;
     }
     *out = sb_int(x + *(int64_t *)userdata);
@@ -88,7 +88,7 @@ static sb_status echo_adder(void *s, const sb_value *params, sb_value **out) {
     (void)s;
     if (n == NULL) return SB_ENOMEM;
     *n = 0;
-    sb_get_int(sb_dict_get(params, "n"), n);
+    sb_value_get_int(sb_dict_get(params, "n"), n);
     *out = sb_callback_new(add_n, n, free);
     return *out ? SB_OK : SB_ENOMEM;
 }
@@ -97,7 +97,7 @@ static sb_status echo_fail(void *s, const sb_value *params, sb_value **out) {
     (void)s;
     (void)params;
     (void)out;
-    sb_set_error("Echo.fail: refused");
+    sb_error_set("Echo.fail: refused");
     return SB_EREJECTED;
 }
 
@@ -114,7 +114,7 @@ static sb_status echo_pointer(void *s, const sb_value *params, sb_value **out) {
 static sb_status echo_is_pointer(void *s, const sb_value *params, sb_value **out) {
     void *p = NULL;
     (void)s;
-    *out = sb_bool(sb_get_pointer(sb_dict_get(params, "value"), &p) == SB_OK && p == &host_object);
+    *out = sb_bool(sb_value_get_pointer(sb_dict_get(params, "value"), &p) == SB_OK && p == &host_object);
     return SB_OK;
 }
 
@@ -130,9 +130,9 @@ const sb_target_def Target_Echo = {SB_ABI_VERSION, NULL, NULL, echo_actions};
  * on the shared mediator, from C: a plugin reaching Lua targets. */
 static sb_status bridge_perform(void *s, const sb_value *params, sb_value **out) {
     (void)s;
-    const char *target = sb_get_string(sb_dict_get(params, "target"), NULL);
-    const char *action = sb_get_string(sb_dict_get(params, "action"), NULL);
-    return sb_perform(sb_mediator_shared(), target, action, sb_dict_get(params, "params"), 0, out);
+    const char *target = sb_value_get_string(sb_dict_get(params, "target"), NULL);
+    const char *action = sb_value_get_string(sb_dict_get(params, "action"), NULL);
+    return sb_action_perform(sb_mediator_shared(), target, action, sb_dict_get(params, "params"), 0, out);
 }
 
 static const sb_action_def bridge_actions[] = {{"perform", bridge_perform}, {NULL, NULL}};
@@ -148,15 +148,15 @@ static void *call_from_thread(void *arg) {
     sb_value *params = arg;
     sb_value *out = NULL;
     worker_status = sb_callback_call(sb_dict_get(params, "cb"), sb_dict_get(params, "arg"), &out);
-    sb_release(out);
-    sb_release(params);
+    sb_value_release(out);
+    sb_value_release(params);
     return NULL;
 }
 
 static sb_status threads_call_later(void *s, const sb_value *params, sb_value **out) {
     (void)s;
     if (worker_running) pthread_join(worker, NULL);
-    worker_running = pthread_create(&worker, NULL, call_from_thread, sb_retain((sb_value *)params)) == 0;
+    worker_running = pthread_create(&worker, NULL, call_from_thread, sb_value_retain((sb_value *)params)) == 0;
     *out = sb_bool(worker_running);
     return SB_OK;
 }
@@ -166,17 +166,17 @@ static sb_status threads_call_later(void *s, const sb_value *params, sb_value **
 static void *perform_from_thread(void *arg) {
     sb_value *params = arg;
     sb_value *out = NULL;
-    worker_status = sb_perform(sb_mediator_shared(), sb_get_string(sb_dict_get(params, "target"), NULL),
-                               sb_get_string(sb_dict_get(params, "action"), NULL), NULL, 0, &out);
-    sb_release(out);
-    sb_release(params);
+    worker_status = sb_action_perform(sb_mediator_shared(), sb_value_get_string(sb_dict_get(params, "target"), NULL),
+                               sb_value_get_string(sb_dict_get(params, "action"), NULL), NULL, 0, &out);
+    sb_value_release(out);
+    sb_value_release(params);
     return NULL;
 }
 
 static sb_status threads_perform_later(void *s, const sb_value *params, sb_value **out) {
     (void)s;
     if (worker_running) pthread_join(worker, NULL);
-    worker_running = pthread_create(&worker, NULL, perform_from_thread, sb_retain((sb_value *)params)) == 0;
+    worker_running = pthread_create(&worker, NULL, perform_from_thread, sb_value_retain((sb_value *)params)) == 0;
     *out = sb_bool(worker_running);
     return SB_OK;
 }
@@ -222,11 +222,11 @@ static void *complete_later(void *arg) {
 static sb_status later_after(void *s, const sb_value *params, sb_value **out) {
     (void)s, (void)out;
     int64_t ms = 0;
-    if (sb_get_int(sb_dict_get(params, "ms"), &ms) != SB_OK || ms < 0) return SB_EINVAL;
+    if (sb_value_get_int(sb_dict_get(params, "ms"), &ms) != SB_OK || ms < 0) return SB_EINVAL;
     if (later_running) pthread_join(later_thread, NULL);
     later_work.c = sb_completion_take();
     later_work.ms = (long)ms;
-    later_work.value = sb_retain(sb_dict_get(params, "value"));
+    later_work.value = sb_value_retain(sb_dict_get(params, "value"));
     if (later_work.value == NULL) later_work.value = sb_null();
     later_running = pthread_create(&later_thread, NULL, complete_later, &later_work) == 0;
     return later_running ? SB_PENDING : SB_EACTION;
@@ -258,7 +258,7 @@ static void *complete_soon(void *arg) {
     struct timespec t = {w->ms / 1000, (w->ms % 1000) * 1000000L};
     nanosleep(&t, NULL);
     if (w->fail != NULL) {
-        sb_release(w->value);
+        sb_value_release(w->value);
         (void)sb_completion_fail(w->c, SB_EACTION, w->fail);
     } else {
         (void)sb_completion_succeed(w->c, w->value);
@@ -271,17 +271,17 @@ static void *complete_soon(void *arg) {
 static sb_status later_soon(void *s, const sb_value *params, sb_value **out) {
     (void)s, (void)out;
     int64_t ms = 0;
-    if (sb_get_int(sb_dict_get(params, "ms"), &ms) != SB_OK || ms < 0) return SB_EINVAL;
+    if (sb_value_get_int(sb_dict_get(params, "ms"), &ms) != SB_OK || ms < 0) return SB_EINVAL;
     struct soon *w = calloc(1, sizeof *w);
     if (w == NULL) return SB_ENOMEM;
-    const char *fail = sb_get_string(sb_dict_get(params, "fail"), NULL);
+    const char *fail = sb_value_get_string(sb_dict_get(params, "fail"), NULL);
     if (fail != NULL) {
         w->fail = malloc(strlen(fail) + 1);
         if (w->fail != NULL) strcpy(w->fail, fail);
     }
     w->c = sb_completion_take();
     w->ms = (long)ms;
-    w->value = sb_retain(sb_dict_get(params, "value"));
+    w->value = sb_value_retain(sb_dict_get(params, "value"));
     if (w->value == NULL) w->value = sb_null();
     pthread_attr_t attr;
     pthread_t thread;
@@ -290,7 +290,7 @@ static sb_status later_soon(void *s, const sb_value *params, sb_value **out) {
     int started = pthread_create(&thread, &attr, complete_soon, w) == 0;
     pthread_attr_destroy(&attr);
     if (started) return SB_PENDING;
-    sb_release(w->value);
+    sb_value_release(w->value);
     free(w->fail);
     free(w);
     return SB_EACTION;
@@ -311,7 +311,7 @@ static sb_status later_finish(void *s, const sb_value *params, sb_value **out) {
     if (held_count == 0) return SB_EINVAL;
     sb_completion c = held[0];
     memmove(held, held + 1, --held_count * sizeof held[0]);
-    sb_value *value = sb_retain(sb_dict_get(params, "value"));
+    sb_value *value = sb_value_retain(sb_dict_get(params, "value"));
     *out = sb_string(sb_status_string(sb_completion_succeed(c, value)));
     return SB_OK;
 }
@@ -325,8 +325,8 @@ const sb_target_def Target_Later = {SB_ABI_VERSION, NULL, NULL, later_actions};
 static sb_status fd_wait(void *s, const sb_value *params, sb_value **out) {
     (void)s;
     int64_t fd = -1, ms = 0;
-    if (sb_get_int(sb_dict_get(params, "fd"), &fd) != SB_OK || fd < 0 || fd > 0x7fffffff) return SB_EINVAL;
-    if (sb_get_int(sb_dict_get(params, "ms"), &ms) != SB_OK || ms < 0 || ms > 60000) return SB_EINVAL;
+    if (sb_value_get_int(sb_dict_get(params, "fd"), &fd) != SB_OK || fd < 0 || fd > 0x7fffffff) return SB_EINVAL;
+    if (sb_value_get_int(sb_dict_get(params, "ms"), &ms) != SB_OK || ms < 0 || ms > 60000) return SB_EINVAL;
     struct pollfd p = {(int)fd, POLLIN, 0};
     int n = poll(&p, 1, (int)ms);
     *out = sb_bool(n > 0 && (p.revents & POLLIN));

@@ -16,7 +16,7 @@ static void *cart_new(void) { return calloc(1, sizeof(struct cart)); }
 static void cart_free(void *cart) { free(cart); }
 
 static sb_status no_cart(void) {
-    sb_set_error("Cart: no memory for a cart");
+    sb_error_set("Cart: no memory for a cart");
     return SB_ENOMEM;
 }
 
@@ -25,7 +25,7 @@ static sb_status add(void *state, const sb_value *params, sb_value **out) {
     struct cart *cart = state;
     double price = 0;
     if (cart == NULL) return no_cart();
-    sb_get_double(sb_dict_get(params, "price"), &price); /* the contract made it a double */
+    sb_value_get_double(sb_dict_get(params, "price"), &price); /* the contract made it a double */
     cart->items++;
     cart->total += price;
     *out = sb_int(cart->items);

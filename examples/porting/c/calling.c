@@ -8,28 +8,28 @@ int main(void) {
     sb_dict_set_new(tea, "price", sb_double(2.5));
 
     /* Where Target_<Name> tables come from: plugins, loaded by path. */
-    if (sb_load_plugin(m, "./Target_Cart.so") != SB_OK) {
-        fprintf(stderr, "%s\n", sb_last_error());
+    if (sb_plugin_load(m, "./Target_Cart.so") != SB_OK) {
+        fprintf(stderr, "%s\n", sb_error_message());
         return 1;
     }
 
     /* shouldCacheTarget:NO: each call makes a cart and drops it. */
-    show("uncached:", sb_perform(m, "Cart", "add", tea, 0, &out), &out);
-    show("uncached:", sb_perform(m, "Cart", "add", tea, 0, &out), &out);
+    show("uncached:", sb_action_perform(m, "Cart", "add", tea, 0, &out), &out);
+    show("uncached:", sb_action_perform(m, "Cart", "add", tea, 0, &out), &out);
     /* shouldCacheTarget:YES keeps the cart; uncached calls use it too. */
-    show("cached:", sb_perform(m, "Cart", "add", tea, SB_CACHE_TARGET, &out), &out);
-    show("uncached:", sb_perform(m, "Cart", "add", tea, 0, &out), &out);
+    show("cached:", sb_action_perform(m, "Cart", "add", tea, SB_CACHE_TARGET, &out), &out);
+    show("uncached:", sb_action_perform(m, "Cart", "add", tea, 0, &out), &out);
     /* releaseCachedTargetWithFullTargetName:@"Target_Cart" */
-    show("release:", sb_release_cached_target(m, "Cart"), &out);
-    show("release again:", sb_release_cached_target(m, "Cart"), &out);
+    show("release:", sb_target_evict(m, "Cart"), &out);
+    show("release again:", sb_target_evict(m, "Cart"), &out);
 
     /* kCTMediatorParamsKeySwiftTargetModuleName names the module (of a Swift
      * class, or of a target registered as "Module.Name"); "" names none. */
     sb_dict_set_new(tea, SB_MODULE_KEY_CTMEDIATOR, sb_string("Shop"));
-    show("module Shop:", sb_perform(m, "Cart", "add", tea, 0, &out), &out);
+    show("module Shop:", sb_action_perform(m, "Cart", "add", tea, 0, &out), &out);
     sb_dict_set_new(tea, SB_MODULE_KEY_CTMEDIATOR, sb_string(""));
-    show("module \"\":", sb_perform(m, "Cart", "add", tea, 0, &out), &out);
+    show("module \"\":", sb_action_perform(m, "Cart", "add", tea, 0, &out), &out);
 
-    sb_release(tea);
+    sb_value_release(tea);
     return 0;
 }

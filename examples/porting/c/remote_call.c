@@ -3,10 +3,10 @@
 
 /* The completion: {"result": value}, or {"error": message, "code": name}. */
 static sb_status completion(void *url, const sb_value *info, sb_value **out) {
-    char *json = sb_to_json(info);
+    char *json = sb_json_encode(info);
     (void)out;
     printf("%s -> %s\n", (const char *)url, json);
-    sb_free(json);
+    sb_memory_free(json);
     return SB_OK;
 }
 
@@ -20,18 +20,18 @@ int main(void) {
     };
     sb_mediator *m = sb_mediator_shared();
     sb_value *out = NULL;
-    if (sb_load_plugin(m, "./Target_Cart.so") != SB_OK) return 1;
+    if (sb_plugin_load(m, "./Target_Cart.so") != SB_OK) return 1;
 
     /* performActionWithUrl:completion: — the completion is always called. */
     for (size_t i = 0; i < sizeof urls / sizeof urls[0]; i++) {
         sb_value *done = sb_callback_new(completion, (void *)urls[i], NULL);
         sb_open_url(m, urls[i], done, &out);
-        sb_release(done);
-        sb_release(out);
+        sb_value_release(done);
+        sb_value_release(out);
     }
 
     /* CTMediator takes any scheme; connect the ones you use. */
-    sb_register_scheme(m, "shop", NULL, NULL, NULL);
+    sb_scheme_register(m, "shop", NULL, NULL, NULL);
     show("shop:", sb_open_url(m, "shop://Cart/add?item=tea", NULL, &out), &out);
     show("refused:", sb_open_url(m, "app://Cart/nativeClear", NULL, &out), &out);
     return 0;

@@ -23,23 +23,23 @@ int main(void) {
     sb_mediator *m = sb_mediator_shared();
     sb_value *tea = sb_dict_new(), *out = NULL;
     double price = 2.5, total = 0;
-    if (sb_load_plugin(m, "./Target_Cart.so") != SB_OK) return 1;
+    if (sb_plugin_load(m, "./Target_Cart.so") != SB_OK) return 1;
     sb_dict_set_new(tea, "item", sb_string("tea"));
     sb_dict_set_new(tea, "price", sb_double(price));
 
     /* CTMediator boxes NSInteger, BOOL and CGFloat in an NSNumber and gives
      * nil for void; an sb_value keeps each kind apart, and void is SB_NULL. */
     for (size_t i = 0; i < 4; i++) {
-        sb_perform(m, "Cart", actions[i], tea, SB_CACHE_TARGET, &out);
-        char *json = sb_to_json(out);
-        printf("%s: %s %s\n", actions[i], json != NULL ? json : "?", kinds[sb_typeof(out)]);
-        sb_free(json);
-        sb_release(out);
+        sb_action_perform(m, "Cart", actions[i], tea, SB_CACHE_TARGET, &out);
+        char *json = sb_json_encode(out);
+        printf("%s: %s %s\n", actions[i], json != NULL ? json : "?", kinds[sb_value_type(out)]);
+        sb_memory_free(json);
+        sb_value_release(out);
     }
     /* Getters are strict: an int is not a double ([n doubleValue] would be). */
-    sb_perform(m, "Cart", "add", tea, SB_CACHE_TARGET, &out);
-    printf("sb_get_double(add's result): %s\n", sb_status_string(sb_get_double(out, &total)));
-    sb_release(out);
+    sb_action_perform(m, "Cart", "add", tea, SB_CACHE_TARGET, &out);
+    printf("sb_value_get_double(add's result): %s\n", sb_status_string(sb_value_get_double(out, &total)));
+    sb_value_release(out);
 
     /* CTMediator+Cart, the category of typed methods, is generated from the
      * contracts: switchboard gen --lang c (generated/sb_cart.h). */
@@ -48,15 +48,15 @@ int main(void) {
 
     /* A typed wrapper never takes a fallback: it knows nothing of its type. */
     sb_mediator *bare = sb_mediator_new(); /* no Target_Cart here */
-    sb_register_action(bare, "NoTargetAction", "response", page_404, NULL, NULL);
-    show("sb_perform:", sb_perform(bare, "Cart", "total", NULL, 0, &out), &out);
+    sb_action_register(bare, "NoTargetAction", "response", page_404, NULL, NULL);
+    show("sb_action_perform:", sb_action_perform(bare, "Cart", "total", NULL, 0, &out), &out);
     show("sb_cart_total:", sb_cart_total(bare, 0, &out), &out);
 
     /* A declared result is checked on every call. */
-    sb_register_action_contract(bare, "Cart", "total", "-> double", free_of_charge, NULL, NULL);
-    show("sb_perform:", sb_perform(bare, "Cart", "total", NULL, 0, &out), &out);
+    sb_action_register_contract(bare, "Cart", "total", "-> double", free_of_charge, NULL, NULL);
+    show("sb_action_perform:", sb_action_perform(bare, "Cart", "total", NULL, 0, &out), &out);
 
     sb_mediator_free(bare);
-    sb_release(tea);
+    sb_value_release(tea);
     return 0;
 }

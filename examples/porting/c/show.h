@@ -6,12 +6,12 @@
 
 static void show(const char *label, sb_status s, sb_value **out) {
     if (s == SB_OK) {
-        char *json = sb_to_json(*out);
+        char *json = sb_json_encode(*out);
         printf("%s %s\n", label, json != NULL ? json : "ok");
-        sb_free(json);
+        sb_memory_free(json);
     } else {
-        printf("%s %s: %s\n", label, sb_status_string(s), sb_last_error());
+        printf("%s %s: %s\n", label, sb_status_string(s), sb_error_message());
     }
-    sb_release(*out);
+    sb_value_release(*out);
     *out = NULL;
 }

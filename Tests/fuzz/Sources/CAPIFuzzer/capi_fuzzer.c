@@ -8,7 +8,7 @@
  * libFuzzer reports as a crash):
  *   - every status is one the header documents;
  *   - an echo action returns a value equal to its params;
- *   - sb_to_json(sb_from_json(sb_to_json(v))) equals sb_to_json(v) for values
+ *   - sb_json_encode(sb_json_decode(sb_json_encode(v))) equals sb_json_encode(v) for values
  *     without callbacks or pointers;
  *   - every userdata and callback destructor runs exactly once by the end;
  * and ASan (leaks included) checks the memory.
@@ -41,7 +41,7 @@ static void *tracked(void) {
     do {                                                                       \
         if (!(cond)) {                                                         \
             fprintf(stderr, "invariant failed: %s (line %d; last error: %s)\n", \
-                    #cond, __LINE__, sb_last_error());                         \
+                    #cond, __LINE__, sb_error_message());                         \
             abort();                                                           \
         }                                                                      \
     } while (0)
@@ -50,13 +50,13 @@ static int documented(sb_status s) { return s >= SB_OK && s <= SB_EQUEUED; }
 
 static sb_status echo(void *u, const sb_value *args, sb_value **out) {
     (void)u;
-    *out = sb_retain((sb_value *)args);
+    *out = sb_value_retain((sb_value *)args);
     return SB_OK;
 }
 static sb_status fail(void *u, const sb_value *args, sb_value **out) {
     (void)u, (void)args;
     *out = sb_int(1); /* released by the library: a failure has no result */
-    sb_set_error("failed on purpose");
+    sb_error_set("failed on purpose");
     return (sb_status)77; /* an undocumented number becomes SB_EACTION */
 }
 
@@ -87,8 +87,8 @@ static void text(reader *r, char out[32]) {
  * the budget skip the walking checks. */
 static int small(const sb_value *v, long *budget) {
     if (--*budget < 0) return 0;
-    sb_type t = sb_typeof(v);
-    for (size_t i = 0; (t == SB_ARRAY || t == SB_DICT) && i < sb_count(v); i++) {
+    sb_type t = sb_value_type(v);
+    for (size_t i = 0; (t == SB_ARRAY || t == SB_DICT) && i < sb_value_count(v); i++) {
         sb_value *item = NULL;
         if (t == SB_ARRAY) item = sb_array_get(v, i);
         else sb_dict_at(v, i, NULL, &item);
@@ -103,9 +103,9 @@ static int walkable(const sb_value *v) {
 }
 
 static int has_opaque(const sb_value *v) {
-    sb_type t = sb_typeof(v);
+    sb_type t = sb_value_type(v);
     if (t == SB_CALLBACK || t == SB_POINTER) return 1;
-    for (size_t i = 0; i < sb_count(v); i++) {
+    for (size_t i = 0; i < sb_value_count(v); i++) {
         sb_value *item = NULL;
         if (t == SB_ARRAY) item = sb_array_get(v, i);
         else sb_dict_at(v, i, NULL, &item);
@@ -114,28 +114,28 @@ static int has_opaque(const sb_value *v) {
     return 0;
 }
 
-/* Equal, as far as JSON shows (NaN is unequal to itself for sb_equal);
+/* Equal, as far as JSON shows (NaN is unequal to itself for sb_value_equal);
  * values holding callbacks or pointers by kind and size only. */
 static int same(const sb_value *x, const sb_value *y) {
-    if (has_opaque(y)) return sb_typeof(x) == sb_typeof(y) && sb_count(x) == sb_count(y);
-    char *a = sb_to_json(x), *b = sb_to_json(y);
+    if (has_opaque(y)) return sb_value_type(x) == sb_value_type(y) && sb_value_count(x) == sb_value_count(y);
+    char *a = sb_json_encode(x), *b = sb_json_encode(y);
     int equal = a != NULL && b != NULL && strcmp(a, b) == 0;
-    sb_free(a);
-    sb_free(b);
+    sb_memory_free(a);
+    sb_memory_free(b);
     return equal;
 }
 
 static void check_json(const sb_value *v) {
     if (v == NULL || !walkable(v) || has_opaque(v)) return;
-    char *json = sb_to_json(v);
+    char *json = sb_json_encode(v);
     REQUIRE(json != NULL);
     sb_value *back = NULL;
-    REQUIRE(sb_from_json(json, &back) == SB_OK);
-    char *again = sb_to_json(back);
+    REQUIRE(sb_json_decode(json, &back) == SB_OK);
+    char *again = sb_json_encode(back);
     REQUIRE(again != NULL && strcmp(json, again) == 0);
-    sb_free(again);
-    sb_free(json);
-    sb_release(back);
+    sb_memory_free(again);
+    sb_memory_free(json);
+    sb_value_release(back);
 }
 
 static sb_value *scalar(reader *r) {
@@ -163,7 +163,7 @@ static sb_value *scalar(reader *r) {
 }
 
 static void set(sb_value **slot, sb_value *v) {
-    sb_release(*slot);
+    sb_value_release(*slot);
     *slot = v;
 }
 
@@ -199,10 +199,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             int flag;
             void *p;
             size_t len;
-            REQUIRE(documented(sb_get_int(*a, &i)) && documented(sb_get_double(*a, &d)));
-            REQUIRE(documented(sb_get_bool(*a, &flag)) && documented(sb_get_pointer(*a, &p)));
-            (void)sb_get_string(*a, &len);
-            (void)sb_get_bytes(*a, &len);
+            REQUIRE(documented(sb_value_get_int(*a, &i)) && documented(sb_value_get_double(*a, &d)));
+            REQUIRE(documented(sb_value_get_bool(*a, &flag)) && documented(sb_value_get_pointer(*a, &p)));
+            (void)sb_value_get_string(*a, &len);
+            (void)sb_value_get_bytes(*a, &len);
             text(&r, key);
             (void)sb_dict_get(*a, key);
             (void)sb_array_get(*a, next(&r));
@@ -210,26 +210,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             break;
         }
         case 6: set(a, NULL); break;
-        case 7: set(a, sb_retain(b)); break;
+        case 7: set(a, sb_value_retain(b)); break;
         case 8: check_json(*a); break;
         case 9: {
             sb_fn fn = strcmp(action, "fail") == 0 ? fail : echo;
-            s = sb_register_action(m, target, action, fn, tracked(), destroy);
+            s = sb_action_register(m, target, action, fn, tracked(), destroy);
             break;
         }
         case 10:
-            s = next(&r) & 1 ? sb_unregister_target(m, target) : sb_unregister_action(m, target, action);
+            s = next(&r) & 1 ? sb_target_unregister(m, target) : sb_action_unregister(m, target, action);
             break;
         case 11: {
             unsigned flags = next(&r) % 3; /* 2 is an unknown flag bit */
-            s = sb_perform(m, target, action, *a, flags, &out);
+            s = sb_action_perform(m, target, action, *a, flags, &out);
             /* With no fallback or notFound involved, echo answers with its params. */
             if (s == SB_OK && strcmp(action, "echo") == 0 && *a != NULL && strcmp(target, "NoTargetAction") != 0 &&
                 sb_dict_get(out, "targetString") == NULL && walkable(*a))
                 REQUIRE(same(out, *a));
             break;
         }
-        case 12: s = sb_release_cached_target(m, target); break;
+        case 12: s = sb_target_evict(m, target); break;
         case 13: {
             sb_route **route = &routes[next(&r) % ROUTES];
             if (*route == NULL) {
@@ -254,11 +254,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         REQUIRE(documented(s));
         REQUIRE(s == SB_OK || out == NULL);
-        sb_release(out);
+        sb_value_release(out);
     }
 
     for (int i = 0; i < ROUTES; i++) sb_route_free(routes[i]);
-    for (int i = 0; i < SLOTS; i++) sb_release(v[i]);
+    for (int i = 0; i < SLOTS; i++) sb_value_release(v[i]);
     sb_mediator_free(m);
     REQUIRE(live == 0); /* every destructor ran, exactly once */
     return 0;

@@ -86,13 +86,13 @@ static const char driver[] =
 
 static sb_status echo(void *u, const sb_value *args, sb_value **out) {
     (void)u;
-    *out = sb_retain(sb_dict_get(args, "value"));
+    *out = sb_value_retain(sb_dict_get(args, "value"));
     return SB_OK;
 }
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     sb_mediator *m = sb_mediator_new();
-    if (m == NULL || sb_register_action(m, "CEcho", "value", echo, NULL, NULL) != SB_OK) abort();
+    if (m == NULL || sb_action_register(m, "CEcho", "value", echo, NULL, NULL) != SB_OK) abort();
     lua_State *L = luaL_newstate();
     luaL_openlibs(L);
     if (luaL_loadbuffer(L, driver, sizeof driver - 1, "=driver") != LUA_OK) abort();

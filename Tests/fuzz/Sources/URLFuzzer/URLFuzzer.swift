@@ -16,34 +16,34 @@ import CSwitchboard
 private nonisolated(unsafe) let mediator: OpaquePointer = {
     let m = sb_mediator_new()!
     let echo: sb_fn = { _, args, out in
-        out?.pointee = sb_retain(args)
+        out?.pointee = sb_value_retain(args)
         return SB_OK
     }
     let native: sb_fn = { _, _, _ in
         fatalError("a URL reached a native action")
     }
-    _ = sb_register_action(m, "T", "echo", echo, nil, nil)
-    _ = sb_register_action(m, "T", "nativeSecret", native, nil, nil)
-    _ = sb_register_action(m, "NoTargetAction", "response", echo, nil, nil)
+    _ = sb_action_register(m, "T", "echo", echo, nil, nil)
+    _ = sb_action_register(m, "T", "nativeSecret", native, nil, nil)
+    _ = sb_action_register(m, "NoTargetAction", "response", echo, nil, nil)
     // Handlers are reached through their scheme or pattern only (no name
     // spelled in a URL reaches them): the https handler sees https URLs,
     // the pattern's handler an int id.
     let https: sb_fn = { _, args, out in
-        let url = String(cString: sb_get_string(sb_dict_get(args, "url"), nil))
+        let url = String(cString: sb_value_get_string(sb_dict_get(args, "url"), nil))
         precondition(url.lowercased().hasPrefix("https:"), "the https handler was reached by \(url)")
-        out?.pointee = sb_retain(args)
+        out?.pointee = sb_value_retain(args)
         return SB_OK
     }
     let typed: sb_fn = { _, args, out in
-        precondition(sb_typeof(sb_dict_get(args, "id")) == SB_INT, "a handler of <int:id> got another id")
-        out?.pointee = sb_retain(args)
+        precondition(sb_value_type(sb_dict_get(args, "id")) == SB_INT, "a handler of <int:id> got another id")
+        out?.pointee = sb_value_retain(args)
         return SB_OK
     }
-    _ = sb_register_scheme(m, "https", https, nil, nil)
-    _ = sb_add_route_handler(m, "app://h/<int:id>", typed, nil, nil)
+    _ = sb_scheme_register(m, "https", https, nil, nil)
+    _ = sb_url_pattern_add_handler(m, "app://h/<int:id>", typed, nil, nil)
     for pattern in ["app://u/:id/profile", "app://i/<int:id>(/:tab)", "app://f/<path:rest>", "app://w/*",
                     "app://secret/*"] {
-        _ = sb_add_route_pattern(m, pattern, "T", pattern.hasPrefix("app://secret") ? "nativeSecret" : "echo")
+        _ = sb_url_pattern_add(m, pattern, "T", pattern.hasPrefix("app://secret") ? "nativeSecret" : "echo")
     }
     return m
 }()
@@ -58,13 +58,13 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         var out: OpaquePointer?
         if data[0] % 2 == 0 {
             _ = sb_open_url(mediator, string, nil, &out)
-            sb_release(out)
-        } else if sb_add_route_pattern(mediator, string, "T", "echo") == SB_OK {
+            sb_value_release(out)
+        } else if sb_url_pattern_add(mediator, string, "T", "echo") == SB_OK {
             // A URL the pattern might match: its text with placeholders filled.
             let url = String(cString: string).replacingPlaceholders()
             _ = url.withCString { sb_open_url(mediator, $0, nil, &out) }
-            sb_release(out)
-            precondition(sb_remove_route_pattern(mediator, string) == SB_OK, "an added pattern could not be removed")
+            sb_value_release(out)
+            precondition(sb_url_pattern_remove(mediator, string) == SB_OK, "an added pattern could not be removed")
         }
     }
     return 0

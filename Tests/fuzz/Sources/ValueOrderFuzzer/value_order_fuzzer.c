@@ -6,12 +6,12 @@
  *
  *   C -> C (an echo target), C -> Swift -> C (a target with a contract,
  *   x: int = 1, whose check converts through Swift values), C -> Lua -> C (a
- *   Lua echo target), a prepared route to the Lua target, sb_to_json ->
- *   sb_from_json (the JSON reader is Swift), and C -> Lua -> Lua -> C (a
+ *   Lua echo target), a prepared route to the Lua target, sb_json_encode ->
+ *   sb_json_decode (the JSON reader is Swift), and C -> Lua -> Lua -> C (a
  *   Lua target that performs the C echo from Lua).
  *
  * Invariant: each comes back *identical* — the same keys, byte for byte, in
- * the same order, the same kinds and values (sb_equal ignores order, so this
+ * the same order, the same kinds and values (sb_value_equal ignores order, so this
  * compares in order itself); the contract's x comes last. ASan checks memory
  * and leaks; a Lua state and mediator are made and closed per input.
  */
@@ -87,24 +87,24 @@ static sb_value *build(input *in, int depth) {
 
 /* Same kinds, same values, dict keys byte for byte in the same order. */
 static int identical(const sb_value *a, const sb_value *b) {
-    sb_type t = sb_typeof(a);
-    if (t != sb_typeof(b)) return 0;
+    sb_type t = sb_value_type(a);
+    if (t != sb_value_type(b)) return 0;
     switch (t) {
     case SB_DOUBLE: {
         double x, y;
-        sb_get_double(a, &x);
-        sb_get_double(b, &y);
+        sb_value_get_double(a, &x);
+        sb_value_get_double(b, &y);
         return memcmp(&x, &y, sizeof x) == 0;
     }
     case SB_ARRAY:
-        if (sb_count(a) != sb_count(b)) return 0;
-        for (size_t i = 0; i < sb_count(a); i++) {
+        if (sb_value_count(a) != sb_value_count(b)) return 0;
+        for (size_t i = 0; i < sb_value_count(a); i++) {
             if (!identical(sb_array_get(a, i), sb_array_get(b, i))) return 0;
         }
         return 1;
     case SB_DICT:
-        if (sb_count(a) != sb_count(b)) return 0;
-        for (size_t i = 0; i < sb_count(a); i++) {
+        if (sb_value_count(a) != sb_value_count(b)) return 0;
+        for (size_t i = 0; i < sb_value_count(a); i++) {
             const char *ka, *kb;
             sb_value *va, *vb;
             sb_dict_at(a, i, &ka, &va);
@@ -113,28 +113,28 @@ static int identical(const sb_value *a, const sb_value *b) {
         }
         return 1;
     default:
-        return sb_equal(a, b);
+        return sb_value_equal(a, b);
     }
 }
 
 static void expect(int ok, const char *path, const sb_value *given, const sb_value *got) {
     if (ok) return;
-    char *a = sb_to_json(given), *b = got ? sb_to_json(got) : NULL;
-    fprintf(stderr, "invariant failed: %s\n  given %s\n  got   %s\n  (%s)\n", path, a, b ? b : "(none)", sb_last_error());
+    char *a = sb_json_encode(given), *b = got ? sb_json_encode(got) : NULL;
+    fprintf(stderr, "invariant failed: %s\n  given %s\n  got   %s\n  (%s)\n", path, a, b ? b : "(none)", sb_error_message());
     abort();
 }
 
 static sb_status echo(void *u, const sb_value *args, sb_value **out) {
     (void)u;
-    *out = sb_retain((sb_value *)args);
+    *out = sb_value_retain((sb_value *)args);
     return SB_OK;
 }
 
 static void through(sb_mediator *m, const char *target, const sb_value *params, const sb_value *expected) {
     sb_value *out = NULL;
-    expect(sb_perform(m, target, "back", params, 0, &out) == SB_OK, target, params, NULL);
+    expect(sb_action_perform(m, target, "back", params, 0, &out) == SB_OK, target, params, NULL);
     expect(identical(out, expected), target, expected, out);
-    sb_release(out);
+    sb_value_release(out);
 }
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
@@ -142,8 +142,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     sb_value *params = build_dict(&in, 0);
 
     sb_mediator *m = sb_mediator_new();
-    if (m == NULL || sb_register_action(m, "CEcho", "back", echo, NULL, NULL) != SB_OK ||
-        sb_register_action_contract(m, "CTyped", "back", "x: int = 1", echo, NULL, NULL) != SB_OK) abort();
+    if (m == NULL || sb_action_register(m, "CEcho", "back", echo, NULL, NULL) != SB_OK ||
+        sb_action_register_contract(m, "CTyped", "back", "x: int = 1", echo, NULL, NULL) != SB_OK) abort();
     lua_State *L = luaL_newstate();
     luaL_openlibs(L);
     sb_lua_open(L, m);
@@ -157,7 +157,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     through(m, "LuaRelay", params, params);
 
     sb_value *typed = sb_dict_new(); /* params, then x = 1 */
-    for (size_t i = 0; i < sb_count(params); i++) {
+    for (size_t i = 0; i < sb_value_count(params); i++) {
         const char *k;
         sb_value *v;
         sb_dict_at(params, i, &k, &v);
@@ -165,23 +165,23 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     }
     sb_dict_set_new(typed, "x", sb_int(1));
     through(m, "CTyped", params, typed);
-    sb_release(typed);
+    sb_value_release(typed);
 
     sb_route *route = NULL;
     sb_value *out = NULL;
     expect(sb_route_prepare(m, "LuaEcho", "back", 0, &route) == SB_OK, "route", params, NULL);
     expect(sb_route_call(route, params, &out) == SB_OK && identical(out, params), "route", params, out);
-    sb_release(out);
+    sb_value_release(out);
     sb_route_free(route);
 
-    char *json = sb_to_json(params);
+    char *json = sb_json_encode(params);
     sb_value *back = NULL;
-    expect(json != NULL && sb_from_json(json, &back) == SB_OK && identical(back, params), "JSON", params, back);
-    sb_free(json);
-    sb_release(back);
+    expect(json != NULL && sb_json_decode(json, &back) == SB_OK && identical(back, params), "JSON", params, back);
+    sb_memory_free(json);
+    sb_value_release(back);
 
     lua_close(L);
     sb_mediator_free(m);
-    sb_release(params);
+    sb_value_release(params);
     return 0;
 }
