@@ -408,7 +408,7 @@ static void test_url_cache_flag(void) {
     def.create = numbered_create;
     def.call = numbered_call;
     CHECK_STATUS(sb_class_register(m, "Numbered", &def, NULL, NULL), SB_OK);
-    sb_call_options cache = {SB_CACHE_TARGET, NULL, 0, NULL, 0};
+    sb_call_options cache = {SB_CALL_OPTIONS_VERSION, SB_CACHE_TARGET, NULL, 0, NULL, 0};
     for (int hooked = 0; hooked < 2; hooked++) {
         if (hooked) CHECK_STATUS(sb_observer_add(m, ignore_event, NULL, NULL, NULL), SB_OK);
         sb_value *first = NULL, *second = NULL;
@@ -484,7 +484,7 @@ static void test_ctmediator_forms(void) {
     CHECK_STR(str(out, "action"), "boo");
     CHECK_STR(str(sb_dict_get(out, "originParams"), "k"), "v");
     sb_value_release(out);
-    sb_call_options opts = {0, NULL, 0, NULL, 0};
+    sb_call_options opts = {SB_CALL_OPTIONS_VERSION, 0, NULL, 0, NULL, 0};
     CHECK_STATUS(sb_open_url_opts(m, "app://Ghost/boo", NULL, &opts, &out), SB_OK);
     CHECK_STR(str(out, "url"), "app://Ghost/boo");
     sb_value_release(out);
