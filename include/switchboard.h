@@ -9,7 +9,16 @@
  *
  * CONVENTIONS
  *
- * Names. Everything is prefixed sb_ / SB_; functions read sb_noun_verb.
+ * Names. Everything is prefixed sb_ / SB_. Functions read sb_<noun>_<verb>:
+ * first the thing they act on or make (a value kind, the mediator, an
+ * action, a target, a URL pattern, a call, ...), then what they do to it
+ * (sb_action_register, sb_target_evict, sb_url_set_policy) or which of its
+ * parts they read (sb_call_target, sb_value_type). A noun alone makes or
+ * returns that thing (sb_int, sb_version, sb_routes). Each noun means one
+ * thing: a "route" is a target and action (sb_route: one prepared for calls;
+ * sb_routes: all that are reachable); a "URL pattern" maps URLs to routes or
+ * to a handler; "release" drops a reference to a value, "evict" a target's
+ * cached instance. scripts/check-names.sh checks every function.
  *
  * Status. Functions that can fail return sb_status (SB_OK is 0); the output
  * pointer comes last and is called `out`. On failure `*out` is set to NULL and
@@ -31,19 +40,20 @@
  * SB_ETYPE. Nothing crashes on bad input.
  *
  * Versioned structs. A struct the caller fills (sb_call_options,
- * sb_class_def, a plugin's sb_target_def) starts with `int version`: start
- * from its SB_<NAME>_INIT, or set version to SB_<NAME>_VERSION. Fields are
- * only ever added, at the end, each addition with a new version; none moves
- * or goes. The library reads only the fields the caller's version has, so
- * a program or plugin built against an older header keeps working; a
- * version below 1, or newer than the library knows, is refused with
- * SB_EINVAL ("sb_call_options version 7 is newer than this library (1)").
- * A struct the library fills (sb_call_event) carries the version it was
- * made with: read a field only if `version` is at least the one that added
- * it (fields say "version N" when N is above 1). Array elements
- * (sb_action_def, sb_contract_def) have no version: their layout is fixed
- * by the version of the struct that points to them. What the library shows
- * through functions (an interceptor's sb_call) grows by new functions.
+ * sb_url_options, sb_class_def, a plugin's sb_target_def) starts with
+ * `int version`: start from its SB_<NAME>_INIT, or set version to
+ * SB_<NAME>_VERSION. Fields are only ever added, at the end, each addition
+ * with a new version; none moves or goes. The library reads only the fields
+ * the caller's version has, so a program or plugin built against an older
+ * header keeps working; a version below 1, or newer than the library
+ * knows, is refused with SB_EINVAL ("sb_call_options version 7 is newer
+ * than this library (1)"). A struct the library fills (sb_call_event)
+ * carries the version it was made with: read a field only if `version` is
+ * at least the one that added it (fields say "version N" when N is above
+ * 1). Array elements (sb_action_def, sb_contract_def) have no version:
+ * their layout is fixed by the version of the struct that points to them.
+ * What the library shows through functions (an interceptor's sb_call)
+ * grows by new functions.
  *
  * Threads. Every function is thread-safe unless its comment says otherwise.
  * The mediator takes no lock while it performs an action and no lock that an
@@ -448,8 +458,9 @@ typedef struct sb_class_def {
  * exactly once: when the class is replaced or unregistered
  * (sb_target_unregister) and no call still uses it, when the mediator is
  * freed, or at once if this fails. SB_EINVAL for a NULL `m` or `def`, a
- * version it cannot read (see "Versioned structs"), a NULL create or call, an invalid target or action name, no
- * actions, or a contract that does not parse. Calls user code (destructors). */
+ * version it cannot read (see "Versioned structs"), a NULL create or call,
+ * an invalid target or action name, no actions, or a contract that does
+ * not parse. Calls user code (destructors). */
 SB_API sb_status sb_class_register(sb_mediator *m, const char *target, const sb_class_def *def, void *userdata,
                                    void (*free_userdata)(void *));
 
@@ -474,7 +485,7 @@ SB_API sb_status sb_class_unregister_if(sb_mediator *m, const char *target, cons
 
 /* Calls nest (an action may perform) at most this deep on one thread,
  * counted across mediators: a deeper sb_action_perform, sb_route_call or
- * sb_open_url fails with SB_EREJECTED before any target code runs, as it
+ * sb_url_open fails with SB_EREJECTED before any target code runs, as it
  * does when the thread's own stack is nearly used up. A re-entrant perform
  * that never stops gets that error instead of a stack overflow. Every way
  * user code re-enters counts: callbacks (sb_callback_call counts as a call),
@@ -507,7 +518,7 @@ SB_API sb_status sb_class_unregister_if(sb_mediator *m, const char *target, cons
  *         named module Mod), the class name CTMediator reports,
  *       selectorString: "Action_<action>:", CTMediator's selector,
  *       target: `target`, action: `action` (the names as given),
- *       url: the URL, only for a call that came from sb_open_url*}.
+ *       url: the URL, only for a call that came from sb_url_open}.
  *      Degrade rules and the degrade handler get the same params.
  * The result and status are those of whichever action answered. With nothing
  * to answer (or SB_NO_FALLBACK): SB_ENOTARGET (no target) or SB_ENOACTION (no
@@ -661,17 +672,33 @@ SB_API void sb_error_set(const char *fmt, ...)
  *      with "native" (in any case) is always refused (SB_EREJECTED). A
  *      refused call reaches no target code and is reported to the observer.
  * Params: the query (strings; a repeated key gives an array), path captures
- * over it, and `params` (a dict, or NULL) over both: what code passes wins
- * over what the URL says. The fallbacks are also told the URL (their params'
+ * over it, and the options' `params` over both: what code passes wins over
+ * what the URL says. The fallbacks are also told the URL (their params'
  * "url", see sb_action_perform).
  *
- * `completion`, if not NULL, is a callback called before return with
- * {"result": value} or {"error": message, "code": "EBADURL"}. On SB_OK *out
- * (if `out` is not NULL) is a new reference to the result. Calls user code.
+ * `options` may be NULL (no params, no completion, no call options). On
+ * SB_OK *out (if `out` is not NULL) is a new reference to the result.
+ * SB_EINVAL for a NULL `m` or `url` and for options of an unknown version;
+ * SB_ETYPE for params that are not a dict or a completion that is not a
+ * callback. With call options: SB_ECANCELED when the call was cancelled
+ * before its target ran, SB_ETIMEOUT as for sb_action_perform_opts. Calls
+ * user code.
  */
-SB_API sb_status sb_open_url(sb_mediator *m, const char *url, const sb_value *completion, sb_value **out);
-SB_API sb_status sb_open_url_params(sb_mediator *m, const char *url, const sb_value *params,
-                                    const sb_value *completion, sb_value **out);
+typedef struct sb_url_options {
+    int version;                          /* SB_URL_OPTIONS_VERSION */
+    const sb_value *params;               /* NULL, or a dict laid over the URL's params (borrowed) */
+    const sb_value *completion;           /* NULL, or a callback called before sb_url_open
+                                           * returns with {"result": value} or
+                                           * {"error": message, "code": "EBADURL"}
+                                           * (CTMediator's completion); not for
+                                           * sb_url_open_async (SB_EINVAL) */
+    const struct sb_call_options *call;   /* NULL, or per-call options (flags, tags,
+                                           * cancellation, timeout; see sb_action_perform_opts) */
+} sb_url_options;
+#define SB_URL_OPTIONS_VERSION 1
+#define SB_URL_OPTIONS_INIT {SB_URL_OPTIONS_VERSION, NULL, NULL, NULL}
+
+SB_API sb_status sb_url_open(sb_mediator *m, const char *url, const sb_url_options *options, sb_value **out);
 
 /* Connects `scheme` (letters, digits, + - .; any case). With `fn` NULL, URLs
  * of the scheme name targets: scheme://target/action. With `fn`, every URL
@@ -858,9 +885,9 @@ SB_API sb_status sb_call_reject(sb_call *call, sb_status status, const char *mes
  * SB_ETYPE if the answer is of another kind (see sb_action_perform). */
 SB_API sb_status sb_call_answer(sb_call *call, const sb_value *value);
 
-/* Per-call options for sb_action_perform_opts and sb_open_url_opts. Refused
- * (SB_EINVAL) for a version they cannot read, an unknown flag, or NULL tags
- * with a tag_count. */
+/* Per-call options for sb_action_perform_opts and sb_url_open (sb_url_options.call).
+ * Refused (SB_EINVAL) for a version they cannot read, an unknown flag, or
+ * NULL tags with a tag_count. */
 typedef struct sb_cancellation sb_cancellation;
 #define SB_BYPASS_INTERCEPTORS 2u /* skip interceptors (when sb_interceptor_allow_bypass allows) */
 typedef struct sb_call_options {
@@ -878,13 +905,11 @@ typedef struct sb_call_options {
 #define SB_CALL_OPTIONS_INIT {SB_CALL_OPTIONS_VERSION, 0, NULL, 0, NULL, 0}
 /* 8u was SB_WITH_TIMEOUT before 1.0 (timeout_ms is read by version now); not reused. */
 
-/* sb_action_perform / sb_open_url_params with options (NULL: none). SB_ECANCELED
- * when the call was cancelled before its target ran; SB_ETIMEOUT when an
- * interceptor did not decide in time. */
+/* sb_action_perform with options (NULL: none). SB_ECANCELED when the call
+ * was cancelled before its target ran; SB_ETIMEOUT when an interceptor did
+ * not decide in time. */
 SB_API sb_status sb_action_perform_opts(sb_mediator *m, const char *target, const char *action, const sb_value *params,
                                  const sb_call_options *options, sb_value **out);
-SB_API sb_status sb_open_url_opts(sb_mediator *m, const char *url, const sb_value *params,
-                                  const sb_call_options *options, sb_value **out);
 /* Whether SB_BYPASS_INTERCEPTORS is honoured (default 1). Turn it off when
  * interceptors enforce something no caller may skip. */
 SB_API sb_status sb_interceptor_allow_bypass(sb_mediator *m, int allow);
@@ -996,9 +1021,10 @@ typedef void (*sb_done_fn)(void *userdata, sb_status status, sb_value *result);
 SB_API sb_status sb_action_perform_async(sb_mediator *m, const char *target, const char *action,
                                   const sb_value *params, const sb_call_options *options,
                                   sb_done_fn done, void *userdata);
-/* sb_open_url_opts for a caller that does not wait; as sb_action_perform_async. */
-SB_API sb_status sb_open_url_async(sb_mediator *m, const char *url, const sb_value *params,
-                                   const sb_call_options *options, sb_done_fn done, void *userdata);
+/* sb_url_open for a caller that does not wait; as sb_action_perform_async
+ * (`done` stands for the options' completion, which must be NULL). */
+SB_API sb_status sb_url_open_async(sb_mediator *m, const char *url, const sb_url_options *options,
+                                   sb_done_fn done, void *userdata);
 /* sb_route_call for a caller that does not wait; as sb_action_perform_async
  * (SB_EINVAL for a NULL `r` or `done`). */
 SB_API sb_status sb_route_call_async(sb_route *r, const sb_value *params, sb_done_fn done, void *userdata);

@@ -40,6 +40,7 @@ sb_slow "Swift tests under ThreadSanitizer" swift test --scratch-path .build-tsa
 
 # C: the shipped library, as C programs and plugins see it.
 sb_run "Release build, staged in .build/dist" scripts/build.sh
+sb_run "Public names follow sb_<noun>_<verb>" scripts/check-names.sh
 sb_run "switchboard.h agrees with the library" scripts/check-header.sh release
 sb_run "Exports, SONAME, no Swift dependency" scripts/check-exports.sh
 sb_run "The committed generated wrappers match their contracts (switchboard gen)" scripts/generate.sh --check

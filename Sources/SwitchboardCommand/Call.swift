@@ -72,7 +72,7 @@ extension SwitchboardCLI {
                 status = sb_action_perform(session.mediator, first, action, args, 0, &out)
                 sb_value_release(args)
             } else {
-                status = sb_open_url(session.mediator, first, nil, &out)
+                status = sb_url_open(session.mediator, first, nil, &out)
             }
             guard status == SB_OK else { throw CommandFailure(failureMessage(status) + luaTargetHint(status)) }
             defer { sb_value_release(out) }

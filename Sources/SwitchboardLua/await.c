@@ -1,6 +1,6 @@
 /*
  * sb.perform (and sb.open of a URL) inside a coroutine: the call is made
- * with sb_action_perform_async (sb_open_url_async) and,
+ * with sb_action_perform_async (sb_url_open_async) and,
  * when it does not end at once, the coroutine is suspended instead of the
  * thread. Whoever ends the call (any thread) queues the coroutine on its
  * state's queue; the owner thread's sb.poll() resumes it with what
@@ -184,7 +184,10 @@ int sb_lua_perform_yielding(lua_State *L, sb_lua_waiter *w, const char *target, 
     pthread_mutex_unlock(&ctx->lock);
     lua_State *previous = ctx->active;
     ctx->active = L;
-    sb_status status = url != NULL ? sb_open_url_async(ctx->m, url, params, options, done, w)
+    sb_url_options open = SB_URL_OPTIONS_INIT;
+    open.params = params;
+    open.call = options;
+    sb_status status = url != NULL ? sb_url_open_async(ctx->m, url, &open, done, w)
                                    : sb_action_perform_async(ctx->m, target, action, params, options, done, w);
     ctx->active = previous;
     sb_value_release(params);

@@ -131,7 +131,7 @@ int sb_lua_may_yield(lua_State *L, sb_lua_ctx *ctx);
 /* Before the params are converted (it may raise): a new waiter for a call
  * from L, owned by a box it pushes. */
 sb_lua_waiter *sb_lua_waiter_new(lua_State *L, sb_lua_ctx *ctx);
-/* Performs with sb_action_perform_async, or opens `url` with sb_open_url_async
+/* Performs with sb_action_perform_async, or opens `url` with sb_url_open_async
  * when it is not NULL (params released and conv, if not NULL, uncharged
  * once the call is made; options may be NULL); returns as sb.perform does, at
  * once or, when the call ends later, after suspending L until sb.poll()

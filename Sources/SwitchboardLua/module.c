@@ -245,8 +245,11 @@ static int l_open(lua_State *L) {
     sb_value *out = NULL;
     lua_State *previous = ctx->active;
     ctx->active = L;
-    sb_status status = with_options ? sb_open_url_opts(ctx->m, url, params, &options, &out)
-                                    : sb_open_url_params(ctx->m, url, params, completion, &out);
+    sb_url_options open = SB_URL_OPTIONS_INIT;
+    open.params = params;
+    open.completion = completion;
+    open.call = with_options ? &options : NULL;
+    sb_status status = sb_url_open(ctx->m, url, &open, &out);
     ctx->active = previous;
     sb_value_release(params);
     sb_value_release(completion);

@@ -80,7 +80,7 @@ struct InteropTests {
             if refusal.reason == "A.inside is local: URLs cannot reach it" { _ = seen.increment() }
         }
         var out: OpaquePointer?
-        #expect(sb_open_url_params(pair.handle, "app://A/inside?x=1", nil, nil, &out) == SB_EREJECTED)
+        #expect(sb_url_open(pair.handle, "app://A/inside?x=1", nil, &out) == SB_EREJECTED)
         #expect(out == nil)
         #expect(String(cString: sb_error_message()) == "A.inside is local: URLs cannot reach it")
         #expect(seen.increment() == 2) // one refusal seen, then this count

@@ -126,7 +126,7 @@ static void test_completes_later(void) {
     sb_value_release(out);
     finish(&d);
     sb_route_free(r);
-    CHECK_STATUS(sb_open_url_params(m, "app://Net/fetch", params, NULL, &out), SB_OK);
+    CHECK_STATUS(sb_url_open(m, "app://Net/fetch", &(sb_url_options){.version = SB_URL_OPTIONS_VERSION, .params = params}, &out), SB_OK);
     CHECK(check_int(out) == 42);
     sb_value_release(out);
     finish(&d);

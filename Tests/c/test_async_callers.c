@@ -1,4 +1,4 @@
-/* Callers that do not wait (issue 21): sb_action_perform_async, sb_open_url_async and
+/* Callers that do not wait (issue 21): sb_action_perform_async, sb_url_open_async and
  * sb_route_call_async return at once when the action answers later, and their
  * done callback runs exactly once, on the thread that ends the call: the
  * caller's own when the action answered at once, the completer's, the
@@ -187,13 +187,30 @@ static void test_answers_at_once(sb_mediator *m) {
     ended_init(&e);
     CHECK_STATUS(sb_action_perform_async(NULL, "A", "now", NULL, NULL, done, &e), SB_EINVAL);
     CHECK_STATUS(sb_action_perform_async(m, "A", "now", NULL, NULL, NULL, &e), SB_EINVAL);
-    CHECK_STATUS(sb_open_url_async(m, "app://A/now", NULL, NULL, NULL, NULL), SB_EINVAL);
+    CHECK_STATUS(sb_url_open_async(m, "app://A/now", NULL, NULL, NULL), SB_EINVAL);
     CHECK_STATUS(sb_route_call_async(NULL, NULL, done, &e), SB_EINVAL);
     CHECK(e.calls == 0);
     /* A bad name or params are the call's failure: done gets them. */
     CHECK_STATUS(sb_action_perform_async(m, "", "now", NULL, NULL, done, &e), SB_OK);
     CHECK(e.calls == 1 && e.status == SB_EINVAL);
     ended_destroy(&e);
+
+    /* `done` is the completion: URL options holding one are the call's
+     * failure, as is an options version this library does not know. */
+    sb_value *completion = sb_callback_new(at_once, NULL, NULL);
+    sb_url_options url_options = SB_URL_OPTIONS_INIT;
+    url_options.completion = completion;
+    ended_init(&e);
+    CHECK_STATUS(sb_url_open_async(m, "app://A/now", &url_options, done, &e), SB_OK);
+    CHECK(e.calls == 1 && e.status == SB_EINVAL && strstr(e.message, "completion") != NULL);
+    ended_destroy(&e);
+    url_options.completion = NULL;
+    url_options.version = SB_URL_OPTIONS_VERSION + 1;
+    ended_init(&e);
+    CHECK_STATUS(sb_url_open_async(m, "app://A/now", &url_options, done, &e), SB_OK);
+    CHECK(e.calls == 1 && e.status == SB_EINVAL && strstr(e.message, "version") != NULL);
+    ended_destroy(&e);
+    sb_value_release(completion);
 
     /* Completed inside the action before it returned: at once. */
     ended_init(&e);
@@ -250,7 +267,7 @@ static void test_url_and_route(sb_mediator *m, struct later *l) {
     struct ended e;
     ended_init(&e);
     later_init(l);
-    CHECK_STATUS(sb_open_url_async(m, "app://A/later?n=4", NULL, NULL, done, &e), SB_PENDING);
+    CHECK_STATUS(sb_url_open_async(m, "app://A/later?n=4", NULL, done, &e), SB_PENDING);
     gate_open(&l->gate);
     CHECK(wait_ended(&e) == 1);
     later_finish(l);

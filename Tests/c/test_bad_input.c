@@ -143,11 +143,11 @@ static const sb_class_def def_origin = {SB_CLASS_DEF_VERSION, def_actions, NULL,
     X(discoverer_null_fn, (sb_discoverer_add(M, NULL, NULL, NULL, NULL) == SB_EINVAL))            \
     X(remove_discoverer_null, (sb_discoverer_remove(NULL, 1) == SB_EINVAL))                       \
     X(remove_discoverer_unknown, (sb_discoverer_remove(M, 987654) == SB_EINVAL))                  \
-    X(open_null_m, (sb_open_url(NULL, "app://T/ok", NULL, &out) == SB_EINVAL))                      \
-    X(open_null_url, (sb_open_url(M, NULL, NULL, &out) == SB_EINVAL))                             \
-    X(open_bad_url, (sb_open_url(M, "::", NULL, &out) == SB_EBADURL))                             \
-    X(open_params_type, (sb_open_url_params(M, "app://T/ok", I, NULL, &out) == SB_EINVAL))        \
-    X(open_completion_type, (sb_open_url(M, "app://T/ok", I, &out) == SB_EINVAL))                 \
+    X(open_null_m, (sb_url_open(NULL, "app://T/ok", NULL, &out) == SB_EINVAL))                      \
+    X(open_null_url, (sb_url_open(M, NULL, NULL, &out) == SB_EINVAL))                             \
+    X(open_bad_url, (sb_url_open(M, "::", NULL, &out) == SB_EBADURL))                             \
+    X(open_params_type, (sb_url_open(M, "app://T/ok", &(sb_url_options){.version = SB_URL_OPTIONS_VERSION, .params = I}, &out) == SB_ETYPE))        \
+    X(open_completion_type, (sb_url_open(M, "app://T/ok", &(sb_url_options){.version = SB_URL_OPTIONS_VERSION, .completion = I}, &out) == SB_ETYPE))                 \
     X(scheme_null, (sb_scheme_register(M, NULL, NULL, NULL, NULL) == SB_EINVAL))                  \
     X(scheme_empty, (sb_scheme_register(M, "", NULL, NULL, NULL) == SB_EINVAL))                   \
     X(scheme_null_m, (sb_scheme_register(NULL, "x", NULL, NULL, NULL) == SB_EINVAL))              \

@@ -104,7 +104,7 @@ static void test_completion(void) {
 static void test_urls(void) {
     sb_mediator *m = contracted();
     sb_value *out = NULL;
-    CHECK_STATUS(sb_open_url(m, "app://A/show?message=hi&count=42&flag=1&ratio=-1.5", NULL, &out), SB_OK);
+    CHECK_STATUS(sb_url_open(m, "app://A/show?message=hi&count=42&flag=1&ratio=-1.5", NULL, &out), SB_OK);
     CHECK(check_int(sb_dict_get(out, "count")) == 42);
     CHECK(sb_value_type(sb_dict_get(out, "flag")) == SB_BOOL);
     CHECK(sb_value_type(sb_dict_get(out, "ratio")) == SB_DOUBLE);
@@ -113,11 +113,11 @@ static void test_urls(void) {
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char url[128];
         snprintf(url, sizeof url, "app://A/show?message=hi&%s", bad[i]);
-        CHECK_STATUS(sb_open_url(m, url, NULL, &out), SB_EPARAMS);
+        CHECK_STATUS(sb_url_open(m, url, NULL, &out), SB_EPARAMS);
         CHECK(out == NULL);
     }
     reached = 0;
-    CHECK_STATUS(sb_open_url(m, "app://A/secret", NULL, &out), SB_EREJECTED);
+    CHECK_STATUS(sb_url_open(m, "app://A/secret", NULL, &out), SB_EREJECTED);
     CHECK(ERROR_MENTIONS("local"));
     CHECK(reached == 0);
     CHECK_STATUS(sb_action_perform(m, "A", "secret", NULL, 0, &out), SB_OK);
@@ -265,7 +265,7 @@ static void test_results(void) {
     CHECK_STATUS(sb_route_call(route, params, &out), SB_ETYPE);
     CHECK_STATUS(sb_route_call(route, NULL, &out), SB_ETYPE);
     sb_route_free(route);
-    CHECK_STATUS(sb_open_url(m, "app://R/bad", NULL, &out), SB_ETYPE);
+    CHECK_STATUS(sb_url_open(m, "app://R/bad", NULL, &out), SB_ETYPE);
     sb_call_options options = {SB_CALL_OPTIONS_VERSION, SB_CACHE_TARGET, NULL, 0, NULL, 0};
     CHECK_STATUS(sb_action_perform_opts(m, "R", "bad", NULL, &options, &out), SB_ETYPE);
     cases += 4;

@@ -111,7 +111,7 @@ static sb_status recurse(void *how, const sb_value *params, sb_value **out) {
     const char *entry = how;
     if (strcmp(entry, "perform") == 0) return sb_action_perform(deep_m, "Deep", "perform", NULL, 0, out);
     if (strcmp(entry, "route") == 0) return sb_route_call(deep_route, NULL, out);
-    return sb_open_url(deep_m, "app://Deep/url", NULL, out);
+    return sb_url_open(deep_m, "app://Deep/url", NULL, out);
 }
 
 static sb_status run_deep(const char *entry, int stop) {
@@ -164,7 +164,7 @@ static void test_reentrancy(void) {
 
     sb_route_free(deep_route);
     sb_mediator_free(deep_m);
-    robustness_row("Re-entrant perform without end (sb_action_perform, sb_route_call, sb_open_url; a 256 KiB thread)", 4,
+    robustness_row("Re-entrant perform without end (sb_action_perform, sb_route_call, sb_url_open; a 256 KiB thread)", 4,
                    "SB_EREJECTED \"call depth limit\" at call 1001 (sooner on a small stack); all levels unwind");
 }
 
@@ -195,7 +195,7 @@ static sb_status reopening_observer(void *u, const sb_value *args, sb_value **ou
     (void)args;
     url_observed++;
     sb_value *ignored = NULL;
-    (void)sb_open_url(hook_m, "refused://Healthy/echo", NULL, &ignored);
+    (void)sb_url_open(hook_m, "refused://Healthy/echo", NULL, &ignored);
     sb_value_release(ignored);
     *out = sb_null();
     return SB_OK;
@@ -213,7 +213,7 @@ static sb_status reopening_completion(void *u, const sb_value *args, sb_value **
     (void)u;
     (void)args;
     completions++;
-    (void)sb_open_url(hook_m, "app://Healthy/echo", self_completion, NULL);
+    (void)sb_url_open(hook_m, "app://Healthy/echo", &(sb_url_options){.version = SB_URL_OPTIONS_VERSION, .completion = self_completion}, NULL);
     *out = sb_null();
     return SB_OK;
 }
@@ -267,7 +267,7 @@ static void test_hook_reentrancy(void) {
     CHECK_STATUS(sb_url_set_policy(hook_m, policy), SB_OK);
     sb_value_release(policy);
     CHECK_STATUS(sb_url_set_observer(hook_m, reopening_observer, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_open_url(hook_m, "refused://Healthy/echo", NULL, &out), SB_EREJECTED);
+    CHECK_STATUS(sb_url_open(hook_m, "refused://Healthy/echo", NULL, &out), SB_EREJECTED);
     CHECK(url_observed == SB_MAX_CALL_DEPTH);
     CHECK_STATUS(sb_url_set_observer(hook_m, NULL, NULL, NULL), SB_OK);
     CHECK(intact(hook_m));
@@ -280,7 +280,7 @@ static void test_hook_reentrancy(void) {
 
     /* A URL completion that opens the URL again. Before: a stack overflow. */
     self_completion = sb_callback_new(reopening_completion, NULL, NULL);
-    CHECK_STATUS(sb_open_url(hook_m, "app://Healthy/echo", self_completion, NULL), SB_OK);
+    CHECK_STATUS(sb_url_open(hook_m, "app://Healthy/echo", &(sb_url_options){.version = SB_URL_OPTIONS_VERSION, .completion = self_completion}, NULL), SB_OK);
     CHECK(completions == SB_MAX_CALL_DEPTH);
     sb_value_release(self_completion);
     CHECK(intact(hook_m));

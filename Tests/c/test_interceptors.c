@@ -234,7 +234,7 @@ static void test_decisions(void) {
     CHECK_STATUS(sb_route_prepare(m, "Src", "act", 0, &route), SB_OK);
     CHECK_STATUS(sb_route_call(route, params, &out), SB_EREJECTED);
     CHECK(ERROR_MENTIONS("no entry today"));
-    CHECK_STATUS(sb_open_url(m, "app://Src/act", NULL, &out), SB_EREJECTED);
+    CHECK_STATUS(sb_url_open(m, "app://Src/act", NULL, &out), SB_EREJECTED);
     CHECK(reached == 0 && out == NULL);
     mode = ANSWER;
     CHECK_STATUS(sb_route_call(route, params, &out), SB_OK);
@@ -294,7 +294,7 @@ static void test_answer_checked(void) {
     CHECK_STATUS(sb_action_perform(m, "T", "count", NULL, 0, &out), SB_ETYPE);
     CHECK(out == NULL && ERROR_MENTIONS("T.count: expected an int result, got string")
           && ERROR_MENTIONS("interceptor \"mock\""));
-    CHECK_STATUS(sb_open_url(m, "app://T/count", NULL, &out), SB_ETYPE);
+    CHECK_STATUS(sb_url_open(m, "app://T/count", NULL, &out), SB_ETYPE);
     CHECK_STATUS(sb_action_perform(m, "T", "plain", NULL, 0, &out), SB_OK);
     CHECK_STR(sb_value_get_string(out, NULL), "free");
     sb_value_release(out);
@@ -362,7 +362,7 @@ static void test_what_it_sees(void) {
 
     /* A URL: its text, the target and action it names, the query as params. */
     memset(&seen, 0, sizeof seen);
-    CHECK_STATUS(sb_open_url(m, "app://T/act?k=v", NULL, &out), SB_OK);
+    CHECK_STATUS(sb_url_open(m, "app://T/act?k=v", NULL, &out), SB_OK);
     CHECK_STR(str_of(sb_dict_get(out, "k")), "v");
     sb_value_release(out);
     CHECK(seen.calls == 1);
@@ -372,9 +372,9 @@ static void test_what_it_sees(void) {
     CHECK_STR(seen.k, "v");
     CHECK(seen.tag_count == 0);
 
-    /* sb_open_url_opts: tags for URL calls too. */
+    /* sb_url_open: tags for URL calls too. */
     memset(&seen, 0, sizeof seen);
-    CHECK_STATUS(sb_open_url_opts(m, "app://T/act?k=w", NULL, &opts, &out), SB_OK);
+    CHECK_STATUS(sb_url_open(m, "app://T/act?k=w", &(sb_url_options){.version = SB_URL_OPTIONS_VERSION, .call = &opts}, &out), SB_OK);
     sb_value_release(out);
     CHECK_STR(seen.url, "app://T/act?k=w");
     CHECK(seen.tag_count == 2);
@@ -422,7 +422,7 @@ static void test_failing_interceptor(void) {
     CHECK_STATUS(sb_action_perform(m, "T", "act", NULL, 0, &out), SB_EACTION);
     CHECK(out == NULL && reached == 0);
     CHECK(ERROR_MENTIONS("failer") && ERROR_MENTIONS("boom"));
-    CHECK_STATUS(sb_open_url(m, "app://T/act", NULL, &out), SB_EACTION);
+    CHECK_STATUS(sb_url_open(m, "app://T/act", NULL, &out), SB_EACTION);
     CHECK(ERROR_MENTIONS("failer") && ERROR_MENTIONS("boom"));
     CHECK_STATUS(sb_interceptor_remove(m, id), SB_OK);
 
@@ -648,7 +648,7 @@ static void test_cancellation(void) {
     /* A token cancelled beforehand: no target runs, with or without interceptors. */
     CHECK_STATUS(sb_action_perform_opts(m, "T", "act", NULL, &opts, &out), SB_ECANCELED);
     CHECK(out == NULL && reached == 0);
-    CHECK_STATUS(sb_open_url_opts(m, "app://T/act", NULL, &opts, &out), SB_ECANCELED);
+    CHECK_STATUS(sb_url_open(m, "app://T/act", &(sb_url_options){.version = SB_URL_OPTIONS_VERSION, .call = &opts}, &out), SB_ECANCELED);
     CHECK(out == NULL && reached == 0);
     CHECK_STATUS(sb_interceptor_add(m, 0, stash_and_look, NULL, NULL, &id), SB_OK);
     stashed = 0;
@@ -706,14 +706,14 @@ static void test_bypass(void) {
     CHECK_STATUS(sb_action_perform_opts(m, "T", "act", NULL, &opts, &out), SB_OK);
     CHECK_STR(str_of(out), "T.act");
     sb_value_release(out);
-    CHECK_STATUS(sb_open_url_opts(m, "app://T/act", NULL, &opts, &out), SB_OK);
+    CHECK_STATUS(sb_url_open(m, "app://T/act", &(sb_url_options){.version = SB_URL_OPTIONS_VERSION, .call = &opts}, &out), SB_OK);
     CHECK_STR(str_of(out), "T.act");
     sb_value_release(out);
 
     CHECK_STATUS(sb_interceptor_allow_bypass(m, 0), SB_OK);
     CHECK_STATUS(sb_action_perform_opts(m, "T", "act", NULL, &opts, &out), SB_EREJECTED);
     CHECK(out == NULL && ERROR_MENTIONS("gatekeeper says no"));
-    CHECK_STATUS(sb_open_url_opts(m, "app://T/act", NULL, &opts, &out), SB_EREJECTED);
+    CHECK_STATUS(sb_url_open(m, "app://T/act", &(sb_url_options){.version = SB_URL_OPTIONS_VERSION, .call = &opts}, &out), SB_EREJECTED);
     CHECK(out == NULL);
 
     CHECK_STATUS(sb_interceptor_allow_bypass(m, 1), SB_OK);
@@ -774,7 +774,7 @@ static void test_rules(void) {
 
     /* A URL rewrite applies to URLs only. */
     CHECK_STATUS(sb_rules_set_json(m, "[{\"from\":\"app://Old/*\",\"to\":\"app://New/$1\"}]"), SB_OK);
-    CHECK_STATUS(sb_open_url(m, "app://Old/show", NULL, &out), SB_OK);
+    CHECK_STATUS(sb_url_open(m, "app://Old/show", NULL, &out), SB_OK);
     CHECK_STR(str_of(out), "New.show");
     sb_value_release(out);
     CHECK_STATUS(sb_action_perform(m, "Old", "show", NULL, 0, &out), SB_OK);
@@ -786,7 +786,7 @@ static void test_rules(void) {
     CHECK_STATUS(sb_action_perform(m, "Old", "show", NULL, 0, &out), SB_OK);
     CHECK_STR(str_of(out), "New.show");
     sb_value_release(out);
-    CHECK_STATUS(sb_open_url(m, "app://Old/show", NULL, &out), SB_OK);
+    CHECK_STATUS(sb_url_open(m, "app://Old/show", NULL, &out), SB_OK);
     CHECK_STR(str_of(out), "New.show");
     sb_value_release(out);
 
@@ -835,7 +835,7 @@ static void test_rules(void) {
     CHECK_STATUS(sb_action_perform(m, "Old", "show", NULL, 0, &out), SB_OK);
     CHECK_STR(str_of(out), "Old.show");
     sb_value_release(out);
-    CHECK_STATUS(sb_open_url(m, "app://Old/show", NULL, &out), SB_OK);
+    CHECK_STATUS(sb_url_open(m, "app://Old/show", NULL, &out), SB_OK);
     CHECK_STR(str_of(out), "Old.show");
     sb_value_release(out);
     CHECK_STATUS(sb_action_perform(m, "A", "x", NULL, 0, &out), SB_OK);
@@ -858,7 +858,7 @@ static void test_rules(void) {
     CHECK_STATUS(sb_action_perform(m, "Pay", "charge", params, 0, &out), SB_OK);
     CHECK(degrade_params(out, "Pay", "charge", 5));
     sb_value_release(out);
-    CHECK_STATUS(sb_open_url_params(m, "app://Pay/charge", params, NULL, &out), SB_OK);
+    CHECK_STATUS(sb_url_open(m, "app://Pay/charge", &(sb_url_options){.version = SB_URL_OPTIONS_VERSION, .params = params}, &out), SB_OK);
     CHECK(degrade_params_url(out, "Pay", "charge", 5, "app://Pay/charge"));
     sb_value_release(out);
     CHECK_STATUS(sb_action_perform(m, "Shop", "charge", params, 0, &out), SB_ENOTARGET); /* not matched */
@@ -878,7 +878,7 @@ static void test_rules(void) {
     CHECK_STATUS(sb_action_perform(m, "Missing", "go", params, 0, &out), SB_OK);
     CHECK(degrade_params(out, "Missing", "go", 5));
     sb_value_release(out);
-    CHECK_STATUS(sb_open_url_params(m, "app://Gone/away", params, NULL, &out), SB_OK);
+    CHECK_STATUS(sb_url_open(m, "app://Gone/away", &(sb_url_options){.version = SB_URL_OPTIONS_VERSION, .params = params}, &out), SB_OK);
     CHECK(degrade_params_url(out, "Gone", "away", 5, "app://Gone/away"));
     sb_value_release(out);
     CHECK_STATUS(sb_degrade_handler_set(m, NULL, NULL, NULL), SB_OK);
@@ -1001,7 +1001,7 @@ static void test_observers(void) {
 
     /* A URL call carries its URL. */
     event_count = 0;
-    CHECK_STATUS(sb_open_url(m, "app://T/act?k=v", NULL, &out), SB_OK);
+    CHECK_STATUS(sb_url_open(m, "app://T/act?k=v", NULL, &out), SB_OK);
     sb_value_release(out);
     CHECK(event_count == 2);
     CHECK_STR(events[0].url, "app://T/act?k=v");
@@ -1197,19 +1197,19 @@ static void test_null(void) {
     opts.flags = 8u; /* SB_WITH_TIMEOUT before 1.0: an unknown flag now */
     CHECK_STATUS(sb_action_perform_opts(m, "T", "act", NULL, &opts, &out), SB_EINVAL);
     CHECK(ERROR_MENTIONS("unknown flags 8"));
-    CHECK_STATUS(sb_open_url_opts(m, "app://T/act", NULL, &opts, &out), SB_EINVAL);
+    CHECK_STATUS(sb_url_open(m, "app://T/act", &(sb_url_options){.version = SB_URL_OPTIONS_VERSION, .call = &opts}, &out), SB_EINVAL);
     opts.flags = 0;
     opts.tag_count = 2;
     opts.tags = NULL;
     CHECK_STATUS(sb_action_perform_opts(m, "T", "act", NULL, &opts, &out), SB_EINVAL);
-    CHECK_STATUS(sb_open_url_opts(m, "app://T/act", NULL, &opts, &out), SB_EINVAL);
+    CHECK_STATUS(sb_url_open(m, "app://T/act", &(sb_url_options){.version = SB_URL_OPTIONS_VERSION, .call = &opts}, &out), SB_EINVAL);
     opts.tag_count = 0;
     opts.tags = one_tag; /* tags with a count of 0: none */
     CHECK_STATUS(sb_action_perform_opts(m, "T", "act", NULL, &opts, &out), SB_OK);
     sb_value_release(out);
-    CHECK_STATUS(sb_open_url_opts(NULL, "app://T/act", NULL, NULL, &out), SB_EINVAL);
-    CHECK_STATUS(sb_open_url_opts(m, NULL, NULL, NULL, &out), SB_EINVAL);
-    CHECK_STATUS(sb_open_url_opts(m, "app://T/act", NULL, NULL, &out), SB_OK);
+    CHECK_STATUS(sb_url_open(NULL, "app://T/act", NULL, &out), SB_EINVAL);
+    CHECK_STATUS(sb_url_open(m, NULL, NULL, &out), SB_EINVAL);
+    CHECK_STATUS(sb_url_open(m, "app://T/act", NULL, &out), SB_OK);
     sb_value_release(out);
 
     CHECK_STATUS(sb_interceptor_allow_bypass(NULL, 1), SB_EINVAL);

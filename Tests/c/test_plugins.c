@@ -96,7 +96,7 @@ static void test_discovery_and_caching(void) {
         CHECK(target_is_cached(m, "Tally") == 0);
         CHECK_STATUS(sb_action_perform(m, "Tally", "next", NULL, SB_CACHE_TARGET, &tally), SB_OK);
         sb_value_release(tally);
-        CHECK_STATUS(sb_open_url(m, "app://Tally/absent", NULL, NULL), SB_ENOACTION);
+        CHECK_STATUS(sb_url_open(m, "app://Tally/absent", NULL, NULL), SB_ENOACTION);
         CHECK(target_is_cached(m, "Tally") == 0);
         CHECK(stat_of(m, "tallyCreated") == made + 3 && stat_of(m, "tallyDestroyed") == gone + 3);
         /* Counter's notFound answers: its cached instance stays. */
@@ -274,7 +274,7 @@ static void test_contracts(void) {
     CHECK_STATUS(sb_action_perform(m, "Counter", "add", params, 0, &out), SB_OK);
     CHECK(check_int(out) == 1005);
     sb_value_release(out);
-    CHECK_STATUS(sb_open_url(m, "app://Counter/add?n=7", NULL, &out), SB_OK);
+    CHECK_STATUS(sb_url_open(m, "app://Counter/add?n=7", NULL, &out), SB_OK);
     CHECK(check_int(out) == 1007);
     sb_value_release(out);
     char *routes = sb_routes_json(m);

@@ -49,40 +49,54 @@ static void test_open(void) {
     sb_value *out = NULL, *completion = sb_callback_new(keep, NULL, NULL);
     CHECK_STATUS(sb_action_register(m, "A", "show", echo, NULL, NULL), SB_OK);
 
-    CHECK_STATUS(sb_open_url(m, "app://A/show?id=42&tag=a&tag=b&q=x+y", completion, &out), SB_OK);
+    CHECK_STATUS(sb_url_open(m, "app://A/show?id=42&tag=a&tag=b&q=x+y", &(sb_url_options){.version = SB_URL_OPTIONS_VERSION, .completion = completion}, &out), SB_OK);
     CHECK_STR(str(out, "id"), "42");
     CHECK(sb_value_count(sb_dict_get(out, "tag")) == 2);
     CHECK_STR(str(out, "q"), "x+y");
     CHECK(sb_value_equal(sb_dict_get(completed, "result"), out));
     sb_value_release(out);
-    CHECK_STATUS(sb_open_url(m, "app://A/show", NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_url_open(m, "app://A/show", NULL, NULL), SB_OK);
 
     /* Params beside the URL win over the query. */
     sb_value *params = sb_dict_new();
     sb_dict_set_new(params, "id", sb_int(7));
-    CHECK_STATUS(sb_open_url_params(m, "app://A/show?id=fromURL&x=1", params, NULL, &out), SB_OK);
+    CHECK_STATUS(sb_url_open(m, "app://A/show?id=fromURL&x=1", &(sb_url_options){.version = SB_URL_OPTIONS_VERSION, .params = params}, &out), SB_OK);
     CHECK(check_int(sb_dict_get(out, "id")) == 7);
     CHECK_STR(str(out, "x"), "1");
     sb_value_release(out);
     sb_value_release(params);
 
     /* Failures: the status, the completion's {error, code}, the message kept. */
-    CHECK_STATUS(sb_open_url(m, "app://A/show?x=%ZZ", completion, &out), SB_EBADURL);
+    CHECK_STATUS(sb_url_open(m, "app://A/show?x=%ZZ", &(sb_url_options){.version = SB_URL_OPTIONS_VERSION, .completion = completion}, &out), SB_EBADURL);
     CHECK(out == NULL);
     CHECK_STR(str(completed, "code"), "EBADURL");
     CHECK(ERROR_MENTIONS("percent escape"));
     CHECK_STR(str(completed, "error"), sb_error_message());
-    CHECK_STATUS(sb_open_url(m, "app://A/\xff", NULL, &out), SB_EBADURL);
+    CHECK_STATUS(sb_url_open(m, "app://A/\xff", NULL, &out), SB_EBADURL);
     CHECK(ERROR_MENTIONS("UTF-8"));
-    CHECK_STATUS(sb_open_url(m, "app://Nobody/x", completion, &out), SB_ENOTARGET);
+    CHECK_STATUS(sb_url_open(m, "app://Nobody/x", &(sb_url_options){.version = SB_URL_OPTIONS_VERSION, .completion = completion}, &out), SB_ENOTARGET);
     CHECK_STR(str(completed, "code"), "ENOTARGET");
-    CHECK_STATUS(sb_open_url(m, "ftp://A/show", NULL, &out), SB_ENOTARGET);
+    CHECK_STATUS(sb_url_open(m, "ftp://A/show", NULL, &out), SB_ENOTARGET);
     CHECK(ERROR_MENTIONS("no connector"));
 
     sb_value *not_dict = sb_int(1);
-    CHECK_STATUS(sb_open_url_params(m, "app://A/show", not_dict, NULL, &out), SB_EINVAL);
-    CHECK_STATUS(sb_open_url(m, "app://A/show", not_dict, &out), SB_EINVAL); /* completion not a callback */
+    CHECK_STATUS(sb_url_open(m, "app://A/show", &(sb_url_options){.version = SB_URL_OPTIONS_VERSION, .params = not_dict}, &out), SB_ETYPE);
+    CHECK_STATUS(sb_url_open(m, "app://A/show", &(sb_url_options){.version = SB_URL_OPTIONS_VERSION, .completion = not_dict}, &out), SB_ETYPE); /* completion not a callback */
     sb_value_release(not_dict);
+
+    /* The options' version: 0 (not initialised) and one from a newer header
+     * are refused before anything runs; the completion is not called. */
+    sb_url_options unset = {0, NULL, completion, NULL};
+    sb_url_options newer = SB_URL_OPTIONS_INIT;
+    newer.version = SB_URL_OPTIONS_VERSION + 1;
+    newer.completion = completion;
+    int calls_before = target_calls;
+    sb_value_release(completed);
+    completed = NULL;
+    CHECK_STATUS(sb_url_open(m, "app://A/show", &unset, &out), SB_EINVAL);
+    CHECK(ERROR_MENTIONS("version 0"));
+    CHECK_STATUS(sb_url_open(m, "app://A/show", &newer, &out), SB_EINVAL);
+    CHECK(out == NULL && completed == NULL && target_calls == calls_before);
     sb_value_release(completion);
     sb_value_release(completed);
     completed = NULL;
@@ -99,7 +113,7 @@ static void test_policy(void) {
     CHECK_STATUS(sb_action_register(m, "A", "show", echo, NULL, NULL), SB_OK);
     CHECK_STATUS(sb_url_set_observer(m, observe, NULL, count_free), SB_OK);
 
-    CHECK_STATUS(sb_open_url(m, "app://A/%6EativeSecret", NULL, &out), SB_EREJECTED);
+    CHECK_STATUS(sb_url_open(m, "app://A/%6EativeSecret", NULL, &out), SB_EREJECTED);
     CHECK(observed == 1 && strstr(observed_reason, "native") != NULL);
     CHECK(target_calls == 0);
     CHECK(ERROR_MENTIONS("native")); /* the observer did not replace the message */
@@ -108,10 +122,10 @@ static void test_policy(void) {
     sb_array_append_new(targets, sb_string("Public"));
     sb_dict_set_new(policy, "targets", targets);
     CHECK_STATUS(sb_url_set_policy(m, policy), SB_OK);
-    CHECK_STATUS(sb_open_url(m, "app://A/show", NULL, &out), SB_EREJECTED);
+    CHECK_STATUS(sb_url_open(m, "app://A/show", NULL, &out), SB_EREJECTED);
     CHECK(observed == 2 && target_calls == 0);
     CHECK_STATUS(sb_url_set_policy(m, NULL), SB_OK);
-    CHECK_STATUS(sb_open_url(m, "app://A/show", NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_url_open(m, "app://A/show", NULL, NULL), SB_OK);
     CHECK(target_calls == 1);
 
     /* Wrong shapes are SB_ETYPE and change nothing. */
@@ -124,7 +138,7 @@ static void test_policy(void) {
 
     CHECK_STATUS(sb_url_set_observer(m, NULL, NULL, NULL), SB_OK);
     CHECK(freed == 1);
-    CHECK_STATUS(sb_open_url(m, "app://A/nativeSecret", NULL, NULL), SB_EREJECTED);
+    CHECK_STATUS(sb_url_open(m, "app://A/nativeSecret", NULL, NULL), SB_EREJECTED);
     CHECK(observed == 2);
     sb_mediator_free(m);
 }
@@ -143,7 +157,7 @@ static void test_schemes_and_patterns(void) {
 
     /* A handler for https gets the whole URL. */
     CHECK_STATUS(sb_scheme_register(m, "https", web, NULL, count_free), SB_OK);
-    CHECK_STATUS(sb_open_url(m, "https://example.com/a/b?q=1", NULL, &out), SB_OK);
+    CHECK_STATUS(sb_url_open(m, "https://example.com/a/b?q=1", NULL, &out), SB_OK);
     CHECK_STR(str(out, "url"), "https://example.com/a/b?q=1");
     CHECK_STR(str(out, "host"), "example.com");
     CHECK(sb_value_count(sb_dict_get(out, "path")) == 2);
@@ -154,12 +168,12 @@ static void test_schemes_and_patterns(void) {
     CHECK_STATUS(sb_scheme_unregister(m, "https"), SB_OK);
     CHECK(freed == 2);
     CHECK_STATUS(sb_scheme_unregister(m, "https"), SB_ENOTARGET);
-    CHECK_STATUS(sb_open_url(m, "https://example.com/", NULL, &out), SB_ENOTARGET);
+    CHECK_STATUS(sb_url_open(m, "https://example.com/", NULL, &out), SB_ENOTARGET);
 
     /* A scheme connected to targets. */
     CHECK_STATUS(sb_scheme_register(m, "myapp", NULL, NULL, count_free), SB_OK);
     CHECK(freed == 3); /* no function keeps the userdata */
-    CHECK_STATUS(sb_open_url(m, "MYAPP://T/echo?k=v", NULL, &out), SB_OK);
+    CHECK_STATUS(sb_url_open(m, "MYAPP://T/echo?k=v", NULL, &out), SB_OK);
     CHECK_STR(str(out, "k"), "v");
     sb_value_release(out);
     CHECK_STATUS(sb_scheme_register(m, "1bad", web, NULL, count_free), SB_EINVAL);
@@ -168,12 +182,12 @@ static void test_schemes_and_patterns(void) {
     /* Patterns: typed captures, precedence, removal. */
     CHECK_STATUS(sb_url_pattern_add(m, "app://item/<int:id>(/:tab)", "T", "echo"), SB_OK);
     CHECK_STATUS(sb_url_pattern_add(m, "app://item/new", "T", "echo"), SB_OK);
-    CHECK_STATUS(sb_open_url(m, "app://item/42/reviews?x=1", NULL, &out), SB_OK);
+    CHECK_STATUS(sb_url_open(m, "app://item/42/reviews?x=1", NULL, &out), SB_OK);
     CHECK(check_int(sb_dict_get(out, "id")) == 42);
     CHECK_STR(str(out, "tab"), "reviews");
     CHECK_STR(str(out, "x"), "1");
     sb_value_release(out);
-    CHECK_STATUS(sb_open_url(m, "app://item/new", NULL, &out), SB_OK);
+    CHECK_STATUS(sb_url_open(m, "app://item/new", NULL, &out), SB_OK);
     CHECK(sb_value_count(out) == 0); /* the literal route, no captures */
     sb_value_release(out);
     CHECK_STATUS(sb_url_pattern_add(m, "app://bad/<float:x>", "T", "echo"), SB_EINVAL);
@@ -210,20 +224,20 @@ static void test_signed(void) {
 
     char *url = sb_url_sign(key, sizeof key - 1, "app://A/show?id=7", INT64_MAX);
     CHECK(url != NULL && strstr(url, "app://A/show?id=7&expires=9223372036854775807&signature=") == url);
-    CHECK_STATUS(sb_open_url(m, url, NULL, &out), SB_OK);
+    CHECK_STATUS(sb_url_open(m, url, NULL, &out), SB_OK);
     CHECK(sb_value_count(out) == 1 && strcmp(str(out, "id"), "7") == 0); /* no expires, no signature */
     sb_value_release(out);
     out = NULL;
     CHECK(target_calls == 1);
 
     url[strlen("app://A/show?id=")] = '8'; /* tampered */
-    CHECK_STATUS(sb_open_url(m, url, NULL, &out), SB_EREJECTED);
+    CHECK_STATUS(sb_url_open(m, url, NULL, &out), SB_EREJECTED);
     CHECK(ERROR_MENTIONS("does not match"));
     sb_memory_free(url);
-    CHECK_STATUS(sb_open_url(m, "app://A/show?id=7", NULL, &out), SB_EREJECTED);
+    CHECK_STATUS(sb_url_open(m, "app://A/show?id=7", NULL, &out), SB_EREJECTED);
     CHECK(ERROR_MENTIONS("not signed"));
     url = sb_url_sign(key, sizeof key - 1, "app://A/show", 1); /* 1970 */
-    CHECK_STATUS(sb_open_url(m, url, NULL, &out), SB_EREJECTED);
+    CHECK_STATUS(sb_url_open(m, url, NULL, &out), SB_EREJECTED);
     CHECK(ERROR_MENTIONS("expired"));
     sb_memory_free(url);
     CHECK(target_calls == 1 && observed == 3 && out == NULL);
@@ -237,7 +251,7 @@ static void test_signed(void) {
     CHECK_STATUS(sb_url_require_signature(NULL, key, sizeof key - 1), SB_EINVAL);
     /* A NULL key turns the requirement off. */
     CHECK_STATUS(sb_url_require_signature(m, NULL, 0), SB_OK);
-    CHECK_STATUS(sb_open_url(m, "app://A/show?id=7", NULL, &out), SB_OK);
+    CHECK_STATUS(sb_url_open(m, "app://A/show?id=7", NULL, &out), SB_OK);
     sb_value_release(out);
     sb_mediator_free(m);
 }
@@ -263,15 +277,15 @@ static void test_handlers_removed_if_owned(void) {
     CHECK_STATUS(sb_scheme_unregister_if(m, "hand", handler, &mine), SB_ENOACTION);
     CHECK_STATUS(sb_url_pattern_remove_handler_if(m, "app://h/:id", handler, &mine), SB_ENOACTION);
     CHECK_STATUS(sb_scheme_unregister_if(m, "hand", web, &theirs), SB_ENOACTION);
-    CHECK_STATUS(sb_open_url(m, "hand://x", NULL, &out), SB_OK);
+    CHECK_STATUS(sb_url_open(m, "hand://x", NULL, &out), SB_OK);
     sb_value_release(out);
-    CHECK_STATUS(sb_open_url(m, "app://h/1", NULL, &out), SB_OK);
+    CHECK_STATUS(sb_url_open(m, "app://h/1", NULL, &out), SB_OK);
     sb_value_release(out);
     CHECK_STATUS(sb_scheme_unregister_if(m, "HAND", handler, &theirs), SB_OK); /* schemes in any case */
     CHECK_STATUS(sb_url_pattern_remove_handler_if(m, "app://h/:id", handler, &theirs), SB_OK);
-    CHECK_STATUS(sb_open_url(m, "hand://x", NULL, &out), SB_ENOTARGET); /* no connector */
+    CHECK_STATUS(sb_url_open(m, "hand://x", NULL, &out), SB_ENOTARGET); /* no connector */
     CHECK(out == NULL);
-    CHECK(sb_open_url(m, "app://h/1", NULL, &out) != SB_OK && out == NULL);
+    CHECK(sb_url_open(m, "app://h/1", NULL, &out) != SB_OK && out == NULL);
     CHECK_STATUS(sb_scheme_unregister_if(m, "hand", handler, &theirs), SB_ENOACTION);
     CHECK_STATUS(sb_scheme_unregister_if(NULL, "hand", handler, &theirs), SB_EINVAL);
     CHECK_STATUS(sb_scheme_unregister_if(m, NULL, handler, &theirs), SB_EINVAL);
@@ -292,10 +306,10 @@ static void test_handlers_have_no_name(void) {
     sb_value_release(policy);
     CHECK_STATUS(sb_scheme_register(m, "https", handler, NULL, count_free), SB_OK);
     CHECK_STATUS(sb_url_pattern_add_handler(m, "app://item/<int:id>", handler, NULL, count_free), SB_OK);
-    CHECK_STATUS(sb_open_url(m, "https://example.com/x", NULL, &out), SB_OK);
+    CHECK_STATUS(sb_url_open(m, "https://example.com/x", NULL, &out), SB_OK);
     CHECK_STR(str(out, "host"), "example.com");
     sb_value_release(out);
-    CHECK_STATUS(sb_open_url(m, "app://item/7", NULL, &out), SB_OK);
+    CHECK_STATUS(sb_url_open(m, "app://item/7", NULL, &out), SB_OK);
     CHECK(check_int(sb_dict_get(out, "id")) == 7);
     sb_value_release(out);
     out = NULL;
@@ -308,7 +322,7 @@ static void test_handlers_have_no_name(void) {
         "app://%00scheme%3Ahttps/open",
     };
     for (size_t i = 0; i < sizeof urls / sizeof *urls; i++) {
-        CHECK(sb_open_url(m, urls[i], NULL, &out) != SB_OK && out == NULL);
+        CHECK(sb_url_open(m, urls[i], NULL, &out) != SB_OK && out == NULL);
     }
     CHECK_STATUS(sb_action_perform(m, "scheme:https", "open", NULL, 0, &out), SB_ENOTARGET);
     CHECK_STATUS(sb_action_perform(m, "route:app://item/<int:id>", "route", NULL, 0, &out), SB_ENOTARGET);
@@ -374,7 +388,7 @@ static void test_module_key_spells_no_handler(void) {
     }
     CHECK(handler_calls == 0);
     sb_value *out = NULL;
-    CHECK_STATUS(sb_open_url(m, "my.app://anything", NULL, &out), SB_OK);
+    CHECK_STATUS(sb_url_open(m, "my.app://anything", NULL, &out), SB_OK);
     CHECK_STR(str(out, "scheme"), "my.app");
     sb_value_release(out);
     CHECK(handler_calls == 1);
@@ -398,7 +412,7 @@ static sb_status numbered_call(void *u, void *state, const char *action, const s
     return SB_OK;
 }
 
-/* Found in a hostile review (issue 20): SB_CACHE_TARGET in sb_open_url_opts
+/* Found in a hostile review (issue 20): SB_CACHE_TARGET in sb_url_open
  * was honoured only when hooks took the call. */
 static void test_url_cache_flag(void) {
     sb_mediator *m = sb_mediator_new();
@@ -412,17 +426,17 @@ static void test_url_cache_flag(void) {
     for (int hooked = 0; hooked < 2; hooked++) {
         if (hooked) CHECK_STATUS(sb_observer_add(m, ignore_event, NULL, NULL, NULL), SB_OK);
         sb_value *first = NULL, *second = NULL;
-        CHECK_STATUS(sb_open_url_opts(m, "app://Numbered/n", NULL, &cache, &first), SB_OK);
-        CHECK_STATUS(sb_open_url_opts(m, "app://Numbered/n", NULL, &cache, &second), SB_OK);
+        CHECK_STATUS(sb_url_open(m, "app://Numbered/n", &(sb_url_options){.version = SB_URL_OPTIONS_VERSION, .call = &cache}, &first), SB_OK);
+        CHECK_STATUS(sb_url_open(m, "app://Numbered/n", &(sb_url_options){.version = SB_URL_OPTIONS_VERSION, .call = &cache}, &second), SB_OK);
         CHECK(check_int(first) == check_int(second));
         sb_value_release(first);
         sb_value_release(second);
         CHECK_STATUS(sb_target_evict(m, "Numbered"), SB_OK);
-        CHECK_STATUS(sb_open_url(m, "app://Numbered/n", NULL, NULL), SB_OK);
+        CHECK_STATUS(sb_url_open(m, "app://Numbered/n", NULL, NULL), SB_OK);
         CHECK_STATUS(sb_target_evict(m, "Numbered"), SB_ENOTARGET);
     }
     sb_mediator_free(m);
-    robustness_row("C URL calls with SB_CACHE_TARGET (sb_open_url_opts), with and without hooks", 4,
+    robustness_row("C URL calls with SB_CACHE_TARGET (sb_url_open), with and without hooks", 4,
                    "the instance is cached on either path; without the flag nothing is");
 }
 
@@ -440,7 +454,7 @@ static void test_length_first(void) {
     huge[size] = '\0';
     huge[size - 1] = '\xff'; /* not UTF-8 at the end: the limit must speak first */
     CHECK_STATUS(sb_url_require_signature(m, key, sizeof key - 1), SB_OK);
-    CHECK_STATUS(sb_open_url(m, huge, NULL, &out), SB_EBADURL);
+    CHECK_STATUS(sb_url_open(m, huge, NULL, &out), SB_EBADURL);
     CHECK(ERROR_MENTIONS("longer than 65535"));
     CHECK(sb_url_sign(key, sizeof key - 1, huge, 1) == NULL);
     CHECK(ERROR_MENTIONS("longer than 65535"));
@@ -460,23 +474,23 @@ static void test_ctmediator_forms(void) {
     sb_value *out = NULL;
     target_calls = 0;
     CHECK_STATUS(sb_action_register(m, "E", "echo", echo, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_open_url(m, "app://E/echo/?k=v", NULL, &out), SB_OK);
+    CHECK_STATUS(sb_url_open(m, "app://E/echo/?k=v", NULL, &out), SB_OK);
     CHECK_STR(str(out, "k"), "v");
     sb_value_release(out);
-    CHECK_STATUS(sb_open_url(m, "app://E/echo/", NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_url_open(m, "app://E/echo/", NULL, NULL), SB_OK);
     CHECK(target_calls == 2);
-    CHECK_STATUS(sb_open_url(m, "app://E/echo//", NULL, NULL), SB_EBADURL);
-    CHECK_STATUS(sb_open_url(m, "app://E/echo/more", NULL, NULL), SB_EBADURL);
-    CHECK_STATUS(sb_open_url(m, "app://E/echo/more/", NULL, NULL), SB_EBADURL);
-    CHECK_STATUS(sb_open_url(m, "app://E/nativeEcho/", NULL, NULL), SB_EREJECTED);
-    CHECK_STATUS(sb_open_url(m, "other://E/echo/", NULL, NULL), SB_ENOTARGET); /* only app by default */
+    CHECK_STATUS(sb_url_open(m, "app://E/echo//", NULL, NULL), SB_EBADURL);
+    CHECK_STATUS(sb_url_open(m, "app://E/echo/more", NULL, NULL), SB_EBADURL);
+    CHECK_STATUS(sb_url_open(m, "app://E/echo/more/", NULL, NULL), SB_EBADURL);
+    CHECK_STATUS(sb_url_open(m, "app://E/nativeEcho/", NULL, NULL), SB_EREJECTED);
+    CHECK_STATUS(sb_url_open(m, "other://E/echo/", NULL, NULL), SB_ENOTARGET); /* only app by default */
     CHECK(target_calls == 2);
     robustness_row("C URLs with a trailing slash (after the action, doubled, after more segments, on a native "
                    "action, another scheme)", 6, "one trailing / is ignored as CTMediator does; the rest refused");
 
     /* NoTargetAction learns the URL of a remote call, with or without hooks. */
     CHECK_STATUS(sb_action_register(m, "NoTargetAction", "response", echo, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_open_url(m, "app://Ghost/boo?k=v", NULL, &out), SB_OK);
+    CHECK_STATUS(sb_url_open(m, "app://Ghost/boo?k=v", NULL, &out), SB_OK);
     CHECK_STR(str(out, "url"), "app://Ghost/boo?k=v");
     CHECK_STR(str(out, "targetString"), "Target_Ghost");
     CHECK_STR(str(out, "selectorString"), "Action_boo:");
@@ -484,8 +498,8 @@ static void test_ctmediator_forms(void) {
     CHECK_STR(str(out, "action"), "boo");
     CHECK_STR(str(sb_dict_get(out, "originParams"), "k"), "v");
     sb_value_release(out);
-    sb_call_options opts = {SB_CALL_OPTIONS_VERSION, 0, NULL, 0, NULL, 0};
-    CHECK_STATUS(sb_open_url_opts(m, "app://Ghost/boo", NULL, &opts, &out), SB_OK);
+    sb_call_options opts = SB_CALL_OPTIONS_INIT;
+    CHECK_STATUS(sb_url_open(m, "app://Ghost/boo", &(sb_url_options){.version = SB_URL_OPTIONS_VERSION, .call = &opts}, &out), SB_OK);
     CHECK_STR(str(out, "url"), "app://Ghost/boo");
     sb_value_release(out);
     CHECK_STATUS(sb_action_perform(m, "Ghost", "boo", NULL, 0, &out), SB_OK);
@@ -494,12 +508,12 @@ static void test_ctmediator_forms(void) {
 
     /* The module key, in either spelling, never comes from a URL. */
     target_calls = 0;
-    CHECK_STATUS(sb_open_url(m, "app://E/echo?" SB_MODULE_KEY_CTMEDIATOR "=Mod", NULL, NULL), SB_EREJECTED);
+    CHECK_STATUS(sb_url_open(m, "app://E/echo?" SB_MODULE_KEY_CTMEDIATOR "=Mod", NULL, NULL), SB_EREJECTED);
     CHECK(ERROR_MENTIONS(SB_MODULE_KEY_CTMEDIATOR) && ERROR_MENTIONS("cannot come from a URL"));
-    CHECK_STATUS(sb_open_url(m, "app://E/echo?" SB_MODULE_KEY_CTMEDIATOR "=", NULL, NULL), SB_EREJECTED);
-    CHECK_STATUS(sb_open_url_opts(m, "app://E/echo?" SB_MODULE_KEY_CTMEDIATOR "=Mod", NULL, &opts, NULL),
+    CHECK_STATUS(sb_url_open(m, "app://E/echo?" SB_MODULE_KEY_CTMEDIATOR "=", NULL, NULL), SB_EREJECTED);
+    CHECK_STATUS(sb_url_open(m, "app://E/echo?" SB_MODULE_KEY_CTMEDIATOR "=Mod", &(sb_url_options){.version = SB_URL_OPTIONS_VERSION, .call = &opts}, NULL),
                  SB_EREJECTED);
-    CHECK_STATUS(sb_open_url(m, "app://E/echo?" SB_MODULE_KEY "=Mod", NULL, NULL), SB_EREJECTED);
+    CHECK_STATUS(sb_url_open(m, "app://E/echo?" SB_MODULE_KEY "=Mod", NULL, NULL), SB_EREJECTED);
     CHECK(target_calls == 0);
     robustness_row("C URLs whose query sets CTMediator's module key (a module, empty, with options)", 3,
                    "SB_EREJECTED; no target code runs");
@@ -565,7 +579,7 @@ static void test_hostile_parser(void) {
     CHECK_STATUS(sb_action_register(m, "A", "native{", secret, NULL, NULL), SB_OK);
     int expected_calls = 0;
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        CHECK_STATUS(sb_open_url(m, cases[i].url, NULL, NULL), cases[i].expected);
+        CHECK_STATUS(sb_url_open(m, cases[i].url, NULL, NULL), cases[i].expected);
         if (cases[i].expected != SB_OK) CHECK(sb_error_message() != NULL && sb_error_message()[0] != '\0');
         expected_calls += cases[i].expected == SB_OK;
     }
@@ -574,19 +588,19 @@ static void test_hostile_parser(void) {
     /* Sizes: 64 KiB of escapes parses; 1 MB, 65,000 slashes and 32,000 segments are refused. */
     sb_value *out = NULL;
     char *escapes = repeated("app://A/show?x=", "%41", 21840);
-    CHECK_STATUS(sb_open_url(m, escapes, NULL, &out), SB_OK);
+    CHECK_STATUS(sb_url_open(m, escapes, NULL, &out), SB_OK);
     CHECK(sb_value_get_string(sb_dict_get(out, "x"), NULL) != NULL && strlen(str(out, "x")) == 21840);
     sb_value_release(out);
     free(escapes);
     char *megabyte = repeated("app://A/show?x=", "a", (size_t)1 << 20);
-    CHECK_STATUS(sb_open_url(m, megabyte, NULL, NULL), SB_EBADURL);
+    CHECK_STATUS(sb_url_open(m, megabyte, NULL, NULL), SB_EBADURL);
     free(megabyte);
     char *slashes = repeated("app://A", "/", 65000);
-    CHECK_STATUS(sb_open_url(m, slashes, NULL, NULL), SB_EBADURL);
+    CHECK_STATUS(sb_url_open(m, slashes, NULL, NULL), SB_EBADURL);
     CHECK(ERROR_MENTIONS("path segments; the limit is 64"));
     free(slashes);
     char *ats = repeated("app://", "@", 65000);
-    CHECK_STATUS(sb_open_url(m, ats, NULL, NULL), SB_EBADURL);
+    CHECK_STATUS(sb_url_open(m, ats, NULL, NULL), SB_EBADURL);
     free(ats);
     CHECK(target_calls == expected_calls + 1);
     sb_mediator_free(m);

@@ -279,7 +279,7 @@ static const char *answer(const char *target, const char *action, char *buffer, 
 
 static const char *url_answer(const char *url, char *buffer, size_t size) {
     sb_value *out = NULL;
-    sb_status s = sb_open_url(m, url, NULL, &out);
+    sb_status s = sb_url_open(m, url, NULL, &out);
     size_t length = 0;
     const char *text = s == SB_OK ? sb_value_get_string(out, &length) : NULL;
     if (text != NULL) snprintf(buffer, size, "%s", text);

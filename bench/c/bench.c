@@ -105,7 +105,7 @@ static sb_status echo(void *userdata, const sb_value *params, sb_value **out) {
 static void run_url(void) {
     for (long i = 0; i < iterations; i++) {
         sb_value *out = NULL;
-        sb_open_url(m, "app://A/echo?n=1", NULL, &out);
+        sb_url_open(m, "app://A/echo?n=1", NULL, &out);
         sink += out != NULL;
         sb_value_release(out);
     }
@@ -409,7 +409,7 @@ int main(int argc, char **argv) {
             run_unchecked3, reps);
     measure("c.miss", "C missing target, NoTargetAction answers", "direct C function call", run_miss, run_direct,
             reps);
-    measure("c.open_url", "C sb_open_url app://A/echo?n=1", "direct C function call", run_url, run_direct,
+    measure("c.open_url", "C sb_url_open app://A/echo?n=1", "direct C function call", run_url, run_direct,
             reps);
     measure("c.perform_async", "C sb_action_perform_async, the action answers at once", "sb_action_perform of it", run_async,
             run_now, reps);

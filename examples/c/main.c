@@ -103,9 +103,11 @@ static sb_status on_completion(void *u, const sb_value *info, sb_value **out) {
  * completion:) and prints what the completion and the call gave. */
 static void open_remote(const char *url) {
     sb_value *completion = sb_callback_new(on_completion, NULL, NULL);
+    sb_url_options options = SB_URL_OPTIONS_INIT;
+    options.completion = completion;
     sb_value *out = NULL;
     printf("   open %s\n", url);
-    shown(sb_open_url(m, url, completion, &out), &out);
+    shown(sb_url_open(m, url, &options, &out), &out);
     sb_value_release(completion);
 }
 

@@ -24,15 +24,15 @@ public func sb_action_perform_async(_ m: sb_mediator_ptr?, _ target: UnsafePoint
     }
 }
 
-@_cdecl("sb_open_url_async")
-public func sb_open_url_async(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar>?, _ params: sb_value_cptr?,
-                              _ options: UnsafePointer<sb_call_options>?, _ done: sb_done_fn?,
+@_cdecl("sb_url_open_async")
+public func sb_url_open_async(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar>?,
+                              _ options: UnsafePointer<sb_url_options>?, _ done: sb_done_fn?,
                               _ userdata: UnsafeMutableRawPointer?) -> sb_status {
-    guard let m, let done else { return failure(SB_EINVAL, "sb_open_url_async: NULL mediator or done callback") }
+    guard let m, let done else { return failure(SB_EINVAL, "sb_url_open_async: NULL mediator or done callback") }
     return detached(done, userdata) { out in
-        switch callOptions(options, "sb_open_url_async") {
+        switch urlOptions(options, "sb_url_open_async", completion: false) {
         case .failure(let error): return failure(error)
-        case .success(let parsed): return openURL(m, url, params, nil, parsed, out)
+        case .success(let parsed): return openURL(m, url, parsed.params, nil, parsed.call, out)
         }
     }
 }

@@ -60,16 +60,6 @@ public func sb_action_perform_opts(_ m: sb_mediator_ptr?, _ target: UnsafePointe
     }
 }
 
-@_cdecl("sb_open_url_opts")
-public func sb_open_url_opts(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar>?, _ params: sb_value_cptr?,
-                             _ options: UnsafePointer<sb_call_options>?, _ out: sb_value_out?) -> sb_status {
-    out?.pointee = nil
-    switch callOptions(options, "sb_open_url_opts") {
-    case .failure(let error): return failure(error)
-    case .success(let parsed): return openURL(m, url, params, nil, parsed, out)
-    }
-}
-
 @_cdecl("sb_cancellation_new")
 public func sb_cancellation_new() -> sb_cancel_ptr? {
     OpaquePointer(Unmanaged.passRetained(Cancellation()).toOpaque())

@@ -7,28 +7,43 @@ import Glibc
 
 // The URL entry (switchboard.h, "URLs").
 
-@_cdecl("sb_open_url")
-public func sb_open_url(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar>?, _ completion: sb_value_cptr?,
-                        _ out: sb_value_out?) -> sb_status {
-    sb_open_url_params(m, url, nil, completion, out)
-}
-
-@_cdecl("sb_open_url_params")
-public func sb_open_url_params(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar>?, _ params: sb_value_cptr?,
-                               _ completion: sb_value_cptr?, _ out: sb_value_out?) -> sb_status {
+@_cdecl("sb_url_open")
+public func sb_url_open(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar>?,
+                        _ options: UnsafePointer<sb_url_options>?, _ out: sb_value_out?) -> sb_status {
     out?.pointee = nil
-    return openURL(m, url, params, completion, .none, out)
+    switch urlOptions(options, "sb_url_open") {
+    case .failure(let error): return failure(error)
+    case .success(let parsed): return openURL(m, url, parsed.params, parsed.completion, parsed.call, out)
+    }
 }
 
-/// sb_open_url_params and sb_open_url_opts.
+/// The URL options C passed, checked; the completion is refused where a
+/// `done` callback stands for it.
+func urlOptions(_ options: UnsafePointer<sb_url_options>?, _ caller: String, completion allowed: Bool = true)
+    -> Result<(params: sb_value_cptr?, completion: sb_value_cptr?, call: CallOptions), SwitchboardError> {
+    guard let options else { return .success((nil, nil, .none)) }
+    let o = options.pointee
+    guard o.version >= 1, o.version <= SB_URL_OPTIONS_VERSION else {
+        return .failure(.invalidArgument("\(caller): sb_url_options version \(o.version) is not one this library knows (1...\(SB_URL_OPTIONS_VERSION))"))
+    }
+    if o.completion != nil, !allowed {
+        return .failure(.invalidArgument("\(caller): a completion is not taken here; `done` is the completion"))
+    }
+    switch callOptions(o.call, caller) {
+    case .failure(let error): return .failure(error)
+    case .success(let call): return .success((o.params, o.completion, call))
+    }
+}
+
+/// sb_url_open and sb_url_open_async.
 func openURL(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar>?, _ params: sb_value_cptr?,
              _ completion: sb_value_cptr?, _ options: CallOptions, _ out: sb_value_out?) -> sb_status {
-    guard let m, let url else { return failure(SB_EINVAL, "sb_open_url: NULL mediator or URL") }
+    guard let m, let url else { return failure(SB_EINVAL, "sb_url_open: NULL mediator or URL") }
     if let params, Handle(params).type != SB_DICT {
-        return failure(SB_EINVAL, "sb_open_url: params must be a dict")
+        return failure(SB_ETYPE, "sb_url_open: params must be a dict")
     }
     if let completion, Handle(completion).type != SB_CALLBACK {
-        return failure(SB_EINVAL, "sb_open_url: the completion must be a callback")
+        return failure(SB_ETYPE, "sb_url_open: the completion must be a callback")
     }
     var result: OpaquePointer?
     let status: sb_status
@@ -41,7 +56,7 @@ func openURL(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar>?, _ params: sb_v
             $0.mediator.openNative(url: text, extra: params, options: options, out: &result, bridge: CBridge.self)
         }))
     } else {
-        status = failure(SB_EBADURL, "sb_open_url: the URL is not valid UTF-8")
+        status = failure(SB_EBADURL, "sb_url_open: the URL is not valid UTF-8")
     }
     if let completion { complete(completion, status, result) }
     if let out { out.pointee = result } else if let result { Handle(result).release() }

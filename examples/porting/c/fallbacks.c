@@ -34,7 +34,7 @@ int main(void) {
     show("no target:", sb_action_perform(m, "Shop", "open", shop, 0, &out), &out);
     sb_dict_set_new(tea, SB_MODULE_KEY_CTMEDIATOR, sb_string("Shop"));
     show("module key:", sb_action_perform(m, "Cart", "add", tea, 0, &out), &out);
-    show("from a URL:", sb_open_url(m, "app://Shop/open?id=7", NULL, &out), &out);
+    show("from a URL:", sb_url_open(m, "app://Shop/open?id=7", NULL, &out), &out);
 
     /* A missing action also drops the cached target (the cart starts again). */
     sb_dict_set_new(tea, "item", sb_string("tea"));

@@ -25,14 +25,16 @@ int main(void) {
     /* performActionWithUrl:completion: — the completion is always called. */
     for (size_t i = 0; i < sizeof urls / sizeof urls[0]; i++) {
         sb_value *done = sb_callback_new(completion, (void *)urls[i], NULL);
-        sb_open_url(m, urls[i], done, &out);
+        sb_url_options options = SB_URL_OPTIONS_INIT;
+        options.completion = done;
+        sb_url_open(m, urls[i], &options, &out);
         sb_value_release(done);
         sb_value_release(out);
     }
 
     /* CTMediator takes any scheme; connect the ones you use. */
     sb_scheme_register(m, "shop", NULL, NULL, NULL);
-    show("shop:", sb_open_url(m, "shop://Cart/add?item=tea", NULL, &out), &out);
-    show("refused:", sb_open_url(m, "app://Cart/nativeClear", NULL, &out), &out);
+    show("shop:", sb_url_open(m, "shop://Cart/add?item=tea", NULL, &out), &out);
+    show("refused:", sb_url_open(m, "app://Cart/nativeClear", NULL, &out), &out);
     return 0;
 }

@@ -33,13 +33,16 @@ int main(void) {
 
     /* openURL:withUserInfo:completion: — the user info goes beside the URL. */
     sb_dict_set_new(user_info, "from", sb_string("inbox"));
-    sb_open_url_params(m, "app://user/42/posts?ref=mail", user_info, done, &out);
+    sb_url_options options = SB_URL_OPTIONS_INIT;
+    options.params = user_info;
+    options.completion = done;
+    sb_url_open(m, "app://user/42/posts?ref=mail", &options, &out);
     sb_value_release(out);
-    show("buy:", sb_open_url(m, "app://buy/tea?price=2.5", NULL, &out), &out);
+    show("buy:", sb_url_open(m, "app://buy/tea?price=2.5", NULL, &out), &out);
 
     /* deregisterURLPattern: — then app://buy/tea is target "buy", action "tea". */
     sb_url_pattern_remove(m, "app://buy/:item");
-    show("removed:", sb_open_url(m, "app://buy/tea", NULL, &out), &out);
+    show("removed:", sb_url_open(m, "app://buy/tea", NULL, &out), &out);
 
     sb_value_release(user_info);
     sb_value_release(done);

@@ -247,7 +247,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             char url[64];
             text(&r, key);
             snprintf(url, sizeof url, "app://%s/%s?%s", target, action, key);
-            s = sb_open_url_params(m, url, walkable(*a) ? *a : NULL, NULL, &out);
+            s = sb_url_open(m, url, &(sb_url_options){.version = SB_URL_OPTIONS_VERSION, .params = walkable(*a) ? *a : NULL}, &out);
             break;
         }
         default: s = sb_callback_call(*a, b, &out); break;

@@ -57,12 +57,12 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         let string = UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self)
         var out: OpaquePointer?
         if data[0] % 2 == 0 {
-            _ = sb_open_url(mediator, string, nil, &out)
+            _ = sb_url_open(mediator, string, nil, &out)
             sb_value_release(out)
         } else if sb_url_pattern_add(mediator, string, "T", "echo") == SB_OK {
             // A URL the pattern might match: its text with placeholders filled.
             let url = String(cString: string).replacingPlaceholders()
-            _ = url.withCString { sb_open_url(mediator, $0, nil, &out) }
+            _ = url.withCString { sb_url_open(mediator, $0, nil, &out) }
             sb_value_release(out)
             precondition(sb_url_pattern_remove(mediator, string) == SB_OK, "an added pattern could not be removed")
         }
