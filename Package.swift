@@ -6,7 +6,10 @@
 //                      no swift-crypto.
 //   SwitchboardSigning URLSigner: HMAC-SHA256 signed URLs (swift-crypto), a
 //                      product of its own so `import Switchboard` stays light
-//   CSwitchboard       the C header (include/switchboard.h) + C helpers inside the library
+//   CSwitchboard       the C header (include/switchboard.h) + C helpers inside the
+//                      library (the C face's HMAC comes from the system's libcrypto,
+//                      opened on first use: swift-crypto would bring BoringSSL and
+//                      Foundation into libswitchboard.so and double its size)
 //   SwitchboardC       @_cdecl exports implementing the header
 //   SwitchboardLibrary the libswitchboard.so product (export list, SONAME)
 //   SwitchboardLua     C glue: the Lua module, written against switchboard.h and
@@ -27,8 +30,8 @@ let package = Package(
     name: "Switchboard",
     products: [
         .library(name: "Switchboard", targets: ["Switchboard"]),
-        // Signed URLs (URLSigner); the only product that builds swift-crypto,
-        // with libswitchboard.so and the command, which offer signing to C and Lua.
+        // Signed URLs for Swift programs (URLSigner); the only product that
+        // builds swift-crypto.
         .library(name: "SwitchboardSigning", targets: ["SwitchboardSigning"]),
         // libswitchboard.so for C programs, the Lua module and plugins.
         // Built for shipping by scripts/build.sh (release, static Swift runtime).
@@ -52,7 +55,7 @@ let package = Package(
         .target(name: "SwitchboardSigning",
                 dependencies: ["Switchboard", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "CSwitchboard", linkerSettings: [.linkedLibrary("dl")]),
-        .target(name: "SwitchboardC", dependencies: ["Switchboard", "SwitchboardSigning", "CSwitchboard"]),
+        .target(name: "SwitchboardC", dependencies: ["Switchboard", "CSwitchboard"]),
         .target(
             name: "SwitchboardLibrary",
             dependencies: ["SwitchboardC"],
@@ -103,7 +106,7 @@ let package = Package(
         // and C functions in one process.
         .target(name: "CInteropHelpers", dependencies: ["CSwitchboard"], path: "Tests/CInteropHelpers"),
         .testTarget(name: "SwitchboardCTests",
-                    dependencies: ["Switchboard", "SwitchboardC", "CSwitchboard", "CInteropHelpers"]),
+                    dependencies: ["Switchboard", "SwitchboardC", "CSwitchboard", "CInteropHelpers", "SwitchboardSigning"]),
         // The stress run: threads mixing every kind of call, Swift and C.
         .executableTarget(
             name: "SwitchboardStress",

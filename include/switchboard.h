@@ -773,6 +773,11 @@ SB_API sb_status sb_url_set_policy(sb_mediator *m, const sb_value *policy);
  * The two items are removed before the URL is routed. The text is signed
  * exactly as it is sent: sign the URL in the form it will be opened.
  *
+ * The HMAC comes from the system's OpenSSL: libcrypto.so.3 (or .so.1.1) is
+ * opened the first time a key is given, and only then; without it, these
+ * functions fail with SB_EACTION and a message saying so. (Swift's URLSigner
+ * computes the same signatures with swift-crypto.)
+ *
  * sb_url_require_signature copies `key` (at least 16 bytes); a NULL key stops
  * requiring signatures. SB_EINVAL for a NULL mediator or a shorter key. */
 SB_API sb_status sb_url_require_signature(sb_mediator *m, const void *key, size_t key_len);

@@ -3,7 +3,8 @@
 #  - its exported functions are exactly the functions of switchboard.h,
 #    both directions (as jansson's check-exports does);
 #  - its SONAME carries SB_ABI_VERSION;
-#  - it needs no Swift library at run time (ldd lists only system libraries).
+#  - it needs no Swift library at run time (ldd lists only system libraries);
+#  - stripped, it is at most 8 MiB.
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
 cd "$SB_ROOT"
@@ -33,5 +34,11 @@ tmp=$(mktemp)
 strip -o "$tmp" "$lib"
 stripped=$(stat -c %s "$tmp")
 rm -f "$tmp"
+# Issue 23's budget: 8 MiB stripped. Sizes repeat exactly for one toolchain,
+# so this is a check, not a measurement. What it buys: no swift-crypto, no
+# Foundation, no string-processing library in the C library.
+budget=$((8 * 1024 * 1024))
+[ "$stripped" -le "$budget" ] || sb_die "libswitchboard.so.$abi is $((stripped / 1024)) KiB stripped, over its budget of" \
+  "$((budget / 1024)) KiB: check what the last change linked in (nm --size-sort -S)"
 echo "libswitchboard.so.$abi: $(echo "$exported" | wc -l) exported functions = switchboard.h;" \
   "SONAME $soname; needs only system libraries; $((size / 1024)) KiB ($((stripped / 1024)) KiB stripped)"

@@ -8,6 +8,7 @@ source "$(dirname "$0")/lib/common.sh"
 declare -A probe=(
   [lua5.4]=/usr/bin/lua5.4
   [liblua5.4-dev]=/usr/include/lua5.4/lua.h
+  [libssl3]=/usr/share/doc/libssl3/copyright  # libcrypto: the C face signs URLs with it (opened on first use)
   [lua-busted]=/usr/bin/busted
   [pkg-config]=/usr/bin/pkg-config
   [valgrind]=/usr/bin/valgrind

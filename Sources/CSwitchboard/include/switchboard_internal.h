@@ -63,4 +63,11 @@ void sb__nesting_unlock(void);
  * least as large as the table's type. */
 long long sb__plugin_symbol_size(const void *address);
 
+/* HMAC-SHA256 of `message` under `key` into `mac` (32 bytes) with the
+ * system's OpenSSL libcrypto, loaded on first use (hmac.c). Returns 0, or -1
+ * with the reason in `why` (NUL-terminated, cut to `size`) when libcrypto
+ * cannot be loaded or the key is over INT_MAX bytes. Thread-safe. */
+int sb__hmac_sha256(const void *key, size_t key_length, const void *message, size_t length,
+                    unsigned char mac[32], char *why, size_t size);
+
 #endif

@@ -1,5 +1,4 @@
 @_spi(Faces) import Switchboard
-import SwitchboardSigning
 import CSwitchboard
 #if canImport(Glibc)
 import Glibc
@@ -212,11 +211,11 @@ public func sb_url_set_policy(_ m: sb_mediator_ptr?, _ policy: sb_value_cptr?) -
 @_cdecl("sb_url_require_signature")
 public func sb_url_require_signature(_ m: sb_mediator_ptr?, _ key: UnsafeRawPointer?, _ length: size_t) -> sb_status {
     guard let m else { return failure(SB_EINVAL, "sb_url_require_signature: NULL mediator") }
-    var signer: URLSigner?
+    var signer: SignedURLFormat?
     guard length <= 4096 else { return failure(SB_EINVAL, "sb_url_require_signature: a key of at most 4096 bytes") }
     if let key {
         do throws(SwitchboardError) {
-            signer = try URLSigner(key: Array(UnsafeRawBufferPointer(start: key, count: Int(length))))
+            signer = try SystemSigning.format(key: Array(UnsafeRawBufferPointer(start: key, count: Int(length))))
         } catch {
             return failure(error)
         }
@@ -239,7 +238,7 @@ public func sb_url_sign(_ key: UnsafeRawPointer?, _ length: size_t, _ url: Unsaf
         return nil
     }
     do throws(SwitchboardError) {
-        let signer = try URLSigner(key: Array(UnsafeRawBufferPointer(start: key, count: Int(length))))
+        let signer = try SystemSigning.format(key: Array(UnsafeRawBufferPointer(start: key, count: Int(length))))
         return strdup(try signer.sign(text, expires: expires))
     } catch {
         _ = failure(error)
