@@ -4,6 +4,7 @@
 #
 #   scripts/abi.sh [check]              fails when the ABI differs from the baseline
 #   scripts/abi.sh update [--compatible] rewrites the baseline (a deliberate step)
+#   scripts/abi.sh update --initial     records it without comparing (1.0.0 only)
 #
 # What is compared. The exported functions of the staged library
 # (.build/dist/lib) with the C types of their declarations in
@@ -33,8 +34,11 @@
 # it the SONAME). Some changes abidiff counts as "changed" are compatible by
 # the 1.x rules (an enumerator appended with a new number, a field appended
 # to a versioned struct the library reads by its version): after checking
-# the report, say so with --compatible. A removed function or symbol is never
+# the report, say so with --compatible. Something removed is never
 # compatible.
+#
+# --initial skips the comparison: for the baseline that defines ABI 1 at
+# 1.0.0 (the 0.x series promised nothing), never after a release.
 #
 # After changing the header on purpose (from a fresh clone too):
 #   scripts/build.sh && scripts/abi.sh update && git add abi && git commit
@@ -47,17 +51,18 @@ recorded_version_file=abi/abi-version
 # abidiff's exit status bits (abidiff(1)).
 ABIDIFF_ERROR=1 ABIDIFF_USAGE_ERROR=2 ABIDIFF_ABI_CHANGE=4 ABIDIFF_ABI_INCOMPATIBLE_CHANGE=8
 
-command=check compatible=0
+command=check compatible=0 initial=0
 while [ $# -gt 0 ]; do
   case "$1" in
     check|update) command="$1" ;;
     --compatible) compatible=1 ;;
-    -h|--help) sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --initial) initial=1 ;;
+    -h|--help) sed -n '2,44p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) sb_die "unknown argument $1 (see --help)" ;;
   esac
   shift
 done
-[ "$compatible" = 0 ] || [ "$command" = update ] || sb_die "--compatible goes with update"
+[ "$compatible$initial" = 00 ] || [ "$command" = update ] || sb_die "--compatible and --initial go with update"
 for tool in abidw abidiff gcc nm python3; do
   command -v "$tool" >/dev/null || sb_die "$tool is missing (scripts/deps.sh installs abigail-tools, gcc, binutils)"
 done
@@ -103,9 +108,16 @@ compare() {
     sb_die "abidiff could not compare (exit $status)"
   fi
 }
-# Only additions: every "N Removed" and "N Changed" count of the summary is 0.
-additions_only() {
-  ! grep -Eio '[1-9][0-9]* (removed|changed)' "$tmp/report" > /dev/null
+# What kind of difference the report shows: none, added (only additions),
+# changed (a type or a signature; abidiff cannot tell an append the 1.x rules
+# allow from a break, and flags every change of a type no function takes as
+# incompatible), removed (a function, symbol or type gone, or another SONAME).
+classify() {
+  if [ "$status" = 0 ]; then kind=none
+  elif grep -Eiq '[1-9][0-9]* removed|SONAME changed' "$tmp/report"; then kind=removed
+  elif grep -Eiq '[1-9][0-9]* changed' "$tmp/report" || (( status & ABIDIFF_ABI_INCOMPATIBLE_CHANGE )); then kind=changed
+  else kind=added
+  fi
 }
 summary() { echo "$functions functions, $(grep -cE '<(class|enum|union)-decl ' "$tmp/current.abi") structs and enums"; }
 
@@ -121,29 +133,30 @@ check)
   fi
   echo "abidiff $baseline <built library>:"
   sed 's/^/  /' "$tmp/report"
-  if (( status & ABIDIFF_ABI_INCOMPATIBLE_CHANGE )); then
-    kind="an INCOMPATIBLE change (something programs or plugins use was removed)"
-  elif additions_only; then
-    kind="additions only (compatible, but the baseline must record them)"
-  else
-    kind="a change abidiff cannot judge (a type or a signature changed: incompatible unless it only appends to a versioned struct or an enum)"
-  fi
+  classify
+  case "$kind" in
+    removed) what="INCOMPATIBLE: something programs or plugins use was removed" ;;
+    changed) what="a type or a signature changed: incompatible unless it only appends to a versioned struct or an enum" ;;
+    *) what="additions only: compatible, but the baseline must record them" ;;
+  esac
   echo >&2
-  echo "The ABI differs from $baseline: $kind (abidiff exit $status)." >&2
+  echo "The ABI differs from $baseline: $what (abidiff exit $status)." >&2
   echo "If it is meant: scripts/abi.sh update (see scripts/abi.sh --help), and commit abi/." >&2
   exit 1
   ;;
 update)
   mkdir -p abi
-  if [ -f "$baseline" ]; then
+  if [ -f "$baseline" ] && [ "$initial" = 0 ]; then
     recorded=$(cat "$recorded_version_file" 2>/dev/null || true)
     compare
     if [ "$status" != 0 ]; then
       cat "$tmp/report"
+      classify
       breaking=""
-      if (( status & ABIDIFF_ABI_INCOMPATIBLE_CHANGE )); then breaking="removes functions or symbols"
-      elif ! additions_only && [ "$compatible" = 0 ]; then breaking="changes types or signatures (if it only appends what the 1.x rules allow, rerun with --compatible)"
-      fi
+      case "$kind" in
+        removed) breaking="removes a function, a symbol or a type" ;;
+        changed) [ "$compatible" = 1 ] || breaking="changes types or signatures (if it only appends what the 1.x rules allow, rerun with --compatible)" ;;
+      esac
       if [ -n "$breaking" ] && [ "$recorded" = "$abi" ]; then
         sb_die "the new ABI $breaking, and SB_ABI_VERSION is still $abi: bump SB_ABI_VERSION in include/switchboard.h (the SONAME follows) or undo the change"
       fi
