@@ -91,17 +91,17 @@ extern "C" {
 /* ---------------------------------------------------------------- version */
 
 /* The release. SB_VERSION_NUMBER is MAJOR * 10000 + MINOR * 100 + PATCH. */
-#define SB_VERSION_MAJOR 0
-#define SB_VERSION_MINOR 1
+#define SB_VERSION_MAJOR 1
+#define SB_VERSION_MINOR 0
 #define SB_VERSION_PATCH 0
-#define SB_VERSION_STRING "0.1.0"
-#define SB_VERSION_NUMBER 100
+#define SB_VERSION_STRING "1.0.0"
+#define SB_VERSION_NUMBER 10000
 
 /* The binary interface. It changes only when a program or plugin built
  * against an older header would break; plugins declare it in sb_target_def. */
 #define SB_ABI_VERSION 1
 
-/* The library's own release string, e.g. "0.1.0" (static storage). Compare
+/* The library's own release string, e.g. "1.0.0" (static storage). Compare
  * sb_version_number() with SB_VERSION_NUMBER to detect a header/library
  * mismatch, and sb_abi_version() with SB_ABI_VERSION to detect an
  * incompatible one. */
