@@ -17,7 +17,7 @@ import sys
 header_path = sys.argv[1]
 text = open(header_path, encoding="utf-8").read()
 # Comments and preprocessor lines go first: a declaration may carry either
-# (sb_set_error's format attribute sits in an #if).
+# (sb_error_set's format attribute sits in an #if).
 text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
 text = re.sub(r"//[^\n]*", " ", text)
 text = re.sub(r"^[ \t]*#[^\n]*(\\\n[^\n]*)*", " ", text, flags=re.M)
