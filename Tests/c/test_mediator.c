@@ -244,7 +244,7 @@ static void test_statuses(void) {
     CHECK_STATUS(sb_target_evict(m, "Never"), SB_ENOTFOUND);
     CHECK_STATUS(sb_target_evict(m, "Target_T"), SB_ENOTFOUND);
     robustness_row("sb_target_evict of a name with no cached instance (registered without instances, "
-                   "unknown, CTMediator's class name)", 3, "SB_ENOTARGET, nothing released");
+                   "unknown, CTMediator's class name)", 3, "SB_ENOTFOUND, nothing released");
     CHECK_STATUS(sb_target_evict(m, ""), SB_EINVAL);
     CHECK_STATUS(sb_target_evict(NULL, "T"), SB_EINVAL);
     sb_value_release(not_dict);
