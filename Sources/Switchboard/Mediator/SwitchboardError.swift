@@ -12,7 +12,8 @@ public enum SwitchboardError: Error, Sendable {
     /// The action (or callback) ran and failed. `underlying` is the Swift error
     /// it threw; it is nil when the failure came from C or Lua as a message.
     case actionFailed(String, underlying: (any Error)?)
-    /// A value had the wrong kind for what was asked of it.
+    /// A value had the wrong kind for what was asked of it (a result against
+    /// its contract), or a target is not of a service interface's kind.
     case typeMismatch(String)
     /// A policy refused the call before any target code ran.
     case rejected(String)
