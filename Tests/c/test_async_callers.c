@@ -481,7 +481,7 @@ static void test_hooks_take_nothing(struct later *l) {
         CHECK_STATUS(sb_action_perform_async(m, "A", "later", NULL, NULL, done, &e), SB_PENDING);
         CHECK(taken_by_hook == 0);
         CHECK(l->c != 0);
-        CHECK_STATUS(sb_completion_fail(taken_by_hook, SB_EACTION, "not mine"), SB_EINVAL);
+        CHECK_STATUS(sb_completion_fail(taken_by_hook, SB_EACTION, "not mine"), SB_ENOTFOUND);
         gate_open(&l->gate);
         CHECK(wait_ended(&e) == 1);
         later_finish(l);

@@ -167,7 +167,7 @@ static void test_schemes_and_patterns(void) {
     CHECK(freed == 1);
     CHECK_STATUS(sb_scheme_unregister(m, "https"), SB_OK);
     CHECK(freed == 2);
-    CHECK_STATUS(sb_scheme_unregister(m, "https"), SB_ENOTARGET);
+    CHECK_STATUS(sb_scheme_unregister(m, "https"), SB_ENOTFOUND);
     CHECK_STATUS(sb_url_open(m, "https://example.com/", NULL, &out), SB_ENOTARGET);
 
     /* A scheme connected to targets. */
@@ -193,7 +193,7 @@ static void test_schemes_and_patterns(void) {
     CHECK_STATUS(sb_url_pattern_add(m, "app://bad/<float:x>", "T", "echo"), SB_EINVAL);
     CHECK(ERROR_MENTIONS("float"));
     CHECK_STATUS(sb_url_pattern_remove(m, "app://item/<int:id>(/:tab)"), SB_OK);
-    CHECK_STATUS(sb_url_pattern_remove(m, "app://item/<int:id>(/:tab)"), SB_ENOTARGET);
+    CHECK_STATUS(sb_url_pattern_remove(m, "app://item/<int:id>(/:tab)"), SB_ENOTFOUND);
 
     /* The catalogue. */
     CHECK_STATUS(sb_routes(m, &out), SB_OK);
@@ -274,9 +274,9 @@ static void test_handlers_removed_if_owned(void) {
     sb_value *out = NULL;
     CHECK_STATUS(sb_scheme_register(m, "hand", handler, &theirs, NULL), SB_OK);
     CHECK_STATUS(sb_url_pattern_add_handler(m, "app://h/:id", handler, &theirs, NULL), SB_OK);
-    CHECK_STATUS(sb_scheme_unregister_if(m, "hand", handler, &mine), SB_ENOACTION);
-    CHECK_STATUS(sb_url_pattern_remove_handler_if(m, "app://h/:id", handler, &mine), SB_ENOACTION);
-    CHECK_STATUS(sb_scheme_unregister_if(m, "hand", web, &theirs), SB_ENOACTION);
+    CHECK_STATUS(sb_scheme_unregister_if(m, "hand", handler, &mine), SB_ENOTFOUND);
+    CHECK_STATUS(sb_url_pattern_remove_handler_if(m, "app://h/:id", handler, &mine), SB_ENOTFOUND);
+    CHECK_STATUS(sb_scheme_unregister_if(m, "hand", web, &theirs), SB_ENOTFOUND);
     CHECK_STATUS(sb_url_open(m, "hand://x", NULL, &out), SB_OK);
     sb_value_release(out);
     CHECK_STATUS(sb_url_open(m, "app://h/1", NULL, &out), SB_OK);
@@ -286,13 +286,13 @@ static void test_handlers_removed_if_owned(void) {
     CHECK_STATUS(sb_url_open(m, "hand://x", NULL, &out), SB_ENOTARGET); /* no connector */
     CHECK(out == NULL);
     CHECK(sb_url_open(m, "app://h/1", NULL, &out) != SB_OK && out == NULL);
-    CHECK_STATUS(sb_scheme_unregister_if(m, "hand", handler, &theirs), SB_ENOACTION);
+    CHECK_STATUS(sb_scheme_unregister_if(m, "hand", handler, &theirs), SB_ENOTFOUND);
     CHECK_STATUS(sb_scheme_unregister_if(NULL, "hand", handler, &theirs), SB_EINVAL);
     CHECK_STATUS(sb_scheme_unregister_if(m, NULL, handler, &theirs), SB_EINVAL);
     CHECK_STATUS(sb_url_pattern_remove_handler_if(m, "app://h/:id", NULL, &theirs), SB_EINVAL);
     /* A scheme connected to targets has no handler to be anyone's. */
     CHECK_STATUS(sb_scheme_register(m, "plain", NULL, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_scheme_unregister_if(m, "plain", handler, NULL), SB_ENOACTION);
+    CHECK_STATUS(sb_scheme_unregister_if(m, "plain", handler, NULL), SB_ENOTFOUND);
     sb_mediator_free(m);
 }
 
@@ -326,7 +326,7 @@ static void test_handlers_have_no_name(void) {
     }
     CHECK_STATUS(sb_action_perform(m, "scheme:https", "open", NULL, 0, &out), SB_ENOTARGET);
     CHECK_STATUS(sb_action_perform(m, "route:app://item/<int:id>", "route", NULL, 0, &out), SB_ENOTARGET);
-    CHECK_STATUS(sb_target_unregister(m, "scheme:https"), SB_ENOTARGET);
+    CHECK_STATUS(sb_target_unregister(m, "scheme:https"), SB_ENOTFOUND);
     CHECK(handler_calls == 2 && freed == 0);
 
     /* The catalogue shows them with their scheme and pattern, not as targets. */
@@ -350,7 +350,7 @@ static void test_handlers_have_no_name(void) {
     CHECK(freed == 4);
     sb_mediator_free(m);
     robustness_row("Hostile URLs: internal handler names (scheme:, route:) from C: by URL, sb_action_perform, "
-                   "sb_target_unregister", 7, "SB_ENOTARGET or SB_EBADURL; handlers reached through their scheme or pattern only");
+                   "sb_target_unregister", 7, "SB_ENOTARGET, SB_ENOTFOUND or SB_EBADURL; handlers reached through their scheme or pattern only");
 }
 
 /* Found in a hostile review (issue 20): a module key is joined to the
@@ -433,7 +433,7 @@ static void test_url_cache_flag(void) {
         sb_value_release(second);
         CHECK_STATUS(sb_target_evict(m, "Numbered"), SB_OK);
         CHECK_STATUS(sb_url_open(m, "app://Numbered/n", NULL, NULL), SB_OK);
-        CHECK_STATUS(sb_target_evict(m, "Numbered"), SB_ENOTARGET);
+        CHECK_STATUS(sb_target_evict(m, "Numbered"), SB_ENOTFOUND);
     }
     sb_mediator_free(m);
     robustness_row("C URL calls with SB_CACHE_TARGET (sb_url_open), with and without hooks", 4,

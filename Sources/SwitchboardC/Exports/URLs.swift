@@ -114,7 +114,7 @@ public func sb_scheme_unregister(_ m: sb_mediator_ptr?, _ scheme: UnsafePointer<
         return failure(SB_EINVAL, "sb_scheme_unregister: NULL mediator or scheme")
     }
     let mediator = CMediator.borrow(m).takeUnretainedValue().mediator
-    return mediator.disconnect(scheme: name) ? SB_OK : failure(SB_ENOTARGET, "the scheme \"\(name)\" is not connected")
+    return mediator.disconnect(scheme: name) ? SB_OK : failure(SB_ENOTFOUND, "the scheme \"\(name)\" is not connected")
 }
 
 @_cdecl("sb_scheme_unregister_if")
@@ -125,7 +125,7 @@ public func sb_scheme_unregister_if(_ m: sb_mediator_ptr?, _ scheme: UnsafePoint
     }
     let mediator = CMediator.borrow(m).takeUnretainedValue().mediator
     return mediator.disconnect(scheme: name, ifHandler: { CFunction.isRegistration($0, fn, userdata) })
-        ? SB_OK : failure(SB_ENOACTION, "the scheme \"\(name)\" has no handler with this function and userdata")
+        ? SB_OK : failure(SB_ENOTFOUND, "the scheme \"\(name)\" has no handler with this function and userdata")
 }
 
 @_cdecl("sb_url_pattern_add_handler")
@@ -167,7 +167,7 @@ public func sb_url_pattern_remove(_ m: sb_mediator_ptr?, _ pattern: UnsafePointe
         return failure(SB_EINVAL, "sb_url_pattern_remove: NULL mediator or pattern")
     }
     let removed = CMediator.borrow(m)._withUnsafeGuaranteedRef { $0.mediator.removeRoute(pattern: text) }
-    return removed ? SB_OK : failure(SB_ENOTARGET, "no route was added with the pattern \(Value.string(text))")
+    return removed ? SB_OK : failure(SB_ENOTFOUND, "no route was added with the pattern \(Value.string(text))")
 }
 
 @_cdecl("sb_url_pattern_remove_handler_if")
@@ -178,7 +178,7 @@ public func sb_url_pattern_remove_handler_if(_ m: sb_mediator_ptr?, _ pattern: U
     }
     let mediator = CMediator.borrow(m).takeUnretainedValue().mediator
     return mediator.removeRoute(pattern: text, ifHandler: { CFunction.isRegistration($0, fn, userdata) })
-        ? SB_OK : failure(SB_ENOACTION, "the pattern \(Value.string(text)) has no handler with this function and userdata")
+        ? SB_OK : failure(SB_ENOTFOUND, "the pattern \(Value.string(text)) has no handler with this function and userdata")
 }
 
 @_cdecl("sb_url_set_policy")
