@@ -21,10 +21,12 @@ public func sb_url_open(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar>?,
 func urlOptions(_ options: UnsafePointer<sb_url_options>?, _ caller: String, completion allowed: Bool = true)
     -> Result<(params: sb_value_cptr?, completion: sb_value_cptr?, call: CallOptions), SwitchboardError> {
     guard let options else { return .success((nil, nil, .none)) }
-    let o = options.pointee
-    guard o.version >= 1, o.version <= SB_URL_OPTIONS_VERSION else {
-        return .failure(.invalidArgument("\(caller): sb_url_options version \(o.version) is not one this library knows (1...\(SB_URL_OPTIONS_VERSION))"))
+    // The version alone first: it says how much of the struct there is.
+    let version = options.pointer(to: \.version)!.pointee
+    guard version >= 1, version <= SB_URL_OPTIONS_VERSION else {
+        return .failure(.invalidArgument("\(caller): sb_url_options version \(version) is not one this library knows (1...\(SB_URL_OPTIONS_VERSION))"))
     }
+    let o = options.pointee // every field of version 1
     if o.completion != nil, !allowed {
         return .failure(.invalidArgument("\(caller): a completion is not taken here; `done` is the completion"))
     }
