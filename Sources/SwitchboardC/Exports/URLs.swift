@@ -12,7 +12,7 @@ public func sb_url_open(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar>?,
     out?.pointee = nil
     switch urlOptions(options, "sb_url_open") {
     case .failure(let error): return failure(error)
-    case .success(let parsed): return openURL(m, url, parsed.params, parsed.completion, parsed.call, out)
+    case .success(let parsed): return openURL(m, url, parsed.params, parsed.completion, parsed.call, out, "sb_url_open")
     }
 }
 
@@ -38,13 +38,14 @@ func urlOptions(_ options: UnsafePointer<sb_url_options>?, _ caller: String, com
 
 /// sb_url_open and sb_url_open_async.
 func openURL(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar>?, _ params: sb_value_cptr?,
-             _ completion: sb_value_cptr?, _ options: CallOptions, _ out: sb_value_out?) -> sb_status {
-    guard let m, let url else { return failure(SB_EINVAL, "sb_url_open: NULL mediator or URL") }
+             _ completion: sb_value_cptr?, _ options: CallOptions, _ out: sb_value_out?,
+             _ caller: String) -> sb_status {
+    guard let m, let url else { return failure(SB_EINVAL, "\(caller): NULL mediator or URL") }
     if let params, Handle(params).type != SB_DICT {
-        return failure(SB_ETYPE, "sb_url_open: params must be a dict")
+        return failure(SB_ETYPE, "\(caller): params must be a dict")
     }
     if let completion, Handle(completion).type != SB_CALLBACK {
-        return failure(SB_ETYPE, "sb_url_open: the completion must be a callback")
+        return failure(SB_ETYPE, "\(caller): the completion must be a callback")
     }
     var result: OpaquePointer?
     let status: sb_status
@@ -57,7 +58,7 @@ func openURL(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar>?, _ params: sb_v
             $0.mediator.openNative(url: text, extra: params, options: options, out: &result, bridge: CBridge.self)
         }))
     } else {
-        status = failure(SB_EBADURL, "sb_url_open: the URL is not valid UTF-8")
+        status = failure(SB_EBADURL, "\(caller): the URL is not valid UTF-8")
     }
     if let completion { complete(completion, status, result) }
     if let out { out.pointee = result } else if let result { Handle(result).release() }
