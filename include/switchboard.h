@@ -796,14 +796,16 @@ SB_API sb_status sb_url_set_policy(sb_mediator *m, const sb_value *policy);
  * functions fail with SB_EACTION and a message saying so. (Swift's URLSigner
  * computes the same signatures with swift-crypto.)
  *
- * sb_url_require_signature copies `key` (at least 16 bytes); a NULL key stops
- * requiring signatures. SB_EINVAL for a NULL mediator or a shorter key. */
+ * sb_url_require_signature copies `key` (16 to 4096 bytes); a NULL key stops
+ * requiring signatures. SB_EINVAL for a NULL mediator or a shorter or longer
+ * key (whether or not libcrypto can be loaded). */
 SB_API sb_status sb_url_require_signature(sb_mediator *m, const void *key, size_t key_len);
 
 /* `url` with `expires` (unix seconds) and its signature under `key`
  * appended, as a new string (free it with sb_memory_free). NULL, with the last
- * error set, for a NULL or short key, a NULL or non-UTF-8 URL, a URL with a
- * #fragment, or one that already has `expires` or `signature`. */
+ * error set, for a NULL key or one outside 16 to 4096 bytes, a NULL or
+ * non-UTF-8 URL, a URL with a #fragment, or one that already has `expires`
+ * or `signature`. */
 SB_API char *sb_url_sign(const void *key, size_t key_len, const char *url, int64_t expires);
 
 /* Sets the observer of refused URL calls (by the URL policy, the signature

@@ -2,8 +2,12 @@
  * policy and its observer, scheme connectors, route patterns, the catalogue. */
 #include "check.h"
 
+#include <fcntl.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 static int target_calls;
 static sb_status echo(void *u, const sb_value *params, sb_value **out) {
@@ -610,6 +614,55 @@ static void test_hostile_parser(void) {
                    29, "refused with the listed status and a message; no native action runs");
 }
 
+/* Options structs are read field by field, as far as their version and
+ * flags say they go: each struct here ends where a page the process may not
+ * read begins, so a read past it crashes the suite. sb_call_options as a
+ * program built before timeout_ms existed lays it out (timeout_ms is read
+ * only with SB_WITH_TIMEOUT), and an sb_url_options of version 0 that is
+ * nothing but its version (refused before any other field is read). */
+static void test_options_read_no_further_than_they_go(void) {
+    long page = sysconf(_SC_PAGESIZE);
+    int zero = open("/dev/zero", O_RDWR);
+    unsigned char *pages = zero < 0 ? MAP_FAILED
+                                    : mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE, zero, 0);
+    if (zero >= 0) close(zero);
+    CHECK(pages != MAP_FAILED);
+    if (pages == MAP_FAILED) return;
+    CHECK(mprotect(pages + page, (size_t)page, PROT_NONE) == 0);
+    unsigned char *end = pages + page;
+
+    size_t old_size = offsetof(sb_call_options, timeout_ms);
+    sb_call_options *old = (sb_call_options *)(void *)(end - old_size);
+    memset(old, 0, old_size);
+    sb_url_options options = SB_URL_OPTIONS_INIT;
+    options.call = old;
+
+    sb_mediator *m = sb_mediator_new();
+    sb_value *out = NULL;
+    CHECK_STATUS(sb_action_register(m, "A", "show", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_url_open(m, "app://A/show?x=1", &options, &out), SB_OK);
+    CHECK_STR(str(out, "x"), "1");
+    sb_value_release(out);
+    out = NULL;
+    CHECK_STATUS(sb_action_perform_opts(m, "A", "show", NULL, old, &out), SB_OK);
+    sb_value_release(out);
+    out = NULL;
+    old->flags = SB_CACHE_TARGET;
+    CHECK_STATUS(sb_url_open(m, "app://A/show", &options, &out), SB_OK);
+    sb_value_release(out);
+    out = NULL;
+
+    int *version_only = (int *)(void *)(end - sizeof(int));
+    *version_only = 0;
+    CHECK_STATUS(sb_url_open(m, "app://A/show", (const sb_url_options *)(void *)version_only, &out), SB_EINVAL);
+    CHECK(ERROR_MENTIONS("version 0") && out == NULL);
+    sb_mediator_free(m);
+    munmap(pages, (size_t)page * 2);
+    robustness_row("C options structs ending at an unreadable page (sb_call_options without timeout_ms, "
+                   "sb_url_options of version 0 that is only its version)", 4,
+                   "each read only as far as its flags and version say; no read past the struct");
+}
+
 int main(void) {
     test_hostile_parser();
     test_ctmediator_forms();
@@ -622,5 +675,6 @@ int main(void) {
     test_url_cache_flag();
     test_handlers_removed_if_owned();
     test_length_first();
+    test_options_read_no_further_than_they_go();
     return check_report("urls");
 }

@@ -17,7 +17,7 @@ public func sb_action_perform_async(_ m: sb_mediator_ptr?, _ target: UnsafePoint
         switch callOptions(options, "sb_action_perform_async", more: SB_NO_FALLBACK) {
         case .failure(let error): return failure(error)
         case .success(let parsed):
-            let fallback = options.pointee.flags & SB_NO_FALLBACK == 0
+            let fallback = options.pointer(to: \.flags)!.pointee & SB_NO_FALLBACK == 0
             return perform(m, target, action, params, cache: parsed.cacheTarget, fallback: fallback, parsed, out,
                            "sb_action_perform_async")
         }
@@ -32,7 +32,7 @@ public func sb_url_open_async(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar>
     return detached(done, userdata) { out in
         switch urlOptions(options, "sb_url_open_async", completion: false) {
         case .failure(let error): return failure(error)
-        case .success(let parsed): return openURL(m, url, parsed.params, nil, parsed.call, out)
+        case .success(let parsed): return openURL(m, url, parsed.params, nil, parsed.call, out, "sb_url_open_async")
         }
     }
 }
