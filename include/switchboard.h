@@ -23,7 +23,20 @@
  * Status. Functions that can fail return sb_status (SB_OK is 0); the output
  * pointer comes last and is called `out`. On failure `*out` is set to NULL and
  * sb_error_message() describes what went wrong. Success does not clear that
- * message, so read it only after a failure.
+ * message, so read it only after a failure. Which status means what is said
+ * once, at sb_status, and each function names the ones it returns. A name or
+ * id that is not there: a call (sb_action_perform, a route, a URL, a service
+ * call) fails with SB_ENOTARGET or SB_ENOACTION, telling a missing target
+ * from a missing action as CTMediator does; every other lookup (removing,
+ * evicting, describing, an unknown id) fails with SB_ENOTFOUND. SB_EINVAL is
+ * only for malformed arguments and SB_ETYPE only for values of the wrong kind.
+ *
+ * Numbers. Every enum constant (sb_status, sb_type, sb_call_phase) and every
+ * flag has an explicit value, part of the binary interface: a value is never
+ * renumbered or reused, even for something withdrawn, and a new constant gets
+ * a new number. Flags (SB_CACHE_TARGET, SB_BYPASS_INTERCEPTORS, SB_NO_FALLBACK)
+ * are bits of one `unsigned`, or-ed together; a function refuses bits it
+ * does not know (SB_EINVAL).
  *
  * Ownership, in jansson's words:
  *   new reference      the caller owns it and must sb_value_release() it;
@@ -107,18 +120,18 @@ extern "C" {
 /* ---------------------------------------------------------------- version */
 
 /* The release. SB_VERSION_NUMBER is MAJOR * 10000 + MINOR * 100 + PATCH. */
-#define SB_VERSION_MAJOR 0
-#define SB_VERSION_MINOR 1
+#define SB_VERSION_MAJOR 1
+#define SB_VERSION_MINOR 0
 #define SB_VERSION_PATCH 0
-#define SB_VERSION_STRING "0.1.0"
-#define SB_VERSION_NUMBER 100
+#define SB_VERSION_STRING "1.0.0"
+#define SB_VERSION_NUMBER 10000
 
 /* The binary interface. It changes only when a program or plugin built
  * against an older header would break. (Plugins declare the version of
  * their table, SB_TARGET_DEF_VERSION, not this.) */
 #define SB_ABI_VERSION 1
 
-/* The library's own release string, e.g. "0.1.0" (static storage). Compare
+/* The library's own release string, e.g. "1.0.0" (static storage). Compare
  * sb_version_number() with SB_VERSION_NUMBER to detect a header/library
  * mismatch, and sb_abi_version() with SB_ABI_VERSION to detect an
  * incompatible one. */
@@ -134,24 +147,41 @@ typedef struct sb_route sb_route;       /* opaque; a prepared call */
 
 typedef enum sb_status {
     SB_OK = 0,
-    SB_EINVAL,     /* an argument is NULL, empty, malformed or out of range */
-    SB_ENOTARGET,  /* no target answers to the name (and no fallback did) */
-    SB_ENOACTION,  /* the target has neither the action nor notFound */
-    SB_EACTION,    /* the action or callback ran and failed */
-    SB_ETYPE,      /* a value has the wrong kind for the operation, or an action's
-                    * result is not of its contract's `-> type` */
-    SB_EREJECTED,  /* a policy refused the call before any target ran (the URL
-                      policy, or the call depth limit: SB_MAX_CALL_DEPTH) */
-    SB_EBADURL,    /* a URL could not be parsed */
-    SB_ENOMEM,     /* an allocation failed */
-    SB_EQUEUED,    /* the callee belongs to another thread (a Lua state) and was
-                      queued to run there later; this caller gets no result */
-    SB_ETIMEOUT,   /* an interceptor did not decide, or an asynchronous action did not
-                    * complete, in time (the message names it) */
-    SB_ECANCELED,  /* the caller cancelled the call (sb_cancellation) */
-    SB_EPARAMS,    /* the params broke the action's contract (a key missing or of the wrong type) */
-    SB_EWOULDBLOCK, /* waiting for an asynchronous action would block a thread that must
-                     * not block (a synchronous Swift call from inside a Swift task) */
+    SB_EINVAL = 1,      /* an argument is malformed: a NULL pointer, an empty name, text
+                         * that is not UTF-8, unknown flag bits, a number out of range
+                         * (an index, a key length), a text that does not parse (JSON,
+                         * a contract, a pattern, a rule), a value the operation can
+                         * never accept (a cycle, nesting deeper than SB_MAX_DEPTH), or
+                         * a second decision on an interceptor's call (sb_call_*) */
+    SB_ENOTARGET = 2,   /* a call (sb_action_perform, a route, a URL, a service call)
+                         * found no target to answer the name, and no fallback did */
+    SB_ENOACTION = 3,   /* a call found the target, but it has neither the action nor
+                         * notFound (and no fallback answered) */
+    SB_EACTION = 4,     /* the action or callback ran and failed */
+    SB_ETYPE = 5,       /* a value has the wrong kind for the operation: a getter on
+                         * another kind, params that are not a dict, a completion that
+                         * is not a callback, a policy of the wrong shape, an action's
+                         * result that is not of its contract's `-> type`, a target
+                         * that does not conform to a service's interface */
+    SB_EREJECTED = 6,   /* a policy refused the call before any target ran (the URL
+                         * policy, or the call depth limit: SB_MAX_CALL_DEPTH) */
+    SB_EBADURL = 7,     /* a URL could not be parsed */
+    SB_ENOMEM = 8,      /* an allocation failed */
+    SB_EQUEUED = 9,     /* the callee belongs to another thread (a Lua state) and was
+                         * queued to run there later; this caller gets no result */
+    SB_ETIMEOUT = 10,   /* an interceptor did not decide, or an asynchronous action did
+                         * not complete, in time (the message names it) */
+    SB_ECANCELED = 11,  /* the caller cancelled the call (sb_cancellation) */
+    SB_EPARAMS = 12,    /* the params broke the action's contract (a key missing or of
+                         * the wrong type) */
+    SB_EWOULDBLOCK = 13, /* waiting for an asynchronous action would block a thread that
+                          * must not block (a synchronous Swift call from inside a Swift task) */
+    SB_ENOTFOUND = 14,  /* a lookup that is not a call found nothing under the name or
+                         * id: removing, unregistering, evicting or describing what is
+                         * not there (a target, an action, a scheme, a URL pattern, a
+                         * service, a class), an id no interceptor, observer or
+                         * discoverer has, a completion that is not open, a
+                         * registration that is not the caller's (the _if functions) */
     /* Not an error and never returned to a caller: an action returns it after
      * sb_completion_take, to answer later (see "Asynchronous actions"). */
     SB_PENDING = 64
@@ -159,16 +189,16 @@ typedef enum sb_status {
 
 /* The kinds of value. Ints and doubles stay distinct: 3 is not 3.0. */
 typedef enum sb_type {
-    SB_NULL,
-    SB_BOOL,
-    SB_INT,      /* int64_t */
-    SB_DOUBLE,
-    SB_STRING,   /* valid UTF-8; may contain NUL bytes */
-    SB_BYTES,    /* any bytes */
-    SB_ARRAY,
-    SB_DICT,     /* string keys -> values, in insertion order; keys are bytes */
-    SB_CALLBACK, /* callable from C, Swift or Lua */
-    SB_POINTER   /* an opaque host pointer, carried but never dereferenced */
+    SB_NULL = 0,
+    SB_BOOL = 1,
+    SB_INT = 2,      /* int64_t */
+    SB_DOUBLE = 3,
+    SB_STRING = 4,   /* valid UTF-8; may contain NUL bytes */
+    SB_BYTES = 5,    /* any bytes */
+    SB_ARRAY = 6,
+    SB_DICT = 7,     /* string keys -> values, in insertion order; keys are bytes */
+    SB_CALLBACK = 8, /* callable from C, Swift or Lua */
+    SB_POINTER = 9   /* an opaque host pointer, carried but never dereferenced */
 } sb_type;
 
 /* Containers nest at most this deep, counted over the whole value: no path
@@ -388,25 +418,28 @@ SB_API sb_status sb_contract_check(const char *contract);
  * forgotten when the target loses its last registered action or has one
  * more registered: say it again after registering. The Lua module and the
  * switchboard command set it for the Target_<Name>.lua files they load.
- * SB_ENOTARGET if `target` has no registered action; SB_EINVAL for a NULL
+ * SB_ENOTFOUND if `target` has no registered action; SB_EINVAL for a NULL
  * mediator, or a NULL, empty or non-UTF-8 target or origin. */
 SB_API sb_status sb_target_set_origin(sb_mediator *m, const char *target, const char *origin);
 
 /* Removes every action registered under `target` and drops its cached state.
- * A plugin's target is found again on its next use. SB_ENOTARGET if nothing
- * was known under that name. Calls user code (destructors). */
+ * A plugin's target is found again on its next use. SB_ENOTFOUND if nothing
+ * was known under that name; SB_EINVAL for a NULL mediator or a NULL, empty
+ * or non-UTF-8 name. Calls user code (destructors). */
 SB_API sb_status sb_target_unregister(sb_mediator *m, const char *target);
 
-/* Removes one registered action. SB_ENOACTION if it was not registered
- * (a plugin's own actions cannot be removed). Calls user code. */
+/* Removes one registered action. SB_ENOTFOUND if it was not registered
+ * (a plugin's own actions cannot be removed); SB_EINVAL for a NULL mediator
+ * or a NULL, empty or non-UTF-8 name. Calls user code. */
 SB_API sb_status sb_action_unregister(sb_mediator *m, const char *target, const char *action);
 
 /* Removes one registered action only if it is still registered with exactly
  * this `fn` and `userdata` (as sb_action_register or _contract registered
  * it): for code that removes what it registered when it goes away (the Lua
  * module does when a state closes), leaving a registration another owner
- * made since under the same name. SB_ENOACTION if the action is not
- * registered, or not with this pair; SB_EINVAL as for sb_action_unregister.
+ * made since under the same name. SB_ENOTFOUND if the action is not
+ * registered, or not with this pair; SB_EINVAL as for sb_action_unregister,
+ * and for a NULL `fn`.
  * Keep `userdata` alive until this returns, or another registration may
  * reuse its address. Calls user code (destructors). */
 SB_API sb_status sb_action_unregister_if(sb_mediator *m, const char *target, const char *action,
@@ -468,14 +501,14 @@ SB_API sb_status sb_class_register(sb_mediator *m, const char *target, const sb_
  * `userdata` (see sb_action_unregister_if): for code that removes what it
  * registered when it goes away (the Lua module does when a state closes).
  * Actions registered by name stay; a discoverable target is found again on
- * its next use. SB_ENOTARGET if `target` has no class registered with this
+ * its next use. SB_ENOTFOUND if `target` has no class registered with this
  * `userdata`; SB_EINVAL for a NULL `m` or an invalid name. Calls user code
  * (destructors). */
 SB_API sb_status sb_class_unregister_if(sb_mediator *m, const char *target, const void *userdata);
 
 /* ------------------------------------------------------------- performing */
 
-/* Flags for sb_action_perform and sb_route_prepare. */
+/* Bit flags for sb_action_perform and sb_route_prepare (or them together). */
 #define SB_CACHE_TARGET 1u /* keep the target instance for later calls */
 #define SB_NO_FALLBACK 4u  /* no fallback answers (NoTargetAction, degrade rules, the
                             * degrade handler): SB_ENOTARGET / SB_ENOACTION instead;
@@ -541,7 +574,8 @@ SB_API sb_status sb_class_unregister_if(sb_mediator *m, const char *target, cons
  *
  * On SB_OK *out is a new reference, never NULL; `out` may be NULL to discard
  * the result. SB_EINVAL for NULL or empty names, names that are not valid
- * UTF-8, params that are not a dict, or unknown flag bits; SB_EREJECTED for a call nested too deep
+ * UTF-8, or unknown flag bits; SB_ETYPE for params that are not a dict;
+ * SB_EREJECTED for a call nested too deep
  * (SB_MAX_CALL_DEPTH). Calls user code.
  */
 SB_API sb_status sb_action_perform(sb_mediator *m, const char *target, const char *action,
@@ -550,7 +584,7 @@ SB_API sb_status sb_action_perform(sb_mediator *m, const char *target, const cha
 /* Drops the cached instance of `target` (the name the call used, or
  * "Mod.<target>" for a call that named module Mod); calls still using it
  * finish first, then it is destroyed. SB_OK when an instance was released;
- * SB_ENOTARGET when none is cached under that name (nothing released);
+ * SB_ENOTFOUND when none is cached under that name (nothing released);
  * SB_EINVAL for a NULL or empty name. Calls user code (a plugin's destroy). */
 SB_API sb_status sb_target_evict(sb_mediator *m, const char *target);
 
@@ -605,9 +639,10 @@ SB_API void sb_route_free(sb_route *r);
  * compatible: every param the target requires is one the interface
  * requires, every param both declare has the same type (the target may take
  * any, or a double for an int), and a result the interface declares is the
- * target's declared result. SB_EINVAL naming every missing or incompatible
- * action; SB_ENOTARGET for an undefined service or a target nothing answers
- * to. A new binding replaces the old one at once: a call sees one or the
+ * target's declared result. SB_ETYPE (the target is not of the interface's
+ * kind) naming every missing or incompatible action; SB_ENOTFOUND for an
+ * undefined service or a target nothing answers to; SB_EINVAL for a NULL `m`
+ * or an invalid name. A new binding replaces the old one at once: a call sees one or the
  * other. Calls user code (discoverers, Lua files).
  *
  * sb_service_perform performs `action` of the service on its bound target,
@@ -620,10 +655,11 @@ SB_API void sb_route_free(sb_route *r);
  * are checked against it first (SB_EPARAMS; its defaults are filled in),
  * and a result it declares is checked after, as sb_action_perform checks an
  * action's (SB_ETYPE, the message naming "service <name>.<action>"). Also
- * SB_ENOTARGET for an undefined or unbound service, SB_ENOACTION for an
- * action its interface does not declare. Calls user code.
+ * SB_ENOTFOUND for an undefined service, SB_ENOTARGET for an unbound one
+ * (no target answers the call), SB_ENOACTION for an action its interface
+ * does not declare. Calls user code.
  *
- * sb_service_remove removes the service and its binding; SB_ENOTARGET if it
+ * sb_service_remove removes the service and its binding; SB_ENOTFOUND if it
  * was not defined.
  */
 SB_API sb_status sb_service_define(sb_mediator *m, const char *name, const char *interface);
@@ -713,13 +749,13 @@ SB_API sb_status sb_url_open(sb_mediator *m, const char *url, const sb_url_optio
 SB_API sb_status sb_scheme_register(sb_mediator *m, const char *scheme, sb_fn fn, void *userdata,
                                     void (*free_userdata)(void *));
 
-/* Disconnects `scheme` (releasing its handler, if any). SB_ENOTARGET if it
- * was not connected. */
+/* Disconnects `scheme` (releasing its handler, if any). SB_ENOTFOUND if it
+ * was not connected; SB_EINVAL for a NULL `m` or `scheme`. */
 SB_API sb_status sb_scheme_unregister(sb_mediator *m, const char *scheme);
 
 /* Disconnects `scheme` only if its handler is still exactly this `fn` and
  * `userdata` (as sb_scheme_register set it), like sb_action_unregister_if.
- * SB_ENOACTION if it is not (or the scheme has no handler). */
+ * SB_ENOTFOUND if it is not (or the scheme has no handler). */
 SB_API sb_status sb_scheme_unregister_if(sb_mediator *m, const char *scheme, sb_fn fn, const void *userdata);
 
 /*
@@ -751,12 +787,12 @@ SB_API sb_status sb_url_pattern_add_handler(sb_mediator *m, const char *pattern,
                                       void (*free_userdata)(void *));
 
 /* Removes the routes added with exactly this pattern text (and the handler
- * of sb_url_pattern_add_handler). SB_ENOTARGET if there were none. */
+ * of sb_url_pattern_add_handler). SB_ENOTFOUND if there were none. */
 SB_API sb_status sb_url_pattern_remove(sb_mediator *m, const char *pattern);
 
 /* Removes the routes of `pattern` only if its handler is still exactly this
  * `fn` and `userdata` (as sb_url_pattern_add_handler set it), like
- * sb_action_unregister_if. SB_ENOACTION if it is not (or it has none). */
+ * sb_action_unregister_if. SB_ENOTFOUND if it is not (or it has none). */
 SB_API sb_status sb_url_pattern_remove_handler_if(sb_mediator *m, const char *pattern, sb_fn fn, const void *userdata);
 
 /* Sets who URLs may reach: `policy` is a dict {"schemes": [...], "targets":
@@ -778,14 +814,16 @@ SB_API sb_status sb_url_set_policy(sb_mediator *m, const sb_value *policy);
  * functions fail with SB_EACTION and a message saying so. (Swift's URLSigner
  * computes the same signatures with swift-crypto.)
  *
- * sb_url_require_signature copies `key` (at least 16 bytes); a NULL key stops
- * requiring signatures. SB_EINVAL for a NULL mediator or a shorter key. */
+ * sb_url_require_signature copies `key` (16 to 4096 bytes); a NULL key stops
+ * requiring signatures. SB_EINVAL for a NULL mediator or a shorter or longer
+ * key (whether or not libcrypto can be loaded). */
 SB_API sb_status sb_url_require_signature(sb_mediator *m, const void *key, size_t key_len);
 
 /* `url` with `expires` (unix seconds) and its signature under `key`
  * appended, as a new string (free it with sb_memory_free). NULL, with the last
- * error set, for a NULL or short key, a NULL or non-UTF-8 URL, a URL with a
- * #fragment, or one that already has `expires` or `signature`. */
+ * error set, for a NULL key or one outside 16 to 4096 bytes, a NULL or
+ * non-UTF-8 URL, a URL with a #fragment, or one that already has `expires`
+ * or `signature`. */
 SB_API char *sb_url_sign(const void *key, size_t key_len, const char *url, int64_t expires);
 
 /* Sets the observer of refused URL calls (by the URL policy, the signature
@@ -853,11 +891,12 @@ SB_API sb_status sb_interceptor_add(sb_mediator *m, int priority, sb_interceptor
                                     void (*free_userdata)(void *), uint64_t *id);
 /* Removes an interceptor; calls already past it are not affected, and its
  * free_userdata runs once no call still uses it (see "User code" above).
- * SB_EINVAL for an unknown id. */
+ * SB_ENOTFOUND for an unknown id; SB_EINVAL for a NULL `m`. */
 SB_API sb_status sb_interceptor_remove(sb_mediator *m, uint64_t id);
 /* Names an interceptor (for messages and sb_routes; copied; NULL keeps the
  * name) and sets how long a pending decision is awaited, in milliseconds (0
- * keeps the timeout). SB_EINVAL for an unknown id or an empty name. */
+ * keeps the timeout). SB_ENOTFOUND for an unknown id; SB_EINVAL for a NULL
+ * `m` or a name that is empty or not UTF-8. */
 SB_API sb_status sb_interceptor_set_options(sb_mediator *m, uint64_t id, const char *name, unsigned timeout_ms);
 
 /* The call, for interceptors. Strings and params are borrowed from `call`.
@@ -879,7 +918,8 @@ SB_API const char *sb_call_interceptor(const sb_call *call);
 SB_API sb_status sb_call_proceed(sb_call *call);
 /* Goes on with `params` (a dict; NULL keeps them) at `target`/`action`
  * (NULL keeps either). Another target or action is a redirect: rules and
- * interceptors run again from the first. */
+ * interceptors run again from the first. SB_EINVAL for an empty or non-UTF-8
+ * name, SB_ETYPE for `params` that are not a dict. */
 SB_API sb_status sb_call_redirect(sb_call *call, const char *target, const char *action, const sb_value *params);
 /* Fails the call with `status` (an error status; others become SB_EREJECTED)
  * and `message` (copied; NULL gives a default naming the interceptor). */
@@ -967,13 +1007,13 @@ typedef uint64_t sb_completion;
  * later: an id taken and not returned for with SB_PENDING (the action
  * answered anyway, or it was taken in an observer, interceptor, discoverer or
  * callback) is closed when that action returns or that call ends, and
- * completing it is refused (SB_EINVAL). A callback that returns SB_PENDING,
+ * completing it is refused (SB_ENOTFOUND). A callback that returns SB_PENDING,
  * or an action that returns it without taking its completion, fails with
  * SB_EACTION. */
 SB_API sb_completion sb_completion_take(void);
 /* Completes the call with `value` (stolen, even when refused; NULL answers
  * null). Thread-safe. SB_OK when the caller gets it; SB_ETIMEOUT or
- * SB_ECANCELED when the caller stopped waiting first; SB_EINVAL when the
+ * SB_ECANCELED when the caller stopped waiting first; SB_ENOTFOUND when the
  * action answered already, or for an id that is not open (completed before,
  * or never taken). The message says which (sb_error_message). */
 SB_API sb_status sb_completion_succeed(sb_completion c, sb_value *value);
@@ -1054,7 +1094,7 @@ SB_API sb_status sb_rules_set_json(sb_mediator *m, const char *json);
  * NULL `fn` removes it. `free_userdata` as for sb_action_register. */
 SB_API sb_status sb_degrade_handler_set(sb_mediator *m, sb_fn fn, void *userdata, void (*free_userdata)(void *));
 /* Removes the degrade handler only if it is still `fn` with `userdata` (see
- * sb_action_unregister_if). SB_ENOACTION if it is not (or there is none);
+ * sb_action_unregister_if). SB_ENOTFOUND if it is not (or there is none);
  * SB_EINVAL for a NULL `m` or `fn`. Calls user code (destructors). */
 SB_API sb_status sb_degrade_handler_clear_if(sb_mediator *m, sb_fn fn, const void *userdata);
 
@@ -1067,7 +1107,7 @@ SB_API sb_status sb_degrade_handler_clear_if(sb_mediator *m, sb_fn fn, const voi
  * library fills the event: read a field added after version 1 only if
  * `event->version` is at least the version that added it (see "Versioned
  * structs"). */
-typedef enum sb_call_phase { SB_CALL_START, SB_CALL_END } sb_call_phase;
+typedef enum sb_call_phase { SB_CALL_START = 0, SB_CALL_END = 1 } sb_call_phase;
 typedef struct sb_call_event {
     int version;             /* SB_CALL_EVENT_VERSION of the library that made it */
     sb_call_phase phase;
@@ -1086,7 +1126,8 @@ typedef struct sb_call_event {
 #define SB_CALL_EVENT_VERSION 1
 typedef void (*sb_observer_fn)(void *userdata, const sb_call_event *event);
 /* `free_userdata` and *id as for sb_interceptor_add; SB_EREJECTED when the
- * mediator holds SB_MAX_HOOKS observers already. */
+ * mediator holds SB_MAX_HOOKS observers already. sb_observer_remove removes
+ * one: SB_ENOTFOUND for an unknown id, SB_EINVAL for a NULL `m`. */
 SB_API sb_status sb_observer_add(sb_mediator *m, sb_observer_fn fn, void *userdata,
                                  void (*free_userdata)(void *), uint64_t *id);
 SB_API sb_status sb_observer_remove(sb_mediator *m, uint64_t id);
@@ -1120,8 +1161,8 @@ typedef sb_status (*sb_discoverer_fn)(void *userdata, sb_mediator *m, const char
 SB_API sb_status sb_discoverer_add(sb_mediator *m, sb_discoverer_fn fn, void *userdata,
                                    void (*free_userdata)(void *), uint64_t *id);
 
-/* Removes a discoverer; what it registered stays registered. SB_EINVAL for
- * an unknown id. Calls user code (free_userdata, once no search still uses
+/* Removes a discoverer; what it registered stays registered. SB_ENOTFOUND
+ * for an unknown id; SB_EINVAL for a NULL `m`. Calls user code (free_userdata, once no search still uses
  * the discoverer). */
 SB_API sb_status sb_discoverer_remove(sb_mediator *m, uint64_t id);
 

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Builds everything in release mode and stages what is shipped in .build/dist:
 #
-#   .build/dist/lib/libswitchboard.so.1        (static Swift runtime inside)
+#   .build/dist/lib/libswitchboard.so.1.0.0    (static Swift runtime inside;
+#                                               named after SB_VERSION_STRING)
+#   .build/dist/lib/libswitchboard.so.1 -> libswitchboard.so.1.0.0 (the SONAME:
+#                                               SB_ABI_VERSION)
 #   .build/dist/lib/libswitchboard.so -> libswitchboard.so.1
 #   .build/dist/lib/pkgconfig/switchboard.pc
 #   .build/dist/include/switchboard.h, switchboard_lua.h
 #   .build/dist/lib/lua/5.4/switchboard.so     (the Lua module, for lua5.4)
-#   .build/dist/lib/libswitchboard_lua.so.1    (the same, for C hosts: sb_lua_open)
+#   .build/dist/lib/libswitchboard_lua.so.1.0.0 (the same, for C hosts:
+#                                               sb_lua_open; links as above)
 #   .build/dist/lib/pkgconfig/switchboard-lua.pc
 #   .build/dist/bin/switchboard                 (the command; the runtime inside)
 #   .build/dist/share/switchboard/examples/     (scenarios, Lua targets, module_a.so)
@@ -29,8 +33,14 @@ abi=$(sed -nE 's/^#define SB_ABI_VERSION ([0-9]+)/\1/p' include/switchboard.h)
 
 rm -rf "$dist"
 mkdir -p "$dist/lib/pkgconfig" "$dist/lib/lua/5.4" "$dist/include" "$dist/bin"
-cp .build/release/libswitchboard.so "$dist/lib/libswitchboard.so.$abi"
-ln -s "libswitchboard.so.$abi" "$dist/lib/libswitchboard.so"
+# The real file carries the release, the SONAME link the ABI, as ldconfig
+# and distributions expect: libX.so -> libX.so.ABI -> libX.so.VERSION.
+link_library() {  # link_library NAME: NAME.so.ABI and NAME.so for NAME.so.VERSION
+  ln -s "$1.so.$version" "$dist/lib/$1.so.$abi"
+  ln -s "$1.so.$abi" "$dist/lib/$1.so"
+}
+cp .build/release/libswitchboard.so "$dist/lib/libswitchboard.so.$version"
+link_library libswitchboard
 cp include/switchboard.h include/switchboard_lua.h "$dist/include/"
 # Staging .pc files: relative to themselves, with a run path to the staged
 # library (scripts/install.sh writes the installed ones: absolute, no run path).
@@ -49,8 +59,8 @@ lua_glue() {
     $(pkg-config --cflags lua5.4) Sources/SwitchboardLua/*.c -L "$dist/lib" -lswitchboard -lpthread "$@"
 }
 lua_glue -Wl,-rpath,'$ORIGIN/../..' -o "$dist/lib/lua/5.4/switchboard.so"
-lua_glue -Wl,-rpath,'$ORIGIN' -Wl,-soname,"libswitchboard_lua.so.$abi" -o "$dist/lib/libswitchboard_lua.so.$abi"
-ln -s "libswitchboard_lua.so.$abi" "$dist/lib/libswitchboard_lua.so"
+lua_glue -Wl,-rpath,'$ORIGIN' -Wl,-soname,"libswitchboard_lua.so.$abi" -o "$dist/lib/libswitchboard_lua.so.$version"
+link_library libswitchboard_lua
 # The command carries the runtime itself and exports the sb_ functions to
 # the plugins it loads; it needs no libswitchboard.so.
 install -m 755 .build/release/switchboard-cli "$dist/bin/switchboard"

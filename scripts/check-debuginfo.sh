@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The installed library, as debugging tools see it: libswitchboard.so.1
-# stripped, its debug info in lib/.debug/ linked by .gnu_debuglink, all of it
+# The installed library, as debugging tools see it: libswitchboard.so.1 (a
+# link to libswitchboard.so.VERSION) stripped, its debug info in
+# lib/.debug/libswitchboard.so.VERSION.debug linked by .gnu_debuglink, all of it
 # DWARF 4 (Debian 12's valgrind 3.19 gives up on DWARF 5); gdb finds the
 # library's source lines; a C program that links the installed library runs
 # under valgrind memcheck with the installed suppressions: 0 errors (leaks
@@ -13,13 +14,15 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 prefix="$tmp/prefix"
 scripts/install.sh --prefix "$prefix" --no-build > /dev/null
+version=$(sed -nE 's/^#define SB_VERSION_STRING "([^"]+)"/\1/p' include/switchboard.h)
 lib="$prefix/lib/libswitchboard.so.1"
-debug="$prefix/lib/.debug/libswitchboard.so.1.debug"
+debug_name="libswitchboard.so.$version.debug"
+debug="$prefix/lib/.debug/$debug_name"
 
 sections=$(readelf -S --wide "$lib")
 if grep -Eq ' \.(debug_info|symtab) ' <<< "$sections"; then sb_die "the installed library is not stripped"; fi
-[ "$(readelf --string-dump=.gnu_debuglink "$lib" | sed -nE 's/^ *\[ *0\] *//p')" = libswitchboard.so.1.debug ] \
-  || sb_die "the installed library has no .gnu_debuglink to libswitchboard.so.1.debug"
+[ "$(readelf --string-dump=.gnu_debuglink "$lib" | sed -nE 's/^ *\[ *0\] *//p')" = "$debug_name" ] \
+  || sb_die "the installed library has no .gnu_debuglink to $debug_name"
 versions=$(scripts/dwarf-versions.py "$debug")
 grep -q '^4 ' <<< "$versions" || sb_die "the debug file holds no DWARF 4 unit: $versions"
 if grep -qv '^[234] ' <<< "$versions"; then sb_die "the debug file holds units valgrind 3.19 cannot read (version count): $versions"; fi
@@ -44,5 +47,5 @@ grep -q 'greeter said: Hello, Ada!' "$tmp/out" || { cat "$tmp/valgrind.log"; sb_
 frame=$(grep -Em1 'by 0x[0-9A-F]+: sb_[a-z_]+ \([A-Za-z_+]+\.swift:[0-9]+\)' "$tmp/valgrind.log" | sed -E "s/.*: (sb_)/\\1/") \
   || { cat "$tmp/valgrind.log"; sb_die "valgrind showed no function and source line of the library"; }
 
-echo "installed library: $(stat -c %s "$lib") bytes stripped, debug file $(stat -c %s "$debug") bytes" \
+echo "installed library: $(stat -L -c %s "$lib") bytes stripped, debug file $(stat -c %s "$debug") bytes" \
   "(DWARF units by version: $(tr '\n' ' ' <<< "$versions")); gdb and valgrind read it, 0 errors; a frame: $frame"

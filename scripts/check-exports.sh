@@ -2,7 +2,8 @@
 # Checks the shipped library (scripts/build.sh first):
 #  - its exported functions are exactly the functions of switchboard.h,
 #    both directions (as jansson's check-exports does);
-#  - its SONAME carries SB_ABI_VERSION;
+#  - its SONAME carries SB_ABI_VERSION; the file is libswitchboard.so.VERSION
+#    (SB_VERSION_STRING), reached by the links .so.ABI and .so;
 #  - it needs no Swift library at run time (ldd lists only system libraries);
 #  - stripped, it is at most 8 MiB.
 set -euo pipefail
@@ -25,11 +26,18 @@ diff <(echo "$declared") <(echo "$exported") > /dev/null || {
 
 soname=$(readelf -d "$lib" | sed -nE 's/.*Library soname: \[(.*)\]/\1/p')
 [ "$soname" = "libswitchboard.so.$abi" ] || sb_die "SONAME is '$soname', expected libswitchboard.so.$abi"
+version=$(sed -nE 's/^#define SB_VERSION_STRING "([^"]+)"/\1/p' include/switchboard.h)
+for link in "libswitchboard.so.$abi libswitchboard.so.$version" "libswitchboard.so libswitchboard.so.$abi"; do
+  set -- $link
+  [ -L ".build/dist/lib/$1" ] && [ "$(readlink ".build/dist/lib/$1")" = "$2" ] || sb_die ".build/dist/lib/$1 is not a link to $2"
+done
+[ -f ".build/dist/lib/libswitchboard.so.$version" ] && [ ! -L ".build/dist/lib/libswitchboard.so.$version" ] \
+  || sb_die ".build/dist/lib/libswitchboard.so.$version is not the library file"
 
 needed=$(ldd "$lib" | awk '{print $1}' | grep -vE '^(linux-vdso\.so|/lib64/ld-linux|libc\.so|libm\.so|libstdc\+\+\.so|libgcc_s\.so|libdl\.so|libpthread\.so|librt\.so)' || true)
 [ -z "$needed" ] || sb_die "libswitchboard needs non-system libraries: $needed"
 
-size=$(stat -c %s "$lib")
+size=$(stat -L -c %s "$lib")
 tmp=$(mktemp)
 strip -o "$tmp" "$lib"
 stripped=$(stat -c %s "$tmp")
@@ -41,4 +49,4 @@ budget=$((8 * 1024 * 1024))
 [ "$stripped" -le "$budget" ] || sb_die "libswitchboard.so.$abi is $((stripped / 1024)) KiB stripped, over its budget of" \
   "$((budget / 1024)) KiB: check what the last change linked in (nm --size-sort -S)"
 echo "libswitchboard.so.$abi: $(echo "$exported" | wc -l) exported functions = switchboard.h;" \
-  "SONAME $soname; needs only system libraries; $((size / 1024)) KiB ($((stripped / 1024)) KiB stripped)"
+  "SONAME $soname, file libswitchboard.so.$version; needs only system libraries; $((size / 1024)) KiB ($((stripped / 1024)) KiB stripped)"

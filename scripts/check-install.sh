@@ -26,6 +26,12 @@ version=$(sed -nE 's/^#define SB_VERSION_STRING "([^"]+)"/\1/p' include/switchbo
 prefix="$tmp/prefix"
 scripts/install.sh --prefix "$tmp//x/../prefix/" --no-build > /dev/null
 [ -f "$prefix/lib/libswitchboard.so.1" ] || sb_die "install.sh did not normalise --prefix into $prefix"
+# The library file is named after the release; the SONAME and the linker's name are links.
+for lib in libswitchboard libswitchboard_lua; do
+  [ -f "$prefix/lib/$lib.so.$version" ] && [ ! -L "$prefix/lib/$lib.so.$version" ] || sb_die "no file $lib.so.$version installed"
+  [ "$(readlink "$prefix/lib/$lib.so.1")" = "$lib.so.$version" ] || sb_die "$lib.so.1 is not a link to $lib.so.$version"
+  [ "$(readlink "$prefix/lib/$lib.so")" = "$lib.so.1" ] || sb_die "$lib.so is not a link to $lib.so.1"
+done
 # Installing again over it changes nothing the uninstaller will need.
 scripts/install.sh --prefix "$prefix" --no-build > /dev/null
 for pc in switchboard switchboard-lua; do

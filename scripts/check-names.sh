@@ -40,6 +40,9 @@ count load"
 follows() {
   local rest=${1#sb_} noun tail
   [ "$rest" != "$1" ] || return 1
+  # Lower-case words joined by single underscores: no sb_value_get_, no
+  # sb_value__get, no sb_valueGet.
+  [[ "$rest" =~ ^[a-z0-9]+(_[a-z0-9]+)*$ ]] || return 1
   for noun in $nouns; do
     if [ "$rest" = "$noun" ]; then return 0; fi
     if [ "${rest#"${noun}"_}" != "$rest" ]; then
@@ -52,12 +55,21 @@ follows() {
 }
 
 # The checker must be able to fail: names that break the rule are refused.
-for bad in sb_perform sb_add_observer sb_get_int sb_free sb_open_url sb_frobnicate sb_value_frob; do
+for bad in sb_perform sb_add_observer sb_get_int sb_free sb_open_url sb_frobnicate sb_value_frob \
+           sb_value_get_ sb_value__get sb_value_getInt sb_Value_get; do
   if follows "$bad"; then sb_die "the checker accepts $bad, which breaks the rule"; fi
 done
 
-declared=$(grep -ohE '^SB_API [^(]*\bsb_[a-z_0-9]+\(' include/switchboard.h include/switchboard_lua.h |
-  grep -oE 'sb_[a-z_0-9]+\($' | tr -d '(' | sort -u)
+# Every SB_API line declares one function on that line: the name is the
+# identifier before its first "(", whatever its case or prefix, so that a name
+# without sb_ or in camelCase is checked (and refused) rather than skipped. A
+# declaration whose name is not on its SB_API line is refused too: this
+# script could not check it. luaopen_switchboard is named by Lua's rule.
+unreadable=$(grep -hE '^SB_API' include/switchboard.h include/switchboard_lua.h |
+  grep -vE '^SB_API [^(]*\b[A-Za-z_][A-Za-z_0-9]*\(' || true)
+[ -z "$unreadable" ] || sb_die "a declaration whose name is not on its SB_API line (write it on one line): $unreadable"
+declared=$(grep -hE '^SB_API' include/switchboard.h include/switchboard_lua.h |
+  sed -E 's/^SB_API [^(]*\b([A-Za-z_][A-Za-z_0-9]*)\(.*/\1/' | grep -vx luaopen_switchboard | sort -u)
 broken=""
 for name in $declared; do follows "$name" || broken+="$name "; done
 [ -z "$broken" ] || sb_die "these functions do not read sb_<noun>_<verb> (include/switchboard.h, \"Names\"): $broken"

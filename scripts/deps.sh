@@ -18,9 +18,10 @@ declare -A probe=(
   [tappy]=/usr/bin/tappy       # ... python3-tap reads its TAP 14
   [python3-junitparser]=/usr/lib/python3/dist-packages/junitparser   # ... and its JUnit XML
   [luarocks]=/usr/bin/luarocks # scripts/check-luarocks.sh: the rockspec, as Lua users install it
-  [g++]=/usr/bin/g++           # scripts/check-install.sh: the examples as C++
+  [g++]=/usr/bin/g++           # scripts/check-install.sh, check-header-languages.sh: C++
   [gdb]=/usr/bin/gdb           # scripts/check-debuginfo.sh: the installed debug file, as gdb reads it
   [binutils]=/usr/bin/objcopy  # scripts/install.sh: stripped files, debug info beside them
+  [abigail-tools]=/usr/bin/abidiff  # scripts/abi.sh: the library's ABI against abi/libswitchboard.abi
 )
 
 missing=()

@@ -4,9 +4,10 @@
 # environment variable) a staging folder put in front of every path, for
 # distribution packages.
 #
-#   PREFIX/lib/libswitchboard.so.1, PREFIX/lib/libswitchboard.so
+#   PREFIX/lib/libswitchboard.so.1.0.0       the library (the release in its name),
+#   PREFIX/lib/libswitchboard.so.1, .so      links to it (the SONAME, for the linker)
 #   PREFIX/lib/lua/5.4/switchboard.so        the Lua module (require "switchboard")
-#   PREFIX/lib/libswitchboard_lua.so.1       the same, for C hosts embedding Lua
+#   PREFIX/lib/libswitchboard_lua.so.1.0.0   the same, for C hosts embedding Lua (and links)
 #   PREFIX/lib/.debug/*.debug, PREFIX/lib/lua/5.4/.debug/, PREFIX/bin/.debug/
 #                                            debug info of the stripped ELF files
 #                                            (found by gdb and valgrind through
@@ -112,7 +113,10 @@ put_pc() {  # put_pc NAME
 if [ -f "$root/$manifest_path" ]; then grep '^d ' "$root/$manifest_path" >> "$manifest" || true; fi
 
 for lib in libswitchboard libswitchboard_lua; do
-  for f in "$dist/lib/$lib".so.*; do put_elf 755 "$f" "lib/$(basename "$f")"; done
+  for f in "$dist/lib/$lib".so.*; do
+    if [ -L "$f" ]; then put_link "$(readlink "$f")" "lib/$(basename "$f")"
+    else put_elf 755 "$f" "lib/$(basename "$f")"; fi
+  done
   put_link "$(basename "$(readlink "$dist/lib/$lib.so")")" "lib/$lib.so"
 done
 put_elf 755 "$dist/lib/lua/5.4/switchboard.so" lib/lua/5.4/switchboard.so

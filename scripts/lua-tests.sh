@@ -31,6 +31,7 @@ export SB_TEST_PLUGIN="$out/lua_test_plugin.so"
 export SB_TEST_COUNTER="$out/test_plugin.so"
 export SB_TEST_TARGETS="$SB_ROOT/Tests/lua/targets"
 export SB_TEST_TYPED="$out/typed_plugin.so"
+export SB_TEST_HEADER="$dist/include/switchboard.h"
 
 what="${1:-all}"
 if [ "$what" = all ] || [ "$what" = specs ]; then

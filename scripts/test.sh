@@ -43,6 +43,10 @@ sb_run "Release build, staged in .build/dist" scripts/build.sh
 sb_run "Public names follow sb_<noun>_<verb>" scripts/check-names.sh
 sb_run "switchboard.h agrees with the library" scripts/check-header.sh release
 sb_run "Exports, SONAME, no Swift dependency" scripts/check-exports.sh
+# The C ABI against the committed baseline (libabigail); any difference fails
+# until `scripts/abi.sh update` records it on purpose.
+sb_run "ABI unchanged against abi/libswitchboard.abi (abidw, abidiff)" scripts/abi.sh check
+sb_run "switchboard.h as C99, C11, C++11 and C++17; a C++ program runs" scripts/check-header-languages.sh
 sb_run "The committed generated wrappers match their contracts (switchboard gen)" scripts/generate.sh --check
 sb_run "C suites" make -s -C Tests/c run
 # Instruction counts (callgrind, which repeat exactly) against

@@ -28,9 +28,12 @@ static void load(void) {
     for (size_t i = 0; i < sizeof names / sizeof names[0] && library == NULL; i++)
         library = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
     if (library == NULL) {
+        /* dlerror() is NULL when a dlopen wrapper (a sandbox's, a test's)
+         * failed without saying why. */
+        const char *why = dlerror();
         snprintf(load_error, sizeof load_error,
                  "URL signing needs OpenSSL's libcrypto (libcrypto.so.3 or .so.1.1), which cannot be loaded: %s",
-                 dlerror());
+                 why != NULL ? why : "no reason given");
         return;
     }
     /* POSIX's way to turn dlsym's object pointer into a function pointer. */

@@ -80,6 +80,8 @@ func failureMessage(_ status: sb_status) -> String {
     let codes: [sb_status: String] = [
         SB_EINVAL: "EINVAL", SB_ENOTARGET: "ENOTARGET", SB_ENOACTION: "ENOACTION", SB_EACTION: "EACTION",
         SB_ETYPE: "ETYPE", SB_EREJECTED: "EREJECTED", SB_EBADURL: "EBADURL", SB_ENOMEM: "ENOMEM", SB_EQUEUED: "EQUEUED",
+        SB_ETIMEOUT: "ETIMEOUT", SB_ECANCELED: "ECANCELED", SB_EPARAMS: "EPARAMS", SB_EWOULDBLOCK: "EWOULDBLOCK",
+        SB_ENOTFOUND: "ENOTFOUND",
     ]
     let code = codes[status] ?? String(cString: sb_status_string(status))
     let message = String(cString: sb_error_message())

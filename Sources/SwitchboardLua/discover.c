@@ -227,7 +227,7 @@ static int protected_discover(lua_State *L) {
     lua_rawgeti(L, LUA_REGISTRYINDEX, f->ctx->module_ref);
     lua_getfield(L, -1, "path");
     if (lua_type(L, -1) != LUA_TSTRING) {
-        f->status = SB_EINVAL;
+        f->status = SB_ETYPE; /* a value of the wrong kind, not a malformed one */
         snprintf(f->error, sizeof f->error, "sb.path must be a string, not a %s", luaL_typename(L, -1));
         return 0;
     }

@@ -5,7 +5,7 @@
  *   sb.perform(target, action [, params [, opts]])  -> result | nil, message, code
  *   sb.target(name, actions)      registers Lua functions as actions -> true
  *   sb.unregister(name)           -> true | nil, message, code
- *   sb.release(name)              drops a cached target instance -> true | nil, message, "ENOTARGET"
+ *   sb.release(name)              drops a cached target instance -> true | nil, message, "ENOTFOUND"
  *   sb.load_plugin(path)          -> true | nil, message, code
  *   sb.poll([max])                runs calls queued by other threads, resumes coroutines
  *                                 whose calls ended -> count [, errors]
@@ -55,6 +55,7 @@ static const struct {
     {SB_ECANCELED, "ECANCELED"},
     {SB_EPARAMS, "EPARAMS"},
     {SB_EWOULDBLOCK, "EWOULDBLOCK"},
+    {SB_ENOTFOUND, "ENOTFOUND"},
 };
 
 const char *sb_lua_status_name(sb_status status) {

@@ -167,7 +167,10 @@ struct FallbackTests {
             (.invalidArgument, 1, "EINVAL"), (.noTarget, 2, "ENOTARGET"), (.noAction, 3, "ENOACTION"),
             (.actionFailed, 4, "EACTION"), (.typeMismatch, 5, "ETYPE"), (.rejected, 6, "EREJECTED"),
             (.badURL, 7, "EBADURL"), (.outOfMemory, 8, "ENOMEM"), (.queued, 9, "EQUEUED"),
+            (.timeout, 10, "ETIMEOUT"), (.canceled, 11, "ECANCELED"), (.badParams, 12, "EPARAMS"),
+            (.wouldBlock, 13, "EWOULDBLOCK"), (.notFound, 14, "ENOTFOUND"),
         ]
+        #expect(expected.count == SwitchboardError.Code.allCases.count)
         for (code, number, name) in expected {
             #expect(code.rawValue == number)
             #expect(code.name == name)

@@ -46,7 +46,7 @@ struct ServiceInterfaceTests {
         try m.register(target: "Half", action: "charge", contract: "cents: string -> bool") { _ in true }
         try m.register(target: "Half", action: "notFound") { _ in .null }
         let error = #expect(throws: SwitchboardError.self) { try m.bindService("Payments", to: "Half") }
-        #expect(error?.code == .invalidArgument)
+        #expect(error?.code == .typeMismatch) // the target is not of the interface's kind
         #expect(error?.message.contains("refund is missing") == true)
         #expect(error?.message.contains("status is missing") == true)
         #expect(error?.message.contains("param \"cents\" is string on the target, int in the interface") == true)
@@ -60,8 +60,10 @@ struct ServiceInterfaceTests {
         let strict = #expect(throws: SwitchboardError.self) { try m.bindService("Payments", to: "Strict") }
         #expect(strict?.message.contains("requires param \"token\"") == true)
 
-        #expect(throws: SwitchboardError.self) { try m.bindService("Payments", to: "Nobody") }
-        #expect(throws: SwitchboardError.self) { try m.bindService("Undefined", to: "Half") }
+        let nobody = #expect(throws: SwitchboardError.self) { try m.bindService("Payments", to: "Nobody") }
+        #expect(nobody?.code == .notFound)
+        let undefined = #expect(throws: SwitchboardError.self) { try m.bindService("Undefined", to: "Half") }
+        #expect(undefined?.code == .notFound)
         // Nothing was bound by the refusals.
         let unbound = #expect(throws: SwitchboardError.self) { try m.callService("Payments", action: "status") }
         #expect(unbound?.code == .noTarget)
@@ -136,7 +138,7 @@ struct ServiceInterfaceTests {
         #expect(other?.code == .noAction)
         #expect(other?.message.contains("charge, refund, status") == true)
         let undefined = #expect(throws: SwitchboardError.self) { try m.callService("Nope", action: "status") }
-        #expect(undefined?.code == .noTarget)
+        #expect(undefined?.code == .notFound) // no such service: a lookup, not a call's missing target
         // Redefining drops the binding; unbinding with nil too.
         try m.defineService("Payments", interface: Self.payments)
         #expect(throws: SwitchboardError.self) { try m.callService("Payments", action: "status") }

@@ -476,8 +476,10 @@ struct PatternTests {
         #expect(origin() == "registered")
         try m.setOrigin("config file reg.json", ofTarget: "Reg")
         #expect(origin() == "config file reg.json")
-        #expect(throws: SwitchboardError.self) { try m.setOrigin("x", ofTarget: "Nobody") }
-        #expect(throws: SwitchboardError.self) { try m.setOrigin("", ofTarget: "Reg") }
+        let nobody = #expect(throws: SwitchboardError.self) { try m.setOrigin("x", ofTarget: "Nobody") }
+        #expect(nobody?.code == .notFound)
+        let empty = #expect(throws: SwitchboardError.self) { try m.setOrigin("", ofTarget: "Reg") }
+        #expect(empty?.code == .invalidArgument)
         // Each way of changing what is registered forgets it.
         #expect(m.unregister(target: "Reg", action: "go"))
         try m.register(target: "Reg", action: "go") { _ in .null }

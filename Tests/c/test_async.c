@@ -142,7 +142,7 @@ static sb_status completes_itself(void *ud, const sb_value *params, sb_value **o
     CHECK(c != 0);
     CHECK(sb_completion_take() == c); /* the same call, the same id */
     CHECK_STATUS(sb_completion_succeed(c, sb_string("now")), SB_OK);
-    CHECK_STATUS(sb_completion_succeed(c, sb_string("again")), SB_EINVAL);
+    CHECK_STATUS(sb_completion_succeed(c, sb_string("again")), SB_ENOTFOUND);
     return SB_PENDING;
 }
 
@@ -188,14 +188,14 @@ static void test_rules_of_use(void) {
     CHECK_STATUS(sb_action_perform(m, "A", "plain", NULL, 0, &out), SB_OK); /* not confused by it */
     CHECK(check_int(out) == 5);
     sb_value_release(out);
-    CHECK_STATUS(sb_completion_succeed(answered_anyway_id, sb_int(2)), SB_EINVAL); /* closed as it answered */
+    CHECK_STATUS(sb_completion_succeed(answered_anyway_id, sb_int(2)), SB_ENOTFOUND); /* closed as it answered */
     CHECK(ERROR_MENTIONS("no open completion"));
 
     /* Outside any action there is nothing to take; unknown ids are refused. */
     CHECK(sb_completion_take() == 0);
     CHECK(ERROR_MENTIONS("no action is running"));
-    CHECK_STATUS(sb_completion_succeed(0, NULL), SB_EINVAL);
-    CHECK_STATUS(sb_completion_fail(987654321, SB_EACTION, NULL), SB_EINVAL);
+    CHECK_STATUS(sb_completion_succeed(0, NULL), SB_ENOTFOUND);
+    CHECK_STATUS(sb_completion_fail(987654321, SB_EACTION, NULL), SB_ENOTFOUND);
     CHECK(sb_completion_cancelled(987654321) == 0);
     sb_mediator_free(m);
 }
@@ -334,14 +334,14 @@ static void test_exactly_once(void) {
         for (int i = 0; i < RACERS; i++) {
             pthread_join(racer_threads[i], NULL);
             if (racers[i].got == SB_OK) accepted++;
-            else if (racers[i].got != SB_EINVAL) wrong++;
+            else if (racers[i].got != SB_ENOTFOUND) wrong++;
         }
         if (accepted != 1) wrong++;
         pthread_barrier_destroy(&race_barrier);
     }
     CHECK(wrong == 0);
     robustness_row("Asynchronous C action completed by 8 threads at once (sb_completion_succeed)", rounds,
-                   "exactly one completion is accepted and answers the call; the others get SB_EINVAL");
+                   "exactly one completion is accepted and answers the call; the others get SB_ENOTFOUND");
     sb_mediator_free(m);
 }
 
@@ -453,7 +453,7 @@ static void test_only_actions(void) {
     sb_value_release(out);
     finish(&d);
     CHECK_STATUS(d.later.returned, SB_OK);
-    CHECK_STATUS(sb_completion_succeed(stray_id, sb_int(1)), SB_EINVAL);
+    CHECK_STATUS(sb_completion_succeed(stray_id, sb_int(1)), SB_ENOTFOUND);
     CHECK_STATUS(sb_observer_remove(m, observer), SB_OK);
     sb_value_release(params);
 

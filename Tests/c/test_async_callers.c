@@ -210,6 +210,19 @@ static void test_answers_at_once(sb_mediator *m) {
     CHECK_STATUS(sb_url_open_async(m, "app://A/now", &url_options, done, &e), SB_OK);
     CHECK(e.calls == 1 && e.status == SB_EINVAL && strstr(e.message, "version") != NULL);
     ended_destroy(&e);
+    /* Failures of the URL itself name the function called, not sb_url_open. */
+    sb_value *not_dict = sb_int(1);
+    url_options = (sb_url_options)SB_URL_OPTIONS_INIT;
+    url_options.params = not_dict;
+    ended_init(&e);
+    CHECK_STATUS(sb_url_open_async(m, "app://A/now", &url_options, done, &e), SB_OK);
+    CHECK(e.calls == 1 && e.status == SB_ETYPE && strstr(e.message, "sb_url_open_async: params") != NULL);
+    ended_destroy(&e);
+    ended_init(&e);
+    CHECK_STATUS(sb_url_open_async(m, NULL, NULL, done, &e), SB_OK);
+    CHECK(e.calls == 1 && e.status == SB_EINVAL && strstr(e.message, "sb_url_open_async: NULL") != NULL);
+    ended_destroy(&e);
+    sb_value_release(not_dict);
     sb_value_release(completion);
 
     /* Completed inside the action before it returned: at once. */
@@ -480,7 +493,7 @@ static void test_hooks_take_nothing(struct later *l) {
         CHECK_STATUS(sb_action_perform_async(m, "A", "later", NULL, NULL, done, &e), SB_PENDING);
         CHECK(taken_by_hook == 0);
         CHECK(l->c != 0);
-        CHECK_STATUS(sb_completion_fail(taken_by_hook, SB_EACTION, "not mine"), SB_EINVAL);
+        CHECK_STATUS(sb_completion_fail(taken_by_hook, SB_EACTION, "not mine"), SB_ENOTFOUND);
         gate_open(&l->gate);
         CHECK(wait_ended(&e) == 1);
         later_finish(l);

@@ -118,14 +118,14 @@ static const sb_class_def def_origin = {SB_CLASS_DEF_VERSION, def_actions, NULL,
     X(origin_null_m, (sb_target_set_origin(NULL, "T", "file") == SB_EINVAL))                      \
     X(origin_null_origin, (sb_target_set_origin(M, "T", NULL) == SB_EINVAL))                      \
     X(origin_bad_utf8, (sb_target_set_origin(M, "T", "\xfe") == SB_EINVAL))                        \
-    X(origin_unknown, (sb_target_set_origin(M, "Nobody", "file") == SB_ENOTARGET))                \
+    X(origin_unknown, (sb_target_set_origin(M, "Nobody", "file") == SB_ENOTFOUND))                \
     X(unregister_action_m, (sb_action_unregister(NULL, "t", "a") == SB_EINVAL))                   \
     X(perform_null_m, (sb_action_perform(NULL, "T", "ok", NULL, 0, &out) == SB_EINVAL && out == NULL))   \
     X(perform_null_t, (sb_action_perform(M, NULL, "ok", NULL, 0, &out) == SB_EINVAL))                    \
     X(perform_null_a, (sb_action_perform(M, "T", NULL, NULL, 0, &out) == SB_EINVAL))                     \
     X(perform_empty, (sb_action_perform(M, "", "", NULL, 0, &out) == SB_EINVAL))                         \
-    X(perform_params_type, (sb_action_perform(M, "T", "ok", I, 0, &out) == SB_EINVAL))                   \
-    X(perform_params_array, (sb_action_perform(M, "T", "ok", A, 0, &out) == SB_EINVAL))                  \
+    X(perform_params_type, (sb_action_perform(M, "T", "ok", I, 0, &out) == SB_ETYPE))                    \
+    X(perform_params_array, (sb_action_perform(M, "T", "ok", A, 0, &out) == SB_ETYPE))                   \
     X(perform_flags, (sb_action_perform(M, "T", "ok", NULL, SB_FAKE_FLAG, &out) == SB_EINVAL))           \
     X(perform_bad_utf8, (sb_action_perform(M, "\xff", "ok", NULL, 0, &out) == SB_EINVAL))             \
     X(release_cached_null, (sb_target_evict(NULL, "T") == SB_EINVAL))                    \
@@ -142,12 +142,12 @@ static const sb_class_def def_origin = {SB_CLASS_DEF_VERSION, def_actions, NULL,
     X(discoverer_null_m, (sb_discoverer_add(NULL, NULL, NULL, NULL, NULL) == SB_EINVAL))          \
     X(discoverer_null_fn, (sb_discoverer_add(M, NULL, NULL, NULL, NULL) == SB_EINVAL))            \
     X(remove_discoverer_null, (sb_discoverer_remove(NULL, 1) == SB_EINVAL))                       \
-    X(remove_discoverer_unknown, (sb_discoverer_remove(M, 987654) == SB_EINVAL))                  \
+    X(remove_discoverer_unknown, (sb_discoverer_remove(M, 987654) == SB_ENOTFOUND))                  \
     X(open_null_m, (sb_url_open(NULL, "app://T/ok", NULL, &out) == SB_EINVAL))                      \
     X(open_null_url, (sb_url_open(M, NULL, NULL, &out) == SB_EINVAL))                             \
     X(open_bad_url, (sb_url_open(M, "::", NULL, &out) == SB_EBADURL))                             \
-    X(open_params_type, (sb_url_open(M, "app://T/ok", &(sb_url_options){.version = SB_URL_OPTIONS_VERSION, .params = I}, &out) == SB_ETYPE))        \
-    X(open_completion_type, (sb_url_open(M, "app://T/ok", &(sb_url_options){.version = SB_URL_OPTIONS_VERSION, .completion = I}, &out) == SB_ETYPE))                 \
+    X(open_params_type, (sb_url_open(M, "app://T/ok", &(sb_url_options){.version = SB_URL_OPTIONS_VERSION, .params = I}, &out) == SB_ETYPE))         \
+    X(open_completion_type, (sb_url_open(M, "app://T/ok", &(sb_url_options){.version = SB_URL_OPTIONS_VERSION, .completion = I}, &out) == SB_ETYPE))                  \
     X(scheme_null, (sb_scheme_register(M, NULL, NULL, NULL, NULL) == SB_EINVAL))                  \
     X(scheme_empty, (sb_scheme_register(M, "", NULL, NULL, NULL) == SB_EINVAL))                   \
     X(scheme_null_m, (sb_scheme_register(NULL, "x", NULL, NULL, NULL) == SB_EINVAL))              \
@@ -176,7 +176,7 @@ static const sb_class_def def_origin = {SB_CLASS_DEF_VERSION, def_actions, NULL,
     X(class_empty_origin, (sb_class_register(M, "K", &def_origin, NULL, NULL) == SB_EINVAL))    \
     X(class_unregister_null_m, (sb_class_unregister_if(NULL, "K", NULL) == SB_EINVAL))           \
     X(class_unregister_null_name, (sb_class_unregister_if(M, NULL, NULL) == SB_EINVAL))          \
-    X(class_unregister_none, (sb_class_unregister_if(M, "T", NULL) == SB_ENOTARGET))             \
+    X(class_unregister_none, (sb_class_unregister_if(M, "T", NULL) == SB_ENOTFOUND))             \
     X(class_none_left, (sb_action_perform(M, "K", "ok", NULL, 0, &out) == SB_ENOTARGET))                 \
     X(service_define_null_m, (sb_service_define(NULL, "S", "a") == SB_EINVAL))                    \
     X(service_define_null_name, (sb_service_define(M, NULL, "a") == SB_EINVAL))                   \
@@ -186,17 +186,32 @@ static const sb_class_def def_origin = {SB_CLASS_DEF_VERSION, def_actions, NULL,
     X(service_bind_null_m, (sb_service_bind(NULL, "S", "T") == SB_EINVAL))                        \
     X(service_bind_null_name, (sb_service_bind(M, NULL, "T") == SB_EINVAL))                       \
     X(service_bind_empty_target, (sb_service_bind(M, "S", "") == SB_EINVAL))                      \
-    X(service_bind_undefined, (sb_service_bind(M, "S", "T") == SB_ENOTARGET))                     \
+    X(service_bind_undefined, (sb_service_bind(M, "S", "T") == SB_ENOTFOUND))                     \
     X(service_perform_null_m, (sb_service_perform(NULL, "S", "a", NULL, 0, &out) == SB_EINVAL && out == NULL)) \
     X(service_perform_null_name, (sb_service_perform(M, NULL, "a", NULL, 0, &out) == SB_EINVAL))  \
     X(service_perform_null_action, (sb_service_perform(M, "S", NULL, NULL, 0, &out) == SB_EINVAL)) \
-    X(service_perform_undefined, (sb_service_perform(M, "S", "a", NULL, 0, &out) == SB_ENOTARGET)) \
+    X(service_perform_undefined, (sb_service_perform(M, "S", "a", NULL, 0, &out) == SB_ENOTFOUND)) \
     X(service_remove_null_m, (sb_service_remove(NULL, "S") == SB_EINVAL))                         \
     X(service_remove_null_name, (sb_service_remove(M, NULL) == SB_EINVAL))                        \
-    X(service_remove_undefined, (sb_service_remove(M, "S") == SB_ENOTARGET))                      \
+    X(service_remove_undefined, (sb_service_remove(M, "S") == SB_ENOTFOUND))                      \
     X(load_null_m, (sb_plugin_load(NULL, "/x.so") == SB_EINVAL))                                  \
     X(load_null_path, (sb_plugin_load(M, NULL) == SB_EINVAL))                                     \
     X(load_empty, (sb_plugin_load(M, "") == SB_EINVAL))                                           \
+    /* A name or id that is not there, outside a call: SB_ENOTFOUND everywhere. */                  \
+    X(unregister_unknown, (sb_target_unregister(M, "Nobody") == SB_ENOTFOUND))                    \
+    X(unregister_action_unknown, (sb_action_unregister(M, "T", "nope") == SB_ENOTFOUND))          \
+    X(unregister_if_not_mine, (sb_action_unregister_if(M, "T", "ok", ok_action, &out) == SB_ENOTFOUND)) \
+    X(evict_uncached, (sb_target_evict(M, "T") == SB_ENOTFOUND))                                  \
+    X(unscheme_unknown, (sb_scheme_unregister(M, "nosuch") == SB_ENOTFOUND))                      \
+    X(unscheme_if_no_handler, (sb_scheme_unregister_if(M, "app", ok_action, NULL) == SB_ENOTFOUND)) \
+    X(unpattern_unknown, (sb_url_pattern_remove(M, "app://no/:x") == SB_ENOTFOUND))               \
+    X(unpattern_if_unknown, (sb_url_pattern_remove_handler_if(M, "app://no/:x", ok_action, NULL) == SB_ENOTFOUND)) \
+    X(remove_interceptor_unknown, (sb_interceptor_remove(M, 987654) == SB_ENOTFOUND))             \
+    X(interceptor_options_unknown, (sb_interceptor_set_options(M, 987654, "x", 0) == SB_ENOTFOUND)) \
+    X(remove_observer_unknown, (sb_observer_remove(M, 987654) == SB_ENOTFOUND))                   \
+    X(degrade_clear_none, (sb_degrade_handler_clear_if(M, ok_action, NULL) == SB_ENOTFOUND))      \
+    X(complete_unknown, (sb_completion_succeed(987654, NULL) == SB_ENOTFOUND))                    \
+    X(fail_unknown, (sb_completion_fail(987654, SB_EACTION, NULL) == SB_ENOTFOUND))               \
     X(load_missing, (sb_plugin_load(M, "/nonexistent/plugin.so") == SB_EINVAL))                   \
     X(load_directory, (sb_plugin_load(M, "/tmp") == SB_EINVAL))
 

@@ -189,8 +189,8 @@ static void test_unregister_if(void) {
     CHECK_STATUS(sb_action_register(m, "Counter", "extra", counter_call_extra, NULL, NULL), SB_OK);
     CHECK(bump(m, SB_CACHE_TARGET) == 1);
     /* Not with another userdata, nor for a name without a class. */
-    CHECK_STATUS(sb_class_unregister_if(m, "Counter", &other), SB_ENOTARGET);
-    CHECK_STATUS(sb_class_unregister_if(m, "Nobody", &t), SB_ENOTARGET);
+    CHECK_STATUS(sb_class_unregister_if(m, "Counter", &other), SB_ENOTFOUND);
+    CHECK_STATUS(sb_class_unregister_if(m, "Nobody", &t), SB_ENOTFOUND);
     CHECK(bump(m, SB_CACHE_TARGET) == 2);
     CHECK_STATUS(sb_class_unregister_if(m, "Counter", &t), SB_OK);
     CHECK(t.freed == 1 && t.created == t.destroyed);
@@ -199,7 +199,7 @@ static void test_unregister_if(void) {
     sb_value *out = NULL;
     CHECK_STATUS(sb_action_perform(m, "Counter", "extra", NULL, 0, &out), SB_OK);
     sb_value_release(out);
-    CHECK_STATUS(sb_class_unregister_if(m, "Counter", &t), SB_ENOTARGET);
+    CHECK_STATUS(sb_class_unregister_if(m, "Counter", &t), SB_ENOTFOUND);
     sb_mediator_free(m);
 }
 

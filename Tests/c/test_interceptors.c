@@ -103,9 +103,9 @@ static void test_order(void) {
     CHECK_STATUS(sb_action_perform(m, "T", "act", NULL, 0, NULL), SB_OK);
     CHECK_STR(order_log, "AB");
 
-    CHECK_STATUS(sb_interceptor_remove(m, c), SB_EINVAL); /* already removed */
+    CHECK_STATUS(sb_interceptor_remove(m, c), SB_ENOTFOUND); /* already removed */
     unknown = a + b + c + 1000;
-    CHECK_STATUS(sb_interceptor_remove(m, unknown), SB_EINVAL);
+    CHECK_STATUS(sb_interceptor_remove(m, unknown), SB_ENOTFOUND);
     CHECK(freed == 1);
 
     CHECK_STATUS(sb_interceptor_remove(m, a), SB_OK);
@@ -1117,7 +1117,7 @@ static int null_results;
 /* Tries every accessor and decision with NULL in the interceptor's place. */
 static int null_probe(void *u, sb_call *call) {
     (void)u;
-    null_results = sb_call_redirect(call, NULL, NULL, (const sb_value *)u) != SB_OK; /* params not a dict */
+    null_results = sb_call_redirect(call, NULL, NULL, (const sb_value *)u) == SB_ETYPE; /* params not a dict */
     return SB_OK;
 }
 
@@ -1138,7 +1138,7 @@ static void test_null(void) {
     CHECK_STATUS(sb_interceptor_set_options(NULL, 1, "x", 0), SB_EINVAL);
     CHECK_STATUS(sb_interceptor_add(m, 0, log_name, "", NULL, &id), SB_OK);
     CHECK_STATUS(sb_interceptor_set_options(m, id, "", 0), SB_EINVAL);
-    CHECK_STATUS(sb_interceptor_set_options(m, id + 1000, "x", 0), SB_EINVAL);
+    CHECK_STATUS(sb_interceptor_set_options(m, id + 1000, "x", 0), SB_ENOTFOUND);
     {
         sb_status s = sb_interceptor_set_options(m, id, NULL, 0);
         CHECK(s == SB_OK || s == SB_EINVAL); /* NULL name: undocumented, must not crash */
@@ -1172,7 +1172,7 @@ static void test_null(void) {
     CHECK(out == NULL);
     CHECK_STATUS(sb_action_perform_opts(m, NULL, "act", NULL, NULL, &out), SB_EINVAL);
     CHECK_STATUS(sb_action_perform_opts(m, "T", NULL, NULL, NULL, &out), SB_EINVAL);
-    CHECK_STATUS(sb_action_perform_opts(m, "T", "act", v, NULL, &out), SB_EINVAL); /* params not a dict */
+    CHECK_STATUS(sb_action_perform_opts(m, "T", "act", v, NULL, &out), SB_ETYPE); /* params not a dict */
     CHECK_STATUS(sb_action_perform_opts(m, "T", "act", NULL, NULL, &out), SB_OK); /* no options */
     CHECK_STR(str_of(out), "T.act");
     sb_value_release(out);
@@ -1229,6 +1229,7 @@ static void test_null(void) {
     CHECK_STATUS(sb_observer_add(m, NULL, NULL, count_free, &id), SB_EINVAL);
     CHECK(freed == 3);
     CHECK_STATUS(sb_observer_remove(NULL, 1), SB_EINVAL);
+    CHECK_STATUS(sb_observer_remove(m, 987654), SB_ENOTFOUND); /* no observer has that id */
     CHECK(sb_routes_json(NULL) == NULL);
 
     /* An id is optional. */

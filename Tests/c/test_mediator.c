@@ -94,7 +94,7 @@ static void test_replace_and_unregister(void) {
     CHECK_STATUS(sb_action_register(m, "T", "b", add_n, &one, count_free), SB_OK);
     CHECK_STATUS(sb_action_unregister(m, "T", "b"), SB_OK);
     CHECK(freed == 2);
-    CHECK_STATUS(sb_action_unregister(m, "T", "b"), SB_ENOACTION);
+    CHECK_STATUS(sb_action_unregister(m, "T", "b"), SB_ENOTFOUND);
     /* Where the registered actions come from, for the catalogue. */
     CHECK_STATUS(sb_target_set_origin(m, "T", "config file t.json"), SB_OK);
     char *routes = sb_routes_json(m);
@@ -104,9 +104,9 @@ static void test_replace_and_unregister(void) {
     CHECK(freed == 3);
     CHECK_STATUS(sb_action_perform(m, "T", "a", NULL, 0, &out), SB_ENOTARGET);
     CHECK(out == NULL);
-    CHECK_STATUS(sb_target_unregister(m, "T"), SB_ENOTARGET);
+    CHECK_STATUS(sb_target_unregister(m, "T"), SB_ENOTFOUND);
     /* Unregistering forgot the origin: registered again, T is "registered". */
-    CHECK_STATUS(sb_target_set_origin(m, "T", "config file t.json"), SB_ENOTARGET);
+    CHECK_STATUS(sb_target_set_origin(m, "T", "config file t.json"), SB_ENOTFOUND);
     CHECK_STATUS(sb_action_register(m, "T", "a", add_n, &one, NULL), SB_OK);
     routes = sb_routes_json(m);
     CHECK(routes != NULL && strstr(routes, "\"origin\":\"registered\"") != NULL && strstr(routes, "t.json") == NULL);
@@ -230,7 +230,7 @@ static void test_statuses(void) {
     CHECK(ERROR_MENTIONS("weird"));
     sb_value_release(out);
 
-    CHECK_STATUS(sb_action_perform(m, "T", "echo", not_dict, 0, &out), SB_EINVAL);
+    CHECK_STATUS(sb_action_perform(m, "T", "echo", not_dict, 0, &out), SB_ETYPE);
     CHECK(ERROR_MENTIONS("dict"));
     CHECK_STATUS(sb_action_perform(m, "T", "echo", NULL, 0x80u, &out), SB_EINVAL);
     CHECK_STATUS(sb_action_perform(m, "", "echo", NULL, 0, &out), SB_EINVAL);
@@ -239,12 +239,12 @@ static void test_statuses(void) {
     CHECK_STATUS(sb_action_perform(NULL, "T", "echo", NULL, 0, &out), SB_EINVAL);
     CHECK(out == NULL);
     /* Nothing cached under those names: nothing released, and it says so. */
-    CHECK_STATUS(sb_target_evict(m, "T"), SB_ENOTARGET);
+    CHECK_STATUS(sb_target_evict(m, "T"), SB_ENOTFOUND);
     CHECK(ERROR_MENTIONS("no cached instance") && ERROR_MENTIONS("\"T\""));
-    CHECK_STATUS(sb_target_evict(m, "Never"), SB_ENOTARGET);
-    CHECK_STATUS(sb_target_evict(m, "Target_T"), SB_ENOTARGET);
+    CHECK_STATUS(sb_target_evict(m, "Never"), SB_ENOTFOUND);
+    CHECK_STATUS(sb_target_evict(m, "Target_T"), SB_ENOTFOUND);
     robustness_row("sb_target_evict of a name with no cached instance (registered without instances, "
-                   "unknown, CTMediator's class name)", 3, "SB_ENOTARGET, nothing released");
+                   "unknown, CTMediator's class name)", 3, "SB_ENOTFOUND, nothing released");
     CHECK_STATUS(sb_target_evict(m, ""), SB_EINVAL);
     CHECK_STATUS(sb_target_evict(NULL, "T"), SB_EINVAL);
     sb_value_release(not_dict);
@@ -397,8 +397,8 @@ static void test_discoverers(void) {
     /* Removing: what it registered stays; its destructor runs. */
     CHECK_STATUS(sb_discoverer_remove(m, id), SB_OK);
     CHECK(freed == 1);
-    CHECK_STATUS(sb_discoverer_remove(m, id), SB_EINVAL);
-    CHECK_STATUS(sb_discoverer_remove(m, 1), SB_EINVAL); /* not a discoverer id of ours */
+    CHECK_STATUS(sb_discoverer_remove(m, id), SB_ENOTFOUND);
+    CHECK_STATUS(sb_discoverer_remove(m, 1), SB_ENOTFOUND); /* not a discoverer id of ours */
     CHECK_STATUS(sb_action_perform(m, "Lazy", "value", NULL, 0, &out), SB_OK);
     sb_value_release(out);
     CHECK_STATUS(sb_action_perform(m, "Nothing", "value", NULL, 0, &out), SB_ENOTARGET);

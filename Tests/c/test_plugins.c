@@ -87,7 +87,7 @@ static void test_discovery_and_caching(void) {
         CHECK_STATUS(sb_action_perform(m, "Tally", "absent", NULL, SB_CACHE_TARGET, &tally), SB_ENOACTION);
         CHECK(target_is_cached(m, "Tally") == 0);
         CHECK(stat_of(m, "tallyCreated") == made + 1 && stat_of(m, "tallyDestroyed") == gone + 1);
-        CHECK_STATUS(sb_target_evict(m, "Tally"), SB_ENOTARGET);
+        CHECK_STATUS(sb_target_evict(m, "Tally"), SB_ENOTFOUND);
         CHECK_STATUS(sb_action_perform(m, "Tally", "next", NULL, SB_CACHE_TARGET, &tally), SB_OK);
         CHECK(check_int(tally) == 1); /* a fresh instance */
         sb_value_release(tally);

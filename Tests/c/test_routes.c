@@ -60,7 +60,7 @@ int main(void) {
 
     /* Params are checked like sb_action_perform's. */
     sb_value *not_dict = sb_string("x");
-    CHECK_STATUS(sb_route_call(r, not_dict, &out), SB_EINVAL);
+    CHECK_STATUS(sb_route_call(r, not_dict, &out), SB_ETYPE);
     CHECK_STATUS(sb_route_call(NULL, NULL, &out), SB_EINVAL);
     sb_value_release(not_dict);
     sb_route_free(r);

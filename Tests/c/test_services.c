@@ -83,8 +83,8 @@ static void test_bind_and_perform(void) {
     CHECK_STATUS(sb_service_define(m, "Payments", payments), SB_OK);
     CHECK(!status_is(m, "Stripe"));
     CHECK_STATUS(sb_service_remove(m, "Payments"), SB_OK);
-    CHECK_STATUS(sb_service_remove(m, "Payments"), SB_ENOTARGET);
-    CHECK_STATUS(sb_service_perform(m, "Payments", "status", NULL, 0, &out), SB_ENOTARGET);
+    CHECK_STATUS(sb_service_remove(m, "Payments"), SB_ENOTFOUND);
+    CHECK_STATUS(sb_service_perform(m, "Payments", "status", NULL, 0, &out), SB_ENOTFOUND);
     sb_mediator_free(m);
 }
 
@@ -94,18 +94,18 @@ static void test_conformance(void) {
     /* Missing actions (notFound does not count) and a param of another type. */
     CHECK_STATUS(sb_action_register_contract(m, "Half", "charge", "cents: string -> bool", charge, NULL, NULL), SB_OK);
     CHECK_STATUS(sb_action_register(m, "Half", "notFound", answer, (void *)"?", NULL), SB_OK);
-    CHECK_STATUS(sb_service_bind(m, "Payments", "Half"), SB_EINVAL);
+    CHECK_STATUS(sb_service_bind(m, "Payments", "Half"), SB_ETYPE); /* does not conform */
     CHECK(ERROR_MENTIONS("refund is missing") && ERROR_MENTIONS("status is missing"));
     CHECK(ERROR_MENTIONS("param \"cents\" is string on the target, int in the interface"));
     /* A result the interface declares and the target does not. */
     CHECK_STATUS(sb_action_register(m, "Loose", "charge", charge, NULL, NULL), SB_OK);
     CHECK_STATUS(sb_action_register(m, "Loose", "refund", answer, (void *)"r", NULL), SB_OK);
     CHECK_STATUS(sb_action_register(m, "Loose", "status", answer, (void *)"s", NULL), SB_OK);
-    CHECK_STATUS(sb_service_bind(m, "Payments", "Loose"), SB_EINVAL);
+    CHECK_STATUS(sb_service_bind(m, "Payments", "Loose"), SB_ETYPE);
     CHECK(ERROR_MENTIONS("declares result bool, the target declares none"));
     /* No such target; no such service. */
-    CHECK_STATUS(sb_service_bind(m, "Payments", "Nobody"), SB_ENOTARGET);
-    CHECK_STATUS(sb_service_bind(m, "Nothing", "Half"), SB_ENOTARGET);
+    CHECK_STATUS(sb_service_bind(m, "Payments", "Nobody"), SB_ENOTFOUND);
+    CHECK_STATUS(sb_service_bind(m, "Nothing", "Half"), SB_ENOTFOUND);
     /* Bad interfaces. */
     CHECK_STATUS(sb_service_define(m, "S", ""), SB_EINVAL);
     CHECK_STATUS(sb_service_define(m, "S", "a\na"), SB_EINVAL);
@@ -121,7 +121,7 @@ static void test_conformance(void) {
     CHECK_STATUS(sb_service_bind(m, "S", "Crlf"), SB_OK);
     sb_value *out = NULL;
     CHECK_STATUS(sb_service_perform(m, "S", "a", NULL, 0, &out), SB_ENOACTION);
-    CHECK_STATUS(sb_service_perform(m, "Nothing", "a", NULL, 0, &out), SB_ENOTARGET);
+    CHECK_STATUS(sb_service_perform(m, "Nothing", "a", NULL, 0, &out), SB_ENOTFOUND);
     sb_mediator_free(m);
     robustness_row("C service interfaces: bad interface texts, CRLF line ends, nonconforming targets (missing "
                    "actions, param and result types, notFound only), unknown targets and services, undeclared "
@@ -199,7 +199,7 @@ static void test_interface_holds_at_the_call(void) {
     /* Flags and params as sb_action_perform takes them. */
     CHECK_STATUS(sb_service_perform(m, "Quotes", "quote", params, 0x100, &out), SB_EINVAL);
     sb_value *array = sb_array_new();
-    CHECK_STATUS(sb_service_perform(m, "Quotes", "quote", array, 0, &out), SB_EINVAL);
+    CHECK_STATUS(sb_service_perform(m, "Quotes", "quote", array, 0, &out), SB_ETYPE);
     sb_value_release(array);
     cases += 2;
     sb_value_release(params);
@@ -227,7 +227,7 @@ static void test_binding_from_a_discoverer_is_bounded(void) {
     sb_mediator *m = sb_mediator_new();
     CHECK_STATUS(sb_service_define(m, "Chain", "a"), SB_OK);
     CHECK_STATUS(sb_discoverer_add(m, bind_next, NULL, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_service_bind(m, "Chain", "X0"), SB_ENOTARGET);
+    CHECK_STATUS(sb_service_bind(m, "Chain", "X0"), SB_ENOTFOUND);
     CHECK(deepest_search > 0 && deepest_search < SB_MAX_CALL_DEPTH);
     sb_mediator_free(m);
 }

@@ -2,8 +2,12 @@
  * policy and its observer, scheme connectors, route patterns, the catalogue. */
 #include "check.h"
 
+#include <fcntl.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 static int target_calls;
 static sb_status echo(void *u, const sb_value *params, sb_value **out) {
@@ -167,7 +171,7 @@ static void test_schemes_and_patterns(void) {
     CHECK(freed == 1);
     CHECK_STATUS(sb_scheme_unregister(m, "https"), SB_OK);
     CHECK(freed == 2);
-    CHECK_STATUS(sb_scheme_unregister(m, "https"), SB_ENOTARGET);
+    CHECK_STATUS(sb_scheme_unregister(m, "https"), SB_ENOTFOUND);
     CHECK_STATUS(sb_url_open(m, "https://example.com/", NULL, &out), SB_ENOTARGET);
 
     /* A scheme connected to targets. */
@@ -193,7 +197,7 @@ static void test_schemes_and_patterns(void) {
     CHECK_STATUS(sb_url_pattern_add(m, "app://bad/<float:x>", "T", "echo"), SB_EINVAL);
     CHECK(ERROR_MENTIONS("float"));
     CHECK_STATUS(sb_url_pattern_remove(m, "app://item/<int:id>(/:tab)"), SB_OK);
-    CHECK_STATUS(sb_url_pattern_remove(m, "app://item/<int:id>(/:tab)"), SB_ENOTARGET);
+    CHECK_STATUS(sb_url_pattern_remove(m, "app://item/<int:id>(/:tab)"), SB_ENOTFOUND);
 
     /* The catalogue. */
     CHECK_STATUS(sb_routes(m, &out), SB_OK);
@@ -274,9 +278,9 @@ static void test_handlers_removed_if_owned(void) {
     sb_value *out = NULL;
     CHECK_STATUS(sb_scheme_register(m, "hand", handler, &theirs, NULL), SB_OK);
     CHECK_STATUS(sb_url_pattern_add_handler(m, "app://h/:id", handler, &theirs, NULL), SB_OK);
-    CHECK_STATUS(sb_scheme_unregister_if(m, "hand", handler, &mine), SB_ENOACTION);
-    CHECK_STATUS(sb_url_pattern_remove_handler_if(m, "app://h/:id", handler, &mine), SB_ENOACTION);
-    CHECK_STATUS(sb_scheme_unregister_if(m, "hand", web, &theirs), SB_ENOACTION);
+    CHECK_STATUS(sb_scheme_unregister_if(m, "hand", handler, &mine), SB_ENOTFOUND);
+    CHECK_STATUS(sb_url_pattern_remove_handler_if(m, "app://h/:id", handler, &mine), SB_ENOTFOUND);
+    CHECK_STATUS(sb_scheme_unregister_if(m, "hand", web, &theirs), SB_ENOTFOUND);
     CHECK_STATUS(sb_url_open(m, "hand://x", NULL, &out), SB_OK);
     sb_value_release(out);
     CHECK_STATUS(sb_url_open(m, "app://h/1", NULL, &out), SB_OK);
@@ -286,13 +290,13 @@ static void test_handlers_removed_if_owned(void) {
     CHECK_STATUS(sb_url_open(m, "hand://x", NULL, &out), SB_ENOTARGET); /* no connector */
     CHECK(out == NULL);
     CHECK(sb_url_open(m, "app://h/1", NULL, &out) != SB_OK && out == NULL);
-    CHECK_STATUS(sb_scheme_unregister_if(m, "hand", handler, &theirs), SB_ENOACTION);
+    CHECK_STATUS(sb_scheme_unregister_if(m, "hand", handler, &theirs), SB_ENOTFOUND);
     CHECK_STATUS(sb_scheme_unregister_if(NULL, "hand", handler, &theirs), SB_EINVAL);
     CHECK_STATUS(sb_scheme_unregister_if(m, NULL, handler, &theirs), SB_EINVAL);
     CHECK_STATUS(sb_url_pattern_remove_handler_if(m, "app://h/:id", NULL, &theirs), SB_EINVAL);
     /* A scheme connected to targets has no handler to be anyone's. */
     CHECK_STATUS(sb_scheme_register(m, "plain", NULL, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_scheme_unregister_if(m, "plain", handler, NULL), SB_ENOACTION);
+    CHECK_STATUS(sb_scheme_unregister_if(m, "plain", handler, NULL), SB_ENOTFOUND);
     sb_mediator_free(m);
 }
 
@@ -326,7 +330,7 @@ static void test_handlers_have_no_name(void) {
     }
     CHECK_STATUS(sb_action_perform(m, "scheme:https", "open", NULL, 0, &out), SB_ENOTARGET);
     CHECK_STATUS(sb_action_perform(m, "route:app://item/<int:id>", "route", NULL, 0, &out), SB_ENOTARGET);
-    CHECK_STATUS(sb_target_unregister(m, "scheme:https"), SB_ENOTARGET);
+    CHECK_STATUS(sb_target_unregister(m, "scheme:https"), SB_ENOTFOUND);
     CHECK(handler_calls == 2 && freed == 0);
 
     /* The catalogue shows them with their scheme and pattern, not as targets. */
@@ -350,7 +354,7 @@ static void test_handlers_have_no_name(void) {
     CHECK(freed == 4);
     sb_mediator_free(m);
     robustness_row("Hostile URLs: internal handler names (scheme:, route:) from C: by URL, sb_action_perform, "
-                   "sb_target_unregister", 7, "SB_ENOTARGET or SB_EBADURL; handlers reached through their scheme or pattern only");
+                   "sb_target_unregister", 7, "SB_ENOTARGET, SB_ENOTFOUND or SB_EBADURL; handlers reached through their scheme or pattern only");
 }
 
 /* Found in a hostile review (issue 20): a module key is joined to the
@@ -433,7 +437,7 @@ static void test_url_cache_flag(void) {
         sb_value_release(second);
         CHECK_STATUS(sb_target_evict(m, "Numbered"), SB_OK);
         CHECK_STATUS(sb_url_open(m, "app://Numbered/n", NULL, NULL), SB_OK);
-        CHECK_STATUS(sb_target_evict(m, "Numbered"), SB_ENOTARGET);
+        CHECK_STATUS(sb_target_evict(m, "Numbered"), SB_ENOTFOUND);
     }
     sb_mediator_free(m);
     robustness_row("C URL calls with SB_CACHE_TARGET (sb_url_open), with and without hooks", 4,
@@ -610,6 +614,61 @@ static void test_hostile_parser(void) {
                    29, "refused with the listed status and a message; no native action runs");
 }
 
+/* Options structs are read as far as their version says they go, the
+ * version first: each struct here ends where a page the process may not
+ * read begins, so a read past it crashes the suite. */
+static void test_options_read_no_further_than_they_go(void) {
+    long page = sysconf(_SC_PAGESIZE);
+    int zero = open("/dev/zero", O_RDWR);
+    unsigned char *pages = zero < 0 ? MAP_FAILED
+                                    : mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE, zero, 0);
+    if (zero >= 0) close(zero);
+    CHECK(pages != MAP_FAILED);
+    if (pages == MAP_FAILED) return;
+    CHECK(mprotect(pages + page, (size_t)page, PROT_NONE) == 0);
+    unsigned char *end = pages + page;
+
+    /* A whole version-1 struct is read, and nothing after it. */
+    sb_call_options *call = (sb_call_options *)(void *)(end - sizeof(sb_call_options));
+    *call = (sb_call_options)SB_CALL_OPTIONS_INIT;
+    sb_url_options options = SB_URL_OPTIONS_INIT;
+    options.call = call;
+
+    sb_mediator *m = sb_mediator_new();
+    sb_value *out = NULL;
+    CHECK_STATUS(sb_action_register(m, "A", "show", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_url_open(m, "app://A/show?x=1", &options, &out), SB_OK);
+    CHECK_STR(str(out, "x"), "1");
+    sb_value_release(out);
+    out = NULL;
+    CHECK_STATUS(sb_action_perform_opts(m, "A", "show", NULL, call, &out), SB_OK);
+    sb_value_release(out);
+    out = NULL;
+    call->flags = SB_CACHE_TARGET;
+    CHECK_STATUS(sb_url_open(m, "app://A/show", &options, &out), SB_OK);
+    sb_value_release(out);
+    out = NULL;
+
+    /* A version this library cannot read is refused after reading the
+     * version alone: structs that are only their version, at the page's end. */
+    int *version_only = (int *)(void *)(end - sizeof(int));
+    *version_only = 0;
+    CHECK_STATUS(sb_url_open(m, "app://A/show", (const sb_url_options *)(void *)version_only, &out), SB_EINVAL);
+    CHECK(ERROR_MENTIONS("version 0") && out == NULL);
+    *version_only = SB_CALL_OPTIONS_VERSION + 1;
+    CHECK_STATUS(sb_action_perform_opts(m, "A", "show", NULL, (const sb_call_options *)(void *)version_only, &out),
+                 SB_EINVAL);
+    CHECK(ERROR_MENTIONS("newer") && out == NULL);
+    options.call = (const sb_call_options *)(void *)version_only;
+    CHECK_STATUS(sb_url_open(m, "app://A/show", &options, &out), SB_EINVAL);
+    CHECK(out == NULL);
+    sb_mediator_free(m);
+    munmap(pages, (size_t)page * 2);
+    robustness_row("C options structs ending at an unreadable page (a whole version-1 sb_call_options; "
+                   "sb_url_options and sb_call_options that are only their version, 0 or newer)", 6,
+                   "a version is read before anything else, and a struct no further than its version has; no read past the struct");
+}
+
 int main(void) {
     test_hostile_parser();
     test_ctmediator_forms();
@@ -622,5 +681,6 @@ int main(void) {
     test_url_cache_flag();
     test_handlers_removed_if_owned();
     test_length_first();
+    test_options_read_no_further_than_they_go();
     return check_report("urls");
 }

@@ -211,13 +211,22 @@ static void test_json(void) {
 }
 
 static void test_errors(void) {
+    /* Every status, in order of its number: 0..14 without a gap, then
+     * SB_PENDING. Each has a description of its own; the numbers are fixed. */
     const sb_status all[] = {SB_OK, SB_EINVAL, SB_ENOTARGET, SB_ENOACTION, SB_EACTION,
-                             SB_ETYPE, SB_EREJECTED, SB_EBADURL, SB_ENOMEM, SB_EQUEUED};
+                             SB_ETYPE, SB_EREJECTED, SB_EBADURL, SB_ENOMEM, SB_EQUEUED,
+                             SB_ETIMEOUT, SB_ECANCELED, SB_EPARAMS, SB_EWOULDBLOCK, SB_ENOTFOUND};
     size_t n = sizeof all / sizeof all[0];
     for (size_t i = 0; i < n; i++) {
+        CHECK((size_t)all[i] == i);
         CHECK(sb_status_string(all[i]) != NULL && sb_status_string(all[i])[0] != '\0');
+        CHECK(strcmp(sb_status_string(all[i]), "unknown status") != 0);
+        CHECK(strcmp(sb_status_string(all[i]), sb_status_string(SB_PENDING)) != 0);
         for (size_t j = 0; j < i; j++) CHECK(strcmp(sb_status_string(all[i]), sb_status_string(all[j])) != 0);
     }
+    CHECK(SB_PENDING == 64);
+    CHECK_STR(sb_status_string(SB_ENOTFOUND), "no such name or id");
+    CHECK_STR(sb_status_string((sb_status)(SB_ENOTFOUND + 1)), "unknown status");
     CHECK_STR(sb_status_string((sb_status)999), "unknown status");
     CHECK(sb_error_message() != NULL);
     sb_error_set("answer %d", 42);

@@ -70,7 +70,7 @@ describe("Target_<Name>.lua on sb.path", function()
   it("reports an sb.path that is not a string", function()
     sb.path = 42
     local _, message, code = sb.perform(helper.name("Anything"), "x")
-    assert.are.equal("EINVAL", code)
+    assert.are.equal("ETYPE", code)
     assert.matches("sb.path", message)
   end)
 end)

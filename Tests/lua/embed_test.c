@@ -97,7 +97,7 @@ int main(void) {
     lua_close(L);
     CHECK(charged == 0);    /* given back as the state closed */
     CHECK_STATUS(sb_completion_succeed(pending[0], sb_string("too late")), SB_OK);
-    CHECK_STATUS(sb_completion_succeed(pending[0], sb_string("twice")), SB_EINVAL);
+    CHECK_STATUS(sb_completion_succeed(pending[0], sb_string("twice")), SB_ENOTFOUND);
 
     sb_value_release(params);
     sb_value_release(arg);

@@ -329,8 +329,8 @@ static void test_close_removes_only_its_own(void) {
     CHECK(intact(NULL));
     CHECK_STATUS(sb_target_unregister(m, "Shared"), SB_OK);
     /* B owned the scheme and the pattern last: its close removed both. */
-    CHECK_STATUS(sb_scheme_unregister(m, "hand"), SB_ENOTARGET);
-    CHECK_STATUS(sb_url_pattern_remove(m, "app://routed/:id"), SB_ENOTARGET);
+    CHECK_STATUS(sb_scheme_unregister(m, "hand"), SB_ENOTFOUND);
+    CHECK_STATUS(sb_url_pattern_remove(m, "app://routed/:id"), SB_ENOTFOUND);
     robustness_row("Lua state closed after another state and C re-registered its names (actions, degrade "
                    "handler, scheme and route handlers)", 5,
                    "only what it still owns is removed: the other state's and C's registrations keep answering");

@@ -9,6 +9,7 @@ helper.plugin = required("SB_TEST_PLUGIN")          -- Tests/lua/plugins/lua_tes
 helper.counter_plugin = required("SB_TEST_COUNTER")  -- Tests/c/plugins/test_plugin.c
 helper.targets = required("SB_TEST_TARGETS")        -- Tests/lua/targets
 helper.typed_plugin = required("SB_TEST_TYPED")      -- Tests/c/plugins/typed_plugin.c
+helper.header = required("SB_TEST_HEADER")          -- the staged include/switchboard.h
 
 -- A target name no other spec uses.
 local serial = 0

@@ -102,7 +102,7 @@ describe("sb.scheme, sb.route, sb.policy, sb.on_rejected, sb.routes", function()
     assert.is_true(sb.unroute("app://user/<int:id>/profile"))
     local ok, _, code = sb.unroute("app://user/<int:id>/profile")
     assert.is_nil(ok)
-    assert.are.equal("ENOTARGET", code)
+    assert.are.equal("ENOTFOUND", code)
     local _, message = sb.route("app://bad/<float:x>", name, "profile")
     assert.matches("float", message)
     -- A pattern of the same shape as one in place would tie: refused, naming it.

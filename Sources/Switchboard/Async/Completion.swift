@@ -107,8 +107,9 @@ import Synchronization
 
     /// Completes the call. Returns nil when the caller gets `answer`, else
     /// why it was refused (`answer` is then dropped): `.timeout` or
-    /// `.canceled` when the caller stopped waiting, `.invalidArgument` when
-    /// the action answered already or this was completed before.
+    /// `.canceled` when the caller stopped waiting, `.notFound` when
+    /// the action answered already or this was completed before (it is no
+    /// longer open, as sb_completion_succeed says of such an id).
     @discardableResult
     public func complete(_ answer: Answer) -> SwitchboardError? {
         let (claimed, seen) = state.compareExchange(expected: State.pending, desired: State.claimed,
@@ -132,8 +133,8 @@ import Synchronization
         switch state {
         case State.timedOut: .timeout("the call was completed after its caller stopped waiting (timed out)")
         case State.cancelled: .canceled("the call was completed after its caller cancelled it")
-        case State.answered: .invalidArgument("the call was completed, but its action had answered already")
-        default: .invalidArgument("the call was completed twice")
+        case State.answered: .notFound("the call was completed, but its action had answered already")
+        default: .notFound("the call was completed twice")
         }
     }
 

@@ -106,7 +106,7 @@ extension Mediator {
     /// targets/Target_A.lua", "config.json"), for the catalogue: `routes()`
     /// shows it as the target's origin instead of "registered". Forgotten
     /// when the target loses its registered actions or is registered more
-    /// actions (say it again after registering). Throws `.noTarget` if
+    /// actions (say it again after registering). Throws `.notFound` if
     /// `target` has no registered action.
     public func setOrigin(_ origin: String, ofTarget target: String) throws(SwitchboardError) {
         try Self.check(target, kind: "target")
@@ -115,7 +115,7 @@ extension Mediator {
         }
         try write { () throws(SwitchboardError) in
             guard withNameRef(target, { targets.find($0) })?.takeUnretainedValue().registered.isEmpty == false else {
-                throw .noTarget("no target \"\(target)\" with registered actions to describe")
+                throw .notFound("no target \"\(target)\" with registered actions to describe")
             }
             registrationOrigins[Array(target.utf8)] = origin
         }

@@ -12,7 +12,8 @@ public enum SwitchboardError: Error, Sendable {
     /// The action (or callback) ran and failed. `underlying` is the Swift error
     /// it threw; it is nil when the failure came from C or Lua as a message.
     case actionFailed(String, underlying: (any Error)?)
-    /// A value had the wrong kind for what was asked of it.
+    /// A value had the wrong kind for what was asked of it (a result against
+    /// its contract), or a target is not of a service interface's kind.
     case typeMismatch(String)
     /// A policy refused the call before any target code ran.
     case rejected(String)
@@ -34,23 +35,30 @@ public enum SwitchboardError: Error, Sendable {
     /// synchronous call of an asynchronous action from inside a Swift task
     /// (Swift's cooperative pool). `await` the call instead.
     case wouldBlock(String)
+    /// A lookup that is not a call found nothing under the name or id:
+    /// removing or describing what is not there, an unknown id, an
+    /// undefined service, a completion that is not open. (A call that finds
+    /// no target or action fails with `.noTarget` or `.noAction`.)
+    case notFound(String)
 
     /// Status codes shared by all three faces. The raw values are the
-    /// `sb_status` values of `include/switchboard.h`; a test keeps them equal.
+    /// `sb_status` values of `include/switchboard.h`, never renumbered or
+    /// reused (a new code gets the next number); a test keeps them equal.
     public enum Code: Int32, Sendable, CaseIterable {
         case invalidArgument = 1
-        case noTarget
-        case noAction
-        case actionFailed
-        case typeMismatch
-        case rejected
-        case badURL
-        case outOfMemory
-        case queued
-        case timeout
-        case canceled
-        case badParams
-        case wouldBlock
+        case noTarget = 2
+        case noAction = 3
+        case actionFailed = 4
+        case typeMismatch = 5
+        case rejected = 6
+        case badURL = 7
+        case outOfMemory = 8
+        case queued = 9
+        case timeout = 10
+        case canceled = 11
+        case badParams = 12
+        case wouldBlock = 13
+        case notFound = 14
 
         /// The short name used in C (`SB_` + name) and Lua (`"ENOTARGET"`).
         public var name: String {
@@ -68,6 +76,7 @@ public enum SwitchboardError: Error, Sendable {
             case .canceled: "ECANCELED"
             case .badParams: "EPARAMS"
             case .wouldBlock: "EWOULDBLOCK"
+            case .notFound: "ENOTFOUND"
             }
         }
     }
@@ -88,6 +97,7 @@ public enum SwitchboardError: Error, Sendable {
         case .canceled: self = .canceled(message)
         case .badParams: self = .badParams(message)
         case .wouldBlock: self = .wouldBlock(message)
+        case .notFound: self = .notFound(message)
         }
     }
 
@@ -106,6 +116,7 @@ public enum SwitchboardError: Error, Sendable {
         case .canceled: .canceled
         case .badParams: .badParams
         case .wouldBlock: .wouldBlock
+        case .notFound: .notFound
         }
     }
 
@@ -113,7 +124,7 @@ public enum SwitchboardError: Error, Sendable {
         switch self {
         case .invalidArgument(let m), .noTarget(let m), .noAction(let m), .typeMismatch(let m),
              .rejected(let m), .badURL(let m), .outOfMemory(let m), .queued(let m), .timeout(let m), .canceled(let m),
-             .badParams(let m), .wouldBlock(let m):
+             .badParams(let m), .wouldBlock(let m), .notFound(let m):
             m
         case .actionFailed(let m, _):
             m

@@ -124,15 +124,15 @@ extension Mediator {
     /// type (the target may take `any`, or a double for an int), and a
     /// result the interface declares is the target's declared result. The
     /// binding replaces the previous one at once: a call sees the old target
-    /// or the new one. Throws `.noTarget` for an undefined service or a
-    /// target nothing answers to, `.invalidArgument` naming every missing or
-    /// incompatible action.
+    /// or the new one. Throws `.notFound` for an undefined service or a
+    /// target nothing answers to, `.typeMismatch` (the target is not of the
+    /// interface's kind) naming every missing or incompatible action.
     public func bindService(_ name: String, to target: String?) throws(SwitchboardError) {
         try Self.check(name, kind: "service")
         if let target { try Self.check(target, kind: "target") }
         while true {
             guard let current = services.interfaces.entry(name) else {
-                throw .noTarget("no service \(Value.string(name)) is defined")
+                throw .notFound("no service \(Value.string(name)) is defined")
             }
             if let target { try checkConformance(of: target, to: current) }
             if services.interfaces.replace(current, with: current.bound(to: target)) { return }
@@ -141,11 +141,11 @@ extension Mediator {
     }
 
     /// Where a call of `action` through the service `name` goes, found with
-    /// one lookup. Throws `.noTarget` for an undefined or unbound service,
-    /// `.noAction` for an action its interface does not have.
+    /// one lookup. Throws `.notFound` for an undefined service, `.noTarget`
+    /// for an unbound one, `.noAction` for an action its interface does not have.
     func serviceCall(_ name: String, action: String) throws(SwitchboardError) -> ServiceCall {
         guard let entry = services.interfaces.entry(name) else {
-            throw .noTarget("no service \(Value.string(name)) is defined")
+            throw .notFound("no service \(Value.string(name)) is defined")
         }
         guard let check = entry.byName[ExactName(action)] else {
             throw .noAction("service \(Value.string(name)) has no action \(Value.string(action)) (its interface: "
@@ -243,11 +243,11 @@ extension Mediator {
             }
         } }
         guard found else {
-            throw .noTarget("cannot bind service \(Value.string(entry.name)): no target \(Value.string(target))")
+            throw .notFound("cannot bind service \(Value.string(entry.name)): no target \(Value.string(target))")
         }
         guard problems.isEmpty else {
-            throw .invalidArgument("target \(Value.string(target)) does not conform to service "
-                                   + "\(Value.string(entry.name)): " + problems.joined(separator: "; "))
+            throw .typeMismatch("target \(Value.string(target)) does not conform to service "
+                                + "\(Value.string(entry.name)): " + problems.joined(separator: "; "))
         }
     }
 

@@ -31,7 +31,7 @@ public enum Value: Sendable {
 extension Value {
     /// The kind of a value, in the order of `sb_type` in `switchboard.h`.
     public enum Kind: Int32, Sendable, CaseIterable {
-        case null = 0, bool, int, double, string, bytes, array, dict, callback, pointer
+        case null = 0, bool = 1, int = 2, double = 3, string = 4, bytes = 5, array = 6, dict = 7, callback = 8, pointer = 9
     }
 
     public var kind: Kind {

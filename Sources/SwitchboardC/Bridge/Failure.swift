@@ -30,7 +30,7 @@ extension sb_status {
 
     /// The highest status this library defines; actions returning anything
     /// above it are reported as SB_EACTION.
-    static let highest = SB_EWOULDBLOCK
+    static let highest = SB_ENOTFOUND
 }
 
 extension SwitchboardError {

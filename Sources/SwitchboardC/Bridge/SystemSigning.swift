@@ -8,6 +8,11 @@ enum SystemSigning {
     /// A format for `key`. `.invalidArgument` for a key too short;
     /// `.actionFailed` when libcrypto cannot be loaded (the message says so).
     static func format(key: [UInt8]) throws(SwitchboardError) -> SignedURLFormat {
+        // The caller's mistake before the system's: a short key is
+        // SB_EINVAL whether or not libcrypto can be loaded.
+        guard key.count >= SignedURLFormat.minimumKeyLength else {
+            throw .invalidArgument("a URL signing key has at least \(SignedURLFormat.minimumKeyLength) bytes, not \(key.count)")
+        }
         var why = [CChar](repeating: 0, count: 256)
         var probe = [UInt8](repeating: 0, count: 32)
         guard sb__hmac_sha256(key, key.count, key, 0, &probe, &why, why.count) == 0 else {

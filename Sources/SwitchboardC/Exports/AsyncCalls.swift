@@ -32,7 +32,7 @@ public func sb_url_open_async(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar>
     return detached(done, userdata) { out in
         switch urlOptions(options, "sb_url_open_async", completion: false) {
         case .failure(let error): return failure(error)
-        case .success(let parsed): return openURL(m, url, parsed.params, nil, parsed.call, out)
+        case .success(let parsed): return openURL(m, url, parsed.params, nil, parsed.call, out, "sb_url_open_async")
         }
     }
 }

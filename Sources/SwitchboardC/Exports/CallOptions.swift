@@ -19,10 +19,11 @@ func callOptions(_ options: UnsafePointer<sb_call_options>?, _ caller: String,
         return .failure(.invalidArgument("\(caller): unknown flags \(o.flags)"))
     }
     var tags: [String] = []
-    if o.tag_count > 0 {
-        guard let list = o.tags else { return .failure(.invalidArgument("\(caller): tag_count is \(o.tag_count) but tags is NULL")) }
-        guard o.tag_count <= 1 << 16 else { return .failure(.invalidArgument("\(caller): too many tags")) }
-        for i in 0..<o.tag_count {
+    let tagCount = field(\.tag_count)
+    if tagCount > 0 {
+        guard let list = field(\.tags) else { return .failure(.invalidArgument("\(caller): tag_count is \(tagCount) but tags is NULL")) }
+        guard tagCount <= 1 << 16 else { return .failure(.invalidArgument("\(caller): too many tags")) }
+        for i in 0..<tagCount {
             guard let tag = list[i], let text = String(validatingCString: tag) else {
                 return .failure(.invalidArgument("\(caller): tag \(i) is NULL or not UTF-8"))
             }

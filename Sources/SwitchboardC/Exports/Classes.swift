@@ -162,5 +162,5 @@ public func sb_class_unregister_if(_ m: sb_mediator_ptr?, _ target: UnsafePointe
             (function as? CClassAction).map { UnsafeRawPointer($0.owner.userdata) == userdata } ?? false
         }
     }
-    return removed ? SB_OK : failure(SB_ENOTARGET, "sb_class_unregister_if: \(name) has no class registered with this userdata")
+    return removed ? SB_OK : failure(SB_ENOTFOUND, "sb_class_unregister_if: \(name) has no class registered with this userdata")
 }

@@ -50,7 +50,7 @@ public func sb_completion_take() -> UInt64 {
 public func sb_completion_succeed(_ id: UInt64, _ value: sb_value_ptr?) -> sb_status {
     guard let completion = TakenCompletions.remove(id) else {
         if let value { Handle(value).release() }
-        return failure(SB_EINVAL, "sb_completion_succeed: no open completion has id \(id) (completed already, or never taken)")
+        return failure(SB_ENOTFOUND, "sb_completion_succeed: no open completion has id \(id) (completed already, or never taken)")
     }
     let answer = Completion.Answer.native(value ?? Handle.null.pointer, CBridge.self)
     guard let refusal = completion.complete(answer) else { return SB_OK }
@@ -60,7 +60,7 @@ public func sb_completion_succeed(_ id: UInt64, _ value: sb_value_ptr?) -> sb_st
 @_cdecl("sb_completion_fail")
 public func sb_completion_fail(_ id: UInt64, _ status: sb_status, _ message: UnsafePointer<CChar>?) -> sb_status {
     guard let completion = TakenCompletions.remove(id) else {
-        return failure(SB_EINVAL, "sb_completion_fail: no open completion has id \(id) (completed already, or never taken)")
+        return failure(SB_ENOTFOUND, "sb_completion_fail: no open completion has id \(id) (completed already, or never taken)")
     }
     // Statuses that would tell the caller something untrue about a call
     // that ended (queued: no result; would block) become SB_EACTION too.

@@ -20,5 +20,5 @@ public func sb_discoverer_remove(_ m: sb_mediator_ptr?, _ id: UInt64) -> sb_stat
     let removed = CMediator.borrow(m)._withUnsafeGuaranteedRef { c in
         id != c.pluginsProvider && c.mediator.removeProvider(id)
     }
-    return removed ? SB_OK : failure(SB_EINVAL, "sb_discoverer_remove: no discoverer has id \(id)")
+    return removed ? SB_OK : failure(SB_ENOTFOUND, "sb_discoverer_remove: no discoverer has id \(id)")
 }

@@ -85,7 +85,7 @@ public func sb_observer_add(_ m: sb_mediator_ptr?, _ fn: sb_observer_fn?, _ user
 public func sb_observer_remove(_ m: sb_mediator_ptr?, _ id: UInt64) -> sb_status {
     guard let m else { return failure(SB_EINVAL, "sb_observer_remove: NULL mediator") }
     let removed = CMediator.borrow(m)._withUnsafeGuaranteedRef { $0.mediator.removeObserver(id) }
-    return removed ? SB_OK : failure(SB_EINVAL, "sb_observer_remove: no observer has id \(id)")
+    return removed ? SB_OK : failure(SB_ENOTFOUND, "sb_observer_remove: no observer has id \(id)")
 }
 
 @_cdecl("sb_rules_set_json")
@@ -123,7 +123,7 @@ public func sb_degrade_handler_clear_if(_ m: sb_mediator_ptr?, _ fn: sb_fn?, _ u
     guard let m, let fn else { return failure(SB_EINVAL, "sb_degrade_handler_clear_if: NULL mediator or function") }
     let mediator = CMediator.borrow(m).takeUnretainedValue().mediator
     return mediator.removeDegradeHandler(ifOwned: { CFunction.isRegistration($0, fn, userdata) })
-        ? SB_OK : failure(SB_ENOACTION, "sb_degrade_handler_clear_if: the degrade handler is not this function and userdata")
+        ? SB_OK : failure(SB_ENOTFOUND, "sb_degrade_handler_clear_if: the degrade handler is not this function and userdata")
 }
 
 @_cdecl("sb_interceptor_allow_bypass")

@@ -32,7 +32,7 @@ public func sb_interceptor_add(_ m: sb_mediator_ptr?, _ priority: CInt, _ fn: sb
 public func sb_interceptor_remove(_ m: sb_mediator_ptr?, _ id: UInt64) -> sb_status {
     guard let m else { return failure(SB_EINVAL, "sb_interceptor_remove: NULL mediator") }
     let removed = CMediator.borrow(m)._withUnsafeGuaranteedRef { $0.mediator.removeInterceptor(id) }
-    return removed ? SB_OK : failure(SB_EINVAL, "sb_interceptor_remove: no interceptor has id \(id)")
+    return removed ? SB_OK : failure(SB_ENOTFOUND, "sb_interceptor_remove: no interceptor has id \(id)")
 }
 
 @_cdecl("sb_interceptor_set_options")
@@ -50,7 +50,7 @@ public func sb_interceptor_set_options(_ m: sb_mediator_ptr?, _ id: UInt64, _ na
     do throws(SwitchboardError) {
         let found = try CMediator.borrow(m).takeUnretainedValue().mediator
             .reconfigureInterceptor(id, name: text, timeout: timeout)
-        return found ? SB_OK : failure(SB_EINVAL, "sb_interceptor_set_options: no interceptor has id \(id)")
+        return found ? SB_OK : failure(SB_ENOTFOUND, "sb_interceptor_set_options: no interceptor has id \(id)")
     } catch {
         return failure(error)
     }
@@ -125,7 +125,7 @@ public func sb_call_redirect(_ call: sb_call_ptr?, _ target: UnsafePointer<CChar
     var newParams: Params?
     if let params {
         guard Handle(params).type == SB_DICT, let value = try? CBridge.value(from: params) else {
-            return failure(SB_EINVAL, "sb_call_redirect: params must be a dict")
+            return failure(SB_ETYPE, "sb_call_redirect: params must be a dict")
         }
         newParams = value.dict
     }

@@ -92,7 +92,7 @@ public func sb_target_unregister(_ m: sb_mediator_ptr?, _ target: UnsafePointer<
         return failure(SB_EINVAL, "sb_target_unregister: the target name must be non-empty UTF-8")
     }
     return with(m, "sb_target_unregister") { mediator in
-        mediator.unregister(target: target) ? SB_OK : failure(SB_ENOTARGET, "nothing is registered as \"\(target)\"")
+        mediator.unregister(target: target) ? SB_OK : failure(SB_ENOTFOUND, "nothing is registered as \"\(target)\"")
     }
 }
 
@@ -104,7 +104,7 @@ public func sb_action_unregister(_ m: sb_mediator_ptr?, _ target: UnsafePointer<
     }
     return with(m, "sb_action_unregister") { mediator in
         mediator.unregister(target: target, action: action)
-            ? SB_OK : failure(SB_ENOACTION, "\"\(target).\(action)\" is not registered")
+            ? SB_OK : failure(SB_ENOTFOUND, "\"\(target).\(action)\" is not registered")
     }
 }
 
@@ -118,7 +118,7 @@ public func sb_action_unregister_if(_ m: sb_mediator_ptr?, _ target: UnsafePoint
     guard let fn else { return failure(SB_EINVAL, "sb_action_unregister_if: NULL function") }
     return with(m, "sb_action_unregister_if") { mediator in
         mediator.unregister(target: target, action: action, ifOwned: { CFunction.isRegistration($0, fn, userdata) })
-            ? SB_OK : failure(SB_ENOACTION, "\"\(target).\(action)\" is not registered with this function and userdata")
+            ? SB_OK : failure(SB_ENOTFOUND, "\"\(target).\(action)\" is not registered with this function and userdata")
     }
 }
 
@@ -199,7 +199,7 @@ func perform(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: U
     var hasModuleKey = false
     if let params {
         guard let box = Handle(params).box, box._withUnsafeGuaranteedRef({ $0.type == SB_DICT }) else {
-            return failure(SB_EINVAL, "\(caller): params must be a dict, not \(typeWithArticle(Handle(params).type))")
+            return failure(SB_ETYPE, "\(caller): params must be a dict, not \(typeWithArticle(Handle(params).type))")
         }
         hasModuleKey = box._withUnsafeGuaranteedRef { $0.h.pointee.hasModuleKey }
     }
@@ -227,6 +227,6 @@ public func sb_target_evict(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar
     }
     return with(m, "sb_target_evict") { mediator in
         mediator.releaseCachedTarget(target)
-            ? SB_OK : failure(SB_ENOTARGET, "no cached instance of \"\(target)\" to release")
+            ? SB_OK : failure(SB_ENOTFOUND, "no cached instance of \"\(target)\" to release")
     }
 }

@@ -25,7 +25,7 @@ public func sb_route_call(_ r: sb_route_ptr?, _ params: sb_value_cptr?, _ out: s
     out?.pointee = nil
     guard let r else { return failure(SB_EINVAL, "sb_route_call: NULL route") }
     if let params, Handle(params).type != SB_DICT {
-        return failure(SB_EINVAL, "sb_route_call: params must be a dict")
+        return failure(SB_ETYPE, "sb_route_call: params must be a dict")
     }
     var result: OpaquePointer?
     let status = Unmanaged<Route>.fromOpaque(UnsafeRawPointer(r))._withUnsafeGuaranteedRef {

@@ -51,7 +51,7 @@ public func sb_service_bind(_ m: sb_mediator_ptr?, _ name: UnsafePointer<CChar>?
 @_cdecl("sb_service_remove")
 public func sb_service_remove(_ m: sb_mediator_ptr?, _ name: UnsafePointer<CChar>?) -> sb_status {
     withServiceMediator(m, name, "sb_service_remove") { mediator, service throws(SwitchboardError) in
-        guard mediator.removeService(service) else { throw .noTarget("no service \(Value.string(service)) is defined") }
+        guard mediator.removeService(service) else { throw .notFound("no service \(Value.string(service)) is defined") }
         return SB_OK
     }
 }
@@ -66,7 +66,7 @@ public func sb_service_perform(_ m: sb_mediator_ptr?, _ name: UnsafePointer<CCha
             throw .invalidArgument("sb_service_perform: unknown flags \(flags)")
         }
         if let params, Handle(params).type != SB_DICT {
-            throw .invalidArgument("sb_service_perform: params must be a dict, not \(typeWithArticle(Handle(params).type))")
+            throw .typeMismatch("sb_service_perform: params must be a dict, not \(typeWithArticle(Handle(params).type))")
         }
         var result: OpaquePointer?
         let status = mediator.performServiceNative(service, action: action!, params: params ?? emptyParams,

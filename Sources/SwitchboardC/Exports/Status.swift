@@ -19,6 +19,7 @@ public func sb_status_string(_ s: sb_status) -> UnsafePointer<CChar>? {
     case SB_ECANCELED: "cancelled"
     case SB_EPARAMS: "params break the action's contract"
     case SB_EWOULDBLOCK: "waiting would block a thread that must not block"
+    case SB_ENOTFOUND: "no such name or id"
     case SB_PENDING: "pending: the action will complete later"
     default: "unknown status"
     }

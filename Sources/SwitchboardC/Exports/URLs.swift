@@ -12,7 +12,7 @@ public func sb_url_open(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar>?,
     out?.pointee = nil
     switch urlOptions(options, "sb_url_open") {
     case .failure(let error): return failure(error)
-    case .success(let parsed): return openURL(m, url, parsed.params, parsed.completion, parsed.call, out)
+    case .success(let parsed): return openURL(m, url, parsed.params, parsed.completion, parsed.call, out, "sb_url_open")
     }
 }
 
@@ -21,10 +21,12 @@ public func sb_url_open(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar>?,
 func urlOptions(_ options: UnsafePointer<sb_url_options>?, _ caller: String, completion allowed: Bool = true)
     -> Result<(params: sb_value_cptr?, completion: sb_value_cptr?, call: CallOptions), SwitchboardError> {
     guard let options else { return .success((nil, nil, .none)) }
-    let o = options.pointee
-    guard o.version >= 1, o.version <= SB_URL_OPTIONS_VERSION else {
-        return .failure(.invalidArgument("\(caller): sb_url_options version \(o.version) is not one this library knows (1...\(SB_URL_OPTIONS_VERSION))"))
+    // The version alone first: it says how much of the struct there is.
+    let version = options.pointer(to: \.version)!.pointee
+    if let problem = versionProblem("sb_url_options", version, known: SB_URL_OPTIONS_VERSION) {
+        return .failure(.invalidArgument("\(caller): \(problem)"))
     }
+    let o = options.pointee // every field of version 1
     if o.completion != nil, !allowed {
         return .failure(.invalidArgument("\(caller): a completion is not taken here; `done` is the completion"))
     }
@@ -36,13 +38,14 @@ func urlOptions(_ options: UnsafePointer<sb_url_options>?, _ caller: String, com
 
 /// sb_url_open and sb_url_open_async.
 func openURL(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar>?, _ params: sb_value_cptr?,
-             _ completion: sb_value_cptr?, _ options: CallOptions, _ out: sb_value_out?) -> sb_status {
-    guard let m, let url else { return failure(SB_EINVAL, "sb_url_open: NULL mediator or URL") }
+             _ completion: sb_value_cptr?, _ options: CallOptions, _ out: sb_value_out?,
+             _ caller: String) -> sb_status {
+    guard let m, let url else { return failure(SB_EINVAL, "\(caller): NULL mediator or URL") }
     if let params, Handle(params).type != SB_DICT {
-        return failure(SB_ETYPE, "sb_url_open: params must be a dict")
+        return failure(SB_ETYPE, "\(caller): params must be a dict")
     }
     if let completion, Handle(completion).type != SB_CALLBACK {
-        return failure(SB_ETYPE, "sb_url_open: the completion must be a callback")
+        return failure(SB_ETYPE, "\(caller): the completion must be a callback")
     }
     var result: OpaquePointer?
     let status: sb_status
@@ -55,7 +58,7 @@ func openURL(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar>?, _ params: sb_v
             $0.mediator.openNative(url: text, extra: params, options: options, out: &result, bridge: CBridge.self)
         }))
     } else {
-        status = failure(SB_EBADURL, "sb_url_open: the URL is not valid UTF-8")
+        status = failure(SB_EBADURL, "\(caller): the URL is not valid UTF-8")
     }
     if let completion { complete(completion, status, result) }
     if let out { out.pointee = result } else if let result { Handle(result).release() }
@@ -114,7 +117,7 @@ public func sb_scheme_unregister(_ m: sb_mediator_ptr?, _ scheme: UnsafePointer<
         return failure(SB_EINVAL, "sb_scheme_unregister: NULL mediator or scheme")
     }
     let mediator = CMediator.borrow(m).takeUnretainedValue().mediator
-    return mediator.disconnect(scheme: name) ? SB_OK : failure(SB_ENOTARGET, "the scheme \"\(name)\" is not connected")
+    return mediator.disconnect(scheme: name) ? SB_OK : failure(SB_ENOTFOUND, "the scheme \"\(name)\" is not connected")
 }
 
 @_cdecl("sb_scheme_unregister_if")
@@ -125,7 +128,7 @@ public func sb_scheme_unregister_if(_ m: sb_mediator_ptr?, _ scheme: UnsafePoint
     }
     let mediator = CMediator.borrow(m).takeUnretainedValue().mediator
     return mediator.disconnect(scheme: name, ifHandler: { CFunction.isRegistration($0, fn, userdata) })
-        ? SB_OK : failure(SB_ENOACTION, "the scheme \"\(name)\" has no handler with this function and userdata")
+        ? SB_OK : failure(SB_ENOTFOUND, "the scheme \"\(name)\" has no handler with this function and userdata")
 }
 
 @_cdecl("sb_url_pattern_add_handler")
@@ -167,7 +170,7 @@ public func sb_url_pattern_remove(_ m: sb_mediator_ptr?, _ pattern: UnsafePointe
         return failure(SB_EINVAL, "sb_url_pattern_remove: NULL mediator or pattern")
     }
     let removed = CMediator.borrow(m)._withUnsafeGuaranteedRef { $0.mediator.removeRoute(pattern: text) }
-    return removed ? SB_OK : failure(SB_ENOTARGET, "no route was added with the pattern \(Value.string(text))")
+    return removed ? SB_OK : failure(SB_ENOTFOUND, "no route was added with the pattern \(Value.string(text))")
 }
 
 @_cdecl("sb_url_pattern_remove_handler_if")
@@ -178,7 +181,7 @@ public func sb_url_pattern_remove_handler_if(_ m: sb_mediator_ptr?, _ pattern: U
     }
     let mediator = CMediator.borrow(m).takeUnretainedValue().mediator
     return mediator.removeRoute(pattern: text, ifHandler: { CFunction.isRegistration($0, fn, userdata) })
-        ? SB_OK : failure(SB_ENOACTION, "the pattern \(Value.string(text)) has no handler with this function and userdata")
+        ? SB_OK : failure(SB_ENOTFOUND, "the pattern \(Value.string(text)) has no handler with this function and userdata")
 }
 
 @_cdecl("sb_url_set_policy")

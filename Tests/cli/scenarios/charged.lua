@@ -84,7 +84,7 @@ scenario("defining, binding and removing services gives the charge back", functi
     local ok, _, code = sb.service(long, "a(")     -- refused: gives its charge back
     assert(ok == nil and code == "EINVAL")
     ok, _, code = sb.bind_service("Nowhere", long) -- refused too
-    assert(ok == nil and code == "ENOTARGET")
+    assert(ok == nil and code == "ENOTFOUND")
   end
   assert(sb.remove_service("Again"))
   assert(sb.unregister(long))
