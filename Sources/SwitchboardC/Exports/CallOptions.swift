@@ -19,9 +19,9 @@ func callOptions(_ options: UnsafePointer<sb_call_options>?, _ caller: String,
         return .failure(.invalidArgument("\(caller): unknown flags \(o.flags)"))
     }
     var tags: [String] = []
-    let tagCount = field(\.tag_count)
+    let tagCount = o.tag_count
     if tagCount > 0 {
-        guard let list = field(\.tags) else { return .failure(.invalidArgument("\(caller): tag_count is \(tagCount) but tags is NULL")) }
+        guard let list = o.tags else { return .failure(.invalidArgument("\(caller): tag_count is \(tagCount) but tags is NULL")) }
         guard tagCount <= 1 << 16 else { return .failure(.invalidArgument("\(caller): too many tags")) }
         for i in 0..<tagCount {
             guard let tag = list[i], let text = String(validatingCString: tag) else {
