@@ -34,9 +34,9 @@
  * Numbers. Every enum constant (sb_status, sb_type, sb_call_phase) and every
  * flag has an explicit value, part of the binary interface: a value is never
  * renumbered or reused, even for something withdrawn, and a new constant gets
- * a new number. Flags (SB_CACHE_TARGET, SB_BYPASS_INTERCEPTORS, SB_NO_FALLBACK,
- * SB_WITH_TIMEOUT) are bits of one `unsigned`, or-ed together; a function
- * refuses bits it does not know (SB_EINVAL).
+ * a new number. Flags (SB_CACHE_TARGET, SB_BYPASS_INTERCEPTORS, SB_NO_FALLBACK)
+ * are bits of one `unsigned`, or-ed together; a function refuses bits it
+ * does not know (SB_EINVAL).
  *
  * Ownership, in jansson's words:
  *   new reference      the caller owns it and must sb_value_release() it;
@@ -51,6 +51,22 @@
  * documented status (usually SB_EINVAL) or a documented neutral value; free
  * and release functions do nothing with NULL. A wrong kind of value gives
  * SB_ETYPE. Nothing crashes on bad input.
+ *
+ * Versioned structs. A struct the caller fills (sb_call_options,
+ * sb_url_options, sb_class_def, a plugin's sb_target_def) starts with
+ * `int version`: start from its SB_<NAME>_INIT, or set version to
+ * SB_<NAME>_VERSION. Fields are only ever added, at the end, each addition
+ * with a new version; none moves or goes. The library reads only the fields
+ * the caller's version has, so a program or plugin built against an older
+ * header keeps working; a version below 1, or newer than the library
+ * knows, is refused with SB_EINVAL ("sb_call_options version 7 is newer
+ * than this library (1)"). A struct the library fills (sb_call_event)
+ * carries the version it was made with: read a field only if `version` is
+ * at least the one that added it (fields say "version N" when N is above
+ * 1). Array elements (sb_action_def, sb_contract_def) have no version:
+ * their layout is fixed by the version of the struct that points to them.
+ * What the library shows through functions (an interceptor's sb_call)
+ * grows by new functions.
  *
  * Threads. Every function is thread-safe unless its comment says otherwise.
  * The mediator takes no lock while it performs an action and no lock that an
@@ -111,7 +127,8 @@ extern "C" {
 #define SB_VERSION_NUMBER 10000
 
 /* The binary interface. It changes only when a program or plugin built
- * against an older header would break; plugins declare it in sb_target_def. */
+ * against an older header would break. (Plugins declare the version of
+ * their table, SB_TARGET_DEF_VERSION, not this.) */
 #define SB_ABI_VERSION 1
 
 /* The library's own release string, e.g. "1.0.0" (static storage). Compare
@@ -456,7 +473,7 @@ SB_API sb_status sb_action_unregister_if(sb_mediator *m, const char *target, con
  * Everything is copied: `def` need not outlive the call.
  */
 typedef struct sb_class_def {
-    int version;                  /* SB_CLASS_DEF_VERSION */
+    int version;                  /* SB_CLASS_DEF_VERSION (see "Versioned structs") */
     const char *const *actions;
     const char *const *contracts;
     sb_status (*create)(void *userdata, void **state);
@@ -473,9 +490,10 @@ typedef struct sb_class_def {
  * is handed to every function of `def`; `free_userdata`, if not NULL, runs
  * exactly once: when the class is replaced or unregistered
  * (sb_target_unregister) and no call still uses it, when the mediator is
- * freed, or at once if this fails. SB_EINVAL for a NULL `m` or `def`, another
- * version, a NULL create or call, an invalid target or action name, no
- * actions, or a contract that does not parse. Calls user code (destructors). */
+ * freed, or at once if this fails. SB_EINVAL for a NULL `m` or `def`, a
+ * version it cannot read (see "Versioned structs"), a NULL create or call,
+ * an invalid target or action name, no actions, or a contract that does
+ * not parse. Calls user code (destructors). */
 SB_API sb_status sb_class_register(sb_mediator *m, const char *target, const sb_class_def *def, void *userdata,
                                    void (*free_userdata)(void *));
 
@@ -912,22 +930,25 @@ SB_API sb_status sb_call_reject(sb_call *call, sb_status status, const char *mes
  * SB_ETYPE if the answer is of another kind (see sb_action_perform). */
 SB_API sb_status sb_call_answer(sb_call *call, const sb_value *value);
 
-/* Per-call options for sb_action_perform_opts and sb_url_open (sb_url_options.call). */
+/* Per-call options for sb_action_perform_opts and sb_url_open (sb_url_options.call).
+ * Refused (SB_EINVAL) for a version they cannot read, an unknown flag, or
+ * NULL tags with a tag_count. */
 typedef struct sb_cancellation sb_cancellation;
 #define SB_BYPASS_INTERCEPTORS 2u /* skip interceptors (when sb_interceptor_allow_bypass allows) */
 typedef struct sb_call_options {
-    unsigned flags;             /* SB_CACHE_TARGET | SB_BYPASS_INTERCEPTORS | SB_WITH_TIMEOUT
+    int version;                /* SB_CALL_OPTIONS_VERSION (see "Versioned structs") */
+    unsigned flags;             /* SB_CACHE_TARGET | SB_BYPASS_INTERCEPTORS
                                  * (| SB_NO_FALLBACK for sb_action_perform_opts) */
     const char *const *tags;    /* tag_count strings for interceptors and observers */
     size_t tag_count;
-    sb_cancellation *cancel;          /* NULL, or a token to cancel the call with */
-    unsigned timeout_ms;        /* with SB_WITH_TIMEOUT in flags: how long the call waits
-                                 * for an action that answers later (SB_ETIMEOUT past
-                                 * it); calls made while it runs wait no longer. Read
-                                 * only with that flag, so programs built before the
-                                 * field existed keep working. */
+    sb_cancellation *cancel;    /* NULL, or a token to cancel the call with */
+    unsigned timeout_ms;        /* how long the call waits for an action that answers
+                                 * later (SB_ETIMEOUT past it); calls made while it
+                                 * runs wait no longer. 0: no timeout of its own. */
 } sb_call_options;
-#define SB_WITH_TIMEOUT 8u /* sb_call_options.timeout_ms is set */
+#define SB_CALL_OPTIONS_VERSION 1
+#define SB_CALL_OPTIONS_INIT {SB_CALL_OPTIONS_VERSION, 0, NULL, 0, NULL, 0}
+/* 8u was SB_WITH_TIMEOUT before 1.0 (timeout_ms is read by version now); not reused. */
 
 /* sb_action_perform with options (NULL: none). SB_ECANCELED when the call
  * was cancelled before its target ran; SB_ETIMEOUT when an interceptor did
@@ -962,8 +983,8 @@ SB_API int sb_action_cancelled(void);
  *
  * The caller (sb_action_perform and every other way to call: prepared routes, URLs,
  * the Swift and Lua faces) waits on its own thread until the action
- * completes, the call's timeout passes (sb_call_options.timeout_ms with
- * SB_WITH_TIMEOUT: SB_ETIMEOUT) or it is cancelled (SB_ECANCELED); the call then returns as
+ * completes, the call's timeout passes (sb_call_options.timeout_ms:
+ * SB_ETIMEOUT) or it is cancelled (SB_ECANCELED); the call then returns as
  * if the action had answered that way. Everything around the action works as
  * for any call: interceptors before it, its contract's result check, the
  * observers' end event (at completion, with the real duration), the depth
@@ -1082,19 +1103,27 @@ SB_API sb_status sb_degrade_handler_clear_if(sb_mediator *m, sb_fn fn, const voi
  * length of the observer call. target/action are NULL for a URL that has not
  * resolved; url is NULL for local calls. A call an observer makes runs but is
  * not shown to observers (each of its events would start two more calls),
- * and neither is a call refused for its depth (SB_MAX_CALL_DEPTH). */
+ * and neither is a call refused for its depth (SB_MAX_CALL_DEPTH). The
+ * library fills the event: read a field added after version 1 only if
+ * `event->version` is at least the version that added it (see "Versioned
+ * structs"). */
 typedef enum sb_call_phase { SB_CALL_START = 0, SB_CALL_END = 1 } sb_call_phase;
 typedef struct sb_call_event {
+    int version;             /* SB_CALL_EVENT_VERSION of the library that made it */
     sb_call_phase phase;
     const char *target;
     const char *action;
     const char *url;
+    const char *const *tags; /* the caller's tags (sb_call_options), tag_count of
+                              * them; NULL when there are none */
+    size_t tag_count;
     sb_status status;        /* SB_CALL_END: how it ended */
     const char *message;     /* SB_CALL_END on failure: why; else NULL */
     uint64_t duration_ns;    /* SB_CALL_END: from start to end */
     const sb_value *params;  /* the params (at end: as the target got them) */
     const sb_value *result;  /* SB_CALL_END on success; else NULL */
 } sb_call_event;
+#define SB_CALL_EVENT_VERSION 1
 typedef void (*sb_observer_fn)(void *userdata, const sb_call_event *event);
 /* `free_userdata` and *id as for sb_interceptor_add; SB_EREJECTED when the
  * mediator holds SB_MAX_HOOKS observers already. sb_observer_remove removes
@@ -1139,33 +1168,50 @@ SB_API sb_status sb_discoverer_remove(sb_mediator *m, uint64_t id);
 
 /* --------------------------------------------------------------- plugins */
 
+/* An element of a table's action list; its layout is fixed by the version
+ * of the sb_target_def that points to it. */
 typedef struct sb_action_def {
     const char *name;
     sb_fn fn;
 } sb_action_def;
 
-/* What a plugin exports as `const sb_target_def Target_<Name>`. */
-typedef struct sb_target_def {
-    int abi_version;               /* SB_ABI_VERSION */
-    void *(*create)(void);         /* the target's state, or NULL; may itself be NULL */
-    void (*destroy)(void *state);  /* may be NULL */
-    const sb_action_def *actions;  /* ends with {NULL, NULL} */
-} sb_target_def;
-
-/* Optional, beside a Target_<Name> table: `const sb_contract_def
- * Contracts_<Name>[]` gives some of its actions a contract (the syntax of
- * sb_action_register_contract), ending with {NULL, NULL}:
- *
- *     const sb_contract_def Contracts_A[] = {
- *         {"showAlert", "message: string, confirm: callback? -> bool"},
- *         {NULL, NULL}};
- *
- * A separate table keeps sb_action_def, and plugins built before contracts,
- * as they are. */
+/* An element of a table's contract list: gives `action` a contract (the
+ * syntax of sb_action_register_contract). Its layout is fixed by the
+ * version of the sb_target_def it belongs to. */
 typedef struct sb_contract_def {
     const char *action;
     const char *contract;
 } sb_contract_def;
+
+/*
+ * What a plugin exports as `const sb_target_def Target_<Name>`:
+ *
+ *     static const sb_action_def a_actions[] = {{"showAlert", show_alert}, {NULL, NULL}};
+ *     static const sb_contract_def a_contracts[] = {
+ *         {"showAlert", "message: string, confirm: callback? -> bool"},
+ *         {NULL, NULL}};
+ *     const sb_target_def Target_A = {
+ *         .version = SB_TARGET_DEF_VERSION, .create = a_create, .destroy = a_destroy,
+ *         .actions = a_actions, .contracts = a_contracts};
+ *
+ * Versions (see "Versioned structs"). Version 1, {version, create,
+ * destroy, actions}, is also the table of plugins built before 1.0 (their
+ * first member, `abi_version`, holds SB_ABI_VERSION: 1); contracts come from
+ * a separate `const sb_contract_def Contracts_<Name>[]` export, which is
+ * read for version 1 only. Version 2 adds `contracts`, so one table says
+ * everything: a version-2 plugin that also exports Contracts_<Name> is
+ * refused, so that a target's contracts have one source.
+ */
+typedef struct sb_target_def {
+    int version;                         /* SB_TARGET_DEF_VERSION */
+    void *(*create)(void);               /* the target's state, or NULL; may itself be NULL */
+    void (*destroy)(void *state);        /* may be NULL */
+    const sb_action_def *actions;        /* ends with {NULL, NULL} */
+    const sb_contract_def *contracts;    /* version 2: NULL, or some of the actions'
+                                          * contracts, ending with {NULL, NULL} */
+} sb_target_def;
+#define SB_TARGET_DEF_VERSION 2
+#define SB_TARGET_DEF_INIT {SB_TARGET_DEF_VERSION, NULL, NULL, NULL, NULL}
 
 /* Loads the plugin at `path` into `m`; its Target_<Name> tables become
  * reachable by name. A plugin belongs to the mediator that loaded it and is
@@ -1173,11 +1219,13 @@ typedef struct sb_contract_def {
  * destroyed. Loading the same path twice is SB_OK and loads it once.
  * SB_EINVAL (with a message naming the plugin) if the path is not UTF-8, if
  * the file is missing or not a loadable shared object, or if one of its
- * Target_ tables has another
- * abi_version, a NULL action list or an action without a name or function,
- * or if a Contracts_ table names an action its target lacks or holds a
- * contract that does not parse, or if it defines a Target_<Name> that a
- * plugin already loaded into `m` defines (the message names both).
+ * Target_ tables has a version this library cannot read, is smaller than
+ * its version's layout, has a NULL action list or an action without a name
+ * or function, or if its contracts (inline, or Contracts_<Name> for
+ * version 1) name an action its target lacks or hold a contract that does
+ * not parse, or if a version-2 table comes with a Contracts_<Name> too, or
+ * if it defines a Target_<Name> that a plugin already loaded into `m`
+ * defines (the message names both).
  * Works when libswitchboard.so itself was loaded with RTLD_LOCAL. */
 SB_API sb_status sb_plugin_load(sb_mediator *m, const char *path);
 

@@ -369,9 +369,12 @@ static void observe(void *userdata, const sb_call_event *e) {
     if (e->target != NULL) sb_dict_set_new(d, "target", sb_string(e->target));
     if (e->action != NULL) sb_dict_set_new(d, "action", sb_string(e->action));
     if (e->url != NULL) sb_dict_set_new(d, "url", sb_string(e->url));
+    sb_value *tags = sb_array_new();
+    for (size_t i = 0; i < e->tag_count; i++) sb_array_append_new(tags, sb_string(e->tags[i]));
+    sb_dict_set_new(d, "tags", tags);
+    sb_dict_set(d, "params", (sb_value *)e->params);
     if (e->phase == SB_CALL_END) {
         sb_dict_set_new(d, "duration", sb_double((double)e->duration_ns / 1e9));
-        sb_dict_set(d, "params", (sb_value *)e->params);
         if (e->status == SB_OK) {
             if (e->result != NULL) sb_dict_set(d, "result", (sb_value *)e->result);
         } else {
@@ -525,6 +528,7 @@ static int l_cancelled(lua_State *L) {
 
 int sb_lua_call_options(lua_State *L, int idx, sb_call_options *o) {
     memset(o, 0, sizeof *o);
+    o->version = SB_CALL_OPTIONS_VERSION;
     if (lua_isnoneornil(L, idx)) return 0;
     luaL_checktype(L, idx, LUA_TTABLE);
     int used = 0;
@@ -553,7 +557,6 @@ int sb_lua_call_options(lua_State *L, int idx, sb_call_options *o) {
         luaL_argcheck(L, seconds > 0 && seconds <= 4294967.0, idx, "timeout must be more than 0 and at most 4294967 seconds");
         double ms = seconds * 1000.0;
         o->timeout_ms = ms < 1.0 ? 1u : (unsigned)ms;
-        o->flags |= SB_WITH_TIMEOUT;
         used = 1;
     }
     lua_pop(L, 1);

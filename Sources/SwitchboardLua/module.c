@@ -226,7 +226,7 @@ static int l_open(lua_State *L) {
     if (lua_type(L, 2) == LUA_TTABLE || (lua_isnil(L, 2) && !lua_isnone(L, 3))) completion_at = 3;
     int type = lua_type(L, completion_at);
     luaL_argexpected(L, type == LUA_TNONE || type == LUA_TNIL || type == LUA_TFUNCTION, completion_at, "function or nil");
-    sb_call_options options = {0, NULL, 0, NULL, 0};
+    sb_call_options options = SB_CALL_OPTIONS_INIT;
     /* Flags alone ({cache = true}) are options too: dropped, they were
      * ignored without a word. */
     int with_options = completion_at == 3 && (sb_lua_call_options(L, 4, &options) || options.flags != 0);

@@ -206,8 +206,7 @@ static void test_timeout(void) {
     sb_mediator *m = sb_mediator_new();
     struct deferring d = {300, SB_OK, 0, {0}, 0, 0};
     CHECK_STATUS(sb_action_register(m, "Net", "slow", deferred, &d, free_deferring), SB_OK);
-    sb_call_options o = {0};
-    o.flags = SB_WITH_TIMEOUT;
+    sb_call_options o = SB_CALL_OPTIONS_INIT;
     o.timeout_ms = 40;
     sb_value *out = NULL;
     CHECK_STATUS(sb_action_perform_opts(m, "Net", "slow", NULL, &o, &out), SB_ETIMEOUT);
@@ -246,7 +245,7 @@ static sb_status watches_cancel(void *ud, const sb_value *params, sb_value **out
 static void test_cancellation(void) {
     sb_mediator *m = sb_mediator_new();
     CHECK_STATUS(sb_action_register(m, "Net", "wait", watches_cancel, NULL, NULL), SB_OK);
-    sb_call_options o = {0};
+    sb_call_options o = SB_CALL_OPTIONS_INIT;
     o.cancel = sb_cancellation_new();
     struct canceller c = {o.cancel, 30};
     pthread_t t;
@@ -522,8 +521,7 @@ static void test_instance_outlives_the_caller(void) {
     def.destroy = class_destroy;
     sb_mediator *m = sb_mediator_new();
     CHECK_STATUS(sb_class_register(m, "Work", &def, NULL, NULL), SB_OK);
-    sb_call_options o = {0};
-    o.flags = SB_WITH_TIMEOUT;
+    sb_call_options o = SB_CALL_OPTIONS_INIT;
     o.timeout_ms = 20;
     sb_value *out = NULL;
     CHECK_STATUS(sb_action_perform_opts(m, "Work", "work", NULL, &o, &out), SB_ETIMEOUT);

@@ -309,8 +309,7 @@ static void test_timeout_and_cancel(sb_mediator *m, struct later *l) {
     struct ended e;
     ended_init(&e);
     later_init(l);
-    sb_call_options o = {0};
-    o.flags = SB_WITH_TIMEOUT;
+    sb_call_options o = SB_CALL_OPTIONS_INIT;
     o.timeout_ms = 30;
     CHECK_STATUS(sb_action_perform_async(m, "A", "later", NULL, &o, done, &e), SB_PENDING);
     CHECK(wait_ended(&e) == 1);
@@ -327,7 +326,7 @@ static void test_timeout_and_cancel(sb_mediator *m, struct later *l) {
     ended_init(&e);
     later_init(l);
     sb_cancellation *token = sb_cancellation_new();
-    sb_call_options c = {0};
+    sb_call_options c = SB_CALL_OPTIONS_INIT;
     c.cancel = token;
     CHECK_STATUS(sb_action_perform_async(m, "A", "later", NULL, &c, done, &e), SB_PENDING);
     sb_cancellation_request(token);
@@ -408,7 +407,7 @@ static void test_race(sb_mediator *m, struct later *l) {
         struct gate start;
         gate_init(&start);
         sb_cancellation *token = sb_cancellation_new();
-        sb_call_options c = {0};
+        sb_call_options c = SB_CALL_OPTIONS_INIT;
         c.cancel = token;
         struct racer r = {l, token, &start};
         pthread_t canceller;

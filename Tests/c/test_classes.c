@@ -166,11 +166,17 @@ static void test_create_fails(void) {
     bad.version = 99;
     struct tally v = {0, 0, 0, 0};
     CHECK_STATUS(sb_class_register(m, "Other", &bad, &v, tally_free), SB_EINVAL);
-    CHECK(v.freed == 1 && ERROR_MENTIONS("version"));
+    CHECK(v.freed == 1 && ERROR_MENTIONS("sb_class_def version 99 is newer than this library (1)"));
+    bad.version = 0;
+    CHECK_STATUS(sb_class_register(m, "Other", &bad, &v, tally_free), SB_EINVAL);
+    CHECK(v.freed == 2 && ERROR_MENTIONS("sb_class_def version 0 is not a version"));
+    bad.version = -3;
+    CHECK_STATUS(sb_class_register(m, "Other", &bad, &v, tally_free), SB_EINVAL);
+    CHECK(v.freed == 3 && ERROR_MENTIONS("sb_class_def version -3 is not a version"));
     bad = def;
     bad.contracts = (const char *const[]){"nonsense: nosuchtype", NULL, NULL};
     CHECK_STATUS(sb_class_register(m, "Other", &bad, &v, tally_free), SB_EINVAL);
-    CHECK(v.freed == 2);
+    CHECK(v.freed == 4);
     sb_mediator_free(m);
     CHECK(u.freed == 1 && u.created == u.destroyed);
 }

@@ -321,8 +321,7 @@ static void test_what_it_sees(void) {
     char default_name[64];
     sb_value *params = sb_dict_new(), *out = NULL;
     static const char *const tags[] = {"checkout", "beta"};
-    sb_call_options opts;
-    memset(&opts, 0, sizeof opts);
+    sb_call_options opts = SB_CALL_OPTIONS_INIT;
     sb_dict_set_new(params, "k", sb_string("local"));
     CHECK_STATUS(sb_action_register(m, "T", "act", echo, NULL, NULL), SB_OK);
     CHECK_STATUS(sb_interceptor_add(m, 0, observe_call, NULL, NULL, &id), SB_OK);
@@ -624,8 +623,7 @@ static void test_cancellation(void) {
     uint64_t id = 0;
     pthread_t thread;
     sb_value *out = NULL;
-    sb_call_options opts;
-    memset(&opts, 0, sizeof opts);
+    sb_call_options opts = SB_CALL_OPTIONS_INIT;
     CHECK(token != NULL);
     CHECK(sb_cancellation_requested(token) == 0);
     CHECK(sb_action_cancelled() == 0); /* outside any call */
@@ -699,8 +697,7 @@ static int reject_all(void *u, sb_call *call) {
 static void test_bypass(void) {
     sb_mediator *m = sb_mediator_new();
     sb_value *out = NULL;
-    sb_call_options opts;
-    memset(&opts, 0, sizeof opts);
+    sb_call_options opts = SB_CALL_OPTIONS_INIT;
     opts.flags = SB_BYPASS_INTERCEPTORS;
     CHECK_STATUS(sb_action_register(m, "T", "act", name_of, "T.act", NULL), SB_OK);
     CHECK_STATUS(sb_interceptor_add(m, 0, reject_all, NULL, NULL, NULL), SB_OK);
@@ -897,8 +894,11 @@ static void test_rules(void) {
 
 #define EVENTS_MAX 8
 static struct {
+    int version;
     sb_call_phase phase;
     char target[32], action[32], url[64], message[256];
+    char tags[64]; /* the tags joined by "," */
+    size_t tag_count;
     sb_status status;
     uint64_t duration_ns;
     int has_result, has_params, has_message;
@@ -911,7 +911,16 @@ static void observe(void *u, const sb_call_event *e) {
         event_count++;
         return;
     }
+    events[event_count].version = e->version;
     events[event_count].phase = e->phase;
+    /* Tags came with version 1, so every event has them. */
+    events[event_count].tag_count = e->tag_count;
+    events[event_count].tags[0] = '\0';
+    for (size_t i = 0; i < e->tag_count; i++) {
+        char *joined = events[event_count].tags;
+        size_t used = strlen(joined);
+        snprintf(joined + used, sizeof events[0].tags - used, "%s%s", i > 0 ? "," : "", e->tags[i]);
+    }
     copy_str(events[event_count].target, sizeof events[0].target, e->target);
     copy_str(events[event_count].action, sizeof events[0].action, e->action);
     copy_str(events[event_count].url, sizeof events[0].url, e->url);
@@ -922,6 +931,12 @@ static void observe(void *u, const sb_call_event *e) {
     events[event_count].has_result = e->result != NULL;
     events[event_count].has_params = e->params != NULL;
     event_count++;
+}
+
+static void ignore_done(void *userdata, sb_status status, sb_value *result) {
+    (void)userdata;
+    (void)status;
+    sb_value_release(result);
 }
 
 static void test_observers(void) {
@@ -946,6 +961,34 @@ static void test_observers(void) {
     CHECK(events[1].status == SB_OK && !events[1].has_message);
     CHECK(events[1].duration_ns > 0 && events[1].duration_ns < 10ull * 1000 * 1000 * 1000);
     CHECK(events[1].has_result && events[1].has_params);
+    CHECK(events[0].version == SB_CALL_EVENT_VERSION && events[1].version == SB_CALL_EVENT_VERSION);
+    CHECK(events[0].tag_count == 0 && events[1].tag_count == 0);
+
+    /* The caller's tags reach the observers, at start and at end, for
+     * local and URL calls, and for a call that fails. */
+    const char *const tags[] = {"checkout", "beta"};
+    sb_call_options tagged = SB_CALL_OPTIONS_INIT;
+    tagged.tags = tags;
+    tagged.tag_count = 2;
+    event_count = 0;
+    CHECK_STATUS(sb_action_perform_opts(m, "T", "act", NULL, &tagged, &out), SB_OK);
+    sb_value_release(out);
+    CHECK(event_count == 2);
+    CHECK(events[0].phase == SB_CALL_START && events[0].tag_count == 2);
+    CHECK_STR(events[0].tags, "checkout,beta");
+    CHECK(events[1].phase == SB_CALL_END && events[1].tag_count == 2);
+    CHECK_STR(events[1].tags, "checkout,beta");
+    event_count = 0;
+    CHECK_STATUS(sb_action_perform_opts(m, "Nobody", "act", NULL, &tagged, &out), SB_ENOTARGET);
+    CHECK(event_count == 2 && events[1].status == SB_ENOTARGET);
+    CHECK_STR(events[0].tags, "checkout,beta");
+    CHECK_STR(events[1].tags, "checkout,beta");
+    /* An asynchronous caller's tags too. */
+    event_count = 0;
+    CHECK_STATUS(sb_action_perform_async(m, "T", "act", NULL, &tagged, ignore_done, NULL), SB_OK);
+    CHECK(event_count == 2);
+    CHECK_STR(events[0].tags, "checkout,beta");
+    CHECK_STR(events[1].tags, "checkout,beta");
 
     /* A failed call. */
     event_count = 0;
@@ -1083,8 +1126,7 @@ static void test_null(void) {
     uint64_t id = 0;
     sb_value *v = sb_int(1), *out = NULL;
     static const char *const one_tag[] = {"t"};
-    sb_call_options opts;
-    memset(&opts, 0, sizeof opts);
+    sb_call_options opts = SB_CALL_OPTIONS_INIT;
     CHECK_STATUS(sb_action_register(m, "T", "act", name_of, "T.act", NULL), SB_OK);
 
     freed = 0;
@@ -1138,6 +1180,23 @@ static void test_null(void) {
     opts.flags = 0x100;
     CHECK_STATUS(sb_action_perform_opts(m, "T", "act", NULL, &opts, &out), SB_EINVAL);
     CHECK(out == NULL);
+    /* Versions (see "Versioned structs"): below 1 or newer than the library. */
+    int refused_versions[] = {7, 0, -1};
+    for (size_t i = 0; i < sizeof refused_versions / sizeof refused_versions[0]; i++) {
+        sb_call_options versioned = SB_CALL_OPTIONS_INIT;
+        versioned.version = refused_versions[i];
+        out = sb_null();
+        CHECK_STATUS(sb_action_perform_opts(m, "T", "act", NULL, &versioned, &out), SB_EINVAL);
+        CHECK(out == NULL);
+        char expected[128];
+        snprintf(expected, sizeof expected, refused_versions[i] > 0
+                 ? "sb_action_perform_opts: sb_call_options version %d is newer than this library (1)"
+                 : "sb_action_perform_opts: sb_call_options version %d is not a version", refused_versions[i]);
+        CHECK(strncmp(sb_error_message(), expected, strlen(expected)) == 0);
+    }
+    opts.flags = 8u; /* SB_WITH_TIMEOUT before 1.0: an unknown flag now */
+    CHECK_STATUS(sb_action_perform_opts(m, "T", "act", NULL, &opts, &out), SB_EINVAL);
+    CHECK(ERROR_MENTIONS("unknown flags 8"));
     CHECK_STATUS(sb_url_open(m, "app://T/act", &(sb_url_options){.version = SB_URL_OPTIONS_VERSION, .call = &opts}, &out), SB_EINVAL);
     opts.flags = 0;
     opts.tag_count = 2;

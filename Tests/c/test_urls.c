@@ -426,7 +426,7 @@ static void test_url_cache_flag(void) {
     def.create = numbered_create;
     def.call = numbered_call;
     CHECK_STATUS(sb_class_register(m, "Numbered", &def, NULL, NULL), SB_OK);
-    sb_call_options cache = {SB_CACHE_TARGET, NULL, 0, NULL, 0};
+    sb_call_options cache = {SB_CALL_OPTIONS_VERSION, SB_CACHE_TARGET, NULL, 0, NULL, 0};
     for (int hooked = 0; hooked < 2; hooked++) {
         if (hooked) CHECK_STATUS(sb_observer_add(m, ignore_event, NULL, NULL, NULL), SB_OK);
         sb_value *first = NULL, *second = NULL;
@@ -502,7 +502,7 @@ static void test_ctmediator_forms(void) {
     CHECK_STR(str(out, "action"), "boo");
     CHECK_STR(str(sb_dict_get(out, "originParams"), "k"), "v");
     sb_value_release(out);
-    sb_call_options opts = {0, NULL, 0, NULL, 0};
+    sb_call_options opts = SB_CALL_OPTIONS_INIT;
     CHECK_STATUS(sb_url_open(m, "app://Ghost/boo", &(sb_url_options){.version = SB_URL_OPTIONS_VERSION, .call = &opts}, &out), SB_OK);
     CHECK_STR(str(out, "url"), "app://Ghost/boo");
     sb_value_release(out);
@@ -614,12 +614,9 @@ static void test_hostile_parser(void) {
                    29, "refused with the listed status and a message; no native action runs");
 }
 
-/* Options structs are read field by field, as far as their version and
- * flags say they go: each struct here ends where a page the process may not
- * read begins, so a read past it crashes the suite. sb_call_options as a
- * program built before timeout_ms existed lays it out (timeout_ms is read
- * only with SB_WITH_TIMEOUT), and an sb_url_options of version 0 that is
- * nothing but its version (refused before any other field is read). */
+/* Options structs are read as far as their version says they go, the
+ * version first: each struct here ends where a page the process may not
+ * read begins, so a read past it crashes the suite. */
 static void test_options_read_no_further_than_they_go(void) {
     long page = sysconf(_SC_PAGESIZE);
     int zero = open("/dev/zero", O_RDWR);
@@ -631,11 +628,11 @@ static void test_options_read_no_further_than_they_go(void) {
     CHECK(mprotect(pages + page, (size_t)page, PROT_NONE) == 0);
     unsigned char *end = pages + page;
 
-    size_t old_size = offsetof(sb_call_options, timeout_ms);
-    sb_call_options *old = (sb_call_options *)(void *)(end - old_size);
-    memset(old, 0, old_size);
+    /* A whole version-1 struct is read, and nothing after it. */
+    sb_call_options *call = (sb_call_options *)(void *)(end - sizeof(sb_call_options));
+    *call = (sb_call_options)SB_CALL_OPTIONS_INIT;
     sb_url_options options = SB_URL_OPTIONS_INIT;
-    options.call = old;
+    options.call = call;
 
     sb_mediator *m = sb_mediator_new();
     sb_value *out = NULL;
@@ -644,23 +641,32 @@ static void test_options_read_no_further_than_they_go(void) {
     CHECK_STR(str(out, "x"), "1");
     sb_value_release(out);
     out = NULL;
-    CHECK_STATUS(sb_action_perform_opts(m, "A", "show", NULL, old, &out), SB_OK);
+    CHECK_STATUS(sb_action_perform_opts(m, "A", "show", NULL, call, &out), SB_OK);
     sb_value_release(out);
     out = NULL;
-    old->flags = SB_CACHE_TARGET;
+    call->flags = SB_CACHE_TARGET;
     CHECK_STATUS(sb_url_open(m, "app://A/show", &options, &out), SB_OK);
     sb_value_release(out);
     out = NULL;
 
+    /* A version this library cannot read is refused after reading the
+     * version alone: structs that are only their version, at the page's end. */
     int *version_only = (int *)(void *)(end - sizeof(int));
     *version_only = 0;
     CHECK_STATUS(sb_url_open(m, "app://A/show", (const sb_url_options *)(void *)version_only, &out), SB_EINVAL);
     CHECK(ERROR_MENTIONS("version 0") && out == NULL);
+    *version_only = SB_CALL_OPTIONS_VERSION + 1;
+    CHECK_STATUS(sb_action_perform_opts(m, "A", "show", NULL, (const sb_call_options *)(void *)version_only, &out),
+                 SB_EINVAL);
+    CHECK(ERROR_MENTIONS("newer") && out == NULL);
+    options.call = (const sb_call_options *)(void *)version_only;
+    CHECK_STATUS(sb_url_open(m, "app://A/show", &options, &out), SB_EINVAL);
+    CHECK(out == NULL);
     sb_mediator_free(m);
     munmap(pages, (size_t)page * 2);
-    robustness_row("C options structs ending at an unreadable page (sb_call_options without timeout_ms, "
-                   "sb_url_options of version 0 that is only its version)", 4,
-                   "each read only as far as its flags and version say; no read past the struct");
+    robustness_row("C options structs ending at an unreadable page (a whole version-1 sb_call_options; "
+                   "sb_url_options and sb_call_options that are only their version, 0 or newer)", 6,
+                   "a version is read before anything else, and a struct no further than its version has; no read past the struct");
 }
 
 int main(void) {

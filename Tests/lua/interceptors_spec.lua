@@ -458,12 +458,15 @@ describe("sb.observe", function()
     assert.are.equal("show", events[1].action)
     assert.is_nil(events[1].url)
     assert.is_nil(events[1].duration)
+    assert.are.same({ n = 1 }, events[1].params)
+    assert.are.same({}, events[1].tags) -- always present, empty when none
     local e = events[2]
     assert.are.equal("end", e.phase)
     assert.are.equal("number", type(e.duration))
     assert.is_true(e.duration >= 0 and e.duration < 10)
     assert.are.same({ n = 1 }, e.params)
     assert.are.same({ at = t.name, params = { n = 1 } }, e.result)
+    assert.are.same({}, e.tags)
     assert.is_nil(e.code)
 
     events = {}
@@ -487,6 +490,29 @@ describe("sb.observe", function()
     local ok, _, code = sb.unobserve(id)
     assert.is_nil(ok)
     assert.are.equal("ENOTFOUND", code)
+  end)
+
+  it("hears the caller's tags at start and at end", function()
+    local t = echo_target("Tagged")
+    local events = {}
+    observe(function(e)
+      if e.target == t.name or (e.url and e.url:find(t.name, 1, true)) then events[#events + 1] = e end
+    end)
+    assert(sb.perform(t.name, "show", { n = 2 }, { tags = { "checkout", "beta" } }))
+    assert.are.equal(2, #events)
+    assert.are.same({ "checkout", "beta" }, events[1].tags)
+    assert.are.same({ "checkout", "beta" }, events[2].tags)
+
+    events = {}
+    assert(sb.open("app://" .. t.name .. "/show", nil, nil, { tags = { "deep-link" } }))
+    assert.are.equal("start", events[1].phase)
+    assert.are.same({ "deep-link" }, events[1].tags)
+    assert.are.same({ "deep-link" }, events[2].tags)
+
+    events = {}
+    assert(sb.perform(t.name, "show"))
+    assert.are.same({}, events[1].tags)
+    assert.are.same({}, events[2].tags)
   end)
 
   it("sees where a redirected call ended up", function()

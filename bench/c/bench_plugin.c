@@ -59,7 +59,7 @@ static sb_status bench_adder(void *state, const sb_value *params, sb_value **out
 
 static const sb_action_def bench_actions[] = {
     {"twice", bench_twice}, {"sum3", bench_sum3}, {"callback", bench_callback}, {"adder", bench_adder}, {NULL, NULL}};
-const sb_target_def Target_Bench = {SB_ABI_VERSION, NULL, NULL, bench_actions};
+const sb_target_def Target_Bench = {SB_TARGET_DEF_VERSION, NULL, NULL, bench_actions, NULL};
 
 /* Stateful.twice: the same work on a target with state, for uncached
  * (create + destroy per call) versus cached; two names for one kind, so that
@@ -67,5 +67,5 @@ const sb_target_def Target_Bench = {SB_ABI_VERSION, NULL, NULL, bench_actions};
 static void *stateful_create(void) { return malloc(64); }
 static void stateful_destroy(void *state) { free(state); }
 static const sb_action_def stateful_actions[] = {{"twice", bench_twice}, {NULL, NULL}};
-const sb_target_def Target_Stateful = {SB_ABI_VERSION, stateful_create, stateful_destroy, stateful_actions};
-const sb_target_def Target_StatefulCached = {SB_ABI_VERSION, stateful_create, stateful_destroy, stateful_actions};
+const sb_target_def Target_Stateful = {SB_TARGET_DEF_VERSION, stateful_create, stateful_destroy, stateful_actions, NULL};
+const sb_target_def Target_StatefulCached = {SB_TARGET_DEF_VERSION, stateful_create, stateful_destroy, stateful_actions, NULL};

@@ -181,20 +181,9 @@ static const sb_action_def a_actions[] = {
     {NULL, NULL},
 };
 
-const sb_target_def Target_A = {SB_ABI_VERSION, a_create, a_destroy, a_actions};
-
-/* Net: the download above, a target of its own (CTMediator's demo has no
- * network module; this one shows an action that answers later). */
-static const sb_action_def net_actions[] = {
-    {"download", download},
-    {NULL, NULL},
-};
-
-const sb_target_def Target_Net = {SB_ABI_VERSION, NULL, NULL, net_actions};
-
 /* What the actions take and give: checked before each call, listed by
  * `switchboard routes`. */
-const sb_contract_def Contracts_A[] = {
+static const sb_contract_def a_contracts[] = {
     {"nativeFetchDetailViewController", "key: any? -- the page's title\n-> dict"},
     {"nativePresentImage", "image: string -- the image to show\n-> dict"},
     {"nativeNoImage", "-> dict"},
@@ -207,3 +196,14 @@ const sb_contract_def Contracts_A[] = {
     {"charge", "amount: int? -- in cents\n-> dict"},
     {NULL, NULL},
 };
+
+const sb_target_def Target_A = {SB_TARGET_DEF_VERSION, a_create, a_destroy, a_actions, a_contracts};
+
+/* Net: the download above, a target of its own (CTMediator's demo has no
+ * network module; this one shows an action that answers later). */
+static const sb_action_def net_actions[] = {
+    {"download", download},
+    {NULL, NULL},
+};
+
+const sb_target_def Target_Net = {SB_TARGET_DEF_VERSION, NULL, NULL, net_actions, NULL};

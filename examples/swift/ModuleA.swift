@@ -22,7 +22,7 @@ final class Target_A: Target {
     ]
 
     /// What the actions take and give: checked before each call. The same
-    /// contracts as module_a.c's Contracts_A, which the typed wrappers in
+    /// contracts as module_a.c's a_contracts, which the typed wrappers in
     /// generated/ are made from (scripts/generate.sh).
     static let contracts: Contracts = [
         "nativeFetchDetailViewController": "key: any? -- the page's title\n-> dict",

@@ -17,7 +17,7 @@ public func sb_action_perform_async(_ m: sb_mediator_ptr?, _ target: UnsafePoint
         switch callOptions(options, "sb_action_perform_async", more: SB_NO_FALLBACK) {
         case .failure(let error): return failure(error)
         case .success(let parsed):
-            let fallback = options.pointer(to: \.flags)!.pointee & SB_NO_FALLBACK == 0
+            let fallback = (readCallOptions(options)?.flags ?? 0) & SB_NO_FALLBACK == 0
             return perform(m, target, action, params, cache: parsed.cacheTarget, fallback: fallback, parsed, out,
                            "sb_action_perform_async")
         }

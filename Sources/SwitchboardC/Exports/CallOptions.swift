@@ -10,18 +10,18 @@ import CSwitchboard
 func callOptions(_ options: UnsafePointer<sb_call_options>?, _ caller: String,
                  more: CUnsignedInt = 0) -> Result<CallOptions, SwitchboardError> {
     guard let options else { return .success(.none) }
-    // Field by field, never the whole struct: a program built before
-    // timeout_ms existed passes a struct that ends before it (read only with
-    // SB_WITH_TIMEOUT, as the header promises).
-    func field<T>(_ path: KeyPath<sb_call_options, T>) -> T { options.pointer(to: path)!.pointee }
-    let flags = field(\.flags)
-    guard flags & ~(SB_CACHE_TARGET | SB_BYPASS_INTERCEPTORS | SB_WITH_TIMEOUT | more) == 0 else {
-        return .failure(.invalidArgument("\(caller): unknown flags \(flags)"))
+    guard let o = readCallOptions(options) else {
+        let version = UnsafeRawPointer(options).load(as: CInt.self)
+        let problem = versionProblem("sb_call_options", version, known: SB_CALL_OPTIONS_VERSION) ?? "unreadable"
+        return .failure(.invalidArgument("\(caller): \(problem)"))
+    }
+    guard o.flags & ~(SB_CACHE_TARGET | SB_BYPASS_INTERCEPTORS | more) == 0 else {
+        return .failure(.invalidArgument("\(caller): unknown flags \(o.flags)"))
     }
     var tags: [String] = []
-    let tagCount = field(\.tag_count)
+    let tagCount = o.tag_count
     if tagCount > 0 {
-        guard let list = field(\.tags) else { return .failure(.invalidArgument("\(caller): tag_count is \(tagCount) but tags is NULL")) }
+        guard let list = o.tags else { return .failure(.invalidArgument("\(caller): tag_count is \(tagCount) but tags is NULL")) }
         guard tagCount <= 1 << 16 else { return .failure(.invalidArgument("\(caller): too many tags")) }
         for i in 0..<tagCount {
             guard let tag = list[i], let text = String(validatingCString: tag) else {
@@ -30,10 +30,21 @@ func callOptions(_ options: UnsafePointer<sb_call_options>?, _ caller: String,
             tags.append(text)
         }
     }
-    let cancellation = field(\.cancel).map { Unmanaged<Cancellation>.fromOpaque(UnsafeRawPointer($0)).takeUnretainedValue() }
-    return .success(CallOptions(tags: tags, bypassInterceptors: flags & SB_BYPASS_INTERCEPTORS != 0,
-                                cancellation: cancellation, cacheTarget: flags & SB_CACHE_TARGET != 0,
-                                timeout: flags & SB_WITH_TIMEOUT == 0 ? nil : .milliseconds(Int64(field(\.timeout_ms)))))
+    let cancellation = o.cancel.map { Unmanaged<Cancellation>.fromOpaque(UnsafeRawPointer($0)).takeUnretainedValue() }
+    return .success(CallOptions(tags: tags, bypassInterceptors: o.flags & SB_BYPASS_INTERCEPTORS != 0,
+                                cancellation: cancellation, cacheTarget: o.flags & SB_CACHE_TARGET != 0,
+                                timeout: o.timeout_ms == 0 ? nil : .milliseconds(Int64(o.timeout_ms))))
+}
+
+/// The fields of `options` its version has (later ones zero), or nil for a
+/// version this library cannot read.
+func readCallOptions(_ options: UnsafePointer<sb_call_options>) -> sb_call_options? {
+    let version = UnsafeRawPointer(options).load(as: CInt.self)
+    guard versionProblem("sb_call_options", version, known: SB_CALL_OPTIONS_VERSION) == nil else { return nil }
+    // Every field is version 1's; a later version adds its fields at the end
+    // and copies only as many bytes as the caller's version has.
+    let size = MemoryLayout<sb_call_options>.size
+    return versionedCopy(of: options, size: size, zero: sb_call_options())
 }
 
 @_cdecl("sb_action_perform_opts")
@@ -44,7 +55,7 @@ public func sb_action_perform_opts(_ m: sb_mediator_ptr?, _ target: UnsafePointe
     switch callOptions(options, "sb_action_perform_opts", more: SB_NO_FALLBACK) {
     case .failure(let error): return failure(error)
     case .success(let parsed):
-        let fallback = options.map { $0.pointer(to: \.flags)!.pointee & SB_NO_FALLBACK == 0 } ?? true
+        let fallback = options.flatMap(readCallOptions).map { $0.flags & SB_NO_FALLBACK == 0 } ?? true
         return perform(m, target, action, params, cache: parsed.cacheTarget, fallback: fallback, parsed, out,
                        "sb_action_perform_opts")
     }

@@ -90,8 +90,9 @@ public func sb_class_register(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CCh
     }
     guard let m else { return refuse("NULL mediator") }
     guard let def else { return refuse("NULL class definition") }
-    guard def.pointee.version == SB_CLASS_DEF_VERSION else {
-        return refuse("the class definition has version \(def.pointee.version); this library reads version \(SB_CLASS_DEF_VERSION)")
+    // Every field is version 1's: a version this library reads has them all.
+    if let problem = versionProblem("sb_class_def", def.pointee.version, known: SB_CLASS_DEF_VERSION) {
+        return refuse(problem)
     }
     guard let create = def.pointee.create, let call = def.pointee.call else { return refuse("NULL create or call function") }
     let name: String

@@ -28,15 +28,34 @@ private final class CObserver: @unchecked Sendable {
             withOptionalCString(event.action) { action in
                 withOptionalCString(event.url) { url in
                     withOptionalCString(event.error?.message) { message in
-                        var c = sb_call_event(phase: event.phase == .start ? SB_CALL_START : SB_CALL_END,
-                                              target: target, action: action, url: url, status: status,
-                                              message: message, duration_ns: event.duration,
-                                              params: params ?? emptyParams, result: result)
-                        fn(userdata, &c)
+                        withCStrings(event.tags) { tags in
+                            var c = sb_call_event(version: SB_CALL_EVENT_VERSION,
+                                                  phase: event.phase == .start ? SB_CALL_START : SB_CALL_END,
+                                                  target: target, action: action, url: url,
+                                                  tags: tags, tag_count: event.tags.count, status: status,
+                                                  message: message, duration_ns: event.duration,
+                                                  params: params ?? emptyParams, result: result)
+                            fn(userdata, &c)
+                        }
                     }
                 }
             }
         }
+    }
+}
+
+/// `strings` as a C array of C strings (NULL for none), valid during `body`.
+private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
+    guard !strings.isEmpty else { return body(nil) }
+    var bytes: [CChar] = [] // every string with its NUL, one after another
+    var starts: [Int] = []
+    for string in strings {
+        starts.append(bytes.count)
+        bytes.append(contentsOf: string.utf8CString)
+    }
+    return bytes.withUnsafeBufferPointer { buffer in
+        let pointers: [UnsafePointer<CChar>?] = starts.map { buffer.baseAddress! + $0 }
+        return pointers.withUnsafeBufferPointer { body($0.baseAddress) }
     }
 }
 

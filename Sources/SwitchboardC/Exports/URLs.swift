@@ -23,8 +23,8 @@ func urlOptions(_ options: UnsafePointer<sb_url_options>?, _ caller: String, com
     guard let options else { return .success((nil, nil, .none)) }
     // The version alone first: it says how much of the struct there is.
     let version = options.pointer(to: \.version)!.pointee
-    guard version >= 1, version <= SB_URL_OPTIONS_VERSION else {
-        return .failure(.invalidArgument("\(caller): sb_url_options version \(version) is not one this library knows (1...\(SB_URL_OPTIONS_VERSION))"))
+    if let problem = versionProblem("sb_url_options", version, known: SB_URL_OPTIONS_VERSION) {
+        return .failure(.invalidArgument("\(caller): \(problem)"))
     }
     let o = options.pointee // every field of version 1
     if o.completion != nil, !allowed {

@@ -14,10 +14,12 @@ final class PluginImage: @unchecked Sendable {
 
     let path: String
     private let handle: UnsafeMutableRawPointer
-    /// Target name → its `Target_<Name>` table. Names are keyed by their
-    /// bytes, as symbols are: two spellings of "é" are two targets.
-    let targets: [ExactName: UnsafePointer<sb_target_def>]
-    /// Target name → action name → contract, from `Contracts_<Name>` tables.
+    /// Target name → its `Target_<Name>` table, as far as its version goes
+    /// (later fields zero). Names are keyed by their bytes, as symbols are:
+    /// two spellings of "é" are two targets.
+    let targets: [ExactName: sb_target_def]
+    /// Target name → action name → contract, from the table's `contracts`
+    /// (version 2) or its `Contracts_<Name>` export (version 1).
     let contracts: [ExactName: [ExactName: String]]
 
     /// Loads `path` and checks every `Target_` table it exports.
@@ -38,23 +40,33 @@ final class PluginImage: @unchecked Sendable {
                 context!.assumingMemoryBound(to: [String].self).pointee.append(String(cString: name!))
             }, names)
         }
-        var targets: [ExactName: UnsafePointer<sb_target_def>] = [:]
+        var targets: [ExactName: sb_target_def] = [:]
         var contracts: [ExactName: [ExactName: String]] = [:]
         do throws(SwitchboardError) {
             guard listed == 0 else { throw .invalidArgument("plugin '\(path)': cannot read its symbol table") }
             for symbol in names {
                 guard let address = dlsym(handle, symbol) else { continue }
-                // A symbol smaller than the table (`char Target_X[4]`) would be
-                // read past its end: refused by its ELF size where it is known.
-                try Self.checkSize(address, as: sb_target_def.self, symbol: symbol, path: path)
-                let def = address.assumingMemoryBound(to: sb_target_def.self)
+                let def = try Self.table(at: address, symbol: symbol, path: path)
                 try Self.check(def, symbol: symbol, path: path)
                 let name = String(symbol.dropFirst("Target_".count))
-                targets[ExactName(name)] = UnsafePointer(def)
-                if let table = dlsym(handle, "Contracts_" + name) {
+                targets[ExactName(name)] = def
+                let separate = dlsym(handle, "Contracts_" + name)
+                if def.version == 1 {
+                    // Version 1 has no `contracts`: a separate export gives them.
+                    guard let table = separate else { continue }
                     let entries = try Self.checkSize(table, as: sb_contract_def.self, symbol: "Contracts_" + name, path: path)
                     contracts[ExactName(name)] = try Self.contracts(table.assumingMemoryBound(to: sb_contract_def.self),
-                                                         of: name, def: def, path: path, entries: entries)
+                                                                    label: "Contracts_" + name, of: name, def: def,
+                                                                    path: path, entries: entries)
+                } else {
+                    // One source of truth: the table carries its contracts.
+                    guard separate == nil else {
+                        throw .invalidArgument("plugin '\(path)': \(symbol) is a version-\(def.version) table, which "
+                                               + "carries its contracts; it cannot come with Contracts_\(name) too")
+                    }
+                    guard let inline = def.contracts else { continue }
+                    contracts[ExactName(name)] = try Self.contracts(inline, label: symbol + " contracts", of: name,
+                                                                    def: def, path: path, entries: nil)
                 }
             }
         } catch {
@@ -83,14 +95,34 @@ final class PluginImage: @unchecked Sendable {
         return Int(size) / MemoryLayout<T>.stride
     }
 
-    /// A table must carry this library's ABI version and a well-formed,
-    /// terminated action list (scanned up to a sanity bound).
-    private static func check(_ def: UnsafePointer<sb_target_def>, symbol: String, path: String) throws(SwitchboardError) {
-        let abi = def.pointee.abi_version
-        guard abi == SB_ABI_VERSION else {
-            throw .invalidArgument("plugin '\(path)': \(symbol) has abi_version \(abi); this library is ABI \(SB_ABI_VERSION)")
+    /// The `Target_` table at `address`, read as far as its version goes: a
+    /// version this library knows, and a symbol (where its ELF size is
+    /// known) at least as large as that version's layout.
+    private static func table(at address: UnsafeMutableRawPointer, symbol: String,
+                              path: String) throws(SwitchboardError) -> sb_target_def {
+        let known = sb__plugin_symbol_size(address)
+        guard known < 0 || known >= Int64(MemoryLayout<CInt>.size) else {
+            throw .invalidArgument("plugin '\(path)': \(symbol) is \(known) bytes, too small for a version: "
+                                   + "not a table of this library")
         }
-        guard let actions = def.pointee.actions else {
+        let version = address.load(as: CInt.self)
+        if let problem = versionProblem("sb_target_def", version, known: SB_TARGET_DEF_VERSION) {
+            throw .invalidArgument("plugin '\(path)': \(symbol): \(problem)")
+        }
+        // Version 1 ends before `contracts`; version 2 is the whole struct.
+        let size = version == 1 ? MemoryLayout<sb_target_def>.offset(of: \sb_target_def.contracts)!
+                                : MemoryLayout<sb_target_def>.size
+        guard known < 0 || known >= Int64(size) else {
+            throw .invalidArgument("plugin '\(path)': \(symbol) is \(known) bytes, smaller than the \(size) bytes "
+                                   + "of a version-\(version) sb_target_def: not a table of this library")
+        }
+        return versionedCopy(of: address, size: size, zero: sb_target_def())
+    }
+
+    /// A table must have a well-formed, terminated action list (scanned up
+    /// to a sanity bound).
+    private static func check(_ def: sb_target_def, symbol: String, path: String) throws(SwitchboardError) {
+        guard let actions = def.actions else {
             throw .invalidArgument("plugin '\(path)': \(symbol) has no action list")
         }
         for i in 0..<100_000 {
@@ -104,14 +136,15 @@ final class PluginImage: @unchecked Sendable {
         throw .invalidArgument("plugin '\(path)': \(symbol) action list does not end with {NULL, NULL}")
     }
 
-    /// A `Contracts_<Name>` table: each entry names an action of the target
-    /// and holds a contract that parses; it ends with {NULL, NULL}.
-    private static func contracts(_ table: UnsafePointer<sb_contract_def>, of name: String,
-                                  def: UnsafePointer<sb_target_def>, path: String,
+    /// A contract list (`label` names it in messages): each entry names an
+    /// action of the target and holds a contract that parses; it ends with
+    /// {NULL, NULL}.
+    private static func contracts(_ table: UnsafePointer<sb_contract_def>, label: String, of name: String,
+                                  def: sb_target_def, path: String,
                                   entries: Int?) throws(SwitchboardError) -> [ExactName: String] {
         var actions = Set<ExactName>()
         var i = 0
-        while let action = def.pointee.actions[i].name {
+        while let action = def.actions[i].name {
             actions.insert(ExactName(String(cString: action)))
             i += 1
         }
@@ -121,27 +154,27 @@ final class PluginImage: @unchecked Sendable {
             if entry.action == nil && entry.contract == nil { return found }
             guard let actionName = entry.action, let action = String(validatingCString: actionName),
                   let contractText = entry.contract, let text = String(validatingCString: contractText) else {
-                throw .invalidArgument("plugin '\(path)': Contracts_\(name) entry #\(i) needs a UTF-8 action and contract")
+                throw .invalidArgument("plugin '\(path)': \(label) entry #\(i) needs a UTF-8 action and contract")
             }
             guard actions.contains(ExactName(action)) else {
-                throw .invalidArgument("plugin '\(path)': Contracts_\(name) names \"\(action)\", which Target_\(name) does not have")
+                throw .invalidArgument("plugin '\(path)': \(label) names \"\(action)\", which Target_\(name) does not have")
             }
             do throws(SwitchboardError) {
                 _ = try Contract(parsing: text).validated(for: "\(name).\(action)")
             } catch {
-                throw .invalidArgument("plugin '\(path)': Contracts_\(name): \(error.message)")
+                throw .invalidArgument("plugin '\(path)': \(label): \(error.message)")
             }
             found[ExactName(action)] = text
         }
-        throw .invalidArgument("plugin '\(path)': Contracts_\(name) does not end with {NULL, NULL}")
+        throw .invalidArgument("plugin '\(path)': \(label) does not end with {NULL, NULL}")
     }
 
     /// The target class for one of this plugin's tables.
-    func targetClass(_ name: ExactName, _ def: UnsafePointer<sb_target_def>) -> ForeignTargetClass {
+    func targetClass(_ name: ExactName, _ def: sb_target_def) -> ForeignTargetClass {
         var actions: [(name: String, function: ForeignFunction)] = []
         var contracts: [ExactName: Contract] = [:]
         var i = 0
-        while let actionName = def.pointee.actions[i].name, let fn = def.pointee.actions[i].fn {
+        while let actionName = def.actions[i].name, let fn = def.actions[i].fn {
             let action = String(cString: actionName)
             actions.append((action, CFunction(fn: fn, userdata: nil, freeUserdata: nil, usesInstanceState: true,
                                               owner: self, label: "\(name).\(action)")))
@@ -154,19 +187,21 @@ final class PluginImage: @unchecked Sendable {
         let table = TableRef(image: self, def: def)
         return ForeignTargetClass(
             origin: "plugin \(path)", actions: actions, contracts: contracts,
-            create: { table.def.pointee.create?() },
+            create: { table.create() },
             destroy: { state in table.destroy(state) },
-            stateless: def.pointee.create == nil && def.pointee.destroy == nil)
+            stateless: def.create == nil && def.destroy == nil)
     }
 
     /// What the create/destroy closures capture: the table, and the image
     /// that keeps it mapped.
     private struct TableRef: @unchecked Sendable {
         let image: PluginImage
-        let def: UnsafePointer<sb_target_def>
+        let def: sb_target_def
+
+        func create() -> UnsafeMutableRawPointer? { def.create?() }
 
         func destroy(_ state: UnsafeMutableRawPointer?) {
-            withExtendedLifetime(image) { def.pointee.destroy?(state) }
+            withExtendedLifetime(image) { def.destroy?(state) }
         }
     }
 }
@@ -223,7 +258,7 @@ final class PluginShelf: TargetProvider, @unchecked Sendable {
             image.targets.map { name, def in
                 var actions: [String] = []
                 var i = 0
-                while let action = def.pointee.actions[i].name {
+                while let action = def.actions[i].name {
                     actions.append(String(cString: action))
                     i += 1
                 }

@@ -112,7 +112,7 @@ enum CWrappers {
             } else {
                 body += [
                     "    if (s == SB_OK) {",
-                    "        static const sb_call_options none;",
+                    "        static const sb_call_options none = SB_CALL_OPTIONS_INIT;",
                     "        sb_call_options o = options != NULL ? *options : none;",
                     "        o.flags |= SB_NO_FALLBACK;",
                     "        s = \(perform), &o, done, userdata);",

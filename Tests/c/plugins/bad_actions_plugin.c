@@ -3,4 +3,4 @@
 
 static const sb_action_def actions[] = {{"broken", NULL}, {NULL, NULL}};
 
-const sb_target_def Target_Broken = {SB_ABI_VERSION, NULL, NULL, actions};
+const sb_target_def Target_Broken = {SB_TARGET_DEF_VERSION, NULL, NULL, actions, NULL};

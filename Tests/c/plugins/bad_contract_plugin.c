@@ -1,4 +1,4 @@
-/* A plugin whose Contracts_ table holds a contract that does not parse. */
+/* A plugin whose table holds a contract that does not parse. */
 #include <switchboard.h>
 
 static sb_status noop(void *state, const sb_value *args, sb_value **out) {
@@ -10,5 +10,6 @@ static sb_status noop(void *state, const sb_value *args, sb_value **out) {
 
 static const sb_action_def actions[] = {{"noop", noop}, {NULL, NULL}};
 
-const sb_target_def Target_Typo = {SB_ABI_VERSION, NULL, NULL, actions};
-const sb_contract_def Contracts_Typo[] = {{"noop", "n: integer"}, {NULL, NULL}};
+static const sb_contract_def contracts[] = {{"noop", "n: integer"}, {NULL, NULL}};
+
+const sb_target_def Target_Typo = {SB_TARGET_DEF_VERSION, NULL, NULL, actions, contracts};

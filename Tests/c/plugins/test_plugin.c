@@ -111,17 +111,18 @@ static const sb_action_def counter_actions[] = {
     {NULL, NULL},
 };
 
-const sb_target_def Target_Counter = {SB_ABI_VERSION, counter_create, counter_destroy, counter_actions};
+/* Counter.add takes an int n; the other actions take anything. */
+static const sb_contract_def counter_contracts[] = {{"add", "n: int -- what to add 1000 to\n-> int"}, {NULL, NULL}};
+
+const sb_target_def Target_Counter = {SB_TARGET_DEF_VERSION, counter_create, counter_destroy, counter_actions,
+                                      counter_contracts};
 
 static const sb_action_def tally_actions[] = {
     {"next", counter_next},
     {NULL, NULL},
 };
 
-const sb_target_def Target_Tally = {SB_ABI_VERSION, tally_create, tally_destroy, tally_actions};
-
-/* Counter.add takes an int n; the other actions take anything. */
-const sb_contract_def Contracts_Counter[] = {{"add", "n: int -- what to add 1000 to\n-> int"}, {NULL, NULL}};
+const sb_target_def Target_Tally = {SB_TARGET_DEF_VERSION, tally_create, tally_destroy, tally_actions, NULL};
 
 /* Stateless: no create, no destroy; its actions see a NULL state. */
 static sb_status stateless_state(void *state, const sb_value *args, sb_value **out) {
@@ -145,4 +146,4 @@ static const sb_action_def stateless_actions[] = {
     {NULL, NULL},
 };
 
-const sb_target_def Target_Stateless = {SB_ABI_VERSION, NULL, NULL, stateless_actions};
+const sb_target_def Target_Stateless = {SB_TARGET_DEF_VERSION, NULL, NULL, stateless_actions, NULL};

@@ -77,9 +77,7 @@ static const sb_action_def typed_actions[] = {
     {NULL, NULL},
 };
 
-const sb_target_def Target_Typed = {SB_ABI_VERSION, NULL, NULL, typed_actions};
-
-const sb_contract_def Contracts_Typed[] = {
+static const sb_contract_def typed_contracts[] = {
     {"everything", "flag: bool -- a bool\n"
                    "count: int -- an int\n"
                    "ratio: double\n"
@@ -110,3 +108,5 @@ const sb_contract_def Contracts_Typed[] = {
                 "-> dict"},
     {NULL, NULL},
 };
+
+const sb_target_def Target_Typed = {SB_TARGET_DEF_VERSION, NULL, NULL, typed_actions, typed_contracts};

@@ -109,4 +109,4 @@ static const sb_action_def actions[] = {
     {"forge", forge}, {"signal_group", signal_group}, {"close_all", close_all}, {"leave_process", leave_process},
     {NULL, NULL},
 };
-const sb_target_def Target_Process = {SB_ABI_VERSION, NULL, NULL, actions};
+const sb_target_def Target_Process = {SB_TARGET_DEF_VERSION, NULL, NULL, actions, NULL};

@@ -14,4 +14,4 @@ static sb_status forever(void *state, const sb_value *params, sb_value **out) {
 }
 
 static const sb_action_def actions[] = {{"forever", forever}, {NULL, NULL}};
-const sb_target_def Target_Stuck = {SB_ABI_VERSION, NULL, NULL, actions};
+const sb_target_def Target_Stuck = {SB_TARGET_DEF_VERSION, NULL, NULL, actions, NULL};

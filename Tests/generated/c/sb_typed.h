@@ -131,7 +131,7 @@ static inline sb_status sb_typed_later(sb_mediator *m, int64_t n, const sb_call_
     sb_status s = params != NULL ? SB_OK : SB_ENOMEM;
     if (s == SB_OK) s = sb_dict_set_new(params, "n", sb_int(n));
     if (s == SB_OK) {
-        static const sb_call_options none;
+        static const sb_call_options none = SB_CALL_OPTIONS_INIT;
         sb_call_options o = options != NULL ? *options : none;
         o.flags |= SB_NO_FALLBACK;
         s = sb_action_perform_async(m, "Typed", "later", params, &o, done, userdata);

@@ -124,7 +124,7 @@ static const sb_action_def echo_actions[] = {
     {"pointer", echo_pointer}, {"isPointer", echo_is_pointer}, {"keys", echo_keys},
     {"ordered", echo_ordered}, {NULL, NULL},
 };
-const sb_target_def Target_Echo = {SB_ABI_VERSION, NULL, NULL, echo_actions};
+const sb_target_def Target_Echo = {SB_TARGET_DEF_VERSION, NULL, NULL, echo_actions, NULL};
 
 /* Bridge.perform: performs params.target / params.action with params.params
  * on the shared mediator, from C: a plugin reaching Lua targets. */
@@ -136,7 +136,7 @@ static sb_status bridge_perform(void *s, const sb_value *params, sb_value **out)
 }
 
 static const sb_action_def bridge_actions[] = {{"perform", bridge_perform}, {NULL, NULL}};
-const sb_target_def Target_Bridge = {SB_ABI_VERSION, NULL, NULL, bridge_actions};
+const sb_target_def Target_Bridge = {SB_TARGET_DEF_VERSION, NULL, NULL, bridge_actions, NULL};
 
 /* Threads.callLater: calls params.cb(params.arg) from a new pthread; join
  * waits for it and returns the status that thread got, by name. */
@@ -196,7 +196,7 @@ static sb_status threads_join(void *s, const sb_value *params, sb_value **out) {
 static const sb_action_def threads_actions[] = {
     {"callLater", threads_call_later}, {"performLater", threads_perform_later}, {"join", threads_join},
     {NULL, NULL}};
-const sb_target_def Target_Threads = {SB_ABI_VERSION, NULL, NULL, threads_actions};
+const sb_target_def Target_Threads = {SB_TARGET_DEF_VERSION, NULL, NULL, threads_actions, NULL};
 
 /* Later.after: answers params.value after params.ms milliseconds, from a
  * thread of its own (an asynchronous action: sb_completion_take, SB_PENDING).
@@ -318,7 +318,7 @@ static sb_status later_finish(void *s, const sb_value *params, sb_value **out) {
 
 static const sb_action_def later_actions[] = {{"after", later_after}, {"join", later_join}, {"soon", later_soon},
                                               {"hold", later_hold}, {"finish", later_finish}, {NULL, NULL}};
-const sb_target_def Target_Later = {SB_ABI_VERSION, NULL, NULL, later_actions};
+const sb_target_def Target_Later = {SB_TARGET_DEF_VERSION, NULL, NULL, later_actions, NULL};
 
 /* Fd.wait: whether params.fd becomes readable within params.ms milliseconds
  * (poll(2)): how a test waits on sb.fd() without an event loop library. */
@@ -334,4 +334,4 @@ static sb_status fd_wait(void *s, const sb_value *params, sb_value **out) {
 }
 
 static const sb_action_def fd_actions[] = {{"wait", fd_wait}, {NULL, NULL}};
-const sb_target_def Target_Fd = {SB_ABI_VERSION, NULL, NULL, fd_actions};
+const sb_target_def Target_Fd = {SB_TARGET_DEF_VERSION, NULL, NULL, fd_actions, NULL};

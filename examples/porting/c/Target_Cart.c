@@ -69,12 +69,12 @@ static const sb_action_def cart_actions[] = {
     {NULL, NULL},
 };
 
-const sb_target_def Target_Cart = {SB_ABI_VERSION, cart_new, cart_free, cart_actions};
-
 /* What the actions take and give, checked at every call (optional). */
-const sb_contract_def Contracts_Cart[] = {
+static const sb_contract_def cart_contracts[] = {
     {"add", "item: string, price: double = 0.0 -> int"},
     {"total", "-> double"},
     {"isEmpty", "-> bool"},
     {NULL, NULL},
 };
+
+const sb_target_def Target_Cart = {SB_TARGET_DEF_VERSION, cart_new, cart_free, cart_actions, cart_contracts};

@@ -1,0 +1,1118 @@
+/*
+ * switchboard.h — the C interface of Switchboard, a Target-Action mediator.
+ *
+ * Callers name what they want — sb_perform(m, "A", "showAlert", params, 0, &out)
+ * — and never link the component that answers. The mediator finds target "A"
+ * (registered with sb_register_action, or exported by a loaded plugin as
+ * `Target_A`), runs its action with a dictionary of params, and hands back a
+ * value.
+ *
+ * CONVENTIONS
+ *
+ * Names. Everything is prefixed sb_ / SB_; functions read sb_noun_verb.
+ *
+ * Status. Functions that can fail return sb_status (SB_OK is 0); the output
+ * pointer comes last and is called `out`. On failure `*out` is set to NULL and
+ * sb_last_error() describes what went wrong. Success does not clear that
+ * message, so read it only after a failure.
+ *
+ * Ownership, in jansson's words:
+ *   new reference      the caller owns it and must sb_release() it;
+ *   borrowed reference the caller may use it while the owner keeps it alive
+ *                      (sb_retain() it to keep it longer) and must not release it;
+ *   steals             the function takes over the caller's reference, on
+ *                      success and on failure alike.
+ * Strings returned as `const char *` are borrowed; strings the library
+ * allocates for you (sb_to_json) are freed with sb_free().
+ *
+ * NULL. Every function accepts NULL for any pointer argument and returns a
+ * documented status (usually SB_EINVAL) or a documented neutral value; free
+ * and release functions do nothing with NULL. A wrong kind of value gives
+ * SB_ETYPE. Nothing crashes on bad input.
+ *
+ * Threads. Every function is thread-safe unless its comment says otherwise.
+ * The mediator takes no lock while it performs an action and no lock that an
+ * action could wait on, so an action may itself call any sb_ function
+ * (re-entrancy). A value may be shared between threads once it is built: its
+ * reference count is atomic, but its contents must not be changed (appended
+ * to, set) after it has been shared. Prepared routes may be called from
+ * several threads at once. Calls in progress on one thread must return in
+ * the reverse order they started (as plain calls do): do not switch between
+ * fibers or stackful coroutines on one thread while each is inside a call
+ * through the mediator (what one call uses could be released under another).
+ *
+ * User code. Functions marked "Calls user code" may run actions, callbacks or
+ * destructors (free_userdata, a plugin's destroy, a pointer's destroy) before
+ * they return. Destructors of replaced or unregistered actions, of removed
+ * hooks and of released target instances run exactly once, after the last
+ * call using them has returned: usually at once, on the thread making the
+ * change; if a call is running that action, on that instance, or with those
+ * hooks, on its thread as it returns (at the latest at the next change or in
+ * sb_mediator_free). A call uses only what it runs, so a call that runs for
+ * hours holds back nothing else, in its mediator or another.
+ *
+ * One runtime per process. libswitchboard.so contains its own Swift runtime.
+ * A process must load it once: link it (or let the Lua module or the
+ * switchboard command load it) and never a second copy.
+ *
+ * PLUGINS
+ *
+ * A plugin is a shared object that exports one `const sb_target_def
+ * Target_<Name>` per target. It must link nothing of Switchboard — build it
+ * with `cc -shared -fPIC plugin.c $(pkg-config --cflags switchboard)` and no
+ * -lswitchboard — and takes the sb_ functions from the process that loads it,
+ * as Lua C modules do. Targets are found by name on first use.
+ */
+#ifndef SWITCHBOARD_H
+#define SWITCHBOARD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define SB_API __attribute__((visibility("default")))
+#else
+#define SB_API
+#endif
+
+/* ---------------------------------------------------------------- version */
+
+/* The release. SB_VERSION_NUMBER is MAJOR * 10000 + MINOR * 100 + PATCH. */
+#define SB_VERSION_MAJOR 0
+#define SB_VERSION_MINOR 1
+#define SB_VERSION_PATCH 0
+#define SB_VERSION_STRING "0.1.0"
+#define SB_VERSION_NUMBER 100
+
+/* The binary interface. It changes only when a program or plugin built
+ * against an older header would break; plugins declare it in sb_target_def. */
+#define SB_ABI_VERSION 1
+
+/* The library's own release string, e.g. "0.1.0" (static storage). Compare
+ * sb_version_number() with SB_VERSION_NUMBER to detect a header/library
+ * mismatch, and sb_abi_version() with SB_ABI_VERSION to detect an
+ * incompatible one. */
+SB_API const char *sb_version(void);
+SB_API int sb_version_number(void);
+SB_API int sb_abi_version(void);
+
+/* ------------------------------------------------------------------ types */
+
+typedef struct sb_mediator sb_mediator; /* opaque */
+typedef struct sb_value sb_value;       /* opaque, reference-counted */
+typedef struct sb_route sb_route;       /* opaque; a prepared call */
+
+typedef enum sb_status {
+    SB_OK = 0,
+    SB_EINVAL,     /* an argument is NULL, empty, malformed or out of range */
+    SB_ENOTARGET,  /* no target answers to the name (and no fallback did) */
+    SB_ENOACTION,  /* the target has neither the action nor notFound */
+    SB_EACTION,    /* the action or callback ran and failed */
+    SB_ETYPE,      /* a value has the wrong kind for the operation, or an action's
+                    * result is not of its contract's `-> type` */
+    SB_EREJECTED,  /* a policy refused the call before any target ran (the URL
+                      policy, or the call depth limit: SB_MAX_CALL_DEPTH) */
+    SB_EBADURL,    /* a URL could not be parsed */
+    SB_ENOMEM,     /* an allocation failed */
+    SB_EQUEUED,    /* the callee belongs to another thread (a Lua state) and was
+                      queued to run there later; this caller gets no result */
+    SB_ETIMEOUT,   /* an interceptor did not decide, or an asynchronous action did not
+                    * complete, in time (the message names it) */
+    SB_ECANCELED,  /* the caller cancelled the call (sb_cancel) */
+    SB_EPARAMS,    /* the params broke the action's contract (a key missing or of the wrong type) */
+    SB_EWOULDBLOCK, /* waiting for an asynchronous action would block a thread that must
+                     * not block (a synchronous Swift call from inside a Swift task) */
+    /* Not an error and never returned to a caller: an action returns it after
+     * sb_completion_take, to answer later (see "Asynchronous actions"). */
+    SB_PENDING = 64
+} sb_status;
+
+/* The kinds of value. Ints and doubles stay distinct: 3 is not 3.0. */
+typedef enum sb_type {
+    SB_NULL,
+    SB_BOOL,
+    SB_INT,      /* int64_t */
+    SB_DOUBLE,
+    SB_STRING,   /* valid UTF-8; may contain NUL bytes */
+    SB_BYTES,    /* any bytes */
+    SB_ARRAY,
+    SB_DICT,     /* string keys -> values, in insertion order; keys are bytes */
+    SB_CALLBACK, /* callable from C, Swift or Lua */
+    SB_POINTER   /* an opaque host pointer, carried but never dereferenced */
+} sb_type;
+
+/* Containers nest at most this deep, counted over the whole value: no path
+ * from a container that nothing contains passes through more than
+ * SB_MAX_DEPTH containers, whatever order the value was built in. An
+ * insertion that would nest deeper is refused (SB_EINVAL). A container shared
+ * by several parents counts at its deepest place while it is there. */
+#define SB_MAX_DEPTH 200
+
+/*
+ * An action and a callback have the same shape. `args` is borrowed (for an
+ * action: the params dict, never NULL). On SB_OK, set *out to a new reference;
+ * leaving it NULL means "nothing" and the caller receives an SB_NULL value.
+ * On failure return any sb_status other than SB_OK (SB_EACTION if nothing
+ * fits better; other numbers become SB_EACTION) and describe the problem with
+ * sb_set_error(); anything left in *out is released. `userdata` is what was
+ * registered, or the target's state for a plugin's actions.
+ */
+typedef sb_status (*sb_fn)(void *userdata, const sb_value *args, sb_value **out);
+
+/* --------------------------------------------------------------- mediator */
+
+/* The process-wide mediator, shared with Swift code (Mediator.shared) and
+ * with the Lua module. Never freed. */
+SB_API sb_mediator *sb_mediator_shared(void);
+
+/* A new, empty mediator; NULL if out of memory. Free it with
+ * sb_mediator_free(). */
+SB_API sb_mediator *sb_mediator_new(void);
+
+/* Releases a mediator made with sb_mediator_new(): unregisters everything
+ * (running destructors), destroys cached target states, then unloads its
+ * plugins. Prepared routes keep their mediator alive until they are freed.
+ * NULL and sb_mediator_shared() are no-ops. Must not be called while a call on
+ * this mediator is running. Calls user code. */
+SB_API void sb_mediator_free(sb_mediator *m);
+
+/* ----------------------------------------------------------------- values */
+
+/* Constructors. Each returns a new reference, or NULL on failure with
+ * sb_last_error() set: out of memory, a NULL argument, or (sb_string,
+ * sb_string_n) bytes that are not valid UTF-8 — use sb_bytes for those.
+ * sb_bool treats any non-zero `b` as true. sb_string copies up to the NUL;
+ * sb_string_n copies exactly n bytes, NUL bytes included. sb_bytes copies n
+ * bytes (p may be NULL when n is 0). */
+SB_API sb_value *sb_null(void);
+SB_API sb_value *sb_bool(int b);
+SB_API sb_value *sb_int(int64_t i);
+SB_API sb_value *sb_double(double d);
+SB_API sb_value *sb_string(const char *utf8);
+SB_API sb_value *sb_string_n(const char *s, size_t n);
+SB_API sb_value *sb_bytes(const void *p, size_t n);
+SB_API sb_value *sb_array_new(void);
+SB_API sb_value *sb_dict_new(void);
+
+/* A value carrying host pointer `p`. `destroy`, if not NULL, is called with
+ * `p` exactly once, when the last reference to the value is released (also
+ * when this function fails). Calls user code only on failure. */
+SB_API sb_value *sb_pointer(void *p, void (*destroy)(void *));
+
+/* Reference counting. sb_retain returns `v` (NULL for NULL). sb_release may
+ * free the value and run destructors it holds (calls user code). */
+SB_API sb_value *sb_retain(sb_value *v);
+SB_API void sb_release(sb_value *v);
+
+/* The kind of `v`; SB_NULL for a NULL pointer. */
+SB_API sb_type sb_typeof(const sb_value *v);
+
+/* Getters are strict: each answers only for its own kind (SB_ETYPE
+ * otherwise; sb_get_double on an int is SB_ETYPE). SB_EINVAL if `v` or `out`
+ * is NULL. sb_get_bool stores 0 or 1. */
+SB_API sb_status sb_get_bool(const sb_value *v, int *out);
+SB_API sb_status sb_get_int(const sb_value *v, int64_t *out);
+SB_API sb_status sb_get_double(const sb_value *v, double *out);
+SB_API sb_status sb_get_pointer(const sb_value *v, void **out);
+
+/* A string's UTF-8 bytes, NUL-terminated (the string itself may contain NUL
+ * bytes; `*len`, if len is not NULL, is the full length). Borrowed: valid
+ * while `v` lives. NULL when `v` is not a string (bytes included). */
+SB_API const char *sb_get_string(const sb_value *v, size_t *len);
+
+/* The bytes of an SB_BYTES value; borrowed, valid while `v` lives. NULL when
+ * `v` is not bytes. An empty value gives a non-NULL pointer and *len 0. */
+SB_API const void *sb_get_bytes(const sb_value *v, size_t *len);
+
+/* Deep equality: same kind and same contents — strings byte for byte,
+ * dicts the same keys (by bytes) with equal values, in any order, as JSON
+ * objects compare; callbacks and pointers are equal only to themselves; doubles compare as IEEE numbers (NaN is unequal
+ * to itself). Returns 1 or 0; two NULLs are equal. */
+SB_API int sb_equal(const sb_value *a, const sb_value *b);
+
+/* ------------------------------------------------------------- containers */
+
+/* Appends `item` to `array`. sb_array_append retains `item`;
+ * sb_array_append_new steals it, even on failure. SB_ETYPE if `array` is
+ * not an array; SB_EINVAL if an argument is NULL, if `item` contains `array`
+ * (no cycles), or if the result would nest deeper than SB_MAX_DEPTH (counting
+ * the levels above `array` too, from every container that holds it).
+ * Not thread-safe for an array another thread can see. */
+SB_API sb_status sb_array_append(sb_value *array, sb_value *item);
+SB_API sb_status sb_array_append_new(sb_value *array, sb_value *item);
+
+/* Sets `key` (NUL-terminated UTF-8) to `v`, replacing (and releasing) an
+ * existing value in its place; a new key goes last. Keys are compared by
+ * their bytes, never by Unicode equivalence: "caf\xC3\xA9" and
+ * "cafe\xCC\x81" (two spellings of e-acute) are two keys. Every face and
+ * path keeps a dict's keys and their order (Swift's Value.Dict too; a Lua
+ * table as docs/lua.md says). sb_dict_set retains `v`; sb_dict_set_new
+ * steals it, even on failure. Errors as for sb_array_append; a key that is
+ * not valid UTF-8 is SB_EINVAL. Not thread-safe for a dict another thread
+ * can see. */
+SB_API sb_status sb_dict_set(sb_value *dict, const char *key, sb_value *v);
+SB_API sb_status sb_dict_set_new(sb_value *dict, const char *key, sb_value *v);
+
+/* The value under `key`: borrowed, valid until the key is set again or the
+ * dict is released. NULL if absent, or if `dict` is NULL or not a dict. */
+SB_API sb_value *sb_dict_get(const sb_value *dict, const char *key);
+
+/* The number of elements of an array or entries of a dict; 0 for anything
+ * else, NULL included. */
+SB_API size_t sb_count(const sb_value *array_or_dict);
+
+/* Element `i` of `array`: borrowed. NULL if out of range or not an array. */
+SB_API sb_value *sb_array_get(const sb_value *array, size_t i);
+
+/* Entry `i` of `dict`, in insertion order, for iteration with sb_count():
+ *     for (size_t i = 0; i < sb_count(d); i++) { sb_dict_at(d, i, &k, &v); ... }
+ * Both out pointers are borrowed and valid until the dict changes; either may
+ * be NULL. SB_ETYPE if not a dict; SB_EINVAL if `i` is out of range. */
+SB_API sb_status sb_dict_at(const sb_value *dict, size_t i, const char **key, sb_value **value);
+
+/* ------------------------------------------------------------------- JSON */
+
+/* `v` as one line of JSON, dict keys in the dict's order and byte for byte.
+ * Doubles keep a fraction or an exponent ("3.0"); NaN and infinities are
+ * written NaN, Infinity, -Infinity;
+ * bytes, callbacks and pointers become {"$bytes":"<hex>"}, {"$callback":...},
+ * {"$pointer":...}. The caller frees the result with sb_free(). NULL if `v`
+ * is NULL or out of memory. */
+SB_API char *sb_to_json(const sb_value *v);
+
+/* Parses one JSON text (RFC 8259; also NaN, Infinity, -Infinity) into a new
+ * value in *out. A number written without fraction or exponent that fits in
+ * 64 bits is an int, any other number a double, so sb_to_json's output reads
+ * back to an equal value, keys in the same order; {"$bytes":"<hex>"} reads
+ * as bytes. Strict: no comments or trailing commas, no key twice in one
+ * object (the same bytes twice: two spellings of one character are two
+ * keys), nesting at most SB_MAX_DEPTH. SB_EINVAL (with the line and column of the problem) for
+ * malformed JSON, text that is not UTF-8, or NULL arguments. */
+SB_API sb_status sb_from_json(const char *json, sb_value **out);
+
+/* Frees memory the library allocated for the caller (sb_to_json). NULL is a
+ * no-op. */
+SB_API void sb_free(void *p);
+
+/* -------------------------------------------------------------- callbacks */
+
+/* A callback value that calls fn(userdata, args, &out). `free_userdata`, if
+ * not NULL, runs exactly once with `userdata`: when the last reference to the
+ * callback is released, or at once if this function fails (fn NULL: returns
+ * NULL with SB_EINVAL). New reference. */
+SB_API sb_value *sb_callback_new(sb_fn fn, void *userdata, void (*free_userdata)(void *));
+
+/* Calls `callback` — made in C, Swift or Lua — with `args` (borrowed; NULL
+ * means an SB_NULL value). On SB_OK *out is a new reference (never NULL); `out`
+ * may be NULL to discard the result. SB_ETYPE if `callback` is not a callback;
+ * SB_EREJECTED if the call would nest too deep (SB_MAX_CALL_DEPTH); otherwise
+ * the callback's own status. Calls user code. */
+SB_API sb_status sb_callback_call(const sb_value *callback, const sb_value *args, sb_value **out);
+
+/* ------------------------------------------------------------ registering */
+
+/* Registers `fn` as `action` of `target`. Replaces an existing registration of
+ * the same pair; the old userdata's destructor runs once no call is still
+ * using it. `free_userdata`, if not NULL, runs exactly once: when the action
+ * is replaced or unregistered, when the mediator is freed, or at once if
+ * registration fails. SB_EINVAL for a NULL or empty name, a name that is not
+ * valid UTF-8, or a NULL `fn`. An action named "notFound" answers for actions
+ * the target does not have. Calls user code (destructors). */
+SB_API sb_status sb_register_action(sb_mediator *m, const char *target, const char *action,
+                                    sb_fn fn, void *userdata, void (*free_userdata)(void *));
+
+/* sb_register_action with a contract: what the action's params must be,
+ * checked before each call. NULL `contract` is sb_register_action. The
+ * contract syntax, one item per line or separated by commas:
+ *
+ *     "message: string   -- the text to show\n"   required
+ *     "confirm: callback? -- called with the answer\n"   optional
+ *     "times: int = 1\n"                           optional, default (JSON)
+ *     "-> bool\n"                                  the result's type
+ *     "local"                                      not reachable from URLs
+ *     "async"                                      answers later (SB_PENDING)
+ *
+ * Types: bool int double string bytes array dict callback any. Before the
+ * action runs, a missing required param or a value of another type fails the
+ * call with SB_EPARAMS (the message names the param and both types);
+ * defaults are filled in; an int passes for a double; for a URL call, query
+ * strings become the declared bool, int or double. Other keys pass through.
+ * After it runs, a result of another kind than the declared one fails the
+ * call with SB_ETYPE (see sb_perform). `async` changes no check: it tells the
+ * catalogue (sb_routes_json lists the target's "async" actions) and the
+ * generated wrappers (which call sb_perform_async) that the action answers
+ * later. The JSON form that sb_routes_json lists is accepted too. SB_EINVAL (and
+ * free_userdata runs) for a contract that does not parse, names a param
+ * twice or has a default of the wrong type; otherwise as sb_register_action. */
+SB_API sb_status sb_register_action_contract(sb_mediator *m, const char *target, const char *action,
+                                             const char *contract, sb_fn fn, void *userdata,
+                                             void (*free_userdata)(void *));
+
+/* Checks a contract without registering anything: SB_OK, or SB_EINVAL with
+ * the reason in sb_last_error(). For tools and other faces. */
+SB_API sb_status sb_check_contract(const char *contract);
+
+/* Says where the actions registered under `target` come from (UTF-8, e.g.
+ * "Lua file targets/Target_A.lua"): the catalogue (sb_routes_json,
+ * sb.routes) shows it as the target's "origin" instead of "registered". It is
+ * forgotten when the target loses its last registered action or has one
+ * more registered: say it again after registering. The Lua module and the
+ * switchboard command set it for the Target_<Name>.lua files they load.
+ * SB_ENOTARGET if `target` has no registered action; SB_EINVAL for a NULL
+ * mediator, or a NULL, empty or non-UTF-8 target or origin. */
+SB_API sb_status sb_set_target_origin(sb_mediator *m, const char *target, const char *origin);
+
+/* Removes every action registered under `target` and drops its cached state.
+ * A plugin's target is found again on its next use. SB_ENOTARGET if nothing
+ * was known under that name. Calls user code (destructors). */
+SB_API sb_status sb_unregister_target(sb_mediator *m, const char *target);
+
+/* Removes one registered action. SB_ENOACTION if it was not registered
+ * (a plugin's own actions cannot be removed). Calls user code. */
+SB_API sb_status sb_unregister_action(sb_mediator *m, const char *target, const char *action);
+
+/* Removes one registered action only if it is still registered with exactly
+ * this `fn` and `userdata` (as sb_register_action or _contract registered
+ * it): for code that removes what it registered when it goes away (the Lua
+ * module does when a state closes), leaving a registration another owner
+ * made since under the same name. SB_ENOACTION if the action is not
+ * registered, or not with this pair; SB_EINVAL as for sb_unregister_action.
+ * Keep `userdata` alive until this returns, or another registration may
+ * reuse its address. Calls user code (destructors). */
+SB_API sb_status sb_unregister_action_if(sb_mediator *m, const char *target, const char *action,
+                                         sb_fn fn, const void *userdata);
+
+/* ---------------------------------------------------------- target classes */
+
+/*
+ * A target class defined at run time: what a plugin's Target_<Name> table
+ * is, for code that knows its actions only when it runs (the Lua module
+ * registers a Target_<Name>.lua file that returns a constructor this way).
+ * Its calls get instances exactly as a plugin target's do (see sb_perform):
+ * create() makes one for the call and destroy() ends it after the call,
+ * unless one is cached; with SB_CACHE_TARGET the instance made is kept
+ * until sb_release_cached_target() or the class is replaced or unregistered.
+ *
+ *   create(userdata, &state)   makes an instance: SB_OK with its state in
+ *                              *state (which may be NULL), or a failure
+ *                              status with sb_set_error(): the call fails
+ *                              with them and no action runs;
+ *   call(userdata, state, action, args, &out)
+ *                              runs `action` (one of `actions`) on the
+ *                              instance, with the sb_fn contract for *out;
+ *   destroy(userdata, state)   ends an instance, exactly once, on the thread
+ *                              whose call let go of it last; may be NULL.
+ *
+ * `actions` lists the action names (non-empty UTF-8, ending with NULL; a
+ * repeated name keeps its first entry); `contracts` is NULL or holds one
+ * contract (NULL for none; the syntax of sb_register_action_contract) per
+ * action; `origin` (NULL: "registered class") is what the catalogue shows.
+ * Everything is copied: `def` need not outlive the call.
+ */
+typedef struct sb_class_def {
+    int version;                  /* SB_CLASS_DEF_VERSION */
+    const char *const *actions;
+    const char *const *contracts;
+    sb_status (*create)(void *userdata, void **state);
+    sb_status (*call)(void *userdata, void *state, const char *action, const sb_value *args, sb_value **out);
+    void (*destroy)(void *userdata, void *state);
+    const char *origin;
+} sb_class_def;
+#define SB_CLASS_DEF_VERSION 1
+#define SB_CLASS_DEF_INIT {SB_CLASS_DEF_VERSION, NULL, NULL, NULL, NULL, NULL, NULL}
+
+/* Registers `def` as the class of `target`. Replaces a class registered or
+ * discovered under that name (its cached instance goes with it); actions
+ * registered with sb_register_action stay, and are found first. `userdata`
+ * is handed to every function of `def`; `free_userdata`, if not NULL, runs
+ * exactly once: when the class is replaced or unregistered
+ * (sb_unregister_target) and no call still uses it, when the mediator is
+ * freed, or at once if this fails. SB_EINVAL for a NULL `m` or `def`, another
+ * version, a NULL create or call, an invalid target or action name, no
+ * actions, or a contract that does not parse. Calls user code (destructors). */
+SB_API sb_status sb_register_class(sb_mediator *m, const char *target, const sb_class_def *def, void *userdata,
+                                   void (*free_userdata)(void *));
+
+/* Removes the class of `target` only if it is still the one registered with
+ * `userdata` (see sb_unregister_action_if): for code that removes what it
+ * registered when it goes away (the Lua module does when a state closes).
+ * Actions registered by name stay; a discoverable target is found again on
+ * its next use. SB_ENOTARGET if `target` has no class registered with this
+ * `userdata`; SB_EINVAL for a NULL `m` or an invalid name. Calls user code
+ * (destructors). */
+SB_API sb_status sb_unregister_class_if(sb_mediator *m, const char *target, const void *userdata);
+
+/* ------------------------------------------------------------- performing */
+
+/* Flags for sb_perform and sb_route_prepare. */
+#define SB_CACHE_TARGET 1u /* keep the target instance for later calls */
+#define SB_NO_FALLBACK 4u  /* no fallback answers (NoTargetAction, degrade rules, the
+                            * degrade handler): SB_ENOTARGET / SB_ENOACTION instead;
+                            * sb_perform, sb_perform_opts and sb_perform_service
+                            * only (not routes or URLs: SB_EINVAL). The generated
+                            * wrappers of actions with a declared result pass it. */
+
+/* Calls nest (an action may perform) at most this deep on one thread,
+ * counted across mediators: a deeper sb_perform, sb_route_call or
+ * sb_open_url fails with SB_EREJECTED before any target code runs, as it
+ * does when the thread's own stack is nearly used up. A re-entrant perform
+ * that never stops gets that error instead of a stack overflow. Every way
+ * user code re-enters counts: callbacks (sb_callback_call counts as a call),
+ * interceptors, observers, the URL observer, URL completions, discoverers
+ * and the degrade handler run inside a call in progress, so what they call
+ * is one level deeper; a call refused for its depth runs none of them. */
+#define SB_MAX_CALL_DEPTH 1000
+
+/* The params key that names the module of a target for one call: with
+ * {SB_MODULE_KEY: "Mod"}, target "T" is looked up as "Mod.T" (a Swift class
+ * Mod.Target_T, or what is registered as "Mod.T"). SB_MODULE_KEY_CTMEDIATOR,
+ * CTMediator's own key, is an alias: the first of the two that holds a
+ * non-empty string names the module; an empty string names none (as in
+ * CTMediator). Neither key can come from a URL's query (SB_EREJECTED). A
+ * module with a NUL byte is SB_EINVAL. */
+#define SB_MODULE_KEY "switchboard.module"
+#define SB_MODULE_KEY_CTMEDIATOR "kCTMediatorParamsKeySwiftTargetModuleName"
+
+/*
+ * Performs `action` on `target` with `params` (a dict, or NULL for none;
+ * borrowed). Resolution:
+ *   1. an action registered with sb_register_action;
+ *   2. the action of a target class: a plugin's Target_<Name> table (plugins
+ *      in load order; the first that exports it wins), or a Swift class;
+ *   3. missing action: the target's "notFound" action, with the same params;
+ *   4. missing target, or missing action and no notFound: the "response"
+ *      action of target "NoTargetAction", with params, in this order:
+ *      {originParams: the caller's params or an empty dict,
+ *       targetString: "Target_<target>" ("Mod.Target_<target>" when the call
+ *         named module Mod), the class name CTMediator reports,
+ *       selectorString: "Action_<action>:", CTMediator's selector,
+ *       target: `target`, action: `action` (the names as given),
+ *       url: the URL, only for a call that came from sb_open_url*}.
+ *      Degrade rules and the degrade handler get the same params.
+ * The result and status are those of whichever action answered. With nothing
+ * to answer (or SB_NO_FALLBACK): SB_ENOTARGET (no target) or SB_ENOACTION (no
+ * action). When the answering action's contract declares a result (`-> dict`),
+ * a result of another kind fails the call with SB_ETYPE, the message naming
+ * the action and both types ("A.show: expected a dict result, got int"), and
+ * the result is released; an int where a double is declared and a string
+ * where bytes are declared are converted, as params are. This holds on every
+ * path: the cached fast path, routes, URLs, notFound and the fallbacks, and
+ * an interceptor's answer (sb_call_answer), which stands in for the result of
+ * the action the call names and is checked as that action's own would be.
+ * A missing action with no notFound also releases the target's cached
+ * instance, as CTMediator removes the target from its cache.
+ *
+ * A target instance (a plugin's create() state, or a class's: see
+ * sb_register_class) is made for this call and
+ * destroyed after it, unless one is cached; with SB_CACHE_TARGET the instance
+ * made is kept until sb_release_cached_target(). A plugin target with neither
+ * create nor destroy has no instances: its actions get a NULL state.
+ *
+ * On SB_OK *out is a new reference, never NULL; `out` may be NULL to discard
+ * the result. SB_EINVAL for NULL or empty names, names that are not valid
+ * UTF-8, params that are not a dict, or unknown flag bits; SB_EREJECTED for a call nested too deep
+ * (SB_MAX_CALL_DEPTH). Calls user code.
+ */
+SB_API sb_status sb_perform(sb_mediator *m, const char *target, const char *action,
+                            const sb_value *params, unsigned flags, sb_value **out);
+
+/* Drops the cached instance of `target` (the name the call used, or
+ * "Mod.<target>" for a call that named module Mod); calls still using it
+ * finish first, then it is destroyed. SB_OK when an instance was released;
+ * SB_ENOTARGET when none is cached under that name (nothing released);
+ * SB_EINVAL for a NULL or empty name. Calls user code (a plugin's destroy). */
+SB_API sb_status sb_release_cached_target(sb_mediator *m, const char *target);
+
+/* ---------------------------------------------------------- prepared routes */
+
+/*
+ * A prepared call, like sqlite3_stmt: the names are resolved once, and each
+ * call checks only that the registry has not changed since.
+ *
+ * sb_route_prepare fails with SB_ENOTARGET / SB_ENOACTION when the pair does
+ * not resolve now; it never falls back (no notFound, no NoTargetAction). A
+ * route stays valid across registry changes: after its target is
+ * unregistered a call returns SB_ENOTARGET; after re-registration it calls
+ * the new action. `flags` as for sb_perform. *out is a new route, freed with
+ * sb_route_free(); it keeps the mediator alive.
+ *
+ * sb_route_call behaves like sb_perform with the prepared names (without
+ * fallbacks). Routes may be called from several threads at once.
+ */
+SB_API sb_status sb_route_prepare(sb_mediator *m, const char *target, const char *action,
+                                  unsigned flags, sb_route **out);
+SB_API sb_status sb_route_call(sb_route *r, const sb_value *params, sb_value **out);
+SB_API void sb_route_free(sb_route *r);
+
+/* --------------------------------------------------------------- services */
+
+/*
+ * A service is a named interface — a set of action names, each with an
+ * optional contract — that callers ask for by the interface's name, never
+ * naming the target behind it; a binding says which target implements it
+ * (the protocol-class scheme, as Swift's register(P.self) / service(P.self),
+ * which the catalogue lists in the same "services" section).
+ *
+ * The interface text has one action per line (or separated by ';'), a name
+ * with an optional contract in parentheses (the syntax of
+ * sb_register_action_contract); blank lines and lines starting with "--"
+ * are skipped:
+ *
+ *     "charge(cents: int, currency: string = \"EUR\" -> bool)\n"
+ *     "refund(cents: int)\n"
+ *     "status\n"
+ *
+ * sb_define_service defines (or replaces, dropping its binding) the service
+ * `name`. SB_EINVAL for a NULL `m`, an invalid name, a NULL or non-UTF-8
+ * interface, one that declares no action or an action twice, or a contract
+ * that does not parse.
+ *
+ * sb_bind_service binds it to `target` (NULL unbinds) after checking that the
+ * target conforms: it has every action of the interface (registered, or of
+ * its class, found as a call would find it: a plugin, a discoverer or a Lua
+ * file may be loaded; notFound does not count), and each contract is
+ * compatible: every param the target requires is one the interface
+ * requires, every param both declare has the same type (the target may take
+ * any, or a double for an int), and a result the interface declares is the
+ * target's declared result. SB_EINVAL naming every missing or incompatible
+ * action; SB_ENOTARGET for an undefined service or a target nothing answers
+ * to. A new binding replaces the old one at once: a call sees one or the
+ * other. Calls user code (discoverers, Lua files).
+ *
+ * sb_perform_service performs `action` of the service on its bound target,
+ * as sb_perform(m, target, action, params, flags, out) would (its statuses,
+ * fallbacks and ownership); the target is found with one lookup, and the
+ * binding alone picks it (a module key in `params` is passed on as a param
+ * and chooses nothing). The interface holds at the call, not only when the
+ * target was bound (it may have been replaced since, or be gone so that a
+ * fallback answers): when the interface gives `action` a contract, `params`
+ * are checked against it first (SB_EPARAMS; its defaults are filled in),
+ * and a result it declares is checked after, as sb_perform checks an
+ * action's (SB_ETYPE, the message naming "service <name>.<action>"). Also
+ * SB_ENOTARGET for an undefined or unbound service, SB_ENOACTION for an
+ * action its interface does not declare. Calls user code.
+ *
+ * sb_remove_service removes the service and its binding; SB_ENOTARGET if it
+ * was not defined.
+ */
+SB_API sb_status sb_define_service(sb_mediator *m, const char *name, const char *interface);
+SB_API sb_status sb_bind_service(sb_mediator *m, const char *name, const char *target);
+SB_API sb_status sb_perform_service(sb_mediator *m, const char *name, const char *action,
+                                    const sb_value *params, unsigned flags, sb_value **out);
+SB_API sb_status sb_remove_service(sb_mediator *m, const char *name);
+
+/* ---------------------------------------------------------------- errors */
+
+/* A short description of a status, e.g. "no such target"; static storage. */
+SB_API const char *sb_status_string(sb_status s);
+
+/* The calling thread's last error message. Never NULL ("" before any error).
+ * Valid until the next sb_ call that fails on this thread. Not a success
+ * test: read it only after a function reported failure. */
+SB_API const char *sb_last_error(void);
+
+/* For actions and callbacks: sets the calling thread's error message,
+ * printf-style, before returning a failure status. The arguments may point
+ * into the message being replaced: sb_set_error("loading: %s",
+ * sb_last_error()) wraps the last error. */
+SB_API void sb_set_error(const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* ------------------------------------------------------------------- URLs */
+
+/*
+ * The URL entry (CTMediator's remote call): `scheme://target/action?k=v`
+ * becomes sb_perform(m, target, action, {k: "v"}, 0, ...), with the
+ * NoTargetAction fallback. In order:
+ *   1. the URL is parsed strictly (RFC 3986; see the README for the decoding
+ *      rules): a malformed URL, no host, 64 KiB or more, a bad percent
+ *      escape, a NUL, bytes that are not UTF-8 are SB_EBADURL;
+ *   2. the URL policy may refuse the scheme (SB_EREJECTED);
+ *   3. a route pattern of the scheme decides the target and action if one
+ *      matches (sb_add_route_pattern), else the scheme's connector does
+ *      (sb_register_scheme; "app" is connected to targets by default); a
+ *      scheme with neither is SB_ENOTARGET. One trailing "/" is ignored
+ *      (app://A/show/ is app://A/show, as in CTMediator); a URL for targets
+ *      with more path segments than one action is SB_EBADURL;
+ *   4. the policy may refuse the target, and an action whose name starts
+ *      with "native" (in any case) is always refused (SB_EREJECTED). A
+ *      refused call reaches no target code and is reported to the observer.
+ * Params: the query (strings; a repeated key gives an array), path captures
+ * over it, and `params` (a dict, or NULL) over both: what code passes wins
+ * over what the URL says. The fallbacks are also told the URL (their params'
+ * "url", see sb_perform).
+ *
+ * `completion`, if not NULL, is a callback called before return with
+ * {"result": value} or {"error": message, "code": "EBADURL"}. On SB_OK *out
+ * (if `out` is not NULL) is a new reference to the result. Calls user code.
+ */
+SB_API sb_status sb_open_url(sb_mediator *m, const char *url, const sb_value *completion, sb_value **out);
+SB_API sb_status sb_open_url_params(sb_mediator *m, const char *url, const sb_value *params,
+                                    const sb_value *completion, sb_value **out);
+
+/* Connects `scheme` (letters, digits, + - .; any case). With `fn` NULL, URLs
+ * of the scheme name targets: scheme://target/action. With `fn`, every URL
+ * of the scheme goes to fn, whose args are {url, scheme, host, path (an
+ * array of segments), query (a dict)} plus the params passed beside the URL
+ * — a web handler for "https", say. The handler is no target: no name
+ * reaches it (not sb_perform, not an app:// URL), only URLs of its scheme;
+ * the URL policy admits it by the scheme. `free_userdata` as for
+ * sb_register_action (with `fn` NULL it runs at once: nothing keeps the
+ * userdata). Replaces an earlier connector (and releases its handler).
+ * SB_EINVAL for a bad scheme. Calls user code (destructors). */
+SB_API sb_status sb_register_scheme(sb_mediator *m, const char *scheme, sb_fn fn, void *userdata,
+                                    void (*free_userdata)(void *));
+
+/* Disconnects `scheme` (releasing its handler, if any). SB_ENOTARGET if it
+ * was not connected. */
+SB_API sb_status sb_unregister_scheme(sb_mediator *m, const char *scheme);
+
+/* Disconnects `scheme` only if its handler is still exactly this `fn` and
+ * `userdata` (as sb_register_scheme set it), like sb_unregister_action_if.
+ * SB_ENOACTION if it is not (or the scheme has no handler). */
+SB_API sb_status sb_unregister_scheme_if(sb_mediator *m, const char *scheme, sb_fn fn, const void *userdata);
+
+/*
+ * Sends URLs matching `pattern` to `action` of `target`. Patterns:
+ *   app://user/:id/profile      :id matches one segment (a string)
+ *   app://item/<int:id>         an integer segment (an int in params)
+ *   app://files/<path:rest>     one or more segments, as "a/b/c"
+ *   a last segment *            any rest, as an array under "*" (app://web/ then *)
+ *   app://user/:id(/:tab)       a group in parentheses is optional (at most 4)
+ * Precedence, segment by segment: literal, <int:>, :name, <path:>, *.
+ * Matching visits each node of a segment trie at most once, and at most
+ * 4,096 nodes per URL: a URL that would need more (crafted patterns whose
+ * placeholders all fit its segments) is SB_EREJECTED. SB_EINVAL for a
+ * malformed pattern (with the reason), and for one of the same shape as a
+ * pattern already added (it would match the same URLs at equal precedence;
+ * the message names it; remove it first). Adding the same text for the same
+ * target and action again is SB_OK and changes nothing.
+ */
+SB_API sb_status sb_add_route_pattern(sb_mediator *m, const char *pattern, const char *target, const char *action);
+
+/* Sends URLs matching `pattern` to fn, with the params sb_add_route_pattern
+ * gives a target (query and captures, then the params passed beside the
+ * URL). Like a scheme handler, fn is no target: it is reached only through
+ * its pattern, never by a name. `free_userdata` as for sb_register_action
+ * (it runs at once when this fails). Errors as sb_add_route_pattern, and
+ * SB_EINVAL for a NULL fn. Adding the same pattern again replaces fn.
+ * sb_remove_route_pattern removes it. Calls user code (destructors). */
+SB_API sb_status sb_add_route_handler(sb_mediator *m, const char *pattern, sb_fn fn, void *userdata,
+                                      void (*free_userdata)(void *));
+
+/* Removes the routes added with exactly this pattern text (and the handler
+ * of sb_add_route_handler). SB_ENOTARGET if there were none. */
+SB_API sb_status sb_remove_route_pattern(sb_mediator *m, const char *pattern);
+
+/* Removes the routes of `pattern` only if its handler is still exactly this
+ * `fn` and `userdata` (as sb_add_route_handler set it), like
+ * sb_unregister_action_if. SB_ENOACTION if it is not (or it has none). */
+SB_API sb_status sb_remove_route_handler_if(sb_mediator *m, const char *pattern, sb_fn fn, const void *userdata);
+
+/* Sets who URLs may reach: `policy` is a dict {"schemes": [...], "targets":
+ * [...]}, each an array of strings, or absent or null for "any"; NULL
+ * allows everything. The native rule holds regardless. SB_ETYPE for a
+ * policy of the wrong shape. */
+SB_API sb_status sb_set_url_policy(sb_mediator *m, const sb_value *policy);
+
+/* Signed remote calls. With a key set, every URL `m` opens must end with
+ * `expires=<unix seconds>&signature=<64 lower-case hex digits>`: HMAC-SHA256,
+ * under the key, of the URL text before "&signature=". It is checked before
+ * any interceptor, pattern or target sees the URL; a missing, malformed,
+ * wrong or expired signature is SB_EREJECTED (and reaches the URL observer).
+ * The two items are removed before the URL is routed. The text is signed
+ * exactly as it is sent: sign the URL in the form it will be opened.
+ *
+ * sb_require_signed_urls copies `key` (at least 16 bytes); a NULL key stops
+ * requiring signatures. SB_EINVAL for a NULL mediator or a shorter key. */
+SB_API sb_status sb_require_signed_urls(sb_mediator *m, const void *key, size_t key_len);
+
+/* `url` with `expires` (unix seconds) and its signature under `key`
+ * appended, as a new string (free it with sb_free). NULL, with the last
+ * error set, for a NULL or short key, a NULL or non-UTF-8 URL, a URL with a
+ * #fragment, or one that already has `expires` or `signature`. */
+SB_API char *sb_sign_url(const void *key, size_t key_len, const char *url, int64_t expires);
+
+/* Sets the observer of refused URL calls (by the URL policy, the signature
+ * check, or an action whose contract is local): fn(userdata, {url, reason}, &out)
+ * on the calling thread, before the open call returns; its result is
+ * discarded. NULL removes it. `free_userdata` as for sb_register_action. */
+SB_API sb_status sb_set_url_observer(sb_mediator *m, sb_fn fn, void *userdata, void (*free_userdata)(void *));
+
+/* What `m` can reach: {"targets": [{name, origin, actions, async, cached,
+ * contracts}] (async: the actions that answer later, by their contract's
+ * `async` or as Swift async closures; contracts: by action, the JSON form),
+ * "schemes": [{scheme, connector ("targets", "forward" or "handler"), target?,
+ * action?}], "patterns": [{pattern, target, action} or {pattern, handler:
+ * true}], "policy": {schemes, targets}, "rules": [rule...],
+ * "interceptors": [{id, name, priority, timeout_ms, origin,
+ * ignored_decisions}], "observers": count, "degrade_handler": bool,
+ * "services": [{name, kind: "interface", actions, contracts, target (null
+ * when unbound)} or {name, kind: "protocol", lifetime, made} (Swift's)]}. sb_routes gives a new
+ * reference in *out; sb_routes_json the same as JSON, freed with sb_free
+ * (NULL if `m` is NULL). */
+SB_API sb_status sb_routes(sb_mediator *m, sb_value **out);
+SB_API char *sb_routes_json(sb_mediator *m);
+
+/* ------------------------------------------- interceptors, rules, observers */
+
+/*
+ * An interceptor sees every call before its target does (perform, URL
+ * opens, prepared routes) and decides exactly one of: go on (perhaps with
+ * other params, or redirected to another target/action), reject it, or
+ * answer it with a value. Interceptors run by priority, higher first, then
+ * in the order they were added. With none (and no rule, observer or degrade
+ * handler) a call costs what it did before they existed.
+ *
+ * An interceptor function gets the call as an `sb_call` and returns:
+ *   SB_OK                 it has decided with one of the sb_call_ functions
+ *                         below, or (if it has not) the call goes on;
+ *   SB_INTERCEPT_PENDING  it will decide later, from any thread, with
+ *                         exactly one sb_call_ decision. The call waits up
+ *                         to the interceptor's timeout (SB_INTERCEPTOR_TIMEOUT_MS
+ *                         unless set), then fails with SB_ETIMEOUT naming it;
+ *   any other sb_status   it failed: the call fails with that status and a
+ *                         message naming the interceptor and sb_last_error().
+ * Ownership: the `sb_call` is valid until the function has returned and the
+ * call is decided, whichever comes later; a pending call must be decided
+ * even after its timeout, or its handle leaks. A decision after the timeout
+ * returns SB_ETIMEOUT, after a cancellation SB_ECANCELED, a second one
+ * SB_EINVAL: each is ignored, and counted in sb_routes ("ignored_decisions").
+ * An interceptor may perform other calls (they are intercepted too).
+ */
+typedef struct sb_call sb_call;
+typedef int (*sb_interceptor_fn)(void *userdata, sb_call *call);
+#define SB_INTERCEPT_PENDING (-1)
+#define SB_INTERCEPTOR_TIMEOUT_MS 1000
+/* Redirects (by rules and interceptors) one call may take; one more fails
+ * it with SB_EREJECTED as a redirect loop. */
+#define SB_MAX_REDIRECTS 8
+
+/* Adds an interceptor. `free_userdata` (may be NULL) runs exactly once: when
+ * it is removed, when the mediator is freed, or at once if this fails. *id
+ * (may be NULL) receives its id. Its name is "C interceptor <id>" until
+ * sb_set_interceptor_options. SB_EINVAL for a NULL `m` or `fn`;
+ * SB_EREJECTED when the mediator holds SB_MAX_HOOKS interceptors already. */
+#define SB_MAX_HOOKS 1024 /* interceptors, and observers, a mediator holds */
+SB_API sb_status sb_add_interceptor(sb_mediator *m, int priority, sb_interceptor_fn fn, void *userdata,
+                                    void (*free_userdata)(void *), uint64_t *id);
+/* Removes an interceptor; calls already past it are not affected, and its
+ * free_userdata runs once no call still uses it (see "User code" above).
+ * SB_EINVAL for an unknown id. */
+SB_API sb_status sb_remove_interceptor(sb_mediator *m, uint64_t id);
+/* Names an interceptor (for messages and sb_routes; copied; NULL keeps the
+ * name) and sets how long a pending decision is awaited, in milliseconds (0
+ * keeps the timeout). SB_EINVAL for an unknown id or an empty name. */
+SB_API sb_status sb_set_interceptor_options(sb_mediator *m, uint64_t id, const char *name, unsigned timeout_ms);
+
+/* The call, for interceptors. Strings and params are borrowed from `call`.
+ * target/action are where the call goes now (after redirects); sb_call_url
+ * is the URL for a call that came from one, else NULL; params are a dict,
+ * never NULL. Tags are the caller's (sb_call_options). All tolerate NULL. */
+SB_API const char *sb_call_target(const sb_call *call);
+SB_API const char *sb_call_action(const sb_call *call);
+SB_API const char *sb_call_url(const sb_call *call);
+SB_API const sb_value *sb_call_params(const sb_call *call);
+SB_API size_t sb_call_tag_count(const sb_call *call);
+SB_API const char *sb_call_tag(const sb_call *call, size_t i); /* NULL past the end */
+SB_API int sb_call_cancelled(const sb_call *call);
+/* The name of the interceptor this call is shown to. */
+SB_API const char *sb_call_interceptor(const sb_call *call);
+
+/* Decisions: each returns SB_OK when it decided the call (see above for the
+ * ignored ones). Values are borrowed. */
+SB_API sb_status sb_call_proceed(sb_call *call);
+/* Goes on with `params` (a dict; NULL keeps them) at `target`/`action`
+ * (NULL keeps either). Another target or action is a redirect: rules and
+ * interceptors run again from the first. */
+SB_API sb_status sb_call_redirect(sb_call *call, const char *target, const char *action, const sb_value *params);
+/* Fails the call with `status` (an error status; others become SB_EREJECTED)
+ * and `message` (copied; NULL gives a default naming the interceptor). */
+SB_API sb_status sb_call_reject(sb_call *call, sb_status status, const char *message);
+/* Answers the call with `value` (NULL answers null); the target is not
+ * reached. The answer stands in for the result of the action the call
+ * names: when that action's contract declares a result, the call fails with
+ * SB_ETYPE if the answer is of another kind (see sb_perform). */
+SB_API sb_status sb_call_answer(sb_call *call, const sb_value *value);
+
+/* Per-call options for sb_perform_opts and sb_open_url_opts. */
+typedef struct sb_cancel sb_cancel;
+#define SB_BYPASS_INTERCEPTORS 2u /* skip interceptors (when sb_set_allow_bypass allows) */
+typedef struct sb_call_options {
+    unsigned flags;             /* SB_CACHE_TARGET | SB_BYPASS_INTERCEPTORS | SB_WITH_TIMEOUT
+                                 * (| SB_NO_FALLBACK for sb_perform_opts) */
+    const char *const *tags;    /* tag_count strings for interceptors and observers */
+    size_t tag_count;
+    sb_cancel *cancel;          /* NULL, or a token to cancel the call with */
+    unsigned timeout_ms;        /* with SB_WITH_TIMEOUT in flags: how long the call waits
+                                 * for an action that answers later (SB_ETIMEOUT past
+                                 * it); calls made while it runs wait no longer. Read
+                                 * only with that flag, so programs built before the
+                                 * field existed keep working. */
+} sb_call_options;
+#define SB_WITH_TIMEOUT 8u /* sb_call_options.timeout_ms is set */
+
+/* sb_perform / sb_open_url_params with options (NULL: none). SB_ECANCELED
+ * when the call was cancelled before its target ran; SB_ETIMEOUT when an
+ * interceptor did not decide in time. */
+SB_API sb_status sb_perform_opts(sb_mediator *m, const char *target, const char *action, const sb_value *params,
+                                 const sb_call_options *options, sb_value **out);
+SB_API sb_status sb_open_url_opts(sb_mediator *m, const char *url, const sb_value *params,
+                                  const sb_call_options *options, sb_value **out);
+/* Whether SB_BYPASS_INTERCEPTORS is honoured (default 1). Turn it off when
+ * interceptors enforce something no caller may skip. */
+SB_API sb_status sb_set_allow_bypass(sb_mediator *m, int allow);
+
+/* Cancellation tokens: thread-safe. sb_cancel_new returns NULL when out of
+ * memory; sb_cancel_free frees a token (NULL is a no-op) once no call uses it.
+ * A running target asks sb_cancelled() whether its call was cancelled. */
+SB_API sb_cancel *sb_cancel_new(void);
+SB_API void sb_cancel_request(sb_cancel *c);
+SB_API int sb_cancel_requested(const sb_cancel *c);
+SB_API void sb_cancel_free(sb_cancel *c);
+SB_API int sb_cancelled(void);
+
+/*
+ * Asynchronous actions. An action that cannot answer before it returns (it
+ * waits for a network reply, a user, a worker thread) takes its call's
+ * completion and returns SB_PENDING:
+ *
+ *     static sb_status fetch(void *userdata, const sb_value *params, sb_value **out) {
+ *         sb_completion c = sb_completion_take();
+ *         start_work(c, ...);            // copies what it needs from params
+ *         return SB_PENDING;
+ *     }
+ *     // later, on any thread:
+ *     sb_completion_succeed(c, result);  // or sb_completion_fail(c, status, message)
+ *
+ * The caller (sb_perform and every other way to call: prepared routes, URLs,
+ * the Swift and Lua faces) waits on its own thread until the action
+ * completes, the call's timeout passes (sb_call_options.timeout_ms with
+ * SB_WITH_TIMEOUT: SB_ETIMEOUT) or it is cancelled (SB_ECANCELED); the call then returns as
+ * if the action had answered that way. Everything around the action works as
+ * for any call: interceptors before it, its contract's result check, the
+ * observers' end event (at completion, with the real duration), the depth
+ * limit. Do not complete a call on the thread that waits for it: that thread
+ * is blocked until the call ends.
+ *
+ * A completion is an id, never reused. Complete it exactly once, or it leaks
+ * (as an interceptor's pending call does). Until then, the action's userdata
+ * and the target instance it runs on stay alive even if the action is
+ * unregistered or the caller stopped waiting; they are let go after it
+ * completes, by a later thread entering the library, never on the
+ * completing thread's stack (a plugin's code may be what completes).
+ */
+typedef uint64_t sb_completion;
+/* The completion of the call whose action runs on this thread now (the same
+ * id if taken again during that action); 0 when no action runs here (outside
+ * any call; in an observer's start event, an interceptor or a discoverer,
+ * which run before the call has found its action). Only an action
+ * (registered, of a class or plugin, a scheme or degrade handler) may answer
+ * later: an id taken and not returned for with SB_PENDING (the action
+ * answered anyway, or it was taken in an observer, interceptor, discoverer or
+ * callback) is closed when that action returns or that call ends, and
+ * completing it is refused (SB_EINVAL). A callback that returns SB_PENDING,
+ * or an action that returns it without taking its completion, fails with
+ * SB_EACTION. */
+SB_API sb_completion sb_completion_take(void);
+/* Completes the call with `value` (stolen, even when refused; NULL answers
+ * null). Thread-safe. SB_OK when the caller gets it; SB_ETIMEOUT or
+ * SB_ECANCELED when the caller stopped waiting first; SB_EINVAL when the
+ * action answered already, or for an id that is not open (completed before,
+ * or never taken). The message says which (sb_last_error). */
+SB_API sb_status sb_completion_succeed(sb_completion c, sb_value *value);
+/* Completes the call with a failure: `status` (an error status; any other,
+ * and SB_EQUEUED or SB_EWOULDBLOCK, which would not be true of a call that
+ * ended, becomes SB_EACTION) and `message` (copied; NULL gives a default).
+ * Returns as sb_completion_succeed. */
+SB_API sb_status sb_completion_fail(sb_completion c, sb_status status, const char *message);
+/* Whether the work may stop: the caller cancelled the call or stopped waiting
+ * for it (timed out). A long action polls it; it must still complete the id.
+ * 0 for an id that is not open. */
+SB_API int sb_completion_cancelled(sb_completion c);
+
+/* Whether whoever made the call of completion `c` waits for it on the thread
+ * that took it (a synchronous caller there): a completion only that thread
+ * could give would never come. 0 for an id that is not open. */
+SB_API int sb_completion_caller_waits(sb_completion c);
+
+/*
+ * Callers that do not wait (an event loop's thread, a coroutine). The call
+ * runs on the calling thread as sb_perform's does (interceptors, contracts,
+ * observers, the depth limit, fallbacks); if its action answers later, the
+ * call returns at once instead of waiting, and `done` gets the answer when
+ * it comes. Calls the action makes meanwhile wait as usual, and so does an
+ * interceptor that decides later (SB_INTERCEPT_PENDING): that wait happens
+ * on the calling thread, before the action runs.
+ */
+/* Called exactly once when a call made by the functions below ends:
+ * `status`, and for SB_OK `result`, a new reference the callback owns (NULL
+ * otherwise; the failure's message is sb_last_error() during the callback).
+ * It runs on the thread that ends the call: the calling thread, before the
+ * call returns, when the action answered at once; otherwise the thread that
+ * completes the action (sb_completion_succeed/fail), the one that cancels
+ * the call (sb_cancel_request, before it returns), or the library's watch
+ * thread at the call's timeout — keep `done` short there: it delays other
+ * calls' timeouts. The observers' end event comes on that thread just
+ * before. Callbacks never nest on a thread: a call that `done` starts or
+ * ends (and that ends at once) has its own `done` run right after the
+ * current one returns, so its starter sees SB_PENDING. `done` must return
+ * (no longjmp out of it). It runs inside whatever the ending thread is
+ * doing: do not complete a call while holding a lock its `done` takes. */
+typedef void (*sb_done_fn)(void *userdata, sb_status status, sb_value *result);
+/* sb_perform_opts for a caller that does not wait. SB_OK when `done` has
+ * run already, on this thread; SB_PENDING when it runs exactly once on
+ * another thread — possibly already, before this returns: `userdata` is
+ * `done`'s from the call on. SB_EINVAL for a NULL `m` or `done` (`done`
+ * never runs). `options` may be NULL. Every other failure (bad names, no
+ * target, the action's) reaches `done`. `params` (and what they hold) must
+ * not change until `done` runs: observers' end event reads them then. */
+SB_API sb_status sb_perform_async(sb_mediator *m, const char *target, const char *action,
+                                  const sb_value *params, const sb_call_options *options,
+                                  sb_done_fn done, void *userdata);
+/* sb_open_url_opts for a caller that does not wait; as sb_perform_async. */
+SB_API sb_status sb_open_url_async(sb_mediator *m, const char *url, const sb_value *params,
+                                   const sb_call_options *options, sb_done_fn done, void *userdata);
+/* sb_route_call for a caller that does not wait; as sb_perform_async
+ * (SB_EINVAL for a NULL `r` or `done`). */
+SB_API sb_status sb_route_call_async(sb_route *r, const sb_value *params, sb_done_fn done, void *userdata);
+
+/*
+ * Rules, as a JSON array, replacing the current ones at once (a call sees
+ * the old set or the new one). Each rule is one of:
+ *   {"from": "app://old*", "to": "app://new$1"}    rewrites URLs before they resolve
+ *   {"from": "Old*", "to": "New$1"}                rewrites "target/action" of every call
+ *   {"target": "Pay", "action": "*", "degrade": "Web", "degrade_action": "response"}
+ *       when nothing answers a matching call, that action answers instead,
+ *       with NoTargetAction's params (degrade_action defaults to "response").
+ * `*` matches any run of characters; $1..$9 are what the stars matched. The
+ * first matching rule wins; rewritten calls are matched again (see
+ * SB_MAX_REDIRECTS). SB_EINVAL with the rule's number and problem for bad
+ * JSON or a bad rule; nothing changes then. "[]" removes all rules.
+ */
+SB_API sb_status sb_set_rules_json(sb_mediator *m, const char *json);
+
+/* Sets the degrade handler: it answers calls nothing else answers (after
+ * the degrade rules and NoTargetAction), getting NoTargetAction's params.
+ * NULL `fn` removes it. `free_userdata` as for sb_register_action. */
+SB_API sb_status sb_set_degrade_handler(sb_mediator *m, sb_fn fn, void *userdata, void (*free_userdata)(void *));
+/* Removes the degrade handler only if it is still `fn` with `userdata` (see
+ * sb_unregister_action_if). SB_ENOACTION if it is not (or there is none);
+ * SB_EINVAL for a NULL `m` or `fn`. Calls user code (destructors). */
+SB_API sb_status sb_clear_degrade_handler_if(sb_mediator *m, sb_fn fn, const void *userdata);
+
+/* Observers: told when each call starts and ends, on the calling thread, in
+ * the order they were added. Everything in the event is borrowed for the
+ * length of the observer call. target/action are NULL for a URL that has not
+ * resolved; url is NULL for local calls. A call an observer makes runs but is
+ * not shown to observers (each of its events would start two more calls),
+ * and neither is a call refused for its depth (SB_MAX_CALL_DEPTH). */
+typedef enum sb_call_phase { SB_CALL_START, SB_CALL_END } sb_call_phase;
+typedef struct sb_call_event {
+    sb_call_phase phase;
+    const char *target;
+    const char *action;
+    const char *url;
+    sb_status status;        /* SB_CALL_END: how it ended */
+    const char *message;     /* SB_CALL_END on failure: why; else NULL */
+    uint64_t duration_ns;    /* SB_CALL_END: from start to end */
+    const sb_value *params;  /* the params (at end: as the target got them) */
+    const sb_value *result;  /* SB_CALL_END on success; else NULL */
+} sb_call_event;
+typedef void (*sb_observer_fn)(void *userdata, const sb_call_event *event);
+/* `free_userdata` and *id as for sb_add_interceptor; SB_EREJECTED when the
+ * mediator holds SB_MAX_HOOKS observers already. */
+SB_API sb_status sb_add_observer(sb_mediator *m, sb_observer_fn fn, void *userdata,
+                                 void (*free_userdata)(void *), uint64_t *id);
+SB_API sb_status sb_remove_observer(sb_mediator *m, uint64_t id);
+
+/* ------------------------------------------------------------ discoverers */
+
+/*
+ * A discoverer finds targets nobody registered: it is called when a call
+ * names a target that `m` does not know (after Swift classes and plugins),
+ * registers the target's actions with sb_register_action, and returns SB_OK;
+ * or returns SB_ENOTARGET when it has nothing under that name. Any other
+ * status fails the call that triggered the search, with that status and
+ * sb_last_error(). It runs on the calling thread with no lock held, may run
+ * on several threads at once, and may call any sb_ function. A search for a
+ * name in progress on a thread is not started again on that thread: a call
+ * the discoverer makes to the very target it is asked for fails with
+ * SB_EREJECTED ("discovery loop"); and a name searched in vain is not
+ * searched again on that thread until the outermost search there ends, so
+ * a chain of searches costs one search per name. (The Lua module finds
+ * Target_<Name>.lua files this way.)
+ */
+typedef sb_status (*sb_discover_fn)(void *userdata, sb_mediator *m, const char *target);
+
+/* Adds a discoverer, asked after those added before it; the search for a
+ * name ends at the first discoverer that registers it (a later one is not
+ * asked, so it cannot replace what the first registered). `free_userdata`, if
+ * not NULL, runs exactly once: when the discoverer is removed, when the
+ * mediator is freed, or at once if this fails. *id (which may be NULL)
+ * receives a number for sb_remove_discoverer. SB_EINVAL for a NULL `m` or
+ * `fn`. Calls user code only on failure. */
+SB_API sb_status sb_add_discoverer(sb_mediator *m, sb_discover_fn fn, void *userdata,
+                                   void (*free_userdata)(void *), uint64_t *id);
+
+/* Removes a discoverer; what it registered stays registered. SB_EINVAL for
+ * an unknown id. Calls user code (free_userdata, once no search still uses
+ * the discoverer). */
+SB_API sb_status sb_remove_discoverer(sb_mediator *m, uint64_t id);
+
+/* --------------------------------------------------------------- plugins */
+
+typedef struct sb_action_def {
+    const char *name;
+    sb_fn fn;
+} sb_action_def;
+
+/* What a plugin exports as `const sb_target_def Target_<Name>`. */
+typedef struct sb_target_def {
+    int abi_version;               /* SB_ABI_VERSION */
+    void *(*create)(void);         /* the target's state, or NULL; may itself be NULL */
+    void (*destroy)(void *state);  /* may be NULL */
+    const sb_action_def *actions;  /* ends with {NULL, NULL} */
+} sb_target_def;
+
+/* Optional, beside a Target_<Name> table: `const sb_contract_def
+ * Contracts_<Name>[]` gives some of its actions a contract (the syntax of
+ * sb_register_action_contract), ending with {NULL, NULL}:
+ *
+ *     const sb_contract_def Contracts_A[] = {
+ *         {"showAlert", "message: string, confirm: callback? -> bool"},
+ *         {NULL, NULL}};
+ *
+ * A separate table keeps sb_action_def, and plugins built before contracts,
+ * as they are. */
+typedef struct sb_contract_def {
+    const char *action;
+    const char *contract;
+} sb_contract_def;
+
+/* Loads the plugin at `path` into `m`; its Target_<Name> tables become
+ * reachable by name. A plugin belongs to the mediator that loaded it and is
+ * unloaded when that mediator is freed, after its target states are
+ * destroyed. Loading the same path twice is SB_OK and loads it once.
+ * SB_EINVAL (with a message naming the plugin) if the path is not UTF-8, if
+ * the file is missing or not a loadable shared object, or if one of its
+ * Target_ tables has another
+ * abi_version, a NULL action list or an action without a name or function,
+ * or if a Contracts_ table names an action its target lacks or holds a
+ * contract that does not parse, or if it defines a Target_<Name> that a
+ * plugin already loaded into `m` defines (the message names both).
+ * Works when libswitchboard.so itself was loaded with RTLD_LOCAL. */
+SB_API sb_status sb_load_plugin(sb_mediator *m, const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SWITCHBOARD_H */
