@@ -579,7 +579,7 @@ SB_API sb_status sb_class_unregister_if(sb_mediator *m, const char *target, cons
  * (SB_MAX_CALL_DEPTH). Calls user code.
  */
 SB_API sb_status sb_action_perform(sb_mediator *m, const char *target, const char *action,
-                            const sb_value *params, unsigned flags, sb_value **out);
+                                   const sb_value *params, unsigned flags, sb_value **out);
 
 /* Drops the cached instance of `target` (the name the call used, or
  * "Mod.<target>" for a call that named module Mod); calls still using it
@@ -784,7 +784,7 @@ SB_API sb_status sb_url_pattern_add(sb_mediator *m, const char *pattern, const c
  * SB_EINVAL for a NULL fn. Adding the same pattern again replaces fn.
  * sb_url_pattern_remove removes it. Calls user code (destructors). */
 SB_API sb_status sb_url_pattern_add_handler(sb_mediator *m, const char *pattern, sb_fn fn, void *userdata,
-                                      void (*free_userdata)(void *));
+                                            void (*free_userdata)(void *));
 
 /* Removes the routes added with exactly this pattern text (and the handler
  * of sb_url_pattern_add_handler). SB_ENOTFOUND if there were none. */
@@ -954,7 +954,7 @@ typedef struct sb_call_options {
  * was cancelled before its target ran; SB_ETIMEOUT when an interceptor did
  * not decide in time. */
 SB_API sb_status sb_action_perform_opts(sb_mediator *m, const char *target, const char *action, const sb_value *params,
-                                 const sb_call_options *options, sb_value **out);
+                                        const sb_call_options *options, sb_value **out);
 /* Whether SB_BYPASS_INTERCEPTORS is honoured (default 1). Turn it off when
  * interceptors enforce something no caller may skip. */
 SB_API sb_status sb_interceptor_allow_bypass(sb_mediator *m, int allow);
@@ -1064,8 +1064,8 @@ typedef void (*sb_done_fn)(void *userdata, sb_status status, sb_value *result);
  * target, the action's) reaches `done`. `params` (and what they hold) must
  * not change until `done` runs: observers' end event reads them then. */
 SB_API sb_status sb_action_perform_async(sb_mediator *m, const char *target, const char *action,
-                                  const sb_value *params, const sb_call_options *options,
-                                  sb_done_fn done, void *userdata);
+                                         const sb_value *params, const sb_call_options *options,
+                                         sb_done_fn done, void *userdata);
 /* sb_url_open for a caller that does not wait; as sb_action_perform_async
  * (`done` stands for the options' completion, which must be NULL). */
 SB_API sb_status sb_url_open_async(sb_mediator *m, const char *url, const sb_url_options *options,

@@ -8,8 +8,8 @@ import CSwitchboard
 
 @_cdecl("sb_action_perform_async")
 public func sb_action_perform_async(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?,
-                             _ params: sb_value_cptr?, _ options: UnsafePointer<sb_call_options>?,
-                             _ done: sb_done_fn?, _ userdata: UnsafeMutableRawPointer?) -> sb_status {
+                                    _ params: sb_value_cptr?, _ options: UnsafePointer<sb_call_options>?,
+                                    _ done: sb_done_fn?, _ userdata: UnsafeMutableRawPointer?) -> sb_status {
     guard let m, let done else { return failure(SB_EINVAL, "sb_action_perform_async: NULL mediator or done callback") }
     return detached(done, userdata) { out in
         // No options: no CallOptions to build, as for sb_action_perform.

@@ -49,8 +49,8 @@ func readCallOptions(_ options: UnsafePointer<sb_call_options>) -> sb_call_optio
 
 @_cdecl("sb_action_perform_opts")
 public func sb_action_perform_opts(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?,
-                            _ params: sb_value_cptr?, _ options: UnsafePointer<sb_call_options>?,
-                            _ out: sb_value_out?) -> sb_status {
+                                   _ params: sb_value_cptr?, _ options: UnsafePointer<sb_call_options>?,
+                                   _ out: sb_value_out?) -> sb_status {
     out?.pointee = nil
     switch callOptions(options, "sb_action_perform_opts", more: SB_NO_FALLBACK) {
     case .failure(let error): return failure(error)

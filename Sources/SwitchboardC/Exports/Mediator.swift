@@ -155,7 +155,7 @@ private func moduleName(in params: SBValue) -> String? {
 
 @_cdecl("sb_action_perform")
 public func sb_action_perform(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?,
-                       _ params: sb_value_cptr?, _ flags: CUnsignedInt, _ out: sb_value_out?) -> sb_status {
+                              _ params: sb_value_cptr?, _ flags: CUnsignedInt, _ out: sb_value_out?) -> sb_status {
     out?.pointee = nil
     guard flags & ~SB_CACHE_TARGET == 0 else { return performFlagged(m, target, action, params, flags, out) }
     return perform(m, target, action, params, cache: flags & SB_CACHE_TARGET != 0, nil, out, "sb_action_perform")

@@ -133,7 +133,7 @@ public func sb_scheme_unregister_if(_ m: sb_mediator_ptr?, _ scheme: UnsafePoint
 
 @_cdecl("sb_url_pattern_add_handler")
 public func sb_url_pattern_add_handler(_ m: sb_mediator_ptr?, _ pattern: UnsafePointer<CChar>?, _ fn: sb_fn?,
-                                 _ userdata: UnsafeMutableRawPointer?, _ freeUserdata: sb_destroy_fn?) -> sb_status {
+                                       _ userdata: UnsafeMutableRawPointer?, _ freeUserdata: sb_destroy_fn?) -> sb_status {
     guard let m, let fn, case .success(let text) = validName(pattern, "pattern") else {
         freeUserdata?(userdata)
         return failure(SB_EINVAL, "sb_url_pattern_add_handler: NULL mediator or function, or a pattern that is not non-empty UTF-8")
@@ -150,7 +150,7 @@ public func sb_url_pattern_add_handler(_ m: sb_mediator_ptr?, _ pattern: UnsafeP
 
 @_cdecl("sb_url_pattern_add")
 public func sb_url_pattern_add(_ m: sb_mediator_ptr?, _ pattern: UnsafePointer<CChar>?, _ target: UnsafePointer<CChar>?,
-                                 _ action: UnsafePointer<CChar>?) -> sb_status {
+                               _ action: UnsafePointer<CChar>?) -> sb_status {
     guard let m, case .success(let text) = validName(pattern, "pattern"),
           case .success(let target) = validName(target, "target"), case .success(let action) = validName(action, "action")
     else {
@@ -175,7 +175,7 @@ public func sb_url_pattern_remove(_ m: sb_mediator_ptr?, _ pattern: UnsafePointe
 
 @_cdecl("sb_url_pattern_remove_handler_if")
 public func sb_url_pattern_remove_handler_if(_ m: sb_mediator_ptr?, _ pattern: UnsafePointer<CChar>?, _ fn: sb_fn?,
-                                       _ userdata: UnsafeRawPointer?) -> sb_status {
+                                             _ userdata: UnsafeRawPointer?) -> sb_status {
     guard let m, let fn, case .success(let text) = validName(pattern, "pattern") else {
         return failure(SB_EINVAL, "sb_url_pattern_remove_handler_if: NULL mediator, pattern or function")
     }
