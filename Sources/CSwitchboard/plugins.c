@@ -135,3 +135,11 @@ long long sb__plugin_symbol_size(const void *address) {
     const ElfW(Sym) *symbol = entry;
     return (long long)symbol->st_size;
 }
+
+int sb__plugin_defines(void *handle, const void *address) {
+    struct link_map *plugin = NULL, *holder = NULL;
+    Dl_info info;
+    if (handle == NULL || address == NULL || dlinfo(handle, RTLD_DI_LINKMAP, &plugin) != 0 || plugin == NULL) return 0;
+    if (dladdr1(address, &info, (void **)&holder, RTLD_DL_LINKMAP) == 0 || holder == NULL) return 0;
+    return holder == plugin;
+}

@@ -569,7 +569,10 @@ int sb_lua_call_options(lua_State *L, int idx, sb_call_options *o) {
         for (lua_Integer i = 1; i <= n; i++) {
             lua_rawgeti(L, -2, i);
             luaL_argcheck(L, lua_type(L, -1) == LUA_TSTRING, idx, "tags must be an array of strings");
-            tags[i - 1] = lua_tostring(L, -1); /* kept alive by the tags table */
+            size_t length = 0;
+            tags[i - 1] = lua_tolstring(L, -1, &length); /* kept alive by the tags table */
+            /* A NUL would cut the tag short where C reads it. */
+            luaL_argcheck(L, strlen(tags[i - 1]) == length, idx, "a tag holds a NUL byte");
             lua_pop(L, 1);
         }
         o->tags = tags;

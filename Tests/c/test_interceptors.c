@@ -1203,6 +1203,28 @@ static void test_null(void) {
     opts.tags = NULL;
     CHECK_STATUS(sb_action_perform_opts(m, "T", "act", NULL, &opts, &out), SB_EINVAL);
     CHECK_STATUS(sb_url_open(m, "app://T/act", &(sb_url_options){.version = SB_URL_OPTIONS_VERSION, .call = &opts}, &out), SB_EINVAL);
+    /* A count that size_t holds but no array does (2^63, SIZE_MAX) is
+     * refused, not taken for "no tags" (found by a hostile pass). */
+    opts.tag_count = (size_t)1 << 63;
+    CHECK_STATUS(sb_action_perform_opts(m, "T", "act", NULL, &opts, &out), SB_EINVAL);
+    opts.tag_count = (size_t)-1;
+    opts.tags = one_tag;
+    CHECK_STATUS(sb_action_perform_opts(m, "T", "act", NULL, &opts, &out), SB_EINVAL);
+    CHECK(ERROR_MENTIONS("at most 65536"));
+    {   /* Tag text is bounded in all: 64 KiB, checked before anything is copied. */
+        static char big[40000];
+        memset(big, 'x', sizeof big - 1);
+        const char *two_big[] = {big, big};
+        opts.tags = two_big;
+        opts.tag_count = 1;
+        CHECK_STATUS(sb_action_perform_opts(m, "T", "act", NULL, &opts, &out), SB_OK);
+        sb_value_release(out);
+        opts.tag_count = 2;
+        CHECK_STATUS(sb_action_perform_opts(m, "T", "act", NULL, &opts, &out), SB_EINVAL);
+        CHECK(ERROR_MENTIONS("more than 65536 bytes") && out == NULL);
+    }
+    robustness_row("C call options with a tag_count of 2^63 or SIZE_MAX, or tags of more than 64 KiB in all", 3,
+                   "SB_EINVAL before any tag is copied; never read as \"no tags\"");
     opts.tag_count = 0;
     opts.tags = one_tag; /* tags with a count of 0: none */
     CHECK_STATUS(sb_action_perform_opts(m, "T", "act", NULL, &opts, &out), SB_OK);

@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 static const char *plugin_dir;
 
@@ -114,7 +115,33 @@ static void test_refused_versions(void) {
     CHECK_STATUS(sb_plugin_load(m, plugin("doubled_contracts_plugin.so")), SB_EINVAL);
     CHECK(ERROR_MENTIONS("Target_Doubled is a version-2 table") && ERROR_MENTIONS("Contracts_Doubled"));
     CHECK_STATUS(sb_action_perform(m, "Doubled", "noop", NULL, 0, &out), SB_ENOTARGET);
+
+    /* One contract per action: a table naming one twice is refused. */
+    CHECK_STATUS(sb_plugin_load(m, plugin("repeated_contract_plugin.so")), SB_EINVAL);
+    CHECK(ERROR_MENTIONS("names \"noop\" twice"));
+    CHECK_STATUS(sb_action_perform(m, "Repeated", "noop", NULL, 0, &out), SB_ENOTARGET);
     sb_mediator_free(m);
+    robustness_row("Plugin contract tables naming one action twice", 1, "SB_EINVAL naming the action; nothing loaded");
+}
+
+/* dlsym on a plugin's handle also finds its dependencies' symbols: a
+ * Contracts_ table a library it links exports is not the plugin's (found by
+ * a hostile pass: the library's `-> int` failed every call). */
+static void test_only_the_plugins_own_tables(void) {
+    sb_mediator *m = sb_mediator_new();
+    sb_value *out = NULL;
+    CHECK_STATUS(sb_plugin_load(m, plugin("borrowing_plugin.so")), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "Borrowing", "hello", NULL, 0, &out), SB_OK);
+    size_t length = 0;
+    const char *text = sb_value_get_string(out, &length);
+    CHECK(text != NULL && strcmp(text, "hello") == 0);
+    sb_value_release(out);
+    char *routes = sb_routes_json(m);
+    CHECK(routes != NULL && strstr(routes, "-> int") == NULL);
+    sb_memory_free(routes);
+    sb_mediator_free(m);
+    robustness_row("A plugin linking a library that exports Contracts_<its target>", 1,
+                   "the library's table is ignored: only what the plugin defines itself is read");
 }
 
 int main(int argc, char **argv) {
@@ -122,5 +149,6 @@ int main(int argc, char **argv) {
     test_plugin_built_against_0_1();
     test_version_2_and_unread_fields();
     test_refused_versions();
+    test_only_the_plugins_own_tables();
     return check_report("versions");
 }

@@ -307,6 +307,9 @@ describe("sb.intercept", function()
     local t = echo_target()
     assert.has_error(function() sb.perform(t.name, "show", nil, { tags = "x" }) end)
     assert.has_error(function() sb.perform(t.name, "show", nil, { tags = { 1, 2 } }) end)
+    -- A NUL would cut the tag short where C reads it (found by a hostile pass).
+    assert.has_error(function() sb.perform(t.name, "show", nil, { tags = { "a\0b" } }) end)
+    assert.has_error(function() sb.open("app://" .. t.name .. "/show", nil, nil, { tags = { "\0" } }) end)
     assert.has_error(function() sb.perform(t.name, "show", nil, { cancel = 42 }) end)
     assert.has_error(function() sb.perform(t.name, "show", nil, "opts") end)
     -- nothing was added by the calls that raised

@@ -63,6 +63,11 @@ void sb__nesting_unlock(void);
  * least as large as the table's type. */
 long long sb__plugin_symbol_size(const void *address);
 
+/* Whether the symbol at `address` is defined by the object `handle` names
+ * itself, not by a library it depends on (dlsym on a handle searches
+ * those too). 1 or 0. */
+int sb__plugin_defines(void *handle, const void *address);
+
 /* HMAC-SHA256 of `message` under `key` into `mac` (32 bytes) with the
  * system's OpenSSL libcrypto, loaded on first use (hmac.c). Returns 0, or -1
  * with the reason in `why` (NUL-terminated, cut to `size`) when libcrypto

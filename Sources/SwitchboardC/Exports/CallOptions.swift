@@ -1,5 +1,8 @@
 @_spi(Faces) import Switchboard
 import CSwitchboard
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // Per-call options and cancellation (switchboard.h, "interceptors, rules,
 // observers").
@@ -19,12 +22,25 @@ func callOptions(_ options: UnsafePointer<sb_call_options>?, _ caller: String,
         return .failure(.invalidArgument("\(caller): unknown flags \(o.flags)"))
     }
     var tags: [String] = []
-    let tagCount = o.tag_count
+    // size_t arrives as Int: read it as the unsigned count it is, so that a
+    // huge one is refused rather than taken for a negative "none".
+    let tagCount = UInt(bitPattern: o.tag_count)
     if tagCount > 0 {
         guard let list = o.tags else { return .failure(.invalidArgument("\(caller): tag_count is \(tagCount) but tags is NULL")) }
-        guard tagCount <= 1 << 16 else { return .failure(.invalidArgument("\(caller): too many tags")) }
-        for i in 0..<tagCount {
-            guard let tag = list[i], let text = String(validatingCString: tag) else {
+        guard tagCount <= UInt(maximumTags) else {
+            return .failure(.invalidArgument("\(caller): \(tagCount) tags; at most \(maximumTags)"))
+        }
+        // The bytes are bounded before any is copied: every observer sees
+        // every tag at the start and at the end of the call.
+        var room = maximumTagBytes
+        for i in 0..<Int(tagCount) {
+            guard let tag = list[i] else { return .failure(.invalidArgument("\(caller): tag \(i) is NULL or not UTF-8")) }
+            let length = strnlen(tag, room + 1)
+            guard length <= room else {
+                return .failure(.invalidArgument("\(caller): the tags hold more than \(maximumTagBytes) bytes, the limit"))
+            }
+            room -= length
+            guard let text = String(validatingCString: tag) else {
                 return .failure(.invalidArgument("\(caller): tag \(i) is NULL or not UTF-8"))
             }
             tags.append(text)
@@ -35,6 +51,11 @@ func callOptions(_ options: UnsafePointer<sb_call_options>?, _ caller: String,
                                 cancellation: cancellation, cacheTarget: o.flags & SB_CACHE_TARGET != 0,
                                 timeout: o.timeout_ms == 0 ? nil : .milliseconds(Int64(o.timeout_ms))))
 }
+
+/// The most tags a call carries, and the most bytes they hold together
+/// (switchboard.h, sb_call_options).
+let maximumTags = 1 << 16
+let maximumTagBytes = 1 << 16
 
 /// The fields of `options` its version has (later ones zero), or nil for a
 /// version this library cannot read.

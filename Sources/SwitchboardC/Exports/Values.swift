@@ -118,7 +118,7 @@ public func sb_value_get_pointer(_ v: sb_value_cptr?, _ out: UnsafeMutablePointe
 
 @inline(never)
 private func typeFailure(_ wanted: String, _ handle: Handle) -> sb_status {
-    failure(SB_ETYPE, "sb_get_\(wanted): the value is \(typeWithArticle(handle.type))")
+    failure(SB_ETYPE, "sb_value_get_\(wanted): the value is \(typeWithArticle(handle.type))")
 }
 
 @_cdecl("sb_value_get_string")

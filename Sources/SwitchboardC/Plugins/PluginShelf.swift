@@ -45,12 +45,14 @@ final class PluginImage: @unchecked Sendable {
         do throws(SwitchboardError) {
             guard listed == 0 else { throw .invalidArgument("plugin '\(path)': cannot read its symbol table") }
             for symbol in names {
-                guard let address = dlsym(handle, symbol) else { continue }
+                // Only what the plugin itself defines: dlsym also finds its
+                // dependencies' symbols.
+                guard let address = dlsym(handle, symbol), sb__plugin_defines(handle, address) == 1 else { continue }
                 let def = try Self.table(at: address, symbol: symbol, path: path)
                 try Self.check(def, symbol: symbol, path: path)
                 let name = String(symbol.dropFirst("Target_".count))
                 targets[ExactName(name)] = def
-                let separate = dlsym(handle, "Contracts_" + name)
+                let separate = dlsym(handle, "Contracts_" + name).flatMap { sb__plugin_defines(handle, $0) == 1 ? $0 : nil }
                 if def.version == 1 {
                     // Version 1 has no `contracts`: a separate export gives them.
                     guard let table = separate else { continue }
@@ -163,6 +165,9 @@ final class PluginImage: @unchecked Sendable {
                 _ = try Contract(parsing: text).validated(for: "\(name).\(action)")
             } catch {
                 throw .invalidArgument("plugin '\(path)': \(label): \(error.message)")
+            }
+            guard found[ExactName(action)] == nil else {
+                throw .invalidArgument("plugin '\(path)': \(label) names \"\(action)\" twice")
             }
             found[ExactName(action)] = text
         }
