@@ -25,11 +25,13 @@
  * sb_error_message() describes what went wrong. Success does not clear that
  * message, so read it only after a failure. Which status means what is said
  * once, at sb_status, and each function names the ones it returns. A name or
- * id that is not there: a call (sb_action_perform, a route, a URL, a service
- * call) fails with SB_ENOTARGET or SB_ENOACTION, telling a missing target
- * from a missing action as CTMediator does; every other lookup (removing,
- * evicting, describing, an unknown id) fails with SB_ENOTFOUND. SB_EINVAL is
- * only for malformed arguments and SB_ETYPE only for values of the wrong kind.
+ * id that is not there: a call (sb_action_perform, a route, a URL, a call of
+ * a bound service) fails with SB_ENOTARGET or SB_ENOACTION, telling a
+ * missing target from a missing action as CTMediator does; every other
+ * lookup (removing, evicting, describing, an unknown id, a service never
+ * defined) fails with SB_ENOTFOUND. SB_EINVAL is for arguments the function
+ * can never accept (see sb_status) and SB_ETYPE only for values of the wrong
+ * kind.
  *
  * Numbers. Every enum constant (sb_status, sb_type, sb_call_phase) and every
  * flag has an explicit value, part of the binary interface: a value is never
@@ -82,7 +84,7 @@
  * User code. Functions marked "Calls user code" may run actions, callbacks or
  * destructors (free_userdata, a plugin's destroy, a pointer's destroy) before
  * they return. Destructors of replaced or unregistered actions, of removed
- * hooks and of released target instances run exactly once, after the last
+ * hooks and of evicted or ended target instances run exactly once, after the last
  * call using them has returned: usually at once, on the thread making the
  * change; if a call is running that action, on that instance, or with those
  * hooks, on its thread as it returns (at the latest at the next change or in
@@ -128,7 +130,8 @@ extern "C" {
 
 /* The binary interface. It changes only when a program or plugin built
  * against an older header would break. (Plugins declare the version of
- * their table, SB_TARGET_DEF_VERSION, not this.) */
+ * their table, SB_TARGET_DEF_VERSION, not this: a library of ABI 1 reads
+ * every table version from 1 on; a new ABI may stop reading the oldest.) */
 #define SB_ABI_VERSION 1
 
 /* The library's own release string, e.g. "1.0.0" (static storage). Compare
@@ -151,20 +154,25 @@ typedef enum sb_status {
                          * that is not UTF-8, unknown flag bits, a number out of range
                          * (an index, a key length), a text that does not parse (JSON,
                          * a contract, a pattern, a rule), a value the operation can
-                         * never accept (a cycle, nesting deeper than SB_MAX_DEPTH), or
-                         * a second decision on an interceptor's call (sb_call_*) */
+                         * never accept (a cycle, nesting deeper than SB_MAX_DEPTH), a
+                         * name another registration already holds (a plugin's
+                         * Target_ table, a URL pattern's captures), a plugin file that
+                         * is missing or not loadable, or a second decision on an
+                         * interceptor's call (sb_call_*) */
     SB_ENOTARGET = 2,   /* a call (sb_action_perform, a route, a URL, a service call)
                          * found no target to answer the name, and no fallback did */
     SB_ENOACTION = 3,   /* a call found the target, but it has neither the action nor
                          * notFound (and no fallback answered) */
-    SB_EACTION = 4,     /* the action or callback ran and failed */
+    SB_EACTION = 4,     /* the action or callback ran and failed; also a facility the
+                         * system lacks (URL signing without libcrypto) */
     SB_ETYPE = 5,       /* a value has the wrong kind for the operation: a getter on
                          * another kind, params that are not a dict, a completion that
                          * is not a callback, a policy of the wrong shape, an action's
                          * result that is not of its contract's `-> type`, a target
                          * that does not conform to a service's interface */
-    SB_EREJECTED = 6,   /* a policy refused the call before any target ran (the URL
-                         * policy, or the call depth limit: SB_MAX_CALL_DEPTH) */
+    SB_EREJECTED = 6,   /* a policy or a limit refused the call before any target ran
+                         * (the URL policy, the call depth limit SB_MAX_CALL_DEPTH),
+                         * or refused a hook past SB_MAX_HOOKS */
     SB_EBADURL = 7,     /* a URL could not be parsed */
     SB_ENOMEM = 8,      /* an allocation failed */
     SB_EQUEUED = 9,     /* the callee belongs to another thread (a Lua state) and was
@@ -182,8 +190,10 @@ typedef enum sb_status {
                          * service, a class), an id no interceptor, observer or
                          * discoverer has, a completion that is not open, a
                          * registration that is not the caller's (the _if functions) */
-    /* Not an error and never returned to a caller: an action returns it after
-     * sb_completion_take, to answer later (see "Asynchronous actions"). */
+    /* Not an error: an action returns it after sb_completion_take, to answer
+     * later (see "Asynchronous actions"); the callers that do not wait
+     * (sb_action_perform_async, ...) return it when `done` will run. A
+     * waiting caller never sees it. */
     SB_PENDING = 64
 } sb_status;
 
@@ -563,7 +573,7 @@ SB_API sb_status sb_class_unregister_if(sb_mediator *m, const char *target, cons
  * path: the cached fast path, routes, URLs, notFound and the fallbacks, and
  * an interceptor's answer (sb_call_answer), which stands in for the result of
  * the action the call names and is checked as that action's own would be.
- * A missing action with no notFound also releases the target's cached
+ * A missing action with no notFound also evicts the target's cached
  * instance, as CTMediator removes the target from its cache.
  *
  * A target instance (a plugin's create() state, or a class's: see
@@ -583,8 +593,8 @@ SB_API sb_status sb_action_perform(sb_mediator *m, const char *target, const cha
 
 /* Drops the cached instance of `target` (the name the call used, or
  * "Mod.<target>" for a call that named module Mod); calls still using it
- * finish first, then it is destroyed. SB_OK when an instance was released;
- * SB_ENOTFOUND when none is cached under that name (nothing released);
+ * finish first, then it is destroyed. SB_OK when an instance was evicted;
+ * SB_ENOTFOUND when none is cached under that name (nothing evicted);
  * SB_EINVAL for a NULL or empty name. Calls user code (a plugin's destroy). */
 SB_API sb_status sb_target_evict(sb_mediator *m, const char *target);
 
@@ -698,7 +708,7 @@ SB_API void sb_error_set(const char *fmt, ...)
  *      rules): a malformed URL, no host, 64 KiB or more, a bad percent
  *      escape, a NUL, bytes that are not UTF-8 are SB_EBADURL;
  *   2. the URL policy may refuse the scheme (SB_EREJECTED);
- *   3. a route pattern of the scheme decides the target and action if one
+ *   3. a URL pattern of the scheme decides the target and action if one
  *      matches (sb_url_pattern_add), else the scheme's connector does
  *      (sb_scheme_register; "app" is connected to targets by default); a
  *      scheme with neither is SB_ENOTARGET. One trailing "/" is ignored
@@ -790,7 +800,7 @@ SB_API sb_status sb_url_pattern_add_handler(sb_mediator *m, const char *pattern,
  * of sb_url_pattern_add_handler). SB_ENOTFOUND if there were none. */
 SB_API sb_status sb_url_pattern_remove(sb_mediator *m, const char *pattern);
 
-/* Removes the routes of `pattern` only if its handler is still exactly this
+/* Removes `pattern` only if its handler is still exactly this
  * `fn` and `userdata` (as sb_url_pattern_add_handler set it), like
  * sb_action_unregister_if. SB_ENOTFOUND if it is not (or it has none). */
 SB_API sb_status sb_url_pattern_remove_handler_if(sb_mediator *m, const char *pattern, sb_fn fn, const void *userdata);
@@ -930,15 +940,18 @@ SB_API sb_status sb_call_reject(sb_call *call, sb_status status, const char *mes
  * SB_ETYPE if the answer is of another kind (see sb_action_perform). */
 SB_API sb_status sb_call_answer(sb_call *call, const sb_value *value);
 
-/* Per-call options for sb_action_perform_opts and sb_url_open (sb_url_options.call).
- * Refused (SB_EINVAL) for a version they cannot read, an unknown flag, or
- * NULL tags with a tag_count. */
+/* Per-call options for sb_action_perform_opts, sb_action_perform_async and
+ * sb_url_open (sb_url_options.call). Refused (SB_EINVAL) for a version they
+ * cannot read, an unknown flag, NULL tags with a tag_count, a NULL or
+ * non-UTF-8 tag, more than 65,536 tags or more than 64 KiB of tag text in
+ * all. Tags are copied: the array may be freed once the call returns. */
 typedef struct sb_cancellation sb_cancellation;
 #define SB_BYPASS_INTERCEPTORS 2u /* skip interceptors (when sb_interceptor_allow_bypass allows) */
 typedef struct sb_call_options {
     int version;                /* SB_CALL_OPTIONS_VERSION (see "Versioned structs") */
     unsigned flags;             /* SB_CACHE_TARGET | SB_BYPASS_INTERCEPTORS
-                                 * (| SB_NO_FALLBACK for sb_action_perform_opts) */
+                                 * (| SB_NO_FALLBACK for sb_action_perform_opts
+                                 * and sb_action_perform_async) */
     const char *const *tags;    /* tag_count strings for interceptors and observers */
     size_t tag_count;
     sb_cancellation *cancel;    /* NULL, or a token to cancel the call with */
@@ -1200,7 +1213,9 @@ typedef struct sb_contract_def {
  * a separate `const sb_contract_def Contracts_<Name>[]` export, which is
  * read for version 1 only. Version 2 adds `contracts`, so one table says
  * everything: a version-2 plugin that also exports Contracts_<Name> is
- * refused, so that a target's contracts have one source.
+ * refused, so that a target's contracts have one source. A contract table
+ * names each action at most once. Only tables the plugin file defines
+ * itself are read, not those of libraries it links.
  */
 typedef struct sb_target_def {
     int version;                         /* SB_TARGET_DEF_VERSION */

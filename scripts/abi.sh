@@ -76,10 +76,11 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
 # The probe, built in a folder of its own so no path of this clone matters.
-scripts/lib/abi-probe.py include/switchboard.h > "$tmp/probe.c"
+mkdir "$tmp/macros"
+scripts/lib/abi-probe.py include/switchboard.h "$tmp/macros/sb_abi_macros.h" > "$tmp/probe.c"
 soname=$(readelf -d "$lib" | sed -nE 's/.*Library soname: \[(.*)\]/\1/p')
 (cd "$tmp" && gcc -std=c2x -g -O0 -fPIC -shared -Wall -Werror -Wno-unused-parameter \
-  -I "$SB_ROOT/include" probe.c -o probe.so \
+  -I "$SB_ROOT/include" -I macros probe.c -o probe.so \
   -Wl,--version-script="$SB_ROOT/Sources/SwitchboardLibrary/exports.map" -Wl,-soname,"$soname") \
   || sb_die "the ABI probe built from include/switchboard.h did not compile"
 
@@ -92,7 +93,7 @@ cmp -s "$tmp/library.syms" "$tmp/probe.syms" || {
   sb_die "$lib does not export exactly the functions of include/switchboard.h (stale build? run scripts/build.sh)"
 }
 
-abidw --load-all-types --headers-dir "$SB_ROOT/include" --drop-private-types \
+abidw --load-all-types --headers-dir "$SB_ROOT/include" --headers-dir "$tmp/macros" --drop-private-types \
   --no-corpus-path --no-comp-dir-path --no-show-locs --no-elf-needed --type-id-style hash \
   --out-file "$tmp/current.abi" "$tmp/probe.so" || sb_die "abidw failed on the ABI probe"
 functions=$(grep -c '<function-decl ' "$tmp/current.abi" || true)
@@ -111,10 +112,11 @@ compare() {
 # What kind of difference the report shows: none, added (only additions),
 # changed (a type or a signature; abidiff cannot tell an append the 1.x rules
 # allow from a break, and flags every change of a type no function takes as
-# incompatible), removed (a function, symbol or type gone, or another SONAME).
+# incompatible), removed (a function, symbol, type, enumerator or field gone,
+# or another SONAME).
 classify() {
   if [ "$status" = 0 ]; then kind=none
-  elif grep -Eiq '[1-9][0-9]* removed|SONAME changed' "$tmp/report"; then kind=removed
+  elif grep -Eiq '[1-9][0-9]* removed|SONAME changed|deletion' "$tmp/report"; then kind=removed
   elif grep -Eiq '[1-9][0-9]* changed' "$tmp/report" || (( status & ABIDIFF_ABI_INCOMPATIBLE_CHANGE )); then kind=changed
   else kind=added
   fi
