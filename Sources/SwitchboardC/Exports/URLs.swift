@@ -26,7 +26,9 @@ func urlOptions(_ options: UnsafePointer<sb_url_options>?, _ caller: String, com
     if let problem = versionProblem("sb_url_options", version, known: SB_URL_OPTIONS_VERSION) {
         return .failure(.invalidArgument("\(caller): \(problem)"))
     }
-    let o = options.pointee // every field of version 1
+    // Every field is version 1's; as for sb_call_options, a later version
+    // copies only as many bytes as the caller's version has.
+    let o = versionedCopy(of: options, size: MemoryLayout<sb_url_options>.size, zero: sb_url_options())
     if o.completion != nil, !allowed {
         return .failure(.invalidArgument("\(caller): a completion is not taken here; `done` is the completion"))
     }
