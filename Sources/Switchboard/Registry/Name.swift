@@ -70,8 +70,10 @@ struct NameRef {
 /// Calls `body` with a lookup key for `name`.
 @inline(__always)
 func withNameRef<R>(_ name: String, _ body: (NameRef) -> R) -> R {
+    // Native and small strings are contiguous (a small one is copied to the
+    // stack); only a bridged or foreign string needs `withUTF8`'s copy.
+    if let result = name.utf8.withContiguousStorageIfAvailable({ body(NameRef($0)) }) { return result }
     var name = name
-    // Native strings are already contiguous: no copy is made.
     return name.withUTF8 { body(NameRef($0)) }
 }
 
@@ -150,6 +152,10 @@ enum NameCheck {
         // perform in the profile.
         return withNameRef(name) { problem(with: $0, kind: kind) }
     }
+
+    /// Whether `problem(with:kind:)` finds nothing, without making its text.
+    @inline(__always)
+    static func isValid(_ name: NameRef) -> Bool { !name.isEmpty && !name.containsNUL }
 
     @inline(__always)
     static func problem(with name: NameRef, kind: @autoclosure () -> String) -> String? {

@@ -152,9 +152,10 @@ extension Value.Dict {
         }
     }
 
-    /// Whether some key is `length` bytes long: a look at lengths alone.
-    func hasKey(ofLength length: Int) -> Bool {
-        entries.withUnsafeBufferPointer { $0.contains { $0.length == length } }
+    /// Whether some key is `length` or `other` bytes long: a look at
+    /// lengths alone, in one pass.
+    func hasKey(ofLength length: Int, or other: Int) -> Bool {
+        entries.withUnsafeBufferPointer { $0.contains { $0.length == length || $0.length == other } }
     }
 
     public var keys: [String] { entries.map(\.key) }
