@@ -187,9 +187,10 @@ static SB_LUA_ALWAYS_INLINE sb_value *make(lua_State *L, int idx, sb_lua_conv *c
     sb_value *v;
     *table = 0;
     size_t length = 0;
-    if (lua_type(L, idx) == LUA_TSTRING) (void)lua_tolstring(L, idx, &length);
+    const int type = lua_type(L, idx); /* once: each lua_type is a call into Lua */
+    const char *s = type == LUA_TSTRING ? lua_tolstring(L, idx, &length) : NULL;
     if (!account(L, c, SB_LUA_CONVERT_VALUE_COST + length)) return NULL;
-    switch (lua_type(L, idx)) {
+    switch (type) {
     case LUA_TNIL:
         v = sb_null();
         break;
@@ -200,7 +201,6 @@ static SB_LUA_ALWAYS_INLINE sb_value *make(lua_State *L, int idx, sb_lua_conv *c
         v = lua_isinteger(L, idx) ? sb_int(lua_tointeger(L, idx)) : sb_double(lua_tonumber(L, idx));
         break;
     case LUA_TSTRING: {
-        const char *s = lua_tolstring(L, idx, &length);
         v = sb_string_n(s, length);
         if (v == NULL) v = sb_bytes(s, length); /* not valid UTF-8: bytes */
         break;
@@ -632,11 +632,12 @@ int sb_lua_is_scalar(const sb_value *v) {
     return t == SB_NULL || t == SB_BOOL || t == SB_INT || t == SB_DOUBLE;
 }
 
-void sb_lua_push_scalar(lua_State *L, const sb_value *v) {
+/* Pushes the scalar `v` of type `type` (anything else: nil). */
+static void push_scalar_typed(lua_State *L, const sb_value *v, sb_type type) {
     int b;
     int64_t i;
     double d;
-    switch (sb_value_type(v)) {
+    switch (type) {
     case SB_BOOL:
         sb_value_get_bool(v, &b);
         lua_pushboolean(L, b);
@@ -655,6 +656,10 @@ void sb_lua_push_scalar(lua_State *L, const sb_value *v) {
     }
 }
 
+void sb_lua_push_scalar(lua_State *L, const sb_value *v) {
+    push_scalar_typed(L, v, sb_value_type(v));
+}
+
 /* Remembers the order of dict `v`'s keys for the table on top of the stack
  * (see insert_entries). */
 static void record_order(lua_State *L, sb_lua_ctx *ctx, const sb_value *v, size_t count) {
@@ -671,11 +676,14 @@ static void record_order(lua_State *L, sb_lua_ctx *ctx, const sb_value *v, size_
     lua_pop(L, 1);
 }
 
-void sb_lua_push_value(lua_State *L, sb_lua_ctx *ctx, const sb_value *v, int depth) {
+/* sb_lua_push_value with v's type known. The stack is checked once per
+ * container, before its table, for the table, a key and a value: a scalar
+ * needs one slot, which its container's check (or, at the top, the caller's
+ * frame) already gave. */
+static void push_typed(lua_State *L, sb_lua_ctx *ctx, const sb_value *v, sb_type type, int depth) {
     size_t length, count;
     const char *s;
-    if (!lua_checkstack(L, 4)) luaL_error(L, "switchboard: values nest too deep for the Lua stack");
-    switch (sb_value_type(v)) {
+    switch (type) {
     case SB_NULL:
         if (depth == 0) {
             lua_pushnil(L);
@@ -692,10 +700,12 @@ void sb_lua_push_value(lua_State *L, sb_lua_ctx *ctx, const sb_value *v, int dep
         lua_pushlstring(L, s, length);
         break;
     case SB_ARRAY:
+        if (!lua_checkstack(L, 4)) luaL_error(L, "switchboard: values nest too deep for the Lua stack");
         count = sb_value_count(v);
         lua_createtable(L, count > INT32_MAX ? 0 : (int)count, 0);
         for (size_t i = 0; i < count; i++) {
-            sb_lua_push_value(L, ctx, sb_array_get(v, i), depth + 1);
+            const sb_value *item = sb_array_get(v, i);
+            push_typed(L, ctx, item, sb_value_type(item), depth + 1);
             lua_rawseti(L, -2, (lua_Integer)i + 1);
         }
         sb_lua_push_array_mt(L);
@@ -705,6 +715,7 @@ void sb_lua_push_value(lua_State *L, sb_lua_ctx *ctx, const sb_value *v, int dep
         const char *key, *previous = NULL;
         sb_value *item;
         int sorted = 1;
+        if (!lua_checkstack(L, 4)) luaL_error(L, "switchboard: values nest too deep for the Lua stack");
         count = sb_value_count(v);
         lua_createtable(L, 0, count > INT32_MAX ? 0 : (int)count);
         for (size_t i = 0; i < count; i++) {
@@ -712,7 +723,7 @@ void sb_lua_push_value(lua_State *L, sb_lua_ctx *ctx, const sb_value *v, int dep
             if (previous != NULL && strcmp(previous, key) >= 0) sorted = 0;
             previous = key;
             lua_pushstring(L, key);
-            sb_lua_push_value(L, ctx, item, depth + 1);
+            push_typed(L, ctx, item, sb_value_type(item), depth + 1);
             lua_rawset(L, -3);
         }
         if (!sorted && ctx != NULL) record_order(L, ctx, v, count);
@@ -723,9 +734,14 @@ void sb_lua_push_value(lua_State *L, sb_lua_ctx *ctx, const sb_value *v, int dep
         sb_lua_push_cvalue(L, (sb_value *)v);
         break;
     default:
-        sb_lua_push_scalar(L, v);
+        push_scalar_typed(L, v, type);
         break;
     }
+}
+
+void sb_lua_push_value(lua_State *L, sb_lua_ctx *ctx, const sb_value *v, int depth) {
+    if (!lua_checkstack(L, 4)) luaL_error(L, "switchboard: values nest too deep for the Lua stack");
+    push_typed(L, ctx, v, sb_value_type(v), depth);
 }
 
 static int protected_push(lua_State *L) {
@@ -737,13 +753,14 @@ static int protected_push(lua_State *L) {
  * nil: `nil` is what a failure starts with, so `assert(sb.perform(...))`
  * holds for an action that answers nothing (docs/lua.md, sb.null). */
 void sb_lua_push_result(lua_State *L, sb_lua_ctx *ctx, sb_value *v) {
-    if (v == NULL || sb_value_type(v) == SB_NULL) {
+    const sb_type type = v == NULL ? SB_NULL : sb_value_type(v);
+    if (type == SB_NULL) {
         lua_pushlightuserdata(L, (void *)&sb_lua_null);
         sb_value_release(v);
         return;
     }
-    if (sb_lua_is_scalar(v)) {
-        sb_lua_push_scalar(L, v);
+    if (type == SB_BOOL || type == SB_INT || type == SB_DOUBLE) {
+        push_scalar_typed(L, v, type);
         sb_value_release(v);
         return;
     }
