@@ -149,12 +149,21 @@ static int marked_array(lua_State *L, int idx) {
 
 /* A table is an array when its keys are exactly 1..n with n >= 1, or when
  * it is marked by sb.array and its keys are exactly 1..n (n may be 0). A
- * first key that is a string settles it at once (a dict). No allocation. */
-static int is_array(lua_State *L, int idx, lua_Integer *n) {
+ * first key that is a string settles it at once (a dict): that key and its
+ * value stay on the stack, *resume set, and fill() starts from them instead
+ * of asking lua_next for them again (a lua_next costs about 150
+ * instructions). No allocation. */
+static int is_array(lua_State *L, int idx, lua_Integer *n, int *resume) {
     lua_Integer count = 0, max = 0;
     int integers_only = 1;
+    *resume = 0;
     lua_pushnil(L);
     while (lua_next(L, idx)) {
+        if (count == 0 && lua_type(L, -2) == LUA_TSTRING) {
+            *n = 0;
+            *resume = 1;
+            return 0;
+        }
         lua_pop(L, 1);
         if (lua_type(L, -1) == LUA_TNUMBER && lua_isinteger(L, -1) && lua_tointeger(L, -1) >= 1) {
             lua_Integer k = lua_tointeger(L, -1);
@@ -182,14 +191,18 @@ static int is_array(lua_State *L, int idx, lua_Integer *n) {
 #define SB_LUA_ALWAYS_INLINE inline
 #endif
 
+/* A table's first key and value may be left on the stack for fill() (see
+ * is_array): then *resume is set, and only when the container was made. */
 static SB_LUA_ALWAYS_INLINE sb_value *make(lua_State *L, int idx, sb_lua_conv *c, int depth, int *table, int *array,
-                                           lua_Integer *n) {
+                                           lua_Integer *n, int *resume) {
     sb_value *v;
     *table = 0;
+    *resume = 0;
     size_t length = 0;
-    if (lua_type(L, idx) == LUA_TSTRING) (void)lua_tolstring(L, idx, &length);
+    const int type = lua_type(L, idx); /* once: each lua_type is a call into Lua */
+    const char *s = type == LUA_TSTRING ? lua_tolstring(L, idx, &length) : NULL;
     if (!account(L, c, SB_LUA_CONVERT_VALUE_COST + length)) return NULL;
-    switch (lua_type(L, idx)) {
+    switch (type) {
     case LUA_TNIL:
         v = sb_null();
         break;
@@ -200,7 +213,6 @@ static SB_LUA_ALWAYS_INLINE sb_value *make(lua_State *L, int idx, sb_lua_conv *c
         v = lua_isinteger(L, idx) ? sb_int(lua_tointeger(L, idx)) : sb_double(lua_tonumber(L, idx));
         break;
     case LUA_TSTRING: {
-        const char *s = lua_tolstring(L, idx, &length);
         v = sb_string_n(s, length);
         if (v == NULL) v = sb_bytes(s, length); /* not valid UTF-8: bytes */
         break;
@@ -234,9 +246,13 @@ static SB_LUA_ALWAYS_INLINE sb_value *make(lua_State *L, int idx, sb_lua_conv *c
         }
         c->path[depth] = self;
         if (!lua_checkstack(L, 4)) return fail(c, "Lua stack overflow converting a table");
-        *array = is_array(L, idx, n);
+        *array = is_array(L, idx, n, resume);
         *table = 1;
         v = *array ? sb_array_new() : sb_dict_new();
+        if (v == NULL && *resume) {
+            lua_pop(L, 2);
+            *resume = 0;
+        }
         break;
     }
     default:
@@ -426,21 +442,23 @@ static int insert_entries(lua_State *L, int idx, sb_value *t, sb_lua_conv *c, si
     return ok;
 }
 
-/* Fills the container `t` (borrowed: already attached) from the table at `idx`. */
-static int fill(lua_State *L, int idx, sb_value *t, int array, lua_Integer n, sb_lua_conv *c, int depth) {
-    int table, child_array;
+/* Fills the container `t` (borrowed: already attached) from the table at
+ * `idx`; with `resume`, a dict's first key and value are on the stack's top
+ * (make). Either way it leaves the stack as it was before make(). */
+static int fill(lua_State *L, int idx, sb_value *t, int array, lua_Integer n, sb_lua_conv *c, int depth, int resume) {
+    int table, child_array = 0, child_resume = 0;
     lua_Integer child_n;
     if (array) {
         for (lua_Integer i = 1; i <= n; i++) {
             lua_rawgeti(L, idx, i);
             int at = lua_gettop(L);
-            sb_value *v = make(L, at, c, depth + 1, &table, &child_array, &child_n);
+            sb_value *v = make(L, at, c, depth + 1, &table, &child_array, &child_n, &child_resume);
             if (v == NULL || sb_array_append_new(t, v) != SB_OK) {
                 if (v != NULL) fail(c, "%s", sb_error_message());
-                lua_pop(L, 1);
+                lua_settop(L, at - 1); /* the element, and a key and value make() left */
                 return 0;
             }
-            if (table && !fill(L, at, v, child_array, child_n, c, depth + 1)) {
+            if (table && !fill(L, at, v, child_array, child_n, c, depth + 1, child_resume)) {
                 lua_pop(L, 1);
                 return 0;
             }
@@ -458,9 +476,9 @@ static int fill(lua_State *L, int idx, sb_value *t, int array, lua_Integer n, sb
     char described[64];
     const size_t base = c->entry_count;
     const int copy_keys = c->allow_functions && has_weak_values(L, idx);
-    lua_pushnil(L);
-    const int at = lua_gettop(L) + 1; /* where each value lands; its key is below */
-    while (lua_next(L, idx)) {
+    if (!resume) lua_pushnil(L);
+    const int at = resume ? lua_gettop(L) : lua_gettop(L) + 1; /* where each value lands; its key is below */
+    for (int more = resume || lua_next(L, idx); more; more = lua_next(L, idx)) {
         if (lua_type(L, at - 1) != LUA_TSTRING) {
             const char *what = describe_key(L, at - 1, described, sizeof described);
             lua_pop(L, 2);
@@ -508,13 +526,13 @@ static int fill(lua_State *L, int idx, sb_value *t, int array, lua_Integer n, sb
             e->key = e->copy;
         }
         c->entry_count++; /* from here the entry owns its copy and its value */
-        e->value = make(L, at, c, depth + 1, &table, &child_array, &child_n); /* may raise */
+        e->value = make(L, at, c, depth + 1, &table, &child_array, &child_n, &child_resume); /* may raise */
         if (e->value == NULL) {
             lua_pop(L, 2);
             drop_entries(c, base);
             return 0;
         }
-        if (table && !fill(L, at, e->value, child_array, child_n, c, depth + 1)) {
+        if (table && !fill(L, at, e->value, child_array, child_n, c, depth + 1, child_resume)) {
             lua_pop(L, 2);
             drop_entries(c, base);
             return 0;
@@ -526,7 +544,7 @@ static int fill(lua_State *L, int idx, sb_value *t, int array, lua_Integer n, sb
 
 /* sb_lua_to_value, keeping the charge if `keep` and it succeeds. */
 static sb_value *convert(lua_State *L, int idx, sb_lua_conv *c, int keep) {
-    int table, array, ok = 1;
+    int table, array, resume, ok = 1;
     lua_Integer n;
     idx = lua_absindex(L, idx);
     c->error[0] = '\0';
@@ -538,8 +556,8 @@ static sb_value *convert(lua_State *L, int idx, sb_lua_conv *c, int keep) {
     c->entries = c->inline_entries;
     c->entry_count = 0;
     c->entry_capacity = sizeof c->inline_entries / sizeof c->inline_entries[0];
-    c->root = make(L, idx, c, 0, &table, &array, &n);
-    if (c->root != NULL && table) ok = fill(L, idx, c->root, array, n, c, 0);
+    c->root = make(L, idx, c, 0, &table, &array, &n, &resume);
+    if (c->root != NULL && table) ok = fill(L, idx, c->root, array, n, c, 0, resume);
     if (c->entries != c->inline_entries) free(c->entries); /* nothing is pending now */
     c->entries = NULL;
     if (c->root == NULL || !ok || !keep) sb_lua_conv_uncharge(L, c); /* checked while it grew */
@@ -632,11 +650,12 @@ int sb_lua_is_scalar(const sb_value *v) {
     return t == SB_NULL || t == SB_BOOL || t == SB_INT || t == SB_DOUBLE;
 }
 
-void sb_lua_push_scalar(lua_State *L, const sb_value *v) {
+/* Pushes the scalar `v` of type `type` (anything else: nil). */
+static void push_scalar_typed(lua_State *L, const sb_value *v, sb_type type) {
     int b;
     int64_t i;
     double d;
-    switch (sb_value_type(v)) {
+    switch (type) {
     case SB_BOOL:
         sb_value_get_bool(v, &b);
         lua_pushboolean(L, b);
@@ -655,6 +674,10 @@ void sb_lua_push_scalar(lua_State *L, const sb_value *v) {
     }
 }
 
+void sb_lua_push_scalar(lua_State *L, const sb_value *v) {
+    push_scalar_typed(L, v, sb_value_type(v));
+}
+
 /* Remembers the order of dict `v`'s keys for the table on top of the stack
  * (see insert_entries). */
 static void record_order(lua_State *L, sb_lua_ctx *ctx, const sb_value *v, size_t count) {
@@ -671,11 +694,14 @@ static void record_order(lua_State *L, sb_lua_ctx *ctx, const sb_value *v, size_
     lua_pop(L, 1);
 }
 
-void sb_lua_push_value(lua_State *L, sb_lua_ctx *ctx, const sb_value *v, int depth) {
+/* sb_lua_push_value with v's type known. The stack is checked once per
+ * container, before its table, for the table, a key and a value: a scalar
+ * needs one slot, which its container's check (or, at the top, the caller's
+ * frame) already gave. */
+static void push_typed(lua_State *L, sb_lua_ctx *ctx, const sb_value *v, sb_type type, int depth) {
     size_t length, count;
     const char *s;
-    if (!lua_checkstack(L, 4)) luaL_error(L, "switchboard: values nest too deep for the Lua stack");
-    switch (sb_value_type(v)) {
+    switch (type) {
     case SB_NULL:
         if (depth == 0) {
             lua_pushnil(L);
@@ -692,10 +718,12 @@ void sb_lua_push_value(lua_State *L, sb_lua_ctx *ctx, const sb_value *v, int dep
         lua_pushlstring(L, s, length);
         break;
     case SB_ARRAY:
+        if (!lua_checkstack(L, 4)) luaL_error(L, "switchboard: values nest too deep for the Lua stack");
         count = sb_value_count(v);
         lua_createtable(L, count > INT32_MAX ? 0 : (int)count, 0);
         for (size_t i = 0; i < count; i++) {
-            sb_lua_push_value(L, ctx, sb_array_get(v, i), depth + 1);
+            const sb_value *item = sb_array_get(v, i);
+            push_typed(L, ctx, item, sb_value_type(item), depth + 1);
             lua_rawseti(L, -2, (lua_Integer)i + 1);
         }
         sb_lua_push_array_mt(L);
@@ -705,6 +733,7 @@ void sb_lua_push_value(lua_State *L, sb_lua_ctx *ctx, const sb_value *v, int dep
         const char *key, *previous = NULL;
         sb_value *item;
         int sorted = 1;
+        if (!lua_checkstack(L, 4)) luaL_error(L, "switchboard: values nest too deep for the Lua stack");
         count = sb_value_count(v);
         lua_createtable(L, 0, count > INT32_MAX ? 0 : (int)count);
         for (size_t i = 0; i < count; i++) {
@@ -712,7 +741,7 @@ void sb_lua_push_value(lua_State *L, sb_lua_ctx *ctx, const sb_value *v, int dep
             if (previous != NULL && strcmp(previous, key) >= 0) sorted = 0;
             previous = key;
             lua_pushstring(L, key);
-            sb_lua_push_value(L, ctx, item, depth + 1);
+            push_typed(L, ctx, item, sb_value_type(item), depth + 1);
             lua_rawset(L, -3);
         }
         if (!sorted && ctx != NULL) record_order(L, ctx, v, count);
@@ -723,9 +752,14 @@ void sb_lua_push_value(lua_State *L, sb_lua_ctx *ctx, const sb_value *v, int dep
         sb_lua_push_cvalue(L, (sb_value *)v);
         break;
     default:
-        sb_lua_push_scalar(L, v);
+        push_scalar_typed(L, v, type);
         break;
     }
+}
+
+void sb_lua_push_value(lua_State *L, sb_lua_ctx *ctx, const sb_value *v, int depth) {
+    if (!lua_checkstack(L, 4)) luaL_error(L, "switchboard: values nest too deep for the Lua stack");
+    push_typed(L, ctx, v, sb_value_type(v), depth);
 }
 
 static int protected_push(lua_State *L) {
@@ -737,13 +771,14 @@ static int protected_push(lua_State *L) {
  * nil: `nil` is what a failure starts with, so `assert(sb.perform(...))`
  * holds for an action that answers nothing (docs/lua.md, sb.null). */
 void sb_lua_push_result(lua_State *L, sb_lua_ctx *ctx, sb_value *v) {
-    if (v == NULL || sb_value_type(v) == SB_NULL) {
+    const sb_type type = v == NULL ? SB_NULL : sb_value_type(v);
+    if (type == SB_NULL) {
         lua_pushlightuserdata(L, (void *)&sb_lua_null);
         sb_value_release(v);
         return;
     }
-    if (sb_lua_is_scalar(v)) {
-        sb_lua_push_scalar(L, v);
+    if (type == SB_BOOL || type == SB_INT || type == SB_DOUBLE) {
+        push_scalar_typed(L, v, type);
         sb_value_release(v);
         return;
     }

@@ -187,3 +187,101 @@ describe("conversions", function()
     assert.has_error(function() p() end) -- a pointer is not callable
   end)
 end)
+
+-- A dict's conversion starts from the first key the array check met (it is
+-- not asked of lua_next twice): every shape of table nesting must still
+-- convert whole, and a failure deep inside must leave the caller's stack as
+-- it was.
+describe("tables whose first key is a string", function()
+  it("convert whole at every depth: dicts in arrays in dicts, one key or many", function()
+    local value = {
+      one = { only = 1 },
+      list = { { a = 1 }, { b = { c = { d = "deep" } } }, 3 },
+      mixed = { z = 1, y = { 1, 2 }, x = { w = sb.null } },
+    }
+    assert.are.same(value, roundtrip(value))
+    assert.are.same({ "list", "mixed", "one" }, keys_of(value))
+    assert.are.same({ "x", "y", "z" }, keys_of(value.mixed))
+  end)
+
+  it("name a bad key met after a string key, and a bad value inside", function()
+    local ok, err = pcall(sb.perform, "Echo", "value", { value = { a = 1, [true] = 2 } })
+    assert.is_false(ok)
+    assert.matches("true %(a boolean%) is not a string", err)
+    ok, err = pcall(sb.perform, "Echo", "value", { value = { a = { b = { c = io.stdout } } } })
+    assert.is_false(ok)
+    assert.matches("userdata cannot cross to C", err)
+    ok, err = pcall(sb.perform, "Echo", "value", { value = { { a = { coroutine.create(print) } } } })
+    assert.is_false(ok)
+    assert.matches("thread cannot cross to C", err)
+  end)
+
+  it("leave the stack balanced when a conversion fails deep inside", function()
+    -- An interceptor's decision converts its params and goes on after a
+    -- failure: a stack left unbalanced would break what it reads next.
+    sb.target("Twice", { run = function(p) return p.n * 2 end })
+    for depth = 1, 4 do
+      local bad = { x = io.stdout }
+      for _ = 1, depth do bad = { k = bad, j = { 1, { m = 2 } } } end
+      local id = sb.intercept(1, function(call)
+        if call.target == "Twice" then return "redirect", "Twice", "run", { n = 1, bad = bad } end
+        return "continue"
+      end)
+      local result, message = sb.perform("Twice", "run", { n = 5 })
+      sb.unintercept(id)
+      assert.is_nil(result)
+      assert.matches("params of a decision", message)
+    end
+    assert.are.equal(10, sb.perform("Twice", "run", { n = 5 }))
+    sb.unregister("Twice")
+  end)
+end)
+
+-- A Lua target called from Lua in the same state gets a copy of the
+-- caller's table (it crosses to C and back): what the target does to it is
+-- never seen by the caller.
+describe("a Lua target called from Lua", function()
+  it("cannot change the caller's table, or a table nested in it", function()
+    sb.target("Mutator", {
+      mutate = function(p)
+        p.n = 99
+        p.inner.k = "changed"
+        p.list[1] = "changed"
+        p.added = true
+        return p.n
+      end,
+    })
+    local params = { n = 1, inner = { k = "v" }, list = { "a", "b" } }
+    assert.are.equal(99, sb.perform("Mutator", "mutate", params))
+    assert.are.same({ n = 1, inner = { k = "v" }, list = { "a", "b" } }, params)
+    sb.unregister("Mutator")
+  end)
+
+  it("gets a function in its params as a callable C callback into this state", function()
+    local seen
+    sb.target("CallsBack", {
+      run = function(p)
+        seen = type(p.cb)
+        return p.cb(p.n)
+      end,
+    })
+    assert.are.equal(8, sb.perform("CallsBack", "run", { cb = function(x) return x * 2 end, n = 4 }))
+    assert.are.equal("userdata", seen)
+    sb.unregister("CallsBack")
+  end)
+
+  it("keeps the errors of values that cannot cross, before the target runs", function()
+    local ran = false
+    sb.target("NeverRuns", { run = function() ran = true end })
+    local ok, err = pcall(sb.perform, "NeverRuns", "run", { u = io.stdout })
+    assert.is_false(ok)
+    assert.matches("cannot cross to C", err)
+    local t = {}
+    t.self = t
+    ok, err = pcall(sb.perform, "NeverRuns", "run", { t = t })
+    assert.is_false(ok)
+    assert.matches("cycle", err)
+    assert.is_false(ran)
+    sb.unregister("NeverRuns")
+  end)
+end)
