@@ -9,6 +9,8 @@ protocol CallConvention {
     /// (`Mediator.dispatchPinned`), contracts treat it as remote, and the
     /// fallbacks are told the URL (``FallbackCall``).
     var url: String? { get }
+    /// `url != nil`, which a convention may know without making the URL.
+    var fromURL: Bool { get }
 
     func invoke(_ action: ActionEntry, on instance: TargetInstance?, args: Args,
                 target: NameRef, action: NameRef) -> Outcome

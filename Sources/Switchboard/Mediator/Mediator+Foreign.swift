@@ -178,8 +178,17 @@ extension Mediator {
 struct ForeignConvention: CallConvention {
     let bridge: any ForeignBridge.Type
     let out: UnsafeMutablePointer<OpaquePointer?>
-    /// The URL the call came from (see ``CallConvention/url``).
-    var url: String?
+    /// The URL the call came from (see ``CallConvention/url``). A plain URL
+    /// call keeps the caller's bytes instead, made into a string only if
+    /// read (a fallback's `url`): see URL/PlainURLCall.swift.
+    var url: String? {
+        get { urlText ?? urlBytes.map { String(decoding: $0, as: UTF8.self) } }
+        set { urlText = newValue }
+    }
+    private var urlText: String?
+    /// The URL of a plain URL call, borrowed for the call.
+    var urlBytes: UnsafeBufferPointer<UInt8>?
+    var fromURL: Bool { urlText != nil || urlBytes != nil }
 
     init(bridge: any ForeignBridge.Type, out: UnsafeMutablePointer<OpaquePointer?>, url: String? = nil) {
         self.bridge = bridge

@@ -102,8 +102,9 @@ extension Mediator {
 
     /// For other faces: resolves the URL, merges the native `extra` params
     /// the face passes (a dict, or nil), and performs. Returns a status code
-    /// as `performNative` does.
-    @_spi(Faces) public func openNative(url received: String, extra: OpaquePointer?, options: CallOptions = .none,
+    /// as `performNative` does. (A face tries ``openPlain(url:options:out:bridge:params:)``
+    /// first.)
+    @_spi(Faces) public func openNative(url received: String, extra: OpaquePointer?, options: CallOptions? = nil,
                                         out: UnsafeMutablePointer<OpaquePointer?>,
                                         bridge: any ForeignBridge.Type) -> Int32 {
         var convention = ForeignConvention(bridge: bridge, out: out, url: received)
@@ -122,10 +123,13 @@ extension Mediator {
         return status
     }
 
-    private func openVerified(_ record: ThreadRecord, _ url: String, extra: OpaquePointer?, options: CallOptions,
+    /// `options`: nil for none (copying `CallOptions.none` showed in the
+    /// profile of a URL call).
+    private func openVerified(_ record: ThreadRecord, _ url: String, extra: OpaquePointer?, options: CallOptions?,
                               via convention: ForeignConvention) -> Int32 {
         let bridge = convention.bridge
-        if hasHooks || !options.isPlain {
+        if hasHooks || options.map({ !$0.isPlain }) ?? false {
+            let options = options ?? .none
             let extraParams: Params
             do throws(SwitchboardError) {
                 extraParams = extra == nil ? [:] : try bridge.value(from: extra).dict ?? [:]
@@ -148,7 +152,7 @@ extension Mediator {
             defer { bridge.release(native) }
             return withNameRef(destination.target) { target in
                 withNameRef(destination.action) { action in
-                    dispatchEntered(record, target, as: target, action, args: native, cache: options.cacheTarget,
+                    dispatchEntered(record, target, as: target, action, args: native, cache: options?.cacheTarget ?? false,
                                     fallback: true, via: convention)
                 }
             }

@@ -174,21 +174,7 @@ public struct RemoteURL: Sendable, Equatable {
         if literal || !piece.contains(UInt8(ascii: "%")) { return String(decoding: piece, as: UTF8.self) }
         let decoded: Result<String, DecodeFailure> = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: piece.count) {
             out in
-            var n = 0
-            var k = 0
-            var sawNUL = false
-            while k < piece.count {
-                var byte = piece[k]
-                if byte == UInt8(ascii: "%") {
-                    byte = URLGrammar.hexValue(piece[k + 1])! << 4 | URLGrammar.hexValue(piece[k + 2])!
-                    k += 3
-                } else {
-                    k += 1
-                }
-                sawNUL = sawNUL || byte == 0
-                out[n] = byte
-                n += 1
-            }
+            let (n, sawNUL) = unescape(piece, into: out.baseAddress!)
             guard let string = String(validating: UnsafeBufferPointer(rebasing: out[..<n]), as: UTF8.self) else {
                 return .failure(.notUTF8)
             }
@@ -205,6 +191,29 @@ public struct RemoteURL: Sendable, Equatable {
     }
 
     private enum DecodeFailure: Error { case notUTF8, nul }
+
+    /// The bytes `piece` stands for (every escape has its two hex digits:
+    /// ``URLGrammar`` checked them), written to `out`, which has room for
+    /// `piece.count`: how many, and whether one of them is a NUL.
+    static func unescape(_ piece: UnsafeBufferPointer<UInt8>,
+                         into out: UnsafeMutablePointer<UInt8>) -> (count: Int, sawNUL: Bool) {
+        var n = 0
+        var k = 0
+        var sawNUL = false
+        while k < piece.count {
+            var byte = piece[k]
+            if byte == UInt8(ascii: "%") {
+                byte = URLGrammar.hexValue(piece[k + 1])! << 4 | URLGrammar.hexValue(piece[k + 2])!
+                k += 3
+            } else {
+                k += 1
+            }
+            sawNUL = sawNUL || byte == 0
+            out[n] = byte
+            n += 1
+        }
+        return (n, sawNUL)
+    }
 
     /// `.badURL` when `string` is over ``maximumLength``: the first check
     /// of every URL entry, before any work proportional to the text

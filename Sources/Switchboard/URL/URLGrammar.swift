@@ -31,6 +31,8 @@ struct URLGrammar {
     /// escapes are not decoded.
     var literalPath = false
     var literalQuery = false
+    /// Whether the URL holds any `%` escape (else nothing needs decoding).
+    var escapes = false
 
     /// The parts of `bytes`, or the problem to report (`quoted` shows the URL).
     static func split(_ bytes: UnsafeBufferPointer<UInt8>, quoted: () -> String) -> Result<URLGrammar, SwitchboardError> {
@@ -47,6 +49,7 @@ struct URLGrammar {
                 guard i + 2 < end, isHex(bytes[i + 1]), isHex(bytes[i + 2]) else {
                     return .failure(.badURL("the URL contains an invalid percent escape at byte \(i)"))
                 }
+                parts.escapes = true
                 i += 3
                 continue
             }

@@ -69,7 +69,10 @@ final class URLRouter: @unchecked Sendable {
 
     private let rwlock: UnsafeMutablePointer<pthread_rwlock_t>
     private var connectors: [ExactName: SchemeConnector] = [ExactName("app"): .targets] {
-        didSet { fewConnectors = connectors.count <= 8 ? connectors.map { ($0.key.string, $0.value) } : nil }
+        didSet {
+            fewConnectors = connectors.count <= 8 ? connectors.map { ($0.key.string, $0.value) } : nil
+            refreshPlainSchemes()
+        }
     }
     /// The same connectors while there are few (most mediators have `app`
     /// alone): a URL's scheme is found by comparing bytes, not hashing them.
@@ -77,6 +80,15 @@ final class URLRouter: @unchecked Sendable {
     private let patterns = PatternTrie()
     private var nextOrder: UInt64 = 0
     private var policy = URLPolicy()
+    /// The schemes whose URLs go straight to targets (``routesToTargets(scheme:)``),
+    /// their bytes in lower case; kept by every change of the connectors,
+    /// patterns and policy.
+    private var plainSchemes: [[UInt8]] = [Array("app".utf8)]
+    /// The same, read without the lock in the usual case of one short
+    /// scheme: that scheme packed (``packed(_:)``), or ``nonePlain`` when
+    /// there is none, or 0: ask `plainSchemes` under the lock.
+    private let plainScheme = Atomic<UInt64>(URLRouter.packed(Array("app".utf8)))
+    private static let nonePlain: UInt64 = 1
     private var observer: (@Sendable (RejectedURL) -> Void)?
     private var signer: (any URLSignatureCheck)?
     /// Whether `signer` is set, read without the lock: most mediators never
@@ -143,6 +155,7 @@ final class URLRouter: @unchecked Sendable {
                 patterns.insert(PatternRoute(pattern: pattern, registered: text, target: target, action: action,
                                              order: nextOrder))
             }
+            refreshPlainSchemes()
             return nil
         }
         if let conflict {
@@ -152,7 +165,10 @@ final class URLRouter: @unchecked Sendable {
     }
 
     func remove(pattern text: String) -> Bool {
-        writing { patterns.remove(registered: text) > 0 }
+        writing {
+            defer { refreshPlainSchemes() }
+            return patterns.remove(registered: text) > 0
+        }
     }
 
     var urlPolicy: URLPolicy {
@@ -161,6 +177,7 @@ final class URLRouter: @unchecked Sendable {
             writing {
                 policy = newValue
                 restrictsTargets.store(newValue.targets != nil, ordering: .releasing)
+                refreshPlainSchemes()
             }
         }
     }
@@ -192,6 +209,9 @@ final class URLRouter: @unchecked Sendable {
             throw .rejected(refusal.reason)
         }
     }
+
+    /// Whether URLs must be signed (read without the lock).
+    var signs: Bool { signing.load(ordering: .acquiring) }
 
     var rejectionObserver: (@Sendable (RejectedURL) -> Void)? {
         get { reading { observer } }
@@ -279,6 +299,63 @@ final class URLRouter: @unchecked Sendable {
         }
         try admit(target: destination.target, action: destination.action, url: url.string, policy: policy, observer: observer)
         return destination
+    }
+
+    /// Whether a URL of `scheme` (its bytes as written, taken in ASCII lower
+    /// case) resolves to the target and action its host and path name, with
+    /// nothing else to consult: no route pattern, the scheme allowed and
+    /// connected to `.targets`, a policy that lists no targets. For the
+    /// plain URL call (PlainURLCall.swift).
+    func routesToTargets(scheme: UnsafeBufferPointer<UInt8>) -> Bool {
+        switch plainScheme.load(ordering: .acquiring) {
+        case 0:
+            return reading {
+                for plain in plainSchemes where Self.isLowered(scheme, plain) { return true }
+                return false
+            }
+        case Self.nonePlain:
+            return false
+        case let only:
+            var lowered: UInt64 = 0
+            guard scheme.count <= 7 else { return false }
+            for (i, byte) in scheme.enumerated() { lowered |= UInt64(ASCII.lower(byte)) << (8 * i) }
+            return lowered | UInt64(scheme.count) << 56 == only
+        }
+    }
+
+    /// Up to 7 bytes of a scheme from the low end, its length in the top
+    /// byte (so never 0 or ``nonePlain``); 0 for a longer one.
+    private static func packed(_ scheme: [UInt8]) -> UInt64 {
+        guard scheme.count <= 7 else { return 0 }
+        var value = UInt64(scheme.count) << 56
+        for (i, byte) in scheme.enumerated() { value |= UInt64(byte) << (8 * i) }
+        return value
+    }
+
+    /// `plainSchemes` for the current state; under the write lock. At most
+    /// eight (a longer list is not searched on every open: the general
+    /// path hashes).
+    private func refreshPlainSchemes() {
+        var schemes: [[UInt8]] = []
+        if patterns.isEmpty && policy.targets == nil {
+            for (scheme, connector) in connectors where policy.allows(scheme: scheme.string) {
+                if case .targets = connector { schemes.append(Array(scheme.string.utf8)) }
+            }
+        }
+        plainSchemes = schemes.count <= 8 ? schemes : []
+        let packed: UInt64 = switch plainSchemes.count {
+        case 0: Self.nonePlain
+        case 1: Self.packed(plainSchemes[0])
+        default: 0
+        }
+        plainScheme.store(packed, ordering: .releasing)
+    }
+
+    /// Whether `bytes` in ASCII lower case are `name`.
+    private static func isLowered(_ bytes: UnsafeBufferPointer<UInt8>, _ name: [UInt8]) -> Bool {
+        guard bytes.count == name.count else { return false }
+        for i in 0..<name.count where ASCII.lower(bytes[i]) != name[i] { return false }
+        return true
     }
 
     /// The connector of `scheme` (lower case); under the lock.

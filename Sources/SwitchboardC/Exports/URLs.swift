@@ -10,6 +10,7 @@ import Glibc
 public func sb_url_open(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar>?,
                         _ options: UnsafePointer<sb_url_options>?, _ out: sb_value_out?) -> sb_status {
     out?.pointee = nil
+    guard let options else { return openURL(m, url, nil, nil, nil, out, "sb_url_open") }
     switch urlOptions(options, "sb_url_open") {
     case .failure(let error): return failure(error)
     case .success(let parsed): return openURL(m, url, parsed.params, parsed.completion, parsed.call, out, "sb_url_open")
@@ -40,7 +41,7 @@ func urlOptions(_ options: UnsafePointer<sb_url_options>?, _ caller: String, com
 
 /// sb_url_open and sb_url_open_async.
 func openURL(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar>?, _ params: sb_value_cptr?,
-             _ completion: sb_value_cptr?, _ options: CallOptions, _ out: sb_value_out?,
+             _ completion: sb_value_cptr?, _ options: CallOptions?, _ out: sb_value_out?,
              _ caller: String) -> sb_status {
     guard let m, let url else { return failure(SB_EINVAL, "\(caller): NULL mediator or URL") }
     if let params, Handle(params).type != SB_DICT {
@@ -53,14 +54,26 @@ func openURL(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar>?, _ params: sb_v
     let status: sb_status
     // The length limit before anything that reads the whole text (a 16 MiB
     // URL is measured up to the limit, not validated and copied).
-    if strnlen(url, RemoteURL.maximumLength + 1) > RemoteURL.maximumLength {
+    let length = strnlen(url, RemoteURL.maximumLength + 1)
+    if length > RemoteURL.maximumLength {
         status = failure(SB_EBADURL, "the URL is longer than \(RemoteURL.maximumLength) bytes, the limit")
-    } else if let text = String(validatingCString: url) {
-        status = sb_status(UInt32(CMediator.borrow(m)._withUnsafeGuaranteedRef {
-            $0.mediator.openNative(url: text, extra: params, options: options, out: &result, bridge: CBridge.self)
-        }))
     } else {
-        status = failure(SB_EBADURL, "\(caller): the URL is not valid UTF-8")
+        status = CMediator.borrow(m)._withUnsafeGuaranteedRef { box in
+            // A plain call to a target is made from the bytes, without a
+            // string (the core's PlainURLCall.swift); anything else, or any
+            // problem, the general way.
+            if params == nil, let plain = url.withMemoryRebound(to: UInt8.self, capacity: length, {
+                box.mediator.openPlain(url: UnsafeBufferPointer(start: $0, count: length), options: options,
+                                       out: &result, bridge: CBridge.self, params: CURLParams.self)
+            }) {
+                return sb_status(UInt32(plain))
+            }
+            guard let text = String(validatingCString: url) else {
+                return failure(SB_EBADURL, "\(caller): the URL is not valid UTF-8")
+            }
+            return sb_status(UInt32(box.mediator.openNative(url: text, extra: params, options: options, out: &result,
+                                                            bridge: CBridge.self)))
+        }
     }
     if let completion { complete(completion, status, result) }
     if let out { out.pointee = result } else if let result { Handle(result).release() }
@@ -291,4 +304,26 @@ public func sb_routes(_ m: sb_mediator_ptr?, _ out: sb_value_out?) -> sb_status 
 public func sb_routes_json(_ m: sb_mediator_ptr?) -> UnsafeMutablePointer<CChar>? {
     guard let m else { _ = failure(SB_EINVAL, "sb_routes_json: NULL mediator"); return nil }
     return strdup(CMediator.borrow(m)._withUnsafeGuaranteedRef { $0.mediator.routes() }.description)
+}
+
+/// The C face's params of a plain URL call, built from the query's bytes
+/// (see the core's PlainURLCall.swift): a dict of strings, as
+/// `CBridge.native(from:)` makes of the same query.
+enum CURLParams: ForeignURLParams {
+    static func newDict() -> OpaquePointer? {
+        Handle(retaining: SBValue.container(SB_DICT)).pointer
+    }
+
+    static func add(to dict: OpaquePointer, key: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) -> Bool {
+        let keyBase = key.baseAddress ?? SBValue.emptyKey
+        return Handle(dict).box!._withUnsafeGuaranteedRef { box in
+            guard box.find(key: keyBase, length: key.count) == nil else { return false }
+            let element = Handle(retaining: SBValue.bytes(UnsafeRawBufferPointer(value), as: SB_STRING))
+            guard box.set(key: keyBase, length: key.count, value: element) else {
+                element.release()
+                return false
+            }
+            return true
+        }
+    }
 }
