@@ -118,7 +118,8 @@ extension Mediator {
                              + hops.suffix(Self.maxRedirects + 1).joined(separator: " → ") + " → …)")
         }
 
-        if case .url(let original, let extra) = call.start {
+        if let original = call.startURL {
+            let extra = call.extra ?? [:]
             // Rules match the URL's normal form, so an escape (%4Fld for
             // Old) or the scheme's case does not slip past a rule; a rule
             // that lengthens the URL meets the length limit at each step.
@@ -279,7 +280,11 @@ extension Mediator {
 
 /// One intercepted call as it moves.
 struct InterceptedCall {
-    let start: CallStart
+    /// A URL call's URL as the caller gave it, and the params passed beside
+    /// it. Not the `CallStart` itself: copying that enum cost every call
+    /// several outlined copies and destroys; nil optionals cost nothing.
+    let startURL: String?
+    let extra: Params?
     let tags: [String]
     let cancellation: Cancellation?
     var target: String?
@@ -289,22 +294,22 @@ struct InterceptedCall {
 
     /// `carried` makes a local call's params; a URL call's come once it resolves.
     init(start: CallStart, tags: [String], cancellation: Cancellation?, carried: () -> CallParams) {
-        self.start = start
         self.tags = tags
         self.cancellation = cancellation
         switch start {
         case .local(let t, let a):
             (target, action) = (t, a)
+            (startURL, extra) = (nil, nil)
             self.carried = carried()
-        case .url(let u, _):
+        case .url(let u, let e):
             url = u
+            (startURL, extra) = (u, e)
             self.carried = CallParams([:])
         }
     }
 
     func event(_ phase: CallEvent.Phase, error: SwitchboardError?, result: CallResult?, duration: UInt64) -> CallEvent {
-        var url = self.url
-        if case .url(let original, _) = start { url = original }
+        let url = startURL ?? self.url
         return CallEvent(phase: phase, target: target, action: action, url: url, tags: tags, error: error,
                          duration: duration, carried: carried, result: result)
     }

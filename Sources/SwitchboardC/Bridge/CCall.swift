@@ -23,12 +23,17 @@ final class CInterceptor: @unchecked Sendable {
 
     /// Shows `interception` to the C function and turns what it returns into
     /// a decision (see switchboard.h, "interceptors").
+    ///
+    /// The `sb_call *` is the interception itself, with one reference held
+    /// for the decision: the handle lives while the function runs (our
+    /// caller holds the interception) and, past a pending return, until a
+    /// decision goes through it. Nothing else is made per call: the C
+    /// strings are made when an accessor first asks (`CallStrings`).
     func run(_ interception: Interception) {
-        let call = CCall(interception)
-        let handle = OpaquePointer(Unmanaged.passRetained(call).toOpaque())
+        let handle = OpaquePointer(Unmanaged.passRetained(interception).toOpaque())
         let returned = fn(userdata, handle)
         if returned != SB_INTERCEPT_PENDING {
-            if !call.decisionMade.exchange(true, ordering: .acquiringAndReleasing) {
+            if !interception.handleDecided.exchange(true, ordering: .acquiringAndReleasing) {
                 if returned == 0 {
                     interception.complete(.proceed)
                 } else {
@@ -37,36 +42,35 @@ final class CInterceptor: @unchecked Sendable {
                     interception.complete(.reject(SwitchboardError(
                         code: code, message: "interceptor \"\(interception.interceptor)\" failed: \(lastError)")))
                 }
-                call.dropHold()
+                Unmanaged.passUnretained(interception).release()
             }
         }
-        call.dropHold()
     }
 }
 
-/// What an `sb_call *` points to: the interception, its strings as C
-/// strings (made on first use: most interceptors read one or two), and two
-/// holds, one for the function's return and one for the decision: the
-/// handle lives until both are dropped.
-final class CCall: Sendable {
+/// What an `sb_call *` points to, seen from the C exports: the interception
+/// (borrowed from the handle), its strings as C strings (made on first use:
+/// most interceptors read one or two, many none), and its decisions.
+struct CCall {
     let interception: Interception
-    let holds = Atomic<Int>(2)
-    /// A decision went through this handle (or the function's return made one).
-    let decisionMade = Atomic<Bool>(false)
-    private let strings = Mutex(CStrings())
 
     enum Field { case target, action, url, interceptor }
 
-    init(_ interception: Interception) {
-        self.interception = interception
+    static func borrow(_ handle: OpaquePointer) -> CCall {
+        CCall(interception: Unmanaged<Interception>.fromOpaque(UnsafeRawPointer(handle)).takeUnretainedValue())
     }
 
-    deinit { strings.withLock { $0.free() } }
+    /// The C strings of this call, made on first use and kept with the
+    /// interception (it releases them when it goes).
+    private var strings: CallStrings {
+        if let made = interception.faceCache.load() { return unsafeDowncast(made, to: CallStrings.self) }
+        return unsafeDowncast(interception.faceCache.storeIfNil(CallStrings()), to: CallStrings.self)
+    }
 
     /// A field as a C string that lives as long as this handle; nil for no URL.
     func cString(_ field: Field) -> UnsafePointer<CChar>? {
         let i = interception
-        return strings.withLock { strings -> CStrings.Pointer in
+        return strings.strings.withLock { strings -> CStrings.Pointer in
             switch field {
             case .target: CStrings.Pointer(strings.target.made { strdup(i.target) })
             case .action: CStrings.Pointer(strings.action.made { strdup(i.action) })
@@ -80,27 +84,19 @@ final class CCall: Sendable {
     func tag(_ index: Int) -> UnsafePointer<CChar>? {
         let tags = interception.tags
         guard index >= 0 && index < tags.count else { return nil }
-        return strings.withLock { strings -> CStrings.Pointer in
+        return strings.strings.withLock { strings -> CStrings.Pointer in
             if strings.tags.isEmpty { strings.tags = tags.map { strdup($0) } }
             return CStrings.Pointer(strings.tags[index])
         }.pointer
     }
 
-    func dropHold() {
-        if holds.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
-            Unmanaged.passUnretained(self).release()
-        }
-    }
-
-    static func borrow(_ handle: OpaquePointer) -> CCall {
-        Unmanaged<CCall>.fromOpaque(UnsafeRawPointer(handle)).takeUnretainedValue()
-    }
-
     /// Makes `decision` through this handle, with switchboard.h's statuses
-    /// for decisions that are ignored.
+    /// for decisions that are ignored. The first decision through the
+    /// handle gives up the reference it held.
     func decide(_ decision: Decision, _ caller: String) -> sb_status {
-        let first = !decisionMade.exchange(true, ordering: .acquiringAndReleasing)
-        defer { if first { dropHold() } }
+        let interception = self.interception
+        let first = !interception.handleDecided.exchange(true, ordering: .acquiringAndReleasing)
+        defer { if first { Unmanaged.passUnretained(interception).release() } }
         if interception.complete(decision) { return SB_OK }
         let what = "\(caller): interceptor \"\(interception.interceptor)\""
         if interception.isAbandoned {
@@ -111,7 +107,14 @@ final class CCall: Sendable {
     }
 }
 
-/// The C strings a handle has handed out; freed with it.
+/// The C strings a call's handle has handed out; freed with the interception.
+private final class CallStrings: Sendable {
+    let strings = Mutex(CStrings())
+
+    deinit { strings.withLock { $0.free() } }
+}
+
+/// The C strings a handle has handed out.
 private struct CStrings: @unchecked Sendable {
     // @unchecked: only reached under the handle's mutex.
     var target: UnsafeMutablePointer<CChar>?
