@@ -310,7 +310,10 @@ static void test_timeout_and_cancel(sb_mediator *m, struct later *l) {
     ended_init(&e);
     later_init(l);
     sb_call_options o = SB_CALL_OPTIONS_INIT;
-    o.timeout_ms = 30;
+    /* Long enough for the action to return first even under valgrind on a
+     * loaded machine (30 ms was not): a call that times out before its
+     * action returns may have its done run here (SB_OK, not SB_PENDING). */
+    o.timeout_ms = 300;
     CHECK_STATUS(sb_action_perform_async(m, "A", "later", NULL, &o, done, &e), SB_PENDING);
     CHECK(wait_ended(&e) == 1);
     CHECK(e.status == SB_ETIMEOUT);
