@@ -214,6 +214,128 @@ static void test_not_found_and_fallbacks(void) {
     sb_mediator_free(m);
 }
 
+/* Copies what the fallback got into a new dict (strings copied, originParams
+ * retained), keeping nothing of the params themselves. */
+static sb_status copy_fields(void *u, const sb_value *params, sb_value **out) {
+    static const char *const keys[] = {"targetString", "selectorString", "target", "action"};
+    (void)u;
+    *out = sb_dict_new();
+    for (size_t i = 0; i < 4; i++) {
+        const char *s = sb_value_get_string(sb_dict_get(params, keys[i]), NULL);
+        if (s != NULL) sb_dict_set_new(*out, keys[i], sb_string(s));
+    }
+    sb_dict_set(*out, "originParams", sb_dict_get(params, "originParams"));
+    sb_dict_set_new(*out, "count", sb_int((int64_t)sb_value_count(params)));
+    return SB_OK;
+}
+
+/* Keeps the params it got (one reference, in userdata) and answers nothing. */
+static sb_status keep_params(void *u, const sb_value *params, sb_value **out) {
+    sb_value **kept = u;
+    (void)out;
+    sb_value_release(*kept);
+    *kept = sb_value_retain((sb_value *)params);
+    return SB_OK;
+}
+
+static int fields_are(sb_value *got, const char *target_string, const char *selector, const char *target,
+                      const char *action) {
+    const char *a = sb_value_get_string(sb_dict_get(got, "targetString"), NULL);
+    const char *b = sb_value_get_string(sb_dict_get(got, "selectorString"), NULL);
+    const char *c = sb_value_get_string(sb_dict_get(got, "target"), NULL);
+    const char *d = sb_value_get_string(sb_dict_get(got, "action"), NULL);
+    return a && b && c && d && strcmp(a, target_string) == 0 && strcmp(b, selector) == 0 && strcmp(c, target) == 0 &&
+           strcmp(d, action) == 0;
+}
+
+/* The C face keeps the params of a finished fallback call that nobody kept
+ * and reuses them for the next: every call must still see its own fields,
+ * a fallback that keeps its params sees them as they were, and the
+ * caller's params are never held (nor counted deeper) after the call. */
+static void test_fallback_params_reused(void) {
+    sb_mediator *m = sb_mediator_new();
+    sb_value *out = NULL, *kept = NULL;
+    CHECK_STATUS(sb_action_register(m, "NoTargetAction", "response", copy_fields, NULL, NULL), SB_OK);
+
+    /* Calls that differ in each field, one after the other. */
+    static const struct { const char *target, *action, *target_string, *selector; } calls[] = {
+        {"A", "go", "Target_A", "Action_go:"},           {"A", "go", "Target_A", "Action_go:"},
+        {"B", "go", "Target_B", "Action_go:"},           {"B", "stop", "Target_B", "Action_stop:"},
+        {"Mod.B", "stop", "Mod.Target_B", "Action_stop:"}, {"Longer.Name", "x", "Longer.Target_Name", "Action_x:"},
+        {"A", "go", "Target_A", "Action_go:"},
+    };
+    int all = 1;
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+        sb_value *params = i % 2 ? sb_dict_new() : NULL;
+        if (params) sb_dict_set_new(params, "i", sb_int((int64_t)i));
+        all &= sb_action_perform(m, calls[i].target, calls[i].action, params, 0, &out) == SB_OK;
+        all &= fields_are(out, calls[i].target_string, calls[i].selector, calls[i].target, calls[i].action);
+        int64_t n = 0, count = 0;
+        sb_value *origin = sb_dict_get(out, "originParams");
+        all &= sb_value_get_int(sb_dict_get(out, "count"), &count) == SB_OK && count == 5;
+        /* Each call's own params, or an empty dict. */
+        all &= params ? origin == params && sb_value_get_int(sb_dict_get(origin, "i"), &n) == SB_OK && n == (int64_t)i
+                      : sb_value_type(origin) == SB_DICT && sb_value_count(origin) == 0;
+        sb_value_release(out);
+        sb_value_release(params);
+    }
+    CHECK(all);
+
+    /* The caller's params go when the caller releases them: the kept dict
+     * does not hold them (a pointer's destroy runs then). */
+    freed = 0;
+    sb_value *params = sb_dict_new();
+    sb_dict_set_new(params, "p", sb_pointer(&freed, count_free));
+    CHECK_STATUS(sb_action_perform(m, "A", "go", params, 0, &out), SB_OK);
+    sb_value_release(out); /* copy_fields retained originParams in out */
+    /* ...and they can be nested as deep as if no fallback had held them:
+     * params at depth 1, then SB_MAX_DEPTH - 1 dicts below. */
+    {
+        sb_value *level = params;
+        sb_status s = SB_OK;
+        for (int depth = 2; depth <= SB_MAX_DEPTH && s == SB_OK; depth++) {
+            sb_value *next = sb_dict_new();
+            s = sb_dict_set_new(level, "c", next);
+            level = next;
+        }
+        CHECK_STATUS(s, SB_OK);
+    }
+    CHECK(freed == 0);
+    sb_value_release(params);
+    CHECK(freed == 1);
+
+    /* An empty originParams a fallback kept (no params given) stays empty
+     * whatever later calls do. */
+    CHECK_STATUS(sb_action_perform(m, "A", "go", NULL, 0, &out), SB_OK);
+    sb_value *empty = sb_value_retain(sb_dict_get(out, "originParams"));
+    sb_value_release(out);
+    CHECK_STATUS(sb_action_perform(m, "B", "go", NULL, 0, &out), SB_OK);
+    CHECK(sb_value_count(sb_dict_get(out, "originParams")) == 0 && sb_value_type(empty) == SB_DICT &&
+          sb_value_count(empty) == 0);
+    sb_value_release(out);
+    sb_value_release(empty);
+
+    /* A fallback that keeps its params sees them as they were after later
+     * calls, which get params of their own. */
+    CHECK_STATUS(sb_action_register(m, "NoTargetAction", "response", keep_params, &kept, NULL), SB_OK);
+    sb_value *first = sb_dict_new();
+    sb_dict_set_new(first, "n", sb_int(1));
+    CHECK_STATUS(sb_action_perform(m, "First", "one", first, 0, &out), SB_OK);
+    sb_value *first_kept = sb_value_retain(kept);
+    CHECK_STATUS(sb_action_register(m, "NoTargetAction", "response", copy_fields, NULL, NULL), SB_OK);
+    for (int i = 0; i < 3; i++) {
+        CHECK_STATUS(sb_action_perform(m, "Second", "two", NULL, 0, &out), SB_OK);
+        CHECK(fields_are(out, "Target_Second", "Action_two:", "Second", "two"));
+        sb_value_release(out);
+    }
+    CHECK(fields_are(first_kept, "Target_First", "Action_one:", "First", "one"));
+    CHECK(sb_dict_get(first_kept, "originParams") == first && sb_value_count(first_kept) == 5);
+    sb_value_release(first_kept);
+    sb_value_release(kept);
+    sb_value_release(first);
+    sb_mediator_free(m);
+}
+
 static void test_statuses(void) {
     sb_mediator *m = sb_mediator_new();
     sb_value *out = NULL, *not_dict = sb_int(1);
@@ -446,6 +568,7 @@ int main(void) {
     test_register_and_perform();
     test_replace_and_unregister();
     test_not_found_and_fallbacks();
+    test_fallback_params_reused();
     test_statuses();
     test_module_key();
     test_reentrancy_and_shared();

@@ -75,32 +75,76 @@ extension CallConvention {
     /// How many string-valued params follow `originParams`.
     public var fieldCount: Int { url == nil ? 4 : 5 }
 
+    /// The key of field `i`, `i` in `0..<fieldCount`.
+    public static func key(_ i: Int) -> StaticString {
+        switch i {
+        case 0: "targetString"
+        case 1: "selectorString"
+        case 2: "target"
+        case 3: "action"
+        default: "url"
+        }
+    }
+
     /// Calls `body` with field `i`'s key and value bytes (UTF-8, borrowed
     /// for the call), `i` in `0..<fieldCount`; returns what `body` returns.
     /// (Not generic: faces call it across modules, where a generic function
     /// would not be specialized.)
     public func withField(_ i: Int, _ body: (StaticString, UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
+        let key = Self.key(i)
         switch i {
         case 0:
-            // `Target_<Name>`, or `Module.Target_<Name>` for `Module.Name`
-            // (the last dot splits, as discovery splits a qualified name).
-            let bytes = lookup.buffer
-            guard let dot = bytes.lastIndex(of: UInt8(ascii: ".")) else {
-                return Self.joined(Self.bytes("Target_"), bytes, Self.bytes("")) { body("targetString", $0) }
-            }
-            return Self.joined(UnsafeBufferPointer(rebasing: bytes[..<dot]), Self.bytes(".Target_"),
-                               UnsafeBufferPointer(rebasing: bytes[(dot + 1)...])) { body("targetString", $0) }
+            let (a, b, c) = targetStringParts
+            return Self.joined(a, b, c) { body(key, $0) }
         case 1:
-            return Self.joined(Self.bytes("Action_"), action.buffer, Self.bytes(":")) { body("selectorString", $0) }
+            return Self.joined(Self.bytes("Action_"), action.buffer, Self.bytes(":")) { body(key, $0) }
         case 2:
-            return body("target", target.buffer)
+            return body(key, target.buffer)
         case 3:
-            return body("action", action.buffer)
+            return body(key, action.buffer)
         default:
             precondition(i == 4 && url != nil, "FallbackCall: no field \(i)")
             var url = url!
-            return url.withUTF8 { body("url", $0) }
+            return url.withUTF8 { body(key, $0) }
         }
+    }
+
+    /// Which fields differ from `values` (`fieldCount` of them, one per
+    /// field, in order): bit `i` set when field `i` is not `values[i]`.
+    /// Compared piece by piece where the names stand, nothing joined: a
+    /// face that kept the values of an earlier call reuses those that are
+    /// the same. One call for all fields, as faces call it across modules.
+    public func fieldsDiffering(from values: UnsafePointer<UnsafeBufferPointer<UInt8>>) -> UInt32 {
+        var differing: UInt32 = 0
+        if !targetStringIs(values[0]) { differing |= 1 }
+        if !Self.equals(values[1], Self.bytes("Action_"), action.buffer, Self.bytes(":")) { differing |= 2 }
+        if !Self.equals(values[2], target.buffer) { differing |= 4 }
+        if !Self.equals(values[3], action.buffer) { differing |= 8 }
+        if var url, !url.withUTF8({ Self.equals(values[4], $0) }) { differing |= 16 }
+        return differing
+    }
+
+    /// Whether `bytes` are `Target_<lookup>` (no dot in `lookup`).
+    private func targetStringIs(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var i = lookup.count
+        while i > 0 {
+            i &-= 1
+            if lookup.base[i] == UInt8(ascii: ".") {
+                let (a, b, c) = targetStringParts
+                return Self.equals(bytes, a, b, c)
+            }
+        }
+        return Self.equals(bytes, Self.bytes("Target_"), lookup.buffer, Self.bytes(""))
+    }
+
+    /// `targetString` in three pieces: `Target_<Name>`, or
+    /// `Module.Target_<Name>` for `Module.Name` (the last dot splits, as
+    /// discovery splits a qualified name).
+    private var targetStringParts: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) {
+        let bytes = lookup.buffer
+        guard let dot = bytes.lastIndex(of: UInt8(ascii: ".")) else { return (Self.bytes("Target_"), bytes, Self.bytes("")) }
+        return (UnsafeBufferPointer(rebasing: bytes[..<dot]), Self.bytes(".Target_"),
+                UnsafeBufferPointer(rebasing: bytes[(dot + 1)...]))
     }
 
     /// Field `i` as Swift strings.
@@ -115,6 +159,25 @@ extension CallConvention {
 
     private static func bytes(_ s: StaticString) -> UnsafeBufferPointer<UInt8> {
         UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount)
+    }
+
+    @inline(__always)
+    private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count == name.count else { return false }
+        guard let a = bytes.baseAddress, let b = name.baseAddress else { return true }
+        return bytesEqual(a, b, count: bytes.count)
+    }
+
+    /// Whether `bytes` are `a`, `b` and `c` one after the other.
+    private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ a: UnsafeBufferPointer<UInt8>,
+                               _ b: UnsafeBufferPointer<UInt8>, _ c: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count == a.count + b.count + c.count else { return false }
+        guard let start = bytes.baseAddress else { return true }
+        @inline(__always) func same(_ part: UnsafeBufferPointer<UInt8>, at offset: Int) -> Bool {
+            guard let base = part.baseAddress else { return true }
+            return bytesEqual(start + offset, base, count: part.count)
+        }
+        return same(a, at: 0) && same(b, at: a.count) && same(c, at: a.count + b.count)
     }
 
     /// `a`, `b` and `c` in one buffer (on the stack when small).

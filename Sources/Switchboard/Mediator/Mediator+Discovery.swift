@@ -26,8 +26,10 @@ extension Mediator {
     /// A name the stable providers (C plugins) were asked for in vain is not
     /// asked of them again until a generation changes (``MissCache``); when
     /// nothing else could find it (no Swift type to look for, no discoverer),
-    /// the search ends there, without building anything.
-    func discoverEntry(_ key: NameRef) -> Result<Unmanaged<TargetEntry>?, SwitchboardError> {
+    /// the search ends there, without building anything; `absent`: the
+    /// caller, pinned, has just found no entry for `key`, which is then not
+    /// looked for again.
+    func discoverEntry(_ key: NameRef, absent: Bool = false) -> Result<Unmanaged<TargetEntry>?, SwitchboardError> {
         // A handler's name is nothing to search for (and, with its NUL byte,
         // would reach a C discoverer cut short).
         if HandlerName.isHandler(key) { return .success(targets.find(key)) }
@@ -37,7 +39,7 @@ extension Mediator {
         let swiftTypes = mightBeSwiftType(key)
         if stableMissed, !swiftTypes, unstableProviders.load(ordering: .acquiring) == 0,
            !DiscoveriesInProgress.anyOnThisThread {
-            return .success(targets.find(key))
+            return .success(absent ? nil : targets.find(key))
         }
         let name = key.string
         if DiscoveriesInProgress.contains(self, name) {

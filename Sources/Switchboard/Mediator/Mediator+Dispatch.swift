@@ -69,71 +69,66 @@ extension Mediator {
 
     /// A call nothing answers: a degrade rule's target if one matches, else
     /// `NoTargetAction`, else the degrade handler, each with the fallback
-    /// params (``FallbackCall``); else the `missing` error.
+    /// params (``FallbackCall``); else the `missing` error. A URL call may
+    /// not land on a rule's target or `NoTargetAction` that the URL policy
+    /// refuses.
     private func degrade<C: CallConvention>(_ record: ThreadRecord, _ lookup: NameRef, as called: NameRef,
                                             _ action: NameRef, args: C.Args, missing: Missing,
                                             via convention: C) -> C.Outcome {
-        pins.pin(record)
-        let fallback: Fallback?
-        do throws(SwitchboardError) {
-            fallback = try answering(for: called, action, fromURL: convention.fromURL)
-        } catch {
-            pins.unpin(record)
-            return convention.fail(error)
-        }
-        guard let fallback else {
-            pins.unpin(record)
-            return convention.fail(finalError(missing, lookup, action, via: convention))
-        }
-        record.hold(fallback.resolved)
-        pins.unpin(record)
         let call = FallbackCall(lookup: lookup, target: called, action: action, url: convention.url)
-        return convention.withFallbackArgs(origin: args, call: call) { args in
-            withNameRef(fallback.target) { t in
-                withNameRef(fallback.action) { a in run(fallback.resolved, args: args, target: t, action: a, via: convention) }
-            }
-        }
-    }
-
-    /// What answers a call nothing else answers, and the names it answers as.
-    private struct Fallback {
-        let resolved: Resolved
-        let target: String
-        let action: String
-    }
-
-    /// What answers a call nothing else answers; nil: nothing. Throws when
-    /// a URL call may not land there. Pinned.
-    private func answering(for called: NameRef, _ action: NameRef,
-                           fromURL: Bool) throws(SwitchboardError) -> Fallback? {
+        let fromURL = convention.fromURL
+        pins.pin(record)
         let hooks = self.hooks.pinned()
         if let hooks, let (target, degraded) = hooks.rules.degrade(target: called.string, action: action.string) {
-            // Where a URL call lands is admitted before anything there runs.
-            if fromURL, let refusal = withNameRef(target, { t in withNameRef(degraded) { landing(t, $0) } }) {
-                throw refusal
+            let outcome = withNameRef(target) { t in
+                withNameRef(degraded) { a -> C.Outcome? in
+                    // Where a URL call lands is admitted before anything there runs.
+                    if fromURL, let refusal = landing(t, a) {
+                        pins.unpin(record)
+                        return convention.fail(refusal)
+                    }
+                    guard case .found(let resolved) = resolve(t, a, cache: false, forURL: fromURL) else { return nil }
+                    return runFallback(resolved, record, args: args, call: call, target: t, action: a, via: convention)
+                }
             }
-            if case .found(let resolved) = withNameRef(target, { t in
-                withNameRef(degraded) { resolve(t, $0, cache: false, forURL: fromURL) }
-            }) {
-                return Fallback(resolved: resolved, target: target, action: degraded)
-            }
+            if let outcome { return outcome }
         }
-        if fromURL, self.lookup(Names.noTargetAction.ref, Names.response.ref, forURL: true).hasTarget,
-           let refusal = landing(Names.noTargetAction.ref, Names.response.ref) {
-            throw refusal
+        let noTargetAction = Names.noTargetAction.ref, response = Names.response.ref
+        if fromURL, self.lookup(noTargetAction, response, forURL: true).hasTarget,
+           let refusal = landing(noTargetAction, response) {
+            pins.unpin(record)
+            return convention.fail(refusal)
         }
-        if case .found(let resolved) = resolve(Names.noTargetAction.ref, Names.response.ref, cache: false,
-                                               forURL: fromURL) {
-            return Fallback(resolved: resolved, target: Names.noTargetAction.string, action: Names.response.string)
+        if case .found(let resolved) = resolve(noTargetAction, response, cache: false, forURL: fromURL) {
+            return runFallback(resolved, record, args: args, call: call, target: noTargetAction, action: response,
+                               via: convention)
         }
         if let hooks, let handler = hooks.degrade {
             // It answers for the call itself, which was admitted where it
             // landed (dispatchEntered). The snapshot owns it.
             let resolved = Resolved(action: Unmanaged.passUnretained(handler), instance: nil, ownsInstance: false,
                                     owner: Unmanaged.passUnretained(hooks).toOpaque())
-            return Fallback(resolved: resolved, target: "degrade handler", action: "")
+            return withNameRef("degrade handler") { t in
+                withNameRef("") { a in
+                    runFallback(resolved, record, args: args, call: call, target: t, action: a, via: convention)
+                }
+            }
         }
-        return nil
+        pins.unpin(record)
+        return convention.fail(finalError(missing, lookup, action, via: convention))
+    }
+
+    /// Runs a fallback found pinned: holds what it uses, unpins, and runs it
+    /// with the fallback params, as `target`.`action`.
+    @inline(__always)
+    private func runFallback<C: CallConvention>(_ resolved: Resolved, _ record: ThreadRecord, args: C.Args,
+                                                call: FallbackCall, target: NameRef, action: NameRef,
+                                                via convention: C) -> C.Outcome {
+        record.hold(resolved)
+        pins.unpin(record)
+        return convention.withFallbackArgs(origin: args, call: call) { args in
+            run(resolved, args: args, target: target, action: action, via: convention)
+        }
     }
 
     /// Runs a resolved action, then releases an instance made for this call.
@@ -243,7 +238,7 @@ extension Mediator {
         if let found = targets.find(target) {
             entry = found
         } else {
-            switch discoverEntry(target) {
+            switch discoverEntry(target, absent: true) {
             case .success(let found?): entry = found
             case .success(nil): return .noTarget
             case .failure(let error): return .failed(error)

@@ -18,6 +18,10 @@
     /// New params for a fallback: `originParams` (the caller's params, or an
     /// empty dict), then the string fields of `call`, in order.
     static func fallbackParams(origin: OpaquePointer?, call: FallbackCall) throws(SwitchboardError) -> OpaquePointer
+    /// Gives back params from `fallbackParams` after the fallback's call (a
+    /// face may keep them for the next call if nobody else holds them). The
+    /// default releases them.
+    static func releaseFallbackParams(_ params: OpaquePointer)
     /// Makes `error` the calling thread's last error (`sb_error_message`).
     static func report(_ error: SwitchboardError)
     /// Whether `params` fit `check` as they are (each declared key present
@@ -31,6 +35,8 @@
 
 extension ForeignBridge {
     public static func fits(_ params: OpaquePointer?, _ check: ContractCheck) -> Bool { false }
+
+    public static func releaseFallbackParams(_ params: OpaquePointer) { release(params) }
 
     public static func resultFits(_ result: OpaquePointer?, _ type: ParamType) -> Bool {
         guard let value = try? value(from: result) else { return false }
@@ -283,7 +289,7 @@ struct ForeignConvention: CallConvention {
         } catch {
             return fail(error)
         }
-        defer { bridge.release(params) }
+        defer { bridge.releaseFallbackParams(params) }
         return body(params)
     }
 

@@ -50,35 +50,11 @@ enum CBridge: ForeignBridge {
     }
 
     static func fallbackParams(origin: OpaquePointer?, call: FallbackCall) throws(SwitchboardError) -> OpaquePointer {
-        // Room for every entry in the box itself: one allocation for the dict.
-        let params = SBValue.container(SB_DICT, capacity: 1 + call.fieldCount)
-        let originParams = origin.map { Handle($0).retain() } ?? Handle(retaining: SBValue.container(SB_DICT))
-        let originBox = originParams.box?.takeUnretainedValue()
-        if let originBox, originBox.isContainer, let problem = Nesting.admit(originBox, into: params) {
-            originParams.release()
-            throw .invalidArgument("NoTargetAction params: originParams: \(problem)")
-        }
-        let originKey: StaticString = "originParams"
-        guard params.set(key: originKey.utf8Start, length: originKey.utf8CodeUnitCount, value: originParams) else {
-            if let originBox, originBox.isContainer { Nesting.undo(originBox, into: params) }
-            originParams.release()
-            throw .outOfMemory("out of memory building NoTargetAction params")
-        }
-        for i in 0..<call.fieldCount {
-            let stored = call.withField(i) { key, value -> Bool in
-                let string = Handle(retaining: SBValue.bytes(UnsafeRawBufferPointer(value), as: SB_STRING))
-                guard params.set(key: key.utf8Start, length: key.utf8CodeUnitCount, value: string) else {
-                    string.release()
-                    return false
-                }
-                return true
-            }
-            // What was stored goes with `params`, which ARC frees.
-            guard stored else {
-                throw .outOfMemory("out of memory building NoTargetAction params")
-            }
-        }
-        return Handle(retaining: params).pointer
+        try FallbackParams.make(origin: origin, call: call)
+    }
+
+    static func releaseFallbackParams(_ params: OpaquePointer) {
+        FallbackParams.release(params)
     }
 
     static func retain(_ native: OpaquePointer) -> OpaquePointer {
