@@ -1,5 +1,7 @@
 /* Threads: 4 pthreads × 100,000 calls (sb_action_perform by name, cached and not,
- * and sb_route_call) while another thread releases the cached target and
+ * sb_route_call, and a missing target NoTargetAction answers: the fallback
+ * params the C face reuses are taken by one thread at a time, and each call
+ * must see its own) while another thread releases the cached target and
  * churns the registry. Every result is checked; the plugin's action fails if
  * its state was destroyed under it. */
 #include "check.h"
@@ -37,6 +39,24 @@ static sb_status twice(void *u, const sb_value *params, sb_value **out) {
     return SB_OK;
 }
 
+/* NoTargetAction: 3 × originParams.n + the digit that ends the target's name,
+ * after checking the fields made from that name. */
+static sb_status fallback(void *u, const sb_value *params, sb_value **out) {
+    int64_t n = 0;
+    char expected[64];
+    (void)u;
+    const char *target = sb_value_get_string(sb_dict_get(params, "target"), NULL);
+    const char *target_string = sb_value_get_string(sb_dict_get(params, "targetString"), NULL);
+    const char *selector = sb_value_get_string(sb_dict_get(params, "selectorString"), NULL);
+    if (target == NULL || target_string == NULL || selector == NULL || strcmp(selector, "Action_twice:") != 0 ||
+        sb_value_get_int(sb_dict_get(sb_dict_get(params, "originParams"), "n"), &n) != SB_OK)
+        return SB_EINVAL;
+    snprintf(expected, sizeof expected, "Target_%s", target);
+    if (strcmp(expected, target_string) != 0) return SB_EINVAL;
+    *out = sb_int(3 * n + (target[strlen(target) - 1] - '0'));
+    return SB_OK;
+}
+
 static void *worker(void *arg) {
     long id = (long)arg;
     sb_route *route = NULL;
@@ -51,11 +71,14 @@ static void *worker(void *arg) {
         sb_value *out = NULL;
         int64_t expected;
         sb_status s;
-        switch (i % 4) {
+        char missing[16];
+        snprintf(missing, sizeof missing, "Missing%ld", id);
+        switch (i % 5) {
         case 0: s = sb_action_perform(m, "Counter", "add", params, SB_CACHE_TARGET, &out); expected = n + 1000; break;
         case 1: s = sb_action_perform(m, "Counter", "add", params, 0, &out); expected = n + 1000; break;
         case 2: s = sb_route_call(route, params, &out); expected = n + 1000; break;
-        default: s = sb_action_perform(m, "Math", "twice", params, 0, &out); expected = 2 * n; break;
+        case 3: s = sb_action_perform(m, "Math", "twice", params, 0, &out); expected = 2 * n; break;
+        default: s = sb_action_perform(m, missing, "twice", params, 0, &out); expected = 3 * n + id; break;
         }
         if (s != SB_OK || check_int(out) != expected) add_to(&failures, 1);
         sb_value_release(out);
@@ -87,6 +110,7 @@ int main(int argc, char **argv) {
     m = sb_mediator_new();
     CHECK_STATUS(sb_plugin_load(m, path), SB_OK);
     CHECK_STATUS(sb_action_register(m, "Math", "twice", twice, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "NoTargetAction", "response", fallback, NULL, NULL), SB_OK);
 
     pthread_t threads[WORKERS + 1];
     for (long i = 0; i < WORKERS; i++) pthread_create(&threads[i], NULL, worker, (void *)i);
