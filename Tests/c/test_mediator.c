@@ -409,6 +409,52 @@ static void test_fallback_params_mutated(void) {
     sb_mediator_free(m);
 }
 
+/* A fallback that misses again from inside itself, down to the call depth
+ * limit, alternating plain, qualified and URL calls: each level, after the
+ * inner calls returned, still sees its own fields (an inner call never takes
+ * the params an outer one is using). */
+static int nested_wrong, nested_deepest, nested_rejected;
+static sb_status miss_again(void *u, const sb_value *params, sb_value **out) {
+    sb_mediator *m = u;
+    const char *action = sb_value_get_string(sb_dict_get(params, "action"), NULL);
+    int depth = action ? atoi(action + 1) : 0;
+    char target[32], act[32], next_target[32], next_action[32], url[96];
+    snprintf(target, sizeof target, depth % 2 ? "M.T%d" : "T%d", depth);
+    snprintf(act, sizeof act, "a%d", depth);
+    snprintf(next_target, sizeof next_target, (depth + 1) % 2 ? "M.T%d" : "T%d", depth + 1);
+    snprintf(next_action, sizeof next_action, "a%d", depth + 1);
+    if (depth > nested_deepest) nested_deepest = depth;
+    sb_value *o = NULL;
+    sb_status s;
+    if (depth % 4 == 0) {
+        snprintf(url, sizeof url, "app://%s/%s", next_target, next_action);
+        s = sb_url_open(m, url, NULL, &o);
+    } else {
+        s = sb_action_perform(m, next_target, next_action, depth % 3 ? params : NULL, 0, &o);
+    }
+    if (s == SB_EREJECTED) nested_rejected++;
+    sb_value_release(o);
+    const char *t = sb_value_get_string(sb_dict_get(params, "target"), NULL);
+    int has_url = sb_dict_get(params, "url") != NULL;
+    if (!t || !action || strcmp(t, target) != 0 || strcmp(action, act) != 0 || (depth > 1 && has_url != (depth % 4 == 1)))
+        nested_wrong++;
+    *out = sb_int(depth);
+    return SB_OK;
+}
+
+static void test_fallback_params_nested(void) {
+    sb_mediator *m = sb_mediator_new();
+    sb_value *out = NULL;
+    CHECK_STATUS(sb_action_register(m, "NoTargetAction", "response", miss_again, m, NULL), SB_OK);
+    for (int round = 0; round < 2; round++) {
+        nested_wrong = nested_deepest = nested_rejected = 0;
+        CHECK_STATUS(sb_action_perform(m, "M.T1", "a1", NULL, 0, &out), SB_OK);
+        sb_value_release(out);
+        CHECK(nested_wrong == 0 && nested_rejected == 1 && nested_deepest > 100);
+    }
+    sb_mediator_free(m);
+}
+
 static void test_statuses(void) {
     sb_mediator *m = sb_mediator_new();
     sb_value *out = NULL, *not_dict = sb_int(1);
@@ -643,6 +689,7 @@ int main(void) {
     test_not_found_and_fallbacks();
     test_fallback_params_reused();
     test_fallback_params_mutated();
+    test_fallback_params_nested();
     test_statuses();
     test_module_key();
     test_reentrancy_and_shared();
