@@ -336,6 +336,125 @@ static void test_fallback_params_reused(void) {
     sb_mediator_free(m);
 }
 
+/* A fallback that breaks the rule that args are read-only (a const cast):
+ * what it does to its params must not reach a later call, nor outlive it. */
+static int hostile_mode;
+static sb_value *hostile_container;
+static sb_status mutate_params(void *u, const sb_value *params, sb_value **out) {
+    sb_value *p = (sb_value *)params;
+    (void)u;
+    *out = sb_dict_new();
+    for (size_t i = 0; i < sb_value_count(params); i++) {
+        const char *k = NULL;
+        sb_value *v = NULL;
+        sb_dict_at(params, i, &k, &v);
+        sb_dict_set(*out, k, v);
+    }
+    if (hostile_mode == 1) sb_dict_set_new(p, "extra", sb_string("EXTRA"));
+    if (hostile_mode == 2) sb_dict_set_new(p, "target", sb_pointer(&freed, count_free));
+    if (hostile_mode == 3) sb_dict_set(p, "action", hostile_container);
+    return SB_OK;
+}
+
+static void test_fallback_params_mutated(void) {
+    sb_mediator *m = sb_mediator_new();
+    sb_value *out = NULL;
+    CHECK_STATUS(sb_action_register(m, "NoTargetAction", "response", mutate_params, NULL, NULL), SB_OK);
+
+    /* A key added to a plain call's params (5 + 1 entries, a URL call's
+     * count): the next URL call has its url under "url", nothing else. */
+    hostile_mode = 1;
+    CHECK_STATUS(sb_action_perform(m, "Ghost", "boo", NULL, 0, &out), SB_OK);
+    sb_value_release(out);
+    hostile_mode = 0;
+    CHECK_STATUS(sb_url_open(m, "app://Ghost/boo?k=v", NULL, &out), SB_OK);
+    CHECK_STR(sb_value_get_string(sb_dict_get(out, "url"), NULL), "app://Ghost/boo?k=v");
+    CHECK(sb_dict_get(out, "extra") == NULL && sb_value_count(out) == 6);
+    sb_value_release(out);
+
+    /* A pointer put in the params is destroyed when the call ends. */
+    freed = 0;
+    hostile_mode = 2;
+    CHECK_STATUS(sb_action_perform(m, "Ghost", "boo", NULL, 0, &out), SB_OK);
+    sb_value_release(out);
+    hostile_mode = 0;
+    CHECK(freed == 1);
+
+    /* A container put in the params is the caller's alone after the call:
+     * SB_MAX_DEPTH - 1 levels still fit below it. */
+    hostile_container = sb_dict_new();
+    hostile_mode = 3;
+    CHECK_STATUS(sb_action_perform(m, "Ghost", "boo", NULL, 0, &out), SB_OK);
+    sb_value_release(out);
+    hostile_mode = 0;
+    {
+        sb_value *level = hostile_container;
+        sb_status s = SB_OK;
+        for (int depth = 2; depth <= SB_MAX_DEPTH && s == SB_OK; depth++) {
+            sb_value *next = sb_dict_new();
+            s = sb_dict_set_new(level, "c", next);
+            level = next;
+        }
+        CHECK_STATUS(s, SB_OK);
+    }
+    sb_value_release(hostile_container);
+
+    /* Later calls see their own fields only. */
+    CHECK_STATUS(sb_action_perform(m, "Mod.Ghost", "b", NULL, 0, &out), SB_OK);
+    CHECK(fields_are(out, "Mod.Target_Ghost", "Action_b:", "Mod.Ghost", "b") && sb_value_count(out) == 5);
+    sb_value_release(out);
+    robustness_row("C NoTargetAction that changes its params (a key added before a URL miss, a pointer, a "
+                   "container put in)", 3, "the next call sees its own fields only; what was put in is "
+                   "released with the call");
+    sb_mediator_free(m);
+}
+
+/* A fallback that misses again from inside itself, down to the call depth
+ * limit, alternating plain, qualified and URL calls: each level, after the
+ * inner calls returned, still sees its own fields (an inner call never takes
+ * the params an outer one is using). */
+static int nested_wrong, nested_deepest, nested_rejected;
+static sb_status miss_again(void *u, const sb_value *params, sb_value **out) {
+    sb_mediator *m = u;
+    const char *action = sb_value_get_string(sb_dict_get(params, "action"), NULL);
+    int depth = action ? atoi(action + 1) : 0;
+    char target[32], act[32], next_target[32], next_action[32], url[96];
+    snprintf(target, sizeof target, depth % 2 ? "M.T%d" : "T%d", depth);
+    snprintf(act, sizeof act, "a%d", depth);
+    snprintf(next_target, sizeof next_target, (depth + 1) % 2 ? "M.T%d" : "T%d", depth + 1);
+    snprintf(next_action, sizeof next_action, "a%d", depth + 1);
+    if (depth > nested_deepest) nested_deepest = depth;
+    sb_value *o = NULL;
+    sb_status s;
+    if (depth % 4 == 0) {
+        snprintf(url, sizeof url, "app://%s/%s", next_target, next_action);
+        s = sb_url_open(m, url, NULL, &o);
+    } else {
+        s = sb_action_perform(m, next_target, next_action, depth % 3 ? params : NULL, 0, &o);
+    }
+    if (s == SB_EREJECTED) nested_rejected++;
+    sb_value_release(o);
+    const char *t = sb_value_get_string(sb_dict_get(params, "target"), NULL);
+    int has_url = sb_dict_get(params, "url") != NULL;
+    if (!t || !action || strcmp(t, target) != 0 || strcmp(action, act) != 0 || (depth > 1 && has_url != (depth % 4 == 1)))
+        nested_wrong++;
+    *out = sb_int(depth);
+    return SB_OK;
+}
+
+static void test_fallback_params_nested(void) {
+    sb_mediator *m = sb_mediator_new();
+    sb_value *out = NULL;
+    CHECK_STATUS(sb_action_register(m, "NoTargetAction", "response", miss_again, m, NULL), SB_OK);
+    for (int round = 0; round < 2; round++) {
+        nested_wrong = nested_deepest = nested_rejected = 0;
+        CHECK_STATUS(sb_action_perform(m, "M.T1", "a1", NULL, 0, &out), SB_OK);
+        sb_value_release(out);
+        CHECK(nested_wrong == 0 && nested_rejected == 1 && nested_deepest > 100);
+    }
+    sb_mediator_free(m);
+}
+
 static void test_statuses(void) {
     sb_mediator *m = sb_mediator_new();
     sb_value *out = NULL, *not_dict = sb_int(1);
@@ -569,6 +688,8 @@ int main(void) {
     test_replace_and_unregister();
     test_not_found_and_fallbacks();
     test_fallback_params_reused();
+    test_fallback_params_mutated();
+    test_fallback_params_nested();
     test_statuses();
     test_module_key();
     test_reentrancy_and_shared();

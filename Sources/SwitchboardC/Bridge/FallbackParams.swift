@@ -41,6 +41,11 @@ enum FallbackParams {
         let kept = params._withUnsafeGuaranteedRef { p -> Bool in
             let entries = p.h.pointee.count
             guard p.type == SB_DICT, entries == 5 || entries == 6, isUnique(p) else { return false }
+            // Only the shape `fresh` makes is kept: a fallback that broke the
+            // rule that args are read-only may have added a key (a plain
+            // call's dict would pass for a URL call's) or put a value there
+            // (a container or pointer the spare must not keep alive).
+            guard hasFreshShape(p, fields: entries - 1) else { return false }
             let origin = p.dictEntries[0].value
             let keepOrigin = origin.box.map { o in
                 o._withUnsafeGuaranteedRef { $0.type == SB_DICT && $0.h.pointee.count == 0 && isUnique($0) }
@@ -58,6 +63,26 @@ enum FallbackParams {
         guard kept else { return params.release() }
         let old = spare.exchange(UInt(bitPattern: params.toOpaque()), ordering: .acquiringAndReleasing)
         if old != 0 { Unmanaged<SBValue>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).release() }
+    }
+
+    /// Whether `params` has the keys `fresh` sets for `fields` fields, in
+    /// order, each field a string.
+    private static func hasFreshShape(_ params: SBValue, fields: Int) -> Bool {
+        let entries = params.dictEntries
+        guard keyIs(entries, "originParams") else { return false }
+        for i in 0..<fields {
+            let entry = entries + 1 + i
+            guard keyIs(entry, FallbackCall.key(i)),
+                  entry.pointee.value.box?._withUnsafeGuaranteedRef({ $0.type == SB_STRING }) == true
+            else { return false }
+        }
+        return true
+    }
+
+    @inline(__always)
+    private static func keyIs(_ entry: UnsafeMutablePointer<DictEntry>, _ key: StaticString) -> Bool {
+        entry.pointee.keyLength == key.utf8CodeUnitCount
+            && bytesEqual(DictEntry.key(entry), key.utf8Start, count: key.utf8CodeUnitCount)
     }
 
     /// The spare dict, its strings now those of `call`; nil when there is
@@ -82,8 +107,8 @@ enum FallbackParams {
         // its count is the same.
         let entries = params.dictEntries + 1
         let differing = withUnsafeTemporaryAllocation(of: UnsafeBufferPointer<UInt8>.self, capacity: fields) { values in
-            // A value that is not a string (a fallback broke the rule that
-            // args are read-only) is made again, whatever it is compared with.
+            // Every value is a string (`release` keeps no other); one that
+            // is not would be made again, whatever it is compared with.
             var notStrings: UInt32 = 0
             for i in 0..<fields {
                 let string = entries[i].value.box?._withUnsafeGuaranteedRef { s in
