@@ -118,12 +118,16 @@ extension Mediator {
                 return Fallback(resolved: resolved, target: target, action: degraded)
             }
         }
-        if fromURL, self.lookup(Names.noTargetAction.ref, Names.response.ref, forURL: true).hasTarget,
-           let refusal = landing(Names.noTargetAction.ref, Names.response.ref) {
+        // A URL call is admitted to NoTargetAction before it is resolved;
+        // when the lookup finds none, it is not looked for again (that
+        // would ask the discoverers a second time for the same name).
+        let noTargetAction = fromURL ? self.lookup(Names.noTargetAction.ref, Names.response.ref, forURL: true).hasTarget
+                                     : true
+        if fromURL, noTargetAction, let refusal = landing(Names.noTargetAction.ref, Names.response.ref) {
             throw refusal
         }
-        if case .found(let resolved) = resolve(Names.noTargetAction.ref, Names.response.ref, cache: false,
-                                               forURL: fromURL) {
+        if noTargetAction, case .found(let resolved) = resolve(Names.noTargetAction.ref, Names.response.ref, cache: false,
+                                                               forURL: fromURL) {
             return Fallback(resolved: resolved, target: Names.noTargetAction.string, action: Names.response.string)
         }
         if let hooks, let handler = hooks.degrade {
