@@ -381,6 +381,39 @@ static void test_discovery_does_not_multiply(void) {
                    "discoverer calls grow with the chain, not its square");
 }
 
+/* A call nothing answers asks each discoverer once for the target and once
+ * for NoTargetAction, whether it came from sb_action_perform or from a URL
+ * (plain or not). A URL call looked NoTargetAction up to admit it, then
+ * again to call it: two searches for the same name (a Lua state stats its
+ * Target_NoTargetAction.lua files twice). */
+static long asked_target, asked_fallback;
+static sb_status counting_discoverer(void *u, sb_mediator *m, const char *target) {
+    (void)u;
+    (void)m;
+    if (strcmp(target, "NoTargetAction") == 0) asked_fallback++;
+    else asked_target++;
+    return SB_ENOTARGET;
+}
+
+static void test_url_fallback_searched_once(void) {
+    const char *urls[] = {"app://Nobody/act", "app://Nobody/act?k=1&k=2", NULL};
+    for (int i = 0; i < 3; i++) {
+        sb_mediator *m = sb_mediator_new();
+        sb_value *out = NULL;
+        CHECK_STATUS(sb_discoverer_add(m, counting_discoverer, NULL, NULL, NULL), SB_OK);
+        asked_target = asked_fallback = 0;
+        if (urls[i] == NULL) CHECK_STATUS(sb_action_perform(m, "Nobody", "act", NULL, 0, &out), SB_ENOTARGET);
+        else CHECK_STATUS(sb_url_open(m, urls[i], NULL, &out), SB_ENOTARGET);
+        CHECK(asked_target == 1);
+        CHECK(asked_fallback == 1);
+        sb_value_release(out);
+        sb_mediator_free(m);
+    }
+    robustness_row("URL call nothing answers, with a discoverer", 3,
+                   "the discoverer is asked once for the target and once for NoTargetAction, as for a "
+                   "perform (it was asked twice for NoTargetAction)");
+}
+
 /* Interceptors and observers are bounded (each change copies the list, so
  * n unbounded adds would cost n²): past SB_MAX_HOOKS the add fails, and its
  * userdata is released at once. */
@@ -575,6 +608,7 @@ int main(int argc, char **argv) {
     test_hook_reentrancy();
     test_discoverer_reentrancy();
     test_discovery_does_not_multiply();
+    test_url_fallback_searched_once();
     test_hook_bound();
     test_bad_plugins();
     test_callbacks();

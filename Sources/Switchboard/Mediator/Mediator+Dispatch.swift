@@ -94,12 +94,15 @@ extension Mediator {
             if let outcome { return outcome }
         }
         let noTargetAction = Names.noTargetAction.ref, response = Names.response.ref
-        if fromURL, self.lookup(noTargetAction, response, forURL: true).hasTarget,
-           let refusal = landing(noTargetAction, response) {
+        // A URL call is admitted to NoTargetAction before it is resolved;
+        // when the lookup finds none, it is not looked for again (that
+        // would ask the discoverers a second time for the same name).
+        let mayAnswer = fromURL ? self.lookup(noTargetAction, response, forURL: true).hasTarget : true
+        if fromURL, mayAnswer, let refusal = landing(noTargetAction, response) {
             pins.unpin(record)
             return convention.fail(refusal)
         }
-        if case .found(let resolved) = resolve(noTargetAction, response, cache: false, forURL: fromURL) {
+        if mayAnswer, case .found(let resolved) = resolve(noTargetAction, response, cache: false, forURL: fromURL) {
             return runFallback(resolved, record, args: args, call: call, target: noTargetAction, action: response,
                                via: convention)
         }
