@@ -562,6 +562,59 @@ static void test_callbacks_do_not_nest(sb_mediator *m) {
                    "each ran after the one before returned: no recursion, no stack growth");
 }
 
+/* Many completions open at once (more than the library keeps in its
+ * direct slots: the rest go to its overflow table): each id is distinct, is
+ * found while open, completes once in any order, and is refused after. */
+#define OPEN_MANY 300
+static sb_completion many_ids[OPEN_MANY];
+static int many_taken;
+static int64_t many_sum;
+static int many_done;
+
+static sb_status keeps_open(void *ud, const sb_value *params, sb_value **out) {
+    (void)ud; (void)params; (void)out;
+    many_ids[many_taken++] = sb_completion_take();
+    return SB_PENDING;
+}
+
+static void many_done_cb(void *ud, sb_status status, sb_value *result) {
+    (void)ud;
+    int64_t v = 0;
+    if (status == SB_OK && sb_value_get_int(result, &v) == SB_OK) many_sum += v;
+    many_done++;
+    sb_value_release(result);
+}
+
+static void test_many_open(sb_mediator *m) {
+    CHECK_STATUS(sb_action_register(m, "A", "keeps", keeps_open, NULL, NULL), SB_OK);
+    for (int i = 0; i < OPEN_MANY; i++)
+        CHECK_STATUS(sb_action_perform_async(m, "A", "keeps", NULL, NULL, many_done_cb, NULL), SB_PENDING);
+    CHECK(many_taken == OPEN_MANY);
+    int distinct = 1;
+    for (int i = 0; i < OPEN_MANY && distinct; i++)
+        for (int j = i + 1; j < OPEN_MANY; j++)
+            if (many_ids[i] == 0 || many_ids[i] == many_ids[j]) { distinct = 0; break; }
+    CHECK(distinct);
+    CHECK(sb_completion_caller_waits(many_ids[0]) == 0);
+    CHECK(sb_completion_caller_waits(many_ids[OPEN_MANY - 1]) == 0);
+    /* The odd ones from the end, then the even ones from the start. */
+    int refused_after = 0, accepted = 0;
+    for (int i = OPEN_MANY - 1; i >= 0; i--)
+        if (i % 2 && sb_completion_succeed(many_ids[i], sb_int(i)) == SB_OK) accepted++;
+    for (int i = 0; i < OPEN_MANY; i++)
+        if (i % 2 == 0 && sb_completion_succeed(many_ids[i], sb_int(i)) == SB_OK) accepted++;
+    for (int i = 0; i < OPEN_MANY; i++)
+        if (sb_completion_succeed(many_ids[i], sb_int(1)) == SB_ENOTFOUND
+            && sb_completion_caller_waits(many_ids[i]) == 0) refused_after++;
+    CHECK(accepted == OPEN_MANY);
+    CHECK(refused_after == OPEN_MANY);
+    CHECK(many_done == OPEN_MANY);
+    CHECK(many_sum == (int64_t)OPEN_MANY * (OPEN_MANY - 1) / 2);
+    /* Ids never given: refused the same way. */
+    CHECK_STATUS(sb_completion_succeed(many_ids[OPEN_MANY - 1] + 1000, sb_int(1)), SB_ENOTFOUND);
+    CHECK_STATUS(sb_completion_fail(0, SB_EACTION, "no"), SB_ENOTFOUND);
+}
+
 int main(void) {
     sb_mediator *m = sb_mediator_new();
     struct later l;
@@ -579,6 +632,7 @@ int main(void) {
     test_fast_path_contract(&l);
     test_hooks_take_nothing(&l);
     test_callbacks_do_not_nest(m);
+    test_many_open(m);
 
     sb_mediator_free(m);
     return check_report("test_async_callers");

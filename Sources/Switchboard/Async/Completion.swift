@@ -55,10 +55,20 @@ import Synchronization
     private let kept = Mutex<(UInt, UInt)?>(nil)
     /// Called once if the action answers anyway: the face forgets its handle.
     /// (A function, not a closure over the id: nothing is allocated per call.)
-    @_spi(Faces) public var onAnswered: (@Sendable (Completion) -> Void)?
+    /// (Accessors of this module, so that a face's use skips the dynamic
+    /// exclusivity checks, about 75 instructions each.)
+    @_spi(Faces) public var onAnswered: (@Sendable (Completion) -> Void)? {
+        get { answeredHandler }
+        set { answeredHandler = newValue }
+    }
+    @exclusivity(unchecked) private var answeredHandler: (@Sendable (Completion) -> Void)?
     /// The face's handle for it (C's id), 0 until it has one; read and
     /// written only under that face's lock.
-    @_spi(Faces) public var faceID: UInt64 = 0
+    @_spi(Faces) public var faceID: UInt64 {
+        get { handle }
+        set { handle = newValue }
+    }
+    @exclusivity(unchecked) private var handle: UInt64 = 0
     /// The task running a Swift `async` action, cancelled when the caller gives up.
     private let task = Mutex<Task<Void, Never>?>(nil)
     /// For a caller that does not wait (``Deferral/detaching(_:)``): what
@@ -166,6 +176,8 @@ import Synchronization
     /// (monotonic nanoseconds) passes. Returns the answer, or nil having
     /// given up (`givenUp` then says why).
     func wait(until deadline: UInt64) -> Answer? {
+        // Completed before its action returned (often): no need to park.
+        if state.load(ordering: .sequentiallyConsistent) == State.completed { return taken() }
         _ = Parking.wait(on: self, until: deadline) { settled }
         return state.load(ordering: .sequentiallyConsistent) == State.completed ? taken() : nil
     }

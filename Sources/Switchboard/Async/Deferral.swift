@@ -117,7 +117,9 @@ import Synchronization
         let taken = self.taken
         drop(deeperThan: level, including: false, taken)
         if let earlier = taken.stack.last, earlier.level == level { return earlier }
-        guard let completion = make() else { return nil }
+        // This thread's state is at hand: no second look-up, as `make` does.
+        let completion = Completion(level: level, cancellation: CurrentCall.cancellation,
+                                    callerWaits: taken.detachLevel != level)
         taken.stack.append(completion)
         outstanding.add(1, ordering: .relaxed)
         return completion

@@ -9,7 +9,44 @@ import Synchronization
 
 /// The completions C code has taken and not yet completed, by id.
 enum TakenCompletions {
-    static let table = Mutex<(next: UInt64, open: [UInt64: Completion])>((1, [:]))
+    static let table = Mutex<Open>(Open())
+
+    /// Open completions by id. Most are completed soon after they are taken
+    /// (often before their action returns), so an id's slot (the id modulo
+    /// the slot count) is nearly always free for it: no hashing and no
+    /// allocation per completion. One taken while its slot holds an older
+    /// open one (many open at once) goes to `overflow`.
+    struct Open {
+        private static let slotCount = 64
+        var next: UInt64 = 1
+        /// Id 0 (never given) marks a free slot.
+        private var slots = [(id: UInt64, completion: Completion?)](repeating: (0, nil), count: slotCount)
+        private var overflow: [UInt64: Completion] = [:]
+
+        private static func slot(_ id: UInt64) -> Int { Int(id % UInt64(slotCount)) }
+
+        mutating func insert(_ id: UInt64, _ completion: Completion) {
+            let slot = Self.slot(id)
+            if slots[slot].id == 0 { slots[slot] = (id, completion) } else { overflow[id] = completion }
+        }
+
+        func find(_ id: UInt64) -> Completion? {
+            guard id != 0 else { return nil }
+            let slot = slots[Self.slot(id)]
+            if slot.id == id { return slot.completion }
+            return overflow.isEmpty ? nil : overflow[id]
+        }
+
+        mutating func remove(_ id: UInt64) -> Completion? {
+            guard id != 0 else { return nil }
+            let slot = Self.slot(id)
+            if slots[slot].id == id {
+                defer { slots[slot] = (0, nil) }
+                return slots[slot].completion
+            }
+            return overflow.isEmpty ? nil : overflow.removeValue(forKey: id)
+        }
+    }
 
     static func add(_ completion: Completion) -> UInt64 {
         table.withLock { state in
@@ -17,7 +54,7 @@ enum TakenCompletions {
             if completion.faceID != 0 { return completion.faceID }
             let id = state.next
             state.next += 1
-            state.open[id] = completion
+            state.insert(id, completion)
             completion.faceID = id
             // An action that answers anyway has no use for its id: forget it
             // (a later completion is refused as one that is not open).
@@ -28,13 +65,13 @@ enum TakenCompletions {
 
     @Sendable static func forget(_ completion: Completion) {
         table.withLock { state in
-            if completion.faceID != 0 { state.open.removeValue(forKey: completion.faceID) }
+            if completion.faceID != 0 { _ = state.remove(completion.faceID) }
         }
     }
 
-    static func find(_ id: UInt64) -> Completion? { table.withLock { $0.open[id] } }
+    static func find(_ id: UInt64) -> Completion? { table.withLock { $0.find(id) } }
 
-    static func remove(_ id: UInt64) -> Completion? { table.withLock { $0.open.removeValue(forKey: id) } }
+    static func remove(_ id: UInt64) -> Completion? { table.withLock { $0.remove(id) } }
 }
 
 @_cdecl("sb_completion_take")
