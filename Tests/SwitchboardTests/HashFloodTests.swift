@@ -38,8 +38,8 @@ struct HashFloodTests {
 
     /// FNV-1a's low bits depend only on the seed's low bits: for about one
     /// seed in 150 the crafted keys still collided there (the first three
-    /// seeds below are such seeds, found by search). The finalizer mixes
-    /// the high bits down, so they spread under every seed.
+    /// seeds below are such seeds, found by search). The finish folds the
+    /// high bits down, so they spread under every seed.
     @Test func craftedKeysSpreadUnderEverySeed() {
         var seeds: [UInt64] = [0x415a_c400_d754_7080, 0x301b_a988_0a3e_fb80, 0x725a_9a5b_f6a0_7500]
         var generator = SplitMix(state: 23)
