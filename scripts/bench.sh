@@ -139,7 +139,7 @@ dlopen_ms=$(for _ in $(seq "$processes"); do "$out/dlopen" "$library"; done | me
 dlopen_stripped_ms=$(for _ in $(seq "$processes"); do "$out/dlopen" "$out/libswitchboard.stripped.so"; done | median)
 require_ms=$(for _ in $(seq "$processes"); do lua5.4 bench/lua/bench.lua --require; done | median)
 cat > "$out/facts.json" <<EOF
-{"library_bytes": $(stat -c %s "$library"), "library_stripped_bytes": $(stat -c %s "$out/libswitchboard.stripped.so"),
+{"library_bytes": $(stat -L -c %s "$library"), "library_stripped_bytes": $(stat -L -c %s "$out/libswitchboard.stripped.so"),
  "dlopen_ms": $dlopen_ms, "dlopen_stripped_ms": $dlopen_stripped_ms, "require_ms": $require_ms, "processes": $processes}
 EOF
 cat "$out/facts.json"
