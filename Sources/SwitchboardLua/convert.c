@@ -645,11 +645,6 @@ sb_value *sb_lua_check_params(lua_State *L, sb_lua_ctx *ctx, int idx, sb_lua_con
 
 /* ---------------------------------------------------------------- C -> Lua */
 
-int sb_lua_is_scalar(const sb_value *v) {
-    sb_type t = sb_value_type(v);
-    return t == SB_NULL || t == SB_BOOL || t == SB_INT || t == SB_DOUBLE;
-}
-
 /* Pushes the scalar `v` of type `type` (anything else: nil). */
 static void push_scalar_typed(lua_State *L, const sb_value *v, sb_type type) {
     int b;
@@ -672,10 +667,6 @@ static void push_scalar_typed(lua_State *L, const sb_value *v, sb_type type) {
         lua_pushnil(L);
         break;
     }
-}
-
-void sb_lua_push_scalar(lua_State *L, const sb_value *v) {
-    push_scalar_typed(L, v, sb_value_type(v));
 }
 
 /* Remembers the order of dict `v`'s keys for the table on top of the stack

@@ -253,8 +253,6 @@ void sb_lua_conv_uncharge(lua_State *L, sb_lua_conv *conv);
 void sb_lua_push_result(lua_State *L, sb_lua_ctx *ctx, sb_value *v);
 extern const char sb_lua_null; /* sb.null is its address */
 void sb_lua_push_value(lua_State *L, sb_lua_ctx *ctx, const sb_value *v, int depth); /* may raise */
-int sb_lua_is_scalar(const sb_value *v);
-void sb_lua_push_scalar(lua_State *L, const sb_value *v);             /* never raises */
 void sb_lua_push_array_mt(lua_State *L);
 
 /* value.c: C callbacks and pointers as Lua values. */

@@ -135,8 +135,15 @@ private enum FNV1a {
     /// craft keys that fill one chain of a table (hash flooding) in advance.
     /// `SWIFT_DETERMINISTIC_HASHING`, which fixes Swift's own hash seed for
     /// repeatable runs (the benchmarks' instruction counts), fixes it too.
-    static let offset: UInt64 = basis
-        ^ (getenv("SWIFT_DETERMINISTIC_HASHING") != nil ? 0 : UInt64.random(in: .min ... .max))
+    static let offset: UInt64 = basis ^ (deterministic ? 0 : UInt64.random(in: .min ... .max))
+
+    /// Whether `SWIFT_DETERMINISTIC_HASHING` is on, read as the Swift
+    /// runtime reads a flag: by its first letter, 1, t or y (any case).
+    private static var deterministic: Bool {
+        guard let value = getenv("SWIFT_DETERMINISTIC_HASHING") else { return false }
+        return [UInt8(ascii: "1"), UInt8(ascii: "t"), UInt8(ascii: "T"), UInt8(ascii: "y"), UInt8(ascii: "Y")]
+            .contains(UInt8(bitPattern: value[0]))
+    }
     static let basis: UInt64 = 0xcbf2_9ce4_8422_2325
     static let prime: UInt64 = 0x0000_0100_0000_01b3
 

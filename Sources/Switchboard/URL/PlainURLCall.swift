@@ -16,7 +16,8 @@
 // but ASCII without NUL, "." or "..", a `native*` action, a module key, a
 // repeated key, a face that cannot build the dict. The general path then
 // answers as it always has, with its messages and its observer calls.
-// PlainURLCallTests and the URL fuzzer compare the two.
+// PlainURLCallTests compares the two. (The URL fuzzer's mediator has URL
+// patterns, so it reaches only the general path.)
 
 /// A face that builds its native params dict from a URL's query bytes (the
 /// C face). Its dicts are native values of the face's ``ForeignBridge``,
@@ -35,7 +36,8 @@ extension Mediator {
     /// without NUL) as a plain call to a target, as ``openNative(url:extra:options:out:bridge:)``
     /// would with no extra params; or returns nil, having done nothing, when
     /// it is not one (see above): the face then calls `openNative`. The URL
-    /// is not made into a string unless a fallback reads it.
+    /// is made into a string only when nothing answers the call (the
+    /// fallback's params carry it).
     @_spi(Faces) public func openPlain(url bytes: UnsafeBufferPointer<UInt8>, options: CallOptions?,
                                        out: UnsafeMutablePointer<OpaquePointer?>, bridge: any ForeignBridge.Type,
                                        params: any ForeignURLParams.Type) -> Int32? {

@@ -41,6 +41,9 @@ enum FallbackParams {
         let kept = params._withUnsafeGuaranteedRef { p -> Bool in
             let entries = p.h.pointee.count
             guard p.type == SB_DICT, entries == 5 || entries == 6, isUnique(p) else { return false }
+            // What another thread did with these values before letting them
+            // go comes before what this one reads and does with them now.
+            atomicMemoryFence(ordering: .acquiring)
             // Only the shape `fresh` makes is kept: a fallback that broke the
             // rule that args are read-only may have added a key (a plain
             // call's dict would pass for a URL call's) or put a value there
@@ -50,9 +53,6 @@ enum FallbackParams {
             let keepOrigin = origin.box.map { o in
                 o._withUnsafeGuaranteedRef { $0.type == SB_DICT && $0.h.pointee.count == 0 && isUnique($0) }
             } ?? false
-            // What another thread did with these values before letting them
-            // go comes before what this one does with them now.
-            atomicMemoryFence(ordering: .acquiring)
             if !keepOrigin {
                 // The caller's params leave (and their depth with them).
                 p.dictEntries[0].value = .null
