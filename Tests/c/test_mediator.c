@@ -353,6 +353,22 @@ static sb_status mutate_params(void *u, const sb_value *params, sb_value **out) 
     if (hostile_mode == 1) sb_dict_set_new(p, "extra", sb_string("EXTRA"));
     if (hostile_mode == 2) sb_dict_set_new(p, "target", sb_pointer(&freed, count_free));
     if (hostile_mode == 3) sb_dict_set(p, "action", hostile_container);
+    if (hostile_mode == 4) {
+        /* Grows the 5-slot dict past its index threshold (to 10 slots, then
+         * 20): every key stays findable. */
+        char key[8];
+        for (int i = 0; i < 16; i++) {
+            snprintf(key, sizeof key, "k%d", i);
+            sb_dict_set_new(p, key, sb_int(i));
+        }
+        int found = 0;
+        for (int i = 0; i < 16; i++) {
+            int64_t n = -1;
+            snprintf(key, sizeof key, "k%d", i);
+            found += sb_value_get_int(sb_dict_get(params, key), &n) == SB_OK && n == i;
+        }
+        sb_dict_set_new(*out, "found", sb_int(found));
+    }
     return SB_OK;
 }
 
@@ -399,13 +415,26 @@ static void test_fallback_params_mutated(void) {
     }
     sb_value_release(hostile_container);
 
+    /* Keys enough to grow the params past their index threshold: all are
+     * found (the index of a 5-slot dict grown to 10 once had a mask that
+     * reached 8 of its 20 places, and the 9th key's insert never ended). */
+    hostile_mode = 4;
+    CHECK_STATUS(sb_action_perform(m, "Ghost", "boo", NULL, 0, &out), SB_OK);
+    {
+        int64_t found = -1;
+        CHECK_STATUS(sb_value_get_int(sb_dict_get(out, "found"), &found), SB_OK);
+        CHECK(found == 16);
+    }
+    sb_value_release(out);
+    hostile_mode = 0;
+
     /* Later calls see their own fields only. */
     CHECK_STATUS(sb_action_perform(m, "Mod.Ghost", "b", NULL, 0, &out), SB_OK);
     CHECK(fields_are(out, "Mod.Target_Ghost", "Action_b:", "Mod.Ghost", "b") && sb_value_count(out) == 5);
     sb_value_release(out);
     robustness_row("C NoTargetAction that changes its params (a key added before a URL miss, a pointer, a "
-                   "container put in)", 3, "the next call sees its own fields only; what was put in is "
-                   "released with the call");
+                   "container put in, 16 keys added)", 4, "the next call sees its own fields only; what was put "
+                   "in is released with the call; every added key is found");
     sb_mediator_free(m);
 }
 

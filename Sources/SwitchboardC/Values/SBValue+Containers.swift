@@ -232,9 +232,12 @@ extension SBValue {
         return true
     }
 
-    /// Makes an index twice the slot capacity, for a load factor ≤ 1/2.
+    /// Makes an index of at least twice the slot capacity, for a load
+    /// factor ≤ 1/2, and a power of two whatever the capacity (a dict made
+    /// with 5 slots grows to 10): probes wrap with a mask, which must reach
+    /// every slot, or an insert into a dict of 9 keys never ends.
     private func rebuildIndex() -> Bool {
-        let size = h.pointee.capacity * 2
+        let size = 1 << (Int.bitWidth - (h.pointee.capacity * 2 - 1).leadingZeroBitCount)
         guard let index = malloc(size * MemoryLayout<Int32>.stride)?.assumingMemoryBound(to: Int32.self) else {
             return false
         }
