@@ -356,7 +356,7 @@ static sb_status mutate_params(void *u, const sb_value *params, sb_value **out) 
     if (hostile_mode == 4) {
         /* Grows the 5-slot dict past its index threshold (to 10 slots, then
          * 20): every key stays findable. */
-        char key[8];
+        char key[16];
         for (int i = 0; i < 16; i++) {
             snprintf(key, sizeof key, "k%d", i);
             sb_dict_set_new(p, key, sb_int(i));
