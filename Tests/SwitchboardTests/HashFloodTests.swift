@@ -42,7 +42,7 @@ struct HashFloodTests {
     /// high bits down, so they spread under every seed.
     @Test func craftedKeysSpreadUnderEverySeed() {
         var seeds: [UInt64] = [0x415a_c400_d754_7080, 0x301b_a988_0a3e_fb80, 0x725a_9a5b_f6a0_7500]
-        var generator = SplitMix(state: 23)
+        var generator = Seeded(state: 23)
         for _ in 0..<40 { seeds.append(generator.next()) }
         for seed in seeds {
             #expect(Self.slots { NameHash.of($0, seed: seed) } > 4_000, "seed \(String(seed, radix: 16))")
@@ -52,14 +52,3 @@ struct HashFloodTests {
     }
 }
 
-/// A small deterministic generator, so that the seeds tried repeat.
-private struct SplitMix {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
-    }
-}

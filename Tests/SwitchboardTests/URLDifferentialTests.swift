@@ -90,8 +90,8 @@ private enum Oracle {
     }
 }
 
-/// SplitMix64: the same inputs on every run.
-private struct Seeded {
+/// SplitMix64: the same inputs on every run (HashFloodTests uses it too).
+struct Seeded {
     var state: UInt64
     mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
