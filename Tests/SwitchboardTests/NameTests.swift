@@ -4,6 +4,15 @@ import Testing
 /// The registry compares names with word loads for short names; these check
 /// every length across the word-size boundaries, and a difference at every
 /// position.
+/// A target whose table declares names no caller may use.
+final class Target_OddNames: Target {
+    static let actions: Actions<Target_OddNames> = [
+        "": { _, _ in "empty" },
+        "a\u{0}b": { _, _ in "nul" },
+        "ok": { _, _ in "ok" },
+    ]
+}
+
 @Suite("Names")
 struct NameTests {
     @Test("equal bytes compare equal at every length up to 40")
@@ -61,5 +70,32 @@ struct NameTests {
         var many: Params = ["switchboard.module": "Big"]
         for i in 0..<20 { many["k\(i)"] = .int(Int64(i)) }
         #expect(Mediator.module(in: many) == "Big")
+    }
+
+    @Test("a name no caller may use is refused on the fast path as on the general one, even when a table declares it")
+    func invalidNamesNeverRun() throws {
+        let m = Mediator()
+        try m.register(Target_OddNames.self, as: "Odd")
+        // Cached, so that the plain fast path finds the instance.
+        #expect(m.perform(target: "Odd", action: "ok", cacheTarget: true) == "ok")
+        func refusals() -> [String] {
+            ["", "a\u{0}b"].map { action in
+                do {
+                    let value = try m.call(target: "Odd", action: action)
+                    return "ran: \(value)"
+                } catch {
+                    return "\(error)"
+                }
+            } + [m.perform(target: "Odd", action: "").description, m.perform(target: "Odd", action: "a\u{0}b").description]
+        }
+        let plain = refusals()
+        #expect(plain[0].contains("action name is empty"), "\(plain)")
+        #expect(plain[1].contains("action name contains a NUL byte"), "\(plain)")
+        #expect(plain[2] == Value.null.description && plain[3] == Value.null.description, "\(plain)")
+        // The general path (an observer makes every call take it) says the same.
+        _ = try m.addObserver { _ in }
+        #expect(refusals() == plain)
+        robustnessRow("Swift names no caller may use, declared in a Target's table (\"\", a NUL byte), on the fast and the general path",
+                      cases: 4, "refused with the name's problem on both paths; the action never runs")
     }
 }

@@ -61,12 +61,14 @@ extension Mediator {
     }
 
     /// `perform`/`call` for a Swift caller when the call resolves to a Swift
-    /// closure, or nil.
+    /// closure, or nil. The names need no check: one a caller may not use
+    /// finds nothing, or an entry that is not `isCallable`.
     @inline(__always)
     func performSwiftFast(_ target: NameRef, _ action: NameRef, params: Params) -> Result<Value, SwitchboardError>? {
         Self.fastCall(pins) { () -> SwiftCall? in
             guard let entry = targets.find(target) else { return nil }
             return entry._withUnsafeGuaranteedRef { e -> SwiftCall? in
+                guard e.name.isCallable else { return nil }
                 if let registered = e.registered.find(action) {
                     return SwiftCall(registered, on: nil, owner: entry.toOpaque())
                 }
@@ -164,7 +166,8 @@ struct SwiftCall: FastCall {
     /// cached one; else nil. Pinned.
     @inline(__always)
     init?(_ action: Unmanaged<ActionEntry>, on entry: TargetEntry?, owner: UnsafeMutableRawPointer) {
-        guard action._withUnsafeGuaranteedRef({ $0.swift != nil && $0.contract == nil }) else { return nil }
+        guard action._withUnsafeGuaranteedRef({ $0.swift != nil && $0.contract == nil && $0.name.isCallable })
+        else { return nil }
         if let entry {
             guard let cached = Mediator.cachedInstance(of: entry) else { return nil }
             self.cached = cached

@@ -37,11 +37,11 @@ extension Mediator {
     @inline(__always)
     private func plainSwiftFast(_ target: String, _ action: String, _ params: Params) -> Result<Value, SwitchboardError>? {
         guard !hasHooks, !Self.hasModuleKey(params) else { return nil }
-        return withNameRef(target) { called in
-            withNameRef(action) { actionRef in
-                guard NameCheck.isValid(called), NameCheck.isValid(actionRef) else { return nil }
-                return performSwiftFast(called, actionRef, params: params)
-            }
+        // The names are not checked here: an invalid one finds nothing the
+        // fast path runs (it checks the entries it finds, `isCallable`).
+        let seed = NameRef.seed
+        return withNameRef(target, seed: seed) { called in
+            withNameRef(action, seed: seed) { actionRef in performSwiftFast(called, actionRef, params: params) }
         }
     }
 
