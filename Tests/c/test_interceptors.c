@@ -119,6 +119,120 @@ static void test_order(void) {
     CHECK(freed == 3);
 }
 
+/* ------------------------------------- passing through, against proceeding */
+
+/* An interceptor that returns without deciding proceeds by a shorter path
+ * than one that calls sb_call_proceed (no decision written, no waiter woken:
+ * Interception.proceedWhileShown). Every call must come out the same either
+ * way: results, statuses, messages, what observers and later interceptors
+ * see, a call made from inside an interceptor. */
+static char transcript[4096];
+
+static void note(const char *fmt, const char *a, const char *b) {
+    size_t used = strlen(transcript);
+    snprintf(transcript + used, sizeof transcript - used, fmt, a, b);
+}
+
+static int pass_through(void *u, sb_call *call) {
+    (void)u;
+    (void)call;
+    return SB_OK;
+}
+
+static int explicit_proceed(void *u, sb_call *call) {
+    (void)u;
+    return sb_call_proceed(call);
+}
+
+/* Sees the call after the first interceptor, and re-enters once. */
+static int looks_and_reenters(void *u, sb_call *call) {
+    sb_mediator *m = u;
+    note("[%s.%s ", sb_call_target(call), sb_call_action(call));
+    note("%s %s]", sb_call_interceptor(call) ? "named" : "unnamed", sb_call_url(call) ? sb_call_url(call) : "-");
+    if (strcmp(sb_call_action(call), "act") == 0) {
+        sb_value *out = NULL;
+        sb_status st = sb_action_perform(m, "T", "inner", NULL, 0, &out);
+        note("(inner %s %s)", st == SB_OK ? "ok" : "failed", str_of(out));
+        sb_value_release(out);
+    }
+    return SB_OK;
+}
+
+static void note_event(void *u, const sb_call_event *e) {
+    (void)u;
+    note("{%s %s", e->phase == SB_CALL_START ? "start" : "end", e->target ? e->target : "-");
+    note(" %s %s}", e->message ? e->message : "", e->result ? str_of(e->result) : "");
+}
+
+static int destroyed;
+static void count_destroy(void *u) {
+    (void)u;
+    destroyed++;
+}
+static sb_status unused_fn(void *u, const sb_value *args, sb_value **out) {
+    (void)u;
+    (void)args;
+    (void)out;
+    return SB_OK;
+}
+
+static void calls_into_transcript(sb_mediator *m) {
+    const char *const tags[] = {"t1"};
+    sb_call_options tagged = SB_CALL_OPTIONS_INIT;
+    tagged.tags = tags;
+    tagged.tag_count = 1;
+    struct {
+        const char *target, *action;
+    } calls[] = {{"T", "act"}, {"T", "inner"}, {"Nobody", "act"}, {"T", "missing"}, {"T", "act"}};
+    transcript[0] = '\0';
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+        sb_value *out = NULL;
+        sb_status st = sb_action_perform_opts(m, calls[i].target, calls[i].action, NULL, i == 4 ? &tagged : NULL, &out);
+        note("<%s %s>", st == SB_OK ? "ok" : sb_error_message(), str_of(out));
+        sb_value_release(out);
+    }
+    sb_value *out = NULL;
+    sb_status st = sb_url_open(m, "app://T/act", NULL, &out);
+    note("<url %s %s>", st == SB_OK ? "ok" : sb_error_message(), str_of(out));
+    sb_value_release(out);
+}
+
+static void test_pass_through_as_proceed(void) {
+    char first[sizeof transcript];
+    for (int i = 0; i < 2; i++) {
+        sb_mediator *m = sb_mediator_new();
+        CHECK_STATUS(sb_action_register(m, "T", "act", name_of, "T.act", NULL), SB_OK);
+        CHECK_STATUS(sb_action_register(m, "T", "inner", name_of, "T.inner", NULL), SB_OK);
+        CHECK_STATUS(sb_interceptor_add(m, 5, i == 0 ? pass_through : explicit_proceed, NULL, NULL, NULL), SB_OK);
+        CHECK_STATUS(sb_interceptor_add(m, 0, looks_and_reenters, m, NULL, NULL), SB_OK);
+        CHECK_STATUS(sb_observer_add(m, note_event, NULL, NULL, NULL), SB_OK);
+        calls_into_transcript(m);
+        if (i == 0) memcpy(first, transcript, sizeof first);
+        sb_mediator_free(m);
+    }
+    CHECK(strstr(first, "(inner ok T.inner)") != NULL && strstr(first, "no target named") != NULL);
+    CHECK_STR(first, transcript);
+
+    /* What a passed-through call carried is not kept past the call: the
+     * params' callback is destroyed when the caller releases them, and the
+     * interceptor's userdata when it is removed. */
+    sb_mediator *m = sb_mediator_new();
+    uint64_t id = 0;
+    freed = 0;
+    destroyed = 0;
+    CHECK_STATUS(sb_action_register(m, "T", "act", name_of, "T.act", NULL), SB_OK);
+    CHECK_STATUS(sb_interceptor_add(m, 0, pass_through, NULL, count_free, &id), SB_OK);
+    sb_value *params = sb_dict_new();
+    CHECK_STATUS(sb_dict_set_new(params, "cb", sb_callback_new(unused_fn, NULL, count_destroy)), SB_OK);
+    for (int i = 0; i < 3; i++) CHECK_STATUS(sb_action_perform(m, "T", "act", params, 0, NULL), SB_OK);
+    sb_value_release(params);
+    CHECK(destroyed == 1);
+    CHECK_STATUS(sb_interceptor_remove(m, id), SB_OK);
+    CHECK(freed == 1);
+    sb_mediator_free(m);
+    CHECK(freed == 1);
+}
+
 /* -------------------------------------------------------------- decisions */
 
 enum mode { PROCEED, REDIRECT, REPARAM, REJECT, REJECT_OK, REJECT_DEFAULT, ANSWER };
@@ -1268,6 +1382,7 @@ static void test_null(void) {
 
 int main(void) {
     test_order();
+    test_pass_through_as_proceed();
     test_decisions();
     test_what_it_sees();
     test_answer_checked();

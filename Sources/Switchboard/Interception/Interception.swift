@@ -73,6 +73,18 @@ public final class Interception: @unchecked Sendable {
         return true
     }
 
+    /// `complete(.proceed)` for a face whose interceptor returned without
+    /// deciding, called before the interceptor's body returns: no one waits
+    /// for the call yet (its caller waits only after the body), so no one is
+    /// woken, and the decision already reads `.proceed` (it is written only
+    /// by a completer that claimed the call, and none has).
+    @_spi(Faces) @discardableResult
+    public func proceedWhileShown() -> Bool {
+        guard state.compareExchange(expected: State.pending, desired: State.decided,
+                                    ordering: .sequentiallyConsistent).exchanged else { return ignored() }
+        return true
+    }
+
     /// Whether this call's interceptor has not been heard from, and is no
     /// longer awaited (timed out, cancelled).
     public var isAbandoned: Bool { state.load(ordering: .acquiring) == State.abandoned }

@@ -71,7 +71,7 @@ extension Mediator {
         if observing {
             if convention.isPending(outcome), let completion = Deferral.detachedHere {
                 // Its caller does not wait: the end event comes with the answer.
-                let ended = call
+                let ended = call.summary
                 completion.then { [self] answer in
                     let record = pins.record()
                     switch answer {
@@ -211,16 +211,19 @@ extension Mediator {
         case .failure(let error): return convention.fail(error)
         }
         if let prepared, !redirected { return prepared.dispatchEntered(record, args: args, via: convention) }
-        var lookup = target
+        // Plain lets: the vars `move` captures are checked for exclusive
+        // access at run time in every closure that reads them.
+        let (called, calledAction) = (target, action)
+        var lookup = called
         if !redirected, let module {
-            do throws(SwitchboardError) { lookup = try Self.qualified(target, inModule: module) } catch {
+            do throws(SwitchboardError) { lookup = try Self.qualified(called, inModule: module) } catch {
                 return convention.fail(error)
             }
         }
         return withNameRef(lookup) { lookupRef in
-            withNameRef(target) { called in
-                withNameRef(action) { actionRef in
-                    dispatchEntered(record, lookupRef, as: called, actionRef, args: args, cache: options.cacheTarget,
+            withNameRef(called) { calledRef in
+                withNameRef(calledAction) { actionRef in
+                    dispatchEntered(record, lookupRef, as: calledRef, actionRef, args: args, cache: options.cacheTarget,
                                     fallback: fallback, via: convention)
                 }
             }
@@ -278,8 +281,9 @@ extension Mediator {
     }
 }
 
-/// One intercepted call as it moves.
-struct InterceptedCall {
+/// One intercepted call as it moves. Not copyable: a copy cost every call
+/// a copy and a second destroy of all its fields (callgrind, c.intercepted).
+struct InterceptedCall: ~Copyable {
     /// A URL call's URL as the caller gave it, and the params passed beside
     /// it. Not the `CallStart` itself: copying that enum cost every call
     /// several outlined copies and destroys; nil optionals cost nothing.
@@ -309,14 +313,32 @@ struct InterceptedCall {
     }
 
     func event(_ phase: CallEvent.Phase, error: SwitchboardError?, result: CallResult?, duration: UInt64) -> CallEvent {
-        let url = startURL ?? self.url
-        return CallEvent(phase: phase, target: target, action: action, url: url, tags: tags, error: error,
-                         duration: duration, carried: carried, result: result)
+        summary.event(phase, error: error, result: result, duration: duration)
+    }
+
+    /// What observers are told of the call as it is now, kept by a pending
+    /// call's end event.
+    var summary: CallSummary {
+        CallSummary(target: target, action: action, url: startURL ?? url, tags: tags, carried: carried)
     }
 
     func cancelled(before interceptor: String?) -> SwitchboardError {
         let call = "\(target ?? "?").\(action ?? "?")"
         guard let interceptor else { return .canceled("the call to \(call) was cancelled") }
         return .canceled("the call to \(call) was cancelled (at interceptor \"\(interceptor)\")")
+    }
+}
+
+/// An intercepted call as observers see it.
+struct CallSummary {
+    let target: String?
+    let action: String?
+    let url: String?
+    let tags: [String]
+    let carried: CallParams
+
+    func event(_ phase: CallEvent.Phase, error: SwitchboardError?, result: CallResult?, duration: UInt64) -> CallEvent {
+        CallEvent(phase: phase, target: target, action: action, url: url, tags: tags, error: error,
+                  duration: duration, carried: carried, result: result)
     }
 }

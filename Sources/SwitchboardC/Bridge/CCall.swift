@@ -35,7 +35,7 @@ final class CInterceptor: @unchecked Sendable {
         if returned != SB_INTERCEPT_PENDING {
             if !interception.handleDecided.exchange(true, ordering: .acquiringAndReleasing) {
                 if returned == 0 {
-                    interception.complete(.proceed)
+                    interception.proceedWhileShown()
                 } else {
                     let status = Int32(returned)
                     let code = SwitchboardError.Code(rawValue: status) ?? .actionFailed
