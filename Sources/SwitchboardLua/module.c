@@ -101,6 +101,11 @@ static int l_perform(lua_State *L) {
     luaL_argexpected(L, type == LUA_TNONE || type == LUA_TNIL || type == LUA_TTABLE, 3, "table or nil");
     type = lua_type(L, 4);
     luaL_argexpected(L, type == LUA_TNONE || type == LUA_TNIL || type == LUA_TTABLE, 4, "table or nil");
+    /* A Lua action of this state, called plainly: no C values (direct.c). */
+    if (type != LUA_TTABLE && !sb_lua_may_yield(L, ctx)) {
+        int results = sb_lua_perform_direct(L, ctx, target, action);
+        if (results >= 0) return results;
+    }
     sb_call_options options;
     int with_options = sb_lua_call_options(L, 4, &options);
     /* In a coroutine the call does not block the thread (await.c). */
