@@ -5,6 +5,7 @@
 -- log: results, errors and their texts, what the target saw (keys in pairs
 -- order, types, metatables, sharing), and the caller's table afterwards.
 local sb = require "switchboard"
+local helper = require "helper"
 
 -- nil: the direct path where it applies; {}: the general path.
 local OPTS
@@ -246,11 +247,35 @@ describe("sb.perform to a Lua target, direct and general paths", function()
     end)
   end)
 
-  it("are what runs inside a coroutine that may not yield, and in one that may", function()
+  it("keep the key order a table made from a dict remembers", function()
+    assert.is_true(sb.load_plugin(helper.plugin))
+    local logged = both(function(log)
+      local ordered = assert(sb.perform("Echo", "ordered"))
+      local function keys(value) return sb.perform("Echo", "keys", { value = value }) end
+      sb.target("DirectOrder", {
+        nested = function(p) return keys(p.value) end,
+        whole = function(p) return keys(p) end,
+      })
+      log("nested", packed(perform("DirectOrder", "nested", { value = ordered })))
+      log("inner", packed(perform("DirectOrder", "nested", { value = ordered.inner })))
+      log("whole", packed(perform("DirectOrder", "whole", ordered)))
+      ordered.added = 1
+      log("added", packed(perform("DirectOrder", "whole", ordered)))
+      sb.unregister("DirectOrder")
+    end)
+    assert.matches('1="zeta",integer:2="alpha",integer:3="mid"', logged[3], 1, true)
+  end)
+
+  it("run in a coroutine that may yield, and in one that may not", function()
     both(function(log)
       sb.target("DirectCo", { a = function(p) return p.n + 1 end })
       local co = coroutine.wrap(function() return packed(perform("DirectCo", "a", { n = 1 })) end)
       log("coroutine", co())
+      -- Inside gsub's C frame the coroutine cannot yield: the call blocks.
+      co = coroutine.wrap(function()
+        return (string.gsub("x", "x", function() return packed(perform("DirectCo", "a", { n = 2 })) end))
+      end)
+      log("not yieldable", co())
       sb.unregister("DirectCo")
     end)
   end)
