@@ -25,6 +25,7 @@
  */
 #include "internal.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #define DIRECT_MAX_ENTRIES 32 /* keys (or elements) in all tables together */
@@ -78,7 +79,11 @@ static int plain_key(lua_State *L, int idx, int top_level, size_t *length) {
     for (size_t i = 0; i < *length; i++) {
         if ((unsigned char)key[i] - 1u >= 0x7fu) return 0; /* NUL, or not ASCII */
     }
-    if (top_level && (strcmp(key, SB_MODULE_KEY) == 0 || strcmp(key, SB_MODULE_KEY_CTMEDIATOR) == 0)) return 0;
+    if (top_level && ((*length == sizeof SB_MODULE_KEY - 1 && memcmp(key, SB_MODULE_KEY, *length) == 0) ||
+                      (*length == sizeof SB_MODULE_KEY_CTMEDIATOR - 1 &&
+                       memcmp(key, SB_MODULE_KEY_CTMEDIATOR, *length) == 0))) {
+        return 0;
+    }
     return 1;
 }
 
@@ -225,7 +230,37 @@ static int direct_protected(lua_State *L) {
     return sb_lua_call_pushed(L, &d->frame);
 }
 
+/* The slot of ctx->direct_misses for this pair of names. */
+static struct sb_lua_miss *miss_slot(sb_lua_ctx *ctx, const char *target, const char *action) {
+    uintptr_t h = ((uintptr_t)target >> 4) ^ ((uintptr_t)action >> 3);
+    h ^= h >> 7;
+    return &ctx->direct_misses[h % (sizeof ctx->direct_misses / sizeof ctx->direct_misses[0])];
+}
+
+/* The pair cannot be called directly now (another face's function, a
+ * contract, hooks, no registration): not tried again for a while. */
+static int missed(sb_lua_ctx *ctx, const char *target, const char *action) {
+    struct sb_lua_miss *miss = miss_slot(ctx, target, action);
+    miss->target = target;
+    miss->action = action;
+    miss->skip = SB_LUA_DIRECT_RETRY;
+    return -1;
+}
+
+static int perform_direct(lua_State *L, sb_lua_ctx *ctx, const char *target, const char *action);
+
 int sb_lua_perform_direct(lua_State *L, sb_lua_ctx *ctx, const char *target, const char *action) {
+    struct sb_lua_miss *miss = miss_slot(ctx, target, action);
+    if (miss->skip > 0 && miss->target == target && miss->action == action) {
+        miss->skip--;
+        return -1;
+    }
+    return perform_direct(L, ctx, target, action);
+}
+
+/* Out of line: its frame is large, and a call that misses never needs it. */
+static __attribute__((noinline)) int perform_direct(lua_State *L, sb_lua_ctx *ctx, const char *target,
+                                                   const char *action) {
     if (!sb_lua_on_owner(ctx)) return -1; /* the general path queues the call */
     const int top = lua_gettop(L);
     int params = lua_type(L, 3) == LUA_TTABLE;
@@ -247,12 +282,12 @@ int sb_lua_perform_direct(lua_State *L, sb_lua_ctx *ctx, const char *target, con
     uint64_t ticket;
     if (!sb_action_enter(ctx->m, target, action, &fn, &userdata, &ticket)) {
         lua_settop(L, top);
-        return -1;
+        return missed(ctx, target, action);
     }
     if (fn != sb_lua_fn_call || ((sb_lua_fn *)userdata)->ctx != ctx) {
         (void)sb_action_leave(target, action, ticket, SB_OK, NULL); /* ran nothing */
         lua_settop(L, top);
-        return -1;
+        return missed(ctx, target, action);
     }
     /* Entered: the function is held until the call is left, and nothing
      * raises until then (a Lua error in the call is caught below). */

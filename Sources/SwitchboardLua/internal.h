@@ -73,7 +73,13 @@ struct sb_lua_ctx {
     struct sb_lua_hook { char kind; uint64_t id; } *hooks; /* (owner) interceptors ('i'),
                                  observers ('o') this state added */
     size_t nhooks, chooks;
+    /* (owner) names (by the address of their Lua strings) whose last
+     * sb.perform could not be made directly (direct.c): the next calls take
+     * the general path at once, and one in SB_LUA_DIRECT_RETRY tries again.
+     * Only a matter of speed: the general path answers every call the same. */
+    struct sb_lua_miss { const char *target, *action; unsigned skip; } direct_misses[16];
 };
+#define SB_LUA_DIRECT_RETRY 256
 
 /* A Lua function handed to C as an sb_fn's userdata: a callback or an action. */
 struct sb_lua_fn {
