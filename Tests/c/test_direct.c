@@ -2,6 +2,7 @@
  * check compares with what sb_action_perform does for the same call. */
 #include "check.h"
 
+#include <pthread.h>
 #include <string.h>
 
 static int calls;
@@ -36,6 +37,26 @@ static sb_status direct(sb_mediator *m, const char *target, const char *action, 
     *out = NULL;
     sb_status status = fn(userdata, params, out);
     return sb_action_leave(target, action, ticket, status, out);
+}
+
+/* Another thread, inside a call of its own at the same depth as the
+ * ticket's (1), tries to leave the main thread's direct call: refused,
+ * whatever the level says. */
+static uint64_t foreign_ticket;
+static sb_status leave_foreign(void *userdata, const sb_value *args, sb_value **out) {
+    (void)userdata, (void)args;
+    *out = sb_int(sb_action_leave("T", "twice", foreign_ticket, SB_OK, NULL));
+    return SB_OK;
+}
+
+static void *other_thread(void *m) {
+    sb_value *out = NULL;
+    CHECK_STATUS(sb_action_perform(m, "L", "leave", NULL, 0, &out), SB_OK);
+    int64_t status = -1;
+    CHECK_STATUS(sb_value_get_int(out, &status), SB_OK);
+    CHECK(status == SB_EINVAL);
+    sb_value_release(out);
+    return NULL;
 }
 
 /* An action that enters a direct call of itself until refused: how deep
@@ -89,6 +110,14 @@ int main(void) {
     CHECK_STATUS(sb_action_leave("T", "twice", 0, SB_OK, NULL), SB_EINVAL);
     CHECK_STATUS(sb_action_leave("T", "twice", ticket, SB_OK, NULL), SB_OK); /* ran nothing */
     CHECK_STATUS(sb_action_leave("T", "twice", ticket, SB_OK, NULL), SB_EINVAL); /* left already */
+
+    /* Left on another thread: refused there, still open here. */
+    CHECK_STATUS(sb_action_register(m, "L", "leave", leave_foreign, NULL, NULL), SB_OK);
+    CHECK(sb_action_enter(m, "T", "twice", &fn, &userdata, &foreign_ticket));
+    pthread_t thread;
+    CHECK(pthread_create(&thread, NULL, other_thread, m) == 0);
+    CHECK(pthread_join(thread, NULL) == 0);
+    CHECK_STATUS(sb_action_leave("T", "twice", foreign_ticket, SB_OK, NULL), SB_OK);
 
     /* The same answer as sb_action_perform; SB_OK without a result is null. */
     CHECK_STATUS(direct(m, "T", "twice", params, &out), SB_OK);

@@ -46,6 +46,11 @@ extension Mediator {
         CallDepth.pins.record().depth.pointee == level
     }
 
+    /// A number for the calling thread, distinct from every other running
+    /// thread's (its thread record's `serial`): so that a direct call is
+    /// left on the thread that entered it.
+    @_spi(Faces) public static var threadSerial: UInt64 { CallDepth.pins.record().serial }
+
     /// Ends the call `enterDirect` entered (the innermost: `isInnermostCall`).
     @_spi(Faces) public static func leaveDirect() {
         CallDepth.pins.leaveCall(CallDepth.pins.record())

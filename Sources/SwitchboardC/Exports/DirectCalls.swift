@@ -4,10 +4,28 @@ import CSwitchboard
 // sb_action_enter / sb_action_leave: a call its caller runs itself
 // (Mediator+Direct.swift).
 
-/// The ticket of a direct call: the level it entered (16 bits) and the
-/// error generation before it (the rest), so that a failure without a
-/// message of its own gets one, as a called action's does.
-private let ticketLevelBits: UInt64 = 16
+/// The ticket of a direct call: the level it entered (16 bits), the
+/// entering thread's serial (24 bits: another thread's ticket is refused,
+/// whatever its level) and the error generation before it (24 bits: a
+/// failure without a message of its own gets one, as a called action's
+/// does).
+private enum Ticket {
+    static let levelBits: UInt64 = 16
+    static let threadBits: UInt64 = 24
+    static let generationShift = levelBits + threadBits
+
+    static func make(level: Int, messages: UInt64) -> UInt64 {
+        UInt64(level) | thread << levelBits | messages << generationShift
+    }
+
+    static func level(_ ticket: UInt64) -> Int { Int(ticket & (1 << levelBits - 1)) }
+    static func isThisThread(_ ticket: UInt64) -> Bool { (ticket >> levelBits) & (1 << threadBits - 1) == thread }
+    /// The generation's bits a ticket keeps.
+    static func generation(_ ticket: UInt64) -> UInt64 { ticket >> generationShift }
+    static func truncated(_ generation: UInt64) -> UInt64 { (generation << generationShift) >> generationShift }
+
+    private static var thread: UInt64 { Mediator.threadSerial & (1 << threadBits - 1) }
+}
 
 @_cdecl("sb_action_enter")
 public func sb_action_enter(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?,
@@ -23,13 +41,13 @@ public func sb_action_enter(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar
             let function = unsafeDowncast(f, to: CFunction.self)
             return function.usesInstanceState ? nil : function
         }
-        guard let direct, level < 1 << ticketLevelBits else {
+        guard let direct, level < 1 << Ticket.levelBits else {
             Mediator.leaveDirect()
             return 0
         }
         fn.pointee = direct.fn
         userdata.pointee = direct.userdata
-        ticket.pointee = UInt64(level) | messages << ticketLevelBits
+        ticket.pointee = Ticket.make(level: level, messages: messages)
         return 1
     }
 }
@@ -37,7 +55,7 @@ public func sb_action_enter(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar
 @_cdecl("sb_action_leave")
 public func sb_action_leave(_ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?, _ ticket: UInt64,
                             _ status: sb_status, _ out: sb_value_out?) -> sb_status {
-    guard Mediator.isInnermostCall(level: Int(ticket & (1 << ticketLevelBits - 1))), ticket != 0 else {
+    guard ticket != 0, Ticket.isThisThread(ticket), Mediator.isInnermostCall(level: Ticket.level(ticket)) else {
         return failure(SB_EINVAL, "sb_action_leave: the ticket is not of this thread's innermost call "
                                   + "(each sb_action_enter is left once, innermost first, on its thread)")
     }
@@ -57,8 +75,8 @@ public func sb_action_leave(_ target: UnsafePointer<CChar>?, _ action: UnsafePoi
 @inline(never)
 private func leaveFailing(_ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?, _ ticket: UInt64,
                           _ status: sb_status, _ out: sb_value_out?) -> sb_status {
-    let before = ticket >> ticketLevelBits
-    let now = (UInt64(sb__error_generation()) << ticketLevelBits) >> ticketLevelBits
+    let before = Ticket.generation(ticket)
+    let now = Ticket.truncated(UInt64(sb__error_generation()))
     let messagesBefore = before == now ? sb__error_generation() : sb__error_generation() &+ 1
     let label = (target.map { String(cString: $0) } ?? "?") + "." + (action.map { String(cString: $0) } ?? "?")
     var discarded: OpaquePointer?
