@@ -40,6 +40,7 @@ build = {
             "Sources/SwitchboardLua/context.c",
             "Sources/SwitchboardLua/contract.c",
             "Sources/SwitchboardLua/convert.c",
+            "Sources/SwitchboardLua/direct.c",
             "Sources/SwitchboardLua/discover.c",
             "Sources/SwitchboardLua/hooks.c",
             "Sources/SwitchboardLua/later.c",

@@ -267,23 +267,13 @@ static int traceback(lua_State *L) {
     return 1;
 }
 
-struct call_frame {
-    sb_lua_ctx *ctx;
-    int ref;
-    const char *field; /* NULL: call ref; else the action `field` of the table ref */
-    const sb_value *args;
-    sb_value *result;
-    sb_lua_conv conv; /* conv.root: a result being converted, released on failure */
-    sb_status status;
-};
-
 /*
  * Runs in protected mode: pushes the function and its argument, calls it,
  * and converts what it returned. A Lua function fails by raising an error,
  * or by returning nil, message [, code] (as sb.perform reports failures).
  */
 static int protected_call(lua_State *L) {
-    struct call_frame *f = lua_touserdata(L, 1);
+    sb_lua_call_frame *f = lua_touserdata(L, 1);
     lua_rawgeti(L, LUA_REGISTRYINDEX, f->ref);
     if (f->field != NULL) {
         /* An instance's action: a function, or a spec table's fn. */
@@ -305,6 +295,10 @@ static int protected_call(lua_State *L) {
     } else {
         lua_pushnil(L);
     }
+    return sb_lua_call_pushed(L, f);
+}
+
+int sb_lua_call_pushed(lua_State *L, sb_lua_call_frame *f) {
     lua_call(L, 1, 3);
     int value = lua_gettop(L) - 2;
     if (luaL_testudata(L, value, SB_LUA_LATER) != NULL) { /* return sb.later(fn) */
@@ -318,34 +312,66 @@ static int protected_call(lua_State *L) {
         if (f->status == SB_OK) f->status = SB_EACTION;
         return 0;
     }
+    f->status = SB_OK;
+    if (f->keep_scalar) {
+        /* What sb_lua_push_result would make of the converted result, when
+         * that is the value itself: the conversion would charge nothing
+         * (below SB_LUA_CHARGE_STEP) and the value comes back equal. */
+        size_t length;
+        switch (lua_type(L, value)) {
+        case LUA_TNIL:
+            lua_pushlightuserdata(L, (void *)&sb_lua_null);
+            return 1;
+        case LUA_TBOOLEAN:
+        case LUA_TNUMBER:
+            lua_pushvalue(L, value);
+            return 1;
+        case LUA_TSTRING:
+            (void)lua_tolstring(L, value, &length);
+            if (length >= SB_LUA_CHARGE_STEP / 2) break;
+            lua_pushvalue(L, value);
+            return 1;
+        case LUA_TLIGHTUSERDATA:
+            if (lua_touserdata(L, value) != &sb_lua_null) break;
+            lua_pushvalue(L, value);
+            return 1;
+        default:
+            break;
+        }
+    }
     f->result = sb_lua_to_value(L, value, &f->conv);
     if (f->result == NULL) {
         sb_error_set("a Lua function returned a value that cannot cross to C: %s", f->conv.error);
         f->status = SB_ETYPE;
-        return 0;
     }
-    f->status = SB_OK;
     return 0;
+}
+
+void sb_lua_call_frame_init(sb_lua_call_frame *f, sb_lua_ctx *ctx, int ref) {
+    /* Only what is read before it is written: the conversion's scratch
+     * (its cycle path, its pending entries) is set up when it starts. */
+    f->ctx = ctx;
+    f->ref = ref;
+    f->field = NULL;
+    f->args = NULL;
+    f->result = NULL;
+    f->status = SB_OK;
+    f->keep_scalar = 0;
+    f->conv.ctx = ctx;
+    f->conv.allow_functions = 1;
+    f->conv.root = NULL;
+    f->conv.entries = NULL;
+    f->conv.entry_count = 0;
 }
 
 /* Calls the function `ref` (or, with a `field`, that action of the table
  * `ref`) on L with `args`; the sb_fn contract for *out. */
 static sb_status call_lua(sb_lua_ctx *ctx, lua_State *L, int ref, const char *field, const sb_value *args,
                           sb_value **out) {
-    struct call_frame f;
-    /* Only what is read before it is written: the conversion's scratch
-     * (its cycle path, its pending entries) is set up when it starts. */
-    f.ctx = ctx;
-    f.ref = ref;
+    sb_lua_call_frame f;
+    sb_lua_call_frame_init(&f, ctx, ref);
     f.field = field;
     f.args = args;
-    f.result = NULL;
-    f.status = SB_OK;
-    f.conv.ctx = ctx;
-    f.conv.allow_functions = 1;
-    f.conv.root = NULL;
-    f.conv.entries = NULL;
-    f.conv.entry_count = 0;
     if (!lua_checkstack(L, 8)) {
         sb_error_set("Lua stack overflow calling a Lua function");
         return SB_EACTION;
@@ -365,17 +391,27 @@ static sb_status call_lua(sb_lua_ctx *ctx, lua_State *L, int ref, const char *fi
 
 sb_status sb_lua_protected(sb_lua_ctx *ctx, lua_State *L, lua_CFunction fn, void *ud) {
     int top = lua_gettop(L);
+    sb_lua_protected_begin(L, fn, ud);
+    sb_status status = sb_lua_protected_end(ctx, L, top + 1, 0);
+    lua_settop(L, top);
+    return status;
+}
+
+void sb_lua_protected_begin(lua_State *L, lua_CFunction fn, void *ud) {
     lua_pushcfunction(L, traceback);
     lua_pushcfunction(L, fn);
     lua_pushlightuserdata(L, ud);
+}
+
+sb_status sb_lua_protected_end(sb_lua_ctx *ctx, lua_State *L, int handler, int nresults) {
     lua_State *previous = ctx->active;
     ctx->active = L;
-    int rc = lua_pcall(L, 1, 0, top + 1);
+    int rc = lua_pcall(L, lua_gettop(L) - handler - 1, nresults, handler);
     ctx->active = previous;
     if (rc != LUA_OK) {
         set_error_whole(L, -1);
+        lua_settop(L, handler - 1);
     }
-    lua_settop(L, top);
     return rc == LUA_OK ? SB_OK : rc == LUA_ERRMEM ? SB_ENOMEM : SB_EACTION;
 }
 

@@ -73,7 +73,13 @@ struct sb_lua_ctx {
     struct sb_lua_hook { char kind; uint64_t id; } *hooks; /* (owner) interceptors ('i'),
                                  observers ('o') this state added */
     size_t nhooks, chooks;
+    /* (owner) names (by the address of their Lua strings) whose last
+     * sb.perform could not be made directly (direct.c): the next calls take
+     * the general path at once, and one in SB_LUA_DIRECT_RETRY tries again.
+     * Only a matter of speed: the general path answers every call the same. */
+    struct sb_lua_miss { const char *target, *action; unsigned skip; } direct_misses[16];
 };
+#define SB_LUA_DIRECT_RETRY 256
 
 /* A Lua function handed to C as an sb_fn's userdata: a callback or an action. */
 struct sb_lua_fn {
@@ -89,6 +95,13 @@ sb_lua_ctx *sb_lua_ctx_of(lua_State *L);    /* the module's context (upvalue 1) 
 void sb_lua_ctx_release(sb_lua_ctx *ctx);
 int sb_lua_on_owner(const sb_lua_ctx *ctx);
 lua_State *sb_lua_running(sb_lua_ctx *ctx); /* where to call Lua from C now */
+/* sb_lua_protected in two steps, for a call with more arguments: _begin
+ * pushes the message handler, fn and ud (3 slots); the caller pushes more
+ * arguments; _end calls fn(ud, ...) with `handler` the message handler's
+ * index, leaving nresults on success, and the stack below the handler on
+ * a Lua error (its message in sb_error_set). */
+void sb_lua_protected_begin(lua_State *L, lua_CFunction fn, void *ud);
+sb_status sb_lua_protected_end(sb_lua_ctx *ctx, lua_State *L, int handler, int nresults);
 /* Runs fn(ud) protected on L, as the state's running thread, under a
  * traceback handler; the stack is left as it was. On a Lua error: the
  * message in sb_error_set and SB_EACTION (SB_ENOMEM for memory). */
@@ -234,6 +247,26 @@ struct sb_lua_conv {
     sb_lua_entry inline_entries[8];
 };
 sb_value *sb_lua_to_value(lua_State *L, int idx, sb_lua_conv *conv);
+/* A call of a Lua function as an sb_fn (context.c), in protected mode. */
+typedef struct sb_lua_call_frame {
+    sb_lua_ctx *ctx;
+    int ref;
+    const char *field; /* NULL: call ref; else the action `field` of the table ref */
+    const sb_value *args;
+    sb_value *result;
+    int keep_scalar;  /* a result that would come back as itself stays on the stack */
+    sb_lua_conv conv; /* conv.root: a result being converted, released on failure */
+    sb_status status;
+} sb_lua_call_frame;
+void sb_lua_call_frame_init(sb_lua_call_frame *f, sb_lua_ctx *ctx, int ref);
+/* With the function and its one argument pushed: calls it and takes what
+ * it returned as a called action's answer (f->status, f->result); with
+ * f->keep_scalar, a result that sb_lua_push_result would make equal to
+ * itself (nil as sb.null) is pushed instead, and 1 returned. May raise. */
+int sb_lua_call_pushed(lua_State *L, sb_lua_call_frame *f);
+/* direct.c: sb.perform to a Lua action of this state, without C values:
+ * what sb.perform returns, or -1 (nothing done) for the general path. */
+int sb_lua_perform_direct(lua_State *L, sb_lua_ctx *ctx, const char *target, const char *action);
 /* After a conversion raised (in protected mode): releases `root` and the
  * pending entries. Safe on a zeroed struct and after a conversion ended. */
 void sb_lua_conv_abandon(sb_lua_conv *conv);

@@ -101,10 +101,16 @@ static int l_perform(lua_State *L) {
     luaL_argexpected(L, type == LUA_TNONE || type == LUA_TNIL || type == LUA_TTABLE, 3, "table or nil");
     type = lua_type(L, 4);
     luaL_argexpected(L, type == LUA_TNONE || type == LUA_TNIL || type == LUA_TTABLE, 4, "table or nil");
+    /* In a coroutine the call does not block the thread (await.c). */
+    const int may_yield = sb_lua_may_yield(L, ctx);
+    /* A Lua action of this state, called plainly: no C values (direct.c). */
+    if (type != LUA_TTABLE && !may_yield) {
+        int results = sb_lua_perform_direct(L, ctx, target, action);
+        if (results >= 0) return results;
+    }
     sb_call_options options;
     int with_options = sb_lua_call_options(L, 4, &options);
-    /* In a coroutine the call does not block the thread (await.c). */
-    sb_lua_waiter *waiter = sb_lua_may_yield(L, ctx) ? sb_lua_waiter_new(L, ctx) : NULL;
+    sb_lua_waiter *waiter = may_yield ? sb_lua_waiter_new(L, ctx) : NULL;
     sb_lua_conv conv; /* params stay charged while the call runs */
     sb_value *params = sb_lua_check_params(L, ctx, 3, &conv);
     sb_lua_drain_unrefs(L, ctx);
@@ -129,6 +135,7 @@ static int l_target(lua_State *L) {
     luaL_checktype(L, 2, LUA_TTABLE);
     char error[256];
     if (!sb_lua_register_table(L, ctx, name, 2, error, sizeof error)) return luaL_argerror(L, 2, error);
+    memset(ctx->direct_misses, 0, sizeof ctx->direct_misses); /* its actions may be called directly now */
     lua_pushboolean(L, 1);
     return 1;
 }

@@ -5,6 +5,7 @@
 #include <switchboard_lua.h>
 #include <lauxlib.h>
 #include <lualib.h>
+#include <pthread.h>
 
 #include "../c/check.h"
 
@@ -35,6 +36,67 @@ static int count_charge(void *u, long long bytes) {
     (void)u;
     charged += bytes;
     return 1;
+}
+
+/* Another thread churns the registry under a Lua target's name while the
+ * state calls it (direct.c's path: the answer is the Lua action's, the C
+ * action's or ENOTARGET, the caller's table never changes, nothing breaks),
+ * and a second state's Lua target is called from the first. */
+static sb_mediator *churned;
+static volatile int churn_stop;
+
+static sb_status hundred(void *u, const sb_value *params, sb_value **out) {
+    (void)u, (void)params;
+    *out = sb_int(100);
+    return SB_OK;
+}
+
+static void observer(void *u, const sb_call_event *event) {
+    (void)u, (void)event;
+}
+
+static void *churn(void *arg) {
+    (void)arg;
+    for (int i = 0; !churn_stop; i++) {
+        for (volatile int spin = 0; spin < 20000; spin++) {}
+        uint64_t id;
+        if (i % 3 == 0) (void)sb_action_register(churned, "Churned", "a", hundred, NULL, NULL);
+        else if (i % 3 == 1) (void)sb_target_unregister(churned, "Churned");
+        else if (sb_observer_add(churned, observer, NULL, NULL, &id) == SB_OK) (void)sb_observer_remove(churned, id);
+    }
+    return NULL;
+}
+
+static int run(lua_State *L, const char *chunk);
+
+static void churned_registry(void) {
+    churned = sb_mediator_new();
+    lua_State *L = luaL_newstate(), *other = luaL_newstate();
+    luaL_openlibs(L);
+    luaL_openlibs(other);
+    CHECK(sb_lua_open(L, churned) == 1);
+    lua_setglobal(L, "sb");
+    CHECK(sb_lua_open(other, churned) == 1);
+    lua_setglobal(other, "sb");
+    CHECK(run(other, "sb.target('Other', { a = function(p) return p.n + 1000 end })"));
+    pthread_t thread;
+    CHECK(pthread_create(&thread, NULL, churn, NULL) == 0);
+    CHECK(run(L, "local seen = {}\n"
+                 "for i = 1, 5000 do\n"
+                 "  if i % 7 == 0 then sb.target('Churned', { a = function(p) p.n = 99; p.x.y = 0; return 7 end }) end\n"
+                 "  local t = { n = 1, x = { y = 2 } }\n"
+                 "  local r, message, code = sb.perform('Churned', 'a', t)\n"
+                 "  assert(t.n == 1 and t.x.y == 2, 'the caller sees the target change its table')\n"
+                 "  assert(r == 7 or r == 100 or code == 'ENOTARGET', tostring(r) .. ' ' .. tostring(message))\n"
+                 "  seen[r or code] = true\n"
+                 "  assert(sb.perform('Other', 'a', { n = 1 }) == 1001)\n"
+                 "end\n"
+                 "assert(seen[7], 'the Lua target never answered')"));
+    churn_stop = 1;
+    pthread_join(thread, NULL);
+    lua_close(L);
+    lua_close(other);
+    sb_mediator_free(churned);
 }
 
 static int run(lua_State *L, const char *chunk) {
@@ -102,5 +164,6 @@ int main(void) {
     sb_value_release(params);
     sb_value_release(arg);
     sb_mediator_free(m);
+    churned_registry();
     return check_report("lua embed");
 }

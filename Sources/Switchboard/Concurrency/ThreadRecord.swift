@@ -45,7 +45,11 @@ struct ThreadRecord {
     private static let heldOffset = 64
     private static let owesAtOffset = 72
     private static let inUseOffset = 80
-    private static let size = inUseOffset + 1
+    private static let serialOffset = 88
+    private static let size = serialOffset + 8
+
+    /// Records made so far: each gets the next number (`serial`).
+    private static let made = Atomic<UInt64>(0)
 
     /// A new record for the calling thread, linked before `next`.
     init(next: ThreadRecord?) {
@@ -59,6 +63,8 @@ struct ThreadRecord {
         (base + Self.inUseOffset).initializeMemory(as: Atomic<Bool>.self, to: Atomic(true))
         (base + Self.owesAtOffset).initializeMemory(as: Atomic<Int>.self, to: Atomic(0))
         (base + Self.nextOffset).initializeMemory(as: UnsafeMutableRawPointer?.self, repeating: next?.base, count: 1)
+        (base + Self.serialOffset).initializeMemory(
+            as: UInt64.self, repeating: Self.made.add(1, ordering: .relaxed).newValue, count: 1)
     }
 
     init(_ base: UnsafeMutableRawPointer) { self.base = base }
@@ -97,6 +103,12 @@ struct ThreadRecord {
     /// The deepest level whose slots were ever set: how far a collector looks.
     var deepestHeld: UnsafeMutablePointer<Atomic<Int>> {
         (base + Self.deepestHeldOffset).assumingMemoryBound(to: Atomic<Int>.self)
+    }
+
+    /// This record's number, distinct from every other record's (records
+    /// are never freed; a thread that exits hands its record to a later one).
+    var serial: UInt64 {
+        (base + Self.serialOffset).assumingMemoryBound(to: UInt64.self).pointee
     }
 
     /// False once the owning thread has exited.

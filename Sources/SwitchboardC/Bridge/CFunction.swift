@@ -64,7 +64,7 @@ final class CFunction: ForeignFunction, @unchecked Sendable {
 
     /// `normalize` of a failure: out of line, so a success costs one compare.
     @inline(never)
-    private static func normalizeFailure(_ status: sb_status, out: UnsafeMutablePointer<OpaquePointer?>,
+    static func normalizeFailure(_ status: sb_status, out: UnsafeMutablePointer<OpaquePointer?>,
                                          messagesBefore: UInt, label: String) -> Int32 {
         if let leftover = out.pointee {
             Handle(leftover).release()

@@ -1,0 +1,88 @@
+@_spi(Faces) import Switchboard
+import CSwitchboard
+
+// sb_action_enter / sb_action_leave: a call its caller runs itself
+// (Mediator+Direct.swift).
+
+/// The ticket of a direct call: the level it entered (16 bits), the
+/// entering thread's serial (24 bits: another thread's ticket is refused,
+/// whatever its level) and the error generation before it (24 bits: a
+/// failure without a message of its own gets one, as a called action's
+/// does).
+private enum Ticket {
+    static let levelBits: UInt64 = 16
+    static let threadBits: UInt64 = 24
+    static let generationShift = levelBits + threadBits
+
+    static func make(level: Int, messages: UInt64) -> UInt64 {
+        UInt64(level) | thread << levelBits | messages << generationShift
+    }
+
+    static func level(_ ticket: UInt64) -> Int { Int(ticket & (1 << levelBits - 1)) }
+    static func isThisThread(_ ticket: UInt64) -> Bool { (ticket >> levelBits) & (1 << threadBits - 1) == thread }
+    /// The generation's bits a ticket keeps.
+    static func generation(_ ticket: UInt64) -> UInt64 { ticket >> generationShift }
+    static func truncated(_ generation: UInt64) -> UInt64 { (generation << generationShift) >> generationShift }
+
+    private static var thread: UInt64 { Mediator.threadSerial & (1 << threadBits - 1) }
+}
+
+@_cdecl("sb_action_enter")
+public func sb_action_enter(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?,
+                            _ fn: UnsafeMutablePointer<sb_fn?>?, _ userdata: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+                            _ ticket: UnsafeMutablePointer<UInt64>?) -> Int32 {
+    guard let m, let target, let action, let fn, let userdata, let ticket else { return 0 }
+    let messages = UInt64(sb__error_generation())
+    return CMediator.borrow(m)._withUnsafeGuaranteedRef { c -> Int32 in
+        guard let (function, level) = c.mediator.enterDirect(target, action) else { return 0 }
+        // A registered C function (what sb_action_register made).
+        let direct = function._withUnsafeGuaranteedRef { f -> CFunction? in
+            guard ObjectIdentifier(type(of: f)) == ObjectIdentifier(CFunction.self) else { return nil }
+            let function = unsafeDowncast(f, to: CFunction.self)
+            return function.usesInstanceState ? nil : function
+        }
+        guard let direct, level < 1 << Ticket.levelBits else {
+            Mediator.leaveDirect()
+            return 0
+        }
+        fn.pointee = direct.fn
+        userdata.pointee = direct.userdata
+        ticket.pointee = Ticket.make(level: level, messages: messages)
+        return 1
+    }
+}
+
+@_cdecl("sb_action_leave")
+public func sb_action_leave(_ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?, _ ticket: UInt64,
+                            _ status: sb_status, _ out: sb_value_out?) -> sb_status {
+    guard ticket != 0, Ticket.isThisThread(ticket), Mediator.isInnermostCall(level: Ticket.level(ticket)) else {
+        return failure(SB_EINVAL, "sb_action_leave: the ticket is not of this thread's innermost call "
+                                  + "(each sb_action_enter is left once, innermost first, on its thread)")
+    }
+    var status = status
+    if status == SB_OK {
+        if let out, out.pointee == nil { out.pointee = Handle.null.pointer }
+        Deferral.returned()
+    } else {
+        status = leaveFailing(target, action, ticket, status, out)
+    }
+    Mediator.leaveDirect()
+    return status
+}
+
+/// sb_action_leave's failure: the message and status a called action's
+/// failure gets (`CFunction.normalizeFailure`). Out of line.
+@inline(never)
+private func leaveFailing(_ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?, _ ticket: UInt64,
+                          _ status: sb_status, _ out: sb_value_out?) -> sb_status {
+    let before = Ticket.generation(ticket)
+    let now = Ticket.truncated(UInt64(sb__error_generation()))
+    let messagesBefore = before == now ? sb__error_generation() : sb__error_generation() &+ 1
+    let label = (target.map { String(cString: $0) } ?? "?") + "." + (action.map { String(cString: $0) } ?? "?")
+    var discarded: OpaquePointer?
+    let code = withUnsafeMutablePointer(to: &discarded) { local in
+        CFunction.normalizeFailure(status, out: out ?? local, messagesBefore: messagesBefore, label: label)
+    }
+    if let discarded { Handle(discarded).release() }
+    return sb_status(UInt32(code))
+}
