@@ -112,9 +112,15 @@ extension SBValue {
 
     /// Whether a container is directly inside this one.
     var holdsContainers: Bool {
-        var found = false
-        forEachContainerChild { _ in found = true }
-        return found
+        let count = h.pointee.count
+        if type == SB_ARRAY {
+            let items = arraySlots
+            for i in 0..<count where items[i].isContainer { return true }
+        } else {
+            let entries = dictEntries
+            for i in 0..<count where entries[i].value.isContainer { return true }
+        }
+        return false
     }
 
     /// count[e] += 1; true if `e` is a new depth.
