@@ -15,6 +15,51 @@ final class Target_OddNames: Target {
 
 @Suite("Names")
 struct NameTests {
+    /// `isUTF8` and `containsDot` read a word at a time (overlapping loads
+    /// for short names); against a byte-by-byte oracle: every length up to
+    /// 40, a dot or a high byte at every position, and random names, each
+    /// read from the end of a buffer so that a load past the name would
+    /// read what the test put there (a dot, a high byte).
+    @Test("isUTF8 and containsDot agree with a byte-by-byte reading")
+    func wordChecksAgreeWithBytes() {
+        func check(_ name: [UInt8], _ note: String) {
+            // The name, followed by bytes that would change both answers if read.
+            let padded = name + [UInt8(ascii: "."), 0xFF, UInt8(ascii: "."), 0xFF, 0, 0, 0, 0]
+            padded.withUnsafeBufferPointer { buffer in
+                let key = NameRef(UnsafeBufferPointer(rebasing: buffer[..<name.count]))
+                #expect(key.isUTF8 == (String(validating: name, as: UTF8.self) != nil), "isUTF8 \(note) \(name)")
+                #expect(key.containsDot == name.contains(UInt8(ascii: ".")), "containsDot \(note) \(name)")
+            }
+        }
+        for length in 0...40 {
+            let plain = (0..<length).map { UInt8(ascii: "a") &+ UInt8($0 % 26) }
+            check(plain, "plain")
+            for position in 0..<length {
+                var dotted = plain
+                dotted[position] = UInt8(ascii: ".")
+                check(dotted, "dot at \(position)")
+                for high: UInt8 in [0x80, 0xC3, 0xFF, 0xAE] {
+                    var bad = plain
+                    bad[position] = high
+                    check(bad, "byte \(high) at \(position)")
+                }
+                // Bytes whose xor with dots looks like a zero byte's neighbours.
+                var near = plain
+                near[position] = UInt8(ascii: ".") ^ 0x01
+                check(near, "near dot at \(position)")
+            }
+        }
+        var random = Seeded(state: 23)
+        let alphabet: [UInt8] = Array("aZ09_.-/".utf8) + [0x2D, 0x2F, 0x00, 0x01, 0x7F, 0x80, 0xBF, 0xC3, 0xA9, 0xE4, 0xB8, 0xAD,
+                                                          0xF0, 0x9F, 0x98, 0x80, 0xFF]
+        for _ in 0..<5_000 {
+            let name = (0..<random.below(30)).map { _ in random.pick(alphabet) }
+            check(name, "random")
+        }
+        // Valid multi-byte names, which the word check sends to validation.
+        for text in ["é", "中文名", "a.é", "Target_é.x", "😀😀😀"] { check(Array(text.utf8), text) }
+    }
+
     @Test("equal bytes compare equal at every length up to 40")
     func equalAtEveryLength() {
         for length in 0...40 {

@@ -712,6 +712,87 @@ static void test_names_not_utf8(void) {
     sb_mediator_free(m);
 }
 
+/* A miss NoTargetAction answers takes the fast path once the miss is known
+ * (the second call on): what could change the answer between calls still
+ * does. */
+static sb_mediator *fast_m;
+static int fast_asked, fast_calls, fast_unregister;
+static sb_status fast_discover(void *u, sb_mediator *m, const char *target) {
+    (void)u; (void)m; (void)target;
+    fast_asked++;
+    return SB_ENOTARGET;
+}
+/* Unregisters itself, then nests under originParams as deep as it may go. */
+static sb_status fast_hostile(void *u, const sb_value *params, sb_value **out) {
+    (void)u;
+    fast_calls++;
+    if (fast_unregister) sb_action_unregister(fast_m, "NoTargetAction", "response");
+    sb_value *level = sb_dict_get(params, "originParams");
+    int depth = 2; /* originParams inside the fallback's params */
+    for (;;) {
+        sb_value *next = sb_dict_new();
+        if (sb_dict_set_new(level, "c", next) != SB_OK) break;
+        level = next;
+        depth++;
+    }
+    *out = sb_int(depth);
+    return SB_OK;
+}
+
+static void test_miss_fast_path(void) {
+    sb_mediator *m = fast_m = sb_mediator_new();
+    sb_value *out = NULL;
+    CHECK_STATUS(sb_action_register(m, "NoTargetAction", "response", echo, NULL, NULL), SB_OK);
+    for (int i = 0; i < 3; i++) {
+        CHECK_STATUS(sb_action_perform(m, "Ghost", "boo", NULL, 0, &out), SB_OK);
+        CHECK(fields_are(out, "Target_Ghost", "Action_boo:", "Ghost", "boo") && sb_value_count(out) == 5);
+        sb_value_release(out);
+    }
+    /* A discoverer added after the misses were known is asked on each miss. */
+    uint64_t id = 0;
+    CHECK_STATUS(sb_discoverer_add(m, fast_discover, NULL, NULL, &id), SB_OK);
+    for (int i = 0; i < 3; i++) {
+        CHECK_STATUS(sb_action_perform(m, "Ghost", "boo", NULL, 0, &out), SB_OK);
+        sb_value_release(out);
+    }
+    CHECK(fast_asked == 3);
+    CHECK_STATUS(sb_discoverer_remove(m, id), SB_OK);
+    /* A fallback replaced between calls answers the next call. */
+    int ten = 10;
+    CHECK_STATUS(sb_action_register(m, "NoTargetAction", "response", add_n, &ten, NULL), SB_OK);
+    for (int i = 0; i < 2; i++) {
+        CHECK_STATUS(sb_action_perform(m, "Ghost", "boo", NULL, 0, &out), SB_OK);
+        CHECK(check_int(out) == 10);
+        sb_value_release(out);
+    }
+    /* One that unregisters itself while it runs finishes its call (valgrind
+     * sees no use after free), sees originParams at depth 2, and the next
+     * miss fails as nothing answers it. */
+    sb_value *params = sb_dict_new();
+    CHECK_STATUS(sb_action_register(m, "NoTargetAction", "response", fast_hostile, NULL, NULL), SB_OK);
+    for (int i = 0; i < 3; i++) {
+        fast_unregister = i == 2; /* the last, once the miss is known */
+        CHECK_STATUS(sb_action_perform(m, "Ghost", "boo", i == 1 ? params : NULL, 0, &out), SB_OK);
+        CHECK(check_int(out) == SB_MAX_DEPTH);
+        sb_value_release(out);
+    }
+    CHECK_STATUS(sb_action_perform(m, "Ghost", "boo", params, 0, &out), SB_ENOTARGET);
+    CHECK(out == NULL && ERROR_MENTIONS("no target named \"Ghost\""));
+    CHECK(fast_calls == 3);
+    sb_value_release(params);
+    /* A name that is not UTF-8 fails every time, known miss or not. */
+    CHECK_STATUS(sb_action_register(m, "NoTargetAction", "response", echo, NULL, NULL), SB_OK);
+    for (int i = 0; i < 2; i++) {
+        CHECK_STATUS(sb_action_perform(m, "Gh\xC3", "boo", NULL, 0, &out), SB_EINVAL);
+        CHECK_STATUS(sb_action_perform(m, "Ghost", "b\xFF\xFE", NULL, 0, &out), SB_EINVAL);
+    }
+    robustness_row("C misses NoTargetAction answers, repeated (the fast path): a discoverer added later, the "
+                   "fallback replaced, unregistering itself mid-call, nesting under originParams, names not UTF-8",
+                   5, "each call answers as the first did: the discoverer asked every time, the new fallback "
+                   "answers, originParams at depth 2, the same errors");
+    sb_mediator_free(m);
+}
+
 int main(void) {
     test_register_and_perform();
     test_replace_and_unregister();
@@ -725,5 +806,6 @@ int main(void) {
     test_discoverers();
     test_first_discoverer_wins();
     test_names_not_utf8();
+    test_miss_fast_path();
     return check_report("mediator");
 }

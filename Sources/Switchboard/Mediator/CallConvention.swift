@@ -75,7 +75,9 @@ extension CallConvention {
     /// How many string-valued params follow `originParams`.
     public var fieldCount: Int { url == nil ? 4 : 5 }
 
-    /// The key of field `i`, `i` in `0..<fieldCount`.
+    /// The key of field `i`, `i` in `0..<fieldCount`. (Inlinable: a face
+    /// checking keys a constant `i` at a time compares with a constant.)
+    @inlinable
     public static func key(_ i: Int) -> StaticString {
         switch i {
         case 0: "targetString"
@@ -117,24 +119,20 @@ extension CallConvention {
     public func fieldsDiffering(from values: UnsafePointer<UnsafeBufferPointer<UInt8>>) -> UInt32 {
         var differing: UInt32 = 0
         if !targetStringIs(values[0]) { differing |= 1 }
-        if !Self.equals(values[1], Self.bytes("Action_"), action.buffer, Self.bytes(":")) { differing |= 2 }
-        if !Self.equals(values[2], target.buffer) { differing |= 4 }
-        if !Self.equals(values[3], action.buffer) { differing |= 8 }
+        if !Self.isSelectorString(values[1], action) { differing |= 2 }
+        if !Self.equals(values[2], target) { differing |= 4 }
+        if !Self.equals(values[3], action) { differing |= 8 }
         if var url, !url.withUTF8({ Self.equals(values[4], $0) }) { differing |= 16 }
         return differing
     }
 
-    /// Whether `bytes` are `Target_<lookup>` (no dot in `lookup`).
+    /// Whether `bytes` are `targetString`: `Target_<lookup>`, or
+    /// `Module.Target_<Name>` when `lookup` has a dot.
+    @inline(__always)
     private func targetStringIs(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        var i = lookup.count
-        while i > 0 {
-            i &-= 1
-            if lookup.base[i] == UInt8(ascii: ".") {
-                let (a, b, c) = targetStringParts
-                return Self.equals(bytes, a, b, c)
-            }
-        }
-        return Self.equals(bytes, Self.bytes("Target_"), lookup.buffer, Self.bytes(""))
+        if !lookup.containsDot { return Self.isTargetString(bytes, lookup) }
+        let (a, b, c) = targetStringParts
+        return Self.equals(bytes, a, b, c)
     }
 
     /// `targetString` in three pieces: `Target_<Name>`, or
@@ -162,10 +160,38 @@ extension CallConvention {
     }
 
     @inline(__always)
-    private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ name: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard bytes.count == name.count else { return false }
-        guard let a = bytes.baseAddress, let b = name.baseAddress else { return true }
+    private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ other: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count == other.count else { return false }
+        guard let a = bytes.baseAddress, let b = other.baseAddress else { return true }
         return bytesEqual(a, b, count: bytes.count)
+    }
+
+    /// Whether `bytes` are `name`'s.
+    @inline(__always)
+    private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ name: NameRef) -> Bool {
+        guard bytes.count == name.count else { return false }
+        guard let start = bytes.baseAddress else { return true }
+        return bytesEqual(start, name.base, count: name.count)
+    }
+
+    /// Whether `bytes` are `Target_<name>`. (One function per form, each
+    /// with its literal: a shared one taking the literals was not inlined.)
+    @inline(__always)
+    private static func isTargetString(_ bytes: UnsafeBufferPointer<UInt8>, _ name: NameRef) -> Bool {
+        let prefix: StaticString = "Target_"
+        let p = prefix.utf8CodeUnitCount
+        guard bytes.count == p + name.count, let start = bytes.baseAddress else { return false }
+        return bytesEqual(start, prefix.utf8Start, count: p) && bytesEqual(start + p, name.base, count: name.count)
+    }
+
+    /// Whether `bytes` are `Action_<name>:`.
+    @inline(__always)
+    private static func isSelectorString(_ bytes: UnsafeBufferPointer<UInt8>, _ name: NameRef) -> Bool {
+        let prefix: StaticString = "Action_"
+        let p = prefix.utf8CodeUnitCount
+        guard bytes.count == p + name.count + 1, let start = bytes.baseAddress else { return false }
+        return bytesEqual(start, prefix.utf8Start, count: p) && bytesEqual(start + p, name.base, count: name.count)
+            && start[p + name.count] == UInt8(ascii: ":")
     }
 
     /// Whether `bytes` are `a`, `b` and `c` one after the other.

@@ -37,8 +37,7 @@ extension Mediator {
         let stamp = MissCache.Stamp(discovery: generation, registry: registryGeneration.load(ordering: .acquiring))
         let stableMissed = misses.contains(key, stamp)
         let swiftTypes = mightBeSwiftType(key)
-        if stableMissed, !swiftTypes, unstableProviders.load(ordering: .acquiring) == 0,
-           !DiscoveriesInProgress.anyOnThisThread {
+        if searchEndsAtOnce(stableMissed: stableMissed, swiftTypes: swiftTypes) {
             return .success(absent ? nil : targets.find(key))
         }
         let name = key.string
@@ -87,6 +86,27 @@ extension Mediator {
         })
     }
 
+    /// Whether a search for `key` would end at once, asking nobody and
+    /// finding nothing (see `discoverEntry`). Pinned. The C face's missed
+    /// call asks this before NoTargetAction answers it on the fast path.
+    @inline(__always)
+    func searchEndsAtOnce(_ key: NameRef) -> Bool {
+        let stamp = MissCache.Stamp(discovery: discoveryGeneration.load(ordering: .acquiring),
+                                    registry: registryGeneration.load(ordering: .acquiring))
+        return searchEndsAtOnce(stableMissed: misses.contains(key, stamp), swiftTypes: mightBeSwiftType(key))
+    }
+
+    /// The stable providers were asked for the name in vain in this
+    /// generation (`stableMissed`), no Swift type could have it
+    /// (`swiftTypes` false), and no provider would be asked: none may
+    /// answer differently now (a discoverer), and no search runs on this
+    /// thread (whose misses `DiscoveriesInProgress` keeps).
+    @inline(__always)
+    private func searchEndsAtOnce(stableMissed: Bool, swiftTypes: Bool) -> Bool {
+        stableMissed && !swiftTypes && unstableProviders.load(ordering: .acquiring) == 0
+            && !DiscoveriesInProgress.anyOnThisThread
+    }
+
     /// True when `entry` has no class and discovery might find one now (and
     /// is not looking for it on this thread already: the entry is what there
     /// is until that search ends).
@@ -100,9 +120,7 @@ extension Mediator {
     /// searched, or the name is qualified (has a dot).
     @inline(__always)
     private func mightBeSwiftType(_ key: NameRef) -> Bool {
-        if searchesModules.load(ordering: .acquiring) { return true }
-        for i in 0..<key.count where key.base[i] == UInt8(ascii: ".") { return true }
-        return false
+        searchesModules.load(ordering: .acquiring) || key.containsDot
     }
 
     /// The class called `name`: a Swift type (if `swiftTypes`), then what

@@ -23,6 +23,19 @@ extension Mediator {
     /// call is too deep, so the general path reports that.
     @inline(__always)
     static func fastCall<P: FastCall, R>(_ pins: EpochPins, prepare: () -> P?, run: (P) -> R) -> R? {
+        fastCall(pins, prepare: prepare, run: run) { record in
+            pins.unpin(record)
+            pins.leaveCall(record)
+            return nil
+        }
+    }
+
+    /// `fastCall`, where `unprepared` takes over, entered and pinned, when
+    /// `prepare` finds nothing: it unpins, and leaves the call before it
+    /// returns.
+    @inline(__always)
+    static func fastCall<P: FastCall, R>(_ pins: EpochPins, prepare: () -> P?, run: (P) -> R,
+                                         unprepared: (ThreadRecord) -> R?) -> R? {
         // No `defer`: the compiler moves its body out of line, a call more.
         let record = pins.enterCall()
         guard !CallDepth.exceeded(record) else {
@@ -30,11 +43,7 @@ extension Mediator {
             return nil
         }
         pins.pin(record)
-        guard let call = prepare() else {
-            pins.unpin(record)
-            pins.leaveCall(record)
-            return nil
-        }
+        guard let call = prepare() else { return unprepared(record) }
         record.hold(owner: call.owner, instance: call.instance)
         pins.unpin(record)
         let result = run(call)
@@ -43,11 +52,20 @@ extension Mediator {
     }
 
     /// `performNative` for a call that resolves to a foreign function, or nil.
+    /// `fallback`: a target that is missing for good may be answered by
+    /// NoTargetAction here (``performForeignMissing``).
     @inline(__always)
     func performForeignFast(_ target: NameRef, _ action: NameRef, params: OpaquePointer?,
-                            out: UnsafeMutablePointer<OpaquePointer?>, bridge: any ForeignBridge.Type) -> Int32? {
-        Self.fastCall(pins) { () -> ForeignCall? in
-            guard let entry = targets.find(target) else { return nil }
+                            out: UnsafeMutablePointer<OpaquePointer?>, bridge: any ForeignBridge.Type,
+                            fallback: Bool) -> Int32? {
+        // A target the registry does not have goes on in the same call and
+        // pin (`absent`: set by `prepare`).
+        var absent = false
+        return Self.fastCall(pins) { () -> ForeignCall? in
+            guard let entry = targets.find(target) else {
+                absent = true
+                return nil
+            }
             return entry._withUnsafeGuaranteedRef { e -> ForeignCall? in
                 // Registered actions first, then the class's (as `lookup` does).
                 if let registered = e.registered.find(action) {
@@ -57,7 +75,75 @@ extension Mediator {
                 return ForeignCall(found, on: e.classNeedsInstance ? e : nil, owner: entry.toOpaque(),
                                    params: params, bridge: bridge)
             }
-        } run: { $0.run(params, out: out, bridge: bridge, target: target) }
+        } run: {
+            $0.run(params, out: out, bridge: bridge, target: target)
+        } unprepared: { record in
+            if fallback && absent {
+                return performForeignMissing(record, target, action, params: params, out: out, bridge: bridge)
+            }
+            pins.unpin(record)
+            pins.leaveCall(record)
+            return nil
+        }
+    }
+
+    /// `performForeignFast` for a target the registry does not have, entered
+    /// and pinned: when the general path would find nothing either and hand
+    /// the call to NoTargetAction's registered foreign `response` without a
+    /// contract (no hooks, so no degrade rule or handler; discovery would
+    /// end at once, ``searchEndsAtOnce``), runs that here with the fallback
+    /// params, as `degrade` does; else nil (unpinned, left) and the general
+    /// path resolves it. Every step is the general path's own check.
+    @inline(never)
+    func performForeignMissing(_ record: ThreadRecord, _ target: NameRef, _ action: NameRef, params: OpaquePointer?,
+                               out: UnsafeMutablePointer<OpaquePointer?>, bridge: any ForeignBridge.Type) -> Int32? {
+        guard let (function, owner) = missingAnsweredByNoTargetAction(target, action) else {
+            pins.unpin(record)
+            pins.leaveCall(record)
+            return nil
+        }
+        record.hold(owner: owner, instance: nil)
+        pins.unpin(record)
+        let status: Int32
+        do throws(SwitchboardError) {
+            let args = try bridge.fallbackParams(origin: params,
+                                                 call: FallbackCall(lookup: target, target: target, action: action,
+                                                                    url: nil))
+            status = function._withUnsafeGuaranteedRef { $0.callNative(args, state: nil, out: out) }
+            bridge.releaseFallbackParams(args)
+        } catch {
+            out.pointee = nil
+            bridge.report(error)
+            status = error.code.rawValue
+        }
+        pins.leaveCall(record)
+        return status
+    }
+
+    /// The function of NoTargetAction's `response` and the entry owning it,
+    /// when (`target`, `action`) named no module, came from no URL, and the
+    /// general path would find neither the target nor a degrade rule and
+    /// would run that function as it is; else nil. Pinned.
+    @inline(__always)
+    private func missingAnsweredByNoTargetAction(_ target: NameRef, _ action: NameRef)
+        -> (Unmanaged<ForeignFunction>, UnsafeMutableRawPointer)? {
+        // performResolving: a name that is not UTF-8 fails there.
+        guard target.isUTF8, action.isUTF8 else { return nil }
+        // lookup: no entry (found absent by the caller), and discovery ends
+        // at once with nothing: .noTarget.
+        guard searchEndsAtOnce(target) else { return nil }
+        // degrade: no hooks, so no rule and no degrade handler.
+        guard hooks.pinned() == nil else { return nil }
+        // resolve(NoTargetAction, response): its registered action, found
+        // before anything on its class.
+        guard let entry = targets.find(Names.noTargetAction.ref),
+              let response = entry._withUnsafeGuaranteedRef({ $0.registered.find(Names.response.ref) })
+        else { return nil }
+        // ForeignConvention.invoke: no contract, a foreign function, called
+        // without an instance.
+        guard let function = response._withUnsafeGuaranteedRef({ $0.contract == nil ? $0.foreign : nil })
+        else { return nil }
+        return (function, entry.toOpaque())
     }
 
     /// `perform`/`call` for a Swift caller when the call resolves to a Swift

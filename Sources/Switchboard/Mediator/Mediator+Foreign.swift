@@ -110,7 +110,7 @@ extension Mediator {
         }
         let called = NameRef(cString: target)
         if module == nil, let status = performForeignFast(called, NameRef(cString: action), params: params, out: out,
-                                                                bridge: bridge) {
+                                                                bridge: bridge, fallback: true) {
             return status
         }
         return performResolving(called, NameRef(cString: action), module: module, params: params, cache: cache,
@@ -128,7 +128,7 @@ extension Mediator {
         let intercepted = hasHooks || options.map({ !$0.isPlain }) == true
         if !intercepted, module == nil,
            let status = performForeignFast(NameRef(cString: target), NameRef(cString: action), params: params,
-                                           out: out, bridge: bridge) {
+                                           out: out, bridge: bridge, fallback: false) {
             return status
         }
         let convention = ForeignConvention(bridge: bridge, out: out)
@@ -159,8 +159,9 @@ extension Mediator {
                            fallback: fallback, via: convention)
     }
 
+    // Internal, not private: MissFastPathTests compares the fast path with it.
     @inline(never)
-    private func performResolving(_ called: NameRef, _ action: NameRef, module: String?, params: OpaquePointer?,
+    func performResolving(_ called: NameRef, _ action: NameRef, module: String?, params: OpaquePointer?,
                                   cache: Bool, fallback: Bool, via convention: ForeignConvention) -> Int32 {
         guard called.isUTF8 && action.isUTF8 else { return convention.fail(Self.notUTF8) }
         if let module {

@@ -53,15 +53,63 @@ struct NameRef {
         hash = FNV1a.finish(h)
     }
 
+    /// Whether the name has a dot (is qualified, `Module.Name`).
+    @inline(__always)
+    var containsDot: Bool {
+        // A word at a time, as `isUTF8` reads: a word has a dot when the
+        // word xor dots has a zero byte (exact, whatever the other bytes).
+        @inline(__always) func hasDot(_ word: UInt64) -> Bool {
+            let x = word ^ 0x2e2e_2e2e_2e2e_2e2e
+            return (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080 != 0
+        }
+        let raw = UnsafeRawPointer(base), dot = UInt8(ascii: ".")
+        switch count {
+        case 0: return false
+        case 1...3: return base[0] == dot || base[count / 2] == dot || base[count - 1] == dot
+        case 4...7:
+            return hasDot(UInt64(raw.loadUnaligned(as: UInt32.self))
+                | UInt64(raw.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)) << 32)
+        default:
+            if hasDot(raw.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)) { return true }
+            var i = 0
+            while i &+ 8 <= count {
+                if hasDot(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) { return true }
+                i &+= 8
+            }
+            return false
+        }
+    }
+
     /// Whether the bytes are UTF-8. A name from C or Lua may not be; one
     /// that is not must never be turned into a `String`, which would repair
     /// it into another name. (Registered names are UTF-8, so a lookup by
     /// bytes never finds one that is not: only the paths that make a String
     /// need to ask.)
     var isUTF8: Bool {
-        for i in 0..<count where base[i] >= 0x80 { return String(validating: buffer, as: UTF8.self) != nil }
-        return true
+        // ASCII, the usual name, a word at a time (overlapping loads, as
+        // `bytesEqual` reads: never past the name); anything else is validated.
+        let raw = UnsafeRawPointer(base)
+        let ascii: Bool
+        switch count {
+        case 0: return true
+        case 1...3: ascii = base[0] | base[count / 2] | base[count - 1] < 0x80
+        case 4...7:
+            ascii = (raw.loadUnaligned(as: UInt32.self) | raw.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self))
+                & 0x8080_8080 == 0
+        default:
+            var bits = raw.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+            var i = 0
+            while i &+ 8 <= count {
+                bits |= raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                i &+= 8
+            }
+            ascii = bits & 0x8080_8080_8080_8080 == 0
+        }
+        return ascii || validated
     }
+
+    @inline(never)
+    private var validated: Bool { String(validating: buffer, as: UTF8.self) != nil }
 
     var buffer: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
     var string: String { String(decoding: buffer, as: UTF8.self) }

@@ -65,18 +65,19 @@ enum FallbackParams {
         if old != 0 { Unmanaged<SBValue>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).release() }
     }
 
-    /// Whether `params` has the keys `fresh` sets for `fields` fields, in
-    /// order, each field a string.
+    /// Whether `params` has the keys `fresh` sets for `fields` (4 or 5)
+    /// fields, in order, each field a string. Unrolled, so that each key is
+    /// compared with a constant.
     private static func hasFreshShape(_ params: SBValue, fields: Int) -> Bool {
         let entries = params.dictEntries
-        guard keyIs(entries, "originParams") else { return false }
-        for i in 0..<fields {
-            let entry = entries + 1 + i
-            guard keyIs(entry, FallbackCall.key(i)),
-                  entry.pointee.value.box?._withUnsafeGuaranteedRef({ $0.type == SB_STRING }) == true
-            else { return false }
-        }
-        return true
+        return keyIs(entries, "originParams") && isField(entries + 1, 0) && isField(entries + 2, 1)
+            && isField(entries + 3, 2) && isField(entries + 4, 3) && (fields == 4 || isField(entries + 5, 4))
+    }
+
+    /// Whether `entry` has field `i`'s key and a string value.
+    @inline(__always)
+    private static func isField(_ entry: UnsafeMutablePointer<DictEntry>, _ i: Int) -> Bool {
+        keyIs(entry, FallbackCall.key(i)) && entry.pointee.value.box?._withUnsafeGuaranteedRef({ $0.type == SB_STRING }) == true
     }
 
     @inline(__always)
@@ -106,7 +107,7 @@ enum FallbackParams {
         // The keys are those `fresh` set: a dict only ever gains keys, and
         // its count is the same.
         let entries = params.dictEntries + 1
-        let differing = withUnsafeTemporaryAllocation(of: UnsafeBufferPointer<UInt8>.self, capacity: fields) { values in
+        let differing = withUnsafeTemporaryAllocation(of: UnsafeBufferPointer<UInt8>.self, capacity: 5) { values in
             // Every value is a string (`release` keeps no other); one that
             // is not would be made again, whatever it is compared with.
             var notStrings: UInt32 = 0

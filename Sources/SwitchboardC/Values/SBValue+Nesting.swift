@@ -103,7 +103,24 @@ extension SBValue {
     /// Records a container built inside exactly one parent, at `depth`
     /// (fresh values only: no lock).
     func setSingleParent(depth: Int) {
-        h.pointee.scalar = Self.countOne | UInt64(depth)
+        h.pointee.scalar = Self.singleParentRecord(depth: depth)
+    }
+
+    /// The `scalar` of a container with one parent, at `depth`.
+    @inline(__always)
+    static func singleParentRecord(depth: Int) -> UInt64 { countOne | UInt64(depth) }
+
+    /// Whether a container is directly inside this one.
+    var holdsContainers: Bool {
+        let count = h.pointee.count
+        if type == SB_ARRAY {
+            let items = arraySlots
+            for i in 0..<count where items[i].isContainer { return true }
+        } else {
+            let entries = dictEntries
+            for i in 0..<count where entries[i].value.isContainer { return true }
+        }
+        return false
     }
 
     /// count[e] += 1; true if `e` is a new depth.
@@ -229,6 +246,10 @@ enum Nesting {
     /// Adds or removes what the edge parent -> child gives the child's depths.
     static func edge(from parent: SBValue, to child: SBValue, adding: Bool) {
         sb__nesting_lock()
+        if rootEdge(from: parent, to: child, adding: adding) {
+            sb__nesting_unlock()
+            return
+        }
         var pass = Pass(target: nil)
         parent.forEachLevel { change(child, $0 + 1, adding: adding, &pass) }
         sb__nesting_unlock()
@@ -271,6 +292,10 @@ enum Nesting {
         if item === container { return "a container cannot contain itself" }
         let target = Unmanaged.passUnretained(container).toOpaque()
         sb__nesting_lock()
+        if rootEdge(from: container, to: item, adding: true) {
+            sb__nesting_unlock()
+            return nil
+        }
         var pass = Pass(target: target)
         container.forEachLevel { change(item, $0 + 1, adding: true, &pass) }
         guard pass.tooDeep || pass.cycle else {
@@ -286,6 +311,23 @@ enum Nesting {
         }
         return "the result would nest deeper than SB_MAX_DEPTH (\(limit)): the container is already "
             + "\(deepest) level\(deepest == 1 ? "" : "s") deep"
+    }
+
+    /// The usual edge, done without walking: a container holding no
+    /// containers (a call's params) going into, or leaving, a root (the
+    /// params of a fallback) that is its only parent. It gains or loses
+    /// depth 2 and nothing else changes: exactly what `change` does then
+    /// (no cycle or depth limit is possible: SB_MAX_DEPTH >= 2, and the child
+    /// holds no container, so not the parent). False, having changed
+    /// nothing, in every other case. Under the lock.
+    @inline(__always)
+    private static func rootEdge(from parent: SBValue, to child: SBValue, adding: Bool) -> Bool {
+        let atDepthTwo = SBValue.singleParentRecord(depth: 2)
+        guard parent.h.pointee.scalar == 0, child.h.pointee.scalar == (adding ? 0 : atDepthTwo),
+              parent !== child, !child.holdsContainers
+        else { return false }
+        child.h.pointee.scalar = adding ? atDepthTwo : 0
+        return true
     }
 
     /// Undoes a successful `admit` whose item was not stored after all.

@@ -1,0 +1,273 @@
+import Testing
+import CSwitchboard
+@testable import SwitchboardC
+@_spi(Faces) @testable import Switchboard
+
+/// A C call of a missing target that NoTargetAction answers on the fast path
+/// (`Mediator.performForeignMissing`) against the general path it stands in
+/// for (`performResolving`, what `performNative` runs when the fast path
+/// answers nil). Every target, action and params of a set is performed on
+/// mediators configured every way that changes who answers a miss, twice
+/// through each path in turn (the first miss fills the miss cache the fast
+/// path needs): status, result, error message and what the fallback and the
+/// discoverers saw must be the same.
+@Suite(.serialized) struct MissFastPathTests {
+    struct Outcome: Equatable, CustomStringConvertible {
+        var status: UInt32
+        var result: String
+        var message: String
+        var seen: [String]
+        var description: String { "\(status) \(result) \(message) \(seen)" }
+    }
+
+    final class Log { var lines: [String] = [] }
+
+    static func json(_ value: OpaquePointer?) -> String {
+        guard let value, let text = sb_json_encode(value) else { return "<none>" }
+        defer { sb_memory_free(text) }
+        return String(cString: text)
+    }
+
+    /// What a mediator has that changes who answers a miss.
+    enum Setup: CaseIterable {
+        case echo            // NoTargetAction.response: a C function, no contract
+        case echoRetaining   // the same, answering with its params themselves
+        case contract        // NoTargetAction.response with a contract (-> int)
+        case swiftFallback   // NoTargetAction.response: a Swift closure
+        case none            // no NoTargetAction: the miss fails
+        case discoverer      // a discoverer that finds nothing (asked on every miss)
+        case lateDiscoverer  // a discoverer that registers "Late" when asked
+        case notFound        // the target "Known" has no such action but a notFound
+    }
+
+    static func mediator(_ setup: Setup, log: Log) -> (Pair, OpaquePointer) {
+        let pair = Pair()
+        let m = pair.handle
+        let context = Unmanaged.passUnretained(log).toOpaque()
+        let echo: sb_fn = { userdata, args, out in
+            Unmanaged<Log>.fromOpaque(userdata!).takeUnretainedValue().lines.append("fallback " + MissFastPathTests.json(args))
+            out?.pointee = SwitchboardC.sb_int(Int64(sb_value_count(args)))
+            return SB_OK
+        }
+        let retaining: sb_fn = { userdata, args, out in
+            Unmanaged<Log>.fromOpaque(userdata!).takeUnretainedValue().lines.append("fallback " + MissFastPathTests.json(args))
+            out?.pointee = sb_value_retain(args)
+            return SB_OK
+        }
+        let known: sb_fn = { _, _, out in
+            out?.pointee = SwitchboardC.sb_string("known")
+            return SB_OK
+        }
+        switch setup {
+        case .echo, .discoverer, .lateDiscoverer, .notFound:
+            #expect(sb_action_register(m, "NoTargetAction", "response", echo, context, nil) == SB_OK)
+        case .echoRetaining:
+            #expect(sb_action_register(m, "NoTargetAction", "response", retaining, context, nil) == SB_OK)
+        case .contract:
+            #expect(sb_action_register_contract(m, "NoTargetAction", "response", "-> string", echo, context, nil)
+                == SB_OK)
+        case .swiftFallback:
+            #expect((try? pair.mediator.register(target: "NoTargetAction", action: "response") { params in
+                .int(Int64(params.count))
+            }) != nil)
+        case .none:
+            break
+        }
+        if setup == .discoverer || setup == .lateDiscoverer {
+            let discover: sb_discoverer_fn = { userdata, m, target in
+                let log = Unmanaged<Log>.fromOpaque(userdata!).takeUnretainedValue()
+                let name = String(cString: target!)
+                log.lines.append("discover \(name)")
+                guard name == "Late" else { return SB_ENOTARGET }
+                let late: sb_fn = { _, _, out in
+                    out?.pointee = SwitchboardC.sb_string("late")
+                    return SB_OK
+                }
+                return sb_action_register(m, "Late", "act", late, nil, nil)
+            }
+            #expect(sb_discoverer_add(m, discover, context, nil, nil) == SB_OK)
+        }
+        #expect(sb_action_register(m, "Known", "act", known, nil, nil) == SB_OK)
+        if setup == .notFound {
+            #expect(sb_action_register(m, "Known", "notFound", echo, context, nil) == SB_OK)
+        }
+        return (pair, m)
+    }
+
+    /// `bytes` NUL-terminated, for a C name.
+    static func cName(_ bytes: [UInt8]) -> [CChar] { bytes.map { CChar(bitPattern: $0) } + [0] }
+
+    static func perform(_ pair: Pair, _ target: [UInt8], _ action: [UInt8], _ params: OpaquePointer?, general: Bool,
+                        log: Log) -> Outcome {
+        log.lines = []
+        var out: OpaquePointer?
+        let t = cName(target), a = cName(action)
+        let status: UInt32 = t.withUnsafeBufferPointer { t in
+            a.withUnsafeBufferPointer { a in
+                guard general else {
+                    return sb_action_perform(pair.handle, t.baseAddress, a.baseAddress, params, 0, &out).rawValue
+                }
+                // What performNative runs when the fast path answers nil
+                // (sb_action_perform reads the module key as `perform` does).
+                let module = sb_value_get_string(sb_dict_get(params, SB_MODULE_KEY), nil).map { String(cString: $0) }
+                return UInt32(bitPattern: pair.mediator.performResolving(
+                    NameRef(cString: t.baseAddress!), NameRef(cString: a.baseAddress!), module: module,
+                    params: params ?? emptyParams, cache: false, fallback: true,
+                    via: ForeignConvention(bridge: CBridge.self, out: &out)))
+            }
+        }
+        defer { sb_value_release(out) }
+        let message = status == SB_OK.rawValue ? "" : String(cString: sb_error_message())
+        return Outcome(status: status, result: json(out), message: message, seen: log.lines)
+    }
+
+    /// Whether the fast path answers the call itself (it runs it once more).
+    static func takesFast(_ pair: Pair, _ target: [UInt8], _ action: [UInt8], _ params: OpaquePointer?) -> Bool {
+        var out: OpaquePointer?
+        defer { sb_value_release(out) }
+        let t = cName(target), a = cName(action)
+        return t.withUnsafeBufferPointer { t in
+            a.withUnsafeBufferPointer { a in
+                pair.mediator.performForeignFast(NameRef(cString: t.baseAddress!), NameRef(cString: a.baseAddress!),
+                                                 params: params ?? emptyParams, out: &out, bridge: CBridge.self,
+                                                 fallback: true) != nil
+            }
+        }
+    }
+
+    static let targets: [[UInt8]] = [
+        Array("Missing".utf8), Array("M".utf8), Array("Mod.Missing".utf8), Array("Missing.".utf8),
+        Array("Late".utf8), Array("Known".utf8), Array("NoTargetAction".utf8), Array("é".utf8),
+        Array("Target_X".utf8), [0xFF, 0x41], [0x41, 0xC3], Array(String(repeating: "x", count: 127).utf8),
+        Array(String(repeating: "y", count: 200).utf8), Array("a.b.c.d.e.f.g.h".utf8), Array("abcdefgh.".utf8),
+    ]
+    static let actions: [[UInt8]] = [Array("act".utf8), Array("response".utf8), Array("x".utf8), [0xE0, 0x80]]
+
+    /// Params: none, empty, flat, holding a container, too deep to go in
+    /// as originParams, naming a module.
+    static func paramsSet() -> [OpaquePointer?] {
+        let flat = SwitchboardC.sb_dict_new()!
+        sb_dict_set_new(flat, "n", SwitchboardC.sb_int(1))
+        let holding = SwitchboardC.sb_dict_new()!
+        let inner = SwitchboardC.sb_array_new()!
+        sb_array_append_new(inner, SwitchboardC.sb_int(2))
+        sb_dict_set_new(holding, "list", inner)
+        let deep = SwitchboardC.sb_dict_new()!
+        var level = deep
+        for _ in 2...Int(SB_MAX_DEPTH) {
+            let next = SwitchboardC.sb_dict_new()!
+            sb_dict_set_new(level, "c", next)
+            level = next
+        }
+        let module = SwitchboardC.sb_dict_new()!
+        sb_dict_set_new(module, SB_MODULE_KEY, SwitchboardC.sb_string("Mod"))
+        return [nil, SwitchboardC.sb_dict_new(), flat, holding, deep, module]
+    }
+
+    @Test func fastPathMatchesGeneralPath() {
+        let params = Self.paramsSet()
+        defer { params.forEach { sb_value_release($0) } }
+        var compared = 0, fast = 0
+        for setup in Setup.allCases {
+            // Two mediators with the same history, one called each way: a
+            // call may change what the next finds (a discoverer registers,
+            // a target's class is searched once per generation).
+            let generalLog = Log(), performLog = Log()
+            let (generalPair, _) = Self.mediator(setup, log: generalLog)
+            let (performPair, _) = Self.mediator(setup, log: performLog)
+            for target in Self.targets {
+                for action in Self.actions {
+                    for p in params {
+                        for round in 0..<2 {
+                            let general = Self.perform(generalPair, target, action, p, general: true, log: generalLog)
+                            let viaPerform = Self.perform(performPair, target, action, p, general: false,
+                                                          log: performLog)
+                            #expect(general == viaPerform,
+                                    "\(setup) \(target) \(action) \(Self.json(p).prefix(40)) round \(round)")
+                            compared += 1
+                        }
+                        if Self.takesFast(performPair, target, action, p) {
+                            fast += 1
+                            // Run once more on the other so the histories stay the same.
+                            _ = Self.perform(generalPair, target, action, p, general: true, log: generalLog)
+                        }
+                    }
+                }
+            }
+        }
+        // The fast miss path answered many of them (so the comparison tested it).
+        #expect(fast > 50)
+        #expect(compared == Setup.allCases.count * Self.targets.count * Self.actions.count * params.count * 2)
+    }
+
+    /// The fast path declines whatever would change the answer: a
+    /// discoverer (asked on every miss), a Swift or contracted fallback, a
+    /// qualified name, a name too long for the miss cache, hooks.
+    @Test func fastPathDeclines() {
+        func warmed(_ setup: Setup, _ target: String) -> Bool {
+            let log = Log()
+            let (pair, _) = Self.mediator(setup, log: log)
+            _ = Self.perform(pair, Array(target.utf8), Array("act".utf8), nil, general: true, log: log)
+            return Self.takesFast(pair, Array(target.utf8), Array("act".utf8), nil)
+        }
+        #expect(warmed(.echo, "Missing"))
+        #expect(warmed(.echoRetaining, "Missing"))
+        #expect(!warmed(.discoverer, "Missing"))
+        #expect(!warmed(.contract, "Missing"))
+        #expect(!warmed(.swiftFallback, "Missing"))
+        #expect(!warmed(.none, "Missing"))
+        #expect(!warmed(.echo, "Mod.Missing"))
+        #expect(!warmed(.echo, String(repeating: "y", count: 200)))
+        // Not before the general path has missed once (the miss cache is empty).
+        let log = Log()
+        let (pair, m) = Self.mediator(.echo, log: log)
+        let fresh = Array("Fresh".utf8), act = Array("act".utf8)
+        #expect(!Self.takesFast(pair, fresh, act, nil))
+        _ = Self.perform(pair, fresh, act, nil, general: true, log: log)
+        #expect(Self.takesFast(pair, fresh, act, nil))
+        // A registration anywhere makes the miss unknown again.
+        let noop: sb_fn = { _, _, _ in SB_OK }
+        #expect(sb_action_register(m, "Other", "act", noop, nil, nil) == SB_OK)
+        #expect(!Self.takesFast(pair, fresh, act, nil))
+        _ = Self.perform(pair, fresh, act, nil, general: true, log: log)
+        #expect(Self.takesFast(pair, fresh, act, nil))
+        // Hooks (an observer): sb_action_perform goes the intercepted way, and
+        // the fast path, asked directly, declines.
+        let observer: sb_observer_fn = { _, _ in }
+        #expect(sb_observer_add(m, observer, nil, nil, nil) == SB_OK)
+        #expect(!Self.takesFast(pair, fresh, act, nil))
+    }
+
+    /// NoTargetAction registered, replaced and unregistered between misses,
+    /// and a discoverer added after the misses were cached: each call sees
+    /// the registry as it is then, on both paths.
+    @Test func changesBetweenCalls() {
+        for general in [true, false] {
+            let log = Log()
+            let (pair, m) = Self.mediator(.none, log: log)
+            let miss = { Self.perform(pair, Array("Gone".utf8), Array("act".utf8), nil, general: general, log: log) }
+            for _ in 0..<3 { #expect(miss().status == SB_ENOTARGET.rawValue) }
+            let one: sb_fn = { _, _, out in out?.pointee = SwitchboardC.sb_int(1); return SB_OK }
+            let two: sb_fn = { _, _, out in out?.pointee = SwitchboardC.sb_int(2); return SB_OK }
+            #expect(sb_action_register(m, "NoTargetAction", "response", one, nil, nil) == SB_OK)
+            for _ in 0..<3 { #expect(miss().result == "1") }
+            #expect(sb_action_register(m, "NoTargetAction", "response", two, nil, nil) == SB_OK)
+            for _ in 0..<3 { #expect(miss().result == "2") }
+            // A discoverer added now is asked on the next miss, and every one after.
+            let discover: sb_discoverer_fn = { userdata, _, target in
+                Unmanaged<Log>.fromOpaque(userdata!).takeUnretainedValue().lines.append("discover " + String(cString: target!))
+                return SB_ENOTARGET
+            }
+            var id: UInt64 = 0
+            #expect(sb_discoverer_add(m, discover, Unmanaged.passUnretained(log).toOpaque(), nil, &id) == SB_OK)
+            for _ in 0..<3 {
+                let outcome = miss()
+                #expect(outcome.result == "2" && outcome.seen == ["discover Gone"])
+            }
+            #expect(sb_discoverer_remove(m, id) == SB_OK)
+            for _ in 0..<3 { #expect(miss().seen == [] ) }
+            #expect(sb_action_unregister(m, "NoTargetAction", "response") == SB_OK)
+            for _ in 0..<3 { #expect(miss().status == SB_ENOTARGET.rawValue) }
+        }
+    }
+}
