@@ -124,8 +124,10 @@ import Synchronization
             return 0
         }
         let taken = self.taken
-        drop(deeperThan: level, including: false, taken)
-        if let earlier = taken.stack.last, earlier.level == level { return earlier.id }
+        if let last = taken.stack.last {
+            if last.level > level { drop(deeperThan: level, including: false, taken) }
+            if let earlier = taken.stack.last, earlier.level == level { return earlier.id }
+        }
         let id = OpenCompletions.open(cancellation: CurrentCall.cancellation, callerWaits: taken.detachLevel != level)
         taken.stack.append(TakenID(id: id, level: level))
         outstanding.add(1, ordering: .relaxed)
@@ -190,7 +192,7 @@ import Synchronization
     private static func answerOfTaken(label: String) -> Result<Completion.Answer?, SwitchboardError> {
         let record = EpochDomain.shared.pins.record()
         let level = record.depth.pointee, taken = self.taken
-        drop(deeperThan: level, including: false, taken)
+        if let last = taken.stack.last, last.level > level { drop(deeperThan: level, including: false, taken) }
         // Only an action's call holds what its work goes on using; a
         // callback (or anything else that is not an action) must answer
         // before it returns.

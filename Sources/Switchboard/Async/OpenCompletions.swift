@@ -56,9 +56,18 @@ import Synchronization
 
         private static func slot(_ id: UInt64) -> Int { Int(id % UInt64(slotCount)) }
 
-        mutating func insert(_ entry: Entry) {
-            let slot = slots + Self.slot(entry.id)
-            if slot.pointee.id == 0 { slot.pointee = entry } else { overflow[entry.id] = entry }
+        /// Adds a running entry. A free slot's other fields are nil already
+        /// (`remove`): only these are written.
+        mutating func insertRunning(_ id: UInt64, cancellation: Cancellation?, callerWaits: Bool) {
+            let slot = slots + Self.slot(id)
+            if slot.pointee.id == 0 {
+                slot.pointee.id = id
+                slot.pointee.phase = .running
+                slot.pointee.callerWaits = callerWaits
+                if let cancellation { slot.pointee.cancellation = cancellation }
+            } else {
+                overflow[id] = Entry(id: id, phase: .running, callerWaits: callerWaits, cancellation: cancellation)
+            }
         }
 
         /// Runs `body` on the entry of `id`, in place; nil when there is none.
@@ -74,7 +83,15 @@ import Synchronization
         /// Removes the entry of `id` (after `with` found it).
         mutating func remove(_ id: UInt64) {
             let slot = slots + Self.slot(id)
-            if slot.pointee.id == id { slot.pointee = Entry() } else { overflow[id] = nil }
+            if slot.pointee.id == id {
+                // Field by field, leaving a free slot's fields nil.
+                slot.pointee.id = 0
+                if slot.pointee.cancellation != nil { slot.pointee.cancellation = nil }
+                if slot.pointee.answer != nil { slot.pointee.answer = nil }
+                if slot.pointee.completion != nil { slot.pointee.completion = nil }
+            } else {
+                overflow[id] = nil
+            }
         }
     }
 
@@ -85,7 +102,7 @@ import Synchronization
         table.withLock { table in
             let id = table.next
             table.next += 1
-            table.insert(Entry(id: id, phase: .running, callerWaits: callerWaits, cancellation: cancellation))
+            table.insertRunning(id, cancellation: cancellation, callerWaits: callerWaits)
             return id
         }
     }
@@ -124,7 +141,7 @@ import Synchronization
                 case .running:
                     entry.answer = answer.make()
                     entry.phase = .early
-                    entry.cancellation = nil
+                    if entry.cancellation != nil { entry.cancellation = nil }
                     return .answered
                 case .object: return entry.completion.map(Found.object) ?? .notOpen
                 case .early: return .notOpen
