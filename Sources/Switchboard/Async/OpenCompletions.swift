@@ -1,4 +1,3 @@
-import Synchronization
 
 /// The completions faces hold by id (C's `sb_completion`, and Lua's through
 /// C) rather than by pointer, so that a second or stale completion is
@@ -42,7 +41,7 @@ import Synchronization
     /// always free for it: no hashing and no allocation per completion. One
     /// taken while its slot holds an older entry (many open at once) goes to
     /// `overflow`.
-    struct Table: ~Copyable {
+    struct Table {
         private static let slotCount = 64
         var next: UInt64 = 1
         /// Id 0 (never given) marks a free slot. Allocated once, for the
@@ -95,11 +94,21 @@ import Synchronization
         }
     }
 
-    private static let table = Mutex<Table>(Table())
+    /// Every change of an entry happens under `lock`: a pthread mutex, which
+    /// ThreadSanitizer sees (Concurrency/Lock.swift).
+    private static let lock = Lock()
+    @exclusivity(unchecked) nonisolated(unsafe) private static var entries = Table()
+
+    @inline(__always)
+    private static func withTable<R>(_ body: (inout Table) -> R) -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&entries)
+    }
 
     /// A new id for the action running on this thread (`Deferral.takeID`).
     static func open(cancellation: Cancellation?, callerWaits: Bool) -> UInt64 {
-        table.withLock { table in
+        withTable { table in
             let id = table.next
             table.next += 1
             table.insertRunning(id, cancellation: cancellation, callerWaits: callerWaits)
@@ -135,7 +144,7 @@ import Synchronization
     /// `complete`, with the completer's answer made (once) by its thread.
     private static func complete(_ id: UInt64, _ answer: UncheckedAnswer) -> Outcome {
         // Moved out of the lock: `Completion.complete` runs the delivery.
-        let found = table.withLock { table -> Found in
+        let found = withTable { table -> Found in
             let found = table.with(id) { entry -> Found in
                 switch entry.phase {
                 case .running:
@@ -173,7 +182,7 @@ import Synchronization
     /// Whether the work of open `id` may stop (`Completion.isAbandoned`);
     /// false for an id that is not open.
     public static func isAbandoned(_ id: UInt64) -> Bool {
-        let found = table.withLock { table in
+        let found = withTable { table in
             table.with(id) { entry -> (Cancellation?, Completion?)? in
                 switch entry.phase {
                 case .running: (entry.cancellation, nil)
@@ -190,7 +199,7 @@ import Synchronization
     /// Whether the caller of open `id` waits for it on the thread that took
     /// it (`Completion.callerWaits`); false for an id that is not open.
     public static func callerWaits(_ id: UInt64) -> Bool {
-        table.withLock { table in
+        withTable { table in
             table.with(id) { entry -> Bool in
                 switch entry.phase {
                 case .running: entry.callerWaits
@@ -204,7 +213,7 @@ import Synchronization
     /// The action of `id` answered without "pending" (or its call level
     /// ended): refused from now on; an answer it was given is dropped.
     static func answered(_ id: UInt64) {
-        let removed = table.withLock { table -> Entry? in
+        let removed = withTable { table -> Entry? in
             guard let entry = table.with(id, { $0 }) else { return nil }
             table.remove(id)
             return entry
@@ -241,7 +250,7 @@ import Synchronization
     /// Nil if the id is not in the table (never for an id this thread's
     /// call took: only that thread removes it otherwise).
     static func returnedPending(_ id: UInt64, level: Int) -> Pending? {
-        table.withLock { table -> Pending? in
+        withTable { table -> Pending? in
             let pending = table.with(id) { entry -> Pending in
                 switch entry.phase {
                 case .early:
@@ -268,7 +277,7 @@ import Synchronization
 
     @Sendable private static func forget(_ completion: Completion) {
         let id = completion.faceID
-        table.withLock { table in
+        withTable { table in
             let held = table.with(id) { entry in entry.phase == .object && entry.completion === completion }
             if held == true { table.remove(id) }
         }
