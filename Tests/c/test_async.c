@@ -533,6 +533,242 @@ static void test_instance_outlives_the_caller(void) {
     CHECK(destroyed == 1);
 }
 
+
+/* ------------------------------ completed before the action returned
+ * Such a completion has no object of its own until its action returns
+ * (OpenCompletions): these check that it behaves as any other. */
+
+struct early {
+    sb_completion c;
+    sb_completion again;        /* taken a second time in the same action */
+    sb_status first, second;    /* what the completer's two completions got */
+    int cancelled_before;       /* sb_completion_cancelled while it ran */
+    int waits;                  /* sb_completion_caller_waits while it ran */
+    sb_cancellation *cancel;    /* cancelled by the action after completion, if set */
+    sb_cancellation *cancel_first; /* cancelled by the action before it takes its completion */
+    int answer_anyway;          /* return SB_OK with its own answer */
+    int use_fail;               /* complete with sb_completion_fail */
+    int delay_us;               /* how long the action goes on after */
+};
+
+static void *complete_twice(void *arg) {
+    struct early *e = arg;
+    e->first = e->use_fail ? sb_completion_fail(e->c, SB_ENOTARGET, "early failure")
+                           : sb_completion_succeed(e->c, sb_int(5));
+    e->second = sb_completion_succeed(e->c, sb_int(6));
+    return NULL;
+}
+
+static sb_status completed_by_a_thread(void *ud, const sb_value *params, sb_value **out) {
+    struct early *e = ud;
+    (void)params;
+    if (e->cancel_first) sb_cancellation_request(e->cancel_first);
+    e->c = sb_completion_take();
+    e->cancelled_before = sb_completion_cancelled(e->c);
+    e->waits = sb_completion_caller_waits(e->c);
+    pthread_t t;
+    pthread_create(&t, NULL, complete_twice, e);
+    pthread_join(t, NULL); /* completed (twice) before this returns */
+    e->again = sb_completion_take();
+    if (e->cancel) sb_cancellation_request(e->cancel);
+    if (e->delay_us) sleep_ms(e->delay_us / 1000);
+    if (e->answer_anyway) {
+        *out = sb_int(99);
+        return SB_OK;
+    }
+    return SB_PENDING;
+}
+
+static int early_done_calls;
+static sb_status early_done_status;
+static int64_t early_done_value;
+static void early_done(void *ud, sb_status status, sb_value *result) {
+    (void)ud;
+    early_done_calls++;
+    early_done_status = status;
+    early_done_value = result ? check_int(result) : -1;
+    sb_value_release(result);
+}
+
+static void test_completed_before_return(void) {
+    sb_mediator *m = sb_mediator_new();
+    struct early e;
+    memset(&e, 0, sizeof e);
+    CHECK_STATUS(sb_action_register(m, "E", "early", completed_by_a_thread, &e, NULL), SB_OK);
+    sb_value *out = NULL;
+
+    /* The answer reaches the caller; the second completion is refused as
+     * one of an id that is not open; the id taken again is the same. */
+    CHECK_STATUS(sb_action_perform(m, "E", "early", NULL, 0, &out), SB_OK);
+    CHECK(check_int(out) == 5);
+    sb_value_release(out);
+    CHECK_STATUS(e.first, SB_OK);
+    CHECK_STATUS(e.second, SB_ENOTFOUND);
+    CHECK(e.again == e.c && e.c != 0);
+    CHECK(e.cancelled_before == 0 && e.waits == 1);
+    /* Kept and used after: not open, whatever is asked. */
+    CHECK_STATUS(sb_completion_succeed(e.c, sb_int(1)), SB_ENOTFOUND);
+    CHECK_STATUS(sb_completion_fail(e.c, SB_EACTION, "late"), SB_ENOTFOUND);
+    CHECK(sb_completion_cancelled(e.c) == 0 && sb_completion_caller_waits(e.c) == 0);
+    /* Forged ids: never open. */
+    CHECK_STATUS(sb_completion_succeed(e.c + 1000, sb_int(1)), SB_ENOTFOUND);
+    CHECK_STATUS(sb_completion_succeed(UINT64_MAX, NULL), SB_ENOTFOUND);
+    CHECK_STATUS(sb_completion_fail(0, SB_EACTION, NULL), SB_ENOTFOUND);
+
+    /* Ids are never reused: the next call's is greater. */
+    sb_completion before = e.c;
+    CHECK_STATUS(sb_action_perform(m, "E", "early", NULL, 0, &out), SB_OK);
+    sb_value_release(out);
+    CHECK(e.c > before);
+
+    /* A failure, with its status and message. */
+    e.use_fail = 1;
+    CHECK_STATUS(sb_action_perform(m, "E", "early", NULL, 0, &out), SB_ENOTARGET);
+    CHECK(out == NULL && ERROR_MENTIONS("early failure"));
+    CHECK_STATUS(e.second, SB_ENOTFOUND);
+    e.use_fail = 0;
+
+    /* Answered anyway: the action's answer stands (the completer was told
+     * SB_OK, as when it completes first), and the id is closed. */
+    e.answer_anyway = 1;
+    CHECK_STATUS(sb_action_perform(m, "E", "early", NULL, 0, &out), SB_OK);
+    CHECK(check_int(out) == 99);
+    sb_value_release(out);
+    CHECK_STATUS(e.first, SB_OK);
+    CHECK_STATUS(sb_completion_succeed(e.c, NULL), SB_ENOTFOUND);
+    e.answer_anyway = 0;
+
+    /* Cancelled after it completed, before the action returned: the answer
+     * came first and stands. */
+    sb_cancellation *token = sb_cancellation_new();
+    e.cancel = token;
+    sb_call_options opts = {.version = SB_CALL_OPTIONS_VERSION, .cancel = token};
+    CHECK_STATUS(sb_action_perform_opts(m, "E", "early", NULL, &opts, &out), SB_OK);
+    CHECK(check_int(out) == 5);
+    sb_value_release(out);
+    e.cancel = NULL;
+    sb_cancellation_free(token);
+    /* Cancelled while it runs, before it was completed: the action sees it;
+     * a completion that comes anyway before it returns still answers (as
+     * before this design). */
+    token = sb_cancellation_new();
+    e.cancel_first = token;
+    opts.cancel = token;
+    CHECK_STATUS(sb_action_perform_opts(m, "E", "early", NULL, &opts, &out), SB_OK);
+    CHECK(e.cancelled_before == 1 && check_int(out) == 5);
+    sb_value_release(out);
+    e.cancel_first = NULL;
+    sb_cancellation_free(token);
+
+    /* A timeout shorter than the action's run: the answer came before the
+     * call waited, and stands. */
+    e.delay_us = 20000;
+    sb_call_options timed = {.version = SB_CALL_OPTIONS_VERSION, .timeout_ms = 1};
+    CHECK_STATUS(sb_action_perform_opts(m, "E", "early", NULL, &timed, &out), SB_OK);
+    CHECK(check_int(out) == 5);
+    sb_value_release(out);
+    e.delay_us = 0;
+
+    /* A caller that does not wait: done runs once, here, before it returns. */
+    early_done_calls = 0;
+    CHECK_STATUS(sb_action_perform_async(m, "E", "early", NULL, NULL, early_done, NULL), SB_OK);
+    CHECK(early_done_calls == 1 && early_done_status == SB_OK && early_done_value == 5);
+    CHECK(e.waits == 0);
+    e.use_fail = 1;
+    CHECK_STATUS(sb_action_perform_async(m, "E", "early", NULL, NULL, early_done, NULL), SB_OK);
+    CHECK(early_done_calls == 2 && early_done_status == SB_ENOTARGET);
+    e.use_fail = 0;
+    sb_mediator_free(m);
+}
+
+/* Open completions (callers that do not wait) fill the direct slots, then
+ * completions completed before their action returned land beside them. */
+static sb_completion held_ids[200];
+static int held_count;
+static sb_status holds(void *ud, const sb_value *params, sb_value **out) {
+    (void)ud, (void)params, (void)out;
+    held_ids[held_count++] = sb_completion_take();
+    return SB_PENDING;
+}
+static sb_status completes_itself_early(void *ud, const sb_value *params, sb_value **out) {
+    (void)ud, (void)params, (void)out;
+    sb_completion c = sb_completion_take();
+    sb_status first = sb_completion_succeed(c, sb_int(3));
+    sb_status second = sb_completion_succeed(c, sb_int(4));
+    return first == SB_OK && second == SB_ENOTFOUND ? SB_PENDING : SB_EACTION;
+}
+static void test_early_beside_open(void) {
+    sb_mediator *m = sb_mediator_new();
+    CHECK_STATUS(sb_action_register(m, "H", "hold", holds, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "H", "self", completes_itself_early, NULL, NULL), SB_OK);
+    held_count = 0;
+    early_done_calls = 0;
+    int wrong = 0;
+    for (int i = 0; i < 200; i++) {
+        if (sb_action_perform_async(m, "H", "hold", NULL, NULL, early_done, NULL) != SB_PENDING) wrong++;
+        sb_value *out = NULL;
+        if (sb_action_perform(m, "H", "self", NULL, 0, &out) != SB_OK || check_int(out) != 3) wrong++;
+        sb_value_release(out);
+    }
+    CHECK(wrong == 0 && held_count == 200 && early_done_calls == 0);
+    for (int i = 199; i >= 0; i--) {
+        CHECK_STATUS(sb_completion_succeed(held_ids[i], sb_int(i)), SB_OK);
+        CHECK(early_done_calls == 200 - i && early_done_value == i);
+        CHECK_STATUS(sb_completion_succeed(held_ids[i], sb_int(i)), SB_ENOTFOUND);
+    }
+    sb_mediator_free(m);
+}
+
+/* A completer racing the action's return: it completes just before, just
+ * after, or as the action returns; then completes again. */
+struct racing {
+    sb_completion c;
+    int spin;
+    sb_status first, second;
+    pthread_t t;
+};
+static void *race_return(void *arg) {
+    struct racing *r = arg;
+    for (volatile int i = 0; i < r->spin; i++) {}
+    r->first = sb_completion_succeed(r->c, sb_int(11));
+    r->second = sb_completion_succeed(r->c, sb_int(12));
+    return NULL;
+}
+static sb_status races_return(void *ud, const sb_value *params, sb_value **out) {
+    struct racing *r = ud;
+    (void)params, (void)out;
+    r->c = sb_completion_take();
+    pthread_create(&r->t, NULL, race_return, r);
+    return SB_PENDING;
+}
+static void test_race_with_return(void) {
+    sb_mediator *m = sb_mediator_new();
+    struct racing r;
+    memset(&r, 0, sizeof r);
+    CHECK_STATUS(sb_action_register(m, "Q", "race", races_return, &r, NULL), SB_OK);
+    int rounds = 2000, wrong = 0;
+    for (int round = 0; round < rounds; round++) {
+        r.spin = (round * 37) % 4000;
+        sb_value *out = NULL;
+        if (round % 2) {
+            if (sb_action_perform(m, "Q", "race", NULL, 0, &out) != SB_OK || check_int(out) != 11) wrong++;
+            sb_value_release(out);
+            pthread_join(r.t, NULL);
+        } else {
+            early_done_calls = 0;
+            sb_status s = sb_action_perform_async(m, "Q", "race", NULL, NULL, early_done, NULL);
+            pthread_join(r.t, NULL);
+            if (s != SB_OK && s != SB_PENDING) wrong++;
+            if (early_done_calls != 1 || early_done_status != SB_OK || early_done_value != 11) wrong++;
+        }
+        if (r.first != SB_OK || r.second != SB_ENOTFOUND) wrong++;
+    }
+    CHECK(wrong == 0);
+    robustness_row("Asynchronous C action completed by another thread racing the action's return, then again", rounds,
+                   "the caller (waiting or not) gets the first completion once; the second gets SB_ENOTFOUND");
+    sb_mediator_free(m);
+}
+
 int main(void) {
     test_completes_later();
     test_rules_of_use();
@@ -543,5 +779,8 @@ int main(void) {
     test_many_callers();
     test_only_actions();
     test_instance_outlives_the_caller();
+    test_completed_before_return();
+    test_early_beside_open();
+    test_race_with_return();
     return check_report("async");
 }

@@ -3,7 +3,7 @@ import Synchronization
 /// An action's promise to answer its call later.
 ///
 /// An action that cannot answer before it returns takes its call's
-/// completion (``Deferral/take()``; C: `sb_completion_take`) and returns
+/// completion (``Deferral/takeID()``; C: `sb_completion_take`) and returns
 /// "pending"; whoever finishes the work completes it exactly once, from any
 /// thread. The caller waits for that, up to the call's deadline
 /// (``CallOptions/timeout``) and until it is cancelled. A completion that
@@ -166,7 +166,7 @@ import Synchronization
         }
     }
 
-    private static func drop(_ answer: Answer) {
+    static func drop(_ answer: Answer) {
         if case .native(let native, let bridge) = answer { bridge.release(native) }
     }
 

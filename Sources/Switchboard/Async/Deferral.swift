@@ -28,11 +28,18 @@ import Synchronization
             let taken = Unmanaged<Taken>.fromOpaque(raw).takeRetainedValue()
             for completion in taken.stack {
                 outstanding.subtract(1, ordering: .relaxed)
-                completion.answered()
+                OpenCompletions.answered(completion.id)
             }
         } == 0, "Switchboard: out of pthread keys")
         return key
     }()
+
+    /// A completion an action on this thread took (its id in
+    /// `OpenCompletions`) at call `level`.
+    fileprivate struct TakenID {
+        let id: UInt64
+        let level: Int
+    }
 
     /// Completions actions on this thread took and have not yet returned
     /// "pending" for, innermost call last: an action that took one may make
@@ -41,7 +48,7 @@ import Synchronization
     /// One per thread, reached only by that thread: accesses skip the
     /// dynamic exclusivity checks (about 30 instructions each).
     fileprivate final class Taken {
-        @exclusivity(unchecked) var stack: [Completion] = []
+        @exclusivity(unchecked) var stack: [TakenID] = []
         /// The call level whose caller does not wait (`detaching`); 0: none.
         @exclusivity(unchecked) var detachLevel = 0
         /// The completion that call is pending on, once its action deferred.
@@ -71,7 +78,7 @@ import Synchronization
         while let last = taken.stack.last, last.level > level || (including && last.level == level) {
             taken.stack.removeLast()
             outstanding.subtract(1, ordering: .relaxed)
-            last.answered()
+            OpenCompletions.answered(last.id)
         }
     }
 
@@ -102,9 +109,11 @@ import Synchronization
         if !taken.stack.isEmpty { drop(deeperThan: level, including: true, taken) }
     }
 
-    /// The completion of the call whose action runs on this thread now; the
-    /// same one if taken again during that action. Nil outside any call.
-    public static func take() -> Completion? {
+    /// The id (in `OpenCompletions`) of the completion of the call whose
+    /// action runs on this thread now; the same one if taken again during
+    /// that action. 0 outside any call. No `Completion` object is made
+    /// unless the action returns pending with it still open.
+    public static func takeID() -> UInt64 {
         // Only while an action runs at this level: an observer's start event
         // or an interceptor runs at the call's level before the call has
         // found its action (nothing is held yet), and must not take the
@@ -112,17 +121,17 @@ import Synchronization
         let record = EpochDomain.shared.pins.record()
         let level = record.depth.pointee
         guard level > 0, level < ThreadRecord.levels, record.slots(at: level)[0].load(ordering: .relaxed) != 0 else {
-            return nil
+            return 0
         }
         let taken = self.taken
-        drop(deeperThan: level, including: false, taken)
-        if let earlier = taken.stack.last, earlier.level == level { return earlier }
-        // This thread's state is at hand: no second look-up, as `make` does.
-        let completion = Completion(level: level, cancellation: CurrentCall.cancellation,
-                                    callerWaits: taken.detachLevel != level)
-        taken.stack.append(completion)
+        if let last = taken.stack.last {
+            if last.level > level { drop(deeperThan: level, including: false, taken) }
+            if let earlier = taken.stack.last, earlier.level == level { return earlier.id }
+        }
+        let id = OpenCompletions.open(cancellation: CurrentCall.cancellation, callerWaits: taken.detachLevel != level)
+        taken.stack.append(TakenID(id: id, level: level))
         outstanding.add(1, ordering: .relaxed)
-        return completion
+        return id
     }
 
     /// A completion for the call running at this thread's current level
@@ -181,24 +190,39 @@ import Synchronization
     /// comes; a failure when it took none, or the wait ended first; nil
     /// when the call's caller does not wait (`detaching`).
     private static func answerOfTaken(label: String) -> Result<Completion.Answer?, SwitchboardError> {
-        let level = self.level, taken = self.taken
-        drop(deeperThan: level, including: false, taken)
+        let record = EpochDomain.shared.pins.record()
+        let level = record.depth.pointee, taken = self.taken
+        if let last = taken.stack.last, last.level > level { drop(deeperThan: level, including: false, taken) }
         // Only an action's call holds what its work goes on using; a
         // callback (or anything else that is not an action) must answer
         // before it returns.
-        let slots = EpochDomain.shared.pins.record().slots(at: level)
+        let slots = record.slots(at: level)
         let owner = slots[0].load(ordering: .relaxed)
         guard owner != 0 else {
             return .failure(.actionFailed("\(label) returned pending, but only actions may answer later", underlying: nil))
         }
-        guard let completion = taken.stack.last, completion.level == level else {
+        guard let last = taken.stack.last, last.level == level else {
             return .failure(.actionFailed("\(label) returned pending without taking its completion", underlying: nil))
         }
         taken.stack.removeLast()
         outstanding.subtract(1, ordering: .relaxed)
-        completion.keep(owner: owner, instance: slots[1].load(ordering: .relaxed))
-        if detaches(completion, at: level, taken, label: label) { return .success(nil) }
-        return wait(for: completion, label: label).map { $0 }
+        switch OpenCompletions.returnedPending(last.id, level: level) {
+        case .answer(let answer)?:
+            // Completed before its action returned: a caller that waits has
+            // its answer; one that does not gets it through a completed
+            // object, as any pending call's (its layers add their work).
+            guard taken.detachLevel == level, taken.detached == nil else { return .success(answer) }
+            let completion = Completion(level: level, cancellation: nil, callerWaits: false)
+            completion.complete(answer)
+            _ = detaches(completion, at: level, taken, label: label)
+            return .success(nil)
+        case .open(let completion)?:
+            completion.keep(owner: owner, instance: slots[1].load(ordering: .relaxed))
+            if detaches(completion, at: level, taken, label: label) { return .success(nil) }
+            return wait(for: completion, label: label).map { $0 }
+        case nil:
+            return .failure(.actionFailed("\(label) returned pending, but its completion is no longer open", underlying: nil))
+        }
     }
 
     // MARK: Callers that do not wait

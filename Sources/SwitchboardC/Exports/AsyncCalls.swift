@@ -46,7 +46,7 @@ public func sb_route_call_async(_ r: sb_route_ptr?, _ params: sb_value_cptr?, _ 
 
 @_cdecl("sb_completion_caller_waits")
 public func sb_completion_caller_waits(_ id: UInt64) -> CInt {
-    TakenCompletions.find(id)?.callerWaits == true ? 1 : 0
+    OpenCompletions.callerWaits(id) ? 1 : 0
 }
 
 /// Runs `call` so that it does not wait; gives `done` its end, now or later.
