@@ -130,6 +130,8 @@ int main(void) {
         CHECK(stale_status == SB_EINVAL);
         sb_value_release(out);
     }
+    robustness_row("sb_action_leave given a ticket already left, from inside a call sb_action_perform runs at that ticket's level", 2,
+                   "SB_EINVAL, nothing done: the running call keeps its level and what it holds");
 
     /* Left on another thread: refused there, still open here. */
     CHECK_STATUS(sb_action_register(m, "L", "leave", leave_foreign, NULL, NULL), SB_OK);
