@@ -78,6 +78,15 @@ static sb_status recurse(void *userdata, const sb_value *args, sb_value **out) {
     return status;
 }
 
+/* A ticket already left, left again from inside a call sb_action_perform
+ * runs at the ticket's level: refused (it must not end that call). */
+static uint64_t stale_ticket;
+static sb_status leave_stale(void *userdata, const sb_value *args, sb_value **out) {
+    (void)userdata, (void)args;
+    *out = sb_int(sb_action_leave("T", "twice", stale_ticket, SB_OK, NULL));
+    return SB_OK;
+}
+
 static sb_status unregister_self(void *userdata, const sb_value *args, sb_value **out) {
     (void)args;
     CHECK_STATUS(sb_target_unregister(userdata, "U"), SB_OK);
@@ -110,6 +119,19 @@ int main(void) {
     CHECK_STATUS(sb_action_leave("T", "twice", 0, SB_OK, NULL), SB_EINVAL);
     CHECK_STATUS(sb_action_leave("T", "twice", ticket, SB_OK, NULL), SB_OK); /* ran nothing */
     CHECK_STATUS(sb_action_leave("T", "twice", ticket, SB_OK, NULL), SB_EINVAL); /* left already */
+    /* Left already, and left again inside a general call at its level. */
+    CHECK_STATUS(sb_action_register(m, "S", "stale", leave_stale, NULL, NULL), SB_OK);
+    CHECK(sb_action_enter(m, "T", "twice", &fn, &userdata, &stale_ticket));
+    CHECK_STATUS(sb_action_leave("T", "twice", stale_ticket, SB_OK, NULL), SB_OK);
+    for (int i = 0; i < 2; i++) {
+        CHECK_STATUS(sb_action_perform(m, "S", "stale", NULL, 0, &out), SB_OK);
+        int64_t stale_status = -1;
+        CHECK_STATUS(sb_value_get_int(out, &stale_status), SB_OK);
+        CHECK(stale_status == SB_EINVAL);
+        sb_value_release(out);
+    }
+    robustness_row("sb_action_leave given a ticket already left, from inside a call sb_action_perform runs at that ticket's level", 2,
+                   "SB_EINVAL, nothing done: the running call keeps its level and what it holds");
 
     /* Left on another thread: refused there, still open here. */
     CHECK_STATUS(sb_action_register(m, "L", "leave", leave_foreign, NULL, NULL), SB_OK);

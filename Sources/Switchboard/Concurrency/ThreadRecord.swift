@@ -46,7 +46,10 @@ struct ThreadRecord {
     private static let owesAtOffset = 72
     private static let inUseOffset = 80
     private static let serialOffset = 88
-    private static let size = serialOffset + 8
+    /// One bit a level: a call entered by `Mediator.enterDirect` is in
+    /// progress there (so that sb_action_leave leaves only such a call).
+    private static let directOffset = 96
+    private static let size = directOffset + (levels + 7) / 8
 
     /// Records made so far: each gets the next number (`serial`).
     private static let made = Atomic<UInt64>(0)
@@ -54,6 +57,7 @@ struct ThreadRecord {
     /// A new record for the calling thread, linked before `next`.
     init(next: ThreadRecord?) {
         precondition(MemoryLayout<Atomic<UInt>>.size == 8 && MemoryLayout<Int>.size == 8)
+        precondition(Self.size <= 256)
         base = .allocate(byteCount: max(Self.size, 256), alignment: 128)
         base.initializeMemory(as: UInt8.self, repeating: 0, count: Self.size)
         (base + Self.stateOffset).initializeMemory(as: Atomic<UInt>.self, to: Atomic(0))
@@ -109,6 +113,18 @@ struct ThreadRecord {
     /// are never freed; a thread that exits hands its record to a later one).
     var serial: UInt64 {
         (base + Self.serialOffset).assumingMemoryBound(to: UInt64.self).pointee
+    }
+
+    /// Whether the call in progress at `level` (0..<levels) was entered by
+    /// `Mediator.enterDirect`; only the owning thread reads and writes it.
+    func isDirect(at level: Int) -> Bool {
+        (base + Self.directOffset + level / 8).load(as: UInt8.self) & UInt8(1 << (level % 8)) != 0
+    }
+
+    func setDirect(_ direct: Bool, at level: Int) {
+        let byte = base + Self.directOffset + level / 8
+        let bit = UInt8(1 << (level % 8))
+        byte.storeBytes(of: direct ? byte.load(as: UInt8.self) | bit : byte.load(as: UInt8.self) & ~bit, as: UInt8.self)
     }
 
     /// False once the owning thread has exited.

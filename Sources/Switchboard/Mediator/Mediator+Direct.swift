@@ -38,12 +38,17 @@ extension Mediator {
         }
         record.hold(owner: owner, instance: nil)
         pins.unpin(record)
+        record.setDirect(true, at: record.depth.pointee)
         return (function, record.depth.pointee)
     }
 
-    /// Whether this thread's innermost call in progress is at `level`.
+    /// Whether this thread's innermost call in progress is at `level` and
+    /// was entered by `enterDirect` (not a call sb_action_perform runs: a
+    /// stale ticket of the same level must not end that one).
     @_spi(Faces) public static func isInnermostCall(level: Int) -> Bool {
-        CallDepth.pins.record().depth.pointee == level
+        let record = CallDepth.pins.record()
+        let depth = record.depth.pointee
+        return depth == level && depth >= 0 && depth < ThreadRecord.levels && record.isDirect(at: depth)
     }
 
     /// A number for the calling thread, distinct from every other running
@@ -53,6 +58,8 @@ extension Mediator {
 
     /// Ends the call `enterDirect` entered (the innermost: `isInnermostCall`).
     @_spi(Faces) public static func leaveDirect() {
-        CallDepth.pins.leaveCall(CallDepth.pins.record())
+        let record = CallDepth.pins.record()
+        record.setDirect(false, at: record.depth.pointee)
+        CallDepth.pins.leaveCall(record)
     }
 }
