@@ -45,6 +45,7 @@ build = {
             "Sources/SwitchboardLua/hooks.c",
             "Sources/SwitchboardLua/later.c",
             "Sources/SwitchboardLua/module.c",
+            "Sources/SwitchboardLua/pin.c",
             "Sources/SwitchboardLua/services.c",
             "Sources/SwitchboardLua/value.c",
          },

@@ -323,5 +323,7 @@ void sb_lua_lock_metatable(lua_State *L, const char *what);
 int sb_lua_push_failure(lua_State *L, sb_status status); /* nil, message, code */
 const char *sb_lua_status_name(sb_status status);
 sb_status sb_lua_status_from_name(const char *name);
+/* pin.c: keeps the module and libswitchboard loaded past lua_close. */
+void sb_lua_pin_libraries(void);
 
 #endif

@@ -493,6 +493,7 @@ static void release_ctx(void *ctx) {
 int sb_lua_open(lua_State *L, sb_mediator *m) {
     luaL_checkversion(L);
     if (m == NULL) return luaL_error(L, "sb_lua_open: NULL mediator");
+    sb_lua_pin_libraries();
     context_metatable(L);
 
     /* The box first: if anything below raises, its __gc cleans up. */
