@@ -20,14 +20,6 @@ import CSwitchboard
         var description: String { "\(status) \(result) \(message) \(seen)" }
     }
 
-    final class Log { var lines: [String] = [] }
-
-    static func json(_ value: OpaquePointer?) -> String {
-        guard let value, let text = sb_json_encode(value) else { return "<none>" }
-        defer { sb_memory_free(text) }
-        return String(cString: text)
-    }
-
     /// What a mediator has that changes who answers a miss.
     enum Setup: CaseIterable {
         case echo            // NoTargetAction.response: a C function, no contract
@@ -40,17 +32,17 @@ import CSwitchboard
         case notFound        // the target "Known" has no such action but a notFound
     }
 
-    static func mediator(_ setup: Setup, log: Log) -> (Pair, OpaquePointer) {
+    static func mediator(_ setup: Setup, log: LineLog) -> (Pair, OpaquePointer) {
         let pair = Pair()
         let m = pair.handle
         let context = Unmanaged.passUnretained(log).toOpaque()
         let echo: sb_fn = { userdata, args, out in
-            Unmanaged<Log>.fromOpaque(userdata!).takeUnretainedValue().lines.append("fallback " + MissFastPathTests.json(args))
+            Unmanaged<LineLog>.fromOpaque(userdata!).takeUnretainedValue().lines.append("fallback " + jsonText(args))
             out?.pointee = SwitchboardC.sb_int(Int64(sb_value_count(args)))
             return SB_OK
         }
         let retaining: sb_fn = { userdata, args, out in
-            Unmanaged<Log>.fromOpaque(userdata!).takeUnretainedValue().lines.append("fallback " + MissFastPathTests.json(args))
+            Unmanaged<LineLog>.fromOpaque(userdata!).takeUnretainedValue().lines.append("fallback " + jsonText(args))
             out?.pointee = sb_value_retain(args)
             return SB_OK
         }
@@ -75,7 +67,7 @@ import CSwitchboard
         }
         if setup == .discoverer || setup == .lateDiscoverer {
             let discover: sb_discoverer_fn = { userdata, m, target in
-                let log = Unmanaged<Log>.fromOpaque(userdata!).takeUnretainedValue()
+                let log = Unmanaged<LineLog>.fromOpaque(userdata!).takeUnretainedValue()
                 let name = String(cString: target!)
                 log.lines.append("discover \(name)")
                 guard name == "Late" else { return SB_ENOTARGET }
@@ -98,7 +90,7 @@ import CSwitchboard
     static func cName(_ bytes: [UInt8]) -> [CChar] { bytes.map { CChar(bitPattern: $0) } + [0] }
 
     static func perform(_ pair: Pair, _ target: [UInt8], _ action: [UInt8], _ params: OpaquePointer?, general: Bool,
-                        log: Log) -> Outcome {
+                        log: LineLog) -> Outcome {
         log.lines = []
         var out: OpaquePointer?
         let t = cName(target), a = cName(action)
@@ -118,7 +110,7 @@ import CSwitchboard
         }
         defer { sb_value_release(out) }
         let message = status == SB_OK.rawValue ? "" : String(cString: sb_error_message())
-        return Outcome(status: status, result: json(out), message: message, seen: log.lines)
+        return Outcome(status: status, result: jsonText(out), message: message, seen: log.lines)
     }
 
     /// Whether the fast path answers the call itself (it runs it once more).
@@ -172,7 +164,7 @@ import CSwitchboard
             // Two mediators with the same history, one called each way: a
             // call may change what the next finds (a discoverer registers,
             // a target's class is searched once per generation).
-            let generalLog = Log(), performLog = Log()
+            let generalLog = LineLog(), performLog = LineLog()
             let (generalPair, _) = Self.mediator(setup, log: generalLog)
             let (performPair, _) = Self.mediator(setup, log: performLog)
             for target in Self.targets {
@@ -183,7 +175,7 @@ import CSwitchboard
                             let viaPerform = Self.perform(performPair, target, action, p, general: false,
                                                           log: performLog)
                             #expect(general == viaPerform,
-                                    "\(setup) \(target) \(action) \(Self.json(p).prefix(40)) round \(round)")
+                                    "\(setup) \(target) \(action) \(jsonText(p).prefix(40)) round \(round)")
                             compared += 1
                         }
                         if Self.takesFast(performPair, target, action, p) {
@@ -205,7 +197,7 @@ import CSwitchboard
     /// qualified name, a name too long for the miss cache, hooks.
     @Test func fastPathDeclines() {
         func warmed(_ setup: Setup, _ target: String) -> Bool {
-            let log = Log()
+            let log = LineLog()
             let (pair, _) = Self.mediator(setup, log: log)
             _ = Self.perform(pair, Array(target.utf8), Array("act".utf8), nil, general: true, log: log)
             return Self.takesFast(pair, Array(target.utf8), Array("act".utf8), nil)
@@ -219,7 +211,7 @@ import CSwitchboard
         #expect(!warmed(.echo, "Mod.Missing"))
         #expect(!warmed(.echo, String(repeating: "y", count: 200)))
         // Not before the general path has missed once (the miss cache is empty).
-        let log = Log()
+        let log = LineLog()
         let (pair, m) = Self.mediator(.echo, log: log)
         let fresh = Array("Fresh".utf8), act = Array("act".utf8)
         #expect(!Self.takesFast(pair, fresh, act, nil))
@@ -243,7 +235,7 @@ import CSwitchboard
     /// the registry as it is then, on both paths.
     @Test func changesBetweenCalls() {
         for general in [true, false] {
-            let log = Log()
+            let log = LineLog()
             let (pair, m) = Self.mediator(.none, log: log)
             let miss = { Self.perform(pair, Array("Gone".utf8), Array("act".utf8), nil, general: general, log: log) }
             for _ in 0..<3 { #expect(miss().status == SB_ENOTARGET.rawValue) }
@@ -255,7 +247,7 @@ import CSwitchboard
             for _ in 0..<3 { #expect(miss().result == "2") }
             // A discoverer added now is asked on the next miss, and every one after.
             let discover: sb_discoverer_fn = { userdata, _, target in
-                Unmanaged<Log>.fromOpaque(userdata!).takeUnretainedValue().lines.append("discover " + String(cString: target!))
+                Unmanaged<LineLog>.fromOpaque(userdata!).takeUnretainedValue().lines.append("discover " + String(cString: target!))
                 return SB_ENOTARGET
             }
             var id: UInt64 = 0

@@ -20,18 +20,10 @@ import CSwitchboard
         var description: String { "\(status) \(result) \(message) \(observed)" }
     }
 
-    final class Log { var lines: [String] = [] }
-
-    static func json(_ value: OpaquePointer?) -> String {
-        guard let value, let text = sb_json_encode(value) else { return "<none>" }
-        defer { sb_memory_free(text) }
-        return String(cString: text)
-    }
-
     /// A C mediator with T.echo, T.nativeX, and (if `fallback`) a
     /// NoTargetAction that echoes its params (the URL among them), plus an
     /// observer writing to `log`.
-    static func mediator(fallback: Bool, log: Log) -> OpaquePointer {
+    static func mediator(fallback: Bool, log: LineLog) -> OpaquePointer {
         let m = SwitchboardC.sb_mediator_new()!
         let echo: sb_fn = { _, args, out in
             out?.pointee = sb_value_retain(args)
@@ -42,14 +34,14 @@ import CSwitchboard
         #expect(sb_action_register(m, "t", "echo", echo, nil, nil) == SB_OK)
         if fallback { #expect(sb_action_register(m, "NoTargetAction", "response", echo, nil, nil) == SB_OK) }
         let observer: sb_fn = { userdata, args, _ in
-            Unmanaged<Log>.fromOpaque(userdata!).takeUnretainedValue().lines.append(PlainURLCallTests.json(args))
+            Unmanaged<LineLog>.fromOpaque(userdata!).takeUnretainedValue().lines.append(jsonText(args))
             return SB_OK
         }
         #expect(sb_url_set_observer(m, observer, Unmanaged.passUnretained(log).toOpaque(), nil) == SB_OK)
         return m
     }
 
-    static func open(_ m: OpaquePointer, _ url: String, general: Bool, log: Log) -> Outcome {
+    static func open(_ m: OpaquePointer, _ url: String, general: Bool, log: LineLog) -> Outcome {
         log.lines = []
         var out: OpaquePointer?
         let status: sb_status
@@ -64,7 +56,7 @@ import CSwitchboard
         }
         defer { sb_value_release(out) }
         let message = status == SB_OK ? "" : String(cString: sb_error_message())
-        return Outcome(status: status.rawValue, result: json(out), message: message, observed: log.lines)
+        return Outcome(status: status.rawValue, result: jsonText(out), message: message, observed: log.lines)
     }
 
     /// Whether the plain call answers `url` itself on `m` (it is tried
@@ -164,7 +156,7 @@ import CSwitchboard
 
     @Test(arguments: 0..<6, [true, false])
     func plainAnswersAsTheGeneralPath(configuration: Int, fallback: Bool) {
-        let log = Log()
+        let log = LineLog()
         let m = Self.mediator(fallback: fallback, log: log)
         defer { sb_mediator_free(m) }
         let (name, configure) = Self.configurations[configuration]
@@ -191,7 +183,7 @@ import CSwitchboard
     /// there), bad UTF-8, escaped slashes and `native`, many and repeated
     /// keys.
     @Test func hostileURLsAnswerAsTheGeneralPath() {
-        let log = Log()
+        let log = LineLog()
         let m = Self.mediator(fallback: true, log: log)
         defer { sb_mediator_free(m) }
         let longQuery = (0..<16_000).map { "k\($0)=v" }.joined(separator: "&")
@@ -234,7 +226,7 @@ import CSwitchboard
                     }
                 }
                 defer { sb_value_release(out) }
-                return Outcome(status: status.rawValue, result: Self.json(out),
+                return Outcome(status: status.rawValue, result: jsonText(out),
                                message: status == SB_OK ? "" : String(cString: sb_error_message()), observed: log.lines)
             }
             #expect(outcomes[0] == outcomes[1], "\(raw)")
@@ -244,7 +236,7 @@ import CSwitchboard
     /// The plain call itself, on the URL the benchmark opens: it answers,
     /// with the query as string params; a fallback is told the URL.
     @Test func plainCallAnswersWithTheQuery() {
-        let log = Log()
+        let log = LineLog()
         let m = Self.mediator(fallback: true, log: log)
         defer { sb_mediator_free(m) }
         #expect(Self.takesPlain(m, "app://T/echo?n=1"))
