@@ -3,9 +3,11 @@
  * is a plain call: no lazy initialisation to check, no closure.
  *
  * Every container that goes into or leaves a container takes it (a missed
- * call's params twice), so on Linux it is a futex lock ("Futexes Are
- * Tricky", mutex 3): one compare-and-swap to take it and one swap to give it
- * back when nobody waits, where a pthread mutex costs several times that.
+ * call's params twice), so on Linux it is a futex lock (after Drepper,
+ * "Futexes Are Tricky", with a swap to give it back): one compare-and-swap
+ * to take it and one swap to give it back when nobody waits, where a
+ * pthread mutex costs several times that (c.miss: 134 instructions a call
+ * for two pairs, now about 25).
  * A thread that finds it taken sleeps in the kernel as on a mutex, so a
  * long walk over a large value holds nobody spinning. Elsewhere: a pthread
  * mutex. */
