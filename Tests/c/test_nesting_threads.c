@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #define WORKERS 4
-#define ROUNDS 150
+#define ROUNDS 600
 /* The shared chain: SHARED_LEVELS arrays. */
 #define SHARED_LEVELS 60
 
