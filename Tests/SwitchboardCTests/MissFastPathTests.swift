@@ -260,6 +260,67 @@ import CSwitchboard
             for _ in 0..<3 { #expect(miss().seen == [] ) }
             #expect(sb_action_unregister(m, "NoTargetAction", "response") == SB_OK)
             for _ in 0..<3 { #expect(miss().status == SB_ENOTARGET.rawValue) }
+            // Back, then with a contract its answer breaks, then back without:
+            // the fast path keeps what answers a miss per registry generation
+            // (MissAnswer), so each change must reach the next miss.
+            #expect(sb_action_register(m, "NoTargetAction", "response", one, nil, nil) == SB_OK)
+            for _ in 0..<3 { #expect(miss().result == "1") }
+            #expect(sb_action_register_contract(m, "NoTargetAction", "response", "-> string", two, nil, nil) == SB_OK)
+            let broken = Self.perform(pair, Array("Gone".utf8), Array("act".utf8), nil, general: true, log: log)
+            #expect(broken.status != SB_OK.rawValue)
+            for _ in 0..<3 { #expect(miss() == broken) }
+            #expect(sb_action_register(m, "NoTargetAction", "response", two, nil, nil) == SB_OK)
+            for _ in 0..<3 { #expect(miss().result == "2") }
+            // Another action of NoTargetAction changes nothing; the target gone does.
+            #expect(sb_action_register(m, "NoTargetAction", "other", one, nil, nil) == SB_OK)
+            for _ in 0..<3 { #expect(miss().result == "2") }
+            #expect(sb_target_unregister(m, "NoTargetAction") == SB_OK)
+            for _ in 0..<3 { #expect(miss().status == SB_ENOTARGET.rawValue) }
+        }
+    }
+
+    /// One thread replaces NoTargetAction's function while others miss:
+    /// every answer is one of the functions registered, none is lost or
+    /// answered twice, and once the replacing stops every miss gets the last.
+    @Test func replacedWhileMissing() async {
+        let log = LineLog()
+        let (pair, m) = Self.mediator(.none, log: log)
+        let functions: [sb_fn] = [
+            { _, _, out in out?.pointee = SwitchboardC.sb_int(1); return SB_OK },
+            { _, _, out in out?.pointee = SwitchboardC.sb_int(2); return SB_OK },
+        ]
+        #expect(sb_action_register(m, "NoTargetAction", "response", functions[0], nil, nil) == SB_OK)
+        let handle = UInt(bitPattern: m)
+        let bad = await withTaskGroup(of: Int.self) { group in
+            group.addTask {
+                let m = OpaquePointer(bitPattern: handle)
+                for i in 1...300 {
+                    if i % 3 == 0 { _ = sb_action_unregister(m, "NoTargetAction", "response") }
+                    _ = sb_action_register(m, "NoTargetAction", "response", functions[i % 2], nil, nil)
+                }
+                return 0
+            }
+            for _ in 0..<2 {
+                group.addTask {
+                    let m = OpaquePointer(bitPattern: handle)
+                    var bad = 0
+                    for _ in 0..<3_000 {
+                        var out: OpaquePointer?
+                        let status = sb_action_perform(m, "Gone", "act", nil, 0, &out)
+                        var answer: Int64 = -1
+                        _ = sb_value_get_int(out, &answer)
+                        sb_value_release(out)
+                        if !(status == SB_OK && (answer == 1 || answer == 2)) && status != SB_ENOTARGET { bad += 1 }
+                    }
+                    return bad
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(bad == 0)
+        // The last registration (i = 300) was function 0.
+        for _ in 0..<3 {
+            #expect(Self.perform(pair, Array("Gone".utf8), Array("act".utf8), nil, general: false, log: log).result == "1")
         }
     }
 }

@@ -60,6 +60,27 @@ struct NameTests {
         for text in ["é", "中文名", "a.é", "Target_é.x", "😀😀😀"] { check(Array(text.utf8), text) }
     }
 
+    /// A C caller's name is measured and hashed in one pass, four bytes a
+    /// turn; it must find what a Swift caller's bytes find: the same count
+    /// and hash at every length (every place the NUL can fall in a turn).
+    @Test("a C string hashes and measures as its bytes do")
+    func cStringMatchesBytes() {
+        var random = Seeded(state: 41)
+        for length in 0...40 {
+            for _ in 0..<20 {
+                let name = (0..<length).map { _ in UInt8(1 + random.below(255)) }
+                // Non-zero bytes after the NUL: a read past it would change the hash.
+                let cString = (name + [0] + [UInt8](repeating: 0x41, count: 4)).map { CChar(bitPattern: $0) }
+                cString.withUnsafeBufferPointer { c in
+                    name.withUnsafeBufferPointer { bytes in
+                        let fromC = NameRef(cString: c.baseAddress!), fromBytes = NameRef(bytes)
+                        #expect(fromC.count == length && fromC.hash == fromBytes.hash, "\(name)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test("equal bytes compare equal at every length up to 40")
     func equalAtEveryLength() {
         for length in 0...40 {

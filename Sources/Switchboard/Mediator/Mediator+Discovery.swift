@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
 // Finding targets that were never registered: Swift `Target_<Name>` classes by
 // type name (the counterpart of CTMediator's NSClassFromString), then the
@@ -211,8 +212,15 @@ enum DiscoveriesInProgress {
         pthread_getspecific(key).map { Unmanaged<Searches>.fromOpaque($0).takeUnretainedValue() }
     }
 
-    /// Whether any search is in progress on this thread.
-    static var anyOnThisThread: Bool { pthread_getspecific(key) != nil }
+    /// How many threads have a search in progress. Mostly none: then no
+    /// thread's key needs reading (a missed call asks on every call).
+    private static let threadsSearching = Atomic<Int>(0)
+
+    /// Whether any search is in progress on this thread. (Relaxed: a
+    /// thread always sees its own count's changes.)
+    static var anyOnThisThread: Bool {
+        threadsSearching.load(ordering: .relaxed) != 0 && pthread_getspecific(key) != nil
+    }
 
     /// Whether `mediator` is looking for `name` on this thread.
     static func contains(_ mediator: Mediator, _ name: String) -> Bool {
@@ -236,13 +244,17 @@ enum DiscoveriesInProgress {
                         _ body: () throws(SwitchboardError) -> R) throws(SwitchboardError) -> R {
         let outermost = current == nil
         let searches = current ?? Searches()
-        if outermost { pthread_setspecific(key, Unmanaged.passRetained(searches).toOpaque()) }
+        if outermost {
+            threadsSearching.add(1, ordering: .relaxed)
+            pthread_setspecific(key, Unmanaged.passRetained(searches).toOpaque())
+        }
         let search = Key(mediator: ObjectIdentifier(mediator), name: ExactName(name))
         searches.active.insert(search)
         defer {
             searches.active.remove(search)
             if outermost {
                 pthread_setspecific(key, nil)
+                threadsSearching.subtract(1, ordering: .relaxed)
                 Unmanaged.passUnretained(searches).release()
             }
         }

@@ -134,16 +134,9 @@ extension Mediator {
         guard searchEndsAtOnce(target) else { return nil }
         // degrade: no hooks, so no rule and no degrade handler.
         guard hooks.pinned() == nil else { return nil }
-        // resolve(NoTargetAction, response): its registered action, found
-        // before anything on its class.
-        guard let entry = targets.find(Names.noTargetAction.ref),
-              let response = entry._withUnsafeGuaranteedRef({ $0.registered.find(Names.response.ref) })
-        else { return nil }
-        // ForeignConvention.invoke: no contract, a foreign function, called
-        // without an instance.
-        guard let function = response._withUnsafeGuaranteedRef({ $0.contract == nil ? $0.foreign : nil })
-        else { return nil }
-        return (function, entry.toOpaque())
+        // resolve(NoTargetAction, response), as ForeignConvention.invoke
+        // would run it (MissAnswer.swift).
+        return missAnswer()
     }
 
     /// `perform`/`call` for a Swift caller when the call resolves to a Swift

@@ -39,6 +39,9 @@ public final class Mediator: @unchecked Sendable {
     let discoveryGeneration = Atomic<UInt64>(1)
     /// Bumped on every registry change; prepared routes compare against it.
     let registryGeneration = Atomic<UInt64>(1)
+    /// What answers a missed call on the fast path, for one registry
+    /// generation: `Unmanaged<MissAnswer>` bits owning a reference, or 0.
+    let missAnswerBits = Atomic<UInt>(0)
     /// Names the stable providers were asked for in vain (Registry/MissCache.swift).
     let misses = MissCache(epochs: EpochDomain.shared)
     /// How many providers are not ``TargetProvider/isStable`` (asked on every miss).
@@ -75,6 +78,8 @@ public final class Mediator: @unchecked Sendable {
         // unlinked entries) is released now if no call is pinned, so a freed
         // mediator's destructors have all run when sb_mediator_free returns.
         epochs.collect(wait: true)
+        let answer = missAnswerBits.load(ordering: .acquiring)
+        if answer != 0 { Unmanaged<MissAnswer>.fromOpaque(UnsafeRawPointer(bitPattern: answer)!).release() }
     }
 
     /// The Swift modules searched, in order, for a `Target_<Name>` class when

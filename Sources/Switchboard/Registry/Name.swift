@@ -44,9 +44,22 @@ struct NameRef {
         let bytes = UnsafeRawPointer(cString).assumingMemoryBound(to: UInt8.self)
         var h = FNV1a.offset
         var n = 0
-        while bytes[n] != 0 {
-            h = (h ^ UInt64(bytes[n])) &* FNV1a.prime
-            n &+= 1
+        // Four bytes a turn, each checked before it is hashed (never a read
+        // past the NUL): the loop's counting was a third of its cost.
+        scan: while true {
+            let b0 = bytes[n]
+            if b0 == 0 { break scan }
+            h = (h ^ UInt64(b0)) &* FNV1a.prime
+            let b1 = bytes[n &+ 1]
+            if b1 == 0 { n &+= 1; break scan }
+            h = (h ^ UInt64(b1)) &* FNV1a.prime
+            let b2 = bytes[n &+ 2]
+            if b2 == 0 { n &+= 2; break scan }
+            h = (h ^ UInt64(b2)) &* FNV1a.prime
+            let b3 = bytes[n &+ 3]
+            if b3 == 0 { n &+= 3; break scan }
+            h = (h ^ UInt64(b3)) &* FNV1a.prime
+            n &+= 4
         }
         base = bytes
         count = n
