@@ -133,6 +133,19 @@ int main(void) {
     robustness_row("sb_action_leave given a ticket already left, from inside a call sb_action_perform runs at that ticket's level", 2,
                    "SB_EINVAL, nothing done: the running call keeps its level and what it holds");
 
+    /* Left already, with a later direct call now at the same level: the
+     * stale ticket does not end it; its own ticket does. */
+    uint64_t first = 0, second = 0;
+    CHECK(sb_action_enter(m, "T", "twice", &fn, &userdata, &first));
+    CHECK_STATUS(sb_action_leave("T", "twice", first, SB_OK, NULL), SB_OK);
+    CHECK(sb_action_enter(m, "T", "twice", &fn, &userdata, &second));
+    CHECK(second != first);
+    CHECK_STATUS(sb_action_leave("T", "twice", first, SB_OK, NULL), SB_EINVAL);
+    CHECK_STATUS(sb_action_leave("T", "twice", second, SB_OK, NULL), SB_OK);
+    CHECK_STATUS(sb_action_leave("T", "twice", second, SB_OK, NULL), SB_EINVAL);
+    robustness_row("sb_action_leave given a ticket already left while a later direct call is in progress at its level", 1,
+                   "SB_EINVAL, nothing done: the later call's own ticket still ends it, once");
+
     /* Left on another thread: refused there, still open here. */
     CHECK_STATUS(sb_action_register(m, "L", "leave", leave_foreign, NULL, NULL), SB_OK);
     CHECK(sb_action_enter(m, "T", "twice", &fn, &userdata, &foreign_ticket));

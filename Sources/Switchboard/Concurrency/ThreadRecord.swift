@@ -46,10 +46,9 @@ struct ThreadRecord {
     private static let owesAtOffset = 72
     private static let inUseOffset = 80
     private static let serialOffset = 88
-    /// One bit a level: a call entered by `Mediator.enterDirect` is in
-    /// progress there (so that sb_action_leave leaves only such a call).
-    private static let directOffset = 96
-    private static let size = directOffset + (levels + 7) / 8
+    /// How many calls `Mediator.enterDirect` has entered on this record.
+    private static let directCountOffset = 96
+    private static let size = directCountOffset + 8
 
     /// Records made so far: each gets the next number (`serial`).
     private static let made = Atomic<UInt64>(0)
@@ -115,16 +114,22 @@ struct ThreadRecord {
         (base + Self.serialOffset).assumingMemoryBound(to: UInt64.self).pointee
     }
 
-    /// Whether the call in progress at `level` (0..<levels) was entered by
-    /// `Mediator.enterDirect`; only the owning thread reads and writes it.
-    func isDirect(at level: Int) -> Bool {
-        (base + Self.directOffset + level / 8).load(as: UInt8.self) & UInt8(1 << (level % 8)) != 0
+    /// The next number for a call `Mediator.enterDirect` enters (from 1).
+    func nextDirectNumber() -> UInt64 {
+        let count = (base + Self.directCountOffset).assumingMemoryBound(to: UInt64.self)
+        count.pointee &+= 1
+        return count.pointee
     }
 
-    func setDirect(_ direct: Bool, at level: Int) {
-        let byte = base + Self.directOffset + level / 8
-        let bit = UInt8(1 << (level % 8))
-        byte.storeBytes(of: direct ? byte.load(as: UInt8.self) | bit : byte.load(as: UInt8.self) & ~bit, as: UInt8.self)
+    /// What `Mediator.enterDirect` keeps for the call in progress at
+    /// `level` (0..<levels), two words: its number (0 when the call there
+    /// was not entered directly) and its face's note. Only the owning
+    /// thread reads and writes them.
+    @inline(__always)
+    func directCall(at level: Int) -> UnsafeMutablePointer<UInt64> {
+        precondition(level >= 0 && level < Self.levels, "Switchboard: call level beyond the depth limit")
+        return UnsafeMutableRawPointer(held + Self.levels * Self.slotsPerLevel)
+            .assumingMemoryBound(to: UInt64.self) + 2 * level
     }
 
     /// False once the owning thread has exited.
@@ -156,13 +161,16 @@ struct ThreadRecord {
         return held + level * Self.slotsPerLevel
     }
 
-    /// Zeroed memory for every level's slots, mapped so that the pages of
-    /// levels no call reaches are never touched (24 KiB reserved, 4 KiB used
-    /// by calls up to 170 deep). Zero bytes are a valid `Atomic<UInt>` 0.
+    /// Zeroed memory for every level's slots, then every level's direct
+    /// call words (`directCall(at:)`), mapped so that the pages of levels no
+    /// call reaches are never touched (24 + 16 KiB reserved; 4 KiB of slots
+    /// used by calls up to 170 deep, the direct words' pages only by direct
+    /// calls). Zero bytes are a valid `Atomic<UInt>` 0.
     private static func mapHeldSlots() -> UnsafeMutablePointer<Atomic<UInt>> {
-        let bytes = levels * slotsPerLevel * MemoryLayout<Atomic<UInt>>.stride
-        let memory = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+        let slotBytes = levels * slotsPerLevel * MemoryLayout<Atomic<UInt>>.stride
+        let memory = mmap(nil, slotBytes + levels * 16, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
         precondition(memory != MAP_FAILED && memory != nil, "Switchboard: out of memory for a thread record")
+        (memory! + slotBytes).bindMemory(to: UInt64.self, capacity: levels * 2)
         return memory!.bindMemory(to: Atomic<UInt>.self, capacity: levels * slotsPerLevel)
     }
 

@@ -9,11 +9,13 @@ extension Mediator {
     /// function registered by name — no hooks, both names registered (no
     /// discovery), no contract — and is not too deep: enters it as
     /// `performForeignFast` would (one level of this thread's calls, the
-    /// function held until `leaveDirect`) and returns the function and the
-    /// level entered. Else nil, nothing entered: the general path resolves
-    /// the same call the same way and reports what stood in the way.
-    @_spi(Faces) public func enterDirect(_ target: UnsafePointer<CChar>, _ action: UnsafePointer<CChar>)
-        -> (function: Unmanaged<ForeignFunction>, level: Int)? {
+    /// function held until `leaveDirect`) and returns the function, the
+    /// level entered and the call's number on this thread (from 1, never
+    /// reused), keeping the number and `note` with the level
+    /// (`innermostDirectCall`). Else nil, nothing entered: the general path
+    /// resolves the same call the same way and reports what stood in the way.
+    @_spi(Faces) public func enterDirect(_ target: UnsafePointer<CChar>, _ action: UnsafePointer<CChar>, note: UInt64)
+        -> (function: Unmanaged<ForeignFunction>, level: Int, number: UInt64)? {
         guard !hasHooks else { return nil }
         let target = NameRef(cString: target), action = NameRef(cString: action)
         let record = pins.enterCall()
@@ -38,17 +40,23 @@ extension Mediator {
         }
         record.hold(owner: owner, instance: nil)
         pins.unpin(record)
-        record.setDirect(true, at: record.depth.pointee)
-        return (function, record.depth.pointee)
+        let level = record.depth.pointee, number = record.nextDirectNumber()
+        let kept = record.directCall(at: level)
+        kept[0] = number
+        kept[1] = note
+        return (function, level, number)
     }
 
-    /// Whether this thread's innermost call in progress is at `level` and
-    /// was entered by `enterDirect` (not a call sb_action_perform runs: a
-    /// stale ticket of the same level must not end that one).
-    @_spi(Faces) public static func isInnermostCall(level: Int) -> Bool {
+    /// The number and note `enterDirect` kept for this thread's innermost
+    /// call in progress, when it is at `level` and `enterDirect` entered it
+    /// (not a call sb_action_perform runs, which a stale ticket of the same
+    /// level must not end); else nil.
+    @_spi(Faces) public static func innermostDirectCall(level: Int) -> (number: UInt64, note: UInt64)? {
         let record = CallDepth.pins.record()
         let depth = record.depth.pointee
-        return depth == level && depth >= 0 && depth < ThreadRecord.levels && record.isDirect(at: depth)
+        guard depth == level, depth >= 0, depth < ThreadRecord.levels else { return nil }
+        let kept = record.directCall(at: depth)
+        return kept[0] == 0 ? nil : (kept[0], kept[1])
     }
 
     /// A number for the calling thread, distinct from every other running
@@ -59,7 +67,7 @@ extension Mediator {
     /// Ends the call `enterDirect` entered (the innermost: `isInnermostCall`).
     @_spi(Faces) public static func leaveDirect() {
         let record = CallDepth.pins.record()
-        record.setDirect(false, at: record.depth.pointee)
+        record.directCall(at: record.depth.pointee)[0] = 0
         CallDepth.pins.leaveCall(record)
     }
 }

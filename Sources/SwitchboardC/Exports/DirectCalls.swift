@@ -6,25 +6,25 @@ import CSwitchboard
 
 /// The ticket of a direct call: the level it entered (16 bits), the
 /// entering thread's serial (24 bits: another thread's ticket is refused,
-/// whatever its level) and the error generation before it (24 bits: a
-/// failure without a message of its own gets one, as a called action's
-/// does).
+/// whatever its level) and the call's number on that thread (24 bits: a
+/// ticket already left is refused, even where a later call entered the same
+/// level, until 2^24 more direct calls on the thread). The error generation
+/// before the call is kept with the level, not in the ticket.
 private enum Ticket {
     static let levelBits: UInt64 = 16
-    static let threadBits: UInt64 = 24
-    static let generationShift = levelBits + threadBits
+    static let fieldBits: UInt64 = 24
+    static let numberShift = levelBits + fieldBits
 
-    static func make(level: Int, messages: UInt64) -> UInt64 {
-        UInt64(level) | thread << levelBits | messages << generationShift
+    static func make(level: Int, number: UInt64) -> UInt64 {
+        UInt64(level) | thread << levelBits | number << numberShift
     }
 
     static func level(_ ticket: UInt64) -> Int { Int(ticket & (1 << levelBits - 1)) }
-    static func isThisThread(_ ticket: UInt64) -> Bool { (ticket >> levelBits) & (1 << threadBits - 1) == thread }
-    /// The generation's bits a ticket keeps.
-    static func generation(_ ticket: UInt64) -> UInt64 { ticket >> generationShift }
-    static func truncated(_ generation: UInt64) -> UInt64 { (generation << generationShift) >> generationShift }
+    static func isThisThread(_ ticket: UInt64) -> Bool { (ticket >> levelBits) & (1 << fieldBits - 1) == thread }
+    /// Whether `ticket` is that of the call numbered `number`.
+    static func isCall(_ ticket: UInt64, _ number: UInt64) -> Bool { ticket >> numberShift == number & (1 << fieldBits - 1) }
 
-    private static var thread: UInt64 { Mediator.threadSerial & (1 << threadBits - 1) }
+    private static var thread: UInt64 { Mediator.threadSerial & (1 << fieldBits - 1) }
 }
 
 @_cdecl("sb_action_enter")
@@ -34,7 +34,7 @@ public func sb_action_enter(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar
     guard let m, let target, let action, let fn, let userdata, let ticket else { return 0 }
     let messages = UInt64(sb__error_generation())
     return CMediator.borrow(m)._withUnsafeGuaranteedRef { c -> Int32 in
-        guard let (function, level) = c.mediator.enterDirect(target, action) else { return 0 }
+        guard let (function, level, number) = c.mediator.enterDirect(target, action, note: messages) else { return 0 }
         // A registered C function (what sb_action_register made).
         let direct = function._withUnsafeGuaranteedRef { f -> CFunction? in
             guard ObjectIdentifier(type(of: f)) == ObjectIdentifier(CFunction.self) else { return nil }
@@ -47,7 +47,7 @@ public func sb_action_enter(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar
         }
         fn.pointee = direct.fn
         userdata.pointee = direct.userdata
-        ticket.pointee = Ticket.make(level: level, messages: messages)
+        ticket.pointee = Ticket.make(level: level, number: number)
         return 1
     }
 }
@@ -55,7 +55,8 @@ public func sb_action_enter(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar
 @_cdecl("sb_action_leave")
 public func sb_action_leave(_ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?, _ ticket: UInt64,
                             _ status: sb_status, _ out: sb_value_out?) -> sb_status {
-    guard ticket != 0, Ticket.isThisThread(ticket), Mediator.isInnermostCall(level: Ticket.level(ticket)) else {
+    guard ticket != 0, Ticket.isThisThread(ticket), let call = Mediator.innermostDirectCall(level: Ticket.level(ticket)),
+          Ticket.isCall(ticket, call.number) else {
         return failure(SB_EINVAL, "sb_action_leave: the ticket is not of this thread's innermost call "
                                   + "(each sb_action_enter is left once, innermost first, on its thread)")
     }
@@ -64,7 +65,7 @@ public func sb_action_leave(_ target: UnsafePointer<CChar>?, _ action: UnsafePoi
         if let out, out.pointee == nil { out.pointee = Handle.null.pointer }
         Deferral.returned()
     } else {
-        status = leaveFailing(target, action, ticket, status, out)
+        status = leaveFailing(target, action, messagesBefore: UInt(truncatingIfNeeded: call.note), status, out)
     }
     Mediator.leaveDirect()
     return status
@@ -73,11 +74,8 @@ public func sb_action_leave(_ target: UnsafePointer<CChar>?, _ action: UnsafePoi
 /// sb_action_leave's failure: the message and status a called action's
 /// failure gets (`CFunction.normalizeFailure`). Out of line.
 @inline(never)
-private func leaveFailing(_ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?, _ ticket: UInt64,
+private func leaveFailing(_ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?, messagesBefore: UInt,
                           _ status: sb_status, _ out: sb_value_out?) -> sb_status {
-    let before = Ticket.generation(ticket)
-    let now = Ticket.truncated(UInt64(sb__error_generation()))
-    let messagesBefore = before == now ? sb__error_generation() : sb__error_generation() &+ 1
     let label = (target.map { String(cString: $0) } ?? "?") + "." + (action.map { String(cString: $0) } ?? "?")
     var discarded: OpaquePointer?
     let code = withUnsafeMutablePointer(to: &discarded) { local in
