@@ -628,8 +628,11 @@ SB_API sb_status sb_target_evict(sb_mediator *m, const char *target);
  * failure without a message set since sb_action_enter gets one, an unknown
  * status becomes SB_EACTION, SB_PENDING (after sb_completion_take) waits for
  * the answer, set in *out. SB_EINVAL, nothing done, for a ticket that is
- * not this thread's innermost call in progress. Calls no user code, but
- * waits for an SB_PENDING answer.
+ * not this thread's innermost call in progress, or one already left.
+ * Calls no user code, but waits for an SB_PENDING answer.
+ *
+ * Since 1.1 (symbol version SWITCHBOARD_1.1: a program using them does not
+ * load with a 1.0 library).
  */
 SB_API int sb_action_enter(sb_mediator *m, const char *target, const char *action, sb_fn *fn, void **userdata,
                            uint64_t *ticket);

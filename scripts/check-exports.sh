@@ -48,5 +48,38 @@ rm -f "$tmp"
 budget=$((8 * 1024 * 1024))
 [ "$stripped" -le "$budget" ] || sb_die "libswitchboard.so.$abi is $((stripped / 1024)) KiB stripped, over its budget of" \
   "$((budget / 1024)) KiB: check what the last change linked in (nm --size-sort -S)"
+
+# Symbol versions (Sources/SwitchboardLibrary/exports.map): a program using
+# a 1.1 function starts with this library and refuses to start with a 1.0
+# one (a stand-in with 1.0's version script: one node, SWITCHBOARD_1),
+# saying which version it needs.
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir "$work/old"
+printf 'SWITCHBOARD_1 {\n global: sb_[a-z]*;\n local: *;\n};\n' > "$work/old.map"
+printf 'int sb_abi_version(void) { return 1; }\n' > "$work/old.c"
+gcc -shared -fPIC -o "$work/old/libswitchboard.so.$abi" -Wl,-soname,"libswitchboard.so.$abi" \
+  -Wl,--version-script="$work/old.map" "$work/old.c"
+cat > "$work/uses_1_1.c" <<'C'
+#include <switchboard.h>
+int main(void) {
+    sb_fn fn;
+    void *userdata;
+    uint64_t ticket;
+    return sb_action_enter(NULL, "T", "a", &fn, &userdata, &ticket); /* 0: nothing entered */
+}
+C
+gcc -std=c99 -Wall -Wextra -Werror -pedantic -I include "$work/uses_1_1.c" -L .build/dist/lib -lswitchboard \
+  -o "$work/uses_1_1"
+LD_LIBRARY_PATH=.build/dist/lib "$work/uses_1_1" || sb_die "a program using sb_action_enter did not run with this library"
+if refusal=$(LD_LIBRARY_PATH="$work/old" "$work/uses_1_1" 2>&1); then
+  sb_die "a program using sb_action_enter (1.1) started with a 1.0 library"
+fi
+case "$refusal" in
+  *"SWITCHBOARD_1.1' not found"*) ;;
+  *) sb_die "a program using sb_action_enter with a 1.0 library failed without naming SWITCHBOARD_1.1: $refusal" ;;
+esac
+
 echo "libswitchboard.so.$abi: $(echo "$exported" | wc -l) exported functions = switchboard.h;" \
-  "SONAME $soname, file libswitchboard.so.$version; needs only system libraries; $((size / 1024)) KiB ($((stripped / 1024)) KiB stripped)"
+  "SONAME $soname, file libswitchboard.so.$version; needs only system libraries; $((size / 1024)) KiB ($((stripped / 1024)) KiB stripped);" \
+  "1.1 functions versioned SWITCHBOARD_1.1"
