@@ -63,6 +63,10 @@ let package = Package(
             linkerSettings: [.unsafeFlags([
                 "-Xlinker", "--version-script=\(root)/Sources/SwitchboardLibrary/exports.map",
                 "-Xlinker", "-soname=libswitchboard.so.\(abiVersion)",
+                // dlclose leaves it loaded: threads that used it run its
+                // destructors when they exit, and the Swift runtime inside
+                // cannot be unloaded (Tests/c/test_dlclose.c).
+                "-Xlinker", "-z", "-Xlinker", "nodelete",
             ])]),
 
         .systemLibrary(name: "CLua", pkgConfig: "lua5.4", providers: [.apt(["liblua5.4-dev"])]),

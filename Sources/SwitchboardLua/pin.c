@@ -3,7 +3,9 @@
  * Swift runtime inside it (its metadata caches, lazy globals) was unmapped
  * with nothing freed, and reloaded afresh by the next state, so a host that
  * opens and closes states lost about 2 KB each time, and C code could still
- * hold a Lua function whose release lives in the module. */
+ * hold a Lua function whose release lives in the module. (libswitchboard
+ * as built here is linked -z nodelete and stays anyway; pinning it too
+ * keeps a library built without that flag, or an older one, from going.) */
 #define _GNU_SOURCE
 #include "internal.h"
 
