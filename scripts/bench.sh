@@ -153,7 +153,9 @@ if [ $callgrind = 1 ]; then
   [ $smoke = 1 ] || c_cases="$c_cases lookup10 lookup100k"
   for c in $c_cases; do count_case "c.$c"; done
   for c in direct perform route; do count_case "swift.$c"; done
-  for c in plain perform_lua plain3 perform_c plain_callback lua_to_c c_to_lua; do count_case "lua.$c"; done
+  for c in plain perform_lua plain_prebuilt perform_lua_prebuilt plain3 perform_c plain_callback lua_to_c c_to_lua; do
+    count_case "lua.$c"
+  done
 fi
 
 sb_step "Report"

@@ -5,7 +5,8 @@
 --
 --   lua5.4 bench.lua ITER REPS PLUGIN          all cases
 --   lua5.4 bench.lua --one CASE ITER PLUGIN    one case, untimed, for callgrind:
---                                              plain, perform_c, plain3, perform_lua
+--                                              plain, perform_c, plain3, perform_lua,
+--                                              plain_prebuilt, perform_lua_prebuilt
 --   lua5.4 bench.lua --require                 how long require "switchboard" took (ms)
 
 if arg[1] == "--require" then
@@ -52,6 +53,15 @@ local runners = {
   end,
   perform_lua = function()
     for i = 1, iterations do sink = sink + perform("LuaBench", "twice", { n = i }) end
+  end,
+  -- The same with one table made before the loop (issue 23's "prebuilt").
+  plain_prebuilt = function()
+    local params = { n = 1 }
+    for _ = 1, iterations do sink = sink + plain_twice(params) end
+  end,
+  perform_lua_prebuilt = function()
+    local params = { n = 1 }
+    for _ = 1, iterations do sink = sink + perform("LuaBench", "twice", params) end
   end,
   plain_callback = function()
     for i = 1, iterations do sink = sink + plain_add_one(i) end
@@ -102,6 +112,8 @@ measure("lua.perform_c", "Lua sb.perform -> C target, 3-key table", "plain Lua f
   runners.perform_c, runners.plain3)
 measure("lua.perform_lua", "Lua sb.perform -> Lua target", "plain Lua function call",
   runners.perform_lua, runners.plain)
+measure("lua.perform_lua_prebuilt", "Lua sb.perform -> Lua target, table made once", "plain Lua function call, same table",
+  runners.perform_lua_prebuilt, runners.plain_prebuilt)
 measure("lua.lua_to_c", "callback Lua -> C (a C callback called from Lua)", "plain Lua function call",
   runners.lua_to_c, runners.plain_callback)
 measure("lua.c_to_lua", "callback C -> Lua (a Lua function called from a C action)", "plain Lua function call",
