@@ -184,6 +184,9 @@ int main(void) {
     CHECK_STATUS(sb_array_append(flat_inner, flat), SB_OK);
     sb_value_release(flat_probe);
 
+    robustness_row("4 threads nesting the same values at and past SB_MAX_DEPTH at once, with misses whose "
+                   "NoTargetAction nests their params", (long)WORKERS * ROUNDS,
+                   "every refusal exact (its reason and depth); the values at their own depth again after");
     sb_value_release(shared);
     sb_value_release(origin);
     sb_value_release(flat);
