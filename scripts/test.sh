@@ -49,6 +49,7 @@ sb_run "ABI unchanged against abi/libswitchboard.abi (abidw, abidiff)" scripts/a
 sb_run "switchboard.h as C99, C11, C++11 and C++17; a C++ program runs" scripts/check-header-languages.sh
 sb_run "The committed generated wrappers match their contracts (switchboard gen)" scripts/generate.sh --check
 sb_run "C suites" make -s -C Tests/c run
+sb_run "Hostile C programs (threads racing misses, registrations, nesting)" make -s -C Tests/c hostile
 # Instruction counts (callgrind, which repeat exactly) against
 # bench/budgets.tsv: a regression of more than 5% fails. Never times.
 sb_run "Instruction budgets (scripts/bench.sh --check, about a minute)" scripts/bench.sh --check --no-build

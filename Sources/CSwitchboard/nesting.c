@@ -18,6 +18,7 @@
 
 #if defined(__linux__)
 
+#include <errno.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -28,10 +29,14 @@ static unsigned nesting_state;
 /* Taken by another thread: mark that someone waits (2) and sleep until the
  * swap finds it free. A wake-up that finds it taken again sleeps again; a
  * FUTEX_WAIT that returns at once (the state is no longer 2, a signal)
- * just tries again. */
+ * just tries again. syscall() sets errno on those returns (EAGAIN, EINTR):
+ * the caller's errno is kept, as a pthread mutex keeps it, so that an
+ * sb_dict_set between a failed call and its perror() reports the failure. */
 static void __attribute__((noinline)) nesting_lock_contended(void) {
+    int saved = errno;
     while (__atomic_exchange_n(&nesting_state, 2u, __ATOMIC_ACQUIRE) != 0u)
         (void)syscall(SYS_futex, &nesting_state, FUTEX_WAIT_PRIVATE, 2u, NULL, NULL, 0);
+    errno = saved;
 }
 
 void sb__nesting_lock(void) {
@@ -44,8 +49,11 @@ void sb__nesting_lock(void) {
 void sb__nesting_unlock(void) {
     /* Someone may sleep (2): wake one, which takes it at 2, so that it wakes
      * the next in turn. */
-    if (__atomic_exchange_n(&nesting_state, 0u, __ATOMIC_RELEASE) == 2u)
+    if (__atomic_exchange_n(&nesting_state, 0u, __ATOMIC_RELEASE) == 2u) {
+        int saved = errno;
         (void)syscall(SYS_futex, &nesting_state, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+        errno = saved;
+    }
 }
 
 #else

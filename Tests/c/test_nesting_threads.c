@@ -7,9 +7,11 @@
  * limit while the params sit in the fallback params of other calls. Every
  * refusal must be exact (its reason and the depth it names), and when the
  * threads are done the shared values must sit at depth 1 again: the limit
- * falls exactly where it fell before. */
+ * falls exactly where it fell before. Also: taking the lock when another
+ * thread holds it keeps the caller's errno, as a pthread mutex does. */
 #include "check.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 
@@ -139,6 +141,32 @@ static void *worker(void *arg) {
     return NULL;
 }
 
+/* The shared chain into a dict of ours and out again, many times on every
+ * thread: most of these find the lock taken and wait for it (FUTEX_WAIT,
+ * which returns EAGAIN when it was given back meanwhile). errno, set before
+ * each call, must be what it was after it. */
+#define ERRNO_ROUNDS 20000
+#define ERRNO_SENTINEL 1234
+static long errno_changed;
+
+static void *errno_worker(void *arg) {
+    (void)arg;
+    long changed = 0;
+    for (int r = 0; r < ERRNO_ROUNDS; r++) {
+        sb_value *d = sb_dict_new();
+        errno = ERRNO_SENTINEL;
+        if (sb_dict_set(d, "s", shared) != SB_OK) fail("errno round: set", 0, r);
+        if (errno != ERRNO_SENTINEL) changed++;
+        errno = ERRNO_SENTINEL;
+        sb_value_release(d);
+        if (errno != ERRNO_SENTINEL) changed++;
+    }
+    pthread_mutex_lock(&counters);
+    errno_changed += changed;
+    pthread_mutex_unlock(&counters);
+    return NULL;
+}
+
 /* When nothing else holds `value` (`levels` deep, its innermost `inner`), it
  * is a root again: a chain appended to `inner` goes in up to the limit
  * exactly, and the refusal one past names depth `levels`. */
@@ -170,6 +198,13 @@ int main(void) {
     for (int i = 0; i < WORKERS; i++) pthread_join(threads[i], NULL);
     CHECK(failures == 0);
     if (failures) fprintf(stderr, "%d checks failed on the threads\n", failures);
+
+    for (long i = 0; i < WORKERS; i++) pthread_create(&threads[i], NULL, errno_worker, NULL);
+    for (int i = 0; i < WORKERS; i++) pthread_join(threads[i], NULL);
+    CHECK(errno_changed == 0);
+    if (errno_changed) fprintf(stderr, "errno changed by %ld calls that nest or release\n", errno_changed);
+    robustness_row("Shared value nested and released on 4 threads at once, errno set before each call",
+                   2L * WORKERS * ERRNO_ROUNDS, "errno as set after every call (waiting for the nesting lock keeps it)");
 
     /* Nothing else holds them now (the fallback params the C face keeps
      * hold no originParams between calls). */
