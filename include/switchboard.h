@@ -631,8 +631,9 @@ SB_API sb_status sb_target_evict(sb_mediator *m, const char *target);
  * not this thread's innermost call in progress, or one already left.
  * Calls no user code, but waits for an SB_PENDING answer.
  *
- * Since 1.1 (symbol version SWITCHBOARD_1.1: a program using them does not
- * load with a 1.0 library).
+ * New after 1.0.0, for 1.1 (symbol version SWITCHBOARD_1.1: a program
+ * linked with them does not load with a 1.0 library, and the loader says
+ * why).
  */
 SB_API int sb_action_enter(sb_mediator *m, const char *target, const char *action, sb_fn *fn, void **userdata,
                            uint64_t *ticket);

@@ -49,6 +49,16 @@ budget=$((8 * 1024 * 1024))
 [ "$stripped" -le "$budget" ] || sb_die "libswitchboard.so.$abi is $((stripped / 1024)) KiB stripped, over its budget of" \
   "$((budget / 1024)) KiB: check what the last change linked in (nm --size-sort -S)"
 
+# Functions of version SWITCHBOARD_1 are exactly 1.0's (abi/1.0.symbols): a
+# function added later that is not named in its release's node would get
+# 1.0's version from the glob.
+in_1_0=$(nm -D --defined-only --extern-only "$lib" | awk '$2 ~ /^[TtWw]$/ && $3 ~ /@@SWITCHBOARD_1$/ {sub(/@.*/, "", $3); print $3}' | sort)
+diff <(echo "$in_1_0") abi/1.0.symbols > /dev/null || {
+  echo "version SWITCHBOARD_1, not in abi/1.0.symbols: $(comm -23 <(echo "$in_1_0") abi/1.0.symbols | tr '\n' ' ')"
+  echo "in abi/1.0.symbols, not version SWITCHBOARD_1: $(comm -13 <(echo "$in_1_0") abi/1.0.symbols | tr '\n' ' ')"
+  sb_die "a function of the wrong version: name each new function in its release's node of exports.map"
+}
+
 # Symbol versions (Sources/SwitchboardLibrary/exports.map): a program using
 # a 1.1 function starts with this library and refuses to start with a 1.0
 # one (a stand-in with 1.0's version script: one node, SWITCHBOARD_1),
@@ -82,4 +92,4 @@ esac
 
 echo "libswitchboard.so.$abi: $(echo "$exported" | wc -l) exported functions = switchboard.h;" \
   "SONAME $soname, file libswitchboard.so.$version; needs only system libraries; $((size / 1024)) KiB ($((stripped / 1024)) KiB stripped);" \
-  "1.1 functions versioned SWITCHBOARD_1.1"
+  "$(echo "$in_1_0" | wc -l) functions of 1.0 versioned SWITCHBOARD_1, the rest later"

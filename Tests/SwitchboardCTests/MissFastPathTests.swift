@@ -280,8 +280,10 @@ import CSwitchboard
     }
 
     /// One thread replaces NoTargetAction's function while others miss:
-    /// every answer is one of the functions registered, none is lost or
-    /// answered twice, and once the replacing stops every miss gets the last.
+    /// every miss is answered by one of the functions registered or fails
+    /// as a miss with no fallback, and once the replacing stops every miss
+    /// gets the last. (Tests/c/hostile/miss_race.c checks each answer
+    /// against the registration in force.)
     @Test func replacedWhileMissing() async {
         let log = LineLog()
         let (pair, m) = Self.mediator(.none, log: log)

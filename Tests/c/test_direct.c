@@ -87,6 +87,40 @@ static sb_status leave_stale(void *userdata, const sb_value *args, sb_value **ou
     return SB_OK;
 }
 
+/* A thread that exits inside a direct call it never left hands its record
+ * (and the record's serial) to a later thread: the old ticket, left from
+ * inside a call sb_action_perform runs at its level on whichever thread got
+ * the record, must be refused. Threads alive at once take every free
+ * record, so one of them has the exited thread's. */
+#define ADOPTERS 8
+static pthread_barrier_t adopters_alive;
+static int64_t adopter_status[ADOPTERS];
+static uint64_t exited_ticket;
+static sb_status leave_exited(void *userdata, const sb_value *args, sb_value **out) {
+    (void)userdata, (void)args;
+    *out = sb_int(sb_action_leave("T", "twice", exited_ticket, SB_OK, NULL));
+    return SB_OK;
+}
+
+static void *exit_inside(void *m) {
+    sb_fn fn = NULL;
+    void *userdata = NULL;
+    if (!sb_action_enter(m, "T", "twice", &fn, &userdata, &exited_ticket)) exited_ticket = 0;
+    return NULL; /* no sb_action_leave */
+}
+
+static sb_mediator *adopters_m;
+static void *adopt(void *slot) {
+    int64_t *status = slot;
+    sb_value *out = NULL;
+    pthread_barrier_wait(&adopters_alive); /* every adopter has started: none has exited */
+    if (sb_action_perform(adopters_m, "E", "leave", NULL, 0, &out) != SB_OK || sb_value_get_int(out, status) != SB_OK)
+        *status = -1;
+    sb_value_release(out);
+    pthread_barrier_wait(&adopters_alive); /* none exits before all have called */
+    return NULL;
+}
+
 static sb_status unregister_self(void *userdata, const sb_value *args, sb_value **out) {
     (void)args;
     CHECK_STATUS(sb_target_unregister(userdata, "U"), SB_OK);
@@ -145,6 +179,21 @@ int main(void) {
     CHECK_STATUS(sb_action_leave("T", "twice", second, SB_OK, NULL), SB_EINVAL);
     robustness_row("sb_action_leave given a ticket already left while a later direct call is in progress at its level", 1,
                    "SB_EINVAL, nothing done: the later call's own ticket still ends it, once");
+
+    /* Left by a later thread that got the record of a thread which exited inside a direct call. */
+    CHECK_STATUS(sb_action_register(m, "E", "leave", leave_exited, NULL, NULL), SB_OK);
+    pthread_t exiting, adopters[ADOPTERS];
+    CHECK(pthread_create(&exiting, NULL, exit_inside, m) == 0);
+    CHECK(pthread_join(exiting, NULL) == 0);
+    CHECK(exited_ticket != 0);
+    adopters_m = m;
+    CHECK(pthread_barrier_init(&adopters_alive, NULL, ADOPTERS) == 0);
+    for (int i = 0; i < ADOPTERS; i++) CHECK(pthread_create(&adopters[i], NULL, adopt, &adopter_status[i]) == 0);
+    for (int i = 0; i < ADOPTERS; i++) CHECK(pthread_join(adopters[i], NULL) == 0);
+    pthread_barrier_destroy(&adopters_alive);
+    for (int i = 0; i < ADOPTERS; i++) CHECK(adopter_status[i] == SB_EINVAL);
+    robustness_row("sb_action_leave given the ticket of a thread that exited inside its direct call, on a later thread "
+                   "that got its record", ADOPTERS, "SB_EINVAL, nothing done: the record's direct calls end with the thread");
 
     /* Left on another thread: refused there, still open here. */
     CHECK_STATUS(sb_action_register(m, "L", "leave", leave_foreign, NULL, NULL), SB_OK);

@@ -53,6 +53,12 @@ final class EpochDomain: @unchecked Sendable {
         let status = pthread_key_create(&key) { raw in
             guard let raw else { return }
             let record = ThreadRecord(raw)
+            // Direct calls the thread never left (it exited inside one): a
+            // later thread gets this record and its serial, and an old
+            // ticket must not end a call of its at the same level.
+            for level in 0...min(max(record.depth.pointee, 0), ThreadRecord.levels - 1) {
+                record.directCall(at: level)[0] = 0
+            }
             record.depth.pointee = 0
             record.pinned.pointee = 0
             record.observing.pointee = 0

@@ -164,8 +164,9 @@ struct ThreadRecord {
     /// Zeroed memory for every level's slots, then every level's direct
     /// call words (`directCall(at:)`), mapped so that the pages of levels no
     /// call reaches are never touched (24 + 16 KiB reserved; 4 KiB of slots
-    /// used by calls up to 170 deep, the direct words' pages only by direct
-    /// calls). Zero bytes are a valid `Atomic<UInt>` 0.
+    /// used by calls up to 170 deep; the direct words, from byte 24,048, are
+    /// written by direct calls and, on thread exit, up to the depth it left
+    /// at). Zero bytes are a valid `Atomic<UInt>` 0.
     private static func mapHeldSlots() -> UnsafeMutablePointer<Atomic<UInt>> {
         let slotBytes = levels * slotsPerLevel * MemoryLayout<Atomic<UInt>>.stride
         let memory = mmap(nil, slotBytes + levels * 16, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)

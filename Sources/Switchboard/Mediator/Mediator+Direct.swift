@@ -64,7 +64,7 @@ extension Mediator {
     /// left on the thread that entered it.
     @_spi(Faces) public static var threadSerial: UInt64 { CallDepth.pins.record().serial }
 
-    /// Ends the call `enterDirect` entered (the innermost: `isInnermostCall`).
+    /// Ends the call `enterDirect` entered (the innermost: `innermostDirectCall`).
     @_spi(Faces) public static func leaveDirect() {
         let record = CallDepth.pins.record()
         record.directCall(at: record.depth.pointee)[0] = 0

@@ -58,10 +58,24 @@ extension Mediator {
             found = (function, entry.toOpaque())
         }
         let made = Unmanaged.passRetained(MissAnswer(generation: generation, function: found?.0, owner: found?.1))
-        let old = missAnswerBits.exchange(UInt(bitPattern: made.toOpaque()), ordering: .acquiringAndReleasing)
-        if old != 0 {
+        var kept = missAnswerBits.load(ordering: .acquiring)
+        while true {
+            // One found for a later generation by another thread stays: this
+            // one is already stale, and replacing it would make every
+            // up-to-date reader look again.
+            if kept != 0, Unmanaged<MissAnswer>.fromOpaque(UnsafeRawPointer(bitPattern: kept)!)
+                ._withUnsafeGuaranteedRef({ $0.generation >= generation }) {
+                made.release()
+                return found
+            }
+            let (exchanged, current) = missAnswerBits.compareExchange(
+                expected: kept, desired: UInt(bitPattern: made.toOpaque()), ordering: .acquiringAndReleasing)
+            if exchanged { break }
+            kept = current
+        }
+        if kept != 0 {
             // Another thread may be reading the old one right now.
-            epochs.retire(Unmanaged<MissAnswer>.fromOpaque(UnsafeRawPointer(bitPattern: old)!))
+            epochs.retire(Unmanaged<MissAnswer>.fromOpaque(UnsafeRawPointer(bitPattern: kept)!))
         }
         return found
     }

@@ -4,27 +4,30 @@ import CSwitchboard
 // sb_action_enter / sb_action_leave: a call its caller runs itself
 // (Mediator+Direct.swift).
 
-/// The ticket of a direct call: the level it entered (16 bits), the
-/// entering thread's serial (24 bits: another thread's ticket is refused,
-/// whatever its level) and the call's number on that thread (24 bits: a
-/// ticket already left is refused, even where a later call entered the same
-/// level, until 2^24 more direct calls on the thread). The error generation
-/// before the call is kept with the level, not in the ticket.
+/// The ticket of a direct call: the level it entered (10 bits: levels stop
+/// at SB_MAX_CALL_DEPTH + 1), the entering thread's serial (24 bits: another
+/// thread's ticket is refused, whatever its level) and the call's number on
+/// that thread (30 bits: a ticket already left is refused, even where a
+/// later call entered the same level, until 2^30 more direct calls on the
+/// thread). The error generation before the call is kept with the level,
+/// not in the ticket.
 private enum Ticket {
-    static let levelBits: UInt64 = 16
-    static let fieldBits: UInt64 = 24
-    static let numberShift = levelBits + fieldBits
+    static let levelBits: UInt64 = 10
+    static let threadBits: UInt64 = 24
+    static let numberShift = levelBits + threadBits
 
     static func make(level: Int, number: UInt64) -> UInt64 {
         UInt64(level) | thread << levelBits | number << numberShift
     }
 
     static func level(_ ticket: UInt64) -> Int { Int(ticket & (1 << levelBits - 1)) }
-    static func isThisThread(_ ticket: UInt64) -> Bool { (ticket >> levelBits) & (1 << fieldBits - 1) == thread }
+    static func isThisThread(_ ticket: UInt64) -> Bool { (ticket >> levelBits) & (1 << threadBits - 1) == thread }
     /// Whether `ticket` is that of the call numbered `number`.
-    static func isCall(_ ticket: UInt64, _ number: UInt64) -> Bool { ticket >> numberShift == number & (1 << fieldBits - 1) }
+    static func isCall(_ ticket: UInt64, _ number: UInt64) -> Bool {
+        ticket >> numberShift == number & (1 << (64 - numberShift) - 1)
+    }
 
-    private static var thread: UInt64 { Mediator.threadSerial & (1 << fieldBits - 1) }
+    private static var thread: UInt64 { Mediator.threadSerial & (1 << threadBits - 1) }
 }
 
 @_cdecl("sb_action_enter")

@@ -205,5 +205,10 @@ int main(int argc, char **argv) {
     sb_value_release(shared_params);
     printf("misses %ld strict %ld contract_ran %ld failures %ld\n", __atomic_load_n(&misses_done, __ATOMIC_SEQ_CST), __atomic_load_n(&strict_checks, __ATOMIC_SEQ_CST),
            __atomic_load_n(&contract_ran, __ATOMIC_SEQ_CST), __atomic_load_n(&failures, __ATOMIC_SEQ_CST));
+    /* A run where every miss overlapped a change checked nothing exactly. */
+    if (__atomic_load_n(&strict_checks, __ATOMIC_SEQ_CST) < 1000) {
+        fprintf(stderr, "miss_race: fewer than 1,000 misses ran without a change during them\n");
+        return 1;
+    }
     return __atomic_load_n(&failures, __ATOMIC_SEQ_CST) ? 1 : 0;
 }
