@@ -12,13 +12,7 @@ import CSwitchboard
 /// path needs): status, result, error message and what the fallback and the
 /// discoverers saw must be the same.
 @Suite(.serialized) struct MissFastPathTests {
-    struct Outcome: Equatable, CustomStringConvertible {
-        var status: UInt32
-        var result: String
-        var message: String
-        var seen: [String]
-        var description: String { "\(status) \(result) \(message) \(seen)" }
-    }
+    typealias Outcome = CallOutcome
 
     /// What a mediator has that changes who answers a miss.
     enum Setup: CaseIterable {
@@ -110,7 +104,7 @@ import CSwitchboard
         }
         defer { sb_value_release(out) }
         let message = status == SB_OK.rawValue ? "" : String(cString: sb_error_message())
-        return Outcome(status: status, result: jsonText(out), message: message, seen: log.lines)
+        return Outcome(status: status, result: jsonText(out), message: message, logged: log.lines)
     }
 
     /// Whether the fast path answers the call itself (it runs it once more).
@@ -254,10 +248,10 @@ import CSwitchboard
             #expect(sb_discoverer_add(m, discover, Unmanaged.passUnretained(log).toOpaque(), nil, &id) == SB_OK)
             for _ in 0..<3 {
                 let outcome = miss()
-                #expect(outcome.result == "2" && outcome.seen == ["discover Gone"])
+                #expect(outcome.result == "2" && outcome.logged == ["discover Gone"])
             }
             #expect(sb_discoverer_remove(m, id) == SB_OK)
-            for _ in 0..<3 { #expect(miss().seen == [] ) }
+            for _ in 0..<3 { #expect(miss().logged == [] ) }
             #expect(sb_action_unregister(m, "NoTargetAction", "response") == SB_OK)
             for _ in 0..<3 { #expect(miss().status == SB_ENOTARGET.rawValue) }
             // Back, then with a contract its answer breaks, then back without:

@@ -11,14 +11,7 @@ import CSwitchboard
 /// and the URL observer's reports must be the same, on mediators configured
 /// every way that changes what a URL may reach.
 @Suite struct PlainURLCallTests {
-    /// What one open did, as the caller and the observer saw it.
-    struct Outcome: Equatable, CustomStringConvertible {
-        var status: UInt32
-        var result: String
-        var message: String
-        var observed: [String]
-        var description: String { "\(status) \(result) \(message) \(observed)" }
-    }
+    typealias Outcome = CallOutcome
 
     /// A C mediator with T.echo, T.nativeX, and (if `fallback`) a
     /// NoTargetAction that echoes its params (the URL among them), plus an
@@ -56,7 +49,7 @@ import CSwitchboard
         }
         defer { sb_value_release(out) }
         let message = status == SB_OK ? "" : String(cString: sb_error_message())
-        return Outcome(status: status.rawValue, result: jsonText(out), message: message, observed: log.lines)
+        return Outcome(status: status.rawValue, result: jsonText(out), message: message, logged: log.lines)
     }
 
     /// Whether the plain call answers `url` itself on `m` (it is tried
@@ -227,7 +220,7 @@ import CSwitchboard
                 }
                 defer { sb_value_release(out) }
                 return Outcome(status: status.rawValue, result: jsonText(out),
-                               message: status == SB_OK ? "" : String(cString: sb_error_message()), observed: log.lines)
+                               message: status == SB_OK ? "" : String(cString: sb_error_message()), logged: log.lines)
             }
             #expect(outcomes[0] == outcomes[1], "\(raw)")
         }
@@ -244,7 +237,7 @@ import CSwitchboard
         let missing = Self.open(m, "app://Nobody/echo?n=1", general: false, log: log).result
         #expect(missing.contains(#""url":"app://Nobody/echo?n=1""#), "\(missing)")
         #expect(!Self.takesPlain(m, "app://T/nativeX"))
-        #expect(Self.open(m, "app://T/nativeX", general: false, log: log).observed.count == 1)
+        #expect(Self.open(m, "app://T/nativeX", general: false, log: log).logged.count == 1)
         #expect(!Self.takesPlain(m, "app://T/echo?n=1&n=2"))
     }
 }

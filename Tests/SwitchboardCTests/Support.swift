@@ -11,3 +11,14 @@ func jsonText(_ value: OpaquePointer?) -> String {
     defer { sb_memory_free(text) }
     return String(cString: text)
 }
+
+/// What one call did, as its caller and its callbacks saw it: the status,
+/// the result as JSON, the error message ("" on success) and the lines the
+/// callbacks (fallbacks, discoverers, observers) logged.
+struct CallOutcome: Equatable, CustomStringConvertible {
+    var status: UInt32
+    var result: String
+    var message: String
+    var logged: [String]
+    var description: String { "\(status) \(result) \(message) \(logged)" }
+}
