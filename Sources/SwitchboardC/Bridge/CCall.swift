@@ -52,94 +52,135 @@ final class CInterceptor: @unchecked Sendable {
 /// (SB_EINVAL) and its accessors give NULL, whatever thread comes late,
 /// instead of reading freed memory.
 ///
-/// Most calls are decided at once: a handle's slot (its number modulo the
-/// slot count) is nearly always free, so opening and closing one is a lock,
-/// a few stores and no allocation; handles open at once past that go to
-/// `overflow`.
+/// Most calls are decided at once, on the thread that opened the handle:
+/// a handle's slot (its number modulo the slot count) is nearly always free,
+/// and each slot is one word (the number, two flags and a lock bit) beside
+/// the interception it holds, so opening and closing a handle are a few
+/// atomic operations, no lock and no allocation. A handle whose slot is
+/// taken (many pending at once) goes to `overflow`, under a lock.
 enum CallHandles {
-    private struct Entry {
-        var id: UInt64 = 0
-        var interception: Interception?
-        /// A decision went through the handle.
-        var decided = false
-        /// The function returned SB_INTERCEPT_PENDING.
-        var returnedPending = false
-    }
+    /// A slot's word: the handle's number above these bits (0: free).
+    private static let locked: UInt64 = 1, decided: UInt64 = 2, returnedPending: UInt64 = 4
 
     private static let slotCount = 64
-    private static let lock = Lock()
-    nonisolated(unsafe) private static var next: UInt64 = 1
-    nonisolated(unsafe) private static let slots: UnsafeMutablePointer<Entry> = {
-        let slots = UnsafeMutablePointer<Entry>.allocate(capacity: slotCount)
-        slots.initialize(repeating: Entry(), count: slotCount)
-        return slots
+    nonisolated(unsafe) private static let words: UnsafeMutablePointer<Atomic<UInt64>> = {
+        let words = UnsafeMutablePointer<Atomic<UInt64>>.allocate(capacity: slotCount)
+        for i in 0..<slotCount { (words + i).initialize(to: Atomic(0)) }
+        return words
     }()
-    nonisolated(unsafe) private static var overflow: [UInt64: Entry] = [:]
+    /// The interception of each slot; read and written only by the thread
+    /// holding the slot's lock bit. Borrowed while the interceptor function
+    /// runs (its caller holds the interception), retained once it returned
+    /// pending (the caller may stop waiting and let go of it).
+    nonisolated(unsafe) private static let objects: UnsafeMutablePointer<UInt> = {
+        let objects = UnsafeMutablePointer<UInt>.allocate(capacity: slotCount)
+        objects.initialize(repeating: 0, count: slotCount)
+        return objects
+    }()
+    private static let next = Atomic<UInt64>(1)
 
-    /// A handle's bits: the number past a two-bit tag that no object
+    private struct Overflowed {
+        var interception: Interception
+        var flags: UInt64
+    }
+    private static let overflowLock = Lock()
+    nonisolated(unsafe) private static var overflow: [UInt64: Overflowed] = [:]
+    private static let overflowCount = Atomic<Int>(0)
+
+    /// A handle's number, from its bits: past a two-bit tag that no object
     /// pointer (aligned) has.
     private static func id(_ handle: OpaquePointer) -> UInt64? {
         let bits = UInt(bitPattern: handle)
         return bits & 3 == 2 ? UInt64(bits >> 2) : nil
     }
 
-    /// Runs `body` on the entry of `handle` under the lock (nil if it is
-    /// not open); `body` says whether to close it.
-    private static func with<R>(_ handle: OpaquePointer, _ body: (inout Entry) -> (R, close: Bool)) -> R? {
-        guard let id = id(handle) else { return nil }
-        lock.lock()
-        defer { lock.unlock() }
-        let slot = slots + Int(id % UInt64(slotCount))
-        if slot.pointee.id == id {
-            let (result, close) = body(&slot.pointee)
-            if close { slot.pointee = Entry() }
-            return result
-        }
-        guard !overflow.isEmpty, var entry = overflow[id] else { return nil }
-        let (result, close) = body(&entry)
-        overflow[id] = close ? nil : entry
-        return result
-    }
+    @inline(__always)
+    private static func slot(_ id: UInt64) -> Int { Int(truncatingIfNeeded: id % UInt64(slotCount)) }
 
     /// A new handle for `interception`.
     static func open(_ interception: Interception) -> OpaquePointer {
-        lock.lock()
-        defer { lock.unlock() }
-        let id = next
-        next += 1
-        let slot = slots + Int(id % UInt64(slotCount))
-        if slot.pointee.id == 0 {
-            slot.pointee.id = id
-            slot.pointee.interception = interception
+        let id = next.wrappingAdd(1, ordering: .relaxed).oldValue
+        let slot = slot(id)
+        if words[slot].compareExchange(expected: 0, desired: id << 3 | locked, ordering: .acquiring).exchanged {
+            objects[slot] = UInt(bitPattern: Unmanaged.passUnretained(interception).toOpaque())
+            words[slot].store(id << 3, ordering: .releasing)
         } else {
-            overflow[id] = Entry(id: id, interception: interception)
+            overflowLock.withLock { overflow[id] = Overflowed(interception: interception, flags: 0) }
+            overflowCount.add(1, ordering: .releasing)
         }
         return OpaquePointer(bitPattern: UInt(id) << 2 | 2)!
     }
 
-    /// The interception of an open handle, or nil.
-    static func find(_ handle: OpaquePointer) -> Interception? {
-        with(handle) { entry in (entry.interception, close: false) } ?? nil
+    /// Runs `body` with the interception and flags of `handle` (nil if it
+    /// is not open), the slot locked; `body` gives the new flags, or nil to
+    /// close the handle.
+    private static func with<R>(_ handle: OpaquePointer,
+                                _ body: (Interception, _ flags: UInt64) -> (R, flags: UInt64?)) -> R? {
+        guard let id = id(handle) else { return nil }
+        let slot = slot(id)
+        var word = words[slot].load(ordering: .relaxed)
+        while word >> 3 == id {
+            if word & locked != 0 {
+                // Another thread decides this very handle now: a moment.
+                sched_yield()
+                word = words[slot].load(ordering: .relaxed)
+                continue
+            }
+            let (exchanged, seen) = words[slot].compareExchange(expected: word, desired: word | locked,
+                                                                ordering: .acquiring)
+            guard exchanged else {
+                word = seen
+                continue
+            }
+            let object = Unmanaged<Interception>.fromOpaque(UnsafeRawPointer(bitPattern: objects[slot])!)
+            let before = word & (decided | returnedPending)
+            let (result, flags) = body(object.takeUnretainedValue(), before)
+            if let flags {
+                if flags & returnedPending != 0 && before & returnedPending == 0 { _ = object.retain() }
+                words[slot].store(id << 3 | flags, ordering: .releasing)
+            } else {
+                objects[slot] = 0
+                words[slot].store(0, ordering: .releasing)
+                if before & returnedPending != 0 { object.release() }
+            }
+            return result
+        }
+        guard overflowCount.load(ordering: .acquiring) != 0 else { return nil }
+        return overflowLock.withLock { () -> R? in
+            guard let entry = overflow[id] else { return nil }
+            let (result, flags) = body(entry.interception, entry.flags)
+            if let flags {
+                overflow[id]!.flags = flags
+            } else {
+                overflow[id] = nil
+                overflowCount.subtract(1, ordering: .relaxed)
+            }
+            return result
+        }
     }
 
-    /// A decision through `handle`: its interception, and whether it is the
-    /// first decision through it (nil: not open). Closes the handle when its
-    /// function has returned pending already; else that return does.
-    static func decision(_ handle: OpaquePointer) -> (Interception, first: Bool)? {
-        with(handle) { entry in
-            let first = !entry.decided
-            entry.decided = true
-            return ((entry.interception!, first), close: entry.returnedPending)
+    /// The interception of an open handle, or nil.
+    static func find(_ handle: OpaquePointer) -> Interception? {
+        with(handle) { interception, flags in (interception, flags) }
+    }
+
+    /// A decision through `handle`: its interception (nil: not open).
+    /// Closes the handle when its function has returned pending already;
+    /// else that return does.
+    static func decision(_ handle: OpaquePointer) -> Interception? {
+        with(handle) { interception, flags in
+            (interception, flags & returnedPending != 0 ? nil : flags | decided)
         }
     }
 
     /// The interceptor function returned (`pending`: SB_INTERCEPT_PENDING).
     /// Returns whether a decision went through the handle already. Closes
     /// the handle unless it stays open for a decision to come.
+    @inline(__always)
     static func functionReturned(_ handle: OpaquePointer, pending: Bool) -> Bool {
-        with(handle) { entry in
-            entry.returnedPending = pending
-            return (entry.decided, close: !pending || entry.decided)
+        with(handle) { _, flags in
+            let wasDecided = flags & decided != 0
+            return (wasDecided, pending && !wasDecided ? flags | returnedPending : nil)
         } ?? true
     }
 }
@@ -191,7 +232,7 @@ struct CCall {
     /// Makes `decision` through `handle`, with switchboard.h's statuses for
     /// decisions that are ignored.
     static func decide(_ handle: OpaquePointer, _ decision: Decision, _ caller: String) -> sb_status {
-        guard let (interception, _) = CallHandles.decision(handle) else {
+        guard let interception = CallHandles.decision(handle) else {
             return failure(SB_EINVAL, "\(caller): not an open call (it was decided, and its interceptor has "
                                       + "returned); decision ignored")
         }
