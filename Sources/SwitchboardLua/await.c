@@ -79,11 +79,11 @@ static void done(void *userdata, sb_status status, sb_value *result) {
     w->result = result;
     w->message = message;
     w->finished = 1;
-    int queued = w->yielded && !ctx->closed;
-    if (queued) { /* the call's reference goes with the item */
-        sb_lua_enqueue(ctx, w->resume);
-        w->resume = NULL;
-    }
+    /* Under the lock, so that the close (which sets closed under it first)
+     * either sees the item in the queue or makes the push refused. */
+    int queued = w->yielded && !ctx->closed &&
+                 sb_lua_queue_push(&ctx->queue, &w->resume->node, 0) == SB_LUA_PUSHED;
+    if (queued) w->resume = NULL; /* the call's reference goes with the item */
     pthread_mutex_unlock(&ctx->lock);
     if (!queued) waiter_release(w);
 }

@@ -10,6 +10,7 @@
 
 #include "switchboard.h"
 #include "switchboard_lua.h"
+#include "queue.h"
 
 /* Registry names of the module's metatables. */
 #define SB_LUA_CONTEXT "switchboard.context" /* the per-module context box */
@@ -21,13 +22,14 @@ typedef struct sb_lua_item sb_lua_item;
 typedef struct sb_lua_waiter sb_lua_waiter;
 typedef struct sb_lua_conv sb_lua_conv;
 
-/* What waits in a state's queue for its owner thread's sb.poll(). */
+/* What waits in a state's queue (queue.h) for its owner thread: a
+ * delivery for sb.poll() (a call or a resume), or a release. */
 struct sb_lua_item {
-    sb_lua_item *next;
+    sb_lua_node node;      /* first: the queue's node is the item */
     sb_lua_fn *fn;         /* a queued call (one reference), or NULL */
     sb_value *args;        /* the call's args (one reference), or NULL */
     sb_lua_waiter *waiter; /* a coroutine to resume (await.c: the call's reference), or NULL */
-    int ref;               /* neither: the registry reference to drop */
+    int ref;               /* a release: the registry reference to drop */
 };
 
 /*
@@ -40,14 +42,10 @@ struct sb_lua_ctx {
     pthread_mutex_t lock;
     long refs;                /* (lock) */
     int closed;               /* (lock) set once, when the state closes it */
-    sb_lua_item *queue_head;  /* (lock) calls from other threads, and unrefs */
-    sb_lua_item *queue_tail;  /* (lock) */
-    size_t length;            /* (lock) items in the queue, of every kind */
-    size_t queued;            /* (lock) calls in the queue, at most SB_LUA_MAX_QUEUED
-                                 (resumes and unrefs are not counted: see await.c) */
-    int fd;                   /* (lock) sb.fd()'s eventfd, readable while the queue is
-                                 not empty; -1 until asked for */
-    pid_t fd_pid;             /* (lock) the process that made it (a fork's child makes its own) */
+    sb_lua_queue queue;       /* calls from other threads and resumes (deliveries, for
+                                 sb.poll: calls at most SB_LUA_MAX_QUEUED, resumes not
+                                 counted: see await.c), and references to drop (releases);
+                                 its descriptor is sb.fd() */
     long waiting;             /* (owner) coroutines suspended on a call (await.c) */
 
     pthread_t owner;          /* the thread that opened the module */
@@ -120,7 +118,9 @@ sb_status sb_lua_protected(sb_lua_ctx *ctx, lua_State *L, lua_CFunction fn, void
 int sb_lua_remember(sb_lua_ctx *ctx, char kind, const char *target, const char *action, sb_lua_fn *fn);
 /* The degrade handler this state has set (NULL: it removed it). */
 void sb_lua_remember_degrade(sb_lua_ctx *ctx, sb_lua_fn *fn);
-void sb_lua_drain_unrefs(lua_State *L, sb_lua_ctx *ctx);
+/* Drops the references other threads released (queue.h's releases): one
+ * atomic load when there are none, so every entry may call it. */
+void sb_lua_drop_released(lua_State *L, sb_lua_ctx *ctx);
 /* Hooks this state added, removed when it closes. */
 void sb_lua_remember_hook(sb_lua_ctx *ctx, char kind, uint64_t id);
 void sb_lua_forget_hook(sb_lua_ctx *ctx, char kind, uint64_t id);
@@ -133,10 +133,6 @@ sb_status sb_lua_call_action(sb_lua_fn *instance, const char *action, const sb_v
 void sb_lua_fn_free(void *userdata);
 sb_lua_fn *sb_lua_fn_new(sb_lua_ctx *ctx, lua_State *L, int idx);
 int sb_lua_poll(lua_State *L, sb_lua_ctx *ctx, lua_Integer max);
-/* (ctx->lock held) Appends an item to the queue and wakes sb.fd(). */
-void sb_lua_enqueue(sb_lua_ctx *ctx, sb_lua_item *item);
-/* sb.fd(): the state's eventfd, made on first use; -1 with errno. */
-int sb_lua_fd(sb_lua_ctx *ctx);
 
 /* await.c: sb.perform inside a coroutine, without blocking the thread. */
 /* 1 when a call made on L now may suspend L instead of waiting. */
