@@ -25,7 +25,11 @@
  * actions, scheme and route handlers, the degrade handler, interceptors and
  * observers), and drops queued calls; a registration another state or C
  * made since under the same name stays. Callbacks that outlive the state
- * fail with SB_EACTION.
+ * fail with SB_EACTION. A call a Lua action of the state answers later
+ * (sb.later) that is still open when the state closes fails once, with
+ * SB_EACTION ("closed before it answered"): its `done` runs exactly once,
+ * also for a call started during lua_close (by a __gc finalizer, or by a
+ * `done` the close runs).
  */
 #ifndef SWITCHBOARD_LUA_H
 #define SWITCHBOARD_LUA_H

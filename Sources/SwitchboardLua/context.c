@@ -456,6 +456,34 @@ int sb_lua_poll(lua_State *L, sb_lua_ctx *ctx, lua_Integer max) {
     return lua_gettop(L) - top;
 }
 
+/* ------------------------------------------------------------- closers */
+
+void sb_lua_closer_add(sb_lua_ctx *ctx, sb_lua_closer *c, void (*close)(lua_State *L, sb_lua_closer *self)) {
+    c->close = close;
+    c->prev = &ctx->closers;
+    c->next = ctx->closers.next;
+    c->next->prev = c;
+    ctx->closers.next = c;
+}
+
+void sb_lua_closer_remove(sb_lua_closer *c) {
+    if (c->next == NULL) return; /* off the list: the close ran it, or it never was on */
+    c->prev->next = c->next;
+    c->next->prev = c->prev;
+    c->next = c->prev = NULL;
+}
+
+/* At the close, after nothing can be queued or started any more: what Lua
+ * did not finalize is finalized here, each once. Running one may end a
+ * call whose `done` runs here too; nothing it does adds to the list. */
+static void run_closers(lua_State *L, sb_lua_ctx *ctx) {
+    while (ctx->closers.next != &ctx->closers) {
+        sb_lua_closer *c = ctx->closers.next;
+        sb_lua_closer_remove(c);
+        c->close(L, c);
+    }
+}
+
 /* --------------------------------------------------------------- targets */
 
 int sb_lua_remember(sb_lua_ctx *ctx, char kind, const char *target, const char *action, sb_lua_fn *fn) {
@@ -554,6 +582,9 @@ int sb_lua_close(lua_State *L) {
         free(releases);
         releases = node;
     }
+    /* Calls still open on this state fail now, and coroutines' waits end,
+     * even those Lua would never finalize (made during the close). */
+    run_closers(L, ctx);
     /* Interceptors and observers have ids no other registration reuses. */
     for (size_t i = 0; i < ctx->nhooks; i++) {
         if (ctx->hooks[i].kind == 'i') sb_interceptor_remove(ctx->m, ctx->hooks[i].id);

@@ -32,6 +32,18 @@ struct sb_lua_item {
     int ref;               /* a release: the registry reference to drop */
 };
 
+/* What a state's close must do for an object Lua may never finalize: Lua
+ * runs no finalizer for an object made while the state closes (a __gc
+ * finalizer, or a C `done` the close runs, can make one), so each object
+ * whose __gc answers a call or lets go of C memory is also on its
+ * context's list, and the close runs what is left on it. __gc takes the
+ * object off first (sb_lua_closer_remove); either way it runs once. */
+typedef struct sb_lua_closer sb_lua_closer;
+struct sb_lua_closer {
+    sb_lua_closer *prev, *next; /* NULL once off the list */
+    void (*close)(lua_State *L, sb_lua_closer *self);
+};
+
 /*
  * One module table's state, shared with everything that can outlive the Lua
  * state: Lua functions handed to C (sb_lua_fn) and the discoverer hold a
@@ -46,6 +58,8 @@ struct sb_lua_ctx {
                                  sb.poll: calls at most SB_LUA_MAX_QUEUED, resumes not
                                  counted: see await.c), and references to drop (releases);
                                  its descriptor is sb.fd() */
+    sb_lua_closer closers;    /* (owner) the list's head: objects the close finalizes
+                                 if Lua does not */
     long waiting;             /* (owner) coroutines suspended on a call (await.c) */
 
     pthread_t owner;          /* the thread that opened the module */
@@ -121,6 +135,9 @@ void sb_lua_remember_degrade(sb_lua_ctx *ctx, sb_lua_fn *fn);
 /* Drops the references other threads released (queue.h's releases): one
  * atomic load when there are none, so every entry may call it. */
 void sb_lua_drop_released(lua_State *L, sb_lua_ctx *ctx);
+/* (owner) Puts `c` on the context's list / takes it off (if on it). */
+void sb_lua_closer_add(sb_lua_ctx *ctx, sb_lua_closer *c, void (*close)(lua_State *L, sb_lua_closer *self));
+void sb_lua_closer_remove(sb_lua_closer *c);
 /* Hooks this state added, removed when it closes. */
 void sb_lua_remember_hook(sb_lua_ctx *ctx, char kind, uint64_t id);
 void sb_lua_forget_hook(sb_lua_ctx *ctx, char kind, uint64_t id);
@@ -285,7 +302,9 @@ void sb_lua_push_value(lua_State *L, sb_lua_ctx *ctx, const sb_value *v, int dep
 void sb_lua_push_array_mt(lua_State *L);
 
 /* value.c: C callbacks and pointers as Lua values. */
-void sb_lua_push_cvalue(lua_State *L, sb_value *v); /* retains v */
+/* Retains v; the module `ctx` (if not NULL) releases it at its close if
+ * Lua has not collected it (sb_lua_closer). */
+void sb_lua_push_cvalue(lua_State *L, sb_lua_ctx *ctx, sb_value *v);
 sb_value *sb_lua_test_cvalue(lua_State *L, int idx); /* borrowed, or NULL */
 void sb_lua_value_metatable(lua_State *L);
 

@@ -510,6 +510,7 @@ int sb_lua_open(lua_State *L, sb_mediator *m) {
         free(ctx);
         return luaL_error(L, "switchboard: out of memory");
     }
+    ctx->closers.prev = ctx->closers.next = &ctx->closers;
     ctx->refs = 1; /* the box */
     ctx->owner = pthread_self();
     ctx->m = m;
