@@ -444,6 +444,11 @@ static int run_batch(lua_State *L) {
 
 int sb_lua_poll(lua_State *L, sb_lua_ctx *ctx, lua_Integer max) {
     sb_lua_drop_released(L, ctx);
+    if (sb_lua_queue_length(&ctx->queue) == 0) { /* nothing to run: no protected call */
+        sb_lua_queue_rearm(&ctx->queue);
+        lua_pushinteger(L, 0);
+        return 1;
+    }
     int top = lua_gettop(L);
     poll_batch b = {ctx, max};
     lua_pushcfunction(L, run_batch);
