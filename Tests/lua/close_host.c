@@ -111,15 +111,18 @@ static void test_finalizer_starts_a_call(void) {
 }
 
 /* A call's `done`, run by the close (its `complete` is collected then),
- * starts another call on the closing state. */
+ * starts another call on the closing state, whose `done` (run when the
+ * module's close fails it) starts a third, after the module closed. */
 static void test_done_run_by_the_close_starts_a_call(void) {
-    outcome second = {0}, first = {0};
+    outcome third = {0}, second = {0}, first = {0};
     first.then = &second;
+    second.then = &third;
     lua_State *L = new_state();
     CHECK_STATUS(sb_action_perform_async(m, "Slow", "answer", NULL, NULL, done, &first), SB_PENDING);
     lua_close(L);
     CHECK(first.runs == 1 && first.status == SB_EACTION);
     check_failed_by_close(&second);
+    check_failed_by_close(&third); /* refused at once: the state that owns the action is closed */
 }
 
 /* A __gc finalizer starts a coroutine that calls and is suspended. */
@@ -264,7 +267,7 @@ int main(void) {
     test_close_while_a_worker_completes();
     CHECK(starts > 0 && ends == starts);
     robustness_row("Lua action answering later (sb.later) called while its state closes: from a __gc finalizer, "
-                   "from a C done the close runs, from a coroutine a finalizer starts", 79,
+                   "from a C done the close runs, from a coroutine a finalizer starts", 80,
                    "each call fails once with SB_EACTION (the state closed); every end event comes; "
                    "the waits' charges are given back; nothing leaks (valgrind)");
     robustness_row("Lua state closed while another thread ends the calls its coroutines wait for", ROUNDS,
