@@ -47,7 +47,9 @@ extern "C" {
 #endif
 
 /* Pushes a new module table bound to `m` (which must outlive the state) and
- * returns 1. Raises a Lua error if `m` is NULL or memory runs out. */
+ * returns 1. Raises a Lua error if `m` is NULL, if memory runs out, or
+ * inside a __gc finalizer (the state may be closing: Lua would never
+ * finalize the module, which could then not remove what it registers). */
 SB_API int sb_lua_open(lua_State *L, sb_mediator *m);
 
 /* Optional, for a host that limits a state's memory in its lua_Alloc: the

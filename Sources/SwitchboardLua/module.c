@@ -493,6 +493,14 @@ static void release_ctx(void *ctx) {
 int sb_lua_open(lua_State *L, sb_mediator *m) {
     luaL_checkversion(L);
     if (m == NULL) return luaL_error(L, "sb_lua_open: NULL mediator");
+    /* Inside a __gc finalizer (where lua_gc answers -1, from Lua 5.4.4 on)
+     * the state may be closing, and Lua then marks nothing for finalization:
+     * this module's context would never close, and what it registered would
+     * outlive the state (a C call of it would run a freed state). */
+    if (lua_gc(L, LUA_GCISRUNNING) < 0) {
+        return luaL_error(L, "switchboard: the module cannot be opened inside a __gc finalizer "
+                             "(the state may be closing, and could not close it)");
+    }
     sb_lua_pin_libraries();
     context_metatable(L);
 

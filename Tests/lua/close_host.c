@@ -171,6 +171,28 @@ static void test_finalizer_gets_values(void) {
     CHECK(made == 2 && destroyed == 2);
 }
 
+/* A module opened inside a finalizer as the state closes would never be
+ * closed (Lua would not finalize it), and what it registered would outlive
+ * the state: a C call of it ran the freed state (SIGSEGV). It is refused. */
+static int reopen(lua_State *L) {
+    return sb_lua_open(L, m);
+}
+
+static void test_module_opened_while_the_state_closes(void) {
+    lua_State *L = new_state();
+    lua_register(L, "reopen", reopen);
+    CHECK(run(L, "alive[1] = setmetatable({}, { __gc = function()\n"
+                 "  local ok, message = pcall(function() reopen().target('Ghost', { a = function() return 1 end }) end)\n"
+                 "  assert(not ok and message:find('finalizer', 1, true))\n"
+                 "  assert(sb.perform('Starter', 'start', { slot = 0 }))\n"
+                 "end })"));
+    memset(slots, 0, sizeof slots);
+    lua_close(L);
+    check_failed_by_close(&slots[0]); /* the finalizer ran to its end */
+    sb_value *out = NULL;
+    CHECK_STATUS(sb_action_perform(m, "Ghost", "a", NULL, 0, &out), SB_ENOTARGET);
+}
+
 /* Work.job: answered later by a worker thread, which completes the calls
  * it was given while the state polls, and while it closes. */
 enum { ROUNDS = 60, JOBS = 40 };
@@ -265,6 +287,7 @@ int main(void) {
     test_many();
     test_finalizer_gets_values();
     test_close_while_a_worker_completes();
+    test_module_opened_while_the_state_closes();
     CHECK(starts > 0 && ends == starts);
     robustness_row("Lua action answering later (sb.later) called while its state closes: from a __gc finalizer, "
                    "from a C done the close runs, from a coroutine a finalizer starts", 80,
@@ -272,6 +295,9 @@ int main(void) {
                    "the waits' charges are given back; nothing leaks (valgrind)");
     robustness_row("Lua state closed while another thread ends the calls its coroutines wait for", ROUNDS,
                    "no access after free, no leak (valgrind); the calls end");
+    robustness_row("Lua module opened (sb_lua_open) inside a __gc finalizer as its state closes, then registering "
+                   "a target", 1, "refused with a Lua error naming the finalizer; nothing outlives the state "
+                   "(a C call of the target ran the freed state before: SIGSEGV)");
     robustness_row("C callback and cancellation token handed to Lua while its state closes (a __gc finalizer)", 2,
                    "let go by the close although Lua never finalizes them: the callback's destructor runs once");
     sb_mediator_free(m);
