@@ -725,6 +725,13 @@ SB_API sb_status sb_service_remove(sb_mediator *m, const char *name);
 /* A short description of a status, e.g. "no such target"; static storage. */
 SB_API const char *sb_status_string(sb_status s);
 
+/* The status's name, as the Lua face, the switchboard command and traces
+ * give it: the constant without "SB_" ("ENOTARGET", "OK", "PENDING"), or
+ * "EUNKNOWN" for a number no status has (as libuv's uv_err_name beside
+ * uv_strerror); static storage, never NULL. Calls no user code.
+ * New after 1.0.0, for 1.1 (symbol version SWITCHBOARD_1.1). */
+SB_API const char *sb_status_name(sb_status s);
+
 /* The calling thread's last error message. Never NULL ("" before any error).
  * Valid until the next sb_ call that fails on this thread. Not a success
  * test: read it only after a function reported failure. */

@@ -228,6 +228,17 @@ static void test_errors(void) {
     CHECK_STR(sb_status_string(SB_ENOTFOUND), "no such name or id");
     CHECK_STR(sb_status_string((sb_status)(SB_ENOTFOUND + 1)), "unknown status");
     CHECK_STR(sb_status_string((sb_status)999), "unknown status");
+    /* Names: each status's own, as Lua and the command spell them (the
+     * constant without SB_), in the same order as `all`. */
+    const char *const names[] = {"OK", "EINVAL", "ENOTARGET", "ENOACTION", "EACTION",
+                                 "ETYPE", "EREJECTED", "EBADURL", "ENOMEM", "EQUEUED",
+                                 "ETIMEOUT", "ECANCELED", "EPARAMS", "EWOULDBLOCK", "ENOTFOUND"};
+    CHECK(sizeof names / sizeof names[0] == n);
+    for (size_t i = 0; i < n; i++) CHECK_STR(sb_status_name(all[i]), names[i]);
+    CHECK_STR(sb_status_name(SB_PENDING), "PENDING");
+    CHECK_STR(sb_status_name((sb_status)(SB_ENOTFOUND + 1)), "EUNKNOWN");
+    CHECK_STR(sb_status_name((sb_status)63), "EUNKNOWN");
+    CHECK_STR(sb_status_name((sb_status)-1), "EUNKNOWN");
     CHECK(sb_error_message() != NULL);
     sb_error_set("answer %d", 42);
     CHECK_STR(sb_error_message(), "answer 42");
