@@ -95,6 +95,16 @@
  * A process must load it once: link it (or let the Lua module or the
  * switchboard command load it) and never a second copy.
  *
+ * Building a host. pkg-config gives no run path; for a prefix the loader
+ * does not search, ask for one:
+ *   cc app.c $(pkg-config --cflags --libs switchboard) \
+ *      -Wl,-rpath,$(pkg-config --variable=libdir switchboard)
+ * (CMake: find_package(switchboard), target switchboard::switchboard.)
+ * Under valgrind, suppress the Swift runtime's own blocks with the file
+ * installed beside the library:
+ *   valgrind --leak-check=full \
+ *      --suppressions=$(pkg-config --variable=prefix switchboard)/share/switchboard/valgrind.supp ./app
+ *
  * PLUGINS
  *
  * A plugin is a shared object that exports one `const sb_target_def
@@ -786,7 +796,8 @@ typedef struct sb_url_options {
                                            * returns with {"result": value} or
                                            * {"error": message, "code": "EBADURL"}
                                            * (CTMediator's completion); not for
-                                           * sb_url_open_async (SB_EINVAL) */
+                                           * sb_url_open_async, which returns
+                                           * SB_OK and gives `done` SB_EINVAL */
     const struct sb_call_options *call;   /* NULL, or per-call options (flags, tags,
                                            * cancellation, timeout; see sb_action_perform_opts) */
 } sb_url_options;
