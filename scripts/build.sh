@@ -39,7 +39,11 @@ link_library() {  # link_library NAME: NAME.so.ABI and NAME.so for NAME.so.VERSI
   ln -s "$1.so.$version" "$dist/lib/$1.so.$abi"
   ln -s "$1.so.$abi" "$dist/lib/$1.so"
 }
-cp .build/release/libswitchboard.so "$dist/lib/libswitchboard.so.$version"
+# Each Swift object has an index of its own names (.debug_names); the linker
+# joins them into one section that no reader accepts (gdb warns "length ...
+# does not match section length" and ignores it), so it is left out. gdb
+# reads the DWARF without it.
+objcopy --remove-section=.debug_names .build/release/libswitchboard.so "$dist/lib/libswitchboard.so.$version"
 link_library libswitchboard
 cp include/switchboard.h include/switchboard_lua.h "$dist/include/"
 # Staging .pc files: relative to themselves, with a run path to the staged
