@@ -52,13 +52,21 @@ for pc in switchboard switchboard-lua; do
   sed -e "s/@VERSION@/$version/" -e 's|@PREFIX@|${pcfiledir}/../..|' \
       -e 's|@RUNPATH@| -Wl,-rpath,${libdir}|' "pkgconfig/$pc.pc.in" > "$dist/lib/pkgconfig/$pc.pc"
 done
+# CMake's package config (find_package(switchboard)): relative to itself, so
+# the staged copy serves as the installed one.
+mkdir -p "$dist/lib/cmake/switchboard"
+for f in switchboardConfig switchboardConfigVersion; do
+  sed -e "s/@VERSION@/$version/g" -e "s/@ABI@/$abi/g" -e "s/@MAJOR@/${version%%.*}/g" \
+    "packaging/cmake/$f.cmake.in" > "$dist/lib/cmake/switchboard/$f.cmake"
+done
 
 # The Lua module: C glue only, linked to libswitchboard (never a second copy
 # of the runtime) and not to liblua (the host provides the Lua API). Built
 # twice: as the module lua5.4 requires (finding the library two directories
 # up), and as libswitchboard_lua for C hosts that embed Lua.
 lua_glue() {
-  cc -std=c99 -Wall -Wextra -Werror -pedantic -O2 -g -fPIC -shared -fvisibility=hidden \
+  cc -std=c99 -Wall -Wextra -Werror -pedantic -O2 -g -gdwarf-4 -fdebug-prefix-map="$SB_ROOT=$SB_DEBUG_SOURCE_DIR" \
+    -fPIC -shared -fvisibility=hidden \
     -D_POSIX_C_SOURCE=200809L -I include -I Sources/CSwitchboard/include -I Sources/SwitchboardLua/include \
     $(pkg-config --cflags lua5.4) Sources/SwitchboardLua/*.c -L "$dist/lib" -lswitchboard -lpthread "$@"
 }
@@ -67,7 +75,14 @@ lua_glue -Wl,-rpath,'$ORIGIN' -Wl,-soname,"libswitchboard_lua.so.$abi" -o "$dist
 link_library libswitchboard_lua
 # The command carries the runtime itself and exports the sb_ functions to
 # the plugins it loads; it needs no libswitchboard.so.
-install -m 755 .build/release/switchboard-cli "$dist/bin/switchboard"
+objcopy --remove-section=.debug_names .build/release/switchboard-cli "$dist/bin/switchboard"
+chmod 755 "$dist/bin/switchboard"
+# Shell completions, written by swift-argument-parser from the command's own
+# options, where bash-completion, zsh and fish look under a prefix.
+mkdir -p "$dist/share/bash-completion/completions" "$dist/share/zsh/site-functions" "$dist/share/fish/vendor_completions.d"
+"$dist/bin/switchboard" --generate-completion-script bash > "$dist/share/bash-completion/completions/switchboard"
+"$dist/bin/switchboard" --generate-completion-script zsh > "$dist/share/zsh/site-functions/_switchboard"
+"$dist/bin/switchboard" --generate-completion-script fish > "$dist/share/fish/vendor_completions.d/switchboard.fish"
 
 # The examples the command's --help refers to, ready to run from one folder.
 examples="$dist/share/switchboard/examples"
@@ -75,6 +90,16 @@ mkdir -p "$examples/scenarios" "$examples/targets"
 cp examples/scenarios/*.lua examples/scenarios/*.jsonl "$examples/scenarios/"
 cp examples/lua/targets/*.lua examples/scenarios/targets/*.lua "$examples/targets/"
 cc -std=c99 -Wall -Wextra -Werror -pedantic -O2 -shared -fPIC -I include examples/c/module_a.c -o "$examples/module_a.so"
+
+# The Lua binding as a rock: its rockspec and the C glue that it compiles,
+# laid out as in this repository, so that `luarocks make` builds it from a
+# copy of an installed PREFIX/share/switchboard/lua (docs/lua.md).
+rock="$dist/share/switchboard/lua"
+mkdir -p "$rock/Sources/SwitchboardLua/include" "$rock/Sources/CSwitchboard/include"
+cp rockspecs/switchboard-scm-1.rockspec "$rock/"
+cp Sources/SwitchboardLua/*.c Sources/SwitchboardLua/*.h "$rock/Sources/SwitchboardLua/"
+cp Sources/SwitchboardLua/include/*.h "$rock/Sources/SwitchboardLua/include/"
+cp Sources/CSwitchboard/include/switchboard_file.h "$rock/Sources/CSwitchboard/include/"
 
 # Manual pages: swift-argument-parser's generate-manual plugin reads the
 # command just built (--experimental-dump-help) and writes switchboard.1 and
@@ -90,9 +115,10 @@ swift package "${SB_RELEASE_FLAGS[@]}" plugin generate-manual --multi-page --dat
 [ -f "$manual/switchboard.1" ] || sb_die "generate-manual wrote no $manual/switchboard.1"
 mkdir -p "$dist/share/man/man1"
 for page in "$manual"/*.1; do
-  # A blank line (a paragraph in --help) is a warning in mdoc: make it .Pp.
-  # The footer names Switchboard's version rather than "BSD".
-  sed -e 's/^$/.Pp/' -e "s/^\.Os\$/.Os Switchboard $version/" "$page" > "$dist/share/man/man1/${page##*/}"
+  # Paragraphs, the footer, EXIT STATUS and the help page's description:
+  # see scripts/lib/man-page.awk.
+  name="${page##*/}"
+  awk -v page="${name%.1}" -v version="$version" -f scripts/lib/man-page.awk "$page" > "$dist/share/man/man1/$name"
 done
 
 echo "staged $dist (switchboard $version, ABI $abi)"

@@ -48,3 +48,15 @@ sb_unmarked_blocks() {
     }
     { previous = $0 }' "$doc"
 }
+
+# sb_doc_block DOC ID: the block DOC marks `<!-- run: scripts/THIS ID -->`,
+# THIS being the calling script (scripts/lib/samples.py checks that the
+# script named in each such marker reads its block this way). Fails when
+# DOC has no such block.
+sb_doc_block() {
+  local marker block
+  marker="<!-- run: scripts/$(basename "$0") $2 -->"
+  block=$(sb_block_after "$1" "$marker")
+  [ -n "$block" ] || sb_die "$1 has no block marked $marker"
+  printf '%s\n' "$block"
+}
