@@ -79,9 +79,8 @@ sb_run "Install with --prefix and DESTDIR, pkg-config, C and C++, lua5.4, uninst
 sb_run "The installed library under gdb and valgrind (stripped, DWARF 4 debug file, suppressions)" scripts/check-debuginfo.sh
 sb_run "LuaRocks: luarocks make into a temporary tree, require from lua5.4" scripts/check-luarocks.sh
 sb_run "Swift: a versioned dependency resolves every product; an app importing Switchboard builds without swift-crypto" scripts/check-swift-dependency.sh
-sb_run "README examples" scripts/check-readme.sh
+sb_run "Every sample in README.md and docs/ runs (or says why not) and prints what it shows" scripts/check-samples.sh
 sb_run "docs/lua.md documents every name of the Lua module" scripts/check-lua-reference.sh
-sb_run "The porting guide's samples (docs/porting-from-ctmediator.md)" scripts/check-porting-guide.sh
 sb_slow "docs/ROBUSTNESS.md matches what the suites recorded" scripts/robustness.sh check "$SB_ROBUSTNESS_LOG"
 sb_summary
 [ $quick = 0 ] || echo "  (--quick: not every suite ran; scripts/test.sh runs them all)"
