@@ -13,8 +13,12 @@
 #                                               sb_lua_open; links as above)
 #   .build/dist/lib/pkgconfig/switchboard-lua.pc
 #   .build/dist/bin/switchboard                 (the command; the runtime inside)
+#   .build/dist/lib/cmake/switchboard/          (find_package(switchboard))
 #   .build/dist/share/switchboard/examples/     (scenarios, Lua targets, module_a.so)
+#   .build/dist/share/switchboard/lua/          (the rockspec and the Lua module's C glue)
 #   .build/dist/share/man/man1/switchboard.1, switchboard.SUBCOMMAND.1
+#   .build/dist/share/bash-completion/completions/switchboard, zsh's
+#   _switchboard, fish's switchboard.fish      (shell completions)
 #
 # Then `PKG_CONFIG_PATH=.build/dist/lib/pkgconfig cc app.c $(pkg-config
 # --cflags --libs switchboard)` builds a C program against it.
