@@ -95,7 +95,7 @@ let package = Package(
 
         // The CTMediator demo, in Swift.
         .executableTarget(name: "SwitchboardDemo", dependencies: ["Switchboard"], path: "examples/swift"),
-        // The Swift samples of docs/porting-from-ctmediator.md (scripts/check-porting-guide.sh runs them).
+        // The Swift samples of docs/porting-from-ctmediator.md (scripts/check-samples.sh runs them).
         .executableTarget(name: "SwitchboardPorting", dependencies: ["Switchboard"], path: "examples/porting/swift"),
         // The Swift cases of scripts/bench.sh.
         .executableTarget(name: "SwitchboardBench", dependencies: ["Switchboard"], path: "bench/swift"),

@@ -20,7 +20,7 @@ from datetime import datetime, timezone
 CASES = [
     "swift.perform", "swift.route", "c.perform", "c.route", "c.intercepted", "c.contract", "c.dict3",
     "lua.perform_c", "lua.perform_lua", "lua.perform_lua_prebuilt", "lua.c_to_lua", "lua.lua_to_c",
-    "c.miss", "c.open_url", "c.uncached", "c.lookup", "c.threads", "c.threads_direct", "swift.open_url",
+    "c.miss", "c.open_url", "c.get_miss", "c.uncached", "c.lookup", "c.threads", "c.threads_direct", "swift.open_url",
 ]
 
 # Callgrind counts: (case instruction name, baseline instruction name).
@@ -40,6 +40,7 @@ INSTRUCTIONS = {
     "c.lookup": ("c.lookup100k", "c.lookup10"),
     "c.miss": ("c.miss", "c.direct"),
     "c.open_url": ("c.url", "c.direct"),
+    "c.get_miss": ("c.get_miss", "c.get_hit"),
 }
 
 # Counted in full runs only (slow under valgrind).
