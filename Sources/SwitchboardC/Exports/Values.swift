@@ -101,7 +101,7 @@ public func sb_value_get_int(_ v: sb_value_cptr?, _ out: UnsafeMutablePointer<In
 public func sb_value_get_double(_ v: sb_value_cptr?, _ out: UnsafeMutablePointer<Double>?) -> sb_status {
     guard let v, let out else { return failure(SB_EINVAL, "sb_value_get_double: NULL argument") }
     let handle = Handle(v)
-    guard let box = handle.box, let d = box._withUnsafeGuaranteedRef({ $0.type == SB_DOUBLE ? Double(bitPattern: $0.h.pointee.scalar) : nil })
+    guard let box = handle.box, let d = Borrowed(box).read({ $0.type == SB_DOUBLE ? Double(bitPattern: $0.h.pointee.scalar) : nil })
     else { return typeFailure("sb_value_get_double: the value is ", handle) }
     out.pointee = d
     return SB_OK
@@ -111,7 +111,7 @@ public func sb_value_get_double(_ v: sb_value_cptr?, _ out: UnsafeMutablePointer
 public func sb_value_get_pointer(_ v: sb_value_cptr?, _ out: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> sb_status {
     guard let v, let out else { return failure(SB_EINVAL, "sb_value_get_pointer: NULL argument") }
     let handle = Handle(v)
-    guard let pointer = handle.box?._withUnsafeGuaranteedRef({ $0.pointer }) else { return typeFailure("sb_value_get_pointer: the value is ", handle) }
+    guard let pointer = handle.box.flatMap({ Borrowed($0).read { $0.pointer } }) else { return typeFailure("sb_value_get_pointer: the value is ", handle) }
     out.pointee = pointer.address
     return SB_OK
 }
@@ -157,7 +157,7 @@ public func sb_value_get_bytes(_ v: sb_value_cptr?, _ len: UnsafeMutablePointer<
 
 private func tail(_ v: sb_value_cptr?, _ len: UnsafeMutablePointer<size_t>?, _ type: sb_type) -> UnsafePointer<UInt8>? {
     guard let v, let box = Handle(v).box else { return nil }
-    return box._withUnsafeGuaranteedRef { value in
+    return Borrowed(box).read { value in
         guard value.type == type else { return nil }
         len?.pointee = value.h.pointee.count
         return UnsafePointer(value.tailBytes)
