@@ -63,7 +63,13 @@ function show(v, depth, seen)
   seen.budget = seen.budget or SHOWN_IN_ALL
   local t = type(v)
   if t == "string" then
-    if #v > 200 then return gsub(format("%q", sub(v, 1, 200)), "\\\n", "\\n") .. "..." end
+    -- Bytes that are not UTF-8 stay as they are here: the report shows
+    -- them as \xHH (sbr_copy_text), so "\xff" and "\xfe" differ.
+    if #v > 200 then
+      local cut = 200 -- not inside a UTF-8 sequence
+      while cut > 196 and (byte(v, cut + 1) or 0) & 0xC0 == 0x80 do cut = cut - 1 end
+      return gsub(format("%q", sub(v, 1, cut)), "\\\n", "\\n") .. "..."
+    end
     return (gsub(format("%q", v), "\\\n", "\\n"))
   elseif t == "number" then
     if math_type(v) == "integer" then return tostring(v) end
@@ -590,10 +596,11 @@ if helpers.coverage then
   end)
 end
 
--- A name in a line of the report: tabs, newlines, any control byte and %
--- as %XX, so that no name can split a line or a field (the runner decodes).
+-- A name in a line of the report: tabs, newlines, any control byte, % and
+-- every byte past ASCII as %XX, so that no name can split a line or a field
+-- and its bytes come back as they are (the runner decodes).
 local function field(name)
-  return (gsub(name, "[%%%c]", function(c) return format("%%%02X", byte(c)) end))
+  return (gsub(name, "[%%%c\128-\255]", function(c) return format("%%%02X", byte(c)) end))
 end
 
 local function coverage_lines()

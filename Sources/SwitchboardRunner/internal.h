@@ -208,10 +208,11 @@ char *sbr_strdup(const char *s);
 /* The most bytes of one text a report keeps (a message, a traceback): a
  * scenario can raise an error of any size, the runner must not pay for it. */
 #define SBR_TEXT_LIMIT ((size_t)128 << 10) /* above the prelude's output limit */
-/* A malloc'd copy of the string (or number) at `idx` for a report: a NUL
- * byte becomes the two characters \0 instead of ending it; past
- * SBR_TEXT_LIMIT bytes it is cut, saying how much was. NULL if it is
- * neither, or on allocation failure. */
+/* A malloc'd copy of the string (or number) at `idx` for a report, always
+ * UTF-8: a NUL byte becomes the two characters \0 instead of ending it, a
+ * byte that is not part of a UTF-8 sequence the four characters \xHH; past
+ * SBR_TEXT_LIMIT bytes it is cut (between characters), saying how much was.
+ * NULL if it is neither, or on allocation failure. */
 char *sbr_copy_text(lua_State *L, int idx);
 
 /* session.c, replay.c: what `switchboard call`, `routes` and `replay` run in. */
