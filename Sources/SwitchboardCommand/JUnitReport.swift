@@ -185,7 +185,8 @@ final class JUnitReport {
     private func text(_ s: String) -> String { escaped(s, attribute: false) }
 
     /// XML 1.0 cannot carry most control characters even as references:
-    /// they become U+FFFD.
+    /// they become U+FFFD. DEL and C1 (CSI, OSC...) it can, as references,
+    /// which keep them from a terminal that shows the file.
     private func escaped(_ s: String, attribute: Bool) -> String {
         var out = ""
         for scalar in s.unicodeScalars {
@@ -200,6 +201,8 @@ final class JUnitReport {
             case "\n", "\t": out.unicodeScalars.append(scalar)
             case _ where scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF:
                 out += "\u{FFFD}"
+            case _ where (0x7F...0x9F).contains(scalar.value):
+                out += "&#x" + String(scalar.value, radix: 16, uppercase: true) + ";"
             default: out.unicodeScalars.append(scalar)
             }
         }

@@ -25,9 +25,39 @@ struct LineWriter {
     func line(_ text: String) { write(text + "\n") }
 }
 
-/// Messages for people, on standard error.
+/// Messages for people, on standard error, on one line (they name scripts
+/// and scenarios, which may hold anything).
 func complain(_ message: String) {
-    LineWriter(descriptor: STDERR_FILENO).line("switchboard: " + message)
+    LineWriter(descriptor: STDERR_FILENO).line("switchboard: " + visible(message))
+}
+
+/// `text` with every control character a terminal acts on shown as an
+/// escape, as a Lua string literal writes it: C0 but tab (newlines too) and
+/// DEL as `\x1b`, C1 (U+0080...U+009F: CSI, NEL, OSC...) as `\u{9b}`. For
+/// text that reaches a terminal or a line of a report: a scenario's output,
+/// its name, a script's path.
+func visible(_ text: String) -> String {
+    guard text.unicodeScalars.contains(where: isControl) else { return text }
+    var out = String.UnicodeScalarView()
+    for scalar in text.unicodeScalars {
+        if isControl(scalar) {
+            out.append(contentsOf: escape(scalar).unicodeScalars)
+        } else {
+            out.append(scalar)
+        }
+    }
+    return String(out)
+}
+
+/// C0 but tab, DEL, C1.
+func isControl(_ scalar: Unicode.Scalar) -> Bool {
+    (scalar.value < 0x20 && scalar != "\t") || (0x7F...0x9F).contains(scalar.value)
+}
+
+/// `\x1b` for C0 and DEL, `\u{85}` for C1 (a code point, not a byte).
+private func escape(_ scalar: Unicode.Scalar) -> String {
+    let hex = String(scalar.value, radix: 16)
+    return scalar.value < 0x80 ? "\\x" + (hex.count < 2 ? "0" : "") + hex : "\\u{" + hex + "}"
 }
 
 /// The `--trace` file: one JSON object per line, written as each call ends.

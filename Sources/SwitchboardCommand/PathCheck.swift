@@ -8,16 +8,22 @@ import Glibc
 /// a wrong path is a usage error (exit 64) that names the option and says what
 /// is wrong, once, instead of a failure of every script that needs it.
 enum PathCheck {
+    /// A usage error naming a path, which may hold control characters (a
+    /// script found by a glob): shown as escapes.
+    private static func refusal(_ message: String) -> ValidationError {
+        ValidationError(visible(message))
+    }
+
     /// A regular file that can be read (never opened here unless regular: a
     /// FIFO would block).
     static func readableFile(_ path: String, what: String) throws {
         var info = stat()
-        guard stat(path, &info) == 0 else { throw ValidationError("\(what): \(String(cString: strerror(errno)))") }
+        guard stat(path, &info) == 0 else { throw refusal("\(what): \(String(cString: strerror(errno)))") }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             let kind = (info.st_mode & S_IFMT) == S_IFDIR ? "a directory" : "not a regular file"
-            throw ValidationError("\(what): \(kind), expected a file")
+            throw refusal("\(what): \(kind), expected a file")
         }
-        guard access(path, R_OK) == 0 else { throw ValidationError("\(what): \(String(cString: strerror(errno)))") }
+        guard access(path, R_OK) == 0 else { throw refusal("\(what): \(String(cString: strerror(errno)))") }
     }
 
     /// A readable regular file that starts as a shared object does (ELF).
@@ -26,11 +32,11 @@ enum PathCheck {
         try readableFile(path, what: what)
         var magic = [UInt8](repeating: 0, count: 4)
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { throw ValidationError("\(what): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw refusal("\(what): \(String(cString: strerror(errno)))") }
         let n = read(fd, &magic, 4)
         close(fd)
         guard n == 4, magic == [0x7F, 0x45, 0x4C, 0x46] else {
-            throw ValidationError("\(what): not a shared object (a C plugin is built with cc -shared -fPIC)")
+            throw refusal("\(what): not a shared object (a C plugin is built with cc -shared -fPIC)")
         }
     }
 
@@ -55,7 +61,7 @@ enum PathCheck {
             let file: String
             if stat(path, &info) == 0 {
                 guard (info.st_mode & S_IFMT) == S_IFREG else {
-                    throw ValidationError("\(what): not a regular file (a report is written into a file)")
+                    throw refusal("\(what): not a regular file (a report is written into a file)")
                 }
                 file = identity(info)
             } else {
@@ -64,12 +70,12 @@ enum PathCheck {
                 let directory = slash.map { String(path[...$0]) } ?? "."
                 let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
                 guard stat(directory, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
-                    throw ValidationError("\(what): the directory \(directory) is not there")
+                    throw refusal("\(what): the directory \(directory) is not there")
                 }
                 file = identity(info) + "/" + name
             }
             if let other = taken.first(where: { $0.file == file }) {
-                throw ValidationError("\(what): the same file as \(other.what)")
+                throw refusal("\(what): the same file as \(other.what)")
             }
             taken.append((what, file))
         }
@@ -79,8 +85,8 @@ enum PathCheck {
     static func directory(_ path: String, option: String) throws {
         var info = stat()
         let what = "\(option) \(path)"
-        guard stat(path, &info) == 0 else { throw ValidationError("\(what): \(String(cString: strerror(errno)))") }
-        guard (info.st_mode & S_IFMT) == S_IFDIR else { throw ValidationError("\(what): not a directory") }
-        guard access(path, R_OK | X_OK) == 0 else { throw ValidationError("\(what): \(String(cString: strerror(errno)))") }
+        guard stat(path, &info) == 0 else { throw refusal("\(what): \(String(cString: strerror(errno)))") }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else { throw refusal("\(what): not a directory") }
+        guard access(path, R_OK | X_OK) == 0 else { throw refusal("\(what): \(String(cString: strerror(errno)))") }
     }
 }

@@ -56,7 +56,7 @@ extension SwitchboardCLI {
             try junitReport?.save(timestamp: timestamp) // a path that cannot be written fails first
             tap.line("TAP version 14")
             guard !recorded.scenarios.isEmpty else {
-                tap.line("1..0 # SKIP \(trace) holds no calls")
+                tap.line("1..0 # SKIP \(visible(trace)) holds no calls")
                 return
             }
             tap.line("1..\(recorded.scenarios.count)")

@@ -81,7 +81,7 @@ extension SwitchboardCLI {
 
         private func compiled(_ pattern: String) throws -> Regex<AnyRegexOutput> {
             do { return try Regex(pattern) } catch {
-                throw ValidationError("--filter \(pattern) is not a regular expression: \(error)")
+                throw ValidationError(visible("--filter \(pattern) is not a regular expression: \(error)"))
             }
         }
 
@@ -192,7 +192,7 @@ extension SwitchboardCLI {
                 } catch {
                     coverageFailed = true
                     let reason = String(describing: error).split(whereSeparator: \.isNewline).joined(separator: " ")
-                    coverageLines = ["# coverage: not made: \(reason)"]
+                    coverageLines = ["# coverage: not made: \(visible(reason))"]
                     complain("--coverage: \(reason)")
                 }
             }
@@ -252,7 +252,7 @@ struct Progress {
     func show(_ text: String, passed: Int = 0, failed: Int = 0) {
         guard enabled else { return }
         let counts = passed + failed > 0 ? "  (\(passed) passed, \(failed) failed)" : ""
-        err.write("\r\u{1B}[K" + String((text + counts).prefix(200)))
+        err.write("\r\u{1B}[K" + String(visible(text + counts).prefix(200)))
     }
 
     func clear() {

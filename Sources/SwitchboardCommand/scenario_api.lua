@@ -381,7 +381,9 @@ end
 ---------------------------------------------------------------- scenario, step
 
 function scenario(name, fn)
-  if type(name) ~= "string" or name == "" or find(name, "%c") then
+  -- Control characters: C0 and DEL (%c), and C1 (U+0080..U+009F, which
+  -- UTF-8 writes as \194 and \128..\159: CSI, NEL...).
+  if type(name) ~= "string" or name == "" or find(name, "%c") or find(name, "\194[\128-\159]") then
     error("scenario(name, fn): name must be a non-empty string without control characters", 2)
   end
   -- Reports carry the name (TAP, JUnit XML, the trace): it must be text, and short.

@@ -371,12 +371,10 @@ static void *watch(void *arg) {
     if (w->quiet) _exit(SBR_STUCK_EXIT);
     /* The scenario is stuck where no hook runs (in C). Nothing can stop it
      * safely: end the run, saying so on both streams. */
-    char what[400], line[450];
-    snprintf(what, sizeof what, "%s: \"%s\" is still running %g s past its timeout, in code no limit can "
-             "interrupt (a C function?); ending the run\n", w->script, w->name, w->grace);
-    int n = snprintf(line, sizeof line, "Bail out! %s", what);
+    char line[sizeof w->what + 20];
+    int n = snprintf(line, sizeof line, "Bail out! %s", w->what);
     ssize_t ignored = write(w->report_fd, line, strlen(line));
-    n = snprintf(line, sizeof line, "switchboard: %s", what);
+    n = snprintf(line, sizeof line, "switchboard: %s", w->what);
     ignored = write(STDERR_FILENO, line, strlen(line));
     (void)n;
     (void)ignored;
@@ -397,8 +395,12 @@ static int start(sbr_watchdog *w, sbr_guard *g, int report_fd, const char *scrip
     memset(w, 0, sizeof *w);
     w->report_fd = report_fd;
     if (g->timeout <= 0) return 1; /* no timeout: nothing to watch */
-    w->script = script;
-    w->name = name != NULL ? name : "(listing scenarios)";
+    /* Names as a terminal may show them: a script's path can hold anything. */
+    char shown_script[200], shown_name[200];
+    sbr_visible(script, shown_script, sizeof shown_script);
+    sbr_visible(name != NULL ? name : "(listing scenarios)", shown_name, sizeof shown_name);
+    snprintf(w->what, sizeof w->what, "%s: \"%s\" is still running %g s past its timeout, in code no limit can "
+             "interrupt (a C function?); ending the run\n", shown_script, shown_name, g->grace);
     w->grace = g->grace;
     w->quiet = quiet;
     w->L = g->L;

@@ -52,7 +52,7 @@ typedef struct sbr_watchdog {
     int quiet; /* in a scenario's own process: past the grace, end it silently */
     double grace;
     int report_fd;
-    const char *script, *name;
+    char what[600]; /* what it says when it ends the run: made at start */
 } sbr_watchdog;
 
 double sbr_now(void);
@@ -205,6 +205,12 @@ void sbr_inbox_free(sbr_inbox *in);
 int sbr_channel_decode_result(const char *payload, size_t length, sbr_result *result);
 
 char *sbr_strdup(const char *s);
+/* Copies `text` into `out` (`size` bytes, NUL-terminated, cut between
+ * characters) with every control character a terminal acts on shown as an
+ * escape, as the command's reports show them: C0 but tab, and DEL, as \x1b;
+ * C1 (U+0080..U+009F in UTF-8) as \u{9b}. For names and paths written to a
+ * terminal or a report from C. */
+void sbr_visible(const char *text, char *out, size_t size);
 /* The most bytes of one text a report keeps (a message, a traceback): a
  * scenario can raise an error of any size, the runner must not pay for it. */
 #define SBR_TEXT_LIMIT ((size_t)128 << 10) /* above the prelude's output limit */

@@ -19,6 +19,33 @@ char *sbr_strdup(const char *s) {
     return copy;
 }
 
+void sbr_visible(const char *text, char *out, size_t size) {
+    if (size == 0) return;
+    const unsigned char *s = (const unsigned char *)(text != NULL ? text : "");
+    size_t used = 0;
+    for (size_t i = 0; s[i] != '\0';) {
+        char unit[16];
+        size_t in = 1;
+        if ((s[i] < 0x20 && s[i] != '\t') || s[i] == 0x7F) {
+            snprintf(unit, sizeof unit, "\\x%02x", s[i]);
+        } else if (s[i] == 0xC2 && s[i + 1] >= 0x80 && s[i + 1] <= 0x9F) {
+            snprintf(unit, sizeof unit, "\\u{%x}", s[i + 1]);
+            in = 2;
+        } else {
+            /* a whole UTF-8 sequence at once, so that a cut falls between characters */
+            while (s[i + in] != '\0' && (s[i + in] & 0xC0) == 0x80 && in < 4) in++;
+            memcpy(unit, s + i, in);
+            unit[in] = '\0';
+        }
+        size_t n = strlen(unit);
+        if (used + n + 1 > size) break;
+        memcpy(out + used, unit, n);
+        used += n;
+        i += in;
+    }
+    out[used] = '\0';
+}
+
 /* The length of the UTF-8 sequence that starts `s` (at most `n` bytes) if
  * it is one: shortest form, no surrogate, at most U+10FFFF; else 0. */
 static size_t utf8_sequence(const unsigned char *s, size_t n) {
