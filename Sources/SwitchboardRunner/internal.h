@@ -106,6 +106,11 @@ void sbr_watchdog_stop(sbr_watchdog *w);
 void sbr_sandbox(lua_State *L);
 void sbr_sandbox_module(lua_State *L);
 
+/* Pushes the methods every file handle shares (the __index of the io
+ * library's handles: io.stdout's write is one), or nil: the prelude bounds
+ * what a scenario writes to the standard streams through them. */
+void sbr_push_file_methods(lua_State *L);
+
 /* A new state with the sandbox, the module bound to `m` (package.loaded and
  * the global `sb`) and sb.path set from the target directories. Runs
  * protected: raises on failure. */

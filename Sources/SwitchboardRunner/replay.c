@@ -25,7 +25,9 @@ static int protected_prepare(lua_State *L) {
     if (luaL_loadbufferx(L, s->config.prelude, s->config.prelude_length, "=(scenario API)", "t") != LUA_OK) {
         return lua_error(L);
     }
-    lua_createtable(L, 0, 2);
+    lua_createtable(L, 0, 3);
+    sbr_push_file_methods(L); /* what Lua targets write is bounded as in a scenario */
+    lua_setfield(L, -2, "file_methods");
     lua_pushcfunction(L, h_keep_json);
     lua_setfield(L, -2, "keep_json");
     lua_pushliteral(L, "(replay)");

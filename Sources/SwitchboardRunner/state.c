@@ -157,6 +157,17 @@ sb_mediator *sbr_new_mediator(const sbr_config *config, char **error) {
     return m;
 }
 
+void sbr_push_file_methods(lua_State *L) {
+    if (luaL_getmetatable(L, LUA_FILEHANDLE) == LUA_TTABLE) {
+        lua_pushliteral(L, "__index");
+        lua_rawget(L, -2); /* raw: the sandbox has locked the metatable */
+        lua_remove(L, -2);
+        if (lua_type(L, -1) == LUA_TTABLE) return;
+    }
+    lua_pop(L, 1);
+    lua_pushnil(L);
+}
+
 void sbr_prepare_state(lua_State *L, const sbr_config *config, sb_mediator *m) {
     luaL_openlibs(L);
     sbr_guard_coroutines(L); /* every coroutine counts against the budget */
