@@ -40,7 +40,7 @@ extension SwitchboardCLI {
 
         func validate() throws {
             try PathCheck.readableFile(trace, what: trace)
-            if let junit { try PathCheck.outputs([("--junit", junit)], scripts: [trace]) }
+            if let junit { try PathCheck.outputs([("--junit", junit)], inputs: RunInputs(load: load, files: [("the trace \(trace)", trace)])) }
         }
 
         func run() throws {

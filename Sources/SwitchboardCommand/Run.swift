@@ -75,7 +75,8 @@ extension SwitchboardCLI {
             guard (1...1024).contains(jobs) else { throw ValidationError("--jobs must be from 1 to 1024") }
             if coverageJson != nil && !coverage { throw ValidationError("--coverage-json needs --coverage") }
             let outputs = [("--junit", junit), ("--trace", trace), ("--coverage-json", coverageJson)]
-            try PathCheck.outputs(outputs.compactMap { option, path in path.map { (option, $0) } }, scripts: scripts)
+            try PathCheck.outputs(outputs.compactMap { option, path in path.map { (option, $0) } },
+                                  inputs: RunInputs(load: load, files: scripts.map { ("the script \($0)", $0) }))
             if let filter { _ = try compiled(filter) }
         }
 
