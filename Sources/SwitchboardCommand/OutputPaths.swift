@@ -107,28 +107,31 @@ enum TargetTree {
     static let depthLimit = 16
 
     /// Calls `each` with every regular file and directory under `root`, and
-    /// `root` itself.
+    /// `root` itself. Paths are bytes (a name need not be UTF-8).
     static func walk(_ root: String, _ each: (FileIdentity, _ isDirectory: Bool) -> Void) {
         guard let top = FileIdentity(path: root) else { return }
         each(top, true)
-        var pending: [(path: String, depth: Int)] = [(root, 0)]
+        var pending: [(path: [CChar], depth: Int)] = [(Array(root.utf8CString.dropLast()), 0)]
         var seen = 0
         while let (directory, depth) = pending.popLast() {
-            guard let listing = opendir(directory) else { continue }
+            guard let listing = opendir(directory + [0]) else { continue }
             defer { closedir(listing) }
             while let entry = readdir(listing), seen < entryLimit {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+                // up to its NUL only: past it the buffer is not set
+                let name = withUnsafePointer(to: &entry.pointee.d_name) {
+                    $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) {
+                        Array(UnsafeBufferPointer(start: $0, count: strlen($0)))
+                    }
                 }
-                if name == "." || name == ".." { continue }
+                if name == [0x2E] || name == [0x2E, 0x2E] { continue } // . and ..
                 seen += 1
-                let path = directory + "/" + name
+                let path = directory + [0x2F] + name
                 var info = stat(), link = stat()
-                guard stat(path, &info) == 0 else { continue }
+                guard stat(path + [0], &info) == 0 else { continue }
                 switch info.st_mode & S_IFMT {
                 case S_IFREG:
                     each(FileIdentity(info), false)
-                case S_IFDIR where lstat(path, &link) == 0 && (link.st_mode & S_IFMT) == S_IFDIR && depth < depthLimit:
+                case S_IFDIR where lstat(path + [0], &link) == 0 && (link.st_mode & S_IFMT) == S_IFDIR && depth < depthLimit:
                     each(FileIdentity(info), true)
                     pending.append((path, depth + 1))
                 default:

@@ -4,10 +4,12 @@
 cp "$module_a" "$work/m.so"
 cp -R "$examples/targets" "$work/tg"
 mkdir -p "$work/tg/sub" && echo 'return {}' > "$work/tg/sub/deep.lua"
+echo 'return {}' > "$work/tg/sub/"$'\xff'".lua" # a name that is not UTF-8
 cp -R "$work/tg" "$work/tg.orig" && cp "$work/m.so" "$work/m.so.orig"
 printf 'scenario("passes", function() end)\n' > "$work/s.lua"
 ln -s "$work/m.so" "$work/link.xml"
 ln "$work/tg/Target_Settings.lua" "$work/hard.xml"
+ln "$work/tg/sub/"$'\xff'".lua" "$work/bytes.xml"
 ln -s "$work/tg/sub" "$work/sublink"
 record_trace "$work/trace.jsonl" && ln "$work/trace.jsonl" "$work/trace-link.xml"
 
@@ -27,9 +29,10 @@ check "--coverage-json naming a file deep under --targets, through a symlinked d
   run --coverage --coverage-json "$work/sublink/deep.lua" --targets "$work/tg" "$work/s.lua"
 links_refused() {
   refused symlink "link.xml: the same file as --plugin" run --junit "$work/link.xml" --plugin "$work/m.so" "$work/s.lua" &&
-    refused hardlink "hard.xml: the same file as a file under --targets" run --junit "$work/hard.xml" --targets "$work/tg" "$work/s.lua"
+    refused hardlink "hard.xml: the same file as a file under --targets" run --junit "$work/hard.xml" --targets "$work/tg" "$work/s.lua" &&
+    refused bytes "bytes.xml: the same file as a file under --targets" run --junit "$work/bytes.xml" --targets "$work/tg" "$work/s.lua"
 }
-check "--junit a symlink to the plugin, a hard link to a target file: 64" links_refused
+check "--junit a symlink to the plugin, a hard link to a target file (one named with bytes that are not UTF-8 too): 64" links_refused
 check "--trace making a new .lua file in a --targets directory: 64, nothing made" \
   refused new_target "Target_New.lua: a .lua file in --targets $work/tg" \
   run --trace "$work/tg/Target_New.lua" --targets "$work/tg" "$work/s.lua"
@@ -43,5 +46,5 @@ check "replay --junit naming a target file, the plugin, a hard link to the trace
 run allowed run --junit "$work/tg/report.xml" --trace "$work/tg/sub/trace.jsonl" --targets "$work/tg" "$work/s.lua"
 check "... while a report that is no input, even in a --targets directory, is written" bash -c "
   [ \$(cat '$work/allowed.status') = 0 ] && grep -q 'testcase name=\"passes\"' '$work/tg/report.xml'"
-row "Run given an output (--junit, --trace, --coverage-json, replay --junit) naming a plugin, a file under --targets (deep, through a symlinked directory), a trace, by a symlink or a hard link, or a new .lua file in a --targets directory" 9 \
+row "Run given an output (--junit, --trace, --coverage-json, replay --junit) naming a plugin, a file under --targets (deep, through a symlinked directory), a trace, by a symlink or a hard link (to a file whose name is not UTF-8 too), or a new .lua file in a --targets directory" 10 \
   "usage error (exit 64) naming the input, before anything runs; every input is left as it was (the plugin was overwritten with XML, a target file truncated, in review)"
