@@ -60,13 +60,17 @@ private func escape(_ scalar: Unicode.Scalar) -> String {
     return scalar.value < 0x80 ? "\\x" + (hex.count < 2 ? "0" : "") + hex : "\\u{" + hex + "}"
 }
 
-/// The `--trace` file: one JSON object per line, written as each call ends.
+/// The `--trace` file: one JSON object per line, written as each call ends
+/// (an AtomicFile: in place when the run ends, or is stopped; empty until).
 final class TraceFile {
+    private let output: AtomicFile
     private let file: UnsafeMutablePointer<FILE>
 
     init(path: String) throws {
-        guard let file = fopen(path, "w") else {
-            throw CommandFailure("cannot write the trace file \(path): \(String(cString: strerror(errno)))")
+        try AtomicFile.write("", to: path) // no stale trace stays while the run goes on
+        output = try AtomicFile(path: path, watchdog: true)
+        guard let file = fdopen(dup(output.descriptor), "w") else {
+            throw CommandFailure("cannot write the trace file \(visible(path)): \(String(cString: strerror(errno)))")
         }
         self.file = file
     }
@@ -75,6 +79,14 @@ final class TraceFile {
         fwrite(line, 1, length, file)
         fputc(0x0A, file)
         fflush(file)
+    }
+
+    /// Puts the trace in place.
+    func finish() throws {
+        guard fflush(file) == 0, ferror(file) == 0 else {
+            throw CommandFailure("cannot write the trace file \(visible(output.path)): \(String(cString: strerror(errno)))")
+        }
+        try output.publish()
     }
 
     deinit { fclose(file) }

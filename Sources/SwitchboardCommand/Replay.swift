@@ -44,6 +44,7 @@ extension SwitchboardCLI {
         }
 
         func run() throws {
+            sbr_signals_watch() // a signal stops the replay, which reports what it replayed (Interruption.swift)
             let recorded = try ReplayTrace(path: trace)
             // TAP goes to a copy of standard output; standard output itself
             // becomes standard error, for whatever plugins print.
@@ -56,15 +57,27 @@ extension SwitchboardCLI {
             try junitReport?.save(timestamp: timestamp) // a path that cannot be written fails first
             tap.line("TAP version 14")
             guard !recorded.scenarios.isEmpty else {
+                try junitReport?.save(timestamp: timestamp, finished: true)
+                try junitReport?.publish()
                 tap.line("1..0 # SKIP \(visible(trace)) holds no calls")
                 return
             }
             tap.line("1..\(recorded.scenarios.count)")
             var failed = 0
             var totals = ReplayTally()
+            let stop = Interruption(tap: TAPReport(out: tap, version: 14, verbose: false), junit: junitReport,
+                                    trace: nil, timestamp: timestamp, progress: Progress(enabled: false))
             for (i, scenario) in recorded.scenarios.enumerated() {
+                if Interruption.signal != nil {
+                    try stop.whileRunning(notRun: recorded.scenarios[i...].map { ($0.script, $0.name) }, reported: i,
+                                          planned: recorded.scenarios.count)
+                }
                 let started = monotonicSeconds()
-                let outcome = replay(scenario)
+                var outcome = replay(scenario)
+                if let signal = Interruption.signal, outcome.problem != nil { // stopped while it was replayed
+                    outcome.problem = "interrupted by \(Interruption.describe(signal)): the replay was stopped"
+                    outcome.interrupted = true
+                }
                 totals.add(outcome.tally)
                 let result = outcome.result(script: scenario.script, name: scenario.name,
                                             seconds: monotonicSeconds() - started)
@@ -73,7 +86,11 @@ extension SwitchboardCLI {
                 if let block = outcome.yaml() { tap.write(block) }
                 try junitReport?.add(result)
             }
-            try junitReport?.save(timestamp: timestamp)
+            if Interruption.signal != nil {
+                try stop.whileRunning(notRun: [], reported: recorded.scenarios.count, planned: recorded.scenarios.count)
+            }
+            try junitReport?.save(timestamp: timestamp, finished: true)
+            try junitReport?.publish()
             tap.line("# \(totals.calls) calls replayed: \(totals.same) same, \(totals.differ) differ, "
                      + "\(totals.skipped) skipped (failures compare by code, not message)")
             if failed > 0 { throw ExitCode.failure }
@@ -138,7 +155,8 @@ struct ReplayOutcome {
     var differences: [Entry] = []
     var skips: [Entry] = []
     var nested = 0
-    var problem: String? // the session did not open, or a limit stopped it
+    var problem: String? // the session did not open, or a limit (or a signal) stopped it
+    var interrupted = false
 
     /// replay.lua's answer: "same", "differs\trecorded\tnow" or "skipped\treason".
     mutating func add(_ call: ReplayTrace.Call, answer: String) {
@@ -188,7 +206,8 @@ struct ReplayOutcome {
     }
 
     func result(script: String, name: String, seconds: Double) -> ScenarioResult {
-        ScenarioResult(script: script, name: name, outcome: passed ? .passed : (problem == nil ? .failed : .error),
+        ScenarioResult(script: script, name: name,
+                       outcome: passed ? .passed : interrupted ? .interrupted : (problem == nil ? .failed : .error),
                        message: passed ? nil : message, output: passed ? nil : yaml(), seconds: seconds)
     }
 }

@@ -22,6 +22,13 @@ struct TAPReport {
         }
     }
 
+    /// The last line of a run that cannot go on (`begun`: the version line
+    /// is written already).
+    func bailOut(_ line: String, begun: Bool) {
+        if !begun { out.line("TAP version \(version)") }
+        out.line(visible(line))
+    }
+
     func skipEverything(_ reason: String) {
         out.line("TAP version \(version)")
         out.line("1..0 # SKIP \(reason)")

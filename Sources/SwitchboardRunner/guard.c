@@ -72,6 +72,13 @@ static void trip(sbr_guard *g, const char *fmt, ...) {
     if (g->L != NULL && !g->relaxed) lua_sethook(g->L, hook, LUA_MASKCOUNT, 1);
 }
 
+/* A signal stopped the run (signals.c): the state stops as at a limit. */
+static void interrupted(sbr_guard *g) {
+    int signal = sbr_interrupted();
+    g->interrupted = 1;
+    trip(g, "interrupted by signal %d (%s): the run was stopped", signal, strsignal(signal));
+}
+
 static void memory_limit(sbr_guard *g) {
     trip(g, "the memory limit of %zu MiB was reached (--max-memory)", g->max_memory >> 20);
 }
@@ -138,6 +145,7 @@ static void hook(lua_State *L, lua_Debug *ar) {
         return;
     }
     if (g->refused_size != 0) memory_limit(g); /* Lua code ran after a refusal: it saw it */
+    if (sbr_interrupted() != 0) interrupted(g);
     if (charge_instructions(g, L, (uint64_t)count) && g->deadline > 0 && sbr_now() > g->deadline) {
         trip(g, "the timeout of %g s was reached (--timeout)", g->timeout);
     }
@@ -311,6 +319,7 @@ void sbr_guard_relax(sbr_guard *g, lua_State *L) {
 
 int sbr_guard_wait(sbr_guard *g, lua_State *L, int fd) {
     for (;;) {
+        if (!g->relaxed && sbr_interrupted() != 0) interrupted(g);
         if (g->tripped) return luaL_error(L, "%s", g->message);
         int ms = WAIT_SLICE_MS;
         if (!g->relaxed && g->deadline > 0) {
@@ -378,6 +387,7 @@ static void *watch(void *arg) {
     ignored = write(STDERR_FILENO, line, strlen(line));
     (void)n;
     (void)ignored;
+    sbr_outputs_publish(); /* the report files so far, where they belong */
     _exit(3);
 }
 

@@ -37,6 +37,7 @@ typedef struct sbr_guard {
     int relaxed; /* the scenario is over: no hook, memory for the report */
     int nudged; /* set (atomically) by the watchdog at the timeout */
     int tripped;
+    int interrupted; /* it tripped because a signal stopped the run */
     char message[200];
     char where[200]; /* "file:line" running when the limit stopped it */
 } sbr_guard;
@@ -86,6 +87,12 @@ int sbr_guard_wait(sbr_guard *g, lua_State *L, int fd);
 const char *sbr_guard_tripped(const sbr_guard *g);
 /* Where the tripped state was stopped ("file:line"), or NULL. */
 const char *sbr_guard_where(const sbr_guard *g);
+
+/* signals.c, in a scenario's own process: the default dispositions again
+ * (a signal ends that process, and its parent reports how). */
+void sbr_signals_default(void);
+/* jobs.c, from a signal handler: ends the running scenarios' groups. */
+void sbr_jobs_end_running(void);
 
 /* How a scenario's process ends when its watchdog gives up on it. */
 #define SBR_STUCK_EXIT 3

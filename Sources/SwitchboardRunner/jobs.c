@@ -47,7 +47,7 @@ typedef struct job {
     sbr_result result;
 } job;
 
-/* The jobs a signal ending the runner ends first (see end_all_then_die). */
+/* The jobs a signal stopping the run ends at once (sbr_jobs_end_running). */
 static job *volatile running_jobs;
 static volatile size_t running_from, running_to;
 
@@ -106,7 +106,7 @@ static int start(sbr_script *s, job *j, size_t index, const char *name) {
         return 0;
     }
     if (j->pid == 0) {
-        running_jobs = NULL; /* a signal here ends this process alone, as by default */
+        running_jobs = NULL; /* nothing of the runner's to end from here */
         close(pipe_fds[0]);
         sbr_scenario_process(s, index, name, pipe_fds[1], parent);
         _exit(SBR_STUCK_EXIT); /* not reached */
@@ -246,38 +246,45 @@ static void service(job *jobs, size_t from, size_t to, struct pollfd *ready, siz
     }
 }
 
-/* While scenarios run, a signal that ends the runner (^C, kill, a closed
- * report pipe) first ends their groups: their processes die with the
- * runner anyway (PR_SET_PDEATHSIG), but what they started would not. */
-static const int ending_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
-#define ENDING_SIGNALS (sizeof ending_signals / sizeof ending_signals[0])
-
-static void end_all_then_die(int signal) {
+/* A signal that stops the run (^C, kill, a closed report pipe: see
+ * signals.c) ends the running scenarios' groups at once: their processes
+ * would die with the runner anyway (PR_SET_PDEATHSIG), what they started
+ * would not. From the handler: kill only. */
+void sbr_jobs_end_running(void) {
     job *all = running_jobs;
     for (size_t i = running_from; all != NULL && i < running_to; i++) {
         if (all[i].pid > 0 && !all[i].reaped) (void)kill(-all[i].pid, SIGKILL);
     }
-    struct sigaction plain;
-    memset(&plain, 0, sizeof plain);
-    plain.sa_handler = SIG_DFL;
-    sigaction(signal, &plain, NULL);
-    raise(signal);
 }
 
-static void watch_signals(struct sigaction *previous) {
-    struct sigaction ending;
-    memset(&ending, 0, sizeof ending);
-    ending.sa_handler = end_all_then_die;
-    sigemptyset(&ending.sa_mask);
-    for (size_t i = 0; i < ENDING_SIGNALS; i++) {
-        sigaction(ending_signals[i], NULL, &previous[i]);
-        if (previous[i].sa_handler == SIG_DFL) sigaction(ending_signals[i], &ending, NULL); /* not one set to ignore */
+static void conclude(const sbr_script *s, job *j, const char *name);
+
+/* After a signal stopped the run: the scenarios started [head, next) are
+ * ended and reported in their order, each from its own report if it sent
+ * one before it was ended, else as interrupted. Returns `next`. */
+static size_t report_interrupted(sbr_script *s, job *all, size_t head, size_t next, const char *const *names,
+                                 sbr_report_fn report, void *context) {
+    for (size_t i = head; i < next; i++) {
+        if (!all[i].reaped) end_group(&all[i]); /* started after the handler ran, or not yet in its own group */
     }
-}
-
-static void unwatch_signals(const struct sigaction *previous) {
-    for (size_t i = 0; i < ENDING_SIGNALS; i++) sigaction(ending_signals[i], &previous[i], NULL);
-    running_jobs = NULL;
+    for (size_t i = head; i < next; i++) {
+        job *j = &all[i];
+        /* What it sent before it was ended is in its pipe: read to the end,
+         * a second at most (a process it started may hold the pipe). */
+        double until = sbr_now() + 1;
+        while (j->fd >= 0 && sbr_now() < until) {
+            struct pollfd one = {.fd = j->fd, .events = POLLIN};
+            if (poll(&one, 1, 100) > 0 && sbr_inbox_read(&j->inbox, j->fd) <= 0) close_pipe(j);
+        }
+        close_pipe(j);
+        (void)reap(j, 0);
+        take_head(s, j);
+        conclude(s, j, names[i]);
+        report(context, i, &j->result);
+        sbr_result_clear(&j->result);
+        sbr_inbox_free(&j->inbox);
+    }
+    return next;
 }
 
 static void set_message(sbr_result *r, sbr_outcome outcome, const char *message) {
@@ -289,7 +296,13 @@ static void set_message(sbr_result *r, sbr_outcome outcome, const char *message)
 /* The result of a job that ended: its report, or how it ended. */
 static void conclude(const sbr_script *s, job *j, const char *name) {
     sbr_result *r = &j->result;
-    if (!j->reported) {
+    if (!j->reported && sbr_interrupted() != 0) {
+        char message[160];
+        int signal = sbr_interrupted();
+        snprintf(message, sizeof message, "interrupted by signal %d (%s) while it ran: the run was stopped, and "
+                 "the scenario's process ended", signal, strsignal(signal));
+        set_message(r, SBR_INTERRUPTED, message);
+    } else if (!j->reported) {
         double timeout = s->config.timeout_seconds, grace = s->guard.grace;
         double left = timeout > s->spent ? timeout - s->spent : 0;
         char message[300];
@@ -340,6 +353,7 @@ static size_t report_problem(sbr_script *s, const size_t *indices, const char *c
 size_t sbr_script_run_jobs(sbr_script *s, const size_t *indices, const char *const *names, size_t count,
                            unsigned jobs, sbr_report_fn report, void *context) {
     if (s == NULL || indices == NULL || names == NULL || report == NULL || count == 0) return 0;
+    if (sbr_interrupted() != 0) return 0;
     if (!s->ready) return report_problem(s, indices, names, count, report, context);
     int single = sbr_single_threaded();
     if (single != 1) {
@@ -369,11 +383,9 @@ size_t sbr_script_run_jobs(sbr_script *s, const size_t *indices, const char *con
     size_t head = 0, next = 0;
     int refused = 0; /* the last start failed: wait for the running ones */
     s->not_forked = NULL;
-    struct sigaction previous[ENDING_SIGNALS];
     running_jobs = all;
     running_from = running_to = 0;
-    watch_signals(previous);
-    while (head < count) {
+    while (head < count && sbr_interrupted() == 0) {
         size_t running = 0; /* started, not ended (those waiting for their turn do not count) */
         size_t waiting_bytes = 0; /* what later scenarios sent that waits for its turn */
         for (size_t i = head; i < next; i++) {
@@ -408,7 +420,8 @@ size_t sbr_script_run_jobs(sbr_script *s, const size_t *indices, const char *con
             if (head < next) take_head(s, &all[head]); /* its trace lines waited for their turn */
         }
     }
-    unwatch_signals(previous);
+    if (sbr_interrupted() != 0) head = report_interrupted(s, all, head, next, names, report, context);
+    running_jobs = NULL;
     for (size_t i = head; i < next; i++) { /* left when forking failed: nothing waits for them */
         if (all[i].spool != NULL) fclose(all[i].spool);
         sbr_inbox_free(&all[i].inbox);

@@ -266,7 +266,7 @@ static int protected(frame *f, lua_State *L, lua_CFunction function) {
     if (status != LUA_OK) {
         const char *tripped = sbr_guard_tripped(f->guard);
         if (tripped != NULL) {
-            fail(r, SBR_LIMIT, tripped);
+            fail(r, f->guard->interrupted ? SBR_INTERRUPTED : SBR_LIMIT, tripped);
             if (r->where == NULL) r->where = sbr_strdup(sbr_guard_where(f->guard));
         } else if (status == LUA_ERRMEM) {
             fail(r, SBR_LIMIT, "the memory limit was reached (--max-memory)");

@@ -128,6 +128,7 @@ void sbr_scenario_process(sbr_script *s, size_t index, const char *name, int cha
 #else
     (void)parent;
 #endif
+    sbr_signals_default(); /* a signal sent to it ends it, and the runner reports how */
     sbr_isolate_scenario_process(&s->opened, channel, s->L);
     s->channel = channel;
     if (s->config.trace != NULL) {
