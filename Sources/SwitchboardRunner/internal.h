@@ -94,6 +94,17 @@ void sbr_signals_default(void);
 /* jobs.c, from a signal handler: ends the running scenarios' groups. */
 void sbr_jobs_end_running(void);
 
+/* reaper.c: what a scenario starts ends with it, in whatever process
+ * group or session it went (Linux: child subreapers). While scenarios run,
+ * the runner is a subreaper (begin returns what it was, for end); a
+ * scenario's process is one from its start; after a scenario's process is
+ * reaped, the sweep ends and reaps every child of the runner outside its
+ * own session that `is_scenario` does not claim. */
+int sbr_reaper_begin(void);
+void sbr_reaper_end(int previous);
+void sbr_reaper_scenario(void);
+void sbr_reaper_sweep(int (*is_scenario)(pid_t pid, void *context), void *context);
+
 /* How a scenario's process ends when its watchdog gives up on it. */
 #define SBR_STUCK_EXIT 3
 

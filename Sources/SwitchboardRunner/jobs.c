@@ -58,6 +58,16 @@ static void end_group(const job *j) {
     (void)kill(j->pid, SIGKILL);
 }
 
+/* The sweep's question (reaper.c): is `pid` a running scenario's process? */
+static int is_scenario(pid_t pid, void *context) {
+    (void)context;
+    job *all = running_jobs;
+    for (size_t i = running_from; all != NULL && i < running_to; i++) {
+        if (all[i].pid == pid && !all[i].reaped) return 1;
+    }
+    return 0;
+}
+
 /* 1 once the child has ended and is reaped (options: 0 or WNOHANG). */
 static int reap(job *j, int options) {
     if (j->reaped) return 1;
@@ -80,6 +90,9 @@ static int reap(job *j, int options) {
     while (waitpid(j->pid, &j->status, 0) < 0 && errno == EINTR) {}
     j->reaped = 1;
     j->ended = sbr_now();
+    /* What it started elsewhere (another group, another session) was
+     * handed to the runner as it ended: ended too. */
+    sbr_reaper_sweep(is_scenario, NULL);
     return 1;
 }
 
@@ -385,6 +398,7 @@ size_t sbr_script_run_jobs(sbr_script *s, const size_t *indices, const char *con
     s->not_forked = NULL;
     running_jobs = all;
     running_from = running_to = 0;
+    int was_reaper = sbr_reaper_begin();
     while (head < count && sbr_interrupted() == 0) {
         size_t running = 0; /* started, not ended (those waiting for their turn do not count) */
         size_t waiting_bytes = 0; /* what later scenarios sent that waits for its turn */
@@ -421,6 +435,7 @@ size_t sbr_script_run_jobs(sbr_script *s, const size_t *indices, const char *con
         }
     }
     if (sbr_interrupted() != 0) head = report_interrupted(s, all, head, next, names, report, context);
+    sbr_reaper_end(was_reaper);
     running_jobs = NULL;
     for (size_t i = head; i < next; i++) { /* left when forking failed: nothing waits for them */
         if (all[i].spool != NULL) fclose(all[i].spool);

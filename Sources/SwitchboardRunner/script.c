@@ -130,6 +130,7 @@ void sbr_scenario_process(sbr_script *s, size_t index, const char *name, int cha
 #endif
     sbr_signals_default(); /* a signal sent to it ends it, and the runner reports how */
     sbr_isolate_scenario_process(&s->opened, channel, s->L);
+    sbr_reaper_scenario(); /* what it starts stays its own, to end with it */
     s->channel = channel;
     if (s->config.trace != NULL) {
         s->config.trace = send_trace;
