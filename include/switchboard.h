@@ -95,13 +95,26 @@
  * A process must load it once: link it (or let the Lua module or the
  * switchboard command load it) and never a second copy.
  *
+ * Resources. A resource that runs out is a status, never a trap: when no
+ * thread can be started for the watch that times out calls nobody waits
+ * for (sb_action_perform_async with a timeout), the call fails with
+ * SB_ENOMEM naming it. The library uses two pthread keys, made as it loads
+ * and at its first call; with none left it still works (more slowly: its
+ * per-thread records are found by thread, and error messages are cut at
+ * 511 bytes).
+ * The library's own threads are named in /proc: "sb-watch" (it exits when
+ * it has nothing to watch) and "sb-intercept" (async interceptors; they
+ * stay). Memory is the exception: the Swift runtime inside ends the process
+ * when malloc fails, as a Swift program does.
+ *
  * PLUGINS
  *
  * A plugin is a shared object that exports one `const sb_target_def
  * Target_<Name>` per target. It must link nothing of Switchboard — build it
  * with `cc -shared -fPIC plugin.c $(pkg-config --cflags switchboard)` and no
  * -lswitchboard — and takes the sb_ functions from the process that loads it,
- * as Lua C modules do. Targets are found by name on first use.
+ * as Lua C modules do. Targets are found by name on first use. A plugin is
+ * never unloaded (sb_plugin_load): its threads may outlive its mediator.
  */
 #ifndef SWITCHBOARD_H
 #define SWITCHBOARD_H
@@ -240,8 +253,9 @@ SB_API sb_mediator *sb_mediator_shared(void);
 SB_API sb_mediator *sb_mediator_new(void);
 
 /* Releases a mediator made with sb_mediator_new(): unregisters everything
- * (running destructors), destroys cached target states, then unloads its
- * plugins. Prepared routes keep their mediator alive until they are freed.
+ * (running destructors), destroys cached target states, and forgets its
+ * plugins (their code stays loaded: see sb_plugin_load). Prepared routes
+ * keep their mediator alive until they are freed.
  * NULL and sb_mediator_shared() are no-ops. Must not be called while a call on
  * this mediator is running. Calls user code. */
 SB_API void sb_mediator_free(sb_mediator *m);
@@ -918,11 +932,16 @@ SB_API char *sb_routes_json(sb_mediator *m);
  *                         unless set), then fails with SB_ETIMEOUT naming it;
  *   any other sb_status   it failed: the call fails with that status and a
  *                         message naming the interceptor and sb_error_message().
- * Ownership: the `sb_call` is valid until the function has returned and the
+ * Ownership: the `sb_call` is open until the function has returned and the
  * call is decided, whichever comes later; a pending call must be decided
  * even after its timeout, or its handle leaks. A decision after the timeout
  * returns SB_ETIMEOUT, after a cancellation SB_ECANCELED, a second one
- * SB_EINVAL: each is ignored, and counted in sb_routes ("ignored_decisions").
+ * while the handle is open SB_EINVAL: each is ignored, and counted in
+ * sb_routes ("ignored_decisions"). A handle is a number, never reused, not a
+ * pointer to memory: using it after it closed is safe from any thread at any
+ * time — a decision then gets SB_EINVAL ("not an open call"; not counted,
+ * the interceptor being unknown by then), the accessors below NULL, 0 or
+ * an empty dict.
  * An interceptor may perform other calls (they are intercepted too).
  */
 typedef struct sb_call sb_call;
@@ -951,10 +970,11 @@ SB_API sb_status sb_interceptor_remove(sb_mediator *m, uint64_t id);
  * `m` or a name that is empty or not UTF-8. */
 SB_API sb_status sb_interceptor_set_options(sb_mediator *m, uint64_t id, const char *name, unsigned timeout_ms);
 
-/* The call, for interceptors. Strings and params are borrowed from `call`.
- * target/action are where the call goes now (after redirects); sb_call_url
- * is the URL for a call that came from one, else NULL; params are a dict,
- * never NULL. Tags are the caller's (sb_call_options). All tolerate NULL. */
+/* The call, for interceptors. Strings and params are borrowed from `call`
+ * and live while it is open. target/action are where the call goes now
+ * (after redirects); sb_call_url is the URL for a call that came from one,
+ * else NULL; params are a dict, never NULL. Tags are the caller's
+ * (sb_call_options). All tolerate NULL and a handle no longer open. */
 SB_API const char *sb_call_target(const sb_call *call);
 SB_API const char *sb_call_action(const sb_call *call);
 SB_API const char *sb_call_url(const sb_call *call);
@@ -1051,7 +1071,8 @@ SB_API int sb_action_cancelled(void);
  * and the target instance it runs on stay alive even if the action is
  * unregistered or the caller stopped waiting; they are let go after it
  * completes, by a later thread entering the library, never on the
- * completing thread's stack (a plugin's code may be what completes).
+ * completing thread's stack. A plugin's code stays mapped whatever happens
+ * (sb_plugin_load), so its thread may go on after completing.
  */
 typedef uint64_t sb_completion;
 /* The completion of the call whose action runs on this thread now (the same
@@ -1070,7 +1091,10 @@ SB_API sb_completion sb_completion_take(void);
  * null). Thread-safe. SB_OK when the caller gets it; SB_ETIMEOUT or
  * SB_ECANCELED when the caller stopped waiting first; SB_ENOTFOUND when the
  * action answered already, or for an id that is not open (completed before,
- * or never taken). The message says which (sb_error_message). */
+ * or never taken). The message says which (sb_error_message). The first
+ * answer wins: a completion made while its action still runs is the call's
+ * answer even if the action then returns a value or a failure of its own
+ * instead of SB_PENDING (that return is released), so SB_OK is always true. */
 SB_API sb_status sb_completion_succeed(sb_completion c, sb_value *value);
 /* Completes the call with a failure: `status` (an error status; any other,
  * and SB_EQUEUED or SB_EWOULDBLOCK, which would not be true of a call that
@@ -1271,9 +1295,14 @@ typedef struct sb_target_def {
 #define SB_TARGET_DEF_INIT {SB_TARGET_DEF_VERSION, NULL, NULL, NULL, NULL}
 
 /* Loads the plugin at `path` into `m`; its Target_<Name> tables become
- * reachable by name. A plugin belongs to the mediator that loaded it and is
- * unloaded when that mediator is freed, after its target states are
- * destroyed. Loading the same path twice is SB_OK and loads it once.
+ * reachable by name. A plugin belongs to the mediator that loaded it: when
+ * that mediator is freed, its targets go and their states are destroyed.
+ * Its code is never unloaded (it is opened RTLD_NODELETE): a thread the
+ * plugin started may still run plugin code after its last call ended (every
+ * thread that completes a call returns into plugin code), so a plugin may
+ * keep threads and timers running past its mediator safely, and loading the
+ * same file into another mediator later maps nothing new. Loading the same
+ * path twice into one mediator is SB_OK and loads it once.
  * SB_EINVAL (with a message naming the plugin) if the path is not UTF-8, if
  * the file is missing or not a loadable shared object, or if one of its
  * Target_ tables has a version this library cannot read, is smaller than

@@ -38,9 +38,14 @@ declared=$(grep -oE '^SB_API [^(]*\b(sb_[a-z_0-9]+)\(' include/switchboard.h | g
 swift_defined=$(grep -oE 'SWIFT_EXTERN [^(]*\b(sb_[a-z_0-9]+)\(' "$emitted" | grep -oE 'sb_[a-z_0-9]+\($' | tr -d '(' | sort)
 c_defined=$(grep -ohE '^[a-z][^;]*\b(sb_[a-z][a-z_0-9]*)\([^;]*\{?$' Sources/CSwitchboard/*.c | grep -oE '\bsb_[a-z][a-z_0-9]*\(' | tr -d '(' | sort -u)
 missing=$(comm -23 <(echo "$declared") <(sort -u <(echo "$swift_defined"; echo "$c_defined")))
-extra=$(comm -13 <(echo "$declared") <(echo "$swift_defined"))
+# sb__ names are face-internal: declared in switchboard_internal.h, never
+# in the installed header (and never exported: see exports.map).
+extra=$(comm -13 <(echo "$declared") <(echo "$swift_defined" | grep -v '^sb__' || true))
+internal_declared=$(grep -oE '\bsb__[a-z_0-9]+\(' Sources/CSwitchboard/include/switchboard_internal.h | tr -d '(' | sort -u)
+internal_extra=$(comm -13 <(echo "$internal_declared") <(echo "$swift_defined" | grep '^sb__' || true))
 [ -z "$missing" ] || sb_die "declared in switchboard.h but not implemented: $missing"
 [ -z "$extra" ] || sb_die "exported by Swift but not declared in switchboard.h: $extra"
+[ -z "$internal_extra" ] || sb_die "sb__ functions exported by Swift but not declared in switchboard_internal.h: $internal_extra"
 header_names=$(grep -ohE '\bsb_[a-z_0-9]+\b' include/switchboard.h include/switchboard_lua.h | sort -u)
 gen_names=$(grep -oE '"sb_[a-z_0-9]+"' Sources/SwitchboardCommand/Gen/HeaderNames.swift | tr -d '"' | sort -u)
 [ "$header_names" = "$gen_names" ] || sb_die "Sources/SwitchboardCommand/Gen/HeaderNames.swift is not the headers' sb_ names:" \

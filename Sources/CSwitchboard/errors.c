@@ -12,6 +12,7 @@
 struct error_slot {
     char *text;        /* NUL-terminated; NULL until the first error */
     size_t capacity;
+    int fixed;         /* text is the thread's spare buffer: never reallocated */
 };
 
 /* Bumped by every message set on this thread. Read around every action call,
@@ -19,7 +20,14 @@ struct error_slot {
 static __thread unsigned long generation __attribute__((tls_model("initial-exec")));
 
 static pthread_key_t slot_key;
+static int slot_key_made;
 static pthread_once_t slot_once = PTHREAD_ONCE_INIT;
+
+/* Where a thread's message goes when it cannot have a slot of its own (no
+ * thread key was left for the library, or no memory for the slot): cut to
+ * the buffer's size, never lost, never allocated. */
+static __thread char spare_text[512];
+static __thread struct error_slot spare;
 
 static void slot_free(void *p) {
     struct error_slot *slot = p;
@@ -28,17 +36,33 @@ static void slot_free(void *p) {
 }
 
 static void slot_key_create(void) {
-    (void)pthread_key_create(&slot_key, slot_free);
+    slot_key_made = pthread_key_create(&slot_key, slot_free) == 0;
+}
+
+/* Made as the library loads, so a host that uses up the process's thread
+ * keys afterwards does not take the library's. */
+__attribute__((constructor)) static void slot_key_at_load(void) {
+    pthread_once(&slot_once, slot_key_create);
+}
+
+static struct error_slot *spare_slot(void) {
+    if (spare.text == NULL) {
+        spare.text = spare_text;
+        spare.capacity = sizeof spare_text;
+        spare.fixed = 1;
+    }
+    return &spare;
 }
 
 static struct error_slot *current_slot(void) {
     pthread_once(&slot_once, slot_key_create);
+    if (!slot_key_made) return spare_slot();
     struct error_slot *slot = pthread_getspecific(slot_key);
     if (slot == NULL) {
         slot = calloc(1, sizeof *slot);
         if (slot == NULL || pthread_setspecific(slot_key, slot) != 0) {
             free(slot);
-            return NULL;
+            return spare_slot();
         }
     }
     return slot;
@@ -48,7 +72,7 @@ static struct error_slot *current_slot(void) {
  * truncated to what fits (never lost entirely if there was any room).
  * Callers never pass text that lives in the slot (see store). */
 static size_t reserve(struct error_slot *slot, size_t length) {
-    if (length + 1 > slot->capacity) {
+    if (length + 1 > slot->capacity && !slot->fixed) {
         char *bigger = realloc(slot->text, length + 1);
         if (bigger != NULL) {
             slot->text = bigger;
@@ -92,7 +116,7 @@ void sb_error_set(const char *fmt, ...) {
     struct error_slot *slot = current_slot();
     if (slot == NULL) return;
     if (fmt == NULL) fmt = "(no message)";
-    char small[256];
+    char small[sizeof spare_text]; /* what the spare slot can hold, formatted once */
     va_list args;
     va_start(args, fmt);
     int needed = vsnprintf(small, sizeof small, fmt, args);
@@ -105,7 +129,7 @@ void sb_error_set(const char *fmt, ...) {
         store(slot, small, (size_t)needed);
         return;
     }
-    char *text = malloc((size_t)needed + 1);
+    char *text = slot->fixed ? NULL : malloc((size_t)needed + 1);
     if (text == NULL) {
         store(slot, small, sizeof small - 1); /* the part that fitted */
         return;
@@ -120,8 +144,9 @@ void sb_error_set(const char *fmt, ...) {
 
 const char *sb_error_message(void) {
     pthread_once(&slot_once, slot_key_create);
-    struct error_slot *slot = pthread_getspecific(slot_key);
-    return slot != NULL && slot->text != NULL ? slot->text : "";
+    struct error_slot *slot = slot_key_made ? pthread_getspecific(slot_key) : NULL;
+    if (slot == NULL) slot = &spare; /* (a message set without a slot went there) */
+    return slot->text != NULL ? slot->text : "";
 }
 
 unsigned long sb__error_generation(void) {

@@ -426,8 +426,8 @@ static sb_status callback_defers(void *ud, const sb_value *args, sb_value **out)
 static sb_status completes_then_answers(void *ud, const sb_value *params, sb_value **out) {
     (void)ud, (void)params;
     sb_completion c = sb_completion_take();
-    CHECK_STATUS(sb_completion_succeed(c, sb_string("given and dropped")), SB_OK);
-    *out = sb_int(3);
+    CHECK_STATUS(sb_completion_succeed(c, sb_string("given first")), SB_OK);
+    *out = sb_int(3); /* released: the completion answered first */
     return SB_OK;
 }
 
@@ -463,12 +463,15 @@ static void test_only_actions(void) {
     CHECK(ERROR_MENTIONS("only actions may answer later"));
     sb_value_release(cb);
 
-    /* Completed, then answered anyway: the answer stands, the given value
-     * is dropped (valgrind: nothing lost). Taken and answered 20,000 times:
-     * nothing is kept, and the userdata goes with its registration. */
+    /* Completed, then answered anyway: the first answer (the completion's)
+     * stands, the returned value is released (valgrind: nothing lost).
+     * Taken and answered 20,000 times: nothing is kept, and the userdata
+     * goes with its registration. */
     CHECK_STATUS(sb_action_register(m, "A", "both2", completes_then_answers, NULL, NULL), SB_OK);
     CHECK_STATUS(sb_action_perform(m, "A", "both2", NULL, 0, &out), SB_OK);
-    CHECK(check_int(out) == 3);
+    size_t given_len = 0;
+    const char *given = sb_value_get_string(out, &given_len);
+    CHECK(given != NULL && given_len == 11 && memcmp(given, "given first", 11) == 0);
     sb_value_release(out);
     CHECK_STATUS(sb_action_register(m, "A", "takes", takes_and_answers, NULL, free_takes), SB_OK);
     int wrong = 0;
@@ -546,7 +549,7 @@ struct early {
     int waits;                  /* sb_completion_caller_waits while it ran */
     sb_cancellation *cancel;    /* cancelled by the action after completion, if set */
     sb_cancellation *cancel_first; /* cancelled by the action before it takes its completion */
-    int answer_anyway;          /* return SB_OK with its own answer */
+    int answer_anyway;          /* return SB_OK with its own answer; 2: fail with SB_EACTION */
     int use_fail;               /* complete with sb_completion_fail */
     int delay_us;               /* how long the action goes on after */
 };
@@ -572,9 +575,14 @@ static sb_status completed_by_a_thread(void *ud, const sb_value *params, sb_valu
     e->again = sb_completion_take();
     if (e->cancel) sb_cancellation_request(e->cancel);
     if (e->delay_us) sleep_ms(e->delay_us / 1000);
-    if (e->answer_anyway) {
+    if (e->answer_anyway == 1) {
         *out = sb_int(99);
         return SB_OK;
+    }
+    if (e->answer_anyway == 2) {
+        *out = sb_int(98); /* left in *out with a failure: released */
+        sb_error_set("the action's own failure");
+        return SB_EACTION;
     }
     return SB_PENDING;
 }
@@ -628,15 +636,32 @@ static void test_completed_before_return(void) {
     CHECK_STATUS(e.second, SB_ENOTFOUND);
     e.use_fail = 0;
 
-    /* Answered anyway: the action's answer stands (the completer was told
-     * SB_OK, as when it completes first), and the id is closed. */
-    e.answer_anyway = 1;
-    CHECK_STATUS(sb_action_perform(m, "E", "early", NULL, 0, &out), SB_OK);
-    CHECK(check_int(out) == 99);
-    sb_value_release(out);
-    CHECK_STATUS(e.first, SB_OK);
-    CHECK_STATUS(sb_completion_succeed(e.c, NULL), SB_ENOTFOUND);
+    /* Answered anyway, after its completion was completed: the first answer
+     * wins. The completer was told SB_OK, and the caller gets its value; the
+     * action's own answer (a value, or a failure) is released. The id is
+     * closed. (Before, the action's answer replaced the completion's, which
+     * its completer had been told the caller gets.) */
+    int wins = 0;
+    for (int anyway = 1; anyway <= 2; anyway++) {
+        e.answer_anyway = anyway;
+        CHECK_STATUS(sb_action_perform(m, "E", "early", NULL, 0, &out), SB_OK);
+        if (check_int(out) == 5) wins++;
+        sb_value_release(out);
+        CHECK_STATUS(e.first, SB_OK);
+        CHECK_STATUS(sb_completion_succeed(e.c, NULL), SB_ENOTFOUND);
+        /* A caller that does not wait: the same answer, once, through done. */
+        early_done_calls = 0;
+        CHECK_STATUS(sb_action_perform_async(m, "E", "early", NULL, NULL, early_done, NULL), SB_OK);
+        if (early_done_calls == 1 && early_done_status == SB_OK && early_done_value == 5) wins++;
+        e.use_fail = 1;
+        CHECK_STATUS(sb_action_perform(m, "E", "early", NULL, 0, &out), SB_ENOTARGET);
+        if (out == NULL && ERROR_MENTIONS("early failure")) wins++;
+        e.use_fail = 0;
+    }
     e.answer_anyway = 0;
+    CHECK(wins == 6);
+    robustness_row("Asynchronous C action completed while it runs, then returning a value or a failure of its own", 6,
+                   "the first answer wins: the caller gets the completion's, as its completer was told (SB_OK)");
 
     /* Cancelled after it completed, before the action returned: the answer
      * came first and stands. */

@@ -8,6 +8,7 @@
 #include "check.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -1380,6 +1381,99 @@ static void test_null(void) {
     sb_value_release(v);
 }
 
+/* Late and second decisions from other threads, after the interceptor
+ * returned and the call was decided: the handle is a number that closes,
+ * never freed memory (ASan and valgrind run this suite). */
+static sb_call *kept_handle;
+static int keep_and_proceed(void *u, sb_call *call) {
+    (void)u;
+    kept_handle = call;
+    return SB_OK;
+}
+static int keep_pending(void *u, sb_call *call) {
+    (void)u;
+    __atomic_store_n(&kept_handle, call, __ATOMIC_RELEASE);
+    return SB_INTERCEPT_PENDING;
+}
+
+struct racer {
+    sb_call *call;
+    sb_status status;
+};
+static void *race_answer(void *arg) {
+    struct racer *r = arg;
+    sb_value *v = sb_int(7);
+    r->status = sb_call_answer(r->call, v);
+    sb_value_release(v);
+    return NULL;
+}
+
+static void *perform_in_thread(void *m) {
+    sb_value *out = NULL;
+    if (sb_action_perform(m, "T", "act", NULL, 0, &out) == SB_OK) sb_value_release(out);
+    return NULL;
+}
+
+static void test_late_decisions(void) {
+    sb_mediator *m = sb_mediator_new();
+    uint64_t id = 0;
+    sb_value *out = NULL;
+    CHECK_STATUS(sb_action_register(m, "T", "act", name_of, "T.act", NULL), SB_OK);
+
+    /* Decided by the function's return: the kept handle is closed. */
+    CHECK_STATUS(sb_interceptor_add(m, 0, keep_and_proceed, NULL, NULL, &id), SB_OK);
+    const int rounds = 200;
+    int refused = 0, blank = 0;
+    for (int i = 0; i < rounds; i++) {
+        CHECK_STATUS(sb_action_perform(m, "T", "act", NULL, 0, &out), SB_OK);
+        sb_value_release(out);
+        struct racer r = {kept_handle, SB_OK};
+        pthread_t t;
+        pthread_create(&t, NULL, race_answer, &r);
+        pthread_join(t, NULL);
+        if (r.status == SB_EINVAL) refused++;
+        if (sb_call_target(kept_handle) == NULL && sb_call_tag_count(kept_handle) == 0
+            && sb_value_type(sb_call_params(kept_handle)) == SB_DICT && !sb_call_cancelled(kept_handle))
+            blank++;
+    }
+    CHECK(refused == rounds && blank == rounds);
+    sb_value *seven = sb_int(7);
+    CHECK_STATUS(sb_call_answer(kept_handle, seven), SB_EINVAL); /* and on this thread, with its message */
+    sb_value_release(seven);
+    CHECK(ERROR_MENTIONS("not an open call"));
+    CHECK_STATUS(sb_interceptor_remove(m, id), SB_OK);
+
+    /* Pending, then decided by two threads at once while the call waits on
+     * a third: one wins, the other is refused; a decision after the call
+     * ended finds the handle closed. */
+    CHECK_STATUS(sb_interceptor_add(m, 0, keep_pending, NULL, NULL, &id), SB_OK);
+    CHECK_STATUS(sb_interceptor_set_options(m, id, "kept", 5000), SB_OK);
+    int one_winner = 0, late_refused = 0;
+    for (int i = 0; i < rounds; i++) {
+        __atomic_store_n(&kept_handle, NULL, __ATOMIC_RELEASE);
+        pthread_t caller, ta, tb;
+        pthread_create(&caller, NULL, perform_in_thread, m);
+        sb_call *call;
+        while ((call = __atomic_load_n(&kept_handle, __ATOMIC_ACQUIRE)) == NULL) sched_yield();
+        struct racer a = {call, SB_OK}, b = {call, SB_OK};
+        pthread_create(&ta, NULL, race_answer, &a);
+        pthread_create(&tb, NULL, race_answer, &b);
+        pthread_join(ta, NULL);
+        pthread_join(tb, NULL);
+        pthread_join(caller, NULL);
+        if ((a.status == SB_OK) + (b.status == SB_OK) == 1 && (a.status == SB_EINVAL || b.status == SB_EINVAL))
+            one_winner++;
+        struct racer late = {call, SB_OK};
+        race_answer(&late);
+        if (late.status == SB_EINVAL) late_refused++;
+    }
+    CHECK(one_winner == rounds && late_refused == rounds);
+    CHECK_STATUS(sb_interceptor_remove(m, id), SB_OK);
+    sb_mediator_free(m);
+    robustness_row("An interceptor's call decided again from other threads after it was decided (returned, or raced)",
+                   2L * rounds, "the first decision holds; later ones SB_EINVAL, accessors NULL: handles are numbers, never freed memory");
+}
+
 int main(void) {
     test_order();
     test_pass_through_as_proceed();
@@ -1395,5 +1489,6 @@ int main(void) {
     test_observers();
     test_concurrency();
     test_null();
+    test_late_decisions();
     return check_report("interceptors");
 }

@@ -75,4 +75,13 @@ int sb__plugin_defines(void *handle, const void *address);
 int sb__hmac_sha256(const void *key, size_t key_length, const void *message, size_t length,
                     unsigned char mac[32], char *why, size_t size);
 
+/* The library's own threads: the watch that times out calls nobody waits
+ * for ("sb-watch" in /proc/self/task/N/comm) exits when it has nothing
+ * pending, and the threads of async interceptors ("sb-intercept") stay. A
+ * host that forks (the scenario runner) calls this first: it asks the
+ * watch to exit now if nothing it watches is pending, waits up to
+ * `wait_ms`, and returns how many of the library's threads still run (0:
+ * none, so forking leaves nothing of the library's behind). */
+int sb__own_threads_settle(unsigned wait_ms);
+
 #endif

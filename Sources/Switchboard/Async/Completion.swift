@@ -290,7 +290,9 @@ import Synchronization
         }
         if let cancellation, !cancellation.watch(self) { return giveUp(State.cancelled) }
         if deadline <= Clock.now { return giveUp(State.timedOut) }
-        if deadline != .max { DetachedWatch.shared.watch(self) }
+        if deadline != .max, let failure = DetachedWatch.shared.watch(self) {
+            return giveUp(State.cancelled, because: failure)
+        }
         return false
     }
 
@@ -323,18 +325,18 @@ import Synchronization
 
     /// For a caller that does not wait: gives up (`State.timedOut` or
     /// `.cancelled`) unless a completer claimed the call first (which then
-    /// delivers), and gives the consumer the failure. Returns whether that
-    /// ran here.
+    /// delivers), and gives the consumer the failure (`because`, or the
+    /// reason's). Returns whether that ran here.
     @discardableResult
-    func giveUp(_ reason: Int) -> Bool {
+    func giveUp(_ reason: Int, because failure: SwitchboardError? = nil) -> Bool {
         let (exchanged, _) = state.compareExchange(expected: State.pending, desired: reason,
                                                    ordering: .sequentiallyConsistent)
         guard exchanged else { return false }
         task.withLock { $0?.cancel() }
         guard let delivery = claimDelivery() else { return false }
-        let failure: SwitchboardError = reason == State.cancelled
+        let failure: SwitchboardError = failure ?? (reason == State.cancelled
             ? .canceled("the call to \(label) was cancelled while it waited for its answer")
-            : .timeout("\(label) did not complete within the call's timeout")
+            : .timeout("\(label) did not complete within the call's timeout"))
         return Deferral.runDelivery { delivery.run(.failure(failure)) }
     }
 

@@ -20,19 +20,15 @@ import Synchronization
 /// Nothing here runs unless an action defers: a call that answers at once
 /// reads one shared counter (`outstanding`) and no thread-local state.
 @_spi(Faces) public enum Deferral {
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        // At thread exit, completions still taken were never returned for.
-        precondition(pthread_key_create(&key) { raw in
-            guard let raw else { return }
-            let taken = Unmanaged<Taken>.fromOpaque(raw).takeRetainedValue()
-            for completion in taken.stack {
-                outstanding.subtract(1, ordering: .relaxed)
-                OpenCompletions.answered(completion.id)
-            }
-        } == 0, "Switchboard: out of pthread keys")
-        return key
-    }()
+    /// As a thread exits (`EpochDomain`): completions still taken there
+    /// were never returned for.
+    static func threadExiting(_ raw: UnsafeMutableRawPointer) {
+        let taken = Unmanaged<Taken>.fromOpaque(raw).takeRetainedValue()
+        for completion in taken.stack {
+            outstanding.subtract(1, ordering: .relaxed)
+            OpenCompletions.answered(completion.id)
+        }
+    }
 
     /// A completion an action on this thread took (its id in
     /// `OpenCompletions`) at call `level`.
@@ -59,9 +55,10 @@ import Synchronization
     }
 
     private static var taken: Taken {
-        if let raw = pthread_getspecific(key) { return Unmanaged<Taken>.fromOpaque(raw).takeUnretainedValue() }
+        let word = EpochDomain.shared.pins.record().local(.deferral)
+        if let raw = word.pointee { return Unmanaged<Taken>.fromOpaque(raw).takeUnretainedValue() }
         let fresh = Taken()
-        pthread_setspecific(key, Unmanaged.passRetained(fresh).toOpaque())
+        word.pointee = Unmanaged.passRetained(fresh).toOpaque()
         return fresh
     }
 
@@ -96,17 +93,28 @@ import Synchronization
         if !taken.stack.isEmpty { drop(deeperThan: level - 1, including: false, taken) }
     }
 
-    /// After an action returned anything but "pending": a completion it
-    /// took is refused from now on (it answered already).
+    /// After an action returned anything but "pending". The first answer
+    /// wins: when the completion it took was completed already (before it
+    /// returned), that answer is the call's, and this returns true — the
+    /// face then drops what the action returned and gets the answer as if
+    /// the action had returned pending (`settle`), so a completer told
+    /// "the caller gets it" is never wrong. Otherwise (false) a completion
+    /// it took is refused from now on: it answered already.
     @inline(__always)
-    public static func returned() {
-        if outstanding.load(ordering: .relaxed) != 0 { dropTaken() }
+    public static func returned() -> Bool {
+        if outstanding.load(ordering: .relaxed) != 0 { return dropTaken() }
+        return false
     }
 
     @inline(never)
-    private static func dropTaken() {
+    private static func dropTaken() -> Bool {
         let taken = self.taken
-        if !taken.stack.isEmpty { drop(deeperThan: level, including: true, taken) }
+        guard !taken.stack.isEmpty else { return false }
+        let level = self.level
+        drop(deeperThan: level, including: false, taken)
+        if let last = taken.stack.last, last.level == level, OpenCompletions.isAnsweredEarly(last.id) { return true }
+        drop(deeperThan: level, including: true, taken)
+        return false
     }
 
     /// The id (in `OpenCompletions`) of the completion of the call whose
@@ -243,7 +251,7 @@ import Synchronization
     /// The completion the call detached on this thread is pending on, while
     /// that call returns through its layers.
     public static var detachedHere: Completion? {
-        guard let raw = pthread_getspecific(key) else { return nil }
+        guard let raw = ThreadLocal.deferral.value else { return nil }
         return Unmanaged<Taken>.fromOpaque(raw).takeUnretainedValue().detached
     }
 
@@ -279,7 +287,7 @@ import Synchronization
     /// Whether the caller of the call whose action runs at `level` waits
     /// for it on this thread.
     public static func callerWaits(level: Int) -> Bool {
-        guard let raw = pthread_getspecific(key) else { return true }
+        guard let raw = ThreadLocal.deferral.value else { return true }
         return Unmanaged<Taken>.fromOpaque(raw).takeUnretainedValue().detachLevel != level
     }
 

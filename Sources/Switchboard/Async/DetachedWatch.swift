@@ -14,75 +14,160 @@ import Synchronization
 /// the earliest deadline, kept first in a heap, and is woken only by an
 /// earlier one. What it gives up on is delivered on it, so a callback that
 /// blocks there delays other calls' timeouts (the header says so).
+///
+/// The thread exits when it has nothing left to watch, and the next call
+/// with a deadline starts another: a process that made one such call does
+/// not keep a thread of the library's for good (a forking host, such as the
+/// scenario runner, needs to be single-threaded; `settle` lets it ask).
+/// When no thread can be started, the call fails with `.outOfMemory`.
 final class DetachedWatch: @unchecked Sendable {
-    // @unchecked: the heap is only reached under its mutex.
+    // @unchecked: the state is only reached under its mutex.
     static let shared = DetachedWatch()
+
+    /// The thread's name in /proc/self/task/*/comm (15 bytes at most).
+    static let threadName = "sb-watch"
 
     private struct Watched {
         var heap: [(deadline: UInt64, completion: Completion)] = []
-        var started = false
+        /// A thread runs `run` (it may be about to exit: `running` is
+        /// cleared under the lock before it does).
+        var running = false
+        /// The thread that ran last, to be joined: one that exited, or
+        /// the one running.
+        var thread: pthread_t?
         /// The process that started the thread: a forked child has none.
         var startedIn: pid_t = 0
         /// The deadline the thread sleeps until.
         var sleepsUntil = UInt64.max
         /// Heap size at which delivered calls are dropped next.
         var pruneAt = 1024
+        /// `settle` asks the thread to drop what was delivered, and to exit
+        /// if nothing else is left.
+        var settling = false
     }
 
     private let watched = Mutex(Watched())
-    /// Set when an earlier deadline arrives, so the sleeping thread looks again.
+    /// Set when an earlier deadline arrives (or `settle` asks), so the
+    /// sleeping thread looks again.
     private let changed = Atomic<Bool>(false)
+    /// `Watched.running`, for `settle` to wait on without the mutex (a
+    /// waiter holds its parking bucket's lock while it looks).
+    private let threadRuns = Atomic<Bool>(false)
 
     /// Gives `completion` up at its deadline unless it is delivered first.
-    func watch(_ completion: Completion) {
+    /// Returns why it cannot be watched (no thread could be started), or nil.
+    func watch(_ completion: Completion) -> SwitchboardError? {
         let deadline = completion.deadline
-        let (start, wake) = watched.withLock { state -> (Bool, Bool) in
-            if state.started && state.startedIn != getpid() {
-                // Forked: the parent's calls are not this process's to end.
+        let outcome = watched.withLock { state -> Result<Bool, SwitchboardError> in
+            if state.running && state.startedIn != getpid() {
+                // Forked: the parent's calls and thread are not this process's.
                 state = Watched()
+                threadRuns.store(false, ordering: .sequentiallyConsistent)
             }
-            if state.heap.count >= state.pruneAt {
-                // Calls that ended keep their place until their deadline:
-                // dropped in bulk as the heap doubles.
-                state.heap = state.heap.filter { !$0.completion.isDelivered }
-                Self.heapify(&state.heap)
-                state.pruneAt = max(1024, state.heap.count * 2)
+            if !state.running {
+                // Joined here, not by the thread that exits: it has left
+                // the lock, and takes no time to finish.
+                if let old = state.thread { pthread_join(old, nil) }
+                state.thread = nil
+                var thread = pthread_t()
+                let status = pthread_create(&thread, nil, { _ in
+                    DetachedWatch.shared.run()
+                    return nil
+                }, nil)
+                guard status == 0 else {
+                    return .failure(.outOfMemory("cannot start the thread that times out asynchronous calls: "
+                                                 + String(cString: strerror(status))))
+                }
+                (state.running, state.thread, state.startedIn) = (true, thread, getpid())
+                threadRuns.store(true, ordering: .sequentiallyConsistent)
+                state.sleepsUntil = .max
             }
+            if state.heap.count >= state.pruneAt { Self.prune(&state) }
             Self.push(&state.heap, (deadline, completion))
-            defer { (state.started, state.startedIn) = (true, getpid()) }
-            return (!state.started, deadline < state.sleepsUntil)
+            return .success(deadline < state.sleepsUntil)
         }
-        if start { return startThread() }
-        if wake {
-            changed.store(true, ordering: .sequentiallyConsistent)
-            Parking.wake(self)
+        switch outcome {
+        case .failure(let error):
+            return error
+        case .success(let wake):
+            if wake { wakeThread() }
+            return nil
         }
     }
 
-    private func startThread() {
-        var thread = pthread_t()
-        let started = pthread_create(&thread, nil, { _ in DetachedWatch.shared.run() }, nil)
-        precondition(started == 0, "Switchboard: cannot start the thread that times out asynchronous calls")
-        pthread_detach(thread)
+    /// Asks the thread to exit if it watches nothing that is still pending,
+    /// and waits for it up to `milliseconds`. Returns whether no thread of
+    /// this watch runs now.
+    func settle(waitingUpTo milliseconds: UInt32) -> Bool {
+        let deadline = Clock.now + UInt64(milliseconds) * 1_000_000
+        let ask = watched.withLock { state -> Bool in
+            if state.running && state.startedIn != getpid() {
+                state = Watched()
+                threadRuns.store(false, ordering: .sequentiallyConsistent)
+            }
+            if state.running { state.settling = true }
+            return state.running
+        }
+        if ask {
+            wakeThread()
+            _ = Parking.wait(on: self, until: deadline) { !threadRuns.load(ordering: .sequentiallyConsistent) }
+        }
+        return watched.withLock { state -> Bool in
+            guard !state.running else { return false }
+            if let old = state.thread { pthread_join(old, nil) }
+            state.thread = nil
+            return true
+        }
     }
 
-    private func run() -> Never {
+    private func wakeThread() {
+        changed.store(true, ordering: .sequentiallyConsistent)
+        Parking.wake(self)
+    }
+
+    private func run() {
+        OwnThreads.nameThisThread(Self.threadName)
         while true {
             changed.store(false, ordering: .sequentiallyConsistent)
             let now = Clock.now
             var due: [Completion] = []
-            let next = watched.withLock { state -> UInt64 in
+            let next = watched.withLock { state -> UInt64? in
                 while let first = state.heap.first, first.deadline <= now {
                     due.append(Self.pop(&state.heap).completion)
+                }
+                if state.settling {
+                    state.settling = false
+                    Self.prune(&state)
+                }
+                if state.heap.isEmpty && due.isEmpty {
+                    // Nothing left: exit (`watch` starts another thread).
+                    // No user code runs on this thread from here on, so
+                    // whoever joins it next (`watch`, `settle`) waits for
+                    // nothing but its exit.
+                    state.running = false
+                    threadRuns.store(false, ordering: .sequentiallyConsistent)
+                    return nil
                 }
                 state.sleepsUntil = state.heap.first?.deadline ?? .max
                 return state.sleepsUntil
             }
+            guard let next else {
+                Parking.wake(self) // `settle` may wait for this
+                return
+            }
             // Outside the lock: a callback may start another call.
             for completion in due { completion.giveUp(Completion.State.timedOut) }
-            due.removeAll()
+            if !due.isEmpty { continue } // look again: there may be nothing left
             _ = Parking.wait(on: self, until: next) { changed.load(ordering: .sequentiallyConsistent) }
         }
+    }
+
+    /// Drops the calls that ended already (they keep their place until
+    /// their deadline otherwise).
+    private static func prune(_ state: inout Watched) {
+        state.heap = state.heap.filter { !$0.completion.isDelivered }
+        heapify(&state.heap)
+        state.pruneAt = max(1024, state.heap.count * 2)
     }
 
     // A binary min-heap on the deadline.

@@ -196,6 +196,12 @@
         return cancellation?.isCancelled ?? false
     }
 
+    /// Whether `id` was completed while its action still ran (the answer
+    /// waits in its entry for the call).
+    static func isAnsweredEarly(_ id: UInt64) -> Bool {
+        withTable { table in table.with(id) { $0.phase == .early } ?? false }
+    }
+
     /// Whether the caller of open `id` waits for it on the thread that took
     /// it (`Completion.callerWaits`); false for an id that is not open.
     public static func callerWaits(_ id: UInt64) -> Bool {

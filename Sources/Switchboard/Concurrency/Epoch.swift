@@ -52,26 +52,49 @@ final class EpochDomain: @unchecked Sendable {
         // On thread exit the record is emptied and left for another thread.
         let status = pthread_key_create(&key) { raw in
             guard let raw else { return }
-            let record = ThreadRecord(raw)
-            // Direct calls the thread never left (it exited inside one): a
-            // later thread gets this record and its serial, and an old
-            // ticket must not end a call of its at the same level.
-            for level in 0...min(max(record.depth.pointee, 0), ThreadRecord.levels - 1) {
-                record.directCall(at: level)[0] = 0
-            }
-            record.depth.pointee = 0
-            record.pinned.pointee = 0
-            record.observing.pointee = 0
-            for slot in 0..<(ThreadRecord.levels * ThreadRecord.slotsPerLevel) {
-                (record.held + slot).pointee.store(0, ordering: .releasing)
-            }
-            record.owesAt.pointee.store(0, ordering: .relaxed)
-            record.deepestHeld.pointee.store(0, ordering: .relaxed)
-            record.state.pointee.store(0, ordering: .releasing)
-            record.inUse.pointee.store(false, ordering: .releasing)
+            // Back under the key while the thread's words are let go: what
+            // that runs (completions answered, objects retired) may look
+            // the record up.
+            pthread_setspecific(EpochDomain.shared.pins.key, raw)
+            EpochDomain.threadExited(ThreadRecord(raw))
+            pthread_setspecific(EpochDomain.shared.pins.key, nil)
         }
-        precondition(status == 0, "Switchboard: out of pthread keys")
-        pins = EpochPins(key: key)
+        // With no key left (the host used them all), records are found by
+        // their owner instead (`adoptRecord`): slower, never a trap.
+        pins = EpochPins(key: status == 0 ? key : EpochPins.noKey)
+    }
+
+    /// Empties the record of a thread that exited (by its key's destructor,
+    /// or found dead by `adoptRecord`) and leaves it for another thread.
+    fileprivate static func threadExited(_ record: ThreadRecord) {
+        if let taken = record.local(.deferral).pointee {
+            record.local(.deferral).pointee = nil
+            Deferral.threadExiting(taken)
+        }
+        if let searches = record.local(.discoveries).pointee {
+            record.local(.discoveries).pointee = nil
+            Unmanaged<AnyObject>.fromOpaque(searches).release()
+        }
+        record.local(.refusal).pointee = nil
+        record.local(.callFrame).pointee = nil
+        // Direct calls the thread never left (it exited inside one): a
+        // later thread gets this record and its serial, and an old
+        // ticket must not end a call of its at the same level.
+        for level in 0...min(max(record.depth.pointee, 0), ThreadRecord.levels - 1) {
+            record.directCall(at: level)[0] = 0
+        }
+        record.depth.pointee = 0
+        record.pinned.pointee = 0
+        record.observing.pointee = 0
+        for slot in 0..<(ThreadRecord.levels * ThreadRecord.slotsPerLevel) {
+            (record.held + slot).pointee.store(0, ordering: .releasing)
+        }
+        record.owesAt.pointee.store(0, ordering: .relaxed)
+        record.deepestHeld.pointee.store(0, ordering: .relaxed)
+        record.owner.pointee = 0
+        record.ownerTID.pointee = 0
+        record.state.pointee.store(0, ordering: .releasing)
+        record.inUse.pointee.store(false, ordering: .releasing)
     }
 
     // MARK: Readers
@@ -175,6 +198,7 @@ final class EpochDomain: @unchecked Sendable {
     /// First use on this thread: reuse a record left by an exited thread, or
     /// make one. Records are never freed; there is one per live thread at most.
     fileprivate func adoptRecord() -> ThreadRecord {
+        if pins.key == EpochPins.noKey { return adoptRecordWithoutKey() }
         let record: ThreadRecord = lock.withLock {
             var next = records
             while let candidate = next {
@@ -191,6 +215,64 @@ final class EpochDomain: @unchecked Sendable {
         (record.stackLow.pointee, record.stackFloor.pointee) = CallDepth.stackReserveOfCallingThread()
         pthread_setspecific(pins.key, record.base)
         return record
+    }
+
+    /// `adoptRecord` in a process that had no thread key left for the
+    /// domain: every lookup comes here (a lock and a walk of the records).
+    /// A record is the calling thread's when it names it as owner; one
+    /// whose owner thread is gone (no destructor told us) is emptied and
+    /// reused.
+    private func adoptRecordWithoutKey() -> ThreadRecord {
+        #if canImport(Darwin)
+        let me = UInt(bitPattern: pthread_self())
+        #else
+        let me = UInt(pthread_self())
+        #endif
+        let (record, fresh): (ThreadRecord, Bool) = lock.withLock {
+            var next = records
+            while let candidate = next {
+                if candidate.owner.pointee == me && candidate.inUse.pointee.load(ordering: .acquiring) {
+                    return (candidate, false)
+                }
+                next = candidate.next
+            }
+            next = records
+            while let candidate = next {
+                if candidate.inUse.pointee.load(ordering: .acquiring) && candidate.ownerTID.pointee != 0
+                    && !Self.threadLives(candidate.ownerTID.pointee) {
+                    Self.threadExited(candidate)
+                }
+                if candidate.inUse.pointee.compareExchange(expected: false, desired: true,
+                                                           ordering: .acquiring).exchanged {
+                    return (candidate, true)
+                }
+                next = candidate.next
+            }
+            let made = ThreadRecord(next: records)
+            records = made
+            return (made, true)
+        }
+        if fresh {
+            record.owner.pointee = me
+            record.ownerTID.pointee = Self.thisThreadID()
+            (record.stackLow.pointee, record.stackFloor.pointee) = CallDepth.stackReserveOfCallingThread()
+        }
+        return record
+    }
+
+    /// The kernel's id of the calling thread ("/proc/thread-self" links to
+    /// "PID/task/TID"), or 0 where that cannot be read.
+    private static func thisThreadID() -> Int {
+        var buffer = [CChar](repeating: 0, count: 64)
+        let length = readlink("/proc/thread-self", &buffer, buffer.count - 1)
+        guard length > 0 else { return 0 }
+        let link = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return link.split(separator: "/").last.flatMap { Int($0) } ?? 0
+    }
+
+    /// Whether thread `tid` of this process still runs.
+    private static func threadLives(_ tid: Int) -> Bool {
+        access("/proc/self/task/\(tid)", F_OK) == 0
     }
 }
 
@@ -214,6 +296,10 @@ struct EpochPins: @unchecked Sendable {
     let global: UnsafeMutablePointer<Atomic<UInt>>
     /// Something retired waits for the epoch to move on.
     let hasGarbage: UnsafeMutablePointer<Atomic<Bool>>
+
+    /// The key when none could be made: pthread_getspecific gives NULL for
+    /// it, and `adoptRecord` finds records by owner.
+    static let noKey = pthread_key_t.max
 
     fileprivate init(key: pthread_key_t) {
         self.key = key

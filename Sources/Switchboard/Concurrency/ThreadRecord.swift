@@ -48,7 +48,12 @@ struct ThreadRecord {
     private static let serialOffset = 88
     /// How many calls `Mediator.enterDirect` has entered on this record.
     private static let directCountOffset = 96
-    private static let size = directCountOffset + 8
+    /// `ThreadLocal` words, then the owner's identity for a process with no
+    /// thread key left (`EpochDomain.adoptRecord`).
+    private static let localsOffset = 104
+    private static let ownerOffset = localsOffset + ThreadLocal.allCases.count * 8
+    private static let ownerTIDOffset = ownerOffset + 8
+    private static let size = ownerTIDOffset + 8
 
     /// Records made so far: each gets the next number (`serial`).
     private static let made = Atomic<UInt64>(0)
@@ -132,6 +137,22 @@ struct ThreadRecord {
             .assumingMemoryBound(to: UInt64.self) + 2 * level
     }
 
+    /// The `ThreadLocal` word `local` of the owning thread.
+    @inline(__always)
+    func local(_ local: ThreadLocal) -> UnsafeMutablePointer<UnsafeMutableRawPointer?> {
+        (base + Self.localsOffset).assumingMemoryBound(to: UnsafeMutableRawPointer?.self) + local.rawValue
+    }
+
+    /// Without a thread key only: the owner's `pthread_self()` and kernel
+    /// thread id (0 while the record is found through the key).
+    var owner: UnsafeMutablePointer<UInt> {
+        (base + Self.ownerOffset).assumingMemoryBound(to: UInt.self)
+    }
+
+    var ownerTID: UnsafeMutablePointer<Int> {
+        (base + Self.ownerTIDOffset).assumingMemoryBound(to: Int.self)
+    }
+
     /// False once the owning thread has exited.
     var inUse: UnsafeMutablePointer<Atomic<Bool>> {
         (base + Self.inUseOffset).assumingMemoryBound(to: Atomic<Bool>.self)
@@ -184,5 +205,26 @@ struct ThreadRecord {
             let object = (held + slot).pointee.load(ordering: .acquiring)
             if object != 0 { body(object, slot / Self.slotsPerLevel) }
         }
+    }
+}
+
+/// Per-thread words kept in the thread's record instead of under a pthread
+/// key each: the library needs one key (the record's), and can work without
+/// any when the host has used them all (`EpochDomain.adoptRecord`).
+enum ThreadLocal: Int, CaseIterable {
+    /// `Deferral.Taken`, retained (released as the thread exits).
+    case deferral
+    /// `DiscoveriesInProgress.Searches`, retained, while a search runs.
+    case discoveries
+    /// `LocalRefusal`'s mark.
+    case refusal
+    /// `CurrentCall.Frame`, unretained, while a call with options runs.
+    case callFrame
+
+    /// The calling thread's word.
+    @inline(__always)
+    var value: UnsafeMutableRawPointer? {
+        get { EpochDomain.shared.pins.record().local(self).pointee }
+        nonmutating set { EpochDomain.shared.pins.record().local(self).pointee = newValue }
     }
 }

@@ -15,21 +15,15 @@ import Darwin
 /// rethrows the refusal of a URL it opened itself must not be reported as
 /// refused, since it passed the policy and ran.
 enum LocalRefusal {
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        precondition(pthread_key_create(&key, nil) == 0, "pthread_key_create failed")
-        return key
-    }()
-
     /// Marks the calling thread (on the refusal path only).
     static func note() {
-        pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1))
+        ThreadLocal.refusal.value = UnsafeMutableRawPointer(bitPattern: 1)
     }
 
     /// Whether the calling thread was marked; clears the mark.
     static func take() -> Bool {
-        guard pthread_getspecific(key) != nil else { return false }
-        pthread_setspecific(key, nil)
+        guard ThreadLocal.refusal.value != nil else { return false }
+        ThreadLocal.refusal.value = nil
         return true
     }
 }

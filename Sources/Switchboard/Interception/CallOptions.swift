@@ -103,12 +103,6 @@ extension Mediator {
 
 /// The cancellation of the call running on this thread, while it runs.
 enum CurrentCall {
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        precondition(pthread_key_create(&key, nil) == 0, "Switchboard: out of pthread keys")
-        return key
-    }()
-
     /// What the innermost call with options set for the calls it runs.
     final class Frame {
         let cancellation: Cancellation?
@@ -122,7 +116,7 @@ enum CurrentCall {
     }
 
     private static var frame: Frame? {
-        pthread_getspecific(key).map { Unmanaged<Frame>.fromOpaque($0).takeUnretainedValue() }
+        ThreadLocal.callFrame.value.map { Unmanaged<Frame>.fromOpaque($0).takeUnretainedValue() }
     }
 
     static var cancellation: Cancellation? { frame?.cancellation }
@@ -138,9 +132,10 @@ enum CurrentCall {
         let outer = frame
         let current = Frame(cancellation: options.cancellation ?? outer?.cancellation,
                             deadline: min(options.deadline, outer?.deadline ?? .max))
-        let previous = pthread_getspecific(key)
-        pthread_setspecific(key, Unmanaged.passUnretained(current).toOpaque())
-        defer { pthread_setspecific(key, previous) }
+        let word = EpochDomain.shared.pins.record().local(.callFrame)
+        let previous = word.pointee
+        word.pointee = Unmanaged.passUnretained(current).toOpaque()
+        defer { word.pointee = previous }
         return withExtendedLifetime(current) { body() }
     }
 }

@@ -27,10 +27,9 @@ public final class Interception: @unchecked Sendable {
     let registration: InterceptorRegistration
 
     /// For a face whose interceptors hold a handle to this call (C's
-    /// `sb_call *` is this object): whether a decision went through the
-    /// handle, and what the face makes for it on first use (C strings), so
-    /// that a call shown to an interceptor that reads nothing makes nothing.
-    @_spi(Faces) public let handleDecided = Atomic<Bool>(false)
+    /// `sb_call *`): what the face makes for it on first use (C strings),
+    /// so that a call shown to an interceptor that reads nothing makes
+    /// nothing.
     @_spi(Faces) public let faceCache = AtomicLazyReference<AnyObject>()
 
     private let state = Atomic<Int>(State.pending)

@@ -17,7 +17,9 @@ import Synchronization
 /// One thread to begin with; another starts when a job arrives and every
 /// thread is busy (an async interceptor making a call that waits for another
 /// one, say), up to `maxThreads`. Past that, jobs wait their turn, and calls
-/// waiting for them may time out. Threads stay for the process.
+/// waiting for them may time out. Threads stay for the process (named
+/// "sb-intercept"; `OwnThreads` counts them). When none can be started,
+/// jobs wait, and the calls waiting for them time out.
 final class InterceptorExecutor: TaskExecutor, @unchecked Sendable {
     // @unchecked: `jobs`, `threads` and `idle` are reached only under
     // `mutex`; the condition variable is used only through pthread calls.
@@ -35,6 +37,13 @@ final class InterceptorExecutor: TaskExecutor, @unchecked Sendable {
         pthread_mutex_init(mutex, nil)
         ready.initialize(to: pthread_cond_t())
         pthread_cond_init(ready, nil)
+    }
+
+    /// Threads started so far.
+    var threadCount: Int {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return threads
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
@@ -58,6 +67,7 @@ final class InterceptorExecutor: TaskExecutor, @unchecked Sendable {
     }
 
     private func run() -> Never {
+        OwnThreads.nameThisThread("sb-intercept")
         while true {
             pthread_mutex_lock(mutex)
             idle += 1

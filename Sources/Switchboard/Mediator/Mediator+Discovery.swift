@@ -202,14 +202,8 @@ enum DiscoveriesInProgress {
         var missed = Set<Key>()
     }
 
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        precondition(pthread_key_create(&key, nil) == 0, "Switchboard: out of pthread keys")
-        return key
-    }()
-
     private static var current: Searches? {
-        pthread_getspecific(key).map { Unmanaged<Searches>.fromOpaque($0).takeUnretainedValue() }
+        ThreadLocal.discoveries.value.map { Unmanaged<Searches>.fromOpaque($0).takeUnretainedValue() }
     }
 
     /// How many threads have a search in progress. Mostly none: then no
@@ -219,7 +213,7 @@ enum DiscoveriesInProgress {
     /// Whether any search is in progress on this thread. (Relaxed: a
     /// thread always sees its own count's changes.)
     static var anyOnThisThread: Bool {
-        threadsSearching.load(ordering: .relaxed) != 0 && pthread_getspecific(key) != nil
+        threadsSearching.load(ordering: .relaxed) != 0 && ThreadLocal.discoveries.value != nil
     }
 
     /// Whether `mediator` is looking for `name` on this thread.
@@ -246,14 +240,14 @@ enum DiscoveriesInProgress {
         let searches = current ?? Searches()
         if outermost {
             threadsSearching.add(1, ordering: .relaxed)
-            pthread_setspecific(key, Unmanaged.passRetained(searches).toOpaque())
+            ThreadLocal.discoveries.value = Unmanaged.passRetained(searches).toOpaque()
         }
         let search = Key(mediator: ObjectIdentifier(mediator), name: ExactName(name))
         searches.active.insert(search)
         defer {
             searches.active.remove(search)
             if outermost {
-                pthread_setspecific(key, nil)
+                ThreadLocal.discoveries.value = nil
                 threadsSearching.subtract(1, ordering: .relaxed)
                 Unmanaged.passUnretained(searches).release()
             }

@@ -56,10 +56,22 @@ final class CFunction: ForeignFunction, @unchecked Sendable {
                           label: String) -> Int32 {
         if status == SB_OK {
             if out.pointee == nil { out.pointee = Handle.null.pointer }
-            Deferral.returned()
+            if Deferral.returned() { return answeredEarly(out: out, label: label) }
             return 0
         }
         return normalizeFailure(status, out: out, messagesBefore: messagesBefore, label: label)
+    }
+
+    /// The action's completion was completed before it returned an answer
+    /// of its own: the first answer wins (Deferral.returned), so what it
+    /// returned is released and the call gets the completion's.
+    @inline(never)
+    static func answeredEarly(out: UnsafeMutablePointer<OpaquePointer?>, label: String) -> Int32 {
+        if let returned = out.pointee {
+            Handle(returned).release()
+            out.pointee = nil
+        }
+        return Deferral.settle(out: out, bridge: CBridge.self, label: label)
     }
 
     /// `normalize` of a failure: out of line, so a success costs one compare.
@@ -73,7 +85,7 @@ final class CFunction: ForeignFunction, @unchecked Sendable {
         // It answers later: wait for it here, so that whatever called it
         // sees an answer like any other (Async/Deferral.swift).
         if status == SB_PENDING { return Deferral.settle(out: out, bridge: CBridge.self, label: label) }
-        Deferral.returned()
+        if Deferral.returned() { return answeredEarly(out: out, label: label) }
         guard status.rawValue <= sb_status.highest.rawValue else {
             // Keep what the function said; C enums may be signed, so show the number as C wrote it.
             let said = sb__error_generation() == messagesBefore ? "" : ": " + String(cString: sb_error_message())

@@ -66,7 +66,14 @@ public func sb_action_leave(_ target: UnsafePointer<CChar>?, _ action: UnsafePoi
     var status = status
     if status == SB_OK {
         if let out, out.pointee == nil { out.pointee = Handle.null.pointer }
-        Deferral.returned()
+        if Deferral.returned() {
+            let label = (target.map { String(cString: $0) } ?? "?") + "." + (action.map { String(cString: $0) } ?? "?")
+            var discarded: OpaquePointer?
+            status = sb_status(UInt32(bitPattern: withUnsafeMutablePointer(to: &discarded) { local in
+                CFunction.answeredEarly(out: out ?? local, label: label)
+            }))
+            if out == nil, let discarded { Handle(discarded).release() }
+        }
     } else {
         status = leaveFailing(target, action, messagesBefore: UInt(truncatingIfNeeded: call.note), status, out)
     }

@@ -60,44 +60,45 @@ public func sb_interceptor_set_options(_ m: sb_mediator_ptr?, _ id: UInt64, _ na
 
 @_cdecl("sb_call_target")
 public func sb_call_target(_ call: sb_call_cptr?) -> UnsafePointer<CChar>? {
-    call.flatMap { CCall.borrow($0).cString(.target) }
+    call.flatMap { CCall.find($0)?.cString(.target) }
 }
 
 @_cdecl("sb_call_action")
 public func sb_call_action(_ call: sb_call_cptr?) -> UnsafePointer<CChar>? {
-    call.flatMap { CCall.borrow($0).cString(.action) }
+    call.flatMap { CCall.find($0)?.cString(.action) }
 }
 
 @_cdecl("sb_call_url")
 public func sb_call_url(_ call: sb_call_cptr?) -> UnsafePointer<CChar>? {
-    call.flatMap { CCall.borrow($0).cString(.url) }
+    call.flatMap { CCall.find($0)?.cString(.url) }
 }
 
 @_cdecl("sb_call_interceptor")
 public func sb_call_interceptor(_ call: sb_call_cptr?) -> UnsafePointer<CChar>? {
-    call.flatMap { CCall.borrow($0).cString(.interceptor) }
+    call.flatMap { CCall.find($0)?.cString(.interceptor) }
 }
 
 @_cdecl("sb_call_params")
 public func sb_call_params(_ call: sb_call_cptr?) -> sb_value_cptr? {
     guard let call else { return nil }
-    return ((try? CCall.borrow(call).interception.carried.native(CBridge.self)) ?? nil) ?? emptyParams
+    guard let c = CCall.find(call) else { return emptyParams }
+    return ((try? c.interception.carried.native(CBridge.self)) ?? nil) ?? emptyParams
 }
 
 @_cdecl("sb_call_tag_count")
 public func sb_call_tag_count(_ call: sb_call_cptr?) -> size_t {
-    size_t(call.map { CCall.borrow($0).interception.tags.count } ?? 0)
+    size_t(call.flatMap { CCall.find($0)?.interception.tags.count } ?? 0)
 }
 
 @_cdecl("sb_call_tag")
 public func sb_call_tag(_ call: sb_call_cptr?, _ i: size_t) -> UnsafePointer<CChar>? {
     // size_t arrives as Int: (size_t)-1 is -1 here, and `tag` answers nil.
-    call.flatMap { CCall.borrow($0).tag(i) }
+    call.flatMap { CCall.find($0)?.tag(i) }
 }
 
 @_cdecl("sb_call_cancelled")
 public func sb_call_cancelled(_ call: sb_call_cptr?) -> CInt {
-    call.map { CCall.borrow($0).interception.isCancelled ? 1 : 0 } ?? 0
+    (call.flatMap { CCall.find($0) }?.interception.isCancelled ?? false) ? 1 : 0
 }
 
 // MARK: Decisions
@@ -105,14 +106,14 @@ public func sb_call_cancelled(_ call: sb_call_cptr?) -> CInt {
 @_cdecl("sb_call_proceed")
 public func sb_call_proceed(_ call: sb_call_ptr?) -> sb_status {
     guard let call else { return failure(SB_EINVAL, "sb_call_proceed: NULL call") }
-    return CCall.borrow(call).decide(.proceed, "sb_call_proceed")
+    return CCall.decide(call, .proceed, "sb_call_proceed")
 }
 
 @_cdecl("sb_call_redirect")
 public func sb_call_redirect(_ call: sb_call_ptr?, _ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?,
                              _ params: sb_value_cptr?) -> sb_status {
     guard let call else { return failure(SB_EINVAL, "sb_call_redirect: NULL call") }
-    let c = CCall.borrow(call)
+    guard let c = CCall.find(call) else { return CCall.decide(call, .proceed, "sb_call_redirect") }
     var names = (c.interception.target, c.interception.action)
     if target != nil {
         guard case .success(let t) = validName(target, "target") else { return failure(SB_EINVAL, "sb_call_redirect: the target must be non-empty UTF-8") }
@@ -129,18 +130,18 @@ public func sb_call_redirect(_ call: sb_call_ptr?, _ target: UnsafePointer<CChar
         }
         newParams = value.dict
     }
-    return c.decide(.redirect(target: names.0, action: names.1, params: newParams), "sb_call_redirect")
+    return CCall.decide(call, .redirect(target: names.0, action: names.1, params: newParams), "sb_call_redirect")
 }
 
 @_cdecl("sb_call_reject")
 public func sb_call_reject(_ call: sb_call_ptr?, _ status: sb_status, _ message: UnsafePointer<CChar>?) -> sb_status {
     guard let call else { return failure(SB_EINVAL, "sb_call_reject: NULL call") }
-    let c = CCall.borrow(call)
+    guard let c = CCall.find(call) else { return CCall.decide(call, .proceed, "sb_call_reject") }
     let raw = Int32(bitPattern: status.rawValue)
     let code = raw == 0 ? .rejected : SwitchboardError.Code(rawValue: raw) ?? .rejected
     let text = message.flatMap { String(validatingCString: $0) }
         ?? "interceptor \"\(c.interception.interceptor)\" rejected the call to \(c.interception.target).\(c.interception.action)"
-    return c.decide(.reject(SwitchboardError(code: code, message: text)), "sb_call_reject")
+    return CCall.decide(call, .reject(SwitchboardError(code: code, message: text)), "sb_call_reject")
 }
 
 @_cdecl("sb_call_answer")
@@ -152,5 +153,5 @@ public func sb_call_answer(_ call: sb_call_ptr?, _ value: sb_value_cptr?) -> sb_
     } catch {
         return failure(error)
     }
-    return CCall.borrow(call).decide(.answer(answer), "sb_call_answer")
+    return CCall.decide(call, .answer(answer), "sb_call_answer")
 }

@@ -6,9 +6,13 @@ import Glibc
 import Musl
 #endif
 
-/// One loaded plugin. `dlclose` runs when the last target class, instance
-/// or function that came from it is gone, so no plugin code is unloaded
-/// while something can still call it.
+/// One loaded plugin. Its targets go when the last target class, instance
+/// or function that came from it is gone; its code never does. It is opened
+/// `RTLD_NODELETE`, so `dlclose` leaves it mapped until the process exits:
+/// a thread the plugin started may still be running its code after the
+/// last call ended (every completing thread returns into plugin code from
+/// `sb_completion_succeed`), and nothing the library can see says when that
+/// thread is done. Loading the same file again maps nothing new.
 final class PluginImage: @unchecked Sendable {
     // @unchecked: immutable after init; `targets` points into the loaded image.
 
@@ -30,7 +34,7 @@ final class PluginImage: @unchecked Sendable {
             let reason = why.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
             throw .invalidArgument("cannot load plugin '\(path)': \(reason)")
         }
-        guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
+        guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
             let reason = dlerror().map { String(cString: $0) } ?? "unknown error"
             throw .invalidArgument("cannot load plugin '\(path)': \(reason)")
         }
@@ -81,6 +85,7 @@ final class PluginImage: @unchecked Sendable {
         self.contracts = contracts
     }
 
+    /// Gives the handle back; the code stays mapped (RTLD_NODELETE).
     deinit { dlclose(handle) }
 
     /// Refuses a symbol whose ELF size (where the platform gives it) is

@@ -1,0 +1,113 @@
+/* A host that used every pthread key before it loaded libswitchboard.so
+ * (with dlopen; this program does not link it). The library needs keys for
+ * its thread records and its error messages; with none left it finds
+ * records by thread instead, and keeps messages in a buffer of each
+ * thread's (cut at 511 bytes): calls work, on any number of threads, and
+ * failures keep their status and message. It trapped (SIGILL) before. */
+#include <dlfcn.h>
+#include <pthread.h>
+
+#include "check.h"
+
+static struct {
+    sb_mediator *(*mediator_new)(void);
+    void (*mediator_free)(sb_mediator *);
+    sb_status (*action_register)(sb_mediator *, const char *, const char *, sb_fn, void *, void (*)(void *));
+    sb_status (*action_perform)(sb_mediator *, const char *, const char *, const sb_value *, unsigned, sb_value **);
+    const char *(*error_message)(void);
+    void (*error_set)(const char *, ...);
+    sb_value *(*make_int)(int64_t);
+    sb_status (*get_int)(const sb_value *, int64_t *);
+    void (*release)(sb_value *);
+} lib;
+
+#define LOAD(handle, field, name) (memcpy(&lib.field, &(void *){dlsym(handle, name)}, sizeof lib.field), \
+                                   dlsym(handle, name) != NULL)
+
+static sb_status answer(void *ud, const sb_value *params, sb_value **out) {
+    (void)params;
+    *out = lib.make_int((int64_t)(intptr_t)ud);
+    return SB_OK;
+}
+
+static sb_status fails_at_length(void *ud, const sb_value *params, sb_value **out) {
+    (void)ud, (void)params, (void)out;
+    char text[2000];
+    memset(text, 'x', sizeof text - 1);
+    text[sizeof text - 1] = '\0';
+    lib.error_set("refused: %s", text);
+    return SB_EREJECTED;
+}
+
+static sb_mediator *shared_m;
+
+/* Each thread: calls that work, a failure with its message, then exits
+ * (its record must be found again by a later thread). */
+static void *worker(void *arg) {
+    int *good = arg;
+    for (int i = 0; i < 50; i++) {
+        sb_value *out = NULL;
+        int64_t n = 0;
+        if (lib.action_perform(shared_m, "K", "answer", NULL, 0, &out) == SB_OK && lib.get_int(out, &n) == SB_OK
+            && n == 7)
+            (*good)++;
+        lib.release(out);
+    }
+    sb_value *out = NULL;
+    if (lib.action_perform(shared_m, "Nowhere", "x", NULL, 0, &out) == SB_ENOTARGET
+        && strstr(lib.error_message(), "Nowhere") != NULL)
+        (*good)++;
+    return NULL;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s PLUGIN-DIR LIBRARY\n", argv[0]);
+        return 2;
+    }
+    static pthread_key_t keys[2048];
+    int count = 0;
+    while (count < 2048 && pthread_key_create(&keys[count], NULL) == 0) count++;
+    CHECK(count < 2048);
+
+    void *handle = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);
+    CHECK(handle != NULL);
+    if (handle == NULL) {
+        fprintf(stderr, "%s\n", dlerror());
+        return check_report("no_keys");
+    }
+    int loaded = LOAD(handle, mediator_new, "sb_mediator_new") && LOAD(handle, mediator_free, "sb_mediator_free")
+        && LOAD(handle, action_register, "sb_action_register") && LOAD(handle, action_perform, "sb_action_perform")
+        && LOAD(handle, error_message, "sb_error_message") && LOAD(handle, error_set, "sb_error_set")
+        && LOAD(handle, make_int, "sb_int") && LOAD(handle, get_int, "sb_value_get_int")
+        && LOAD(handle, release, "sb_value_release");
+    CHECK(loaded);
+    if (!loaded) return check_report("no_keys");
+
+    shared_m = lib.mediator_new();
+    CHECK(lib.action_register(shared_m, "K", "answer", answer, (void *)(intptr_t)7, NULL) == SB_OK);
+    CHECK(lib.action_register(shared_m, "K", "long", fails_at_length, NULL, NULL) == SB_OK);
+
+    sb_value *out = NULL;
+    CHECK(lib.action_perform(shared_m, "K", "long", NULL, 0, &out) == SB_EREJECTED);
+    const char *message = lib.error_message();
+    CHECK(strncmp(message, "refused: xxx", 12) == 0 && strlen(message) == 511);
+
+    /* 40 threads, 4 at a time, each exiting: records of exited threads are
+     * found and reused (no destructor tells the library they exited). */
+    int good[40] = {0};
+    for (int round = 0; round < 10; round++) {
+        pthread_t t[4];
+        for (int i = 0; i < 4; i++) pthread_create(&t[i], NULL, worker, &good[round * 4 + i]);
+        for (int i = 0; i < 4; i++) pthread_join(t[i], NULL);
+    }
+    int all = 0;
+    for (int i = 0; i < 40; i++) all += good[i] == 51;
+    CHECK(all == 40);
+
+    lib.mediator_free(shared_m);
+    for (int i = 0; i < count; i++) pthread_key_delete(keys[i]);
+    robustness_row("Every pthread key used before the library is loaded; then calls on 40 threads that exit",
+                   40, "calls work (records found by thread), messages kept (cut at 511 bytes), no trap");
+    return check_report("no_keys");
+}
