@@ -15,9 +15,10 @@ extension SwitchboardCLI {
                 plugins loaded and the Lua targets on sb.path; each scenario then runs in a process of \
                 its own, forked from that state: what one scenario registers, caches or breaks is gone \
                 before the next, and a scenario that fails, errors, meets a limit, crashes or is stuck \
-                in C past --timeout and --grace does not stop the others. (While a plugin's thread \
-                runs, scenarios run in the runner's own process instead, each after the top level \
-                runs again.)
+                in C past --timeout and --grace does not stop the others. (While another thread \
+                runs, a plugin's or one of the library's that did not exit when asked, scenarios \
+                run in the runner's own process instead, each after the top level runs again; \
+                standard error names the threads.)
 
                 Scripts see `sb` (the switchboard module) and the scenario API: scenario(name, fn), \
                 step(name, fn), expect(...).to_equal(v) / to_be_nil() / to_fail_with(code) and more \

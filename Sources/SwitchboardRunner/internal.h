@@ -189,6 +189,13 @@ struct sbr_script {
  * /proc/self/stat): only then is a fork a whole copy. 0 when more run; -1
  * when it cannot be told (errno says why). */
 int sbr_single_threaded(void);
+/* script.c: sbr_single_threaded, after asking the library's own threads
+ * to exit if they are idle (sb__own_threads_settle): 1, 0 or -1 as it. */
+int sbr_settle_threads(void);
+/* script.c: the threads running besides this one, for a message: how
+ * many, by name (/proc/self/task/N/comm), each the library's own ("sb-")
+ * or not. */
+void sbr_describe_threads(char *out, size_t size);
 /* script.c, in a forked child: runs scenario `index` in its copy of the
  * prepared state, sends its report up `channel`, and ends the process. */
 void sbr_scenario_process(sbr_script *s, size_t index, const char *name, int channel, pid_t parent);

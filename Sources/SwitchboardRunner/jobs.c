@@ -368,17 +368,19 @@ size_t sbr_script_run_jobs(sbr_script *s, const size_t *indices, const char *con
     if (s == NULL || indices == NULL || names == NULL || report == NULL || count == 0) return 0;
     if (sbr_interrupted() != 0) return 0;
     if (!s->ready) return report_problem(s, indices, names, count, report, context);
-    int single = sbr_single_threaded();
+    int single = sbr_settle_threads();
     if (single != 1) {
-        static char why[200];
+        static char why[600];
         if (single < 0) {
             snprintf(why, sizeof why, "the runner could not tell that it runs one thread only (/proc/self/stat: %s)",
                      strerror(errno));
-            s->not_forked = why;
         } else {
-            s->not_forked = "another thread is running after the script's top level (a plugin's?), and a process "
-                            "forked now would hold only this one";
+            char threads[450];
+            sbr_describe_threads(threads, sizeof threads);
+            snprintf(why, sizeof why, "after the script's top level %s; a process forked now would hold only this one",
+                     threads);
         }
+        s->not_forked = why;
         return 0;
     }
     if (jobs == 0) jobs = 1;

@@ -14,6 +14,6 @@ check "a thread running when a scenario would fork (a plugin's): scenarios run i
   [ \$(cat '$work/threaded.status') = 0 ] && [ \$(grep -c '^# pid ' '$work/threaded.tap') = 2 ] \
     && [ \$(grep '^# pid ' '$work/threaded.tap' | sort -u | wc -l) = 1 ] || { cat '$work/threaded.tap'; exit 1; }"
 check "... and it says so on standard error, with the reason" has threaded.err \
-  "scenarios run in the runner's own process, one after another.*another thread is running"
+  "scenarios run in the runner's own process, one after another.*other threads are running"
 row "A plugin starts a thread at the top level, so a forked copy of the runner could find a lock another thread held" 1 \
   "scenarios run in the runner's own process instead, each in a fresh state where the top level runs again; isolation holds"
