@@ -7,8 +7,9 @@
  * child subreaper while scenarios run; after each scenario's process is
  * reaped, the runner ends every child it has that is not a scenario's
  * process and not in the runner's own session (the processes a script's
- * top level started are, and stay), with its process group, and reaps it,
- * until none is left: each round takes the orphans of the last.
+ * top level started are, and stay, as do children it had before scenarios
+ * started, in a session of their own or not), with its process group, and
+ * reaps it, until none is left: each round takes the orphans of the last.
  *
  * What escapes: a process that is no descendant (one a service started
  * on request: systemd-run, at, ssh), what a scenario run the old way (in
@@ -35,11 +36,23 @@
 /* Rounds of a sweep: one per generation of orphans. */
 #define ROUNDS 64
 
+#ifdef __linux__
+static int children(pid_t *out, int capacity);
+#endif
+
+/* The runner's children when scenarios start: the processes its top level
+ * started (a plugin's helper in a session of its own among them), never
+ * the sweep's to end. */
+static pid_t before[256];
+static int before_count;
+
 int sbr_reaper_begin(void) {
 #ifdef __linux__
     int previous = 0;
     if (prctl(PR_GET_CHILD_SUBREAPER, &previous) != 0) previous = 0;
     (void)prctl(PR_SET_CHILD_SUBREAPER, 1);
+    before_count = children(before, (int)(sizeof before / sizeof before[0]));
+    if (before_count < 0) before_count = 0;
     return previous;
 #else
     return 0;
@@ -104,7 +117,9 @@ void sbr_reaper_sweep(int (*is_scenario)(pid_t pid, void *context), void *contex
         for (int i = 0; i < n; i++) {
             pid_t pid = found[i];
             /* Our child until reaped, so its id is not anyone else's. */
-            if (is_scenario(pid, context) || getsid(pid) == own_session) continue;
+            int known = 0;
+            for (int k = 0; k < before_count && !known; k++) known = before[k] == pid;
+            if (known || is_scenario(pid, context) || getsid(pid) == own_session) continue;
             if (getpgid(pid) == pid) (void)kill(-pid, SIGKILL);
             (void)kill(pid, SIGKILL);
             reap_killed(pid);
