@@ -517,8 +517,10 @@ local json_string
 do
   local escapes = { ['"'] = '\\"', ["\\"] = "\\\\", ["\b"] = "\\b", ["\f"] = "\\f",
                     ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t" }
+  -- C0, DEL and C1 (UTF-8 \194\128..\194\159) escaped: the trace is text a terminal may show.
   function json_string(s)
-    return '"' .. gsub(s, '[%c"\\]', function(c) return escapes[c] or format("\\u%04x", byte(c)) end) .. '"'
+    s = gsub(s, '[%c"\\]', function(c) return escapes[c] or format("\\u%04x", byte(c)) end)
+    return '"' .. gsub(s, "\194([\128-\159])", function(c) return format("\\u%04x", byte(c)) end) .. '"'
   end
 end
 

@@ -1,8 +1,8 @@
 # Control characters a terminal acts on (C0, DEL, C1: ESC sequences, OSC, CSI, NEL) in what
 # reaches a report or a terminal (issue 43, item 11).
-run control run --verbose --junit "$work/control.xml" $scenarios/control_bytes.lua
-check "--verbose output, messages and names: C0, DEL and C1 escaped in TAP and JUnit; C1 refused in names" \
-  $py "$here/control_bytes.py" "$work/control.tap" "$work/control.xml" "$work/control.err"
+run control run --verbose --junit "$work/control.xml" --trace "$work/control.jsonl" $scenarios/control_bytes.lua
+check "--verbose output, messages, names and the trace: C0, DEL and C1 escaped in TAP, JUnit and JSON; C1 refused in names" \
+  $py "$here/control_bytes.py" "$work/control.tap" "$work/control.xml" "$work/control.err" "$work/control.jsonl"
 
 # Script paths come from the command line, often from a glob: a file name can hold anything.
 hostile="$work/"$'\e]0;owned\a\e[2J.lua'
