@@ -76,7 +76,7 @@ static void trip(sbr_guard *g, const char *fmt, ...) {
 static void interrupted(sbr_guard *g) {
     int signal = sbr_interrupted();
     g->interrupted = 1;
-    trip(g, "interrupted by signal %d (%s): the run was stopped", signal, strsignal(signal));
+    trip(g, "interrupted by signal %d (%s): the run was stopped", signal, sbr_signal_name(signal));
 }
 
 static void memory_limit(sbr_guard *g) {

@@ -91,6 +91,9 @@ const char *sbr_guard_where(const sbr_guard *g);
 /* signals.c, in a scenario's own process: the default dispositions again
  * (a signal ends that process, and its parent reports how). */
 void sbr_signals_default(void);
+/* signals.c: "SIGINT" for the signals that stop a run (strsignal's text
+ * for others), as the command names them. */
+const char *sbr_signal_name(int signal);
 /* jobs.c, from a signal handler: ends the running scenarios' groups. */
 void sbr_jobs_end_running(void);
 

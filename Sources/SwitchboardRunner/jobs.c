@@ -313,7 +313,7 @@ static void conclude(const sbr_script *s, job *j, const char *name) {
         char message[160];
         int signal = sbr_interrupted();
         snprintf(message, sizeof message, "interrupted by signal %d (%s) while it ran: the run was stopped, and "
-                 "the scenario's process ended", signal, strsignal(signal));
+                 "the scenario's process ended", signal, sbr_signal_name(signal));
         set_message(r, SBR_INTERRUPTED, message);
     } else if (!j->reported) {
         double timeout = s->config.timeout_seconds, grace = s->guard.grace;

@@ -53,6 +53,16 @@ int sbr_interrupted(void) {
     return noted;
 }
 
+const char *sbr_signal_name(int signal) {
+    switch (signal) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    case SIGPIPE: return "SIGPIPE";
+    default: return strsignal(signal);
+    }
+}
+
 void sbr_signals_default(void) {
     noted = 0;
     for (size_t i = 0; i < WATCHED; i++) {
