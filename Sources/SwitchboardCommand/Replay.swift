@@ -12,7 +12,8 @@ extension SwitchboardCLI {
             abstract: "Re-issue the calls of a --trace file against this build and report every result that differs.",
             discussion: """
                 Record a run on one build (switchboard run --trace FILE), replay it on the next. For each \
-                scenario in the trace, in a fresh mediator with the plugins and Lua targets given, the calls \
+                scenario in the trace, in a fresh mediator with the plugins and Lua targets given, in a \
+                process of its own (as in switchboard run: a plugin's static memory starts afresh), the calls \
                 the scenario made itself (depth 1) are made again, in order, through the same entry points \
                 (sb.perform, or sb.open and its URL policy). A result compares as the trace writes it; a \
                 failure compares by its code only (messages may change between builds). A call to a target \
@@ -101,35 +102,44 @@ extension SwitchboardCLI {
             }
         }
 
-        /// One scenario's calls, in a session of their own.
+        /// One scenario's calls, in a session of their own, in a process of
+        /// its own (ReplayProcess): plugins are never unloaded, so a fresh
+        /// mediator no longer resets what a plugin keeps in static memory.
         private func replay(_ scenario: ReplayTrace.Scenario) -> ReplayOutcome {
             var outcome = ReplayOutcome()
             outcome.nested = scenario.nested
+            let replayed = ReplayProcess.run { answer in answers(scenario, answer) }
+            for (call, answer) in zip(scenario.calls, replayed.answers) { outcome.add(call, answer: answer) }
+            if let problem = replayed.problem { outcome.problem = problem }
+            return outcome
+        }
+
+        /// Replays `scenario`'s calls, handing each answer to `answer` (false:
+        /// stop); the problem that stopped them, or nil.
+        private func answers(_ scenario: ReplayTrace.Scenario, _ answer: (String) -> Bool) -> String? {
             let session: Session
             do {
                 session = try Session(load: load, limits: limits, setup: nil)
                 try session.prepareReplay()
             } catch {
-                outcome.problem = "\(error)"
-                return outcome
+                return "\(error)"
             }
             for call in scenario.calls {
                 switch session.replay(call.text) {
                 case .failure(let failure):
-                    outcome.problem = "line \(call.line) (\(call.name)): \(failure)"
-                    return outcome
-                case .success(let answer):
-                    outcome.add(call, answer: answer)
+                    return "line \(call.line) (\(call.name)): \(failure)"
+                case .success(let text):
+                    if !answer(text) { return "the answers could not be sent" }
                 }
             }
-            return outcome
+            return nil
         }
     }
 }
 
 enum ReplayLimits: LimitSubject {
     static var subject: String { "the calls of one scenario" }
-    static var graceEnds: String { "the command, with exit status 3" }
+    static var graceEnds: String { "the process replaying that scenario (an error of that scenario)" }
 }
 
 /// Counts of replayed calls.

@@ -391,6 +391,8 @@ static void *watch(void *arg) {
     _exit(3);
 }
 
+int sbr_watchdogs_quiet = 0;
+
 static struct timespec at(double seconds) {
     struct timespec t;
     t.tv_sec = (time_t)seconds;
@@ -404,6 +406,7 @@ static int start(sbr_watchdog *w, sbr_guard *g, int report_fd, const char *scrip
                  int quiet, double spent) {
     memset(w, 0, sizeof *w);
     w->report_fd = report_fd;
+    quiet = quiet || sbr_watchdogs_quiet;
     if (g->timeout <= 0) return 1; /* no timeout: nothing to watch */
     /* Names as a terminal may show them: a script's path can hold anything. */
     char shown_script[200], shown_name[200];

@@ -88,6 +88,14 @@ const char *sbr_guard_tripped(const sbr_guard *g);
 /* Where the tripped state was stopped ("file:line"), or NULL. */
 const char *sbr_guard_where(const sbr_guard *g);
 
+/* isolation.c: closes every descriptor but the standard ones and `channel`. */
+void sbr_close_descriptors_except(int channel);
+/* publish.c: in a child process, the parent's report files are not its to rename. */
+void sbr_outputs_forget_all(void);
+/* guard.c: 1 in a child process of replay: every watchdog ends the process
+ * silently past the grace (SBR_STUCK_EXIT), its parent reports it. */
+extern int sbr_watchdogs_quiet;
+
 /* signals.c, in a scenario's own process: the default dispositions again
  * (a signal ends that process, and its parent reports how). */
 void sbr_signals_default(void);

@@ -40,6 +40,10 @@ void sbr_output_forget(int slot) {
     if (slot >= 0 && slot < SLOTS) __atomic_store_n(&slots[slot].used, 0, __ATOMIC_RELEASE);
 }
 
+void sbr_outputs_forget_all(void) {
+    for (int i = 0; i < SLOTS; i++) sbr_output_forget(i);
+}
+
 void sbr_outputs_publish(void) {
     for (int i = 0; i < SLOTS; i++) {
         if (__atomic_exchange_n(&slots[i].used, 0, __ATOMIC_ACQ_REL)) (void)rename(slots[i].working, slots[i].final);

@@ -39,6 +39,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "switchboard.h"
 
@@ -194,6 +195,16 @@ void sbr_session_close(sbr_session *session);
  * gets the writer and returns the function each recorded call is handed to.
  * Returns 1, or 0 with a message in *error (malloc'd). */
 int sbr_session_replay_prepare(sbr_session *session, const char *source, size_t length, char **error);
+/* A process of its own for one replayed scenario, forked from this one, so
+ * that what the scenario's calls do (a plugin's static memory: plugins are
+ * never unloaded) starts afresh, as it did when the scenario ran. In the
+ * parent: the child's pid, and in *channel the read end of a pipe from it;
+ * in the child: 0, *channel the write end, the descriptors but the standard
+ * ones closed, a session of its own, the default signal dispositions, and
+ * watchdogs that end it silently (exit status 3). -1 when it cannot be made
+ * or would not be safe (another thread runs): replay in this process. */
+pid_t sbr_replay_fork(int *channel);
+
 /* Hands one trace line (valid JSON: check it first) to that function; its
  * answer, malloc'd, in *answer. Returns 1, or 0 with a message in *error
  * (malloc'd): a Lua error, or the limit that stopped it. */
