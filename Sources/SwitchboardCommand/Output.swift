@@ -35,13 +35,31 @@ func complain(_ message: String) {
 /// escape, as a Lua string literal writes it: C0 but tab (newlines too) and
 /// DEL as `\x1b`, C1 (U+0080...U+009F: CSI, NEL, OSC...) as `\u{9b}`. For
 /// text that reaches a terminal or a line of a report: a scenario's output,
-/// its name, a script's path.
-func visible(_ text: String) -> String {
-    guard text.unicodeScalars.contains(where: isControl) else { return text }
+/// its name, a script's path. `keepingNewlines`: for a message of several
+/// lines (an error with its traceback).
+func visible(_ text: String, keepingNewlines: Bool = false) -> String {
+    func shown(_ scalar: Unicode.Scalar) -> Bool { isControl(scalar) && !(keepingNewlines && scalar == "\n") }
+    guard text.unicodeScalars.contains(where: shown) else { return text }
     var out = String.UnicodeScalarView()
     for scalar in text.unicodeScalars {
-        if isControl(scalar) {
+        if shown(scalar) {
             out.append(contentsOf: escape(scalar).unicodeScalars)
+        } else {
+            out.append(scalar)
+        }
+    }
+    return String(out)
+}
+
+/// JSON for a terminal: the library's encoder escapes C0 as JSON must; DEL
+/// and C1, which JSON may carry as they are, become \u escapes too (the
+/// same value). They can only be inside strings.
+func terminalJSON(_ json: String) -> String {
+    guard json.unicodeScalars.contains(where: { (0x7F...0x9F).contains($0.value) }) else { return json }
+    var out = String.UnicodeScalarView()
+    for scalar in json.unicodeScalars {
+        if (0x7F...0x9F).contains(scalar.value) {
+            out.append(contentsOf: ("\\u00" + String(scalar.value, radix: 16)).unicodeScalars)
         } else {
             out.append(scalar)
         }
@@ -93,9 +111,11 @@ final class TraceFile {
 }
 
 /// A failure to report on standard error, with exit status 1.
+/// (Its text may quote a target's message or a path: control characters
+/// are shown as escapes.)
 struct CommandFailure: Error, CustomStringConvertible {
     let description: String
-    init(_ description: String) { self.description = description }
+    init(_ description: String) { self.description = visible(description, keepingNewlines: true) }
 }
 
 /// A string as a JSON (and YAML double-quoted) literal.
