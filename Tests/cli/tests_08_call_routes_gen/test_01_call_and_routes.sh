@@ -8,8 +8,8 @@ run refused call "${load[@]}" 'app://A/nativeNoImage'
 check "a refused call exits 1 with the code on stderr" bash -c "
   [ \$(cat '$work/refused.status') = 1 ] && [ ! -s '$work/refused.tap' ] && grep -q 'EREJECTED' '$work/refused.err'"
 run badjson call "${load[@]}" A nativeNoImage '{"a":'
-check "params that are not JSON exit 1 and say where" bash -c "
-  [ \$(cat '$work/badjson.status') = 1 ] && grep -q 'line 1, column' '$work/badjson.err'"
+check "params that are not JSON are a usage error (64) that says where" bash -c "
+  [ \$(cat '$work/badjson.status') = 64 ] && grep -q 'line 1, column' '$work/badjson.err'"
 run noplugin call --plugin "$work/none.so" A x
 check "a plugin that is not there is a usage error (64) naming --plugin and the file" bash -c "
   [ \$(cat '$work/noplugin.status') = 64 ] && grep -q -- '--plugin $work/none.so: No such file' '$work/noplugin.err'"
