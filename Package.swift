@@ -1,7 +1,7 @@
 // swift-tools-version:6.2
 // Switchboard: a Target-Action mediator for Swift, C and Lua. License: MIT (LICENSE).
 //
-// Layers (one direction of dependency only; see docs/ARCHITECTURE in README):
+// Layers (one direction of dependency only; docs/internals.md says more):
 //   Switchboard        Swift core: Mediator, Value, Target, errors. No C, no Lua,
 //                      no swift-crypto.
 //   SwitchboardSigning URLSigner: HMAC-SHA256 signed URLs (swift-crypto), a
