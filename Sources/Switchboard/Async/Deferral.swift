@@ -112,8 +112,12 @@ import Synchronization
         guard !taken.stack.isEmpty else { return false }
         let level = self.level
         drop(deeperThan: level, including: false, taken)
-        if let last = taken.stack.last, last.level == level, OpenCompletions.isAnsweredEarly(last.id) { return true }
-        drop(deeperThan: level, including: true, taken)
+        guard let last = taken.stack.last, last.level == level else { return false }
+        // Answered early, or closed to completers: one step, so that none
+        // is told "the caller gets it" between the two.
+        if OpenCompletions.answeredEarlyElseClose(last.id) { return true }
+        taken.stack.removeLast()
+        outstanding.subtract(1, ordering: .relaxed)
         return false
     }
 
