@@ -228,11 +228,24 @@ final class EpochDomain: @unchecked Sendable {
         #else
         let me = UInt(pthread_self())
         #endif
+        let tid = Self.thisThreadID()
         let (record, fresh): (ThreadRecord, Bool) = lock.withLock {
             var next = records
             while let candidate = next {
                 if candidate.owner.pointee == me && candidate.inUse.pointee.load(ordering: .acquiring) {
-                    return (candidate, false)
+                    // The same pthread_t but another kernel id: a thread
+                    // that exited left its descriptor, so its pthread_t,
+                    // to this one. Its record is emptied and made this
+                    // thread's, id included (kept with the exited one's
+                    // id, a later thread would find that id dead and take
+                    // the record too: two live threads on one record).
+                    guard tid != 0, candidate.ownerTID.pointee != 0, candidate.ownerTID.pointee != tid else {
+                        return (candidate, false)
+                    }
+                    Self.threadExited(candidate)
+                    candidate.inUse.pointee.store(true, ordering: .relaxed)
+                    (candidate.owner.pointee, candidate.ownerTID.pointee) = (me, tid)
+                    return (candidate, true)
                 }
                 next = candidate.next
             }
@@ -244,31 +257,38 @@ final class EpochDomain: @unchecked Sendable {
                 }
                 if candidate.inUse.pointee.compareExchange(expected: false, desired: true,
                                                            ordering: .acquiring).exchanged {
+                    (candidate.owner.pointee, candidate.ownerTID.pointee) = (me, tid)
                     return (candidate, true)
                 }
                 next = candidate.next
             }
             let made = ThreadRecord(next: records)
+            (made.owner.pointee, made.ownerTID.pointee) = (me, tid)
             records = made
             return (made, true)
         }
         if fresh {
-            record.owner.pointee = me
-            record.ownerTID.pointee = Self.thisThreadID()
             (record.stackLow.pointee, record.stackFloor.pointee) = CallDepth.stackReserveOfCallingThread()
         }
         return record
     }
 
-    /// The kernel's id of the calling thread ("/proc/thread-self" links to
-    /// "PID/task/TID"), or 0 where that cannot be read.
+    /// The kernel's id of the calling thread (glibc's `gettid`, which the
+    /// Glibc module hides; else "/proc/thread-self", which links to
+    /// "PID/task/TID"), or 0 where neither can be read.
     private static func thisThreadID() -> Int {
+        if let gettid = gettidFunction { return Int(gettid()) }
         var buffer = [CChar](repeating: 0, count: 64)
         let length = readlink("/proc/thread-self", &buffer, buffer.count - 1)
         guard length > 0 else { return 0 }
         let link = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return link.split(separator: "/").last.flatMap { Int($0) } ?? 0
     }
+
+    private static let gettidFunction: (@convention(c) () -> pid_t)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "gettid") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) () -> pid_t).self)
+    }()
 
     /// Whether thread `tid` of this process still runs.
     private static func threadLives(_ tid: Int) -> Bool {
