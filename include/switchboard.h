@@ -1095,8 +1095,9 @@ SB_API int sb_action_cancelled(void);
 typedef uint64_t sb_completion;
 /* The completion of the call whose action runs on this thread now (the same
  * id if taken again during that action); 0 when no action runs here (outside
- * any call; in an observer's start event, an interceptor or a discoverer,
- * which run before the call has found its action). Only an action
+ * any call; in an observer, an interceptor, a discoverer, a class's create or
+ * destroy, a URL call's completion callback, which run before the call's
+ * action or after it has returned). Only an action
  * (registered, of a class or plugin, a scheme or degrade handler) may answer
  * later: an id taken and not returned for with SB_PENDING (the action
  * answered anyway, or it was taken in an observer, interceptor, discoverer or

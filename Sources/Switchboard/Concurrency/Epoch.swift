@@ -427,6 +427,18 @@ extension ThreadRecord {
         noteHeld(level)
     }
 
+    /// The action of the current call level has returned: the object that
+    /// owns it is let go, so that what the call runs after it (an observer's
+    /// end event, a URL call's completion, an owned instance's destructor)
+    /// is no action and takes no completion (`Deferral.takeID`, which would
+    /// open one that nobody gets, and tell its completer "given"). After
+    /// `hold` at the same level, which checked it.
+    @inline(__always)
+    func actionReturned() {
+        // Releasing: the action's last uses of its owner come first.
+        (held + depth.pointee &* ThreadRecord.slotsPerLevel).pointee.store(0, ordering: .releasing)
+    }
+
     /// Holds the hook snapshot of an intercepted call for its current level.
     @inline(__always)
     func hold(hooks: UnsafeMutableRawPointer) {
