@@ -7,6 +7,8 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -16,6 +18,8 @@ static struct {
     sb_status (*action_register)(sb_mediator *, const char *, const char *, sb_fn, void *, void (*)(void *));
     sb_status (*action_perform)(sb_mediator *, const char *, const char *, const sb_value *, unsigned, sb_value **);
     sb_status (*target_unregister)(sb_mediator *, const char *);
+    sb_completion (*completion_take)(void);
+    sb_status (*completion_succeed)(sb_completion, sb_value *);
     const char *(*error_message)(void);
     void (*error_set)(const char *, ...);
     sb_value *(*make_int)(int64_t);
@@ -76,6 +80,55 @@ static void *share_call(void *arg) {
     return NULL;
 }
 
+/* A child forked inside an action goes on with the call it was in: its
+ * thread's record is the parent's thread's (its kernel id differs, but it
+ * is no thread that exited). In the child, an action that answers early
+ * works inside that call and after it (a record emptied by the inner call
+ * would leave the call level at -1 after the outer one: no completion to
+ * take there). The child exits 0 when all went well. */
+static sb_status forks_answers_early(void *ud, const sb_value *params, sb_value **out) {
+    (void)ud, (void)params, (void)out;
+    sb_completion c = lib.completion_take();
+    if (c == 0 || lib.completion_succeed(c, lib.make_int(5)) != SB_OK) return SB_EACTION;
+    return SB_PENDING;
+}
+static sb_status forks(void *ud, const sb_value *params, sb_value **out) {
+    (void)params;
+    pid_t child = fork();
+    if (child == 0) {
+        /* In the child: a call inside this one, then (in fork_in_call)
+         * one after it. */
+        sb_value *inner = NULL;
+        int64_t n = 0;
+        int good = lib.action_perform(shared_m, "Early", "run", NULL, 0, &inner) == SB_OK
+            && lib.get_int(inner, &n) == SB_OK && n == 5;
+        lib.release(inner);
+        *(int *)ud = good ? 1 : 4;
+    } else {
+        int status = -1;
+        waitpid(child, &status, 0);
+        *(int *)ud = WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 2 : 3;
+    }
+    *out = lib.make_int(1);
+    return SB_OK;
+}
+static int fork_in_call(void) {
+    static int where = 0;
+    CHECK(lib.action_register(shared_m, "Forks", "run", forks, &where, NULL) == SB_OK);
+    CHECK(lib.action_register(shared_m, "Early", "run", forks_answers_early, NULL, NULL) == SB_OK);
+    sb_value *out = NULL;
+    sb_status s = lib.action_perform(shared_m, "Forks", "run", NULL, 0, &out);
+    lib.release(out);
+    if (where == 1 || where == 4) { /* the child */
+        int64_t n = 0;
+        out = NULL;
+        int good = s == SB_OK && lib.action_perform(shared_m, "Early", "run", NULL, 0, &out) == SB_OK
+            && lib.get_int(out, &n) == SB_OK && n == 5;
+        _exit(good && where == 1 ? 0 : 1);
+    }
+    return where == 2;
+}
+
 /* Returns whether the second thread got the first one's pthread_t (else
  * the case did not arise and proves nothing). */
 static int share_round(void) {
@@ -133,6 +186,8 @@ int main(int argc, char **argv) {
     int loaded = LOAD(handle, mediator_new, "sb_mediator_new") && LOAD(handle, mediator_free, "sb_mediator_free")
         && LOAD(handle, action_register, "sb_action_register") && LOAD(handle, action_perform, "sb_action_perform")
         && LOAD(handle, target_unregister, "sb_target_unregister")
+        && LOAD(handle, completion_take, "sb_completion_take")
+        && LOAD(handle, completion_succeed, "sb_completion_succeed")
         && LOAD(handle, error_message, "sb_error_message") && LOAD(handle, error_set, "sb_error_set")
         && LOAD(handle, make_int, "sb_int") && LOAD(handle, get_int, "sb_value_get_int")
         && LOAD(handle, release, "sb_value_release");
@@ -166,11 +221,15 @@ int main(int argc, char **argv) {
     for (int round = 0; round < 5; round++) shared_descriptor += share_round();
     if (shared_descriptor == 0) fprintf(stderr, "no_keys: no thread got an exited one's pthread_t here\n");
 
+    CHECK(fork_in_call());
+
     lib.mediator_free(shared_m);
     for (int i = 0; i < count; i++) pthread_key_delete(keys[i]);
     robustness_row("No pthread key left: a thread that gets an exited thread's pthread_t runs an action while a "
                    "new thread makes its first call", 5, "each thread has a record of its own: the running "
                    "action's entry stays held, its userdata is freed after it returns");
+    robustness_row("No pthread key left: a child forked inside an action goes on with that call, then calls an "
+                   "action that answers early", 1, "the child's thread keeps its record: its calls work");
     robustness_row("Every pthread key used before the library is loaded; then calls on 40 threads that exit",
                    40, "calls work (records found by thread), messages kept (cut at 511 bytes), no trap");
     return check_report("no_keys");

@@ -239,7 +239,14 @@ final class EpochDomain: @unchecked Sendable {
                     // thread's, id included (kept with the exited one's
                     // id, a later thread would find that id dead and take
                     // the record too: two live threads on one record).
+                    // Or this is a forked child's only thread (its id is
+                    // the process's), which goes on with the calls it was
+                    // in, as with a key: the record is its own.
                     guard tid != 0, candidate.ownerTID.pointee != 0, candidate.ownerTID.pointee != tid else {
+                        return (candidate, false)
+                    }
+                    if tid == Int(getpid()) {
+                        candidate.ownerTID.pointee = tid
                         return (candidate, false)
                     }
                     Self.threadExited(candidate)
