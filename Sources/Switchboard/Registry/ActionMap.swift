@@ -75,6 +75,7 @@ final class ActionMap: @unchecked Sendable {
         withNameRef(name) { removing($0) }
     }
 
+    @inline(never)
     func removing(_ key: NameRef) -> ActionMap? {
         guard let root = ActionTrie.removing(key, from: root, depth: 0) else { return nil }
         return ActionMap(root: root, count: count - 1)
@@ -98,7 +99,27 @@ final class ActionMap: @unchecked Sendable {
 
     /// Every action, borrowed from this map, in registration order.
     private func ordered() -> [Unmanaged<ActionEntry>] {
-        unordered().sorted { a, b in a._withUnsafeGuaranteedRef { $0.serial } < b._withUnsafeGuaranteedRef { $0.serial } }
+        // A heapsort by serial (distinct, so stability is moot), by hand:
+        // the standard sort specialized for these elements cost 2.5 KiB of
+        // the library's size budget.
+        var all = unordered()
+        func serial(_ i: Int) -> UInt64 { all[i]._withUnsafeGuaranteedRef { $0.serial } }
+        func siftDown(_ start: Int, _ end: Int) {
+            var parent = start
+            while 2 * parent + 1 < end {
+                var child = 2 * parent + 1
+                if child + 1 < end && serial(child + 1) > serial(child) { child += 1 }
+                if serial(child) <= serial(parent) { return }
+                all.swapAt(parent, child)
+                parent = child
+            }
+        }
+        for start in stride(from: all.count / 2 - 1, through: 0, by: -1) { siftDown(start, all.count) }
+        for end in stride(from: all.count - 1, to: 0, by: -1) {
+            all.swapAt(0, end)
+            siftDown(0, end)
+        }
+        return all
     }
 
     private func unordered() -> [Unmanaged<ActionEntry>] {

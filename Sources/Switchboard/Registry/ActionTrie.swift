@@ -77,7 +77,7 @@ final class ActionNode: ManagedBuffer<ActionNodeShape, UInt> {
     /// A list of `entries`, which have one hash.
     static func list(_ entries: [ActionEntry]) -> ActionNode {
         let node = make(Shape(width: entries.count, isList: true))
-        for (i, entry) in entries.enumerated() { node.cells[i] = ActionCell.retaining(entry) }
+        for i in 0..<entries.count { node.cells[i] = ActionCell.retaining(entries[i]) }
         return node
     }
 
@@ -146,16 +146,24 @@ enum ActionTrie {
         ActionCell.node(cell)._withUnsafeGuaranteedRef(body)
     }
 
+    /// The actions of the list `node` but the one named `key`.
+    private static func list(_ node: ActionNode, without key: NameRef) -> [ActionEntry] {
+        var kept: [ActionEntry] = []
+        for i in 0..<node.width {
+            let other = ActionCell.entry(node.cells[i]).takeUnretainedValue()
+            if !other.name.matches(key) { kept.append(other) }
+        }
+        return kept
+    }
+
     /// `node` (at `depth`) with `entry` in it: a new node. `replaced`: it
     /// had an action of that name, which the new node no longer holds.
     static func inserting(_ entry: ActionEntry, into node: ActionNode, depth: Int) -> (ActionNode, replaced: Bool) {
         if node.isList {
-            var kept: [ActionEntry] = []
-            for i in 0..<node.width {
-                let other = ActionCell.entry(node.cells[i]).takeUnretainedValue()
-                if !other.name.matches(entry.name.ref) { kept.append(other) }
-            }
-            return (.list(kept + [entry]), kept.count < node.width)
+            var kept = list(node, without: entry.name.ref)
+            let replaced = kept.count < node.width
+            kept.append(entry)
+            return (.list(kept), replaced)
         }
         let i = index(entry.name.hash, depth: depth)
         let copy = node.copy()
@@ -199,11 +207,7 @@ enum ActionTrie {
     /// same whatever was added and removed before.
     static func removing(_ key: NameRef, from node: ActionNode, depth: Int) -> ActionNode? {
         if node.isList {
-            var kept: [ActionEntry] = []
-            for i in 0..<node.width {
-                let other = ActionCell.entry(node.cells[i]).takeUnretainedValue()
-                if !other.name.matches(key) { kept.append(other) }
-            }
+            let kept = list(node, without: key)
             return kept.count < node.width ? .list(kept) : nil
         }
         let i = index(key.hash, depth: depth)
