@@ -6,7 +6,7 @@ extension SwitchboardCLI {
     struct Routes: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List the targets, actions, schemes and route patterns that the plugins and Lua targets provide.",
-            discussion: """
+            discussion: InstallPrefix.expand("""
                 Prints, for people, each target with where it comes from (a plugin, a Lua file) \
                 and its actions, with the signature and the params' notes of each action that \
                 has a contract (and [async] for one that answers later), then the URL schemes, the route patterns, and any rules and \
@@ -16,7 +16,7 @@ extension SwitchboardCLI {
                 Example, from PREFIX/share/switchboard/examples:
 
                   $ switchboard routes --plugin ./module_a.so --targets targets --json
-                """)
+                """))
 
         @OptionGroup var load: LoadOptions
         @OptionGroup var limits: LimitOptions<LoadingLimits>
@@ -31,10 +31,12 @@ extension SwitchboardCLI {
             try session.loadLuaTargets()
             guard let text = takeJSON(sb_routes_json(session.mediator)) else { throw CommandFailure("no routes") }
             if json {
-                print(text)
+                print(terminalJSON(text))
                 return
             }
-            print(try RoutesListing(json: text).text, terminator: "")
+            // Names as plugins and target files give them: control characters escaped, line by line.
+            let listing = try RoutesListing(json: text).text.split(separator: "\n", omittingEmptySubsequences: false)
+            print(listing.map { visible(String($0)) }.joined(separator: "\n"), terminator: "")
         }
     }
 }

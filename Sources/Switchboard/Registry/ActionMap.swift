@@ -55,11 +55,11 @@ final class ActionMap: @unchecked Sendable {
         while cell & ActionCell.nodeBit != 0 {
             if cell & ActionCell.listBit != 0 { return ActionTrie.find(key, inList: cell) }
             bits &<<= ActionTrie.bitsPerLevel
-            cell = ActionCell.node(cell)._withUnsafeGuaranteedRef { $0.cells }[ActionTrie.index(bits)]
+            cell = Borrowed(ActionCell.node(cell)).read { $0.cells }[ActionTrie.index(bits)]
         }
         guard cell != ActionCell.empty else { return nil }
         let entry = ActionCell.entry(cell)
-        return entry._withUnsafeGuaranteedRef { $0.name.matches(key) } ? entry : nil
+        return Borrowed(entry).read { $0.name.matches(key) } ? entry : nil
     }
 
     /// A new map with `entry` added, replacing any action of the same name
@@ -94,7 +94,7 @@ final class ActionMap: @unchecked Sendable {
     }
 
     private static func name(_ entry: Unmanaged<ActionEntry>) -> String {
-        entry._withUnsafeGuaranteedRef { $0.name.string }
+        Borrowed(entry).read { $0.name.string }
     }
 
     /// Every action, borrowed from this map, in registration order.
@@ -103,7 +103,7 @@ final class ActionMap: @unchecked Sendable {
         // the standard sort specialized for these elements cost 2.5 KiB of
         // the library's size budget.
         var all = unordered()
-        func serial(_ i: Int) -> UInt64 { all[i]._withUnsafeGuaranteedRef { $0.serial } }
+        func serial(_ i: Int) -> UInt64 { Borrowed(all[i]).read { $0.serial } }
         func siftDown(_ start: Int, _ end: Int) {
             var parent = start
             while 2 * parent + 1 < end {

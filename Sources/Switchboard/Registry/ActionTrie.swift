@@ -136,14 +136,14 @@ enum ActionTrie {
         node(cell) { list in
             for i in 0..<list.width {
                 let entry = ActionCell.entry(list.cells[i])
-                if entry._withUnsafeGuaranteedRef({ $0.name.matches(key) }) { return entry }
+                if Borrowed(entry).read({ $0.name.matches(key) }) { return entry }
             }
             return nil
         }
     }
 
     private static func node<R>(_ cell: UInt, _ body: (ActionNode) -> R) -> R {
-        ActionCell.node(cell)._withUnsafeGuaranteedRef(body)
+        Borrowed(ActionCell.node(cell)).read(body)
     }
 
     /// The actions of the list `node` but the one named `key`.
@@ -219,7 +219,7 @@ enum ActionTrie {
             guard let child = Self.node(cell, { removing(key, from: $0, depth: depth + 1) }) else { return nil }
             replacement = collapsed(child)
         } else {
-            guard ActionCell.entry(cell)._withUnsafeGuaranteedRef({ $0.name.matches(key) }) else { return nil }
+            guard Borrowed(ActionCell.entry(cell)).read({ $0.name.matches(key) }) else { return nil }
             replacement = ActionCell.empty
         }
         let copy = node.copy()
