@@ -326,7 +326,8 @@ int sb_lua_call_options(lua_State *L, int idx, sb_call_options *o);
 /* services.c: sb.service, sb.bind_service, sb.perform_service, sb.remove_service. */
 extern const luaL_Reg sb_lua_service_functions[];
 
-/* module.c */
+/* util.c: the helpers every file calls (status names, metatable locking,
+ * the failure triple); it calls nothing else of the glue. */
 /* Every metatable the module makes is locked when it is made: its
  * __metatable field (set here to `what`, on the table at the top of the
  * stack) is what getmetatable answers, so no script can reach the table to
