@@ -16,6 +16,7 @@
  *   sb.open(url [, params] [, completion])   the URL entry -> result | nil, message, code
  *   sb.scheme(name [, fn | false]) connects a scheme to targets, a handler, or nothing -> true
  *   sb.url_pattern(pattern, target, action | fn), sb.remove_url_pattern(pattern)
+ *   (1.x names, kept as the same functions: sb.release, sb.route, sb.unroute)
  *   sb.routes()                   what the mediator can reach -> table
  *   sb.policy(t | nil)            {schemes = {...}, targets = {...}} for URLs -> true
  *   sb.on_rejected(fn | nil)      observes refused URL calls -> true
@@ -25,10 +26,6 @@
  *   perform/open opts: {cache =, bypass =, tags = {...}, cancel = token}
  *   (perform also fallback = false: SB_NO_FALLBACK)
  *   sb.null, sb.path, sb.version
- *
- * The nouns are the C face's (sb_target_evict, sb_url_pattern_add): 1.0's
- * sb.release, sb.route and sb.unroute are the same functions under their old
- * names, kept for 1.x scripts (docs/lua.md lists them).
  *
  * Misuse (a wrong argument type, an empty name) raises an error; a call that
  * fails returns nil, message, code, where code is the status name
@@ -98,6 +95,7 @@ static int l_unregister(lua_State *L) {
     return 1;
 }
 
+/* sb.evict(name): sb_target_evict. */
 static int l_evict(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
     sb_status status = sb_target_evict(ctx->m, sb_lua_check_name(L, 1));
@@ -272,8 +270,8 @@ static int l_scheme(lua_State *L) {
     return 1;
 }
 
-/* sb.url_pattern(pattern, target, action) or sb.url_pattern(pattern, fn): a Lua handler
- * is added with sb_url_pattern_add_handler (no name reaches it). */
+/* sb.url_pattern(pattern, target, action) or sb.url_pattern(pattern, fn): a
+ * Lua handler is added with sb_url_pattern_add_handler (no name reaches it). */
 static int l_url_pattern(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
     const char *pattern = sb_lua_check_name(L, 1);
@@ -291,6 +289,7 @@ static int l_url_pattern(lua_State *L) {
     return 1;
 }
 
+/* sb.remove_url_pattern(pattern): sb_url_pattern_remove. */
 static int l_remove_url_pattern(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
     const char *pattern = sb_lua_check_name(L, 1);
@@ -422,11 +421,17 @@ static const luaL_Reg functions[] = {
     {"on_rejected", l_on_rejected},
     {"require_signed_urls", l_require_signed_urls},
     {"sign_url", l_sign_url},
-    /* 1.0's names (deprecated): the same functions. */
-    {"release", l_evict},
-    {"route", l_url_pattern},
-    {"unroute", l_remove_url_pattern},
     {NULL, NULL},
+};
+
+/* The names 1.x gave (a route was also a prepared call, and "release" also
+ * meant letting go of memory): each is the same function as its new name. */
+static const struct {
+    const char *old, *current;
+} renamed[] = {
+    {"release", "evict"},
+    {"route", "url_pattern"},
+    {"unroute", "remove_url_pattern"},
 };
 
 static void context_metatable(lua_State *L) {
@@ -489,6 +494,10 @@ int sb_lua_open(lua_State *L, sb_mediator *m) {
     luaL_setfuncs(L, sb_lua_hook_functions, 1);
     lua_pushvalue(L, -2);
     luaL_setfuncs(L, sb_lua_service_functions, 1);
+    for (size_t i = 0; i < sizeof renamed / sizeof renamed[0]; i++) {
+        lua_getfield(L, -1, renamed[i].current);
+        lua_setfield(L, -2, renamed[i].old);
+    }
     lua_pushstring(L, sb_version());
     lua_setfield(L, -2, "version");
     lua_pushlightuserdata(L, (void *)&sb_lua_null);

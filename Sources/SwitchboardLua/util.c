@@ -1,26 +1,25 @@
 /*
- * The helpers every file of the glue calls: status names, argument checks,
- * failures pushed as nil, message, code, and locked metatables. This file
- * calls nothing else of the glue (as luv keeps its shared helpers in
- * util.c), so the other files depend on it and it on none of them.
+ * The helpers every file of the glue calls: status names, locking a
+ * metatable, the `nil, message, code` of a failure. They call nothing else
+ * of the glue (luv keeps its shared helpers in util.c the same way), so the
+ * other files depend on this one and it on none of them.
  */
 #include "internal.h"
 
 #include <string.h>
 
-/* The library's own names (sb_status_name), so that Lua, the command and
- * traces spell a status alike. */
+/* The names are the library's (sb_status_name), one table for every face. */
 const char *sb_lua_status_name(sb_status status) {
     return sb_status_name(status);
 }
 
-/* The status a name gives (an error object's code); SB_EACTION for a name
- * no status has, as for an action that raised. Every failure status is
- * below SB_PENDING; the numbers no status has are named "EUNKNOWN". */
+/* The status a name names ("ETIMEOUT"), for a Lua action failing with one;
+ * SB_EACTION for a name no status has (and for "OK" and "PENDING", which
+ * are no failures). */
 sb_status sb_lua_status_from_name(const char *name) {
-    if (strcmp(name, "EUNKNOWN") == 0) return SB_EACTION;
-    for (int s = SB_OK + 1; s < SB_PENDING; s++) {
-        if (strcmp(sb_status_name((sb_status)s), name) == 0) return (sb_status)s;
+    for (int s = SB_EINVAL; s < SB_PENDING; s++) {
+        const char *known = sb_status_name((sb_status)s);
+        if (strcmp(known, "EUNKNOWN") != 0 && strcmp(known, name) == 0) return (sb_status)s;
     }
     return SB_EACTION;
 }
