@@ -17,6 +17,7 @@ enum ScenarioAPI {
         ("show", PackageResources.show_lua),           // values as Lua source, for messages
         ("equality", PackageResources.equality_lua),   // deep equality and differences
         ("failures", PackageResources.failures_lua),   // expectations that did not hold, where
+        ("calls", PackageResources.calls_lua),         // sb.perform and sb.open: how the last call ended
         ("matchers", PackageResources.matchers_lua),   // expect(...) and the matchers
         ("scenarios", PackageResources.scenarios_lua), // scenario(), step()
         ("output", PackageResources.output_lua),       // print, io.write, the standard streams

@@ -17,7 +17,7 @@ end
 
 -- The error handler: failures stay failures, errors get a traceback.
 local function handler(err)
-  if is_failure(err) then return err end
+  if is_failure(err) or api.is_skip(err) then return err end
   local message = type(err) == "string" and err or nil
   if not message and (type(err) == "table" or type(err) == "userdata") then
     local ok, text = pcall(tostring, err) -- its __tostring, if it has one
@@ -61,9 +61,10 @@ end
 -- later suspends it (sb.perform yields), and the runner waits on sb.fd()
 -- and calls sb.poll(), which resumes it, until the body is over. The wait
 -- is bounded by the scenario's timeout (helpers.wait raises the limit).
-local function run_body(fn)
+-- `parts` returns ok, problem.
+local function run_body(parts)
   local ok, problem
-  local body = co_create(function() ok, problem = xpcall(fn, handler) end)
+  local body = co_create(function() ok, problem = parts() end)
   local resumed, err = co_resume(body)
   while resumed and co_status(body) == "suspended" do
     if sb_pending() == 0 then
@@ -79,43 +80,133 @@ local function run_body(fn)
   return ok, problem
 end
 
+-- fn, protected; its problem says which hook it came from.
+local function attempt(fn, hook)
+  local ok, problem = xpcall(fn, handler)
+  if not ok and hook and not api.is_skip(problem) then problem.hook = hook end
+  return ok, problem
+end
+
+local function is_trouble(ok, problem) return not ok and not api.is_skip(problem) end
+
+-- A problem's text for a message about another: "message (at file:line)".
+local function told(problem)
+  return problem.message .. (problem.where and (" (at " .. problem.where .. ")") or "")
+end
+
+-- The before_each hooks, the body, then the after_each hooks (the last set
+-- runs first), which run whatever happened before them.
+local function scenario_parts(s)
+  return function()
+    local hooks = api.hooks
+    local ok, problem = true, nil
+    for _, hook in ipairs(hooks.before_each) do
+      ok, problem = attempt(hook, "before_each")
+      if not ok then break end
+    end
+    if ok then ok, problem = attempt(s.fn) end
+    for i = #hooks.after_each, 1, -1 do
+      local done, trouble = attempt(hooks.after_each[i], "after_each")
+      if is_trouble(done, trouble) then
+        if is_trouble(ok, problem) then
+          problem.message = problem.message .. "\n(after_each failed too: " .. told(trouble) .. ")"
+        else
+          ok, problem = false, trouble
+        end
+      end
+    end
+    return ok, problem
+  end
+end
+
+-- Runs hooks of one kind at the top level (before_all, after_all): nil, or
+-- the first problem, its message saying which.
+local function run_hooks(kind, last_first)
+  local list = api.hooks[kind]
+  if #list == 0 then return nil end
+  local ok, problem = run_body(function()
+    local from, to, by = 1, #list, 1
+    if last_first then from, to, by = #list, 1, -1 end
+    for i = from, to, by do
+      local done, trouble = attempt(list[i], kind)
+      if not done then return false, trouble end
+    end
+    return true
+  end)
+  if ok then return nil end
+  return { outcome = is_failure(problem) and "failed" or "error", message = kind .. " failed: " .. problem.message,
+           where = problem.where, traceback = problem.traceback, step = "(" .. kind .. ")", output = captured_output() }
+end
+
 local control = {}
 
 function control.define(chunk)
   local ok, problem = xpcall(chunk, handler)
   if ok then return nil end
   if is_failure(problem) then
-    return { message = "an expectation at the top level of the script: " .. problem.message, where = problem.where }
+    return { message = "an expectation at the top level of the script: " .. problem.message, where = problem.where,
+             output = captured_output() }
   end
+  problem.output = captured_output()
   return problem
 end
 
-function control.names()
-  local names = {}
-  for i, s in ipairs(state.scenarios) do names[i] = s.name end
-  return names
+-- The scenarios, as the runner lists them: name, tags, skip, todo.
+function control.list()
+  local list = {}
+  for i, s in ipairs(state.scenarios) do list[i] = { name = s.name, tags = s.tags, skip = s.skip, todo = s.todo } end
+  return list
 end
 
-function control.run(index, name)
+function control.before_all() return run_hooks("before_all") end
+function control.after_all() return run_hooks("after_all", true) end
+
+function control.top_output() return captured_output() end
+
+-- One scenario; `whole`: in a state of its own (the old way), with
+-- before_all before it and after_all after it.
+function control.run(index, name, whole)
   local s = state.scenarios[index]
   if not s or s.name ~= name then
     return { outcome = "error", message = format("the script defined scenario %d as %q when listed, and now as %s: "
              .. "scenario names must not depend on the run", index, name, s and format("%q", s.name) or "nothing") }
   end
+  if whole then
+    local problem = control.before_all()
+    if problem then return problem end
+  end
   api.reset_output() -- the top level's output is not the scenario's
-  local running = { name = name, steps = {}, stack = {} }
+  api.forget_calls()
+  local running = { name = name, steps = {}, stack = {}, expectations = 0 }
   state.running = running
-  local ok, problem = run_body(s.fn)
-  local report = { outcome = "passed", step = nil }
-  if not ok then
+  local ok, problem = run_body(scenario_parts(s))
+  local report = { outcome = "passed", step = nil, expectations = running.expectations }
+  if api.is_skip(problem) then
+    report.outcome, report.message = "skipped", problem.reason
+  elseif not ok then
     report.outcome = is_failure(problem) and "failed" or "error"
     report.message, report.where, report.traceback = problem.message, problem.where, problem.traceback
-    report.step = running.failed_step or current_step()
+    report.step = running.failed_step or current_step() or (problem.hook and "(" .. problem.hook .. ")")
   end
   report.steps = step_reports()
   report.output = captured_output()
   if api.coverage_lines then report.calls = api.coverage_lines() end
+  if whole then
+    state.running = nil
+    local trouble = control.after_all()
+    if trouble then control.add_trouble(report, trouble) end
+  end
   return report
+end
+
+-- after_all's problem, told on the report of the scenario before it.
+function control.add_trouble(report, trouble)
+  if report.outcome == "passed" or report.outcome == "skipped" then
+    report.outcome, report.message = trouble.outcome, trouble.message
+    report.where, report.traceback, report.step = trouble.where, trouble.traceback, trouble.step
+  else
+    report.message = report.message .. "\n(" .. trouble.message .. (trouble.where and (" at " .. trouble.where) or "") .. ")"
+  end
 end
 
 function control.partial()

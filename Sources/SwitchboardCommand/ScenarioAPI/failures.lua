@@ -1,5 +1,6 @@
--- Expectations that did not hold, and where. Part of the scenario API:
--- exports is_failure, fail, caller_where and script_traceback.
+-- Expectations that did not hold, and where; skip(). Part of the scenario
+-- API: exports is_failure, fail, caller_where, script_traceback, raise_skip
+-- and is_skip.
 local api = ...
 local type, ipairs, error, setmetatable = type, ipairs, error, setmetatable
 local sub, find, gmatch = string.sub, string.find, string.gmatch
@@ -46,10 +47,26 @@ local function script_traceback()
   return #kept > 1 and concat(kept, "\n") or nil
 end
 
+-- A failure raised in a helper function of the script's (or a file it
+-- requires) says where the scenario called it too: its traceback, when it
+-- has more than one of the script's frames.
 local function fail(message)
   local failure = setmetatable({ message = message, where = caller_where() }, FAILURE)
+  local trace = script_traceback()
+  if trace and find(trace, "\n[^\n]*\n") then failure.traceback = trace end
   failures[failure] = true
   error(failure, 0)
 end
 
+-- skip(reason) raises one of these: known by identity, as failures are.
+local SKIP = { __metatable = "skipped" }
+local skips = setmetatable({}, { __mode = "k", __metatable = "locked" })
+local function is_skip(err) return type(err) == "table" and skips[err] == true end
+local function raise_skip(reason)
+  local marker = setmetatable({ reason = reason }, SKIP)
+  skips[marker] = true
+  error(marker, 0)
+end
+
 api.is_failure, api.fail, api.caller_where, api.script_traceback = is_failure, fail, caller_where, script_traceback
+api.is_skip, api.raise_skip = is_skip, raise_skip

@@ -1,10 +1,10 @@
 -- expect(...) and its matchers (a global: expect). Part of the scenario
 -- API: exports pack.
 local api = ...
-local select, type, tostring, pairs, pcall, error, setmetatable, rawequal = select, type, tostring, pairs, pcall, error,
-  setmetatable, rawequal
+local ipairs, select, type, tostring, pairs, pcall, error, setmetatable, rawequal = ipairs, select, type, tostring,
+  pairs, pcall, error, setmetatable, rawequal
 local format, find, sub = string.format, string.find, string.sub
-local unpack = table.unpack
+local concat, unpack = table.concat, table.unpack
 local math_type, abs = math.type, math.abs
 local show, difference, fail, is_failure = api.show, api.difference, api.fail, api.is_failure
 
@@ -16,15 +16,29 @@ end
 
 local matchers = {}
 
+-- Two tables that differ: the keys that differ first, one per line, as a
+-- diff (- expected, + got), then both tables; anything else on one line.
+local DIFFERENCES_SHOWN = 10
+
 function matchers.to_equal(v, expected)
-  local path, e, a = difference(expected, v.value, "", {})
-  if path then
-    local where = path == "" and "" or format(" (at %s)", sub(path, 1, 1) == "." and sub(path, 2) or path)
-    if path == "" then
-      fail(format("expected %s, got %s", show(expected), show(v.value)))
-    end
-    fail(format("expected %s, got %s%s: %s differs from %s", show(expected), show(v.value), where, show(a), show(e)))
+  local path = difference(expected, v.value, "", {})
+  if not path then return end
+  if type(expected) ~= "table" or type(v.value) ~= "table" then
+    fail(format("expected %s, got %s", show(expected), show(v.value)))
   end
+  local kept, total, more = api.differences(expected, v.value, DIFFERENCES_SHOWN)
+  if total == 0 then fail(format("expected %s, got %s", show(expected), show(v.value))) end
+  local lines = { format("the tables differ at %d%s key%s (- expected, + got):", total, more and " or more" or "",
+                         total == 1 and "" or "s") }
+  for _, d in ipairs(kept) do
+    local at = api.path_text(d.keys)
+    if d.expected ~= nil then lines[#lines + 1] = format("- %s = %s", at, show(d.expected)) end
+    if d.actual ~= nil then lines[#lines + 1] = format("+ %s = %s", at, show(d.actual)) end
+  end
+  if total > #kept then lines[#lines + 1] = format("... and %s%d more", more and "at least " or "", total - #kept) end
+  lines[#lines + 1] = "expected " .. show(expected)
+  lines[#lines + 1] = "     got " .. show(v.value)
+  fail(concat(lines, "\n"))
 end
 
 function matchers.to_not_equal(v, unexpected)
@@ -154,15 +168,31 @@ local function with_reason(name, state, ok, err)
     if not ok then error(err, 0) end
     return
   end
-  err.message = format("%s (the call failed: %s %s)", err.message, tostring(state.values[2]), tostring(state.values[3] or ""))
+  local values = state.values
+  if state.last_call then
+    err.message = format("%s (the last call, %s, failed: %s %s)", err.message, tostring(state.last_call),
+                         tostring(values[2]), tostring(values[3] or ""))
+  else
+    err.message = format("%s (the call failed: %s %s)", err.message, tostring(values[2]), tostring(values[3] or ""))
+  end
   error(err, 0)
 end
 
 -- expect(actual) keeps every value it is given, so expect(sb.perform(...))
--- sees a failure's message and code too. Both expect(x).to_equal(y) and
--- expect(x):to_equal(y) work.
+-- sees a failure's message and code too. A nil given alone, when the last
+-- call the scenario made failed, stands for that call's `nil, message,
+-- code` (`local r = sb.perform(...); expect(r)` as the inline form): what
+-- the call said is kept until the next call. Both expect(x).to_equal(y)
+-- and expect(x):to_equal(y) work.
 function expect(...)
   local state = { values = pack(...) }
+  if state.values.n == 1 and state.values[1] == nil then
+    local last = api.last_failure()
+    if last then
+      state.values = pack(nil, last.message, last.code)
+      state.last_call = last.call
+    end
+  end
   state.value = state.values[1]
   local expectation = {}
   return setmetatable(expectation, {
@@ -171,6 +201,8 @@ function expect(...)
       local matcher = matchers[name]
       if not matcher then error(format("expect(...) has no matcher %s", tostring(name)), 2) end
       return function(first, ...)
+        local running = api.state.running
+        if running then running.expectations = running.expectations + 1 end
         if rawequal(first, expectation) then return with_reason(name, state, pcall(matcher, state, ...)) end
         return with_reason(name, state, pcall(matcher, state, first, ...))
       end

@@ -45,6 +45,7 @@ end
 -- it writes what is left of the limit and counts the rest; other files
 -- (--allow-os) are written as ever. The original calls no Lua.
 local file_methods = helpers.file_methods
+local quiet_top_level = helpers.quiet_top_level
 if file_methods then
   local raw_write, stdout, stderr = file_methods.write, io.stdout, io.stderr
   file_methods.write = function(f, ...)
@@ -60,6 +61,14 @@ if file_methods then
       parts[i] = v
     end
     local text = concat(parts)
+    -- A top level runs more than once (listed, prepared; the old way, again
+    -- for each scenario): its standard streams are written when it is
+    -- prepared only, and kept with its output otherwise (a script that
+    -- does not load shows them in its report).
+    if quiet_top_level and not api.state.running then
+      capture(text)
+      return f
+    end
     local room = OUTPUT_LIMIT - output_bytes
     output_bytes = output_bytes + #text
     if room >= #text then return raw_write(f, text) end
