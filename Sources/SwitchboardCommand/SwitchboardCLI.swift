@@ -42,7 +42,7 @@ struct SwitchboardCLI: ParsableCommand {
               $ switchboard gen --lang c --plugin ./module_a.so -o generated
             """),
         version: String(cString: sb_version()),
-        subcommands: [Run.self, Call.self, Replay.self, Routes.self, Gen.self])
+        subcommands: [Run.self, Call.self, Replay.self, Routes.self, Gen.self, Report.self])
 
     /// A first word that is no subcommand (`switchboard rnu`) is a usage
     /// error that names the closest one, as a mistyped option already is.
@@ -72,7 +72,7 @@ struct SwitchboardCLI: ParsableCommand {
         guard !names.contains(word) else { return nil }
         let close = NameSuggestions.closest(to: word, among: names, limit: 1)
         if let best = close.first { return "Unknown subcommand '\(word)'. Did you mean '\(best)'?" }
-        return "Unknown subcommand '\(word)' (run, call, replay, routes, gen or help)"
+        return "Unknown subcommand '\(word)' (run, call, replay, routes, gen, report or help)"
     }
 }
 
