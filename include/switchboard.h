@@ -80,6 +80,9 @@
  * the reverse order they started (as plain calls do): do not switch between
  * fibers or stackful coroutines on one thread while each is inside a call
  * through the mediator (what one call uses could be released under another).
+ * No function is async-signal-safe: they take locks and allocate, so one
+ * called from a signal handler (a completion, an interceptor's decision) may
+ * wait forever for the very thread the signal interrupted.
  *
  * User code. Functions marked "Calls user code" may run actions, callbacks or
  * destructors (free_userdata, a plugin's destroy, a pointer's destroy) before
@@ -102,10 +105,11 @@
  * and at its first call; with none left it still works (more slowly: its
  * per-thread records are found by thread, and error messages are cut at
  * 511 bytes).
- * The library's own threads are named in /proc: "sb-watch" (it exits when
- * it has nothing to watch) and "sb-intercept" (async interceptors; they
- * stay). Memory is the exception: the Swift runtime inside ends the process
- * when malloc fails, as a Swift program does.
+ * The library's own threads are named in /proc: "sb-watch" (it exits once
+ * the deadlines of the calls it watched have passed, answered or not) and
+ * "sb-intercept" (async interceptors; they stay). Memory is the exception:
+ * the Swift runtime inside ends the process when malloc fails, as a Swift
+ * program does.
  *
  * Building a host. pkg-config gives no run path; for a prefix the loader
  * does not search, ask for one:
@@ -622,48 +626,6 @@ SB_API sb_status sb_action_perform(sb_mediator *m, const char *target, const cha
  * SB_EINVAL for a NULL or empty name. Calls user code (a plugin's destroy). */
 SB_API sb_status sb_target_evict(sb_mediator *m, const char *target);
 
-/*
- * A call its caller runs itself, for a face that can run the function more
- * cheaply in its own representation: the Lua module calls a Lua action of
- * its own state with a copy of the caller's table, converting nothing to C
- * values and back.
- *
- * sb_action_enter returns 1 only when sb_action_perform(m, target, action,
- * params, 0, out) with params that name no module (SB_MODULE_KEY) would now
- * do nothing but call a function registered with sb_action_register: no
- * interceptor or observer on `m`, `target` and `action` registered by name
- * (no discovery), with no contract, and the call not too deep. Then the call
- * is entered as sb_action_perform enters it: one more call in progress on
- * this thread (SB_MAX_CALL_DEPTH), the call whose action runs here
- * (sb_completion_take, sb_action_cancelled), the function and its userdata
- * kept alive even if unregistered meanwhile. *fn and *userdata are what was
- * registered; *ticket names the call. The caller then does what
- * fn(userdata, params, out) would do, or nothing (a call left at once with
- * SB_OK ran nothing), and ends the call with sb_action_leave on the same
- * thread, exactly once, innermost first. Otherwise (also for a NULL
- * argument) it returns 0 and enters nothing: make the call the general way,
- * which resolves it the same way and reports what stood in the way.
- *
- * sb_action_leave ends the call with what the function returned: `status`,
- * and *out as for an sb_fn (SB_OK with *out NULL becomes an SB_NULL value;
- * `out` may be NULL for SB_OK when the caller keeps the result in its own
- * form). `target` and `action` are the names entered (they name the action
- * in messages). It returns the call's status as sb_action_perform would: a
- * failure without a message set since sb_action_enter gets one, an unknown
- * status becomes SB_EACTION, SB_PENDING (after sb_completion_take) waits for
- * the answer, set in *out. SB_EINVAL, nothing done, for a ticket that is
- * not this thread's innermost call in progress, or one already left.
- * Calls no user code, but waits for an SB_PENDING answer.
- *
- * New after 1.0.0, for 1.1 (symbol version SWITCHBOARD_1.1: a program
- * linked with them does not load with a 1.0 library, and the loader says
- * why).
- */
-SB_API int sb_action_enter(sb_mediator *m, const char *target, const char *action, sb_fn *fn, void **userdata,
-                           uint64_t *ticket);
-SB_API sb_status sb_action_leave(const char *target, const char *action, uint64_t ticket, sb_status status,
-                                 sb_value **out);
-
 /* ---------------------------------------------------------- prepared routes */
 
 /*
@@ -1095,8 +1057,9 @@ SB_API int sb_action_cancelled(void);
 typedef uint64_t sb_completion;
 /* The completion of the call whose action runs on this thread now (the same
  * id if taken again during that action); 0 when no action runs here (outside
- * any call; in an observer's start event, an interceptor or a discoverer,
- * which run before the call has found its action). Only an action
+ * any call; in an observer, an interceptor, a discoverer, a class's create or
+ * destroy, a URL call's completion callback, which run before the call's
+ * action or after it has returned). Only an action
  * (registered, of a class or plugin, a scheme or degrade handler) may answer
  * later: an id taken and not returned for with SB_PENDING (the action
  * answered anyway, or it was taken in an observer, interceptor, discoverer or

@@ -37,6 +37,8 @@ final class DetachedWatch: @unchecked Sendable {
         var thread: pthread_t?
         /// The process that started the thread: a forked child has none.
         var startedIn: pid_t = 0
+        /// `reapAtExit` is registered with atexit (once per process image).
+        var reaperRegistered = false
         /// The deadline the thread sleeps until.
         var sleepsUntil = UInt64.max
         /// Heap size at which delivered calls are dropped next.
@@ -79,6 +81,10 @@ final class DetachedWatch: @unchecked Sendable {
                                                  + String(cString: strerror(status))))
                 }
                 (state.running, state.thread, state.startedIn) = (true, thread, getpid())
+                if !state.reaperRegistered {
+                    state.reaperRegistered = true
+                    atexit { DetachedWatch.shared.reapAtExit() }
+                }
                 threadRuns.store(true, ordering: .sequentiallyConsistent)
                 state.sleepsUntil = .max
             }
@@ -117,6 +123,19 @@ final class DetachedWatch: @unchecked Sendable {
             if let old = state.thread { pthread_join(old, nil) }
             state.thread = nil
             return true
+        }
+    }
+
+    /// At exit, joins a thread that exited idle and that nobody joined
+    /// since: a finished thread left unjoined keeps its stack until the
+    /// process ends, and thread checkers report it as leaked. One still
+    /// watching is left alone, and a lock held elsewhere is not waited for:
+    /// exit never blocks here.
+    private func reapAtExit() {
+        _ = watched.withLockIfAvailable { state in
+            guard !state.running, state.startedIn == getpid(), let old = state.thread else { return }
+            pthread_join(old, nil)
+            state.thread = nil
         }
     }
 

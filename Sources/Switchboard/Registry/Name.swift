@@ -181,6 +181,14 @@ struct OwnedName: @unchecked Sendable {
         }
     }
 
+    /// The same bytes under a hash chosen by the caller: for tests of
+    /// tables whose names collide (no real name can be given its hash).
+    init(_ string: String, hash: UInt64) {
+        let name = OwnedName(string)
+        (self.string, base, count, isCallable) = (name.string, name.base, name.count, name.isCallable)
+        self.hash = hash
+    }
+
     /// A lookup key for this name, valid while the owner lives.
     var ref: NameRef { NameRef(base: base, count: count, hash: hash) }
 
