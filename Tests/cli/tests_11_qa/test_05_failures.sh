@@ -22,3 +22,11 @@ check "names and skip/todo reasons with < & \" ' ]]> # \\ survive TAP (no forged
 check "prove sees no directive forged by a name or a reason (1 failure, 1 todo, 1 skip)" bash -c "
   ! prove --exec '$sb run --tap-version 13' $scenarios/qa/special_names.lua > '$work/prove.txt' 2>&1 \
   && grep -q 'Failed test:  1$' '$work/prove.txt' && grep -q '1 skipped' '$work/prove.txt' || { cat '$work/prove.txt'; exit 1; }"
+cat > "$work/top_stderr.lua" <<'LUA'
+io.stderr:write("top level to stderr\n")
+scenario("one", function() expect(1).to_equal(1) end)
+scenario("two", function() expect(2).to_equal(2) end)
+LUA
+run topstderr run "$work/top_stderr.lua"
+check "what a top level writes to standard error appears once (it runs to list and to prepare)" bash -c "
+  [ \$(grep -c 'top level to stderr' '$work/topstderr.err') = 1 ]"
