@@ -25,11 +25,11 @@ final class ActionEntry: @unchecked Sendable {
     /// `body`'s Swift closure, for the same reason: calls read this stored
     /// property instead of copying the enum's payload.
     let swift: (@Sendable (AnyObject?, Params) throws -> Value)?
-    /// Checked before each call (Contracts/); the fast paths leave actions
-    /// that have one to the general path.
+    /// Checked before each call (Contracts/): a plan for an action that has
+    /// one runs the check (`Plan`).
     let contract: ContractCheck?
     /// `contract`'s declared result (`ContractCheck.result`), stored here so
-    /// that a fast path reads one field of the entry after the call.
+    /// that the executor reads one field of the entry after the call.
     let declaredResult: ParamType?
     /// When it was made, among all actions of the process: an action map
     /// lists its actions in this order (registration order, since an
