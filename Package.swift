@@ -89,7 +89,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             exclude: ["exports.list"],
-            resources: [.embedInCode("scenario_api.lua"), .embedInCode("replay.lua")],
+            // The scenario API, a file per job (ScenarioAPI.swift puts them together).
+            resources: ["show", "equality", "failures", "calls", "matchers", "scenarios", "output", "trace", "coverage", "control"]
+                .map { .embedInCode("ScenarioAPI/\($0).lua") } + [.embedInCode("replay.lua")],
             linkerSettings: [.unsafeFlags([
                 "-Xlinker", "--dynamic-list=\(root)/Sources/SwitchboardCommand/exports.list",
             ])]),

@@ -185,7 +185,7 @@ completed=$(env -i PATH="$prefix/bin:/usr/bin:/bin" XDG_DATA_DIRS="$prefix/share
   COMP_WORDS=(switchboard r) COMP_CWORD=1 COMP_LINE="switchboard r" COMP_POINT=13
   $(complete -p switchboard | sed -E "s/.* -F ([^ ]+) .*/\1/") switchboard r switchboard
   echo "${COMPREPLY[*]}"' 2>&1) || sb_die "bash did not load the installed completion: $completed"
-[ "$completed" = "run replay routes" ] || sb_die "bash completed 'switchboard r' as: $completed"
+[ "$completed" = "run replay routes report" ] || sb_die "bash completed 'switchboard r' as: $completed"
 
 # --- staged with DESTDIR, for /opt/switchboard --------------------------------
 stage="$tmp/stage"

@@ -39,6 +39,7 @@ extension SwitchboardCLI {
         var params: String?
 
         func validate() throws {
+            guard DeferredValidation.now else { return }
             if action == nil && !first.contains("://") {
                 throw ValidationError("give a URL (scheme://target/action?k=v), or a target and an action")
             }

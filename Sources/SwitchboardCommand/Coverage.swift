@@ -42,7 +42,7 @@ struct Coverage {
         }
     }
 
-    /// A name as the scenario's process wrote it (scenario_api.lua's
+    /// A name as the scenario's process wrote it (ScenarioAPI/coverage.lua's
     /// `field`: % and control bytes as %XX).
     private static func decoded(_ field: ArraySlice<UInt8>) -> [UInt8]? {
         var out: [UInt8] = []

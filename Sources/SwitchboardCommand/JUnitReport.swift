@@ -12,12 +12,25 @@ final class JUnitReport {
     /// copy of the runner, whose size it pays for).
     private struct Suite {
         let script: String
-        var tests = 0, failures = 0, errors = 0
+        var tests = 0, failures = 0, errors = 0, skipped = 0
         var seconds = 0.0
         var cases: [Range<Int>] = [] // in the spool
     }
 
     private var suites: [Suite] = []
+
+    /// `run --shard`: which part of which selection the report holds, for
+    /// `switchboard report merge` (in the name of <testsuites>, which
+    /// readers show or ignore): "switchboard shard 2/5 of 120 selected <digest>".
+    struct ShardMark {
+        let shard: Shard
+        let selected: Int
+        let digest: String
+
+        var name: String { "switchboard shard \(shard.index)/\(shard.count) of \(selected) selected \(digest)" }
+    }
+
+    var shard: ShardMark?
     /// --coverage: written as a suite of no tests whose properties are the
     /// actions and their status.
     var coverage: [Coverage.Action]?
@@ -36,8 +49,9 @@ final class JUnitReport {
     /// suites weigh, not that times the number of saves.
     private let output: AtomicFile
     private var frozen = 0 // suites written for good
+    private var suiteIndex: [[UInt8]: Int] = [:]
     private var frozenEnd = 0 // where the first suite not frozen starts
-    private static let headerWidth = 240
+    private static let headerWidth = 400
 
     init(path: String) throws {
         guard let spool = tmpfile() else {
@@ -45,7 +59,8 @@ final class JUnitReport {
         }
         self.spool = spool
         do {
-            try AtomicFile.write(Self.header(Suite(script: ""), finished: false) + Self.tail(coverage: nil, finished: false),
+            try AtomicFile.write(Self.header(Suite(script: ""), name: "switchboard", finished: false)
+                                 + Self.tail(coverage: nil, finished: false),
                                  to: path)
             output = try AtomicFile(path: path, watchdog: true)
         } catch {
@@ -64,20 +79,39 @@ final class JUnitReport {
     }
 
     func add(_ r: ScenarioResult) throws {
+        let kind: CaseKind = r.outcome == .skipped || r.expectedFailure ? .skipped
+            : r.passed ? .passed : r.outcome == .failed ? .failure : .error
+        try add(script: r.script, kind: kind, seconds: r.seconds, xml: testcase(r))
+    }
+
+    enum CaseKind { case passed, failure, error, skipped }
+
+    /// A test case written already (`xml`, whole: `switchboard report
+    /// merge`), counted as `kind` in its script's suite.
+    func add(script: String, kind: CaseKind, seconds: Double, xml: String) throws {
         // The scenarios of a script come together (a script is run once,
-        // however often it is given): its suite is the last one.
+        // however often it is given): its suite is the last one. (Merged
+        // reports add a script's cases from several files: a suite is
+        // found by its script, and the report is saved once, at its end.)
         let i: Int
-        if let last = suites.indices.last, samePath(suites[last].script, r.script) {
+        if let last = suites.indices.last, samePath(suites[last].script, script) {
             i = last
+        } else if let known = suiteIndex[Array(script.utf8)], known >= frozen {
+            i = known
         } else {
-            suites.append(Suite(script: r.script))
+            suites.append(Suite(script: script))
             i = suites.count - 1
+            suiteIndex[Array(script.utf8)] = i
         }
         suites[i].tests += 1
-        if r.outcome == .failed { suites[i].failures += 1 }
-        if r.outcome == .error || r.outcome == .limit || r.outcome == .interrupted { suites[i].errors += 1 }
-        suites[i].seconds += r.seconds
-        var xml = testcase(r)
+        switch kind {
+        case .failure: suites[i].failures += 1
+        case .error: suites[i].errors += 1
+        case .skipped: suites[i].skipped += 1
+        case .passed: break
+        }
+        suites[i].seconds += seconds
+        var xml = xml
         let written = xml.withUTF8 { fwrite($0.baseAddress, 1, $0.count, spool) == $0.count }
         guard written else { throw CommandFailure("cannot write the JUnit report's temporary file") }
         let range = spooled..<(spooled + xml.utf8.count)
@@ -98,9 +132,10 @@ final class JUnitReport {
             all.tests += suite.tests
             all.failures += suite.failures
             all.errors += suite.errors
+            all.skipped += suite.skipped
             all.seconds += suite.seconds
         }
-        let header = Self.header(all, finished: finished)
+        let header = Self.header(all, name: shard?.name ?? "switchboard", finished: finished)
         guard fflush(spool) == 0, put(header, at: 0) else { throw failure() }
         if frozenEnd == 0 { frozenEnd = header.utf8.count }
         var at = frozenEnd
@@ -118,13 +153,13 @@ final class JUnitReport {
 
     /// The document's start: its counts (with the suite that says the run
     /// did not finish, until it has), padded to a fixed width.
-    private static func header(_ all: Suite, finished: Bool) -> String {
+    private static func header(_ all: Suite, name: String, finished: Bool) -> String {
         var all = all
         if !finished {
             all.tests += 1
             all.errors += 1
         }
-        var header = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"switchboard\"\(counts(all))"
+        var header = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\(attribute(name))\(counts(all))"
         header += String(repeating: " ", count: max(0, headerWidth - header.utf8.count - 2)) + ">\n"
         return header
     }
@@ -163,7 +198,7 @@ final class JUnitReport {
     /// One suite at `offset`: its element, its cases copied from the spool.
     /// The bytes written, or nil.
     private func write(_ suite: Suite, timestamp: String, at offset: Int) -> Int? {
-        let open = "  <testsuite name=\(Self.attribute(suite.script))\(Self.counts(suite)) skipped=\"0\" timestamp=\"\(timestamp)\">\n"
+        let open = "  <testsuite name=\(Self.attribute(suite.script))\(Self.counts(suite)) timestamp=\"\(timestamp)\">\n"
         guard put(open, at: offset) else { return nil }
         var at = offset + open.utf8.count
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
@@ -185,23 +220,42 @@ final class JUnitReport {
         return at + close.utf8.count - offset
     }
 
+    /// A scenario's test case. A failure or an error carries its whole
+    /// message (a table diff too) in its text, then where and the
+    /// traceback; its message attribute is the first line (what CI
+    /// summaries show). A skipped scenario has <skipped message="reason">;
+    /// a todo one that failed as expected, <skipped type="todo"> with the
+    /// failure in its text (as pytest writes an xfail); one that passed,
+    /// a line in <system-out> saying so.
     private func testcase(_ r: ScenarioResult) -> String {
         var x = "    <testcase name=\(Self.attribute(r.name)) classname=\(Self.attribute(r.script)) time=\"\(Self.seconds(r.seconds))\""
-        if r.passed && r.output == nil { return x + "/>\n" }
+        let note = r.unexpectedPass ? "todo\(r.todo!.isEmpty ? "" : " (\(r.todo!))"): it passed: remove its todo\n" : nil
+        if r.passed && r.output == nil && note == nil { return x + "/>\n" }
         x += ">\n"
-        if !r.passed {
+        let message = r.message ?? r.outcome.rawValue
+        let headline = String(message.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+        var details = [message, r.location.map { "at \($0)" }, r.step.map { "in step \($0)" }].compactMap { $0 }
+        if let traceback = r.traceback { details.append(traceback) }
+        if r.outcome == .skipped {
+            x += "      <skipped message=\(Self.attribute(r.message ?? ""))/>\n"
+        } else if r.expectedFailure {
+            let reason = r.todo!.isEmpty ? "todo" : "todo: \(r.todo!)"
+            x += "      <skipped message=\(Self.attribute(reason)) type=\"todo\">"
+            x += Self.text("it failed, as expected (\(r.outcome.rawValue)): " + details.joined(separator: "\n")) + "</skipped>\n"
+        } else if !r.passed {
             let element = r.outcome == .failed ? "failure" : "error"
-            var details = [r.location.map { "at \($0)" }, r.step.map { "in step \($0)" }].compactMap { $0 }
-            if let traceback = r.traceback { details.append(traceback) }
-            x += "      <\(element) message=\(Self.attribute(r.message ?? r.outcome.rawValue)) type=\"\(r.outcome.rawValue)\">"
+            x += "      <\(element) message=\(Self.attribute(headline)) type=\"\(r.outcome.rawValue)\">"
             x += Self.text(details.joined(separator: "\n")) + "</\(element)>\n"
         }
-        if let output = r.output { x += "      <system-out>\(Self.text(output))</system-out>\n" }
+        if r.output != nil || note != nil {
+            x += "      <system-out>\(Self.text((note ?? "") + (r.output ?? "")))</system-out>\n"
+        }
         return x + "    </testcase>\n"
     }
 
     private static func counts(_ suite: Suite) -> String {
-        " tests=\"\(suite.tests)\" failures=\"\(suite.failures)\" errors=\"\(suite.errors)\" time=\"\(seconds(suite.seconds))\""
+        " tests=\"\(suite.tests)\" failures=\"\(suite.failures)\" errors=\"\(suite.errors)\" skipped=\"\(suite.skipped)\""
+            + " time=\"\(seconds(suite.seconds))\""
     }
 
     private static func seconds(_ s: Double) -> String {

@@ -15,6 +15,7 @@ struct LoadOptions: ParsableArguments {
     var targetDirectories: [String] = []
 
     func validate() throws {
+        guard DeferredValidation.now else { return }
         for path in plugins { try PathCheck.sharedObject(path, option: "--plugin") }
         for path in targetDirectories { try PathCheck.directory(path, option: "--targets") }
     }
@@ -71,6 +72,7 @@ struct LimitOptions<Subject: LimitSubject>: ParsableArguments {
     init() {}
 
     func validate() throws {
+        guard DeferredValidation.now else { return }
         guard timeout >= 0, timeout <= 1e6 else { throw ValidationError("--timeout must be between 0 and 1e6 seconds") }
         guard grace > 0, grace <= 1e6 else { throw ValidationError("--grace must be more than 0 and at most 1e6 seconds") }
         guard maxMemory >= 0, maxMemory <= 1 << 30 else { throw ValidationError("--max-memory must be between 0 and 2^30 MiB") }
@@ -85,6 +87,7 @@ struct SessionOptions: ParsableArguments {
     var setup: String?
 
     func validate() throws {
+        guard DeferredValidation.now else { return }
         if let setup { try PathCheck.readableFile(setup, what: "--setup \(setup)") }
     }
 }

@@ -40,6 +40,7 @@ extension SwitchboardCLI {
         var trace: String
 
         func validate() throws {
+            guard DeferredValidation.now else { return }
             try PathCheck.readableFile(trace, what: trace)
             if let junit { try PathCheck.outputs([("--junit", junit)], inputs: RunInputs(load: load, files: [("the trace \(trace)", trace)])) }
         }

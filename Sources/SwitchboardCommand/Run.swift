@@ -45,8 +45,33 @@ extension SwitchboardCLI {
         @OptionGroup var load: LoadOptions
         @OptionGroup var limits: LimitOptions<ScenarioLimits>
 
-        @Option(help: ArgumentHelp("Run only the scenarios whose name matches this regular expression.", valueName: "regex"))
-        var filter: String?
+        @Option(name: .customLong("filter"), help: ArgumentHelp(
+            "Run only the scenarios whose name or script path matches this regular expression (case-insensitive). Repeatable: any may match.",
+            valueName: "regex"))
+        var filters: [String] = []
+
+        @Option(name: .customLong("filter-out"), help: ArgumentHelp(
+            "Leave out the scenarios whose name or script path matches this regular expression (case-insensitive). Repeatable.",
+            valueName: "regex"))
+        var filtersOut: [String] = []
+
+        @Option(name: .customLong("tag"), help: ArgumentHelp(
+            "Run only the scenarios with this tag (scenario(name, {tags = {...}}, fn)). Repeatable, or several separated by commas: any may match.",
+            valueName: "tag"))
+        var tags: [String] = []
+
+        @Option(name: .customLong("exclude-tag"), help: ArgumentHelp(
+            "Leave out the scenarios with this tag. Repeatable, or several separated by commas.",
+            valueName: "tag"))
+        var excludedTags: [String] = []
+
+        @Option(help: ArgumentHelp(
+            "Run the K-th of N parts of the selected scenarios (by a hash of script path and name: the N parts hold each once; adding a scenario moves no other). For a CI system's parallel jobs; switchboard report merge joins their JUnit reports.",
+            valueName: "K/N"))
+        var shard: String?
+
+        @Flag(help: "Fail a scenario that made no expectation, and a todo scenario that passed (without it: a warning).")
+        var strict = false
 
         @Option(help: ArgumentHelp("Also write a JUnit XML report to this file.", valueName: "file"))
         var junit: String?
@@ -70,28 +95,29 @@ extension SwitchboardCLI {
             valueName: "n"))
         var jobs: Int = min(max(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 1), 1024)
 
-        @Flag(name: .shortAndLong, help: "Show the output of passing scenarios too, as TAP comments.")
+        @Flag(name: .shortAndLong, help: "Show the output of passing scenarios too, and what each script's top level printed, as TAP comments.")
         var verbose = false
 
-        @Argument(help: ArgumentHelp("Lua scenario scripts.", valueName: "script"))
+        @Argument(help: ArgumentHelp("Lua scenario scripts, or directories: every *.lua file inside (but Target_*.lua), in the order of their names.",
+                                     valueName: "script"))
         var scripts: [String]
 
         func validate() throws {
+            guard DeferredValidation.now else { return }
             guard !scripts.isEmpty else { throw ValidationError("give at least one scenario script") }
-            for script in scripts { try PathCheck.readableFile(script, what: "the script \(script)") }
+            try ScriptFiles.check(scripts)
             guard tapVersion == 13 || tapVersion == 14 else { throw ValidationError("--tap-version must be 13 or 14") }
             guard (1...1024).contains(jobs) else { throw ValidationError("--jobs must be from 1 to 1024") }
             if coverageJson != nil && !coverage { throw ValidationError("--coverage-json needs --coverage") }
             let outputs = [("--junit", junit), ("--trace", trace), ("--coverage-json", coverageJson)]
             try PathCheck.outputs(outputs.compactMap { option, path in path.map { (option, $0) } },
                                   inputs: RunInputs(load: load, files: scripts.map { ("the script \($0)", $0) }))
-            if let filter { _ = try compiled(filter) }
+            _ = try selection()
+            _ = try shard.map(Shard.init(parsing:))
         }
 
-        private func compiled(_ pattern: String) throws -> Regex<AnyRegexOutput> {
-            do { return try Regex(pattern) } catch {
-                throw ValidationError(visible("--filter \(pattern) is not a regular expression: \(error)"))
-            }
+        private func selection() throws -> Selection {
+            try Selection(filters: filters, filtersOut: filtersOut, tags: tags, excludedTags: excludedTags)
         }
 
         func run() throws {
@@ -110,7 +136,8 @@ extension SwitchboardCLI {
             var reached = Coverage()
             let tap = TAPReport(out: LineWriter(descriptor: tapDescriptor), version: tapVersion, verbose: verbose)
             let progress = Progress(enabled: interactive)
-            let pattern = try filter.map(compiled)
+            let selection = try selection()
+            let part = try shard.map(Shard.init(parsing:))
 
             // The JUnit report is made at once, saying the run has not
             // finished: a path that cannot be written fails before any script
@@ -123,7 +150,8 @@ extension SwitchboardCLI {
 
             // List every script first: the plan comes before the results.
             progress.show("listing scenarios")
-            var planned: [Work] = []
+            let scripts = ScriptFiles.expand(self.scripts, skipping: load.targetDirectories)
+            var selected: [Work] = []
             var given: Set<[UInt8]> = []
             for (i, script) in scripts.enumerated() {
                 guard given.insert(Array(script.utf8)).inserted else {
@@ -132,22 +160,33 @@ extension SwitchboardCLI {
                 }
                 let listing = ScriptListing(script: script, settings: settings)
                 if Interruption.signal != nil { // its listing was stopped: neither it nor those after it are listed
-                    try stop.whileListing(planned: planned.map { ($0.script, $0.name) }, unlisted: Array(scripts[i...]))
+                    try stop.whileListing(planned: selected.map { ($0.script, $0.name) }, unlisted: Array(scripts[i...]))
                 }
                 if let problem = listing.problem {
-                    planned.append(Work(script: script, index: -1, name: problem.name, problem: problem))
+                    selected.append(Work(script: script, index: -1, name: problem.name, problem: problem))
                 }
-                for (index, name) in listing.names.enumerated() where pattern.map({ name.contains($0) }) ?? true {
-                    planned.append(Work(script: script, index: index, name: name, problem: nil))
+                let path = selection.judge(path: script)
+                for (index, scenario) in listing.scenarios.enumerated() where selection.selects(scenario, path: path) {
+                    selected.append(Work(script: script, index: index, name: scenario.name, skip: scenario.skip,
+                                         todo: scenario.todo))
                 }
             }
+            var digest = SelectionDigest()
+            for item in selected { digest.add(script: item.script, name: item.name) }
+            let planned = part.map { part in selected.filter { part.holds(script: $0.script, name: $0.name) } } ?? selected
+            junitReport?.shard = part.map { JUnitReport.ShardMark(shard: $0, selected: digest.count, digest: digest.hex) }
             if planned.isEmpty {
                 progress.clear()
                 try junitReport?.save(timestamp: timestamp, finished: true)
                 try junitReport?.publish()
                 try traceFile?.finish()
+                if let part, !selected.isEmpty { // a part may hold none: that is no failure
+                    tap.skipEverything("shard \(part.index)/\(part.count) holds none of the \(selected.count) scenarios selected")
+                    return
+                }
                 tap.skipEverything("no scenarios matched")
-                complain(filter != nil ? "no scenario matches --filter \(filter!)" : "the scripts define no scenarios")
+                complain(selection.narrows ? "no scenario matches the selection (--filter, --filter-out, --tag, --exclude-tag)"
+                                           : "the scripts define no scenarios")
                 throw ExitCode.failure
             }
 
@@ -162,47 +201,59 @@ extension SwitchboardCLI {
             }
             progress.clear() // "listing scenarios" must not run into the TAP header
             tap.begin(plannedTests: planned.count)
-            var passed = 0, failed = 0, reported = 0
+            var tally = Tally()
             let started = monotonicSeconds()
-            func report(_ result: ScenarioResult) throws {
+            func report(_ given: ScenarioResult) throws {
                 progress.clear()
-                reported += 1
-                tap.report(reported, result)
+                let result = judged(given)
+                tally.reported += 1
+                tap.report(tally.reported, result)
+                if result.passed && result.expectations == 0 && result.todo == nil {
+                    tap.comment("# warning: it made no expectation (--strict fails such a scenario)")
+                }
+                if result.unexpectedPass { tap.comment("# todo: it passed: remove its todo (--strict fails it)") }
                 try junitReport?.add(result)
                 if coverage { reached.add(result) }
-                if result.passed { passed += 1 } else { failed += 1 }
-                if reported < planned.count {
-                    let item = planned[reported]
-                    progress.show("[\(reported + 1)/\(planned.count)] \(item.script): \(item.name)", passed: passed, failed: failed)
+                tally.add(result)
+                if tally.reported < planned.count {
+                    let item = planned[tally.reported]
+                    progress.show("[\(tally.reported + 1)/\(planned.count)] \(item.script): \(item.name)",
+                                  passed: tally.passed, failed: tally.failed)
                 }
             }
+            // The last scenario of each script that runs: its after_all runs after it.
+            var lastToRun: [[UInt8]: Int] = [:]
+            for (i, item) in planned.enumerated() where item.runs { lastToRun[Array(item.script.utf8)] = i }
             var prepared: PreparedScript? // one script at a time: memory stays that of one
             var at = 0
             while at < planned.count && Interruption.signal == nil {
                 let item = planned[at]
-                if let problem = item.problem {
-                    try report(problem)
+                if !item.runs {
+                    try report(item.problem ?? ScenarioResult(script: item.script, name: item.name, outcome: .skipped,
+                                                              message: item.skip, output: nil, seconds: 0, todo: item.todo))
                     at += 1
                     continue
                 }
                 // The scenarios of this script that come next, run as one batch.
                 var end = at + 1
-                while end < planned.count && planned[end].problem == nil && samePath(planned[end].script, item.script) { end += 1 }
-                progress.show("[\(at + 1)/\(planned.count)] \(item.script): \(item.name)", passed: passed, failed: failed)
+                while end < planned.count && planned[end].runs && samePath(planned[end].script, item.script) { end += 1 }
+                progress.show("[\(at + 1)/\(planned.count)] \(item.script): \(item.name)", passed: tally.passed, failed: tally.failed)
                 if !samePath(prepared?.script ?? "", item.script) {
                     try saveJUnit()
                     prepared = nil
                     prepared = PreparedScript(script: item.script, settings: settings)
                     if Interruption.signal != nil { break } // its top level was stopped: nothing of it runs
+                    if verbose, let output = prepared?.topOutput { tap.topLevelOutput(item.script, output) }
                 }
-                try prepared!.run(planned[at..<end].map { ($0.index, $0.name) }, jobs: jobs,
+                let finishing = lastToRun[Array(item.script.utf8)] == end - 1
+                try prepared!.run(planned[at..<end].map { ($0.index, $0.name, $0.todo) }, jobs: jobs, finishing: finishing,
                                   beforeInProcess: saveJUnit, report: report)
                 at = end
             }
             prepared = nil
             if Interruption.signal != nil {
-                try stop.whileRunning(notRun: planned[reported...].map { ($0.script, $0.name) }, reported: reported,
-                                      planned: planned.count)
+                try stop.whileRunning(notRun: planned[tally.reported...].map { ($0.script, $0.name) },
+                                      reported: tally.reported, planned: planned.count)
             }
             try saveJUnit()
             try traceFile?.finish()
@@ -222,22 +273,65 @@ extension SwitchboardCLI {
                 }
             }
             if Interruption.signal != nil { // while the catalogue was listed: every scenario was reported
-                try stop.whileRunning(notRun: [], reported: reported, planned: planned.count)
+                try stop.whileRunning(notRun: [], reported: tally.reported, planned: planned.count)
             }
             try junitReport?.save(timestamp: timestamp, finished: true)
             try junitReport?.publish()
             progress.clear()
-            tap.summary(passed: passed, failed: failed, seconds: monotonicSeconds() - started)
+            tap.summary(tally, seconds: monotonicSeconds() - started)
             coverageLines.forEach(tap.comment)
-            if failed > 0 || coverageFailed { throw ExitCode.failure }
+            if tally.withoutExpectations > 0 {
+                complain("\(tally.withoutExpectations) scenario\(tally.withoutExpectations == 1 ? "" : "s") made no "
+                         + "expectation (the TAP stream says which; --strict fails them)")
+            }
+            if tally.failed > 0 || coverageFailed { throw ExitCode.failure }
         }
 
-        /// A scenario to run, or a script's problem to report.
+        /// A result as --strict judges it: a scenario that passed without
+        /// an expectation, and a todo scenario that passed, fail with it.
+        private func judged(_ result: ScenarioResult) -> ScenarioResult {
+            guard strict else { return result }
+            if result.passed && result.todo == nil && result.expectations == 0 {
+                return result.failed("it made no expectation (--strict: a scenario must expect something)")
+            }
+            if result.unexpectedPass {
+                let why = result.todo.map { $0.isEmpty ? "" : " (\($0))" } ?? ""
+                return result.failed("it passed, but it is marked todo\(why): remove its todo (--strict)")
+            }
+            return result
+        }
+
+        /// A scenario to run, one that is skipped, or a script's problem to report.
         struct Work {
             var script: String
             var index: Int
             var name: String
-            var problem: ScenarioResult?
+            var problem: ScenarioResult? = nil
+            var skip: String? = nil
+            var todo: String? = nil
+
+            /// Whether it runs (else it is reported as it is: a problem, a skip).
+            var runs: Bool { problem == nil && skip == nil }
+        }
+    }
+}
+
+/// The counts of a run, for its summary and its exit status.
+struct Tally {
+    var reported = 0
+    var passed = 0, failed = 0, skipped = 0, todo = 0, todoPassed = 0, withoutExpectations = 0
+
+    mutating func add(_ r: ScenarioResult) {
+        if r.outcome == .skipped {
+            skipped += 1
+        } else if r.expectedFailure {
+            todo += 1
+        } else if r.counts {
+            failed += 1
+        } else {
+            passed += 1
+            if r.unexpectedPass { todoPassed += 1 }
+            if r.todo == nil && r.expectations == 0 { withoutExpectations += 1 }
         }
     }
 }

@@ -24,7 +24,7 @@ final class RunnerSettings {
         config.max_memory_bytes = limits.maxMemory << 20
         config.grace_seconds = limits.grace
         config.allow_os = limits.allowOS ? 1 : 0
-        let source = PackageResources.scenario_api_lua
+        let source = ScenarioAPI.source
         let buffer = UnsafeMutableBufferPointer<CChar>.allocate(capacity: source.count)
         for (i, byte) in source.enumerated() { buffer[i] = CChar(bitPattern: byte) }
         prelude = buffer

@@ -42,7 +42,7 @@ struct SwitchboardCLI: ParsableCommand {
               $ switchboard gen --lang c --plugin ./module_a.so -o generated
             """),
         version: String(cString: sb_version()),
-        subcommands: [Run.self, Call.self, Replay.self, Routes.self, Gen.self])
+        subcommands: [Run.self, Call.self, Replay.self, Routes.self, Gen.self, Report.self])
 
     /// A first word that is no subcommand (`switchboard rnu`) is a usage
     /// error that names the closest one, as a mistyped option already is.
@@ -51,6 +51,17 @@ struct SwitchboardCLI: ParsableCommand {
             LineWriter(descriptor: STDERR_FILENO).line("Error: \(visible(problem))\nUsage: switchboard <subcommand>\n  See 'switchboard --help'.")
             exit(withError: ExitCode.validationFailure)
         }
+        // swift-argument-parser checks a command (validate) before it
+        // looks for arguments left over, so `run --shardd 1/2 a.lua` said
+        // "the script 1/2: No such file" instead of naming the unknown
+        // option: the arguments are parsed once without the checks first.
+        DeferredValidation.now = false
+        do {
+            _ = try parseAsRoot(Array(CommandLine.arguments.dropFirst()))
+        } catch {
+            exit(withError: error)
+        }
+        DeferredValidation.now = true
         main(nil)
     }
 
@@ -61,6 +72,12 @@ struct SwitchboardCLI: ParsableCommand {
         guard !names.contains(word) else { return nil }
         let close = NameSuggestions.closest(to: word, among: names, limit: 1)
         if let best = close.first { return "Unknown subcommand '\(word)'. Did you mean '\(best)'?" }
-        return "Unknown subcommand '\(word)' (run, call, replay, routes, gen or help)"
+        return "Unknown subcommand '\(word)' (run, call, replay, routes, gen, report or help)"
     }
+}
+
+/// Whether validate() checks now: not while the arguments are first parsed
+/// for what cannot be parsed (SwitchboardCLI.main).
+enum DeferredValidation {
+    nonisolated(unsafe) static var now = true
 }

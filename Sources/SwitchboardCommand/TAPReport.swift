@@ -12,8 +12,17 @@ struct TAPReport {
     }
 
     func report(_ number: Int, _ r: ScenarioResult) {
-        out.line("\(r.passed ? "ok" : "not ok") \(number) - \(description(r))")
-        if !r.passed {
+        // A directive (# SKIP, # TODO) after the description, whose own '#'
+        // are escaped: a name cannot forge one.
+        var directive = ""
+        if r.outcome == .skipped {
+            directive = " # SKIP" + Self.reason(r.message)
+        } else if let todo = r.todo {
+            directive = " # TODO" + Self.reason(todo)
+        }
+        let ok = r.passed || r.outcome == .skipped
+        out.line("\(ok ? "ok" : "not ok") \(number) - \(description(r))\(directive)")
+        if !ok {
             out.write(diagnostics(r))
         } else if verbose, let output = r.output {
             var lines = tapLines(output)
@@ -34,8 +43,27 @@ struct TAPReport {
         out.line("1..0 # SKIP \(reason)")
     }
 
-    func summary(passed: Int, failed: Int, seconds: Double) {
-        out.line("# \(passed) passed, \(failed) failed (\(formatSeconds(seconds)))")
+    /// "# 10 passed, 1 failed, 2 skipped, 1 todo (0.52 s)": skipped and
+    /// todo when there are any.
+    func summary(_ tally: Tally, seconds: Double) {
+        var counts = "\(tally.passed) passed, \(tally.failed) failed"
+        if tally.skipped > 0 { counts += ", \(tally.skipped) skipped" }
+        if tally.todo > 0 { counts += ", \(tally.todo) todo" }
+        out.line("# \(counts) (\(formatSeconds(seconds)))")
+    }
+
+    /// What a script's top level printed (--verbose), as comments.
+    func topLevelOutput(_ script: String, _ output: String) {
+        out.line("# \(tapDescription(script)) (its top level):")
+        var lines = tapLines(output)
+        if lines.last == "" { lines.removeLast() }
+        for line in lines { out.line("# " + visible(line)) }
+    }
+
+    /// " reason", on one line, or "" for none.
+    private static func reason(_ text: String?) -> String {
+        guard let text, !text.isEmpty else { return "" }
+        return " " + tapDescription(text) // its '#' escaped too: the first directive is the only one
     }
 
     /// A line that is already a TAP comment ("# ...").
@@ -52,7 +80,7 @@ struct TAPReport {
             if let value { lines.append("  \(key): \(quoted(value))") }
         }
         add("message", r.message ?? "(no message)")
-        add("severity", r.outcome == .failed ? "fail" : "error")
+        add("severity", r.expectedFailure ? "todo" : r.outcome == .failed ? "fail" : "error")
         add("outcome", r.outcome.rawValue)
         add("at", r.location)
         add("step", r.step)
@@ -67,6 +95,14 @@ struct TAPReport {
         add("output", r.output)
         add("traceback", r.traceback)
         lines.append("  ...")
+        // A message of several lines (a table diff) read as it was
+        // printed, after the block: YAMLish readers (prove's) take quoted
+        // strings only.
+        if let message = r.message, message.contains("\n") {
+            var shown = tapLines(message)
+            if shown.last == "" { shown.removeLast() }
+            lines += shown.map { "# " + visible($0) }
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 }

@@ -1,6 +1,6 @@
 -- `switchboard replay`: re-issues one recorded call (a --trace line) in the
 -- session's state and compares what it gives now with the record. Called
--- with the trace's own JSON writer (scenario_api.lua), so both sides are
+-- with the trace's own JSON writer (ScenarioAPI/trace.lua), so both sides are
 -- written the same way; returns the function each line is handed to.
 -- The command has checked every line with sb_json_decode first: here a line
 -- is valid JSON, an object, nested at most SB_MAX_DEPTH deep.

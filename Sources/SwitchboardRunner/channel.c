@@ -94,6 +94,7 @@ int sbr_channel_send_result(int fd, const sbr_result *r) {
     put_string(&b, r->traceback);
     put_string(&b, r->output);
     put_string(&b, r->calls);
+    put_size(&b, r->expectations);
     put_size(&b, r->step_count);
     for (size_t i = 0; i < r->step_count; i++) {
         put_string(&b, r->steps[i].name);
@@ -212,14 +213,17 @@ int sbr_channel_decode_result(const char *payload, size_t length, sbr_result *r)
     cursor c = {payload, length, 0};
     unsigned char outcome = 0;
     get(&c, &outcome, 1);
-    r->outcome = outcome <= SBR_LIMIT ? (sbr_outcome)outcome : SBR_ERROR;
+    /* Never "interrupted": only the runner knows a signal stopped the run. */
+    r->outcome = outcome <= SBR_LIMIT || outcome == SBR_SKIPPED ? (sbr_outcome)outcome : SBR_ERROR;
     r->message = get_string(&c);
     r->where = get_string(&c);
     r->step = get_string(&c);
     r->traceback = get_string(&c);
     r->output = get_string(&c);
     r->calls = get_string(&c);
-    uint64_t steps = 0;
+    uint64_t expectations = 0, steps = 0;
+    get(&c, &expectations, sizeof expectations);
+    r->expectations = (size_t)expectations;
     get(&c, &steps, sizeof steps);
     /* Each step takes at least 24 bytes: a count past that is not ours. */
     if (!c.bad && steps > 0 && steps <= c.left / 24) {

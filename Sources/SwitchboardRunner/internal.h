@@ -194,6 +194,8 @@ struct sbr_script {
     sbr_watchdog watchdog; /* in a scenario's process: watches it until it ends */
     sbr_descriptors opened; /* what the top level left open */
     const char *not_forked; /* why the last scenario ran in this process, or NULL */
+    char *top_output;    /* what the top level wrote (print, io.write), or NULL */
+    int finished;        /* sbr_script_finish ran */
 };
 
 /* script.c: 1 when this process runs one thread only (Linux:
@@ -218,6 +220,8 @@ void sbr_script_prepare(sbr_script *s);
 /* runner.c: runs scenario `index` in the prepared state (the caller's copy
  * of it: a scenario's process). Fills *result, which starts cleared. */
 void sbr_script_run_here(sbr_script *s, size_t index, const char *name, sbr_result *result);
+/* runner.c: runs the after_all hooks in the prepared state; 0 with *problem. */
+int sbr_script_after_all(sbr_script *s, sbr_result *problem);
 /* runner.c: closes the prepared state, under a watchdog (finalizers run). */
 void sbr_script_close_state(sbr_script *s);
 

@@ -7,11 +7,17 @@
  * what the prelude reports into an sbr_result.
  *
  * The prelude is called with a table of helpers (now, wallclock, trace,
- * script, wait, coverage, file_methods) and returns its control table:
+ * script, wait, coverage, file_methods, quiet_top_level) and returns its
+ * control table:
  *   define(chunk)     runs the script's top level, collecting scenarios;
  *                     returns nil or a problem {message, where, traceback}
- *   names()           the scenario names, in order
- *   run(index, name)  runs one scenario (1-based); returns its result table
+ *   list()            the scenarios, in order: {name, tags, skip, todo}
+ *   before_all()      runs the before_all hooks; nil or a problem
+ *   after_all()       runs the after_all hooks; nil or a problem
+ *   top_output()      what the top level wrote (print, io.write), or nil
+ *   run(index, name [, whole])  runs one scenario (1-based), with before_all
+ *                     and after_all around it when `whole`; returns its
+ *                     result table
  *   partial()         what is known after a limit stopped it (output, step)
  */
 #include "internal.h"
@@ -44,8 +50,9 @@ typedef struct frame {
     size_t index; /* run: 0-based */
     const char *name;
     int loaded;   /* the control table is in the registry */
-    char **names; /* list: filled here, owned by the caller */
+    sbr_listed *listed; /* list: filled here, owned by the caller */
     size_t count;
+    char *top_output; /* prepare: what the top level wrote */
     sbr_result *result;
 } frame;
 
@@ -106,6 +113,11 @@ static void push_helpers(lua_State *L, const frame *f) {
     lua_setfield(L, -2, "script");
     lua_pushboolean(L, f->config->coverage);
     lua_setfield(L, -2, "coverage");
+    /* The top level runs twice or more (listing, preparing; the old way,
+     * before each scenario): what it writes to standard error is shown
+     * when it is prepared only. */
+    lua_pushboolean(L, f->purpose != PREPARING);
+    lua_setfield(L, -2, "quiet_top_level");
 }
 
 /* ------------------------------------------------------------- results */
@@ -122,6 +134,7 @@ static sbr_outcome outcome_named(const char *name) {
     if (name == NULL) return SBR_ERROR;
     if (strcmp(name, "passed") == 0) return SBR_PASSED;
     if (strcmp(name, "failed") == 0) return SBR_FAILED;
+    if (strcmp(name, "skipped") == 0) return SBR_SKIPPED;
     return SBR_ERROR;
 }
 
@@ -138,6 +151,10 @@ static void copy_report(lua_State *L, int idx, sbr_result *r) {
     if (r->traceback == NULL) r->traceback = field_string(L, idx, "traceback");
     if (r->output == NULL) r->output = field_string(L, idx, "output");
     if (r->calls == NULL) r->calls = field_string(L, idx, "calls");
+    lua_getfield(L, idx, "expectations");
+    lua_Integer expectations = lua_tointeger(L, -1);
+    if (expectations > 0) r->expectations = (size_t)expectations;
+    lua_pop(L, 1);
     if (lua_getfield(L, idx, "steps") == LUA_TTABLE && r->steps == NULL) {
         size_t n = (size_t)luaL_len(L, -1);
         r->steps = n > 0 ? calloc(n, sizeof *r->steps) : NULL;
@@ -164,15 +181,51 @@ static void push_control(lua_State *L, const char *function) {
     lua_remove(L, -2);
 }
 
-/* One scenario, in a state where the top level has run. */
-static int protected_run(lua_State *L) {
+/* One scenario, in a state where the top level has run (and, in a
+ * scenario's process, before_all: `whole` is 0; the old way, 1). */
+static int protected_run_scenario(lua_State *L, int whole) {
     frame *f = lua_touserdata(L, 1);
     push_control(L, "run");
     lua_pushinteger(L, (lua_Integer)f->index + 1);
     lua_pushstring(L, f->name);
-    lua_call(L, 2, 1);
+    lua_pushboolean(L, whole);
+    lua_call(L, 3, 1);
     sbr_guard_relax(f->guard, L);
     copy_report(L, -1, f->result);
+    return 0;
+}
+
+static int protected_run(lua_State *L) {
+    return protected_run_scenario(L, 0);
+}
+
+/* A problem table at the top (before_all's, after_all's) into the result:
+ * a failed expectation, or an error. */
+static void take_problem(lua_State *L, sbr_result *r) {
+    if (lua_istable(L, -1)) {
+        copy_report(L, -1, r);
+        if (r->outcome == SBR_PASSED) r->outcome = SBR_ERROR;
+    } else { /* the error handler itself failed (out of memory): the bare error */
+        r->outcome = SBR_ERROR;
+        r->message = sbr_copy_text(L, -1);
+    }
+}
+
+/* The scenarios the control table lists (at the top), into f->listed. */
+static int copy_listing(lua_State *L, frame *f) {
+    size_t n = (size_t)luaL_len(L, -1);
+    f->listed = calloc(n > 0 ? n : 1, sizeof *f->listed);
+    if (f->listed == NULL) return luaL_error(L, "out of memory listing scenarios");
+    for (size_t i = 0; i < n; i++) {
+        lua_rawgeti(L, -1, (lua_Integer)i + 1);
+        sbr_listed *s = &f->listed[f->count++];
+        s->name = field_string(L, -1, "name");
+        s->tags = field_string(L, -1, "tags");
+        s->skip = field_string(L, -1, "skip");
+        s->todo = field_string(L, -1, "todo");
+        if (s->name == NULL) return luaL_error(L, "out of memory listing scenarios");
+        lua_pop(L, 1);
+    }
     return 0;
 }
 
@@ -202,17 +255,27 @@ static int protected_main(lua_State *L) {
     lua_call(L, 1, 1);
     if (!lua_isnil(L, -1)) { /* the top level raised: one problem for the script */
         sbr_guard_relax(f->guard, L);
+        take_problem(L, f->result);
         f->result->outcome = SBR_ERROR;
-        if (lua_istable(L, -1)) {
-            copy_report(L, -1, f->result);
-        } else { /* the error handler itself failed (out of memory): the bare error */
-            f->result->message = sbr_copy_text(L, -1);
-        }
         return 0;
     }
     lua_pop(L, 1);
 
     if (f->purpose == PREPARING) {
+        /* Once per file: what before_all sets up, each scenario's process
+         * gets a copy of. */
+        push_control(L, "before_all");
+        lua_call(L, 0, 1);
+        if (!lua_isnil(L, -1)) {
+            sbr_guard_relax(f->guard, L);
+            take_problem(L, f->result);
+            return 0;
+        }
+        lua_pop(L, 1);
+        push_control(L, "top_output");
+        lua_call(L, 0, 1);
+        if (lua_type(L, -1) == LUA_TSTRING) f->top_output = sbr_copy_text(L, -1);
+        lua_pop(L, 1);
         /* Each scenario's process starts between two collections, not in
          * the middle of one that would go on to mark (and so copy) every
          * page the definitions live in. */
@@ -220,24 +283,24 @@ static int protected_main(lua_State *L) {
         return 0;
     }
     if (f->purpose == LISTING) {
-        push_control(L, "names");
+        push_control(L, "list");
         lua_call(L, 0, 1);
         sbr_guard_relax(f->guard, L);
-        size_t n = (size_t)luaL_len(L, -1);
-        f->names = calloc(n > 0 ? n : 1, sizeof *f->names);
-        if (f->names == NULL) return luaL_error(L, "out of memory listing scenarios");
-        for (size_t i = 0; i < n; i++) {
-            lua_rawgeti(L, -1, (lua_Integer)i + 1);
-            f->names[f->count] = sbr_strdup(lua_tostring(L, -1));
-            if (f->names[f->count] == NULL) return luaL_error(L, "out of memory listing scenarios");
-            f->count++;
-            lua_pop(L, 1);
-        }
-        return 0;
+        return copy_listing(L, f);
     }
 
     lua_settop(L, 1);
-    return protected_run(L);
+    return protected_run_scenario(L, 1);
+}
+
+/* after_all, in the prepared state. */
+static int protected_after_all(lua_State *L) {
+    frame *f = lua_touserdata(L, 1);
+    push_control(L, "after_all");
+    lua_call(L, 0, 1);
+    sbr_guard_relax(f->guard, L);
+    if (!lua_isnil(L, -1)) take_problem(L, f->result);
+    return 0;
 }
 
 /* After a limit or an error escaped the prelude: what it still knows. */
@@ -350,6 +413,7 @@ void sbr_script_prepare(sbr_script *s) {
     sbr_watchdog watchdog;
     sbr_watchdog_start(&watchdog, &s->guard, s->config.report_fd, s->script, "(the script's top level)");
     int ran = protected(&f, L, protected_main) && s->problem.message == NULL && s->problem.outcome == SBR_PASSED;
+    s->top_output = f.top_output;
     s->spent = s->guard.started > 0 ? sbr_now() - s->guard.started : 0;
     if (!ran) {
         if (s->problem.outcome == SBR_PASSED) s->problem.outcome = SBR_ERROR;
@@ -378,6 +442,26 @@ void sbr_script_run_here(sbr_script *s, size_t index, const char *name, sbr_resu
     sbr_watchdog_forget_state(&s->watchdog);
 }
 
+int sbr_script_after_all(sbr_script *s, sbr_result *problem) {
+    memset(problem, 0, sizeof *problem);
+    if (s->L == NULL || !s->ready) return 1;
+    frame f = {.config = &s->config, .script = s->script, .m = s->m, .guard = &s->guard, .purpose = RUNNING,
+               .loaded = 1, .name = "(after_all)", .result = problem};
+    /* A budget of its own, as a scenario's: the clock, the instructions
+     * and the memory the prepared state holds. */
+    sbr_guard_arm(&s->guard, s->L);
+    sbr_watchdog watchdog;
+    sbr_watchdog_start(&watchdog, &s->guard, s->config.report_fd, s->script, "(after_all)");
+    lua_settop(s->L, 0);
+    double started = sbr_now();
+    (void)protected(&f, s->L, protected_after_all);
+    sbr_guard_relax(&s->guard, s->L);
+    sbr_watchdog_forget_state(&watchdog);
+    sbr_watchdog_stop(&watchdog);
+    problem->seconds = sbr_now() - started;
+    return problem->outcome == SBR_PASSED && problem->message == NULL;
+}
+
 void sbr_script_close_state(sbr_script *s) {
     if (s->L == NULL) return;
     sbr_watchdog watchdog;
@@ -390,29 +474,34 @@ void sbr_script_close_state(sbr_script *s) {
 
 /* ---------------------------------------------------------------- API */
 
-int sbr_list(const sbr_config *config, const char *script, char ***names, size_t *count, sbr_result *problem) {
+int sbr_list(const sbr_config *config, const char *script, sbr_listed **scenarios, size_t *count, sbr_result *problem) {
     memset(problem, 0, sizeof *problem);
-    *names = NULL;
+    *scenarios = NULL;
     *count = 0;
     frame f = {.config = config, .script = script, .purpose = LISTING, .result = problem};
     double started = sbr_now();
     execute(&f);
     problem->seconds = sbr_now() - started;
     if (problem->message != NULL || problem->outcome != SBR_PASSED) {
-        sbr_names_free(f.names, f.count);
+        sbr_listed_free(f.listed, f.count);
         if (problem->outcome == SBR_PASSED) problem->outcome = SBR_ERROR;
         problem->name = sbr_strdup(script);
         return 0;
     }
-    *names = f.names;
+    *scenarios = f.listed;
     *count = f.count;
     return 1;
 }
 
-void sbr_names_free(char **names, size_t count) {
-    if (names == NULL) return;
-    for (size_t i = 0; i < count; i++) free(names[i]);
-    free(names);
+void sbr_listed_free(sbr_listed *scenarios, size_t count) {
+    if (scenarios == NULL) return;
+    for (size_t i = 0; i < count; i++) {
+        free(scenarios[i].name);
+        free(scenarios[i].tags);
+        free(scenarios[i].skip);
+        free(scenarios[i].todo);
+    }
+    free(scenarios);
 }
 
 void sbr_run(const sbr_config *config, const char *script, size_t index, const char *name, sbr_result *result) {
@@ -421,7 +510,8 @@ void sbr_run(const sbr_config *config, const char *script, size_t index, const c
     frame f = {.config = config, .script = script, .purpose = RUNNING, .index = index, .name = name, .result = result};
     double started = sbr_now();
     execute(&f);
-    sbr_names_free(f.names, f.count);
+    sbr_listed_free(f.listed, f.count);
+    free(f.top_output);
     result->seconds = sbr_now() - started;
 }
 

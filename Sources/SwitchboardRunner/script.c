@@ -71,9 +71,21 @@ sbr_script *sbr_script_open(const sbr_config *config, const char *script) {
     return s;
 }
 
+const char *sbr_script_top_output(const sbr_script *s) {
+    return s != NULL ? s->top_output : NULL;
+}
+
+int sbr_script_finish(sbr_script *s, sbr_result *problem) {
+    memset(problem, 0, sizeof *problem);
+    if (s == NULL || s->finished) return 1;
+    s->finished = 1; /* once, whatever happens */
+    return sbr_script_after_all(s, problem);
+}
+
 void sbr_script_close(sbr_script *s) {
     if (s == NULL) return;
     sbr_script_close_state(s);
+    free(s->top_output);
     sbr_result_clear(&s->problem);
     sbr_descriptors_free(&s->opened);
     free(s->script);

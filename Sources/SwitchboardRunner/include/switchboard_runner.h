@@ -72,6 +72,7 @@ typedef enum sbr_outcome {
     SBR_ERROR,   /* a Lua error, or a script or plugin that does not load */
     SBR_LIMIT,   /* a limit stopped it */
     SBR_INTERRUPTED, /* a signal stopped the run while it ran (sbr_interrupted) */
+    SBR_SKIPPED, /* it called skip(reason): `message` is the reason */
 } sbr_outcome;
 
 typedef struct sbr_step {
@@ -94,15 +95,26 @@ typedef struct sbr_result {
                         "called" or "fallback", target, action, tab-separated */
     sbr_step *steps;
     size_t step_count;
+    size_t expectations; /* how many matchers it called (expect(...).to_...) */
     double seconds;
 } sbr_result;
 
-/* Lists the scenarios `script` defines into *names (malloc'd; free with
- * sbr_names_free). Returns 1; or 0 with `problem` describing why the script
+/* A scenario as its script defines it (scenario(name, {tags, skip, todo}, fn)). */
+typedef struct sbr_listed {
+    char *name;
+    char *tags; /* its tags, each followed by a newline ("slow\nnet\n"); NULL: none */
+    char *skip; /* why it is skipped ("" when no reason is given); NULL: it runs */
+    char *todo; /* why it is todo (likewise); NULL: it is not */
+} sbr_listed;
+
+/* Lists the scenarios `script` defines into *scenarios (malloc'd; free with
+ * sbr_listed_free). Returns 1; or 0 with `problem` describing why the script
  * does not load (syntax error, error at its top level, a plugin that does not
- * load), as a failed result named after the script. */
-int sbr_list(const sbr_config *config, const char *script, char ***names, size_t *count, sbr_result *problem);
-void sbr_names_free(char **names, size_t count);
+ * load), as a failed result named after the script. The top level runs
+ * without its standard error (what it writes there goes to `problem`'s
+ * output, if it does not load): sbr_script_open runs it again and shows it. */
+int sbr_list(const sbr_config *config, const char *script, sbr_listed **scenarios, size_t *count, sbr_result *problem);
+void sbr_listed_free(sbr_listed *scenarios, size_t count);
 
 /* Runs scenario `index` (0-based, in definition order) of `script`, which
  * must still be named `name`, in a fresh state and mediator. Fills *result. */
@@ -113,11 +125,19 @@ void sbr_result_clear(sbr_result *result);
  * state that each scenario gets a copy of (a forked process). */
 typedef struct sbr_script sbr_script;
 
-/* Runs the top level of `script` once. NULL only when out of memory; a
- * script that does not load (or a plugin) is reported by each
- * sbr_script_run_jobs, as sbr_run would. The script copies *config; the strings
- * it points to must outlive it. Under the watchdog, like a scenario. */
+/* Runs the top level of `script` once, then its before_all hooks. NULL
+ * only when out of memory; a script that does not load (or a plugin, or a
+ * before_all that fails) is reported by each sbr_script_run_jobs, as
+ * sbr_run would. The script copies *config; the strings it points to must
+ * outlive it. Under the watchdog, like a scenario. */
 sbr_script *sbr_script_open(const sbr_config *config, const char *script);
+/* What the top level (and before_all) wrote with print and io.write, or NULL. */
+const char *sbr_script_top_output(const sbr_script *s);
+/* Runs the script's after_all hooks in the prepared state (after its last
+ * scenario), under the watchdog and the limits of a scenario. Returns 1
+ * (also when there are none, or the top level did not run), or 0 with
+ * *problem (cleared first) saying why they failed. */
+int sbr_script_finish(sbr_script *s, sbr_result *problem);
 /* Called with each scenario's result, in the order given (`position`);
  * the callee may take what *result holds (setting its pointers to NULL),
  * the rest is freed after it returns. */

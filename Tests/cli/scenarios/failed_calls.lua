@@ -18,7 +18,10 @@ scenario("matchers name the failed call's message and code", function()
     .to_equal('expected a table or string to look in, got nil (' .. why .. ')')
   expect(message_of(function() expect(sb.perform("Nobody", "x")).to_be_a("table") end))
     .to_equal('expected a table, got nil (a nil) (' .. why .. ')')
-  -- a value that is not a failed call gets no such note
+  -- a value that is not a failed call gets no such note (a nil given
+  -- alone stands for the last call's failure: one that succeeded ends that)
+  sb.target("Fine", { ok = function() return 1 end })
+  assert(sb.perform("Fine", "ok"))
   expect(message_of(function() expect(nil).to_equal({ a = 1 }) end)).to_equal("expected {a = 1}, got nil")
   expect(message_of(function() expect(1).to_be_a("string") end)).to_equal("expected a string, got 1 (an integer)")
 end)

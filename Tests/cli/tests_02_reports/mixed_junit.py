@@ -9,4 +9,7 @@ kinds = [type(c.result[0]).__name__ if c.result else "passed" for c in cases]
 assert kinds == ["passed", "Failure", "Error", "Failure", "passed"], kinds
 assert suites[0].failures == 2 and suites[0].errors == 1, (suites[0].failures, suites[0].errors)
 assert cases[0].system_out == "visible\t42\nwritten\n", repr(cases[0].system_out)
-assert "differs" in cases[1].result[0].message
+# <failure>: its message attribute is the first line, its text the whole message (the diff) and where.
+assert cases[1].result[0].message == "the tables differ at 1 key (- expected, + got):", cases[1].result[0].message
+assert '- user.langs[2] = "swift"\n+ user.langs[2] = "c"' in cases[1].result[0].text, cases[1].result[0].text
+assert "at Tests/cli/scenarios/mixed.lua:9" in cases[1].result[0].text, cases[1].result[0].text

@@ -8,8 +8,10 @@ assert lines[0].category == "version" and lines[0].version == 14, lines[0]
 assert lines[1].category == "plan" and lines[1].expected_tests == 5
 deep = tests[1].yaml_block
 assert deep["outcome"] == "failed" and deep["step"] == "compare", deep
-assert deep["message"] == 'expected {user = {langs = {"lua", "swift"}, name = "Ada"}}, got {user = {langs = ' \
-    '{"lua", "c"}, name = "Ada"}} (at user.langs[2]): "c" differs from "swift"', deep["message"]
+# Two tables: the differing keys first, one per line (- expected, + got), then both.
+assert deep["message"] == 'the tables differ at 1 key (- expected, + got):\n- user.langs[2] = "swift"\n' \
+    '+ user.langs[2] = "c"\nexpected {user = {langs = {"lua", "swift"}, name = "Ada"}}\n' \
+    '     got {user = {langs = {"lua", "c"}, name = "Ada"}}', deep["message"]
 assert deep["at"].endswith("mixed.lua:9"), deep["at"]
 err = tests[2].yaml_block
 assert err["outcome"] == "error" and "attempt to index a nil value" in err["message"], err

@@ -5,6 +5,6 @@ check "--filter runs the matching scenarios only" bash -c "
 run nomatch run "${load[@]}" --filter 'no such scenario' $scenarios/mixed.lua
 check "no scenario matched: exit 1, an empty plan, a message" bash -c "
   [ \$(cat '$work/nomatch.status') = 1 ] && grep -q '^1..0 # SKIP' '$work/nomatch.tap' \
-    && grep -q 'no scenario matches --filter' '$work/nomatch.err'"
+    && grep -q 'no scenario matches the selection' '$work/nomatch.err'"
 run badfilter run --filter '(' $scenarios/mixed.lua
 check "a bad --filter is a usage error" bash -c "[ \$(cat '$work/badfilter.status') = 64 ] && grep -q 'not a regular expression' '$work/badfilter.err'"

@@ -5,7 +5,7 @@ from junitparser import JUnitXml
 tests = [l for l in Parser().parse_file(sys.argv[1]) if l.category == "test"]
 oks = [t.ok for t in tests]
 assert oks == [True, True, False, True, True, True, False, False, False, True], [(t.ok, t.description, t.yaml_block) for t in tests]
-assert tests[2].yaml_block["message"] == "expected {a = 2}, got {a = 1} (at a): 1 differs from 2", tests[2].yaml_block
+assert tests[2].yaml_block["message"] == "the tables differ at 1 key (- expected, + got):\n- a = 2\n+ a = 1\nexpected {a = 2}\n     got {a = 1}", tests[2].yaml_block
 later = tests[6].yaml_block
 assert later["step"] == "later", later
 assert [(s["name"], s["status"]) for s in later["steps"]] == [("inner", "failed"), ("later", "failed")], later

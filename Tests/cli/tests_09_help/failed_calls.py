@@ -11,4 +11,4 @@ assert err["message"] not in trace, trace
 assert "scenario API" not in trace and "in function 'pcall'" not in trace, trace
 frames = trace.splitlines()[1:]
 assert len(frames) == 3 and all("failed_calls.lua:" in f for f in frames), trace  # inner, outer, the scenario
-assert frames[0].lstrip().startswith("Tests/cli/scenarios/failed_calls.lua:49:"), trace  # where it was raised
+assert frames[0].lstrip().startswith("Tests/cli/scenarios/failed_calls.lua:52:"), trace  # where it was raised

@@ -10,7 +10,11 @@ check "run --targets that is a file: 64" usage filedir "--targets $work/text.so:
   run --targets "$work/text.so" $scenarios/mixed.lua
 check "run with a script that is not there: 64, before the others run" usage noscript "the script $work/missing.lua: No such file" \
   run "${load[@]}" $scenarios/isolation.lua "$work/missing.lua"
-check "run with a directory for a script: 64" usage dirscript "the script $work: a directory" run "$work"
+# A directory is a suite (run tests/): one with no scenario file in it runs nothing, and says so.
+mkdir "$work/empty"
+run dirscript run "$work/empty"
+check "run with a directory holding no scenario file: exit 1, saying so" bash -c "
+  [ \$(cat '$work/dirscript.status') = 1 ] && grep -q 'the scripts define no scenarios' '$work/dirscript.err'"
 check "call --targets that is not there: 64" usage callnodir "--targets $work/nodir: No such file" \
   call --targets "$work/nodir" A x
 check "call --setup that is not there: 64" usage nosetup "--setup $work/none.lua: No such file" \

@@ -1,0 +1,15 @@
+-- Failures that read as busted's: a table diff, a helper's traceback,
+-- expect(r) keeping the call's reason.
+local helper = require("qa_helper")
+scenario("tables differ", function()
+  expect({ name = "Ada", langs = { "lua", "swift" }, id = 1 })
+    .to_equal({ name = "Ada", langs = { "lua", "c" }, id = 2, extra = true })
+end)
+scenario("in a helper", function()
+  helper.check_positive(-1)
+end)
+scenario("a failed call kept", function()
+  local r = sb.perform("Nobody", "x")
+  expect(r).to_exist()
+end)
+print("top level says hello")

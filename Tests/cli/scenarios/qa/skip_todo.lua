@@ -1,0 +1,10 @@
+-- skip, todo, and a scenario that makes no expectation.
+scenario("skipped by its options", { skip = "the server is down" }, function() error("never runs") end)
+scenario("skips itself", function()
+  skip("no <db> & no \"net\" # here")
+  error("never reached")
+end)
+scenario("todo that fails", { todo = "not built yet" }, function() expect(1).to_equal(2) end)
+scenario("todo that passes", { todo = true }, function() expect(1).to_equal(1) end)
+scenario("expects nothing", function() local _ = 1 end)
+scenario("passes", function() expect(true).to_be_truthy() end)

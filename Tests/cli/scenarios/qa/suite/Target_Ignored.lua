@@ -1,0 +1,1 @@
+error("a Lua target is never run as a script")

@@ -1,0 +1,1 @@
+scenario("nested file", function() expect(1).to_equal(1) end)
