@@ -20,6 +20,9 @@
 //   SwitchboardRunner  C: fresh, limited, sandboxed Lua states for scenarios
 //   SwitchboardCommand the `switchboard` command (swift-argument-parser;
 //                      package trait Tools)
+//   SwitchboardWrappers typed wrappers for Swift, C and Lua (`switchboard gen`),
+//                      and the `switchboard-wrappers` command plugin, which
+//                      reads Swift Target_ classes from their sources
 //
 // Traits: an app that needs only `Switchboard` depends with `traits: []`
 // and resolves nothing else: swift-crypto and swift-argument-parser are
@@ -55,6 +58,9 @@ let package = Package(
         .library(name: "SwitchboardLua", targets: ["SwitchboardLua"]),
         // The `switchboard` command (scripts/build.sh stages it as bin/switchboard).
         .executable(name: "switchboard-cli", targets: ["SwitchboardCommand"]),
+        // `swift package switchboard-wrappers`: typed Swift wrappers for a
+        // module's Target_ classes, from their sources (needs no trait).
+        .plugin(name: "SwitchboardWrappersPlugin", targets: ["SwitchboardWrappersPlugin"]),
     ],
     traits: [
         .trait(name: "Signing", description: "SwitchboardSigning: signed URLs (brings swift-crypto)"),
@@ -100,10 +106,21 @@ let package = Package(
             name: "SwitchboardRunner",
             dependencies: ["CSwitchboard", "SwitchboardLua", "CLua"],
             cSettings: [.define("_POSIX_C_SOURCE", to: "200809L")]),
+        // The wrapper generators (Swift, C, Lua) and the reader of Swift
+        // Target_ classes: the core only, so the plugin's tool needs no trait.
+        .target(name: "SwitchboardWrappers", dependencies: ["Switchboard"]),
+        .executableTarget(name: "SwitchboardWrapperTool", dependencies: ["SwitchboardWrappers"]),
+        .plugin(
+            name: "SwitchboardWrappersPlugin",
+            capability: .command(
+                intent: .custom(verb: "switchboard-wrappers",
+                                description: "Write typed Swift wrappers for the Target_ classes of a module"),
+                permissions: [.writeToPackageDirectory(reason: "writes the generated wrappers into the package")]),
+            dependencies: ["SwitchboardWrapperTool"]),
         .executableTarget(
             name: "SwitchboardCommand",
             dependencies: [
-                "Switchboard", "SwitchboardC", "CSwitchboard", "SwitchboardRunner",
+                "Switchboard", "SwitchboardC", "CSwitchboard", "SwitchboardRunner", "SwitchboardWrappers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"])),
             ],
             exclude: ["exports.list"],
@@ -141,5 +158,8 @@ let package = Package(
                 path: "Tests/LuaInteropHelpers"),
         .testTarget(name: "SwitchboardLuaTests",
                     dependencies: ["Switchboard", "SwitchboardC", "CSwitchboard", "LuaInteropHelpers"]),
+
+        // The reader of Swift Target_ classes and the Swift wrappers (names, access).
+        .testTarget(name: "SwitchboardWrappersTests", dependencies: ["SwitchboardWrappers", "Switchboard"]),
     ]
 )

@@ -12,6 +12,10 @@
 #    same line without `traits: []` must fail there (it needs swift-crypto):
 #    that proves the check can fail. Then App builds from clean and runs,
 #    having compiled only Switchboard, Feature and App.
+#    The switchboard-wrappers command plugin then writes App's typed wrapper
+#    for Feature's Target_Greeter, from Feature's sources, still offline, by
+#    the README's command (its block marked "plugin"); App calls
+#    mediator.greeterHello(name:) and prints the typed result.
 # 2. A versioned dependency (`from:` the header's version, default traits)
 #    from a package whose targets use every product: SwiftPM loads the graph
 #    (it refuses unsafe build flags in a versioned dependency's products
@@ -25,6 +29,7 @@
 #   scripts/check-swift-dependency.sh [--time]   (--time: print the build time and graph)
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
+source "$(dirname "$0")/lib/examples.sh"
 cd "$SB_ROOT"
 
 tmp="$(mktemp -d)"
@@ -80,6 +85,7 @@ final class Target_Greeter: Target {
     static let actions: Actions<Target_Greeter> = [
         "hello": { _, params in .string("Hello, \(params["name"]?.string ?? "world")!") },
     ]
+    static let contracts: Contracts = ["hello": "name: string? -- who is greeted\n-> string"]
 }
 SWIFT
 cat > "$tmp/app/Sources/App/App.swift" <<'SWIFT'
@@ -122,6 +128,24 @@ modules=$(cd "$tmp/build/debug/Modules" && ls -- *.swiftmodule | sed 's/\.swiftm
 [ "$modules" = "App Feature Switchboard " ] || sb_die "building the app compiled more than Switchboard: $modules"
 echo "the README's line ($line) resolved offline with only switchboard;" \
   "an app of two modules importing only Switchboard built and ran"
+
+# 1b. The command plugin, as the README runs it: App's typed wrappers, from
+# Feature's sources (the offline options go before the plugin's arguments).
+plugin_line=$(cd "$SB_ROOT" && sb_doc_block README.md plugin | head -1)
+[[ "$plugin_line" == "swift package "* ]] || sb_die "README.md's plugin block does not start with swift package: $plugin_line"
+read -ra plugin_args <<< "${plugin_line#swift package }"
+(cd "$tmp/app" && GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_ALLOW_PROTOCOL=file GIT_TERMINAL_PROMPT=0 \
+  swift package --cache-path "$tmp/cache" --scratch-path "$tmp/build" "${plugin_args[@]}") > "$tmp/plugin.log" 2>&1 \
+  || { cat "$tmp/plugin.log"; sb_die "the switchboard-wrappers plugin failed"; }
+wrapper="$tmp/app/Sources/App/Generated/Switchboard/Mediator+Greeter.swift"
+grep -q '^    func greeterHello(name: String? = nil,$' "$wrapper" \
+  || { cat "$tmp/plugin.log" "$wrapper"; sb_die "the plugin did not write greeterHello(name:) into App"; }
+sed -i 's/print(answer.string ?? "no string")/print(answer.string ?? "no string", try mediator.greeterHello(name: "Grace"))/' \
+  "$tmp/app/Sources/App/App.swift"
+offline swift build --product App > "$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; sb_die "the app did not build with its wrapper"; }
+out=$("$tmp/build/debug/App")
+[ "$out" = 'Hello, Ada! Hello, Grace!' ] || sb_die "the app with its wrapper printed: $out"
+echo "the switchboard-wrappers plugin wrote App's typed wrapper from Feature's sources; App called it"
 
 # 2. Every product, by version.
 mkdir -p "$tmp/all/Sources/UsesCore" "$tmp/all/Sources/UsesSigning" "$tmp/all/Sources/UsesCFace" "$tmp/all/Plugins/UsesCommand"
