@@ -22,9 +22,7 @@
 #    unless that package's tools-version allows them: 6.2).
 # 3. Package@swift-6.0.swift (Swift 6.0 and 6.1) loaded as a package's only
 #    manifest by this toolchain: the Switchboard product, no dependency.
-# 4. Version numbers: a tag on HEAD, if any, is SB_VERSION_STRING; the header
-#    says a version above the newest release in CHANGELOG.md while it has an
-#    [Unreleased] section.
+# (The version numbers themselves: scripts/check-versions.sh.)
 #
 #   scripts/check-swift-dependency.sh [--time]   (--time: print the build time and graph)
 set -euo pipefail
@@ -35,19 +33,6 @@ cd "$SB_ROOT"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 version=$(sed -nE 's/^#define SB_VERSION_STRING "([^"]+)"/\1/p' include/switchboard.h)
-
-# 4. Version numbers (before anything slow).
-if tag=$(git describe --exact-match --tags HEAD 2>/dev/null); then
-  [ "$tag" = "$version" ] || sb_die "HEAD is tagged $tag but switchboard.h says $version"
-fi
-released=$(sed -nE 's/^## \[([0-9]+\.[0-9]+\.[0-9]+)\].*/\1/p' CHANGELOG.md | head -1)
-newest=$(printf '%s\n%s\n' "$released" "$version" | sort -V | tail -1)
-if grep -q '^## \[Unreleased\]' CHANGELOG.md; then
-  [ "$version" != "$released" ] && [ "$newest" = "$version" ] \
-    || sb_die "switchboard.h says $version, CHANGELOG.md's newest release is $released and it has an [Unreleased] section: the header names the next release"
-else
-  [ "$version" = "$released" ] || sb_die "switchboard.h says $version but CHANGELOG.md's newest release is $released"
-fi
 
 git clone -q --no-local "$SB_ROOT" "$tmp/switchboard"
 git -C "$tmp/switchboard" checkout -q -B main
