@@ -37,14 +37,17 @@ package enum SwiftWrappers {
     /// The names of `Mediator`'s own members, which a wrapper must not take
     /// (target "call", action "andWait" would be `callAndWait`): a wrapper
     /// so named gets a "_" added. scripts/check-docs.sh fails when a public
-    /// member of Mediator is missing here.
+    /// member of Mediator (from the symbol graph) is missing here.
     package static let mediatorMembers: Set<String> = [
-        "addInterceptor", "addObserver", "addRoute", "addRule", "addURLPattern", "call", "callAndWait",
-        "callService", "callServiceAndWait", "catalogue", "clearDegradeHandler", "evict", "interface",
-        "modules", "open", "openAndWait", "perform", "performAndWait", "prepare", "register",
-        "registerService", "releaseCachedTarget", "removeInterceptor", "removeObserver", "removeRoute",
-        "removeRule", "removeURLPattern", "routes", "service", "setDegradeHandler", "shared",
-        "unregister", "urlPolicy", "urlSigner", "version",
+        "addInterceptor", "addObserver", "addRoute", "addRule", "addURLPattern", "allowsBypass",
+        "bindService", "call", "callAndWait", "callService", "callServiceAndWait", "catalogue",
+        "clearDegradeHandler", "connect", "ctMediatorModuleKey", "defaultInterceptorTimeout",
+        "defineService", "disconnect", "evict", "interface", "isCancelled", "maxCallDepth",
+        "maxInterceptors", "maxObservers", "maxRedirects", "moduleKey", "modules", "onRejectedURL",
+        "open", "openAndWait", "perform", "performAndWait", "prepare", "register", "registerService",
+        "releaseCachedTarget", "removeInterceptor", "removeObserver", "removeRoute", "removeRule",
+        "removeService", "removeURLPattern", "route", "routes", "rules", "service", "setDegradeHandler",
+        "setOrigin", "setRules", "shared", "unregister", "urlPolicy", "urlSigner", "version",
     ]
 
     private static func method(_ name: String, _ action: WrapperTarget.Action, target: String,
