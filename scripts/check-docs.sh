@@ -22,6 +22,7 @@ case "${1:-}" in
   *) sb_die "usage: scripts/check-docs.sh [--write]" ;;
 esac
 
+mkdir -p "$SB_ROOT/.build"
 swift package dump-symbol-graph --skip-synthesized-members --skip-inherited-docs > "$SB_ROOT/.build/symbol-graph.log" 2>&1 \
   || { cat "$SB_ROOT/.build/symbol-graph.log"; sb_die "swift package dump-symbol-graph failed"; }
 graphs=$(sed -nE 's/^Files written to (.*)$/\1/p' "$SB_ROOT/.build/symbol-graph.log" | tail -1)
