@@ -8,14 +8,14 @@ extension Mediator {
     ///
     /// - Parameters:
     ///   - identifier: the cell's reuse identifier
-    ///   - cacheTarget: keep the target instance for later calls, as `perform` does.
+    ///   - cacheTarget: keep the target instance for later calls, as `performAndWait` does.
     /// - Throws: what `call` throws; `.typeMismatch` when the result is not a dict.
     @discardableResult
     func aCell(identifier: String? = nil,
                cacheTarget: Bool = false) throws(SwitchboardError) -> Value.Dict {
         var params: Params = [:]
         if let identifier { params["identifier"] = .string(identifier) }
-        let result = try call(target: "A", action: "cell", params: params, cacheTarget: cacheTarget)
+        let result = try callAndWait(target: "A", action: "cell", params: params, cacheTarget: cacheTarget)
         guard let typed = result.dict else {
             throw .typeMismatch("A.cell: expected a dict result, got " + "\(result.kind)")
         }
@@ -26,14 +26,14 @@ extension Mediator {
     ///
     /// - Parameters:
     ///   - amount: in cents
-    ///   - cacheTarget: keep the target instance for later calls, as `perform` does.
+    ///   - cacheTarget: keep the target instance for later calls, as `performAndWait` does.
     /// - Throws: what `call` throws; `.typeMismatch` when the result is not a dict.
     @discardableResult
     func aCharge(amount: Int? = nil,
                  cacheTarget: Bool = false) throws(SwitchboardError) -> Value.Dict {
         var params: Params = [:]
         if let amount { params["amount"] = .int(Int64(amount)) }
-        let result = try call(target: "A", action: "charge", params: params, cacheTarget: cacheTarget)
+        let result = try callAndWait(target: "A", action: "charge", params: params, cacheTarget: cacheTarget)
         guard let typed = result.dict else {
             throw .typeMismatch("A.charge: expected a dict result, got " + "\(result.kind)")
         }
@@ -45,7 +45,7 @@ extension Mediator {
     /// - Parameters:
     ///   - cell: any
     ///   - title: string
-    ///   - cacheTarget: keep the target instance for later calls, as `perform` does.
+    ///   - cacheTarget: keep the target instance for later calls, as `performAndWait` does.
     /// - Throws: what `call` throws; `.typeMismatch` when the result is not a dict.
     @discardableResult
     func aConfigCell(cell: Value? = nil, title: String? = nil,
@@ -53,7 +53,7 @@ extension Mediator {
         var params: Params = [:]
         if let cell { params["cell"] = cell }
         if let title { params["title"] = .string(title) }
-        let result = try call(target: "A", action: "configCell", params: params, cacheTarget: cacheTarget)
+        let result = try callAndWait(target: "A", action: "configCell", params: params, cacheTarget: cacheTarget)
         guard let typed = result.dict else {
             throw .typeMismatch("A.configCell: expected a dict result, got " + "\(result.kind)")
         }
@@ -64,14 +64,14 @@ extension Mediator {
     ///
     /// - Parameters:
     ///   - key: the page's title
-    ///   - cacheTarget: keep the target instance for later calls, as `perform` does.
+    ///   - cacheTarget: keep the target instance for later calls, as `performAndWait` does.
     /// - Throws: what `call` throws; `.typeMismatch` when the result is not a dict.
     @discardableResult
     func aNativeFetchDetailViewController(key: Value? = nil,
                                           cacheTarget: Bool = false) throws(SwitchboardError) -> Value.Dict {
         var params: Params = [:]
         if let key { params["key"] = key }
-        let result = try call(target: "A", action: "nativeFetchDetailViewController", params: params, cacheTarget: cacheTarget)
+        let result = try callAndWait(target: "A", action: "nativeFetchDetailViewController", params: params, cacheTarget: cacheTarget)
         guard let typed = result.dict else {
             throw .typeMismatch("A.nativeFetchDetailViewController: expected a dict result, got " + "\(result.kind)")
         }
@@ -81,12 +81,12 @@ extension Mediator {
     /// A.nativeNoImage
     ///
     /// - Parameters:
-    ///   - cacheTarget: keep the target instance for later calls, as `perform` does.
+    ///   - cacheTarget: keep the target instance for later calls, as `performAndWait` does.
     /// - Throws: what `call` throws; `.typeMismatch` when the result is not a dict.
     @discardableResult
     func aNativeNoImage(cacheTarget: Bool = false) throws(SwitchboardError) -> Value.Dict {
         let params: Params = [:]
-        let result = try call(target: "A", action: "nativeNoImage", params: params, cacheTarget: cacheTarget)
+        let result = try callAndWait(target: "A", action: "nativeNoImage", params: params, cacheTarget: cacheTarget)
         guard let typed = result.dict else {
             throw .typeMismatch("A.nativeNoImage: expected a dict result, got " + "\(result.kind)")
         }
@@ -97,14 +97,14 @@ extension Mediator {
     ///
     /// - Parameters:
     ///   - image: the image to show
-    ///   - cacheTarget: keep the target instance for later calls, as `perform` does.
+    ///   - cacheTarget: keep the target instance for later calls, as `performAndWait` does.
     /// - Throws: what `call` throws; `.typeMismatch` when the result is not a dict.
     @discardableResult
     func aNativePresentImage(image: String,
                              cacheTarget: Bool = false) throws(SwitchboardError) -> Value.Dict {
         var params: Params = [:]
         params["image"] = .string(image)
-        let result = try call(target: "A", action: "nativePresentImage", params: params, cacheTarget: cacheTarget)
+        let result = try callAndWait(target: "A", action: "nativePresentImage", params: params, cacheTarget: cacheTarget)
         guard let typed = result.dict else {
             throw .typeMismatch("A.nativePresentImage: expected a dict result, got " + "\(result.kind)")
         }
@@ -118,7 +118,7 @@ extension Mediator {
     ///   - answer: the button the user taps: confirm (the default) or cancel
     ///   - confirmAction: called when Confirm is tapped
     ///   - cancelAction: called when Cancel is tapped
-    ///   - cacheTarget: keep the target instance for later calls, as `perform` does.
+    ///   - cacheTarget: keep the target instance for later calls, as `performAndWait` does.
     /// - Throws: what `call` throws (`.badParams` when the params do not fit the contract).
     @discardableResult
     func aShowAlert(message: String, answer: String? = nil, confirmAction: Callback? = nil,
@@ -129,6 +129,6 @@ extension Mediator {
         if let answer { params["answer"] = .string(answer) }
         if let confirmAction { params["confirmAction"] = .callback(confirmAction) }
         if let cancelAction { params["cancelAction"] = .callback(cancelAction) }
-        return try call(target: "A", action: "showAlert", params: params, cacheTarget: cacheTarget)
+        return try callAndWait(target: "A", action: "showAlert", params: params, cacheTarget: cacheTarget)
     }
 }

@@ -9,7 +9,7 @@ extension Mediator {
     /// - Parameters:
     ///   - item: string
     ///   - price: double (default: 0.0)
-    ///   - cacheTarget: keep the target instance for later calls, as `perform` does.
+    ///   - cacheTarget: keep the target instance for later calls, as `performAndWait` does.
     /// - Throws: what `call` throws; `.typeMismatch` when the result is not an int.
     @discardableResult
     func cartAdd(item: String, price: Double? = nil,
@@ -17,7 +17,7 @@ extension Mediator {
         var params: Params = [:]
         params["item"] = .string(item)
         if let price { params["price"] = .double(price) }
-        let result = try call(target: "Cart", action: "add", params: params, cacheTarget: cacheTarget)
+        let result = try callAndWait(target: "Cart", action: "add", params: params, cacheTarget: cacheTarget)
         guard let typed = result.int.map(Int.init) else {
             throw .typeMismatch("Cart.add: expected an int result, got " + "\(result.kind)")
         }
@@ -27,12 +27,12 @@ extension Mediator {
     /// Cart.isEmpty
     ///
     /// - Parameters:
-    ///   - cacheTarget: keep the target instance for later calls, as `perform` does.
+    ///   - cacheTarget: keep the target instance for later calls, as `performAndWait` does.
     /// - Throws: what `call` throws; `.typeMismatch` when the result is not a bool.
     @discardableResult
     func cartIsEmpty(cacheTarget: Bool = false) throws(SwitchboardError) -> Bool {
         let params: Params = [:]
-        let result = try call(target: "Cart", action: "isEmpty", params: params, cacheTarget: cacheTarget)
+        let result = try callAndWait(target: "Cart", action: "isEmpty", params: params, cacheTarget: cacheTarget)
         guard let typed = result.bool else {
             throw .typeMismatch("Cart.isEmpty: expected a bool result, got " + "\(result.kind)")
         }
@@ -42,12 +42,12 @@ extension Mediator {
     /// Cart.total
     ///
     /// - Parameters:
-    ///   - cacheTarget: keep the target instance for later calls, as `perform` does.
+    ///   - cacheTarget: keep the target instance for later calls, as `performAndWait` does.
     /// - Throws: what `call` throws; `.typeMismatch` when the result is not a double.
     @discardableResult
     func cartTotal(cacheTarget: Bool = false) throws(SwitchboardError) -> Double {
         let params: Params = [:]
-        let result = try call(target: "Cart", action: "total", params: params, cacheTarget: cacheTarget)
+        let result = try callAndWait(target: "Cart", action: "total", params: params, cacheTarget: cacheTarget)
         guard let typed = result.double ?? result.int.map(Double.init) else {
             throw .typeMismatch("Cart.total: expected a double result, got " + "\(result.kind)")
         }
