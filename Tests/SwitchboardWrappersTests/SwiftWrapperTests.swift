@@ -50,7 +50,7 @@ struct SwiftWrapperTests {
         #expect(generated.text.contains("    func userProfileList(cacheTarget: Bool = false) throws(SwitchboardError) -> [Value] {"))
         #expect(generated.text.contains(#"params["user_id"] = .int(Int64(userId))"#),
                 "the label is camelCase, the key stays the contract's")
-        #expect(generated.text.contains(#"try call(target: "user_profile", action: "show-page""#))
+        #expect(generated.text.contains(#"try callAndWait(target: "user_profile", action: "show-page""#))
         #expect(!generated.text.contains("user_profile_"), "no snake_case method name is left")
         #expect(generated.text.contains("// Without a contract, so without a wrapper: noContract."))
     }
