@@ -6,6 +6,7 @@
 //                      no swift-crypto.
 //   SwitchboardSigning URLSigner: HMAC-SHA256 signed URLs (swift-crypto), a
 //                      product of its own so `import Switchboard` stays light
+//                      (package trait Signing)
 //   CSwitchboard       the C header (include/switchboard.h) + C helpers inside the
 //                      library (the C face's HMAC comes from the system's libcrypto,
 //                      opened on first use: swift-crypto would bring BoringSSL and
@@ -17,7 +18,19 @@
 //                      C API only (scripts/build.sh also builds it as
 //                      switchboard.so for lua5.4)
 //   SwitchboardRunner  C: fresh, limited, sandboxed Lua states for scenarios
-//   SwitchboardCommand the `switchboard` command (swift-argument-parser)
+//   SwitchboardCommand the `switchboard` command (swift-argument-parser;
+//                      package trait Tools)
+//   SwitchboardWrappers typed wrappers for Swift, C and Lua (`switchboard gen`),
+//                      and the `switchboard-wrappers` command plugin, which
+//                      reads Swift Target_ classes from their sources
+//
+// Traits: an app that needs only `Switchboard` depends with `traits: []`
+// and resolves nothing else: swift-crypto and swift-argument-parser are
+// used only by targets whose dependency on them is under a trait, and
+// SwiftPM leaves out packages that no enabled target uses (docs/packaging.md,
+// "A Swift user's dependency graph"). Both traits are on by default, so this
+// repository's own builds and scripts need no flag. Package@swift-6.0.swift
+// opens the core alone to Swift 6.0 and 6.1.
 import PackageDescription
 import Foundation
 
@@ -35,13 +48,24 @@ let package = Package(
         // builds swift-crypto.
         .library(name: "SwitchboardSigning", targets: ["SwitchboardSigning"]),
         // libswitchboard.so for C programs, the Lua module and plugins.
-        // Built for shipping by scripts/build.sh (release, static Swift runtime).
-        .library(name: "switchboard", type: .dynamic, targets: ["SwitchboardLibrary"]),
+        // Built for shipping by scripts/build.sh (release, static Swift runtime),
+        // which stages libSwitchboardSharedLibrary.so as libswitchboard.so.
+        // (Named `switchboard` before 2.0, a name that differed from the Swift
+        // module's only in case.)
+        .library(name: "SwitchboardSharedLibrary", type: .dynamic, targets: ["SwitchboardLibrary"]),
         // The C face and the Lua module linked into a program (the fuzzers in Tests/fuzz).
         .library(name: "SwitchboardC", targets: ["SwitchboardC", "CSwitchboard"]),
         .library(name: "SwitchboardLua", targets: ["SwitchboardLua"]),
         // The `switchboard` command (scripts/build.sh stages it as bin/switchboard).
         .executable(name: "switchboard-cli", targets: ["SwitchboardCommand"]),
+        // `swift package switchboard-wrappers`: typed Swift wrappers for a
+        // module's Target_ classes, from their sources (needs no trait).
+        .plugin(name: "SwitchboardWrappersPlugin", targets: ["SwitchboardWrappersPlugin"]),
+    ],
+    traits: [
+        .trait(name: "Signing", description: "SwitchboardSigning: signed URLs (brings swift-crypto)"),
+        .trait(name: "Tools", description: "switchboard-cli, the switchboard command (brings swift-argument-parser)"),
+        .default(enabledTraits: ["Signing", "Tools"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -54,7 +78,7 @@ let package = Package(
         // No Foundation: URLs are parsed by the module's own single-pass parser.
         .target(name: "Switchboard"),
         .target(name: "SwitchboardSigning",
-                dependencies: ["Switchboard", .product(name: "Crypto", package: "swift-crypto")]),
+                dependencies: ["Switchboard", .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Signing"]))]),
         .target(name: "CSwitchboard", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "SwitchboardC", dependencies: ["Switchboard", "CSwitchboard"]),
         .target(
@@ -82,11 +106,22 @@ let package = Package(
             name: "SwitchboardRunner",
             dependencies: ["CSwitchboard", "SwitchboardLua", "CLua"],
             cSettings: [.define("_POSIX_C_SOURCE", to: "200809L")]),
+        // The wrapper generators (Swift, C, Lua) and the reader of Swift
+        // Target_ classes: the core only, so the plugin's tool needs no trait.
+        .target(name: "SwitchboardWrappers", dependencies: ["Switchboard"]),
+        .executableTarget(name: "SwitchboardWrapperTool", dependencies: ["SwitchboardWrappers"]),
+        .plugin(
+            name: "SwitchboardWrappersPlugin",
+            capability: .command(
+                intent: .custom(verb: "switchboard-wrappers",
+                                description: "Write typed Swift wrappers for the Target_ classes of a module"),
+                permissions: [.writeToPackageDirectory(reason: "writes the generated wrappers into the package")]),
+            dependencies: ["SwitchboardWrapperTool"]),
         .executableTarget(
             name: "SwitchboardCommand",
             dependencies: [
-                "Switchboard", "SwitchboardC", "CSwitchboard", "SwitchboardRunner",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "Switchboard", "SwitchboardC", "CSwitchboard", "SwitchboardRunner", "SwitchboardWrappers",
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"])),
             ],
             exclude: ["exports.list"],
             // The scenario API, a file per job (ScenarioAPI.swift puts them together).
@@ -126,12 +161,15 @@ let package = Package(
         .executableTarget(
             name: "SwitchboardStress",
             dependencies: ["Switchboard", "SwitchboardC", "CSwitchboard", "CInteropHelpers",
-                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+                           .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"]))],
             path: "Tests/Stress"),
         // Swift, C and Lua in one process: the 3 × 3 matrix of callers and targets.
         .target(name: "LuaInteropHelpers", dependencies: ["CSwitchboard", "SwitchboardLua", "CLua"],
                 path: "Tests/LuaInteropHelpers"),
         .testTarget(name: "SwitchboardLuaTests",
                     dependencies: ["Switchboard", "SwitchboardC", "CSwitchboard", "LuaInteropHelpers"]),
+
+        // The reader of Swift Target_ classes and the Swift wrappers (names, access).
+        .testTarget(name: "SwitchboardWrappersTests", dependencies: ["SwitchboardWrappers", "Switchboard"]),
     ]
 )

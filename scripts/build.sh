@@ -46,8 +46,10 @@ link_library() {  # link_library NAME: NAME.so.ABI and NAME.so for NAME.so.VERSI
 # Each Swift object has an index of its own names (.debug_names); the linker
 # joins them into one section that no reader accepts (gdb warns "length ...
 # does not match section length" and ignores it), so it is left out. gdb
-# reads the DWARF without it.
-objcopy --remove-section=.debug_names .build/release/libswitchboard.so "$dist/lib/libswitchboard.so.$version"
+# reads the DWARF without it. (SwiftPM names the file after the product,
+# SwitchboardSharedLibrary: a product `switchboard` would differ from the
+# Swift module `Switchboard` only in case.)
+objcopy --remove-section=.debug_names .build/release/libSwitchboardSharedLibrary.so "$dist/lib/libswitchboard.so.$version"
 link_library libswitchboard
 cp include/switchboard.h include/switchboard_lua.h "$dist/include/"
 # Staging .pc files: relative to themselves, with a run path to the staged

@@ -13,7 +13,7 @@
 #    Swift export, or in the library's C files; the same for
 #    switchboard_sys.h.
 # 3. Checks that `switchboard gen --lang c` knows every sb_ name the installed
-#    headers use (Gen/HeaderNames.swift), so no generated wrapper can take one.
+#    headers use (Sources/SwitchboardWrappers/HeaderNames.swift), so no generated wrapper can take one.
 #
 #   scripts/check-header.sh [debug|release]
 set -euo pipefail
@@ -56,8 +56,8 @@ internal_extra=$(comm -13 <(echo "$internal_declared") <(echo "$swift_defined" |
 [ -z "$extra" ] || sb_die "exported by Swift but not declared in switchboard.h: $extra"
 [ -z "$internal_extra" ] || sb_die "sb__ functions exported by Swift but not declared in switchboard_internal.h or switchboard_sys.h: $internal_extra"
 header_names=$(grep -ohE '\bsb_[a-z_0-9]+\b' include/switchboard.h include/switchboard_lua.h | sort -u)
-gen_names=$(grep -oE '"sb_[a-z_0-9]+"' Sources/SwitchboardCommand/Gen/HeaderNames.swift | tr -d '"' | sort -u)
-[ "$header_names" = "$gen_names" ] || sb_die "Sources/SwitchboardCommand/Gen/HeaderNames.swift is not the headers' sb_ names:" \
+gen_names=$(grep -oE '"sb_[a-z_0-9]+"' Sources/SwitchboardWrappers/HeaderNames.swift | tr -d '"' | sort -u)
+[ "$header_names" = "$gen_names" ] || sb_die "Sources/SwitchboardWrappers/HeaderNames.swift is not the headers' sb_ names:" \
   "$(diff <(echo "$header_names") <(echo "$gen_names") | grep '^[<>]' | tr '\n' ' ')"
 echo "switchboard.h and the library agree: $(echo "$declared" | wc -l) functions" \
   "($(echo "$swift_defined" | wc -l) in Swift, $(comm -12 <(echo "$declared") <(echo "$c_defined") | wc -l) in C);" \

@@ -12,7 +12,9 @@
 #
 # The Swift demo's Target_A declares the same contracts in Swift; --check also
 # generates Swift wrappers from its catalogue and compares them with the
-# committed ones, so the two copies cannot drift apart unnoticed.
+# committed ones, so the two copies cannot drift apart unnoticed; and it
+# generates them from ModuleA.swift's source (--swift-sources, as the
+# switchboard-wrappers plugin does), which must give the same file.
 #
 # Needs scripts/build.sh first (the staged switchboard command, the demo).
 set -euo pipefail
@@ -67,6 +69,12 @@ if $check; then
   "$sb" gen --lang swift --catalogue "$work/swift-demo.json" --target A -o "$work/swift-demo" > /dev/null
   if ! diff -ru examples/swift/generated "$work/swift-demo" > "$work/diff"; then
     echo "examples/swift/ModuleA.swift's contracts differ from examples/c/module_a.c's:" >&2
+    cat "$work/diff" >&2
+    stale=1
+  fi
+  "$sb" gen --lang swift --swift-sources examples/swift --target A -o "$work/swift-source" > /dev/null
+  if ! diff -ru examples/swift/generated "$work/swift-source" > "$work/diff"; then
+    echo "the wrappers read from examples/swift's sources (--swift-sources) differ from those of its catalogue:" >&2
     cat "$work/diff" >&2
     stale=1
   fi

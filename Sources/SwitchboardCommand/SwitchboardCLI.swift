@@ -1,4 +1,8 @@
+#if Tools
 import ArgumentParser
+#else
+#error("switchboard-cli needs the package trait Tools: .package(url: ..., traits: [\"Tools\"])")
+#endif
 import CSwitchboard
 import Switchboard
 

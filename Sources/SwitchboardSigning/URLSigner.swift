@@ -2,7 +2,11 @@
 // (product SwitchboardSigning) so that `import Switchboard` does not build
 // swift-crypto. The format is the core's (SignedURLFormat), shared with the C
 // face, which computes the same HMAC with the system's libcrypto.
+#if Signing
 import Crypto
+#else
+#error("SwitchboardSigning needs the package trait Signing: .package(url: ..., traits: [\"Signing\"])")
+#endif
 @_spi(Faces) import Switchboard
 
 #if canImport(Glibc)

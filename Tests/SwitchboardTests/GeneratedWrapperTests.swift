@@ -21,7 +21,7 @@ struct GeneratedWrapperTests {
     func everything() throws {
         let m = try mediator()
         let done = Callback { _ in "called" }
-        let got = try m.typed_everything(flag: true, count: 42, ratio: 2.5, name: "text", data: [0, 1],
+        let got = try m.typedEverything(flag: true, count: 42, ratio: 2.5, name: "text", data: [0, 1],
                                          list: [1], map: ["k": 1], done: done, anything: "x")
         #expect(got["flag"] == true)
         #expect(got["count"] == .int(42))
@@ -38,18 +38,18 @@ struct GeneratedWrapperTests {
     @Test("optional arguments left out are not sent; names that are keywords or not identifiers keep their names")
     func optionalAndOddNames() throws {
         let m = try mediator()
-        #expect(try m.typed_optional().isEmpty)
-        #expect(try m.typed_optional(count: 3, anything: .null) == ["count": 3, "anything": .null])
-        let odd = try m.typed_oddNames(default: 1, answerId: "id", end: false, params: "p", out: 2)
+        #expect(try m.typedOptional().isEmpty)
+        #expect(try m.typedOptional(count: 3, anything: .null) == ["count": 3, "anything": .null])
+        let odd = try m.typedOddNames(default: 1, answerId: "id", end: false, params: "p", out: 2)
         #expect(odd == ["default": 1, "answer-id": "id", "end": false, "params": "p", "out": 2])
     }
 
     @Test("results are typed: a result of another kind is a typeMismatch naming the action")
     func results() throws {
         let m = try mediator()
-        #expect(try m.typed_countKeys(a: 1, b: 2) == 2)
+        #expect(try m.typedCountKeys(a: 1, b: 2) == 2)
         do {
-            _ = try m.typed_wrongResult()
+            _ = try m.typedWrongResult()
             Issue.record("a dict passed for a string result")
         } catch {
             #expect(error.code == .typeMismatch)
@@ -57,7 +57,7 @@ struct GeneratedWrapperTests {
         }
         // What call() reports comes through: no target.
         do {
-            _ = try Mediator().typed_secret()
+            _ = try Mediator().typedSecret()
             Issue.record("a missing target answered")
         } catch {
             #expect(error.code == .noTarget)
@@ -75,23 +75,23 @@ struct GeneratedWrapperTests {
             try await Task.sleep(for: .milliseconds(5))
             return ["done": true]
         }
-        let text: String = try await m.typed_later(n: 5)
+        let text: String = try await m.typedLater(n: 5)
         #expect(text == "later 5")
-        #expect(try await m.typed_laterAny() == ["done": true])
+        #expect(try await m.typedLaterAny() == ["done": true])
         // The options reach the call: a timeout shorter than the action.
         try m.register(target: "Typed", action: "later") { _ async throws -> Value in
             try await Task.sleep(for: .seconds(30))
             return "too late"
         }
         await #expect {
-            _ = try await m.typed_later(n: 1, options: CallOptions(timeout: .milliseconds(20)))
+            _ = try await m.typedLater(n: 1, options: CallOptions(timeout: .milliseconds(20)))
         } throws: { error in
             (error as? SwitchboardError)?.code == .timeout
         }
         // A result of another kind is a typeMismatch, as for the wrappers that wait.
         try m.register(target: "Typed", action: "later") { _ async throws -> Value in 1 }
         await #expect {
-            _ = try await m.typed_later(n: 1)
+            _ = try await m.typedLater(n: 1)
         } throws: { error in
             (error as? SwitchboardError)?.message == "Typed.later: expected a string result, got int"
         }
@@ -101,9 +101,9 @@ struct GeneratedWrapperTests {
     func caching() throws {
         let m = Mediator()
         try m.register(GeneratedTyped.self, as: "Typed")
-        _ = try m.typed_countKeys()
+        _ = try m.typedCountKeys()
         #expect(!m.evict(target: "Typed"))
-        _ = try m.typed_countKeys(cacheTarget: true)
+        _ = try m.typedCountKeys(cacheTarget: true)
         #expect(m.evict(target: "Typed"))
     }
 }

@@ -8,20 +8,20 @@ import Switchboard
 
 extension Mediator {
     func moduleADetailPage(key: String) -> Value {
-        page { try a_nativeFetchDetailViewController(key: .string(key)) }
+        page { try aNativeFetchDetailViewController(key: .string(key)) }
     }
 
     /// With no image, asks module A for its placeholder page instead.
     func moduleAImagePage(image: String?) -> Value {
-        guard let image else { return page { try a_nativeNoImage() } }
-        return page { try a_nativePresentImage(image: image) }
+        guard let image else { return page { try aNativeNoImage() } }
+        return page { try aNativePresentImage(image: image) }
     }
 
     func moduleAShowAlert(message: String, answer: String,
                           confirm: @escaping @Sendable (Value) -> Value,
                           cancel: @escaping @Sendable (Value) -> Value) -> Value {
         do {
-            return try a_showAlert(message: message, answer: answer,
+            return try aShowAlert(message: message, answer: answer,
                                    confirmAction: Callback(confirm), cancelAction: Callback(cancel))
         } catch {
             return .string("alert failed: \(error.message)")
@@ -31,8 +31,8 @@ extension Mediator {
     /// Cells come from a cached target, so every cell is made by one instance.
     func moduleATableCell(identifier: String, title: String) -> Value {
         page {
-            let cell = try a_cell(identifier: identifier, cacheTarget: true)
-            return try a_configCell(cell: .dict(cell), title: title, cacheTarget: true)
+            let cell = try aCell(identifier: identifier, cacheTarget: true)
+            return try aConfigCell(cell: .dict(cell), title: title, cacheTarget: true)
         }
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CSwitchboard
 import Switchboard
+import SwitchboardWrappers
 
 #if canImport(Glibc)
 import Glibc
@@ -12,14 +13,17 @@ extension SwitchboardCLI {
             abstract: "Write typed wrappers (Swift, C or Lua) for the actions that have contracts.",
             discussion: InstallPrefix.expand("""
                 The wrappers are generated from the catalogue (what `switchboard routes --json` \
-                prints): one file per target, with one function per action that has a contract. \
-                Swift: an extension on Mediator (Mediator+A.swift: mediator.a_showAlert(message:)). \
+                prints), or from Swift sources (--swift-sources: their Target_ classes, read without \
+                building them): one file per target, with one function per action that has a contract. \
+                Swift: an extension on Mediator (Mediator+A.swift: mediator.aShowAlert(message:); \
+                --public for wrappers in a module of their own). \
                 C: a header of static inline functions (sb_a.h: sb_a_show_alert(m, message, ..., flags, &out)). \
                 Lua: a module whose functions check their params (sb_a.lua: A.showAlert{message = ...}). \
                 An action that answers later (the catalogue's "async": a contract that says async, \
                 a Swift async closure) gets wrappers that do not wait: an async Swift method \
-                (try await mediator.a_fetch(id:options:)), a C function over sb_action_perform_async \
-                (sb_a_fetch(m, id, options, done, userdata)).
+                (try await mediator.aFetch(id:options:)), a C function over sb_action_perform_async \
+                (sb_a_fetch(m, id, options, done, userdata)). In a SwiftPM package, the \
+                switchboard-wrappers command plugin writes the Swift ones from a module's sources.
 
                 Example, from PREFIX/share/switchboard/examples:
 
@@ -41,38 +45,55 @@ extension SwitchboardCLI {
             valueName: "file"))
         var catalogue: String?
 
+        @Option(name: .customLong("swift-sources"), help: ArgumentHelp(
+            "Read the targets from the Target_ classes of these Swift files or directories instead (repeatable): their tables must be dictionary literals with string-literal keys and contracts.",
+            valueName: "path"))
+        var swiftSources: [String] = []
+
+        @Flag(name: .customLong("public"), help: "Swift: public methods (for wrappers in a module of their own).")
+        var isPublic = false
+
         @OptionGroup var load: LoadOptions
         @OptionGroup var limits: LimitOptions<LoadingLimits>
         @OptionGroup var session: SessionOptions
 
         func run() throws {
-            let targets = try WrapperTarget.all(in: try readCatalogue(), only: only)
-            guard !targets.isEmpty else {
-                throw CommandFailure("no target has an action with a contract: there is nothing to generate")
-            }
-            let files = targets.map { target in
-                switch lang {
-                case .swift: SwiftWrappers.file(for: target)
-                case .c: CWrappers.file(for: target)
-                case .lua: LuaWrappers.file(for: target)
+            do {
+                let targets = try WrapperTarget.all(in: try readCatalogue(), only: only)
+                guard !targets.isEmpty else {
+                    throw CommandFailure("no target has an action with a contract: there is nothing to generate")
                 }
-            }
-            for (i, file) in files.enumerated() {
-                if let j = files[..<i].firstIndex(where: { $0.name == file.name }) {
-                    throw CommandFailure("targets \(targets[j].name) and \(targets[i].name) would both be written to \(file.name): generate them into separate directories with --target")
+                let files = try GeneratedFile.distinct(targets.map { target in
+                    switch lang {
+                    case .swift: SwiftWrappers.file(for: target, access: isPublic ? .public : .internal)
+                    case .c: CWrappers.file(for: target)
+                    case .lua: LuaWrappers.file(for: target)
+                    }
+                }, of: targets)
+                try SourceFiles.makeDirectories(output)
+                for file in files {
+                    let path = output + "/" + file.name
+                    try AtomicFile.write(file.text, to: path)
+                    print(path)
                 }
-            }
-            try makeDirectories(output)
-            for file in files {
-                let path = output + "/" + file.name
-                try AtomicFile.write(file.text, to: path)
-                print(path)
+            } catch let error as WrapperError {
+                throw CommandFailure(error.description)
             }
         }
 
+        func validate() throws {
+            if !swiftSources.isEmpty && catalogue != nil {
+                throw ValidationError("--swift-sources and --catalogue are two sources of targets: give one")
+            }
+            if isPublic && lang != .swift { throw ValidationError("--public is for --lang swift") }
+        }
+
         private func readCatalogue() throws -> Value {
+            if !swiftSources.isEmpty {
+                return try SwiftTargetSources.catalogue(of: try SourceFiles.swiftFiles(at: swiftSources))
+            }
             if let catalogue {
-                let text = catalogue == "-" ? readStandardInput() : try readFile(catalogue)
+                let text = catalogue == "-" ? readStandardInput() : try SourceFiles.read(catalogue)
                 do { return try Value(json: text) } catch { throw CommandFailure("\(catalogue): \(error)") }
             }
             let session = try Session(load: load, limits: limits, setup: session.setup)
@@ -85,32 +106,8 @@ extension SwitchboardCLI {
 
 extension WrapperLanguage: ExpressibleByArgument {}
 
-/// mkdir -p.
-private func makeDirectories(_ path: String) throws {
-    var prefix = path.hasPrefix("/") ? "/" : ""
-    for part in path.split(separator: "/") {
-        prefix += part + "/"
-        guard mkdir(prefix, 0o755) == 0 || errno == EEXIST else {
-            throw CommandFailure("\(prefix): \(String(cString: strerror(errno)))")
-        }
-    }
-}
-
 private func readStandardInput() -> String {
     var text = ""
     while let line = readLine(strippingNewline: false) { text += line }
     return text
-}
-
-private func readFile(_ path: String) throws -> String {
-    guard let file = fopen(path, "rb") else { throw CommandFailure("\(path): \(String(cString: strerror(errno)))") }
-    defer { fclose(file) }
-    var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let n = fread(&buffer, 1, buffer.count, file)
-        if n == 0 { break }
-        bytes += buffer[..<n]
-    }
-    return String(decoding: bytes, as: UTF8.self)
 }

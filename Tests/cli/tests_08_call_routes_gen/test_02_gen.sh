@@ -3,7 +3,7 @@ check "gen writes one file per target with contracts, in each language" bash -c 
   for lang in swift c lua; do '$sb' gen --lang \$lang ${load[*]} -o '$work/gen/'\$lang || exit 1; done
   test -f '$work/gen/swift/Mediator+A.swift' && test -f '$work/gen/c/sb_a.h' && test -f '$work/gen/lua/sb_a.lua' &&
   ! test -e '$work/gen/c/sb_settings.h' &&
-  grep -q 'func a_showAlert(message: String' '$work/gen/swift/Mediator+A.swift' &&
+  grep -q 'func aShowAlert(message: String' '$work/gen/swift/Mediator+A.swift' &&
   grep -q 'sb_a_show_alert(sb_mediator \*m, const char \*message' '$work/gen/c/sb_a.h'"
 check "gen reads a catalogue from a file and from standard input" bash -c "
   '$sb' routes ${load[*]} --json > '$work/catalogue.json' &&
@@ -35,11 +35,11 @@ check "gen keeps a C wrapper off the names switchboard.h uses (target dict, acti
 echo '{"targets":[{"name":"Feed","actions":["fetch","peek","now"],"async":["fetch"],"contracts":{"fetch":{"params":[{"name":"id","type":"int","required":true}],"result":"dict"},"peek":{"params":[],"result":"any","async":true},"now":{"params":[]}}}]}' > "$work/async.json"
 check "gen writes wrappers that do not wait for async actions (Swift async, C over sb_action_perform_async)" bash -c "
   for lang in swift c lua; do '$sb' gen --lang \$lang --catalogue '$work/async.json' -o '$work/gen/async' > /dev/null || exit 1; done
-  grep -q 'func feed_fetch(id: Int,\$' '$work/gen/async/Mediator+Feed.swift' &&
+  grep -q 'func feedFetch(id: Int,\$' '$work/gen/async/Mediator+Feed.swift' &&
   grep -q '^ *options: CallOptions = .none) async throws(SwitchboardError) -> Value.Dict {\$' '$work/gen/async/Mediator+Feed.swift' &&
   grep -q 'let result = try await call(target: \"Feed\", action: \"fetch\", params: params, options: options)' '$work/gen/async/Mediator+Feed.swift' &&
-  grep -q 'func feed_peek(options: CallOptions = .none) async throws' '$work/gen/async/Mediator+Feed.swift' &&
-  grep -q 'func feed_now(cacheTarget: Bool = false) throws(SwitchboardError)' '$work/gen/async/Mediator+Feed.swift' &&
+  grep -q 'func feedPeek(options: CallOptions = .none) async throws' '$work/gen/async/Mediator+Feed.swift' &&
+  grep -q 'func feedNow(cacheTarget: Bool = false) throws(SwitchboardError)' '$work/gen/async/Mediator+Feed.swift' &&
   grep -q 'sb_feed_fetch(sb_mediator \*m, int64_t id, const sb_call_options \*options,\$' '$work/gen/async/sb_feed.h' &&
   [ \$(grep -c '^ *sb_done_fn done, void \*userdata) {\$' '$work/gen/async/sb_feed.h') = 2 ] &&
   grep -q 'sb_feed_now(sb_mediator \*m, unsigned flags, sb_value \*\*out)' '$work/gen/async/sb_feed.h' &&

@@ -13,15 +13,15 @@ func results() throws {
 
     // CTMediator+Cart, the category of typed methods, is generated from the
     // contracts: switchboard gen --lang swift (generated/Mediator+Cart.swift).
-    let count: Int = try mediator.cart_add(item: "tea", price: 2.5, cacheTarget: true)
-    let total: Double = try mediator.cart_total(cacheTarget: true)
-    print("cart_add:", count, "cart_total:", total)
+    let count: Int = try mediator.cartAdd(item: "tea", price: 2.5, cacheTarget: true)
+    let total: Double = try mediator.cartTotal(cacheTarget: true)
+    print("cartAdd:", count, "cartTotal:", total)
 
     // A typed wrapper never takes a fallback: it knows nothing of its type.
     let bare = Mediator() // no Target_Cart here
     try bare.register(target: "NoTargetAction", action: "response") { _ in "a 404 page" }
     print("perform:", bare.performAndWait(target: "Cart", action: "total"))
-    do { _ = try bare.cart_total() } catch { print("cart_total:", error) }
+    do { _ = try bare.cartTotal() } catch { print("cartTotal:", error) }
 
     // A declared result is checked on every call.
     try bare.register(target: "Cart", action: "total", contract: "-> double") { _ in "free" }

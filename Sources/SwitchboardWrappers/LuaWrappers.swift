@@ -1,7 +1,7 @@
 /// `switchboard gen --lang lua`: a module with one function per action,
 /// `A.showAlert{message = ...}`, that checks its params before calling.
-enum LuaWrappers {
-    static func file(for target: WrapperTarget) -> GeneratedFile {
+package enum LuaWrappers {
+    package static func file(for target: WrapperTarget) -> GeneratedFile {
         let module = "sb_" + Identifier.snake(target.name)
         let example = target.actions.first.map { action in
             let name = isIdentifier(action.name) ? ".\(action.name)" : "[\(WrapperLanguage.lua.literal(action.name))]"

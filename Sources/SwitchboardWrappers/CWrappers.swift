@@ -2,8 +2,8 @@
 /// action, `sb_a_show_alert(m, message, ..., flags, &out)`, over sb_action_perform;
 /// `sb_a_fetch(m, ..., options, done, userdata)` over sb_action_perform_async for an
 /// action that answers later.
-enum CWrappers {
-    static func file(for target: WrapperTarget) -> GeneratedFile {
+package enum CWrappers {
+    package static func file(for target: WrapperTarget) -> GeneratedFile {
         let stem = "sb_" + Identifier.snake(target.name)
         let guardName = stem.uppercased() + "_H"
         let functions = Identifier.distinct(target.actions.map { stem + "_" + Identifier.snake($0.name) },

@@ -1,9 +1,16 @@
 @_spi(Faces) import Switchboard
 
+/// Why wrappers cannot be generated: a message for the person who asked.
+package struct WrapperError: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
+}
+
 /// The targets and contracts that `switchboard gen` writes wrappers for,
-/// read from the catalogue (`sb_routes_json`).
-struct WrapperTarget {
-    struct Action {
+/// read from the catalogue (`sb_routes_json`), or from Swift sources
+/// (``SwiftTargetSources``), which make the same catalogue.
+package struct WrapperTarget {
+    package struct Action {
         let name: String
         let params: [Param]
         /// "any" when the contract declares no result.
@@ -14,7 +21,7 @@ struct WrapperTarget {
         let answersLater: Bool
     }
 
-    struct Param {
+    package struct Param {
         let name: String
         /// One of the contract types: bool, int, double, string, bytes, array, dict, callback, any.
         let type: String
@@ -28,30 +35,30 @@ struct WrapperTarget {
 
     static let knownTypes: Set = ["bool", "int", "double", "string", "bytes", "array", "dict", "callback", "any"]
 
-    let name: String
+    package let name: String
     /// Actions with a contract, by name; actions without one get no wrapper.
-    let actions: [Action]
-    let uncontracted: [String]
+    package let actions: [Action]
+    package let uncontracted: [String]
 
     /// Every target in `catalogue` with at least one contract, or the ones
     /// named in `only` (each must exist and have a contract).
-    static func all(in catalogue: Value, only: [String]) throws -> [WrapperTarget] {
+    package static func all(in catalogue: Value, only: [String]) throws(WrapperError) -> [WrapperTarget] {
         let targets = (catalogue["targets"]?.array ?? []).compactMap(WrapperTarget.init)
         // The catalogue may come from a file: only the nine types reach the generators.
         for target in targets {
             for action in target.actions {
                 for type in action.params.map(\.type) + [action.result] where !knownTypes.contains(type) {
-                    throw CommandFailure("\(target.name).\(action.name): unknown type \(Value.string(type)) in the catalogue")
+                    throw WrapperError("\(target.name).\(action.name): unknown type \(Value.string(type)) in the catalogue")
                 }
             }
         }
         guard !only.isEmpty else { return targets.filter { !$0.actions.isEmpty } }
-        return try only.map { name in
+        return try only.map { name throws(WrapperError) in
             guard let target = targets.first(where: { $0.name.hasSameBytes(as: name) }) else {
-                throw CommandFailure("no target named \(name) in the catalogue (loaded: \(targets.map(\.name).joined(separator: ", ")))")
+                throw WrapperError("no target named \(name) in the catalogue (loaded: \(targets.map(\.name).joined(separator: ", ")))")
             }
             guard !target.actions.isEmpty else {
-                throw CommandFailure("target \(name) has no action with a contract, so there is nothing to generate")
+                throw WrapperError("target \(name) has no action with a contract, so there is nothing to generate")
             }
             return target
         }
@@ -141,7 +148,7 @@ enum Identifier {
 }
 
 /// The languages `switchboard gen` writes.
-enum WrapperLanguage: String, CaseIterable {
+package enum WrapperLanguage: String, CaseIterable, Sendable {
     case swift, c, lua
 
     /// `text` as a string literal. Swift source is UTF-8 text, so scalars
@@ -212,4 +219,17 @@ func wrappedSignature(_ head: String, _ arguments: [String], tail: String) -> [S
         }
     }
     return lines
+}
+
+extension GeneratedFile {
+    /// `files` (one per target of `targets`, in order), refused when two
+    /// would be written to one name.
+    package static func distinct(_ files: [GeneratedFile], of targets: [WrapperTarget]) throws(WrapperError) -> [GeneratedFile] {
+        for (i, file) in files.enumerated() {
+            if let j = files[..<i].firstIndex(where: { $0.name == file.name }) {
+                throw WrapperError("targets \(targets[j].name) and \(targets[i].name) would both be written to \(file.name): generate them into separate directories with --target")
+            }
+        }
+        return files
+    }
 }
