@@ -19,6 +19,7 @@
  *   sb.routes()                   what the mediator can reach -> table
  *   sb.policy(t | nil)            {schemes = {...}, targets = {...}} for URLs -> true
  *   sb.on_rejected(fn | nil)      observes refused URL calls -> true
+ *   sb.lookup, sb.build_url, sb.unmatched, sb.converter, sb.unroute_scheme   (urls.c)
  *   sb.intercept(priority, fn [, opts]) -> id; sb.unintercept(id)   (hooks.c)
  *   sb.observe(fn) -> id; sb.unobserve(id); sb.rules(list | json); sb.degrade(fn | nil)
  *   sb.cancellation() -> token; sb.cancelled()
@@ -524,6 +525,8 @@ int sb_lua_open(lua_State *L, sb_mediator *m) {
     luaL_setfuncs(L, sb_lua_hook_functions, 1);
     lua_pushvalue(L, -2);
     luaL_setfuncs(L, sb_lua_service_functions, 1);
+    lua_pushvalue(L, -2);
+    luaL_setfuncs(L, sb_lua_url_functions, 1);
     lua_pushstring(L, sb_version());
     lua_setfield(L, -2, "version");
     lua_pushlightuserdata(L, (void *)&sb_lua_null);
