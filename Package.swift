@@ -1,7 +1,7 @@
 // swift-tools-version:6.2
 // Switchboard: a Target-Action mediator for Swift, C and Lua. License: MIT (LICENSE).
 //
-// Layers (one direction of dependency only; see docs/ARCHITECTURE in README):
+// Layers (one direction of dependency only; docs/internals.md says more):
 //   Switchboard        Swift core: Mediator, Value, Target, errors. No C, no Lua,
 //                      no swift-crypto.
 //   SwitchboardSigning URLSigner: HMAC-SHA256 signed URLs (swift-crypto), a
@@ -95,7 +95,7 @@ let package = Package(
 
         // The CTMediator demo, in Swift.
         .executableTarget(name: "SwitchboardDemo", dependencies: ["Switchboard"], path: "examples/swift"),
-        // The Swift samples of docs/porting-from-ctmediator.md (scripts/check-porting-guide.sh runs them).
+        // The Swift samples of docs/porting-from-ctmediator.md (scripts/check-samples.sh runs them).
         .executableTarget(name: "SwitchboardPorting", dependencies: ["Switchboard"], path: "examples/porting/swift"),
         // The Swift cases of scripts/bench.sh.
         .executableTarget(name: "SwitchboardBench", dependencies: ["Switchboard"], path: "bench/swift"),

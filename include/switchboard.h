@@ -107,6 +107,16 @@
  * stay). Memory is the exception: the Swift runtime inside ends the process
  * when malloc fails, as a Swift program does.
  *
+ * Building a host. pkg-config gives no run path; for a prefix the loader
+ * does not search, ask for one:
+ *   cc app.c $(pkg-config --cflags --libs switchboard) \
+ *      -Wl,-rpath,$(pkg-config --variable=libdir switchboard)
+ * (CMake: find_package(switchboard), target switchboard::switchboard.)
+ * Under valgrind, suppress the Swift runtime's own blocks with the file
+ * installed beside the library:
+ *   valgrind --leak-check=full \
+ *      --suppressions=$(pkg-config --variable=prefix switchboard)/share/switchboard/valgrind.supp ./app
+ *
  * PLUGINS
  *
  * A plugin is a shared object that exports one `const sb_target_def
@@ -739,6 +749,13 @@ SB_API sb_status sb_service_remove(sb_mediator *m, const char *name);
 /* A short description of a status, e.g. "no such target"; static storage. */
 SB_API const char *sb_status_string(sb_status s);
 
+/* The status's name, as the Lua face, the switchboard command and traces
+ * give it: the constant without "SB_" ("ENOTARGET", "OK", "PENDING"), or
+ * "EUNKNOWN" for a number no status has (as libuv's uv_err_name beside
+ * uv_strerror); static storage, never NULL. Calls no user code.
+ * New after 1.0.0, for 1.1 (symbol version SWITCHBOARD_1.1). */
+SB_API const char *sb_status_name(sb_status s);
+
 /* The calling thread's last error message. Never NULL ("" before any error).
  * Valid until the next sb_ call that fails on this thread. Not a success
  * test: read it only after a function reported failure. */
@@ -801,7 +818,8 @@ typedef struct sb_url_options {
                                            * returns with {"result": value} or
                                            * {"error": message, "code": "EBADURL"}
                                            * (CTMediator's completion); not for
-                                           * sb_url_open_async (SB_EINVAL) */
+                                           * sb_url_open_async, which returns
+                                           * SB_OK and gives `done` SB_EINVAL */
     const struct sb_call_options *call;   /* NULL, or per-call options (flags, tags,
                                            * cancellation, timeout; see sb_action_perform_opts) */
 } sb_url_options;

@@ -25,7 +25,11 @@
  * actions, scheme and route handlers, the degrade handler, interceptors and
  * observers), and drops queued calls; a registration another state or C
  * made since under the same name stays. Callbacks that outlive the state
- * fail with SB_EACTION.
+ * fail with SB_EACTION. A call a Lua action of the state answers later
+ * (sb.later) that is still open when the state closes fails once, with
+ * SB_EACTION ("closed before it answered"): its `done` runs exactly once,
+ * also for a call started during lua_close (by a __gc finalizer, or by a
+ * `done` the close runs).
  */
 #ifndef SWITCHBOARD_LUA_H
 #define SWITCHBOARD_LUA_H
@@ -43,7 +47,9 @@ extern "C" {
 #endif
 
 /* Pushes a new module table bound to `m` (which must outlive the state) and
- * returns 1. Raises a Lua error if `m` is NULL or memory runs out. */
+ * returns 1. Raises a Lua error if `m` is NULL, if memory runs out, or
+ * inside a __gc finalizer (the state may be closing: Lua would never
+ * finalize the module, which could then not remove what it registers). */
 SB_API int sb_lua_open(lua_State *L, sb_mediator *m);
 
 /* Optional, for a host that limits a state's memory in its lua_Alloc: the

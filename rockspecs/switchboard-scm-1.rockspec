@@ -4,6 +4,11 @@
 --   luarocks --lua-version=5.4 make rockspecs/switchboard-scm-1.rockspec \
 --     SWITCHBOARD_DIR=/usr/local            (the prefix libswitchboard is in)
 --
+-- or from a copy of PREFIX/share/switchboard/lua, where scripts/install.sh
+-- puts this file beside the sources it names (docs/lua.md):
+--
+--   luarocks --lua-version=5.4 make SWITCHBOARD_DIR=PREFIX
+--
 -- Only the C glue is compiled here; the mediator itself (Swift, with its
 -- runtime inside) is the installed libswitchboard.so, found at run time
 -- through the run path LuaRocks records for SWITCHBOARD_LIBDIR.
@@ -46,6 +51,7 @@ build = {
             "Sources/SwitchboardLua/later.c",
             "Sources/SwitchboardLua/module.c",
             "Sources/SwitchboardLua/pin.c",
+            "Sources/SwitchboardLua/queue.c",
             "Sources/SwitchboardLua/services.c",
             "Sources/SwitchboardLua/value.c",
          },

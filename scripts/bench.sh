@@ -79,11 +79,14 @@ prepare_callgrind() {
   cp "$dist/lib/lua/5.4/switchboard.so" "$out/valgrind-lib/lua/5.4/"
   strip --strip-debug -o "$out/SwitchboardBench" "$swift_bench"
 }
+# With cg_only=FUNCTION, only what runs inside FUNCTION is counted.
+cg_only=
 # Swift's hashing is seeded per process unless told otherwise: fixed here, so
 # that the counts repeat exactly.
 collected() {
   SWIFT_DETERMINISTIC_HASHING=1 LD_LIBRARY_PATH="$out/valgrind-lib" LUA_CPATH="$out/valgrind-lib/lua/5.4/?.so;;" \
-    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 |
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+    ${cg_only:+--collect-atstart=no --toggle-collect="$cg_only"} "$@" 2>&1 |
     sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
 }
 per_call() { # NAME COMMAND... (the command takes the count where @N stands)
@@ -94,13 +97,27 @@ per_call() { # NAME COMMAND... (the command takes the count where @N stands)
   [ -n "$small" ] && [ -n "$large" ] || sb_die "callgrind failed for $name"
   echo "$name $(( (large - small) / (cg_large - cg_small) ))" | tee -a "$out/instructions.txt"
 }
+# lua.poll: one sb.poll() over 20,000 resumes, per resume (a single run: the
+# set-up is not counted; linear, it costs the same per resume at any size).
+per_resume() {
+  local total
+  total=$(cg_only=bench_measured collected lua5.4 bench/lua/bench.lua --one poll 20000 "$plugin")
+  [ -n "$total" ] || sb_die "callgrind failed for lua.poll"
+  echo "lua.poll $(( total / 20000 ))" | tee -a "$out/instructions.txt"
+}
 # One instruction count by its name: c.X, swift.X, lua.X (the programs' --one cases).
 count_case() {
   local face="${1%%.*}" name="${1#*.}"
   case "$face" in
     c) per_call "$1" "$out/bench" --one "$name" @N "$plugin" ;;
     swift) per_call "$1" "$out/SwitchboardBench" --one "$name" @N ;;
-    lua) per_call "$1" lua5.4 bench/lua/bench.lua --one "$name" @N "$plugin" ;;
+    # Set up with 20,000 coroutines: counted inside Bench.measured alone
+    # (bench/lua/bench.lua says why).
+    lua) case "$name" in
+           call_idle|call_queued) cg_only=bench_measured per_call "$1" lua5.4 bench/lua/bench.lua --one "$name" @N "$plugin" ;;
+           poll) per_resume ;;
+           *) per_call "$1" lua5.4 bench/lua/bench.lua --one "$name" @N "$plugin" ;;
+         esac ;;
     *) sb_die "unknown instruction count $1" ;;
   esac
 }
@@ -148,12 +165,13 @@ cat "$out/facts.json"
 if [ $callgrind = 1 ]; then
   sb_step "callgrind: instructions per call"
   prepare_callgrind
-  c_cases="direct perform route intercepted build3 perform3 unchecked3 contract3 miss url now async deferred"
+  c_cases="direct perform route intercepted build3 perform3 unchecked3 contract3 miss url now async deferred get_hit get_miss"
   # Registering 100,000 targets under valgrind takes a while: not in smoke runs.
   [ $smoke = 1 ] || c_cases="$c_cases lookup10 lookup100k"
   for c in $c_cases; do count_case "c.$c"; done
   for c in direct perform route; do count_case "swift.$c"; done
-  for c in plain perform_lua plain_prebuilt perform_lua_prebuilt plain3 perform_c plain_callback lua_to_c c_to_lua; do
+  for c in plain perform_lua plain_prebuilt perform_lua_prebuilt plain3 perform_c plain_callback lua_to_c c_to_lua \
+           call_idle call_queued poll; do
     count_case "lua.$c"
   done
 fi

@@ -13,8 +13,12 @@
 #                                               sb_lua_open; links as above)
 #   .build/dist/lib/pkgconfig/switchboard-lua.pc
 #   .build/dist/bin/switchboard                 (the command; the runtime inside)
+#   .build/dist/lib/cmake/switchboard/          (find_package(switchboard))
 #   .build/dist/share/switchboard/examples/     (scenarios, Lua targets, module_a.so)
+#   .build/dist/share/switchboard/lua/          (the rockspec and the Lua module's C glue)
 #   .build/dist/share/man/man1/switchboard.1, switchboard.SUBCOMMAND.1
+#   .build/dist/share/bash-completion/completions/switchboard, zsh's
+#   _switchboard, fish's switchboard.fish      (shell completions)
 #
 # Then `PKG_CONFIG_PATH=.build/dist/lib/pkgconfig cc app.c $(pkg-config
 # --cflags --libs switchboard)` builds a C program against it.
@@ -39,7 +43,11 @@ link_library() {  # link_library NAME: NAME.so.ABI and NAME.so for NAME.so.VERSI
   ln -s "$1.so.$version" "$dist/lib/$1.so.$abi"
   ln -s "$1.so.$abi" "$dist/lib/$1.so"
 }
-cp .build/release/libswitchboard.so "$dist/lib/libswitchboard.so.$version"
+# Each Swift object has an index of its own names (.debug_names); the linker
+# joins them into one section that no reader accepts (gdb warns "length ...
+# does not match section length" and ignores it), so it is left out. gdb
+# reads the DWARF without it.
+objcopy --remove-section=.debug_names .build/release/libswitchboard.so "$dist/lib/libswitchboard.so.$version"
 link_library libswitchboard
 cp include/switchboard.h include/switchboard_lua.h "$dist/include/"
 # Staging .pc files: relative to themselves, with a run path to the staged
@@ -48,13 +56,21 @@ for pc in switchboard switchboard-lua; do
   sed -e "s/@VERSION@/$version/" -e 's|@PREFIX@|${pcfiledir}/../..|' \
       -e 's|@RUNPATH@| -Wl,-rpath,${libdir}|' "pkgconfig/$pc.pc.in" > "$dist/lib/pkgconfig/$pc.pc"
 done
+# CMake's package config (find_package(switchboard)): relative to itself, so
+# the staged copy serves as the installed one.
+mkdir -p "$dist/lib/cmake/switchboard"
+for f in switchboardConfig switchboardConfigVersion; do
+  sed -e "s/@VERSION@/$version/g" -e "s/@ABI@/$abi/g" -e "s/@MAJOR@/${version%%.*}/g" \
+    "packaging/cmake/$f.cmake.in" > "$dist/lib/cmake/switchboard/$f.cmake"
+done
 
 # The Lua module: C glue only, linked to libswitchboard (never a second copy
 # of the runtime) and not to liblua (the host provides the Lua API). Built
 # twice: as the module lua5.4 requires (finding the library two directories
 # up), and as libswitchboard_lua for C hosts that embed Lua.
 lua_glue() {
-  cc -std=c99 -Wall -Wextra -Werror -pedantic -O2 -g -fPIC -shared -fvisibility=hidden \
+  cc -std=c99 -Wall -Wextra -Werror -pedantic -O2 -g -gdwarf-4 -fdebug-prefix-map="$SB_ROOT=$SB_DEBUG_SOURCE_DIR" \
+    -fPIC -shared -fvisibility=hidden \
     -D_POSIX_C_SOURCE=200809L -I include -I Sources/CSwitchboard/include -I Sources/SwitchboardLua/include \
     $(pkg-config --cflags lua5.4) Sources/SwitchboardLua/*.c -L "$dist/lib" -lswitchboard -lpthread "$@"
 }
@@ -63,7 +79,14 @@ lua_glue -Wl,-rpath,'$ORIGIN' -Wl,-soname,"libswitchboard_lua.so.$abi" -o "$dist
 link_library libswitchboard_lua
 # The command carries the runtime itself and exports the sb_ functions to
 # the plugins it loads; it needs no libswitchboard.so.
-install -m 755 .build/release/switchboard-cli "$dist/bin/switchboard"
+objcopy --remove-section=.debug_names .build/release/switchboard-cli "$dist/bin/switchboard"
+chmod 755 "$dist/bin/switchboard"
+# Shell completions, written by swift-argument-parser from the command's own
+# options, where bash-completion, zsh and fish look under a prefix.
+mkdir -p "$dist/share/bash-completion/completions" "$dist/share/zsh/site-functions" "$dist/share/fish/vendor_completions.d"
+"$dist/bin/switchboard" --generate-completion-script bash > "$dist/share/bash-completion/completions/switchboard"
+"$dist/bin/switchboard" --generate-completion-script zsh > "$dist/share/zsh/site-functions/_switchboard"
+"$dist/bin/switchboard" --generate-completion-script fish > "$dist/share/fish/vendor_completions.d/switchboard.fish"
 
 # The examples the command's --help refers to, ready to run from one folder.
 examples="$dist/share/switchboard/examples"
@@ -71,6 +94,16 @@ mkdir -p "$examples/scenarios" "$examples/targets"
 cp examples/scenarios/*.lua examples/scenarios/*.jsonl "$examples/scenarios/"
 cp examples/lua/targets/*.lua examples/scenarios/targets/*.lua "$examples/targets/"
 cc -std=c99 -Wall -Wextra -Werror -pedantic -O2 -shared -fPIC -I include examples/c/module_a.c -o "$examples/module_a.so"
+
+# The Lua binding as a rock: its rockspec and the C glue that it compiles,
+# laid out as in this repository, so that `luarocks make` builds it from a
+# copy of an installed PREFIX/share/switchboard/lua (docs/lua.md).
+rock="$dist/share/switchboard/lua"
+mkdir -p "$rock/Sources/SwitchboardLua/include" "$rock/Sources/CSwitchboard/include"
+cp rockspecs/switchboard-scm-1.rockspec "$rock/"
+cp Sources/SwitchboardLua/*.c Sources/SwitchboardLua/*.h "$rock/Sources/SwitchboardLua/"
+cp Sources/SwitchboardLua/include/*.h "$rock/Sources/SwitchboardLua/include/"
+cp Sources/CSwitchboard/include/switchboard_file.h "$rock/Sources/CSwitchboard/include/"
 
 # Manual pages: swift-argument-parser's generate-manual plugin reads the
 # command just built (--experimental-dump-help) and writes switchboard.1 and
@@ -86,9 +119,10 @@ swift package "${SB_RELEASE_FLAGS[@]}" plugin generate-manual --multi-page --dat
 [ -f "$manual/switchboard.1" ] || sb_die "generate-manual wrote no $manual/switchboard.1"
 mkdir -p "$dist/share/man/man1"
 for page in "$manual"/*.1; do
-  # A blank line (a paragraph in --help) is a warning in mdoc: make it .Pp.
-  # The footer names Switchboard's version rather than "BSD".
-  sed -e 's/^$/.Pp/' -e "s/^\.Os\$/.Os Switchboard $version/" "$page" > "$dist/share/man/man1/${page##*/}"
+  # Paragraphs, the footer, EXIT STATUS and the help page's description:
+  # see scripts/lib/man-page.awk.
+  name="${page##*/}"
+  awk -v page="${name%.1}" -v version="$version" -f scripts/lib/man-page.awk "$page" > "$dist/share/man/man1/$name"
 done
 
 echo "staged $dist (switchboard $version, ABI $abi)"

@@ -3,8 +3,11 @@
 # link to libswitchboard.so.VERSION) stripped, its debug info in
 # lib/.debug/libswitchboard.so.VERSION.debug linked by .gnu_debuglink, all of it
 # DWARF 4 (Debian 12's valgrind 3.19 gives up on DWARF 5); gdb finds the
-# library's source lines; a C program that links the installed library runs
-# under valgrind memcheck with the installed suppressions: 0 errors (leaks
+# library's source lines; a gdb session through the installed library
+# (break in an action, backtrace through the library, print a local, list a
+# library source line with the README's substitute-path) prints no warning
+# or complaint; a C program that links the installed library runs under
+# valgrind memcheck with the installed suppressions: 0 errors (leaks
 # included), with the library's functions and source lines in its stacks.
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
@@ -32,14 +35,38 @@ if grep -qv '^[234] ' <<< "$versions"; then sb_die "the debug file holds units v
 line=$(gdb -nx -batch -iex 'set complaints 0' -ex 'info line *(sb_mediator_shared+4)' "$lib" 2>&1)
 grep -Eq '^Line [0-9]+ of ".*\.swift"' <<< "$line" || sb_die "gdb found no source line in sb_mediator_shared: $line"
 
+# Built and run under valgrind with the lines switchboard.h's opening comment
+# gives ("Building a host").
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 cc -std=c99 -Wall -Wextra -Werror -pedantic -g examples/c/hello.c \
-  $(pkg-config --cflags --libs switchboard) -Wl,-rpath,"$prefix/lib" -o "$tmp/hello"
+  $(pkg-config --cflags --libs switchboard) -Wl,-rpath,$(pkg-config --variable=libdir switchboard) -o "$tmp/hello"
+
+# A session as a user has it: gdb as installed, no init files, run from
+# another folder. Stop in hello.c's action, which the library calls: the
+# backtrace goes through the library to main; step over a line and print the
+# local it set; in the library's frame below the action, list its source
+# through the README's substitute-path. gdb prints nothing it would complain
+# of (missing DWO or module files, a bad index, DWARF errors, missing sources).
+session=$(cd "$tmp" && gdb -nx -batch -ex "set substitute-path $SB_DEBUG_SOURCE_DIR $SB_ROOT" \
+  -ex 'break hello' -ex run -ex bt -ex next -ex 'print name' -ex 'frame 1' -ex list -ex 'info source' \
+  ./hello 2>&1)
+complaints=$(grep -Ei 'warning|DWO|could not find|dwarf error|during symbol reading|no such file|complaint|ignoring' <<< "$session" \
+  | grep -v '^warning: Error disabling address space randomization' || true)
+[ -z "$complaints" ] || { echo "$session"; sb_die "gdb complained about the installed library ($(wc -l <<< "$complaints") lines): $(head -3 <<< "$complaints")"; }
+grep -Eq '^#[0-9]+ .*sb_action_perform.* at .*Sources/SwitchboardC/Exports/Mediator\.swift:[0-9]+$' <<< "$session" \
+  || { echo "$session"; sb_die "the backtrace does not go through sb_action_perform with its source line"; }
+grep -Eq '^#[0-9]+ .* main \(\) at examples/c/hello\.c:[0-9]+$' <<< "$session" || { echo "$session"; sb_die "the backtrace does not reach main"; }
+grep -Eq '^\$1 = 0x[0-9a-f]+ "Ada"$' <<< "$session" || { echo "$session"; sb_die "gdb did not print the local name as \"Ada\""; }
+grep -q "^Located in $SB_ROOT/Sources/SwitchboardC/Bridge/CFunction.swift" <<< "$session" \
+  && grep -Eq '^[0-9]+[[:space:]].*callNative' <<< "$session" \
+  || { echo "$session"; sb_die "gdb did not list the library's source through set substitute-path $SB_DEBUG_SOURCE_DIR $SB_ROOT"; }
+frames=$(grep -c '^#[0-9]' <<< "$session")
 # Default leak kinds count as errors (definite and possible), all are shown so
 # the stacks through the library can be read.
 status=0
 valgrind --leak-check=full --show-leak-kinds=all --error-exitcode=99 \
-  --suppressions="$prefix/share/switchboard/valgrind.supp" "$tmp/hello" > "$tmp/out" 2> "$tmp/valgrind.log" || status=$?
+  --suppressions=$(pkg-config --variable=prefix switchboard)/share/switchboard/valgrind.supp "$tmp/hello" \
+  > "$tmp/out" 2> "$tmp/valgrind.log" || status=$?
 grep -q 'greeter said: Hello, Ada!' "$tmp/out" || { cat "$tmp/valgrind.log"; sb_die "hello did not run under valgrind"; }
 [ "$status" = 0 ] && grep -q 'ERROR SUMMARY: 0 errors' "$tmp/valgrind.log" \
   || { cat "$tmp/valgrind.log"; sb_die "valgrind found errors (exit $status) with the installed suppressions"; }
@@ -48,4 +75,5 @@ frame=$(grep -Em1 'by 0x[0-9A-F]+: sb_[a-z_]+ \([A-Za-z_+]+\.swift:[0-9]+\)' "$t
   || { cat "$tmp/valgrind.log"; sb_die "valgrind showed no function and source line of the library"; }
 
 echo "installed library: $(stat -L -c %s "$lib") bytes stripped, debug file $(stat -c %s "$debug") bytes" \
-  "(DWARF units by version: $(tr '\n' ' ' <<< "$versions")); gdb and valgrind read it, 0 errors; a frame: $frame"
+  "(DWARF units by version: $(tr '\n' ' ' <<< "$versions")); a gdb session backtraced $frames frames through it," \
+  "printed a local and listed its source, with no complaint; valgrind read it, 0 errors; a frame: $frame"

@@ -9,10 +9,15 @@
 #   staged copy used through PKG_CONFIG_SYSROOT_DIR;
 # - the installed Lua module in stock lua5.4, the installed command over the
 #   installed example scenarios, the installed docs; the man pages (found by
-#   man, one per subcommand, rendered without warnings);
+#   man, one per subcommand, rendered without warnings, with the real exit
+#   statuses and the prefix written out); --help naming the prefix;
+# - the README's blocks that need an install (the host's build line, the two
+#   CMake projects, the lines in the examples folder), as they are;
+# - the shell completions, bash's as bash-completion loads it;
 # - scripts/uninstall.sh: nothing of ours left, and what is not ours kept.
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
+source "$(dirname "$0")/lib/examples.sh"
 cd "$SB_ROOT"
 
 tmp="$(mktemp -d)"
@@ -103,6 +108,78 @@ for page in switchboard $(printf 'switchboard.%s ' $subcommands); do
   grep -q "^DESCRIPTION" <<< "$text" || sb_die "$page.1 has no DESCRIPTION: $text"
   [ "$page" = switchboard ] || grep -qF "$page(1)" <<< "$main_page" || sb_die "switchboard(1) does not name $page(1): $main_page"
 done
+
+# Each page lists the real exit statuses, and names the prefix, not PREFIX.
+for page in "$man1"/*.1; do
+  text=$(MANWIDTH=200 man -l "$page" 2>/dev/null)
+  exits=$(awk '/^EXIT STATUS/ { on = 1; next } on && /^[A-Z]/ { exit } on' <<< "$text")
+  case "${page##*/}" in
+    switchboard.help.1) grep -q 'Exits 0' <<< "$exits" || sb_die "${page##*/}: EXIT STATUS says: $exits" ;;
+    *) for code in 0 1 3 64; do grep -Eq "^ +$code +[A-Z]" <<< "$exits" || sb_die "${page##*/}: EXIT STATUS lacks $code: $exits"; done ;;
+  esac
+  if grep -q '>0\|PREFIX/' <<< "$text"; then sb_die "${page##*/} says '>0' or PREFIX/: $(grep '>0\|PREFIX/' <<< "$text")"; fi
+done
+help_page=$(MANWIDTH=200 man -l "$man1/switchboard.help.1" 2>/dev/null)
+grep -q 'Shows the help of' <<< "$help_page" || sb_die "switchboard.help(1) has no description: $help_page"
+# --help names where the examples are, not PREFIX.
+help=$("$prefix/bin/switchboard" --help)
+if grep -q 'PREFIX/' <<< "$help"; then sb_die "switchboard --help prints PREFIX/: $help"; fi
+grep -q "$prefix/share/switchboard/examples" <<< "$help" || sb_die "switchboard --help does not name $prefix/share/switchboard/examples: $help"
+
+# The README's C host line, as it is, in a folder holding hello.c: it runs
+# with the run path it asked for and prints the README's output.
+readme_output() { sb_block_after README.md "<!-- output: examples/c/hello.c -->"; }
+mkdir "$tmp/host"
+cp examples/c/hello.c "$tmp/host/"
+(cd "$tmp/host" && env -i PATH=/usr/bin:/bin PKG_CONFIG_PATH="$prefix/lib/pkgconfig" bash -e <(sb_doc_block "$SB_ROOT/README.md" host)) \
+  > "$tmp/host.out" 2>&1 || { cat "$tmp/host.out"; sb_die "the README's host lines failed"; }
+diff <(readme_output) "$tmp/host.out" || sb_die "the README's host printed other lines than the README shows"
+
+# CMake: the README's two CMakeLists.txt, each building hello.c against the
+# prefix (find_package through CMAKE_PREFIX_PATH, pkg-config through
+# PKG_CONFIG_PATH); the program runs from the build folder with the library
+# of the prefix. A version this library cannot answer is refused.
+# cmake_project ID CMAKELISTS [CMAKE ARGS...]: configures, builds and runs it.
+cmake_project() {
+  local id=$1 project="$tmp/$1" libs
+  mkdir "$project"
+  cp examples/c/hello.c "$project/"
+  printf '%s\n' "$2" > "$project/CMakeLists.txt"
+  shift 2
+  env -i PATH=/usr/bin:/bin PKG_CONFIG_PATH="$prefix/lib/pkgconfig" cmake -S "$project" -B "$project/build" "$@" \
+    > "$tmp/$id.log" 2>&1 || { cat "$tmp/$id.log"; sb_die "the README's $id project does not configure"; }
+  cmake --build "$project/build" >> "$tmp/$id.log" 2>&1 || { cat "$tmp/$id.log"; sb_die "the README's $id project does not build"; }
+  diff <(readme_output) <(env -i "$project/build/hello") || sb_die "the README's $id program printed other lines"
+  libs=$(ldd "$project/build/hello")
+  grep -q "=> $prefix/lib/libswitchboard.so.1 " <<< "$libs" || sb_die "$id linked another library: $libs"
+}
+cmake_project cmake "$(sb_doc_block README.md cmake)" -DCMAKE_PREFIX_PATH="$prefix"
+cmake_project cmake-pkg-config "$(sb_doc_block README.md cmake-pkg-config)"
+mkdir "$tmp/cmake-v2"
+sed 's/find_package(switchboard 1.0 /find_package(switchboard 2.0 /' "$tmp/cmake/CMakeLists.txt" > "$tmp/cmake-v2/CMakeLists.txt"
+if cmake -S "$tmp/cmake-v2" -B "$tmp/cmake-v2/build" -DCMAKE_PREFIX_PATH="$prefix" > "$tmp/cmake-v2.log" 2>&1 ||
+   ! grep -q 'compatible with requested version "2.0"' "$tmp/cmake-v2.log"; then
+  cat "$tmp/cmake-v2.log"; sb_die "find_package(switchboard 2.0) did not refuse version $version as incompatible"
+fi
+
+# The README's lines in the installed examples folder (PREFIX written out):
+# the scenarios pass and the URL call prints the cell.
+examples_out=$(env -i PATH="$prefix/bin:/usr/bin:/bin" bash -e -c "$(sb_doc_block README.md examples | sed "s|PREFIX|$prefix|g")" 2>&1) \
+  || sb_die "the README's lines in the installed examples failed: $examples_out"
+[[ "$(tail -n 1 <<< "$examples_out")" == '{"cell":"cell 1",'* ]] || sb_die "the README's call printed: $examples_out"
+
+# Shell completions: where each shell looks, and bash completes a subcommand
+# with the file bash-completion loads from XDG_DATA_DIRS.
+for f in bash-completion/completions/switchboard zsh/site-functions/_switchboard fish/vendor_completions.d/switchboard.fish; do
+  grep -q replay "$prefix/share/$f" || sb_die "no completion $prefix/share/$f (or one without the subcommands)"
+done
+completed=$(env -i PATH="$prefix/bin:/usr/bin:/bin" XDG_DATA_DIRS="$prefix/share" bash --norc --noprofile -c '
+  source /usr/share/bash-completion/bash_completion
+  __load_completion switchboard || exit 1
+  COMP_WORDS=(switchboard r) COMP_CWORD=1 COMP_LINE="switchboard r" COMP_POINT=13
+  $(complete -p switchboard | sed -E "s/.* -F ([^ ]+) .*/\1/") switchboard r switchboard
+  echo "${COMPREPLY[*]}"' 2>&1) || sb_die "bash did not load the installed completion: $completed"
+[ "$completed" = "run replay routes" ] || sb_die "bash completed 'switchboard r' as: $completed"
 
 # --- staged with DESTDIR, for /opt/switchboard --------------------------------
 stage="$tmp/stage"

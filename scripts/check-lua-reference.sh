@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # docs/lua.md is the Lua module's complete reference: every name the built
 # module exports has an entry `### sb.<name>` there, every such entry names
-# something the module has, and each entry's Lua example at least compiles.
+# something the module has, and each entry's Lua example at least compiles
+# (scripts/check-samples.sh runs them). Each entry has luv's shape: its forms
+# on the first line (`sb.name(a [, b])`); for a function, a **Parameters:**
+# list naming every parameter of its forms and a **Returns:** line; for a
+# field, a **Type:** line.
 # Needs scripts/build.sh first (the staged module).
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
@@ -22,15 +26,7 @@ for name in pairs(sb) do exported[name] = true end
 local documented, order, current = {}, {}, nil
 local in_code, code = false, nil
 for line in io.lines(doc_path) do
-  local heading = line:match("^#+ ")
-  if heading and not in_code then
-    current = line:match("^### sb%.([%a_][%w_]*)%s*$")
-    if current then
-      if documented[current] then error("docs/lua.md documents sb." .. current .. " twice") end
-      documented[current] = { examples = {} }
-      order[#order + 1] = current
-    end
-  elseif line:match("^```") then
+  if line:match("^```") then
     if in_code then
       if current and code then table.insert(documented[current].examples, table.concat(code, "\n")) end
       in_code, code = false, nil
@@ -38,8 +34,17 @@ for line in io.lines(doc_path) do
       in_code = true
       code = line:match("^```lua") and {} or nil
     end
-  elseif in_code and code then
-    code[#code + 1] = line
+  elseif in_code then
+    if code then code[#code + 1] = line end
+  elseif line:match("^#+ ") then
+    current = line:match("^### sb%.([%a_][%w_]*)%s*$")
+    if current then
+      if documented[current] then error("docs/lua.md documents sb." .. current .. " twice") end
+      documented[current] = { examples = {}, lines = {} }
+      order[#order + 1] = current
+    end
+  elseif current then
+    table.insert(documented[current].lines, line)
   end
 end
 
@@ -55,6 +60,35 @@ for _, name in ipairs(order) do
   if not exported[name] then problem("`### sb." .. name .. "` documents a name the module does not export") end
   local examples = documented[name].examples
   if #examples == 0 then problem("sb." .. name .. " has no ```lua example") end
+  -- luv's shape: the forms first, then what each parameter is and what it returns.
+  local lines, forms = documented[name].lines, nil
+  for _, line in ipairs(lines) do
+    if line:match("%S") then forms = line; break end
+  end
+  local params, bullets, has = {}, {}, {}
+  for _, line in ipairs(lines) do
+    for field in ("Parameters Returns Type"):gmatch("%a+") do
+      if line:match("^%*%*" .. field .. ":%*%*") then has[field] = true end
+    end
+    local names = line:match("^%- (`[^:]+`):")
+    if names then for p in names:gmatch("`([%a_][%w_]*)`") do bullets[p] = true end end
+  end
+  if not forms or not forms:match("^`sb%." .. name .. "[`(]") then
+    problem("sb." .. name .. ": the entry does not start with its forms (`sb." .. name .. "(...)`)")
+  elseif type(sb[name]) == "function" then
+    for args in forms:gmatch("`sb%." .. name .. "(%b())`") do
+      for p in args:gmatch("[%a_][%w_]*") do
+        if p ~= "nil" and p ~= "false" and p ~= "true" then params[p] = true end
+      end
+    end
+    for p in pairs(params) do
+      if not bullets[p] then problem("sb." .. name .. ": parameter `" .. p .. "` is not under **Parameters:**") end
+    end
+    if next(params) and not has.Parameters then problem("sb." .. name .. " has no **Parameters:** list") end
+    if not has.Returns then problem("sb." .. name .. " has no **Returns:** line") end
+  elseif not has.Type then
+    problem("sb." .. name .. " (a " .. type(sb[name]) .. ") has no **Type:** line")
+  end
   for _, text in ipairs(examples) do
     local ok, err = load(text, "=sb." .. name .. " example")
     if not ok then problem(err) end
@@ -64,7 +98,7 @@ if #problems > 0 then
   for _, text in ipairs(problems) do io.stderr:write("docs/lua.md: ", text, "\n") end
   os.exit(1)
 end
-print(string.format("docs/lua.md documents all %d names of the module, each with an example", #order))
+print(string.format("docs/lua.md documents all %d names of the module, each with its forms, parameters, returns (or type) and an example", #order))
 LUA
 }
 
@@ -77,7 +111,9 @@ sed 's/^### sb\.poll$/### sb.pol/' docs/lua.md > "$work/renamed.md"
 awk '/^### sb\.routes$/ { skip = 1; next } /^### / { skip = 0 } !skip' docs/lua.md > "$work/missing.md"
 awk '/^### sb\.array$/ { skip = 1 } skip && /^```/ { next } { print }' docs/lua.md > "$work/unfenced.md"
 sed '/^### sb\.version$/,/^```$/ s/^```lua$/```lua\nprint("x"/' docs/lua.md > "$work/broken.md"
-for doc in renamed missing unfenced broken; do
+awk '/^### sb\.unroute$/ { on = 1 } on && /^\*\*Returns:\*\*/ { on = 0; next } { print }' docs/lua.md > "$work/noreturns.md"
+awk '/^### sb\.sign_url$/ { on = 1 } on && /^- `expires`:/ { on = 0; next } { print }' docs/lua.md > "$work/noparam.md"
+for doc in renamed missing unfenced broken noreturns noparam; do
   if check "$work/$doc.md" > "$work/$doc.out" 2>&1; then
     sb_die "the reference check passed a doctored docs/lua.md ($doc)"
   fi
@@ -85,5 +121,8 @@ done
 grep -q 'sb.poll is exported but has no' "$work/renamed.out" && grep -q 'sb.pol. documents a name' "$work/renamed.out" \
   && grep -q 'sb.routes is exported' "$work/missing.out" && grep -q 'sb.array has no' "$work/unfenced.out" \
   && grep -q 'sb.version example' "$work/broken.out" \
+  && grep -q 'sb.unroute has no \*\*Returns:\*\* line' "$work/noreturns.out" \
+  && grep -q 'sb.sign_url: parameter `expires` is not under' "$work/noparam.out" \
   || sb_die "the reference check failed a doctored docs/lua.md for the wrong reason"
-echo "the check refuses a doctored reference (a name missing, renamed, without an example, a broken example)"
+echo "the check refuses a doctored reference (a name missing, renamed, without an example, a broken example," \
+  "without its returns, a parameter left out)"

@@ -22,6 +22,9 @@ declare -A probe=(
   [gdb]=/usr/bin/gdb           # scripts/check-debuginfo.sh: the installed debug file, as gdb reads it
   [binutils]=/usr/bin/objcopy  # scripts/install.sh: stripped files, debug info beside them
   [abigail-tools]=/usr/bin/abidiff  # scripts/abi.sh: the library's ABI against abi/libswitchboard.abi
+  [cmake]=/usr/bin/cmake       # scripts/check-install.sh: a CMake project finds the installed library
+  [lua-socket]=/usr/lib/x86_64-linux-gnu/liblua5.4-socket.so.2  # docs/lua.md: its asynchronous sample waits on sb.fd() with socket.select
+  [bash-completion]=/usr/share/bash-completion/bash_completion  # scripts/check-install.sh: the installed completion, as bash loads it
 )
 
 missing=()

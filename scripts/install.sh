@@ -13,10 +13,17 @@
 #                                            (found by gdb and valgrind through
 #                                            .gnu_debuglink)
 #   PREFIX/lib/pkgconfig/switchboard.pc, switchboard-lua.pc
+#   PREFIX/lib/cmake/switchboard/switchboardConfig.cmake, ...ConfigVersion.cmake
+#                                            find_package(switchboard) for CMake
 #   PREFIX/include/switchboard.h, switchboard_lua.h
 #   PREFIX/bin/switchboard                   the command (runs scenario scripts)
 #   PREFIX/share/switchboard/examples/       scenarios, Lua targets, module_a.so
+#   PREFIX/share/switchboard/lua/            the rockspec and the Lua module's C
+#                                            glue, for luarocks make (docs/lua.md)
 #   PREFIX/share/switchboard/valgrind.supp   the Swift runtime's own blocks
+#   PREFIX/share/bash-completion/completions/switchboard,
+#   PREFIX/share/zsh/site-functions/_switchboard,
+#   PREFIX/share/fish/vendor_completions.d/switchboard.fish   shell completions
 #   PREFIX/share/doc/switchboard/            README, LICENSE, docs/, examples/
 #   PREFIX/share/man/man1/switchboard.1, switchboard.SUBCOMMAND.1   man pages
 #   PREFIX/share/switchboard/install-manifest.txt   what scripts/uninstall.sh removes
@@ -38,7 +45,7 @@ while [ $# -gt 0 ]; do
     --prefix=*) prefix="${1#--prefix=}"; shift ;;
     --no-build) build=0; shift ;;
     --uninstall) shift; exec "$SB_ROOT/scripts/uninstall.sh" --prefix "$prefix" "$@" ;;
-    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) sb_die "unknown option: $1 (see --help)" ;;
   esac
 done
@@ -122,15 +129,21 @@ done
 put_elf 755 "$dist/lib/lua/5.4/switchboard.so" lib/lua/5.4/switchboard.so
 put_pc switchboard
 put_pc switchboard-lua
+for f in "$dist"/lib/cmake/switchboard/*.cmake; do put 644 "$f" "lib/cmake/switchboard/$(basename "$f")"; done
 for h in "$dist"/include/*.h; do put 644 "$h" "include/$(basename "$h")"; done
 put_elf 755 "$dist/bin/switchboard" bin/switchboard
 put 644 packaging/valgrind.supp share/switchboard/valgrind.supp
 
-# What `switchboard --help` points at, ready to run from one folder.
-rm -rf "$root/share/switchboard/examples"
-(cd "$dist/share/switchboard" && find examples -type f | sort) | while read -r f; do
+# What `switchboard --help` points at, ready to run from one folder; the
+# Lua module's rock.
+rm -rf "$root/share/switchboard/examples" "$root/share/switchboard/lua"
+(cd "$dist/share/switchboard" && find examples lua -type f | sort) | while read -r f; do
   case "$f" in *.so) mode=755 ;; *) mode=644 ;; esac
   put "$mode" "$dist/share/switchboard/$f" "share/switchboard/$f"
+done
+# Shell completions, where bash-completion, zsh and fish look under PREFIX/share.
+for f in bash-completion/completions/switchboard zsh/site-functions/_switchboard fish/vendor_completions.d/switchboard.fish; do
+  put 644 "$dist/share/$f" "share/$f"
 done
 # The documentation, with the example sources the README shows.
 doc=share/doc/switchboard
@@ -140,7 +153,13 @@ for f in README.md LICENSE; do put 644 "$f" "$doc/$f"; done
 
 # The manual pages scripts/build.sh generated (man switchboard, man switchboard.run).
 [ -f "$dist/share/man/man1/switchboard.1" ] || sb_die "no manual pages staged in $dist; run scripts/build.sh"
-for page in "$dist"/share/man/man1/*.1; do put 644 "$page" "share/man/man1/${page##*/}"; done
+# Their examples name PREFIX/share/...: written out here, as in the .pc files.
+pages="$(mktemp -d)"
+for page in "$dist"/share/man/man1/*.1; do
+  sed "s|PREFIX/|$prefix/|g" "$page" > "$pages/${page##*/}"
+  put 644 "$pages/${page##*/}" "share/man/man1/${page##*/}"
+done
+rm -rf "$pages"
 
 make_dir share/switchboard
 record f "$manifest_path"

@@ -18,8 +18,10 @@ cc $flags Tests/lua/plugins/lua_test_plugin.c -lpthread -o "$out/lua_test_plugin
 cc $flags -D_POSIX_C_SOURCE=200809L Tests/c/plugins/test_plugin.c -o "$out/test_plugin.so"
 cc $flags Tests/c/plugins/typed_plugin.c -o "$out/typed_plugin.so"
 # C hosts that embed Lua (sb_lua_open), linked the way switchboard-lua.pc
-# says: one embeds, one injects faults.
-for host in embed_test fault_host; do
+# says: one embeds, one injects faults, one calls while states close, one
+# drives states from an epoll loop.
+hosts="embed_test fault_host close_host loop_host"
+for host in $hosts; do
   cc -std=c99 -Wall -Wextra -Werror -pedantic -g -D_POSIX_C_SOURCE=200809L "Tests/lua/$host.c" \
     $(PKG_CONFIG_PATH="$dist/lib/pkgconfig" pkg-config --cflags --libs switchboard-lua) -lpthread -o "$out/$host"
 done
@@ -36,8 +38,7 @@ export SB_TEST_HEADER="$dist/include/switchboard.h"
 what="${1:-all}"
 if [ "$what" = all ] || [ "$what" = specs ]; then
   busted --lua=lua5.4 --output=utfTerminal --pattern=_spec Tests/lua
-  "$out/embed_test"
-  "$out/fault_host"
+  for host in $hosts; do "$out/$host"; done
 fi
 if [ "$what" = all ] || [ "$what" = valgrind ]; then
   # valgrind 3.19 cannot read the library's DWARF 5; a copy without debug
@@ -61,5 +62,10 @@ if [ "$what" = all ] || [ "$what" = valgrind ]; then
   SB_ROBUSTNESS_LOG= LD_LIBRARY_PATH="$out/valgrind-lib" valgrind -q --error-exitcode=99 --leak-check=full \
     --errors-for-leak-kinds=definite --show-leak-kinds=definite \
     --suppressions="$SB_ROOT/Tests/c/valgrind.supp" "$out/fault_host" > /dev/null
-  echo "valgrind: the Lua stress and unload scripts, the embedding host and the fault host ran with 0 errors, 0 definitely lost"
+  for host in close_host loop_host; do
+    SB_ROBUSTNESS_LOG= LD_LIBRARY_PATH="$out/valgrind-lib" valgrind -q --error-exitcode=99 --leak-check=full \
+      --errors-for-leak-kinds=definite --show-leak-kinds=definite \
+      --suppressions="$SB_ROOT/Tests/c/valgrind.supp" "$out/$host" > /dev/null
+  done
+  echo "valgrind: the Lua stress and unload scripts and the C hosts ($hosts) ran with 0 errors, 0 definitely lost"
 fi

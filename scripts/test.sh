@@ -74,13 +74,13 @@ sb_slow "Stress: 8 threads for 10 s, Swift and C" swift run SwitchboardStress --
 sb_slow "Benchmarks, smoke mode" scripts/bench.sh --smoke --no-build --json .build/bench-smoke.json
 
 sb_run "The switchboard command (TAP via prove and tappy, JUnit, limits, trace)" scripts/cli-tests.sh
+sb_run "The switchboard command's conventions (exit 64 for bad params, --help names its prefix, completions)" scripts/check-command-conventions.sh
 sb_run "Install with --prefix and DESTDIR, pkg-config, C and C++, lua5.4, uninstall" scripts/check-install.sh
 sb_run "The installed library under gdb and valgrind (stripped, DWARF 4 debug file, suppressions)" scripts/check-debuginfo.sh
 sb_run "LuaRocks: luarocks make into a temporary tree, require from lua5.4" scripts/check-luarocks.sh
 sb_run "Swift: a versioned dependency resolves every product; an app importing Switchboard builds without swift-crypto" scripts/check-swift-dependency.sh
-sb_run "README examples" scripts/check-readme.sh
+sb_run "Every sample in README.md and docs/ runs (or says why not) and prints what it shows" scripts/check-samples.sh
 sb_run "docs/lua.md documents every name of the Lua module" scripts/check-lua-reference.sh
-sb_run "The porting guide's samples (docs/porting-from-ctmediator.md)" scripts/check-porting-guide.sh
 sb_slow "docs/ROBUSTNESS.md matches what the suites recorded" scripts/robustness.sh check "$SB_ROBUSTNESS_LOG"
 sb_summary
 [ $quick = 0 ] || echo "  (--quick: not every suite ran; scripts/test.sh runs them all)"

@@ -19,6 +19,13 @@ struct error_slot {
  * so it is one word of initial-exec TLS rather than a pthread key lookup. */
 static __thread unsigned long generation __attribute__((tls_model("initial-exec")));
 
+/* A message set as two pieces of static text (sb__error_set_static) and
+ * joined only if someone reads it: a C program that probes a value's type
+ * with the getters ("an int? else a string") fails on purpose and never
+ * reads why, so a failure costs a few stores instead of formatting. */
+static __thread const char *pending_first __attribute__((tls_model("initial-exec")));
+static __thread const char *pending_second __attribute__((tls_model("initial-exec")));
+
 static pthread_key_t slot_key;
 static int slot_key_made;
 static pthread_once_t slot_once = PTHREAD_ONCE_INIT;
@@ -104,6 +111,7 @@ static void store(struct error_slot *slot, const char *message, size_t length) {
 
 void sb__error_set(const char *message, size_t length) {
     generation++;
+    pending_first = NULL;
     struct error_slot *slot = current_slot();
     if (slot == NULL) return;
     store(slot, message, length);
@@ -113,6 +121,7 @@ void sb__error_set(const char *message, size_t length) {
  * (the format included) may point at the message being replaced. */
 void sb_error_set(const char *fmt, ...) {
     generation++;
+    pending_first = NULL; /* an argument reading sb_error_message() has joined it already */
     struct error_slot *slot = current_slot();
     if (slot == NULL) return;
     if (fmt == NULL) fmt = "(no message)";
@@ -142,7 +151,30 @@ void sb_error_set(const char *fmt, ...) {
     slot->capacity = (size_t)needed + 1;
 }
 
+void sb__error_set_static(const char *first, const char *second) {
+    generation++;
+    pending_first = first;
+    pending_second = second;
+}
+
+/* Joins the pending pieces into the slot, now that someone reads them. */
+static const char *join_pending(void) {
+    const char *first = pending_first, *second = pending_second;
+    pending_first = NULL;
+    struct error_slot *slot = current_slot();
+    if (slot == NULL) return first; /* no memory for a slot: the first piece is still true */
+    size_t a = strlen(first), b = strlen(second);
+    size_t n = reserve(slot, a + b);
+    if (slot->capacity == 0) return first;
+    size_t from_first = n < a ? n : a;
+    memcpy(slot->text, first, from_first);
+    memcpy(slot->text + from_first, second, n - from_first);
+    slot->text[n] = '\0';
+    return slot->text;
+}
+
 const char *sb_error_message(void) {
+    if (pending_first != NULL) return join_pending();
     pthread_once(&slot_once, slot_key_create);
     struct error_slot *slot = slot_key_made ? pthread_getspecific(slot_key) : NULL;
     if (slot == NULL) slot = &spare; /* (a message set without a slot went there) */

@@ -10,18 +10,19 @@ extension SwitchboardCLI {
     struct Call: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Perform one call, by URL or by target and action, and print the result as JSON.",
-            discussion: """
+            discussion: InstallPrefix.expand("""
                 With one argument that contains "://" the call is a URL entry (the security policy \
                 applies: no native* action is reachable). Otherwise it names a target, an action and, \
                 optionally, params as a JSON object. On failure the error goes to standard error and \
-                the exit status is 1.
+                the exit status is 1; params that are not a JSON object are a usage error (64), found \
+                before anything runs.
 
                 Examples, from PREFIX/share/switchboard/examples:
 
                   $ switchboard call --plugin ./module_a.so A cell '{"identifier": "Row"}'
                   $ switchboard call --plugin ./module_a.so 'app://A/cell?identifier=Row'
                   $ switchboard call --targets targets Catalog item '{"sku": "X1"}'
-                """)
+                """))
 
         @OptionGroup var load: LoadOptions
         @OptionGroup var limits: LimitOptions<CallLimits>
@@ -44,6 +45,21 @@ extension SwitchboardCLI {
             if action != nil && first.contains("://") {
                 throw ValidationError("a URL call takes no other arguments")
             }
+            if let params { sb_value_release(try Self.decodeParams(params)) }
+        }
+
+        /// The params argument as a dict (a new reference), or a usage error
+        /// saying why it is not a JSON object.
+        static func decodeParams(_ text: String) throws -> OpaquePointer? {
+            var args: OpaquePointer?
+            guard sb_json_decode(text, &args) == SB_OK else {
+                throw ValidationError("the params are not JSON: \(String(cString: sb_error_message()))")
+            }
+            guard sb_value_type(args) == SB_DICT else {
+                sb_value_release(args)
+                throw ValidationError("the params must be a JSON object")
+            }
+            return args
         }
 
         /// The mediator suggests the targets it knows; a `Target_<Name>.lua`
@@ -60,15 +76,7 @@ extension SwitchboardCLI {
             var out: OpaquePointer?
             let status: sb_status
             if let action {
-                var args: OpaquePointer?
-                if let params {
-                    let parsed = sb_json_decode(params, &args)
-                    guard parsed == SB_OK else { throw CommandFailure("the params are not JSON: \(String(cString: sb_error_message()))") }
-                    guard sb_value_type(args) == SB_DICT else {
-                        sb_value_release(args)
-                        throw CommandFailure("the params must be a JSON object")
-                    }
-                }
+                let args = try params.flatMap { try Self.decodeParams($0) }
                 status = sb_action_perform(session.mediator, first, action, args, 0, &out)
                 sb_value_release(args)
             } else {

@@ -10,7 +10,7 @@ extension SwitchboardCLI {
     struct Replay: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Re-issue the calls of a --trace file against this build and report every result that differs.",
-            discussion: """
+            discussion: InstallPrefix.expand("""
                 Record a run on one build (switchboard run --trace FILE), replay it on the next. For each \
                 scenario in the trace, in a fresh mediator with the plugins and Lua targets given, the calls \
                 the scenario made itself (depth 1) are made again, in order, through the same entry points \
@@ -20,14 +20,14 @@ extension SwitchboardCLI {
                 registered it from Lua, which a replay cannot redo without its script.
 
                 Reports in TAP, one test per scenario, with the calls that differ (and those skipped) in \
-                its YAML block. Exit status: 0 when nothing differs, 1 otherwise, 64 for a file that is \
-                not a trace (the line is named).
+                its YAML block. Exit status: 0 when nothing differs, 1 otherwise, 3 when the watchdog \
+                ended it, 64 for a usage error or a file that is not a trace (the line is named).
 
                 Example, from PREFIX/share/switchboard/examples (scenarios/module_a.jsonl holds the \
                 calls of four scenarios of scenarios/module_a.lua, recorded with switchboard run --trace):
 
                   $ switchboard replay --plugin ./module_a.so scenarios/module_a.jsonl
-                """)
+                """))
 
         @OptionGroup var load: LoadOptions
         @OptionGroup var limits: LimitOptions<ReplayLimits>

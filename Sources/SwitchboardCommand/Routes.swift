@@ -6,7 +6,7 @@ extension SwitchboardCLI {
     struct Routes: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List the targets, actions, schemes and route patterns that the plugins and Lua targets provide.",
-            discussion: """
+            discussion: InstallPrefix.expand("""
                 Prints, for people, each target with where it comes from (a plugin, a Lua file) \
                 and its actions, with the signature and the params' notes of each action that \
                 has a contract (and [async] for one that answers later), then the URL schemes, the route patterns, and any rules and \
@@ -16,7 +16,7 @@ extension SwitchboardCLI {
                 Example, from PREFIX/share/switchboard/examples:
 
                   $ switchboard routes --plugin ./module_a.so --targets targets --json
-                """)
+                """))
 
         @OptionGroup var load: LoadOptions
         @OptionGroup var limits: LimitOptions<LoadingLimits>

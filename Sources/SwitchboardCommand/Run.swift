@@ -10,7 +10,7 @@ extension SwitchboardCLI {
     struct Run: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Run Lua scenario scripts and report in TAP (and JUnit XML).",
-            discussion: """
+            discussion: InstallPrefix.expand("""
                 A script's top level runs once, in a fresh Lua state bound to a fresh mediator with the \
                 plugins loaded and the Lua targets on sb.path; each scenario then runs in a process of \
                 its own, forked from that state: what one scenario registers, caches or breaks is gone \
@@ -25,14 +25,15 @@ extension SwitchboardCLI {
                 standard output goes to standard error, so it never mixes into the TAP stream.
 
                 Exit status: 0 when every scenario passed; 1 when one did not, or none matched; \
-                3 when code stuck in C in the runner's own process (a top level) ended the run.
+                3 when code stuck in C in the runner's own process (a top level) ended the run; 64 for \
+                a usage error.
 
                 Examples, from PREFIX/share/switchboard/examples:
 
                   $ switchboard run --plugin ./module_a.so --targets targets scenarios/*.lua
                   $ switchboard run --plugin ./module_a.so --junit a.xml scenarios/module_a.lua
                   $ switchboard run --plugin ./module_a.so --filter cache scenarios/*_a.lua
-                """)
+                """))
 
         @OptionGroup var load: LoadOptions
         @OptionGroup var limits: LimitOptions<ScenarioLimits>

@@ -12,7 +12,7 @@ struct SwitchboardCLI: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "switchboard",
         abstract: "Drive Switchboard targets (C plugins, Lua targets) from the command line.",
-        discussion: """
+        discussion: InstallPrefix.expand("""
             Switchboard is a Target-Action mediator: a caller names a target, an action and \
             params (or a URL), and the mediator finds the target and runs the action, so the \
             parts of a program never import each other. This command loads C plugins \
@@ -40,7 +40,7 @@ struct SwitchboardCLI: ParsableCommand {
               $ switchboard replay --plugin ./module_a.so scenarios/module_a.jsonl
               $ switchboard routes --plugin ./module_a.so --targets targets
               $ switchboard gen --lang c --plugin ./module_a.so -o generated
-            """,
+            """),
         version: String(cString: sb_version()),
         subcommands: [Run.self, Call.self, Replay.self, Routes.self, Gen.self])
 

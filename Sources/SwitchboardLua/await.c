@@ -79,11 +79,11 @@ static void done(void *userdata, sb_status status, sb_value *result) {
     w->result = result;
     w->message = message;
     w->finished = 1;
-    int queued = w->yielded && !ctx->closed;
-    if (queued) { /* the call's reference goes with the item */
-        sb_lua_enqueue(ctx, w->resume);
-        w->resume = NULL;
-    }
+    /* Under the lock, so that the close (which sets closed under it first)
+     * either sees the item in the queue or makes the push refused. */
+    int queued = w->yielded && !ctx->closed &&
+                 sb_lua_queue_push(&ctx->queue, &w->resume->node, 0) == SB_LUA_PUSHED;
+    if (queued) w->resume = NULL; /* the call's reference goes with the item */
     pthread_mutex_unlock(&ctx->lock);
     if (!queued) waiter_release(w);
 }
@@ -120,17 +120,33 @@ static int resumed(lua_State *L, int status, lua_KContext k) {
     return answer(L, w);
 }
 
-/* __gc of the box: the coroutine is gone (finished, closed, collected) or
- * the state closes. */
-static int box_gc(lua_State *L) {
-    sb_lua_waiter **box = lua_touserdata(L, 1);
-    sb_lua_waiter *w = *box;
-    if (w == NULL) return 0;
-    *box = NULL;
+/* The coroutine's box: on the context's list until its __gc ran, so that
+ * the close lets go of a wait Lua never finalizes (sb_lua_closer). */
+typedef struct waiter_box {
+    sb_lua_closer closer;
+    sb_lua_waiter *w;
+} waiter_box;
+
+static void let_go(lua_State *L, waiter_box *box) {
+    sb_lua_waiter *w = box->w;
+    if (w == NULL) return;
+    box->w = NULL;
     if (!w->answered) stop_waiting(L, w);
     if (w->charged) (void)sb_lua_charge(L, -SB_LUA_WAIT_COST);
     waiter_release(w);
+}
+
+/* __gc of the box: the coroutine is gone (finished, closed, collected) or
+ * the state closes. */
+static int box_gc(lua_State *L) {
+    waiter_box *box = lua_touserdata(L, 1);
+    sb_lua_closer_remove(&box->closer);
+    let_go(L, box);
     return 0;
+}
+
+static void box_close(lua_State *L, sb_lua_closer *closer) {
+    let_go(L, (waiter_box *)closer);
 }
 
 int sb_lua_may_yield(lua_State *L, sb_lua_ctx *ctx) {
@@ -138,8 +154,9 @@ int sb_lua_may_yield(lua_State *L, sb_lua_ctx *ctx) {
 }
 
 sb_lua_waiter *sb_lua_waiter_new(lua_State *L, sb_lua_ctx *ctx) {
-    sb_lua_waiter **box = lua_newuserdatauv(L, sizeof *box, 0);
-    *box = NULL;
+    waiter_box *box = lua_newuserdatauv(L, sizeof *box, 0);
+    box->w = NULL;
+    box->closer.next = box->closer.prev = NULL;
     if (luaL_newmetatable(L, SB_LUA_WAITER)) {
         lua_pushcfunction(L, box_gc);
         lua_setfield(L, -2, "__gc");
@@ -172,7 +189,8 @@ sb_lua_waiter *sb_lua_waiter_new(lua_State *L, sb_lua_ctx *ctx) {
     w->charged = 1;
     w->resume = item;
     item->waiter = w;
-    *box = w;
+    box->w = w;
+    sb_lua_closer_add(ctx, &box->closer, box_close);
     return w;
 }
 

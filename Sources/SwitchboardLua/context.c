@@ -17,8 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
 
 sb_lua_ctx *sb_lua_ctx_of(lua_State *L) {
     sb_lua_ctx **box = lua_touserdata(L, lua_upvalueindex(1));
@@ -45,99 +43,11 @@ void sb_lua_ctx_release(sb_lua_ctx *ctx) {
     long refs = --ctx->refs;
     pthread_mutex_unlock(&ctx->lock);
     if (refs > 0) return;
+    sb_lua_queue_destroy(&ctx->queue);
     pthread_mutex_destroy(&ctx->lock);
     free(ctx->registrations);
     free(ctx->hooks);
     free(ctx);
-}
-
-/* (lock held) The queue has work: sb.fd() becomes readable. Only the
- * process that made the eventfd writes it: in a fork's child the number
- * may name another file by now. */
-static void wake(sb_lua_ctx *ctx) {
-    if (ctx->fd < 0 || ctx->fd_pid != getpid()) return;
-    uint64_t one = 1;
-    ssize_t ignored = write(ctx->fd, &one, sizeof one); /* nonblocking; full only at 2^64-2 */
-    (void)ignored;
-}
-
-/* (lock held) Empties the eventfd, as the queue is taken. */
-static void unwake(sb_lua_ctx *ctx) {
-    if (ctx->fd < 0 || ctx->fd_pid != getpid()) return;
-    uint64_t count;
-    ssize_t ignored = read(ctx->fd, &count, sizeof count);
-    (void)ignored;
-}
-
-/* (lock held) */
-static void enqueue(sb_lua_ctx *ctx, sb_lua_item *item) {
-    item->next = NULL;
-    if (ctx->queue_tail != NULL) {
-        ctx->queue_tail->next = item;
-    } else {
-        __atomic_store_n(&ctx->queue_head, item, __ATOMIC_RELEASE);
-        wake(ctx);
-    }
-    ctx->queue_tail = item;
-    ctx->length++;
-}
-
-void sb_lua_enqueue(sb_lua_ctx *ctx, sb_lua_item *item) {
-    enqueue(ctx, item);
-}
-
-int sb_lua_fd(sb_lua_ctx *ctx) {
-    pthread_mutex_lock(&ctx->lock);
-    if (ctx->fd < 0 || ctx->fd_pid != getpid()) {
-        /* A fork's child: the inherited number is left alone (the parent's
-         * eventfd, or by now another file); this process gets its own. */
-        int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-        if (fd < 0) {
-            int error = errno;
-            pthread_mutex_unlock(&ctx->lock);
-            errno = error;
-            return -1;
-        }
-        ctx->fd = fd;
-        ctx->fd_pid = getpid();
-        if (ctx->queue_head != NULL) wake(ctx);
-    }
-    int fd = ctx->fd;
-    pthread_mutex_unlock(&ctx->lock);
-    return fd;
-}
-
-/* Takes the whole queue. */
-static sb_lua_item *take_queue(sb_lua_ctx *ctx) {
-    pthread_mutex_lock(&ctx->lock);
-    unwake(ctx);
-    sb_lua_item *items = ctx->queue_head;
-    __atomic_store_n(&ctx->queue_head, NULL, __ATOMIC_RELEASE);
-    ctx->queue_tail = NULL;
-    ctx->queued = 0;
-    ctx->length = 0;
-    pthread_mutex_unlock(&ctx->lock);
-    return items;
-}
-
-/* Puts items back at the front, in order (sb.poll with a limit). */
-static void requeue_front(sb_lua_ctx *ctx, sb_lua_item *items) {
-    if (items == NULL) return;
-    sb_lua_item *last = items;
-    size_t calls = last->fn != NULL, count = 1;
-    while (last->next != NULL) {
-        last = last->next;
-        calls += last->fn != NULL;
-        count++;
-    }
-    pthread_mutex_lock(&ctx->lock);
-    ctx->queued += calls;
-    ctx->length += count;
-    last->next = ctx->queue_head;
-    if (ctx->queue_tail == NULL) ctx->queue_tail = last;
-    __atomic_store_n(&ctx->queue_head, items, __ATOMIC_RELEASE);
-    wake(ctx); /* work is left: the fd stays readable */
-    pthread_mutex_unlock(&ctx->lock);
 }
 
 /* ------------------------------------------------------------ Lua functions */
@@ -173,21 +83,20 @@ static void fn_release(sb_lua_fn *fn) {
         pthread_mutex_unlock(&ctx->lock);
         return;
     }
-    if (!ctx->closed) {
-        /* luaL_unref needs two stack slots; lua_checkstack says so without
-         * raising. Otherwise (or on another thread) the owner does it later. */
-        if (sb_lua_on_owner(ctx) && lua_checkstack(sb_lua_running(ctx), 2)) {
-            unref_now = 1;
-        } else {
-            sb_lua_item *item = calloc(1, sizeof *item);
-            if (item != NULL) {
-                item->ref = fn->ref;
-                enqueue(ctx, item);
-            } /* else: the reference stays in the registry until the state closes */
-        }
-    }
+    /* luaL_unref needs two stack slots; lua_checkstack says so without
+     * raising. Otherwise (or on another thread) the owner does it later. */
+    int closed = ctx->closed;
+    if (!closed && sb_lua_on_owner(ctx) && lua_checkstack(sb_lua_running(ctx), 2)) unref_now = 1;
     pthread_mutex_unlock(&ctx->lock);
-    if (unref_now) luaL_unref(sb_lua_running(ctx), LUA_REGISTRYINDEX, fn->ref);
+    if (unref_now) {
+        luaL_unref(sb_lua_running(ctx), LUA_REGISTRYINDEX, fn->ref);
+    } else if (!closed) {
+        sb_lua_item *item = calloc(1, sizeof *item);
+        if (item != NULL) {
+            item->ref = fn->ref;
+            if (!sb_lua_queue_release(&ctx->queue, &item->node)) free(item); /* closed meanwhile */
+        } /* else: the reference stays in the registry until the state closes */
+    }
     sb_lua_ctx_release(ctx);
     free(fn);
 }
@@ -424,13 +333,13 @@ static sb_status queue_call(sb_lua_fn *fn, const sb_value *args) {
     }
     item->fn = fn;
     item->args = sb_value_retain((sb_value *)args);
-    pthread_mutex_lock(&ctx->lock);
-    if (ctx->closed || ctx->queued >= SB_LUA_MAX_QUEUED) {
-        int closed = ctx->closed;
-        pthread_mutex_unlock(&ctx->lock);
+    fn_retain(fn); /* the item's, before the owner can take it */
+    sb_lua_push pushed = sb_lua_queue_push(&ctx->queue, &item->node, SB_LUA_MAX_QUEUED);
+    if (pushed != SB_LUA_PUSHED) {
         sb_value_release(item->args);
+        fn_release(fn); /* not the last: the caller holds fn */
         free(item);
-        if (closed) {
+        if (pushed == SB_LUA_QUEUE_CLOSED) {
             sb_error_set("the Lua state that owns this function is closed");
             return SB_EACTION;
         }
@@ -438,10 +347,6 @@ static sb_status queue_call(sb_lua_fn *fn, const sb_value *args) {
                      "thread's sb.poll()); the call was not queued", SB_LUA_MAX_QUEUED);
         return SB_EREJECTED;
     }
-    fn->refs++;
-    ctx->queued++;
-    enqueue(ctx, item);
-    pthread_mutex_unlock(&ctx->lock);
     sb_error_set("queued: a Lua function runs only on the thread that owns its state; "
                  "it runs at that thread's next sb.poll()");
     return SB_EQUEUED;
@@ -473,72 +378,54 @@ sb_status sb_lua_call_action(sb_lua_fn *instance, const char *action, const sb_v
 
 /* ------------------------------------------------------------------- poll */
 
-/* Drops references released on other threads. Cheap when there are none. */
-void sb_lua_drain_unrefs(lua_State *L, sb_lua_ctx *ctx) {
-    if (__atomic_load_n(&ctx->queue_head, __ATOMIC_ACQUIRE) == NULL) return;
-    sb_lua_item *items = take_queue(ctx), *calls = NULL, **tail = &calls;
-    while (items != NULL) {
-        sb_lua_item *item = items;
-        items = items->next;
-        if (item->fn == NULL && item->waiter == NULL) {
-            luaL_unref(L, LUA_REGISTRYINDEX, item->ref);
-            free(item);
-        } else {
-            item->next = NULL;
-            *tail = item;
-            tail = &item->next;
-        }
+void sb_lua_drop_released(lua_State *L, sb_lua_ctx *ctx) {
+    sb_lua_node *node = sb_lua_queue_take_releases(&ctx->queue);
+    while (node != NULL) {
+        sb_lua_item *item = (sb_lua_item *)node;
+        node = node->next;
+        luaL_unref(L, LUA_REGISTRYINDEX, item->ref);
+        free(item);
     }
-    requeue_front(ctx, calls);
 }
 
-/* The first item of the queue, or NULL. */
-static sb_lua_item *pop_item(sb_lua_ctx *ctx) {
-    pthread_mutex_lock(&ctx->lock);
-    sb_lua_item *item = ctx->queue_head;
-    if (item != NULL) {
-        __atomic_store_n(&ctx->queue_head, item->next, __ATOMIC_RELEASE);
-        if (item->next == NULL) {
-            ctx->queue_tail = NULL;
-            unwake(ctx);
-        }
-        if (item->fn != NULL) ctx->queued--;
-        ctx->length--;
+/* Runs one delivery: 0 when it ran nothing (a coroutine nobody waits for
+ * any more), else 1 with its outcome in *status. */
+static int deliver(lua_State *L, sb_lua_ctx *ctx, sb_lua_item *item, sb_status *status) {
+    if (item->waiter != NULL) {
+        sb_lua_waiter *waiter = item->waiter;
+        free(item); /* reserved with the waiter: the waiter no longer holds it */
+        return sb_lua_resume(L, ctx, waiter, status);
     }
-    pthread_mutex_unlock(&ctx->lock);
-    return item;
+    sb_value *out = NULL;
+    *status = call_lua(ctx, L, item->fn->ref, NULL, item->args, &out);
+    sb_value_release(out);
+    sb_value_release(item->args);
+    fn_release(item->fn);
+    free(item);
+    return 1;
 }
 
-/* Items are taken one at a time, so that a function or coroutine this
- * runs may call sb.poll() itself and find the rest (a coroutine waiting
- * for another's answer); only those queued when it started are run, so
- * work that queues more work cannot keep it going. */
-int sb_lua_poll(lua_State *L, sb_lua_ctx *ctx, lua_Integer max) {
-    pthread_mutex_lock(&ctx->lock);
-    size_t left = ctx->length;
-    pthread_mutex_unlock(&ctx->lock);
+typedef struct poll_batch {
+    sb_lua_ctx *ctx;
+    lua_Integer max;
+} poll_batch;
+
+/* In protected mode, so that sb_lua_poll re-arms the descriptor whatever
+ * happens. Items are taken one at a time, so that a function or coroutine
+ * this runs may call sb.poll() itself and find the rest (a coroutine
+ * waiting for another's answer); only those queued when it started are run,
+ * so work that queues more work cannot keep it going. */
+static int run_batch(lua_State *L) {
+    poll_batch *b = lua_touserdata(L, 1);
+    lua_pop(L, 1);
+    size_t left = sb_lua_queue_length(&b->ctx->queue);
     lua_Integer ran = 0;
     int errors = 0;
-    sb_lua_item *item;
-    while (left > 0 && ran < max && (item = pop_item(ctx)) != NULL) {
+    sb_lua_node *node;
+    while (left > 0 && ran < b->max && (node = sb_lua_queue_pop(&b->ctx->queue)) != NULL) {
         left--;
         sb_status status;
-        if (item->waiter != NULL) {
-            sb_lua_waiter *waiter = item->waiter;
-            free(item);
-            if (!sb_lua_resume(L, ctx, waiter, &status)) continue; /* nobody to resume */
-        } else if (item->fn == NULL) {
-            luaL_unref(L, LUA_REGISTRYINDEX, item->ref);
-            free(item);
-            continue;
-        } else {
-            sb_value *out = NULL;
-            status = call_lua(ctx, L, item->fn->ref, NULL, item->args, &out);
-            sb_value_release(out);
-            sb_value_release(item->args);
-            fn_release(item->fn);
-            free(item);
-        }
+        if (!deliver(L, b->ctx, (sb_lua_item *)node, &status)) continue;
         ran++;
         if (status != SB_OK) {
             /* A second result lists what failed (built only when needed). */
@@ -553,6 +440,53 @@ int sb_lua_poll(lua_State *L, sb_lua_ctx *ctx, lua_Integer max) {
         return 2;
     }
     return 1;
+}
+
+int sb_lua_poll(lua_State *L, sb_lua_ctx *ctx, lua_Integer max) {
+    sb_lua_drop_released(L, ctx);
+    if (sb_lua_queue_length(&ctx->queue) == 0) { /* nothing to run: no protected call */
+        sb_lua_queue_rearm(&ctx->queue);
+        lua_pushinteger(L, 0);
+        return 1;
+    }
+    int top = lua_gettop(L);
+    poll_batch b = {ctx, max};
+    lua_pushcfunction(L, run_batch);
+    lua_pushlightuserdata(L, &b);
+    int rc = lua_pcall(L, 1, LUA_MULTRET, 0);
+    /* Readable again if work is left (queued behind the batch, or past
+     * max), else emptied: a loop that wakes only on edges gets a new one. */
+    sb_lua_queue_rearm(&ctx->queue);
+    if (rc != LUA_OK) return lua_error(L); /* out of memory listing the errors */
+    return lua_gettop(L) - top;
+}
+
+/* ------------------------------------------------------------- closers */
+
+void sb_lua_closer_add(sb_lua_ctx *ctx, sb_lua_closer *c, void (*close)(lua_State *L, sb_lua_closer *self)) {
+    c->close = close;
+    c->prev = &ctx->closers;
+    c->next = ctx->closers.next;
+    c->next->prev = c;
+    ctx->closers.next = c;
+}
+
+void sb_lua_closer_remove(sb_lua_closer *c) {
+    if (c->next == NULL) return; /* off the list: the close ran it, or it never was on */
+    c->prev->next = c->next;
+    c->next->prev = c->prev;
+    c->next = c->prev = NULL;
+}
+
+/* At the close, after nothing can be queued or started any more: what Lua
+ * did not finalize is finalized here, each once. Running one may end a
+ * call whose `done` runs here too; nothing it does adds to the list. */
+static void run_closers(lua_State *L, sb_lua_ctx *ctx) {
+    while (ctx->closers.next != &ctx->closers) {
+        sb_lua_closer *c = ctx->closers.next;
+        sb_lua_closer_remove(c);
+        c->close(L, c);
+    }
 }
 
 /* --------------------------------------------------------------- targets */
@@ -637,19 +571,25 @@ int sb_lua_close(lua_State *L) {
     if (ctx->discoverer != 0) sb_discoverer_remove(ctx->m, ctx->discoverer);
 
     pthread_mutex_lock(&ctx->lock);
-    ctx->closed = 1; /* nothing is queued from now on */
-    if (ctx->fd >= 0 && ctx->fd_pid == getpid()) close(ctx->fd);
-    ctx->fd = -1;
+    ctx->closed = 1; /* nothing is queued or called from now on */
     pthread_mutex_unlock(&ctx->lock);
-    sb_lua_item *items = take_queue(ctx);
-    while (items != NULL) {
-        sb_lua_item *item = items;
-        items = items->next;
+    sb_lua_node *releases, *node = sb_lua_queue_close(&ctx->queue, &releases);
+    while (node != NULL) {
+        sb_lua_item *item = (sb_lua_item *)node;
+        node = node->next;
         sb_value_release(item->args);
         if (item->fn != NULL) fn_release(item->fn);
         if (item->waiter != NULL) sb_lua_waiter_dropped(item->waiter);
         free(item);
     }
+    while (releases != NULL) { /* the registry goes with the state */
+        node = releases->next;
+        free(releases);
+        releases = node;
+    }
+    /* Calls still open on this state fail now, and coroutines' waits end,
+     * even those Lua would never finalize (made during the close). */
+    run_closers(L, ctx);
     /* Interceptors and observers have ids no other registration reuses. */
     for (size_t i = 0; i < ctx->nhooks; i++) {
         if (ctx->hooks[i].kind == 'i') sb_interceptor_remove(ctx->m, ctx->hooks[i].id);

@@ -740,7 +740,7 @@ static void push_typed(lua_State *L, sb_lua_ctx *ctx, const sb_value *v, sb_type
     }
     case SB_CALLBACK:
     case SB_POINTER:
-        sb_lua_push_cvalue(L, (sb_value *)v);
+        sb_lua_push_cvalue(L, ctx, (sb_value *)v);
         break;
     default:
         push_scalar_typed(L, v, type);

@@ -276,7 +276,7 @@ static __attribute__((noinline)) int perform_direct(lua_State *L, sb_lua_ctx *ct
         lua_settop(L, top);
         return -1;
     }
-    sb_lua_drain_unrefs(L, ctx);
+    sb_lua_drop_released(L, ctx);
     sb_fn fn;
     void *userdata;
     uint64_t ticket;

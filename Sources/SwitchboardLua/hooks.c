@@ -478,9 +478,27 @@ static int l_degrade(lua_State *L) {
 
 #define SB_LUA_CANCEL "switchboard.cancellation"
 
+/* A token: on its module's list, so that the close frees one Lua does
+ * not finalize (sb_lua_closer). */
+typedef struct token_box {
+    sb_lua_closer closer;
+    sb_cancellation *c; /* NULL once freed */
+} token_box;
+
 static sb_cancellation *check_token(lua_State *L, int idx) {
-    sb_cancellation **box = luaL_checkudata(L, idx, SB_LUA_CANCEL);
-    return *box;
+    token_box *box = luaL_checkudata(L, idx, SB_LUA_CANCEL);
+    return box->c;
+}
+
+static void free_token(token_box *box) {
+    sb_cancellation *c = box->c;
+    box->c = NULL;
+    sb_cancellation_free(c);
+}
+
+static void token_close(lua_State *L, sb_lua_closer *closer) {
+    (void)L;
+    free_token((token_box *)closer);
 }
 
 static int token_cancel(lua_State *L) {
@@ -494,16 +512,18 @@ static int token_cancelled(lua_State *L) {
 }
 
 static int token_gc(lua_State *L) {
-    sb_cancellation **box = luaL_checkudata(L, 1, SB_LUA_CANCEL);
-    sb_cancellation_free(*box);
-    *box = NULL;
+    token_box *box = luaL_checkudata(L, 1, SB_LUA_CANCEL);
+    sb_lua_closer_remove(&box->closer);
+    free_token(box);
     return 0;
 }
 
 /* sb.cancellation() -> a token with :cancel() and :cancelled(), for opts.cancel */
 static int l_cancellation(lua_State *L) {
-    sb_cancellation **box = lua_newuserdatauv(L, sizeof *box, 0);
-    *box = NULL;
+    sb_lua_ctx *ctx = sb_lua_ctx_of(L);
+    token_box *box = lua_newuserdatauv(L, sizeof *box, 0);
+    box->c = NULL;
+    box->closer.next = box->closer.prev = NULL;
     if (luaL_newmetatable(L, SB_LUA_CANCEL)) {
         static const luaL_Reg methods[] = {{"cancel", token_cancel}, {"cancelled", token_cancelled}, {NULL, NULL}};
         luaL_newlib(L, methods);
@@ -513,8 +533,9 @@ static int l_cancellation(lua_State *L) {
         sb_lua_lock_metatable(L, SB_LUA_CANCEL);
     }
     lua_setmetatable(L, -2);
-    *box = sb_cancellation_new();
-    if (*box == NULL) return luaL_error(L, "switchboard: out of memory");
+    box->c = sb_cancellation_new();
+    if (box->c == NULL) return luaL_error(L, "switchboard: out of memory");
+    sb_lua_closer_add(ctx, &box->closer, token_close);
     return 1;
 }
 
@@ -543,9 +564,9 @@ int sb_lua_call_options(lua_State *L, int idx, sb_call_options *o) {
     lua_pop(L, 1);
     lua_getfield(L, idx, "cancel");
     if (!lua_isnil(L, -1)) {
-        sb_cancellation **box = luaL_testudata(L, -1, SB_LUA_CANCEL);
+        token_box *box = luaL_testudata(L, -1, SB_LUA_CANCEL);
         luaL_argcheck(L, box != NULL, idx, "cancel must be a token from sb.cancellation()");
-        o->cancel = *box;
+        o->cancel = box->c;
         used = 1;
     }
     lua_pop(L, 1); /* the table keeps the token alive */

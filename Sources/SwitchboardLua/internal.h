@@ -10,6 +10,7 @@
 
 #include "switchboard.h"
 #include "switchboard_lua.h"
+#include "queue.h"
 
 /* Registry names of the module's metatables. */
 #define SB_LUA_CONTEXT "switchboard.context" /* the per-module context box */
@@ -21,13 +22,26 @@ typedef struct sb_lua_item sb_lua_item;
 typedef struct sb_lua_waiter sb_lua_waiter;
 typedef struct sb_lua_conv sb_lua_conv;
 
-/* What waits in a state's queue for its owner thread's sb.poll(). */
+/* What waits in a state's queue (queue.h) for its owner thread: a
+ * delivery for sb.poll() (a call or a resume), or a release. */
 struct sb_lua_item {
-    sb_lua_item *next;
+    sb_lua_node node;      /* first: the queue's node is the item */
     sb_lua_fn *fn;         /* a queued call (one reference), or NULL */
     sb_value *args;        /* the call's args (one reference), or NULL */
     sb_lua_waiter *waiter; /* a coroutine to resume (await.c: the call's reference), or NULL */
-    int ref;               /* neither: the registry reference to drop */
+    int ref;               /* a release: the registry reference to drop */
+};
+
+/* What a state's close must do for an object Lua may never finalize: Lua
+ * runs no finalizer for an object made while the state closes (a __gc
+ * finalizer, or a C `done` the close runs, can make one), so each object
+ * whose __gc answers a call or lets go of C memory is also on its
+ * context's list, and the close runs what is left on it. __gc takes the
+ * object off first (sb_lua_closer_remove); either way it runs once. */
+typedef struct sb_lua_closer sb_lua_closer;
+struct sb_lua_closer {
+    sb_lua_closer *prev, *next; /* NULL once off the list */
+    void (*close)(lua_State *L, sb_lua_closer *self);
 };
 
 /*
@@ -40,14 +54,12 @@ struct sb_lua_ctx {
     pthread_mutex_t lock;
     long refs;                /* (lock) */
     int closed;               /* (lock) set once, when the state closes it */
-    sb_lua_item *queue_head;  /* (lock) calls from other threads, and unrefs */
-    sb_lua_item *queue_tail;  /* (lock) */
-    size_t length;            /* (lock) items in the queue, of every kind */
-    size_t queued;            /* (lock) calls in the queue, at most SB_LUA_MAX_QUEUED
-                                 (resumes and unrefs are not counted: see await.c) */
-    int fd;                   /* (lock) sb.fd()'s eventfd, readable while the queue is
-                                 not empty; -1 until asked for */
-    pid_t fd_pid;             /* (lock) the process that made it (a fork's child makes its own) */
+    sb_lua_queue queue;       /* calls from other threads and resumes (deliveries, for
+                                 sb.poll: calls at most SB_LUA_MAX_QUEUED, resumes not
+                                 counted: see await.c), and references to drop (releases);
+                                 its descriptor is sb.fd() */
+    sb_lua_closer closers;    /* (owner) the list's head: objects the close finalizes
+                                 if Lua does not */
     long waiting;             /* (owner) coroutines suspended on a call (await.c) */
 
     pthread_t owner;          /* the thread that opened the module */
@@ -124,7 +136,12 @@ sb_status sb_lua_protected(sb_lua_ctx *ctx, lua_State *L, lua_CFunction fn, void
 int sb_lua_remember(sb_lua_ctx *ctx, char kind, const char *target, const char *action, sb_lua_fn *fn);
 /* The degrade handler this state has set (NULL: it removed it). */
 void sb_lua_remember_degrade(sb_lua_ctx *ctx, sb_lua_fn *fn);
-void sb_lua_drain_unrefs(lua_State *L, sb_lua_ctx *ctx);
+/* Drops the references other threads released (queue.h's releases): one
+ * atomic load when there are none, so every entry may call it. */
+void sb_lua_drop_released(lua_State *L, sb_lua_ctx *ctx);
+/* (owner) Puts `c` on the context's list / takes it off (if on it). */
+void sb_lua_closer_add(sb_lua_ctx *ctx, sb_lua_closer *c, void (*close)(lua_State *L, sb_lua_closer *self));
+void sb_lua_closer_remove(sb_lua_closer *c);
 /* Hooks this state added, removed when it closes. */
 void sb_lua_remember_hook(sb_lua_ctx *ctx, char kind, uint64_t id);
 void sb_lua_forget_hook(sb_lua_ctx *ctx, char kind, uint64_t id);
@@ -137,10 +154,6 @@ sb_status sb_lua_call_action(sb_lua_fn *instance, const char *action, const sb_v
 void sb_lua_fn_free(void *userdata);
 sb_lua_fn *sb_lua_fn_new(sb_lua_ctx *ctx, lua_State *L, int idx);
 int sb_lua_poll(lua_State *L, sb_lua_ctx *ctx, lua_Integer max);
-/* (ctx->lock held) Appends an item to the queue and wakes sb.fd(). */
-void sb_lua_enqueue(sb_lua_ctx *ctx, sb_lua_item *item);
-/* sb.fd(): the state's eventfd, made on first use; -1 with errno. */
-int sb_lua_fd(sb_lua_ctx *ctx);
 
 /* await.c: sb.perform inside a coroutine, without blocking the thread. */
 /* 1 when a call made on L now may suspend L instead of waiting. */
@@ -295,7 +308,9 @@ void sb_lua_push_value(lua_State *L, sb_lua_ctx *ctx, const sb_value *v, int dep
 void sb_lua_push_array_mt(lua_State *L);
 
 /* value.c: C callbacks and pointers as Lua values. */
-void sb_lua_push_cvalue(lua_State *L, sb_value *v); /* retains v */
+/* Retains v; the module `ctx` (if not NULL) releases it at its close if
+ * Lua has not collected it (sb_lua_closer). */
+void sb_lua_push_cvalue(lua_State *L, sb_lua_ctx *ctx, sb_value *v);
 sb_value *sb_lua_test_cvalue(lua_State *L, int idx); /* borrowed, or NULL */
 void sb_lua_value_metatable(lua_State *L);
 

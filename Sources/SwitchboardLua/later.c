@@ -35,30 +35,42 @@ int sb_lua_later(lua_State *L) {
 
 #define SB_LUA_COMPLETION "switchboard.completion"
 
-/* complete's id. Collected unanswered (the script dropped complete, or the
- * state closed), it fails the call: the caller gets an answer instead of
- * waiting for one that can no longer come. */
+/* complete's id. Collected unanswered (the script dropped complete), it
+ * fails the call: the caller gets an answer instead of waiting for one that
+ * can no longer come. So does the state's close, for a box Lua would never
+ * finalize (made while the state closes: see sb_lua_closer). */
 typedef struct completion_box {
+    sb_lua_closer closer; /* on the context's list while unanswered */
     sb_completion c;
     int answered;
 } completion_box;
 
-static int completion_gc(lua_State *L) {
-    completion_box *box = lua_touserdata(L, 1);
-    if (box->answered) return 0;
+static void fail_unanswered(completion_box *box, const char *why) {
+    if (box->answered) return;
     box->answered = 1;
     /* A finalizer runs at any allocation: between a failure and the read
      * of its message too. The thread's message is kept as it was. */
     const char *last = sb_error_message();
     char *kept = malloc(strlen(last) + 1);
     if (kept != NULL) strcpy(kept, last);
-    (void)sb_completion_fail(box->c, SB_EACTION, "the Lua action's complete function (sb.later) was collected, "
-                                                 "or its state closed, before it answered");
+    (void)sb_completion_fail(box->c, SB_EACTION, why);
     if (kept != NULL) {
         sb_error_set("%s", kept);
         free(kept);
     }
+}
+
+static int completion_gc(lua_State *L) {
+    completion_box *box = lua_touserdata(L, 1);
+    sb_lua_closer_remove(&box->closer);
+    fail_unanswered(box, "the Lua action's complete function (sb.later) was collected before it answered");
     return 0;
+}
+
+/* The state closes with the call open. */
+static void completion_close(lua_State *L, sb_lua_closer *closer) {
+    (void)L;
+    fail_unanswered((completion_box *)closer, "the Lua state of this action (sb.later) closed before it answered");
 }
 
 /* complete(value) / complete(nil, message [, status]). Upvalues: the
@@ -84,6 +96,7 @@ static int l_complete(lua_State *L) {
         status = sb_completion_succeed(c, value); /* stolen */
     }
     box->answered = 1; /* answered, or refused for good: the collector need not */
+    sb_lua_closer_remove(&box->closer);
     if (status != SB_OK) return sb_lua_push_failure(L, status);
     lua_pushboolean(L, 1);
     return 1;
@@ -103,9 +116,16 @@ sb_status sb_lua_later_start(lua_State *L, int idx) {
     }
     lua_getiuservalue(L, idx, 1); /* fn */
     lua_getiuservalue(L, idx, 2); /* the context box */
+    sb_lua_ctx *ctx = *(sb_lua_ctx **)lua_touserdata(L, -1);
+    if (ctx == NULL) { /* made by a module table that is gone */
+        lua_pop(L, 2);
+        sb_error_set("sb.later: the module that made this object is closed");
+        return SB_EACTION;
+    }
     /* If this raises (memory), the action fails and the id is closed. */
     completion_box *box = lua_newuserdatauv(L, sizeof *box, 0);
     box->c = c;
+    box->closer.next = box->closer.prev = NULL;
     box->answered = 1; /* until the metatable is set: nothing to fail yet */
     if (luaL_newmetatable(L, SB_LUA_COMPLETION)) {
         lua_pushcfunction(L, completion_gc);
@@ -114,6 +134,7 @@ sb_status sb_lua_later_start(lua_State *L, int idx) {
     }
     lua_setmetatable(L, -2);
     box->answered = 0;
+    sb_lua_closer_add(ctx, &box->closer, completion_close);
     lua_pushcclosure(L, l_complete, 2);
     lua_call(L, 1, 0);
     return SB_PENDING;

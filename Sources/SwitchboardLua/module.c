@@ -114,7 +114,7 @@ static int l_perform(lua_State *L) {
     sb_lua_waiter *waiter = may_yield ? sb_lua_waiter_new(L, ctx) : NULL;
     sb_lua_conv conv; /* params stay charged while the call runs */
     sb_value *params = sb_lua_check_params(L, ctx, 3, &conv);
-    sb_lua_drain_unrefs(L, ctx);
+    sb_lua_drop_released(L, ctx);
     if (waiter != NULL) return sb_lua_perform_yielding(L, waiter, target, action, NULL, params, &options, &conv);
 
     sb_value *out = NULL;
@@ -246,11 +246,11 @@ static int l_open(lua_State *L) {
     sb_lua_waiter *waiter = type != LUA_TFUNCTION && sb_lua_may_yield(L, ctx) ? sb_lua_waiter_new(L, ctx) : NULL;
     sb_value *params = completion_at == 3 ? optional_params(L, ctx, 2) : NULL;
     if (waiter != NULL) {
-        sb_lua_drain_unrefs(L, ctx);
+        sb_lua_drop_released(L, ctx);
         return sb_lua_perform_yielding(L, waiter, NULL, NULL, url, params, &options, NULL);
     }
     sb_value *completion = type == LUA_TFUNCTION ? function_value(L, ctx, completion_at) : NULL;
-    sb_lua_drain_unrefs(L, ctx);
+    sb_lua_drop_released(L, ctx);
     sb_value *out = NULL;
     lua_State *previous = ctx->active;
     ctx->active = L;
@@ -440,7 +440,7 @@ static int l_on_rejected(lua_State *L) {
 /* sb.fd(): a descriptor that is readable while work waits for sb.poll(). */
 static int l_fd(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
-    int fd = sb_lua_fd(ctx);
+    int fd = sb_lua_queue_fd(&ctx->queue);
     if (fd < 0) {
         sb_error_set("sb.fd: no eventfd: %s", strerror(errno));
         return sb_lua_push_failure(L, errno == ENOMEM ? SB_ENOMEM : SB_EACTION);
@@ -494,6 +494,14 @@ static void release_ctx(void *ctx) {
 int sb_lua_open(lua_State *L, sb_mediator *m) {
     luaL_checkversion(L);
     if (m == NULL) return luaL_error(L, "sb_lua_open: NULL mediator");
+    /* Inside a __gc finalizer (where lua_gc answers -1, from Lua 5.4.4 on)
+     * the state may be closing, and Lua then marks nothing for finalization:
+     * this module's context would never close, and what it registered would
+     * outlive the state (a C call of it would run a freed state). */
+    if (lua_gc(L, LUA_GCISRUNNING) < 0) {
+        return luaL_error(L, "switchboard: the module cannot be opened inside a __gc finalizer "
+                             "(the state may be closing, and could not close it)");
+    }
     sb_lua_pin_libraries();
     context_metatable(L);
 
@@ -506,12 +514,17 @@ int sb_lua_open(lua_State *L, sb_mediator *m) {
         free(ctx);
         return luaL_error(L, "switchboard: out of memory");
     }
+    if (sb_lua_queue_init(&ctx->queue) != 0) {
+        pthread_mutex_destroy(&ctx->lock);
+        free(ctx);
+        return luaL_error(L, "switchboard: out of memory");
+    }
+    ctx->closers.prev = ctx->closers.next = &ctx->closers;
     ctx->refs = 1; /* the box */
     ctx->owner = pthread_self();
     ctx->m = m;
     ctx->module_ref = LUA_NOREF;
     ctx->orders_ref = LUA_NOREF;
-    ctx->fd = -1;
     lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
     ctx->L = lua_tothread(L, -1);
     lua_pop(L, 1);

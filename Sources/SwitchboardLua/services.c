@@ -61,7 +61,7 @@ static int l_bind_service(lua_State *L) {
     if (!sb_lua_charge_name(L, SB_LUA_CHARGE_BINDING, name, cost)) {
         return luaL_error(L, "not enough memory: the Lua state's memory budget is spent");
     }
-    sb_lua_drain_unrefs(L, ctx);
+    sb_lua_drop_released(L, ctx);
     lua_State *previous = ctx->active;
     ctx->active = L; /* binding may load a Target_<Name>.lua file */
     sb_status status = sb_service_bind(ctx->m, name, target);
@@ -95,7 +95,7 @@ static int l_perform_service(lua_State *L) {
     luaL_argcheck(L, !sb_lua_call_options(L, 4, &options), 4, "perform_service takes only {cache =, fallback =}");
     sb_lua_conv conv; /* params stay charged while the call runs */
     sb_value *params = sb_lua_check_params(L, ctx, 3, &conv);
-    sb_lua_drain_unrefs(L, ctx);
+    sb_lua_drop_released(L, ctx);
     sb_value *out = NULL;
     lua_State *previous = ctx->active;
     ctx->active = L;

@@ -8,14 +8,28 @@
 #include "internal.h"
 
 typedef struct {
-    sb_value *v; /* one reference, NULL once collected */
+    sb_lua_closer closer; /* on its module's list: the close releases v if Lua does not */
+    sb_value *v;          /* one reference, NULL once collected */
 } cvalue;
 
-void sb_lua_push_cvalue(lua_State *L, sb_value *v) {
+static void release_cvalue(cvalue *cv) {
+    sb_value *v = cv->v;
+    cv->v = NULL;
+    sb_value_release(v);
+}
+
+static void cvalue_close(lua_State *L, sb_lua_closer *closer) {
+    (void)L;
+    release_cvalue((cvalue *)closer);
+}
+
+void sb_lua_push_cvalue(lua_State *L, sb_lua_ctx *ctx, sb_value *v) {
     cvalue *cv = lua_newuserdatauv(L, sizeof *cv, 0);
     cv->v = NULL;
+    cv->closer.next = cv->closer.prev = NULL;
     luaL_setmetatable(L, SB_LUA_VALUE);
     cv->v = sb_value_retain(v); /* only once nothing else here can raise */
+    if (ctx != NULL) sb_lua_closer_add(ctx, &cv->closer, cvalue_close);
 }
 
 sb_value *sb_lua_test_cvalue(lua_State *L, int idx) {
@@ -31,9 +45,8 @@ static sb_value *check_cvalue(lua_State *L, int idx) {
 
 static int value_gc(lua_State *L) {
     cvalue *cv = luaL_checkudata(L, 1, SB_LUA_VALUE);
-    sb_value *v = cv->v;
-    cv->v = NULL;
-    sb_value_release(v);
+    sb_lua_closer_remove(&cv->closer);
+    release_cvalue(cv);
     return 0;
 }
 

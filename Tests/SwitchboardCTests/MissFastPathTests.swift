@@ -3,14 +3,13 @@ import CSwitchboard
 @testable import SwitchboardC
 @_spi(Faces) @testable import Switchboard
 
-/// A C call of a missing target that NoTargetAction answers on the fast path
-/// (`Mediator.performForeignMissing`) against the general path it stands in
-/// for (`performResolving`, what `performNative` runs when the fast path
-/// answers nil). Every target, action and params of a set is performed on
-/// mediators configured every way that changes who answers a miss, twice
-/// through each path in turn (the first miss fills the miss cache the fast
-/// path needs): status, result, error message and what the fallback and the
-/// discoverers saw must be the same.
+/// A C call of a missing target that NoTargetAction answers, from a plan
+/// the cache kept (what a call that repeats a miss runs: the fast path)
+/// against the same call planned afresh (on a mediator that reuses no
+/// plan: the general path). Every target, action and params of a set is
+/// performed on mediators configured every way that changes who answers a
+/// miss, twice each in turn: status, result, error message and what the
+/// fallback and the discoverers saw must be the same.
 @Suite(.serialized) struct MissFastPathTests {
     typealias Outcome = CallOutcome
 
@@ -86,20 +85,14 @@ import CSwitchboard
     static func perform(_ pair: Pair, _ target: [UInt8], _ action: [UInt8], _ params: OpaquePointer?, general: Bool,
                         log: LineLog) -> Outcome {
         log.lines = []
+        // The general path: a plan made for this call alone.
+        pair.mediator.reusesPlans.store(!general, ordering: .relaxed)
+        defer { pair.mediator.reusesPlans.store(true, ordering: .relaxed) }
         var out: OpaquePointer?
         let t = cName(target), a = cName(action)
         let status: UInt32 = t.withUnsafeBufferPointer { t in
             a.withUnsafeBufferPointer { a in
-                guard general else {
-                    return sb_action_perform(pair.handle, t.baseAddress, a.baseAddress, params, 0, &out).rawValue
-                }
-                // What performNative runs when the fast path answers nil
-                // (sb_action_perform reads the module key as `perform` does).
-                let module = sb_value_get_string(sb_dict_get(params, SB_MODULE_KEY), nil).map { String(cString: $0) }
-                return UInt32(bitPattern: pair.mediator.performResolving(
-                    NameRef(cString: t.baseAddress!), NameRef(cString: a.baseAddress!), module: module,
-                    params: params ?? emptyParams, cache: false, fallback: true,
-                    via: ForeignConvention(bridge: CBridge.self, out: &out)))
+                sb_action_perform(pair.handle, t.baseAddress, a.baseAddress, params, 0, &out).rawValue
             }
         }
         defer { sb_value_release(out) }
@@ -107,16 +100,12 @@ import CSwitchboard
         return Outcome(status: status, result: jsonText(out), message: message, logged: log.lines)
     }
 
-    /// Whether the fast path answers the call itself (it runs it once more).
+    /// Whether the next call of the pair runs a plan the cache kept.
     static func takesFast(_ pair: Pair, _ target: [UInt8], _ action: [UInt8], _ params: OpaquePointer?) -> Bool {
-        var out: OpaquePointer?
-        defer { sb_value_release(out) }
         let t = cName(target), a = cName(action)
         return t.withUnsafeBufferPointer { t in
             a.withUnsafeBufferPointer { a in
-                pair.mediator.performForeignFast(NameRef(cString: t.baseAddress!), NameRef(cString: a.baseAddress!),
-                                                 params: params ?? emptyParams, out: &out, bridge: CBridge.self,
-                                                 fallback: true) != nil
+                pair.mediator.hasCurrentPlan(NameRef(cString: t.baseAddress!), NameRef(cString: a.baseAddress!))
             }
         }
     }
@@ -172,56 +161,56 @@ import CSwitchboard
                                     "\(setup) \(target) \(action) \(jsonText(p).prefix(40)) round \(round)")
                             compared += 1
                         }
-                        if Self.takesFast(performPair, target, action, p) {
-                            fast += 1
-                            // Run once more on the other so the histories stay the same.
-                            _ = Self.perform(generalPair, target, action, p, general: true, log: generalLog)
-                        }
+                        if Self.takesFast(performPair, target, action, p) { fast += 1 }
                     }
                 }
             }
         }
-        // The fast miss path answered many of them (so the comparison tested it).
+        // Plans the cache kept answered many of them (so the comparison tested them).
         #expect(fast > 50)
         #expect(compared == Setup.allCases.count * Self.targets.count * Self.actions.count * params.count * 2)
     }
 
-    /// The fast path declines whatever would change the answer: a
-    /// discoverer (asked on every miss), a Swift or contracted fallback, a
-    /// qualified name, a name too long for the miss cache, hooks.
-    @Test func fastPathDeclines() {
+    /// A miss's plan is reused unless a provider may answer differently
+    /// next time (a discoverer, asked on every miss); contracts, Swift
+    /// fallbacks, qualified and long names are planned once like any call.
+    /// A change anywhere (a registration, an observer added) makes every
+    /// plan stale; the next call plans again and the plan is kept.
+    @Test func plansReused() {
         func warmed(_ setup: Setup, _ target: String) -> Bool {
             let log = LineLog()
             let (pair, _) = Self.mediator(setup, log: log)
-            _ = Self.perform(pair, Array(target.utf8), Array("act".utf8), nil, general: true, log: log)
+            _ = Self.perform(pair, Array(target.utf8), Array("act".utf8), nil, general: false, log: log)
             return Self.takesFast(pair, Array(target.utf8), Array("act".utf8), nil)
         }
         #expect(warmed(.echo, "Missing"))
         #expect(warmed(.echoRetaining, "Missing"))
         #expect(!warmed(.discoverer, "Missing"))
-        #expect(!warmed(.contract, "Missing"))
-        #expect(!warmed(.swiftFallback, "Missing"))
-        #expect(!warmed(.none, "Missing"))
-        #expect(!warmed(.echo, "Mod.Missing"))
-        #expect(!warmed(.echo, String(repeating: "y", count: 200)))
-        // Not before the general path has missed once (the miss cache is empty).
+        #expect(warmed(.discoverer, "Known")) // found: no discoverer is asked
+        #expect(warmed(.contract, "Missing"))
+        #expect(warmed(.swiftFallback, "Missing"))
+        #expect(warmed(.none, "Missing"))
+        #expect(warmed(.echo, "Mod.Missing"))
+        #expect(warmed(.echo, String(repeating: "y", count: 200)))
+        // Not before a call has planned it.
         let log = LineLog()
         let (pair, m) = Self.mediator(.echo, log: log)
         let fresh = Array("Fresh".utf8), act = Array("act".utf8)
         #expect(!Self.takesFast(pair, fresh, act, nil))
-        _ = Self.perform(pair, fresh, act, nil, general: true, log: log)
+        _ = Self.perform(pair, fresh, act, nil, general: false, log: log)
         #expect(Self.takesFast(pair, fresh, act, nil))
-        // A registration anywhere makes the miss unknown again.
+        // A registration anywhere makes the plan stale.
         let noop: sb_fn = { _, _, _ in SB_OK }
         #expect(sb_action_register(m, "Other", "act", noop, nil, nil) == SB_OK)
         #expect(!Self.takesFast(pair, fresh, act, nil))
-        _ = Self.perform(pair, fresh, act, nil, general: true, log: log)
+        _ = Self.perform(pair, fresh, act, nil, general: false, log: log)
         #expect(Self.takesFast(pair, fresh, act, nil))
-        // Hooks (an observer): sb_action_perform goes the intercepted way, and
-        // the fast path, asked directly, declines.
+        // So does a hook; an intercepted call plans as any call does.
         let observer: sb_observer_fn = { _, _ in }
         #expect(sb_observer_add(m, observer, nil, nil, nil) == SB_OK)
         #expect(!Self.takesFast(pair, fresh, act, nil))
+        _ = Self.perform(pair, fresh, act, nil, general: false, log: log)
+        #expect(Self.takesFast(pair, fresh, act, nil))
     }
 
     /// NoTargetAction registered, replaced and unregistered between misses,
@@ -255,8 +244,8 @@ import CSwitchboard
             #expect(sb_action_unregister(m, "NoTargetAction", "response") == SB_OK)
             for _ in 0..<3 { #expect(miss().status == SB_ENOTARGET.rawValue) }
             // Back, then with a contract its answer breaks, then back without:
-            // the fast path keeps what answers a miss per registry generation
-            // (MissAnswer), so each change must reach the next miss.
+            // a plan keeps what answers a miss for one generation, so each
+            // change must reach the next miss.
             #expect(sb_action_register(m, "NoTargetAction", "response", one, nil, nil) == SB_OK)
             for _ in 0..<3 { #expect(miss().result == "1") }
             #expect(sb_action_register_contract(m, "NoTargetAction", "response", "-> string", two, nil, nil) == SB_OK)

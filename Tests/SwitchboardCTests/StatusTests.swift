@@ -36,6 +36,8 @@ struct StatusTests {
             // The C face knows it too: a description of its own, not "unknown status".
             let text = String(cString: SwitchboardC.sb_status_string(sb_status(UInt32(value)))!)
             #expect(text != "unknown status", "SB_\(name)")
+            // Its name in C is the one Swift, Lua and the command give it.
+            #expect(String(cString: SwitchboardC.sb_status_name(sb_status(UInt32(value)))!) == name)
             // And a failure with it keeps it across the C/Swift boundary.
             #expect(sb_status(SwitchboardError(code: code, message: "m")) == sb_status(UInt32(value)))
         }
@@ -45,6 +47,9 @@ struct StatusTests {
         }
         #expect(sb_status.highest.rawValue == UInt32(errors.values.max()!))
         #expect(String(cString: SwitchboardC.sb_status_string(sb_status(UInt32(errors.values.max()! + 1)))!) == "unknown status")
+        #expect(String(cString: SwitchboardC.sb_status_name(sb_status(UInt32(errors.values.max()! + 1)))!) == "EUNKNOWN")
+        #expect(String(cString: SwitchboardC.sb_status_name(SB_OK)!) == "OK")
+        #expect(String(cString: SwitchboardC.sb_status_name(SB_PENDING)!) == "PENDING")
     }
 
     @Test("statuses keep the numbers they were given, and the types theirs")

@@ -2,7 +2,9 @@
 #include "check.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 
 static int destroyed;
 static void *destroyed_with;
@@ -228,6 +230,17 @@ static void test_errors(void) {
     CHECK_STR(sb_status_string(SB_ENOTFOUND), "no such name or id");
     CHECK_STR(sb_status_string((sb_status)(SB_ENOTFOUND + 1)), "unknown status");
     CHECK_STR(sb_status_string((sb_status)999), "unknown status");
+    /* Names: each status's own, as Lua and the command spell them (the
+     * constant without SB_), in the same order as `all`. */
+    const char *const names[] = {"OK", "EINVAL", "ENOTARGET", "ENOACTION", "EACTION",
+                                 "ETYPE", "EREJECTED", "EBADURL", "ENOMEM", "EQUEUED",
+                                 "ETIMEOUT", "ECANCELED", "EPARAMS", "EWOULDBLOCK", "ENOTFOUND"};
+    CHECK(sizeof names / sizeof names[0] == n);
+    for (size_t i = 0; i < n; i++) CHECK_STR(sb_status_name(all[i]), names[i]);
+    CHECK_STR(sb_status_name(SB_PENDING), "PENDING");
+    CHECK_STR(sb_status_name((sb_status)(SB_ENOTFOUND + 1)), "EUNKNOWN");
+    CHECK_STR(sb_status_name((sb_status)63), "EUNKNOWN");
+    CHECK_STR(sb_status_name((sb_status)-1), "EUNKNOWN");
     CHECK(sb_error_message() != NULL);
     sb_error_set("answer %d", 42);
     CHECK_STR(sb_error_message(), "answer 42");
@@ -239,6 +252,96 @@ static void test_errors(void) {
     CHECK_STR(sb_error_message(), "kept");
 }
 
+/* A getter's type failure leaves its message to be joined when read: read
+ * on a failure, it is exact for every getter and kind; a later message
+ * replaces it, one wrapping it reads it first, and another thread's stays
+ * its own. */
+static void *fail_on_another_thread(void *arg) {
+    int64_t i;
+    (void)arg;
+    sb_error_set("other thread");
+    sb_value *s = sb_string("x");
+    int ok = sb_value_get_int(s, &i) == SB_ETYPE && strcmp(sb_error_message(), "sb_value_get_int: the value is a string") == 0;
+    sb_value_release(s);
+    return ok ? arg : NULL;
+}
+
+static sb_status answer_nothing(void *userdata, const sb_value *args, sb_value **out) {
+    (void)userdata;
+    (void)args;
+    *out = NULL;
+    return SB_OK;
+}
+
+static void test_getter_messages(void) {
+    static int marker;
+    int64_t i;
+    double d;
+    int b;
+    void *p;
+    sb_value *kinds[] = {sb_null(), sb_bool(1), sb_int(1), sb_double(1.5), sb_string("s"), sb_bytes("b", 1),
+                         sb_array_new(), sb_dict_new(), sb_callback_new(answer_nothing, NULL, NULL), sb_pointer(&marker, NULL)};
+    const char *const said[] = {"a null", "a bool", "an int", "a double", "a string", "a bytes", "an array", "a dict",
+                                "a callback", "a pointer"};
+    char want[128];
+    int cases = 0;
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        CHECK(kinds[k] != NULL);
+        if (sb_value_type(kinds[k]) != SB_BOOL) {
+            CHECK_STATUS(sb_value_get_bool(kinds[k], &b), SB_ETYPE);
+            snprintf(want, sizeof want, "sb_value_get_bool: the value is %s", said[k]);
+            CHECK_STR(sb_error_message(), want);
+            cases++;
+        }
+        if (sb_value_type(kinds[k]) != SB_INT) {
+            CHECK_STATUS(sb_value_get_int(kinds[k], &i), SB_ETYPE);
+            snprintf(want, sizeof want, "sb_value_get_int: the value is %s", said[k]);
+            CHECK_STR(sb_error_message(), want);
+            CHECK_STR(sb_error_message(), want); /* read twice: the same */
+            cases++;
+        }
+        if (sb_value_type(kinds[k]) != SB_DOUBLE) {
+            CHECK_STATUS(sb_value_get_double(kinds[k], &d), SB_ETYPE);
+            snprintf(want, sizeof want, "sb_value_get_double: the value is %s", said[k]);
+            CHECK_STR(sb_error_message(), want);
+            cases++;
+        }
+        if (sb_value_type(kinds[k]) != SB_POINTER) {
+            CHECK_STATUS(sb_value_get_pointer(kinds[k], &p), SB_ETYPE);
+            snprintf(want, sizeof want, "sb_value_get_pointer: the value is %s", said[k]);
+            CHECK_STR(sb_error_message(), want);
+            cases++;
+        }
+    }
+    /* Never read, then replaced: the later message is the one. */
+    CHECK_STATUS(sb_value_get_int(kinds[4], &i), SB_ETYPE);
+    sb_error_set("later %d", 2);
+    CHECK_STR(sb_error_message(), "later 2");
+    CHECK_STATUS(sb_value_get_int(kinds[4], &i), SB_ETYPE);
+    CHECK_STATUS(sb_value_get_int(NULL, &i), SB_EINVAL);
+    CHECK_STR(sb_error_message(), "sb_value_get_int: NULL argument");
+    /* Wrapped while pending: the argument is read before it is replaced. */
+    CHECK_STATUS(sb_value_get_double(kinds[2], &d), SB_ETYPE);
+    sb_error_set("probing: %s", sb_error_message());
+    CHECK_STR(sb_error_message(), "probing: sb_value_get_double: the value is an int");
+    /* A success after it does not clear it; a long message before it does not show through. */
+    sb_error_set("%0300d", 0);
+    CHECK_STATUS(sb_value_get_bool(kinds[0], &b), SB_ETYPE);
+    CHECK_STATUS(sb_value_get_int(kinds[2], &i), SB_OK);
+    CHECK_STR(sb_error_message(), "sb_value_get_bool: the value is a null");
+    /* Another thread's failures are its own. */
+    pthread_t thread;
+    void *result = NULL;
+    sb_error_set("this thread");
+    CHECK(pthread_create(&thread, NULL, fail_on_another_thread, &marker) == 0);
+    CHECK(pthread_join(thread, &result) == 0);
+    CHECK(result == &marker);
+    CHECK_STR(sb_error_message(), "this thread");
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) sb_value_release(kinds[k]);
+    robustness_row("Getter of the wrong kind: message joined only when read (read, never read, replaced, wrapped, other thread)",
+                   cases + 5, "SB_ETYPE; the message exact when read, replaced by a later one, wrapped safely, per thread");
+}
+
 int main(void) {
     test_version();
     test_scalars();
@@ -247,5 +350,6 @@ int main(void) {
     test_equal();
     test_json();
     test_errors();
+    test_getter_messages();
     return check_report("values");
 }

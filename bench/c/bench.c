@@ -8,7 +8,8 @@
  *   bench --one CASE ITER PLUGIN      one case, untimed, for callgrind:
  *                                     direct, perform, route, intercepted, build3, perform3,
  *                                     unchecked3, contract3, lookup10, lookup100k,
- *                                     miss, url, now, async, deferred
+ *                                     miss, url, now, async, deferred,
+ *                                     get_hit, get_miss
  */
 #define _POSIX_C_SOURCE 200809L
 #include <switchboard.h>
@@ -150,6 +151,25 @@ static void run_deferred(void) {
         sb_value *out = NULL;
         sb_action_perform(m, "Deferred", "twice", params1, 0, &out);
         consume(out);
+    }
+}
+
+/* Probing a value's kind with a getter (issue 44): "an int? else ...".
+ * get_hit asks an int for its int; get_miss asks a string, which fails with
+ * SB_ETYPE and leaves a message nobody reads. */
+static sb_value *an_int, *a_string;
+
+static void run_get_hit(void) {
+    for (long i = 0; i < iterations; i++) {
+        int64_t n = 0;
+        sink += sb_value_get_int(an_int, &n) + n;
+    }
+}
+
+static void run_get_miss(void) {
+    for (long i = 0; i < iterations; i++) {
+        int64_t n = 0;
+        sink += sb_value_get_int(a_string, &n) + n;
     }
 }
 
@@ -338,6 +358,8 @@ static void setup(const char *plugin) {
     sb_dict_set_new(params1, "n", sb_int(21));
     if (sb_route_prepare(m, "Bench", "twice", SB_CACHE_TARGET, &route) != SB_OK) exit(1);
     params3 = three_keys(1);
+    an_int = sb_int(7);
+    a_string = sb_string("seven");
     if (sb_action_register(m, "Unchecked", "sum3", bench_sum3, NULL, NULL) != SB_OK ||
         sb_action_register_contract(m, "Checked", "sum3", "a: int, b: int, c: int -> int", bench_sum3, NULL,
                                     NULL) != SB_OK ||
@@ -376,7 +398,8 @@ int main(int argc, char **argv) {
                      {"unchecked3", run_unchecked3}, {"contract3", run_contract3},
                      {"lookup10", run_lookup_small}, {"lookup100k", run_lookup_large},
                      {"miss", run_miss}, {"url", run_url},
-                     {"now", run_now}, {"async", run_async}, {"deferred", run_deferred}};
+                     {"now", run_now}, {"async", run_async}, {"deferred", run_deferred},
+                     {"get_hit", run_get_hit}, {"get_miss", run_get_miss}};
         for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
             if (strcmp(argv[2], cases[i].name) == 0) {
                 cases[i].run();
@@ -415,6 +438,8 @@ int main(int argc, char **argv) {
             run_now, reps);
     measure("c.deferred", "C action completing its completion before returning SB_PENDING", "answering at once",
             run_deferred, run_now, reps);
+    measure("c.get_miss", "C sb_value_get_int of a string (SB_ETYPE, message unread)", "of an int (SB_OK)", run_get_miss,
+            run_get_hit, reps);
     measure("c.uncached", "C uncached target (create + destroy per call)", "cached", run_stateful_uncached,
             run_stateful_cached, reps);
 
@@ -427,6 +452,8 @@ int main(int argc, char **argv) {
     sb_route_free(route);
     sb_value_release(params1);
     sb_value_release(params3);
+    sb_value_release(an_int);
+    sb_value_release(a_string);
     sb_mediator_free(small_registry);
     sb_mediator_free(large_registry);
     sb_mediator_free(m);

@@ -6,7 +6,8 @@
 --   lua5.4 bench.lua ITER REPS PLUGIN          all cases
 --   lua5.4 bench.lua --one CASE ITER PLUGIN    one case, untimed, for callgrind:
 --                                              plain, perform_c, plain3, perform_lua,
---                                              plain_prebuilt, perform_lua_prebuilt
+--                                              plain_prebuilt, perform_lua_prebuilt,
+--                                              call_idle, call_queued, poll
 --   lua5.4 bench.lua --require                 how long require "switchboard" took (ms)
 
 if arg[1] == "--require" then
@@ -74,6 +75,55 @@ local runners = {
     sink = sink + perform("Bench", "callback", { cb = plain_add_one, n = 1, times = iterations })
   end,
 }
+
+-- Work queued for this state by calls that ended: `count` coroutines wait
+-- on a Lua action that answers later, and all are answered, so `count`
+-- resumes wait for sb.poll(). Each resumed coroutine makes one trivial call.
+local QUEUED = 20000
+local function queue_resumes(count)
+  local kept = {}
+  sb.target("LuaLater", { wait = function() return sb.later(function(c) kept[#kept + 1] = c end) end })
+  for _ = 1, count do
+    coroutine.wrap(function()
+      sb.perform("LuaLater", "wait")
+      sink = sink + perform("Bench", "twice", { n = 1 })
+    end)()
+  end
+  for i = 1, count do kept[i](i) end
+end
+
+-- Runs fn inside Bench.measured, the only part callgrind counts in these
+-- cases (scripts/bench.sh): setting up 20,000 coroutines costs ~550M
+-- instructions, whose run-to-run noise (Lua seeds its string hashes per
+-- run) would swamp the calls. The collector is stopped meanwhile: its pace
+-- depends on the heap's size, which the waiting coroutines change.
+local function measured(fn)
+  collectgarbage("collect")
+  collectgarbage("stop")
+  perform("Bench", "measured", { cb = fn })
+  collectgarbage("restart")
+end
+
+-- A trivial call (a C action, params of one key), with nothing queued and
+-- with QUEUED resumes waiting: the two must cost the same.
+local function trivial_calls()
+  for i = 1, iterations do sink = sink + perform("Bench", "twice", { n = i }) end
+end
+runners.call_idle = function()
+  trivial_calls() -- warm-up, counted in neither
+  measured(trivial_calls)
+end
+runners.call_queued = function()
+  queue_resumes(QUEUED)
+  trivial_calls() -- the first calls after the 20,000 ended let go of what they held
+  measured(trivial_calls)
+end
+-- One sb.poll() over `iterations` resumes (scripts/bench.sh: 20,000), each
+-- resumed coroutine making its trivial call.
+runners.poll = function()
+  queue_resumes(iterations)
+  measured(function() assert(sb.poll() == iterations) end)
+end
 
 if one then
   local run = runners[arg[2]] or usage()

@@ -40,6 +40,15 @@ sb_summary() {
 # share, so they never rebuild it with other flags. -static-stdlib: the
 # library and the command carry their own Swift runtime. DWARF 4 everywhere:
 # clang's default is DWARF 5, which Debian 12's valgrind 3.19 cannot read
-# from the installed library's debug file.
+# from the installed library's debug file. No clang-module breadcrumbs: by
+# default each Swift file's debug info names the .pcm files of the C modules
+# it imports (in .build/.../ModuleCache), and gdb complains of each one it
+# cannot find on the user's machine. Source paths in the debug info start
+# with SB_DEBUG_SOURCE_DIR, not with this checkout's folder (gdb: set
+# substitute-path /usr/src/switchboard CHECKOUT; README, "Debugging").
+SB_DEBUG_SOURCE_DIR=/usr/src/switchboard
 SB_RELEASE_FLAGS=(-c release -Xswiftc -static-stdlib
-  -Xcc -gdwarf-4 -Xcxx -gdwarf-4 -Xswiftc -dwarf-version=4)
+  -Xcc -gdwarf-4 -Xcxx -gdwarf-4 -Xswiftc -dwarf-version=4
+  -Xswiftc -Xfrontend -Xswiftc -no-clang-module-breadcrumbs
+  -Xswiftc -debug-prefix-map -Xswiftc "$SB_ROOT=$SB_DEBUG_SOURCE_DIR"
+  -Xcc "-fdebug-prefix-map=$SB_ROOT=$SB_DEBUG_SOURCE_DIR")

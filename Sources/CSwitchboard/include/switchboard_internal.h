@@ -32,7 +32,12 @@ typedef const sb_cancellation *sb_cancel_cptr;
 /* Sets the calling thread's last error to `length` bytes of `message`. */
 void sb__error_set(const char *message, size_t length);
 
-/* Counts sb__error_set/sb_error_set calls on this thread, so the library can
+/* Sets the calling thread's last error to `first` followed by `second`,
+ * both static text, joined only when sb_error_message() reads it (getters
+ * fail cheaply when a program probes a value's kind). */
+void sb__error_set_static(const char *first, const char *second);
+
+/* Counts sb__error_set/sb_error_set/sb__error_set_static calls on this thread, so the library can
  * tell whether a failing action described its failure itself. */
 unsigned long sb__error_generation(void);
 

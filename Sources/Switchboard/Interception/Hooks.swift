@@ -92,15 +92,18 @@ final class HookState: @unchecked Sendable {
         return Unmanaged<Hooks>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
     }
 
-    /// Applies `change` to the snapshot and publishes the result.
-    func update<R>(_ epochs: EpochDomain, _ change: (Hooks, () -> UInt64) -> (Hooks, R)) -> R {
+    /// Applies `change` to the snapshot and publishes the result; then
+    /// `changed` makes a new generation (plans name the degrade handler and
+    /// what rules decide) before the old snapshot is retired.
+    func update<R>(_ epochs: EpochDomain, changed: () -> Void, _ change: (Hooks, () -> UInt64) -> (Hooks, R)) -> R {
         defer { epochs.collect(wait: true) }
         return lock.withLock {
             let (next, result) = change(current, { defer { nextID += 1 }; return nextID })
             current = next
             let bits = next.isEmpty ? 0 : UInt(bitPattern: Unmanaged.passRetained(next).toOpaque())
             let old = published.exchange(bits, ordering: .acquiringAndReleasing)
-            if old != 0 { epochs.retire(Unmanaged<Hooks>.fromOpaque(UnsafeRawPointer(bitPattern: old)!)) }
+            changed()
+            if old != 0 { epochs.retire(Borrowed<Hooks>(bits: old).unmanaged) }
             return result
         }
     }

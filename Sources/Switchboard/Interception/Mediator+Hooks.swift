@@ -59,7 +59,7 @@ extension Mediator {
                                _ body: @escaping @Sendable (Interception) -> Void) throws(SwitchboardError) -> UInt64 {
         try Self.checkInterceptorName(name)
         let nanoseconds = try Self.nanoseconds(timeout, name: name)
-        let id = hooks.update(epochs) { current, nextID -> (Hooks, UInt64?) in
+        let id = hooks.update(epochs, changed: changed) { current, nextID -> (Hooks, UInt64?) in
             // Each change copies the list (calls read it without a lock), so
             // without a bound adding n of them would cost n².
             guard current.interceptors.count < Self.maxInterceptors else { return (current, nil) }
@@ -81,7 +81,7 @@ extension Mediator {
     @_spi(Faces) public func reconfigureInterceptor(_ id: UInt64, name: String?, timeout: Duration?) throws(SwitchboardError) -> Bool {
         if let name { try Self.checkInterceptorName(name) }
         let nanoseconds = try timeout.map { (t: Duration) throws(SwitchboardError) -> UInt64 in try Self.nanoseconds(t, name: name ?? "") }
-        return hooks.update(epochs) { current, _ in
+        return hooks.update(epochs, changed: changed) { current, _ in
             var found = false
             let updated = current.interceptors.map { old -> InterceptorRegistration in
                 guard old.id == id else { return old }
@@ -113,7 +113,7 @@ extension Mediator {
     /// Returns false for an unknown id.
     @discardableResult
     public func removeInterceptor(_ id: UInt64) -> Bool {
-        hooks.update(epochs) { current, _ in
+        hooks.update(epochs, changed: changed) { current, _ in
             let kept = current.interceptors.filter { $0.id != id }
             return (current.with(interceptors: kept), kept.count != current.interceptors.count)
         }
@@ -125,7 +125,7 @@ extension Mediator {
     /// ``maxObservers``.
     @discardableResult
     public func addObserver(_ body: @escaping @Sendable (CallEvent) -> Void) throws(SwitchboardError) -> UInt64 {
-        let id = hooks.update(epochs) { current, nextID -> (Hooks, UInt64?) in
+        let id = hooks.update(epochs, changed: changed) { current, nextID -> (Hooks, UInt64?) in
             guard current.observers.count < Self.maxObservers else { return (current, nil) }
             let id = nextID()
             return (current.with(observers: current.observers + [ObserverRegistration(id: id, body: body)]), id)
@@ -136,7 +136,7 @@ extension Mediator {
 
     @discardableResult
     public func removeObserver(_ id: UInt64) -> Bool {
-        hooks.update(epochs) { current, _ in
+        hooks.update(epochs, changed: changed) { current, _ in
             let kept = current.observers.filter { $0.id != id }
             return (current.with(observers: kept), kept.count != current.observers.count)
         }
@@ -146,7 +146,7 @@ extension Mediator {
     /// of them at once: a call sees the old set or the new one, never a mix.
     public var rules: [RoutingRule] {
         get { hooks.snapshot.rules.all }
-        set { hooks.update(epochs) { current, _ in (current.with(rules: RuleSet(all: newValue)), ()) } }
+        set { hooks.update(epochs, changed: changed) { current, _ in (current.with(rules: RuleSet(all: newValue)), ()) } }
     }
 
     /// Replaces the rules with those in `value`, an array of rule dicts (see
@@ -178,13 +178,13 @@ extension Mediator {
     }
 
     private func setDegradeHandler(entry: ActionEntry?) {
-        hooks.update(epochs) { current, _ in (current.with(degrade: .some(entry)), ()) }
+        hooks.update(epochs, changed: changed) { current, _ in (current.with(degrade: .some(entry)), ()) }
     }
 
     /// Removes the degrade handler only if it is still the caller's (see
     /// ``unregister(target:action:ifOwned:)``). Returns whether it did.
     @_spi(Faces) public func removeDegradeHandler(ifOwned isMine: (ForeignFunction) -> Bool) -> Bool {
-        hooks.update(epochs) { current, _ in
+        hooks.update(epochs, changed: changed) { current, _ in
             guard let foreign = current.degrade?.foreign, isMine(foreign.takeUnretainedValue()) else {
                 return (current, false)
             }

@@ -210,7 +210,7 @@ extension Mediator {
         case .success(let a): args = a
         case .failure(let error): return convention.fail(error)
         }
-        if let prepared, !redirected { return prepared.dispatchEntered(record, args: args, via: convention) }
+        if let prepared, !redirected { return prepared.runEntered(record, args: args, via: convention) }
         // Plain lets: the vars `move` captures are checked for exclusive
         // access at run time in every closure that reads them.
         let (called, calledAction) = (target, action)
@@ -223,7 +223,7 @@ extension Mediator {
         return withNameRef(lookup) { lookupRef in
             withNameRef(called) { calledRef in
                 withNameRef(calledAction) { actionRef in
-                    dispatchEntered(record, lookupRef, as: calledRef, actionRef, args: args, cache: options.cacheTarget,
+                    planned(record, lookupRef, as: calledRef, actionRef, args: args, cache: options.cacheTarget,
                                     fallback: fallback, via: convention)
                 }
             }
@@ -234,9 +234,9 @@ extension Mediator {
     /// in for that action's result, so a result the action's contract
     /// declares is checked as the action's own would be (converted as
     /// `ParamType.result` converts; `.typeMismatch` naming the action and
-    /// both types). The action is found as the call would find it, pinned
-    /// for the lookup only: what is kept is its declared type and, for a
-    /// mismatch, the message.
+    /// both types). The action is the one the call's plan runs (the exact
+    /// action: a `notFound` declares nothing for it), read pinned: what is
+    /// kept is its declared type and, for a mismatch, the message.
     private func answer<C: CallConvention>(_ record: ThreadRecord, _ value: Value, by interceptor: String,
                                            for target: String, _ action: String, forURL: Bool,
                                            via convention: C) -> C.Outcome {
@@ -244,8 +244,10 @@ extension Mediator {
         pins.pin(record)
         (wrong, fitted) = withNameRef(target) { t in
             withNameRef(action) { a in
-                guard case .found(_, let found, _) = lookup(t, a, forURL: forURL) else { return (nil, value) }
-                return found._withUnsafeGuaranteedRef { entry in
+                guard let step = plan(t, a, forURL: forURL, fallback: false).read({ $0.exactStep }) else {
+                    return (nil, value)
+                }
+                return Borrowed(step.action).read { entry in
                     guard let type = entry.declaredResult else { return (nil, value) }
                     guard let fitted = type.result(value) else {
                         return (entry.wrongResult(type, got: "\(value.kind)", target: t, action: a), value)

@@ -1,19 +1,21 @@
-// A call its face runs itself (C: sb_action_enter / sb_action_leave): when
-// the call would do nothing but call a registered foreign function, the
-// mediator enters it (depth, the function held) and hands the function back;
-// the face calls it in its own representation (the Lua module, a Lua action
-// of its own state, copying the caller's table in Lua) and leaves.
+// A call its face runs itself (C: sb_action_enter / sb_action_leave, which
+// only the Lua module uses): when the call's plan would do nothing but call
+// a foreign function — no hooks, the exact action, on no instance, no
+// contract and no declared result — the mediator enters it (depth, the
+// function held) and hands the function back; the face calls it in its own
+// representation (the Lua module, a Lua action of its own state, copying the
+// caller's table in Lua) and leaves. What answers is the plan's, as for any
+// call: the face only asks.
 
 extension Mediator {
-    /// When a plain call of `target`.`action` now would run only a foreign
-    /// function registered by name — no hooks, both names registered (no
-    /// discovery), no contract — and is not too deep: enters it as
-    /// `performForeignFast` would (one level of this thread's calls, the
-    /// function held until `leaveDirect`) and returns the function, the
-    /// level entered and the call's number on this thread (from 1, never
-    /// reused), keeping the number and `note` with the level
-    /// (`innermostDirectCall`). Else nil, nothing entered: the general path
-    /// resolves the same call the same way and reports what stood in the way.
+    /// When the plan of a plain call of `target`.`action` now runs only a
+    /// foreign function (see above) and the call is not too deep: enters it
+    /// (one level of this thread's calls, what the plan's step needs held
+    /// until `leaveDirect`) and returns the function, the level entered and
+    /// the call's number on this thread (from 1, never reused), keeping the
+    /// number and `note` with the level (`innermostDirectCall`). Else nil,
+    /// nothing entered: the face makes the call the general way, which runs
+    /// the same plan and reports what stood in the way.
     @_spi(Faces) public func enterDirect(_ target: UnsafePointer<CChar>, _ action: UnsafePointer<CChar>, note: UInt64)
         -> (function: Unmanaged<ForeignFunction>, level: Int, number: UInt64)? {
         guard !hasHooks else { return nil }
@@ -24,12 +26,12 @@ extension Mediator {
             return nil
         }
         pins.pin(record)
-        let found = targets.find(target).flatMap { entry in
-            entry._withUnsafeGuaranteedRef { e -> (Unmanaged<ForeignFunction>, UnsafeMutableRawPointer)? in
-                guard let registered = e.registered.find(action) else { return nil }
-                return registered._withUnsafeGuaranteedRef { a in
+        let found = plan(target, action, forURL: false, fallback: false).read { plan in
+            plan.exactStep.flatMap { step -> (Unmanaged<ForeignFunction>, UnsafeMutableRawPointer)? in
+                guard step.instanceOf == nil else { return nil }
+                return Borrowed(step.action).read { a in
                     guard let function = a.foreign, a.contract == nil, a.declaredResult == nil else { return nil }
-                    return (function, entry.toOpaque())
+                    return (function, step.owner)
                 }
             }
         }

@@ -35,7 +35,7 @@ extension Mediator {
         // would reach a C discoverer cut short).
         if HandlerName.isHandler(key) { return .success(targets.find(key)) }
         let generation = discoveryGeneration.load(ordering: .acquiring)
-        let stamp = MissCache.Stamp(discovery: generation, registry: registryGeneration.load(ordering: .acquiring))
+        let stamp = MissCache.Stamp(discovery: generation, registry: self.generation.load(ordering: .acquiring))
         let stableMissed = misses.contains(key, stamp)
         let swiftTypes = mightBeSwiftType(key)
         if searchEndsAtOnce(stableMissed: stableMissed, swiftTypes: swiftTypes) {
@@ -85,16 +85,6 @@ extension Mediator {
             targets.put(entry)
             return Unmanaged.passUnretained(entry)
         })
-    }
-
-    /// Whether a search for `key` would end at once, asking nobody and
-    /// finding nothing (see `discoverEntry`). Pinned. The C face's missed
-    /// call asks this before NoTargetAction answers it on the fast path.
-    @inline(__always)
-    func searchEndsAtOnce(_ key: NameRef) -> Bool {
-        let stamp = MissCache.Stamp(discovery: discoveryGeneration.load(ordering: .acquiring),
-                                    registry: registryGeneration.load(ordering: .acquiring))
-        return searchEndsAtOnce(stableMissed: misses.contains(key, stamp), swiftTypes: mightBeSwiftType(key))
     }
 
     /// The stable providers were asked for the name in vain in this

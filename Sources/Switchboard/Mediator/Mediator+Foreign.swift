@@ -100,21 +100,8 @@ extension Mediator {
                                            options: CallOptions? = nil,
                                            out: UnsafeMutablePointer<OpaquePointer?>,
                                            bridge: any ForeignBridge.Type) -> Int32 {
-        // Not shared with performNativeWithoutFallback: one body for both
-        // (or a `fallback` parameter) costs this, the hottest path, about 15
-        // instructions a call (callgrind, c.perform).
-        let convention = ForeignConvention(bridge: bridge, out: out)
-        if hasHooks || options.map({ !$0.isPlain }) == true {
-            return performIntercepted(target: target, action: action, module: module, params: params, cache: cache,
-                                      fallback: true, options: options, via: convention)
-        }
-        let called = NameRef(cString: target)
-        if module == nil, let status = performForeignFast(called, NameRef(cString: action), params: params, out: out,
-                                                                bridge: bridge, fallback: true) {
-            return status
-        }
-        return performResolving(called, NameRef(cString: action), module: module, params: params, cache: cache,
-                                fallback: true, via: convention)
+        performNative(target: target, action: action, module: module, params: params, cache: cache, fallback: true,
+                      options: options, out: out, bridge: bridge)
     }
 
     /// `performNative` without the fallbacks (SB_NO_FALLBACK): a call that
@@ -124,27 +111,35 @@ extension Mediator {
                                                           options: CallOptions? = nil,
                                                           out: UnsafeMutablePointer<OpaquePointer?>,
                                                           bridge: any ForeignBridge.Type) -> Int32 {
-        // The fast path never falls back.
-        let intercepted = hasHooks || options.map({ !$0.isPlain }) == true
-        if !intercepted, module == nil,
-           let status = performForeignFast(NameRef(cString: target), NameRef(cString: action), params: params,
-                                           out: out, bridge: bridge, fallback: false) {
-            return status
-        }
+        performNative(target: target, action: action, module: module, params: params, cache: cache, fallback: false,
+                      options: options, out: out, bridge: bridge)
+    }
+
+    /// The C face's gate: a call with hooks or options takes the intercepted
+    /// path, a module key qualifies the lookup, the rest is planned and run.
+    /// Names are checked by the resolver when it makes a plan (a name that
+    /// is not UTF-8 names nothing, and is never repaired into another with
+    /// U+FFFD), so a call whose plan is cached checks nothing again.
+    @inline(__always)
+    private func performNative(target: UnsafePointer<CChar>, action: UnsafePointer<CChar>, module: String?,
+                               params: OpaquePointer?, cache: Bool, fallback: Bool, options: CallOptions?,
+                               out: UnsafeMutablePointer<OpaquePointer?>, bridge: any ForeignBridge.Type) -> Int32 {
         let convention = ForeignConvention(bridge: bridge, out: out)
-        guard intercepted else {
-            return performResolving(NameRef(cString: target), NameRef(cString: action), module: module,
-                                    params: params, cache: cache, fallback: false, via: convention)
+        if hasHooks || options.map({ !$0.isPlain }) == true {
+            return performIntercepted(target: target, action: action, module: module, params: params, cache: cache,
+                                      fallback: fallback, options: options, via: convention)
         }
-        return performIntercepted(target: target, action: action, module: module, params: params, cache: cache,
-                                  fallback: false, options: options, via: convention)
+        let called = NameRef(cString: target)
+        guard let module else {
+            return planned(called, as: called, NameRef(cString: action), args: params, cache: cache,
+                           fallback: fallback, via: convention)
+        }
+        return performResolving(called, NameRef(cString: action), module: module, params: params, cache: cache,
+                                fallback: fallback, via: convention)
     }
 
     // The other paths, out of line so that performNative stays small enough
-    // for its fast path to be inlined into it. A name that is not UTF-8
-    // names nothing, and is never repaired into another (U+FFFD) where a
-    // String is made of it. Registered names are UTF-8, so the fast path,
-    // which finds names by their bytes, needs no check; these check first.
+    // to be inlined into the C face's exports.
 
     @inline(never)
     private func performIntercepted(target: UnsafePointer<CChar>, action: UnsafePointer<CChar>, module: String?,
@@ -159,23 +154,20 @@ extension Mediator {
                            fallback: fallback, via: convention)
     }
 
-    // Internal, not private: MissFastPathTests compares the fast path with it.
+    /// A call whose params name a module: the lookup is `Module.target`.
     @inline(never)
-    func performResolving(_ called: NameRef, _ action: NameRef, module: String?, params: OpaquePointer?,
-                                  cache: Bool, fallback: Bool, via convention: ForeignConvention) -> Int32 {
+    func performResolving(_ called: NameRef, _ action: NameRef, module: String, params: OpaquePointer?,
+                          cache: Bool, fallback: Bool, via convention: ForeignConvention) -> Int32 {
         guard called.isUTF8 && action.isUTF8 else { return convention.fail(Self.notUTF8) }
-        if let module {
-            let qualified: String
-            do throws(SwitchboardError) {
-                qualified = try Self.qualified(called.string, inModule: module)
-            } catch {
-                return convention.fail(error)
-            }
-            return withNameRef(qualified) { lookup in
-                dispatch(lookup, as: called, action, args: params, cache: cache, fallback: fallback, via: convention)
-            }
+        let qualified: String
+        do throws(SwitchboardError) {
+            qualified = try Self.qualified(called.string, inModule: module)
+        } catch {
+            return convention.fail(error)
         }
-        return dispatch(called, as: called, action, args: params, cache: cache, fallback: fallback, via: convention)
+        return withNameRef(qualified) { lookup in
+            planned(lookup, as: called, action, args: params, cache: cache, fallback: fallback, via: convention)
+        }
     }
 
     private static var notUTF8: SwitchboardError { .invalidArgument("a target or action name is not valid UTF-8") }
@@ -203,11 +195,24 @@ struct ForeignConvention: CallConvention {
         self.url = url
     }
 
+    @inline(__always)
     func invoke(_ entry: ActionEntry, on instance: TargetInstance?, args: OpaquePointer?,
                 target: NameRef, action: NameRef) -> Int32 {
         guard let check = entry.contract else {
+            // A foreign function in its own face's values: nothing converted.
+            if let function = entry.foreign {
+                return Borrowed(function).read { $0.callNative(args, state: instance?.state, out: out) }
+            }
             return invokeChecked(entry, on: instance, args: args, target: target, action: action)
         }
+        return invokeContracted(entry, check, on: instance, args: args, target: target, action: action)
+    }
+
+    /// `invoke` of an action with a contract: the params checked (and
+    /// completed) before, the result after.
+    @inline(never)
+    private func invokeContracted(_ entry: ActionEntry, _ check: ContractCheck, on instance: TargetInstance?,
+                                  args: OpaquePointer?, target: NameRef, action: NameRef) -> Int32 {
         let fixed: OpaquePointer?
         do throws(SwitchboardError) {
             try entry.admit(fromURL: fromURL, target: target, action: action)
@@ -228,10 +233,11 @@ struct ForeignConvention: CallConvention {
         return bridge.conformResult(of: entry, to: type, out: out, target: target, action: action)
     }
 
+    @inline(never)
     private func invokeChecked(_ entry: ActionEntry, on instance: TargetInstance?, args: OpaquePointer?,
                                target: NameRef, action: NameRef) -> Int32 {
         if let function = entry.foreign {
-            return function._withUnsafeGuaranteedRef { $0.callNative(args, state: instance?.state, out: out) }
+            return Borrowed(function).read { $0.callNative(args, state: instance?.state, out: out) }
         }
         switch entry.body {
         case .foreign:

@@ -1,5 +1,6 @@
-// The one call everything else is built around, for Swift callers. How a
-// call resolves is in Mediator+Dispatch.swift.
+// The one call everything else is built around, for Swift callers: the
+// Swift face's gate. What answers a call is decided by the resolver
+// (Calls/Planner.swift) and run by the executor (Calls/Executor.swift).
 
 extension Mediator {
     /// Performs `action` on `target` with CTMediator's semantics: never throws.
@@ -14,9 +15,7 @@ extension Mediator {
     @discardableResult
     public func perform(target: String, action: String, params: Params = [:],
                         cacheTarget: Bool = false) -> Value {
-        if let result = plainSwiftFast(target, action, params) { return (try? result.get()) ?? .null }
-        return (try? dispatchSwift(target: target, action: action, params: params,
-                                   cache: cacheTarget, fallback: true).get()) ?? .null
+        (try? plainSwift(target, action, params, cache: cacheTarget, fallback: true).get()) ?? .null
     }
 
     /// Performs `action` on `target` and reports failures instead of falling
@@ -25,23 +24,24 @@ extension Mediator {
     /// actions; the `NoTargetAction` fallback does not.
     public func call(target: String, action: String, params: Params = [:],
                      cacheTarget: Bool = false) throws(SwitchboardError) -> Value {
-        if let result = plainSwiftFast(target, action, params) { return try result.get() }
-        return try dispatchSwift(target: target, action: action, params: params,
-                                 cache: cacheTarget, fallback: false).get()
+        try plainSwift(target, action, params, cache: cacheTarget, fallback: false).get()
     }
 
-    /// A call without options, hooks or a module key whose names are valid
-    /// and which `performSwiftFast` answers; else nil, and `dispatchSwift`
-    /// resolves it (the same way). It builds no `CallOptions` and reads no
-    /// module key: 120 of the 800 instructions a plain Swift perform cost.
+    /// A call without options: the gate of `dispatchSwift` without making a
+    /// `CallOptions` (an array and a reference to copy and release).
     @inline(__always)
-    private func plainSwiftFast(_ target: String, _ action: String, _ params: Params) -> Result<Value, SwitchboardError>? {
-        guard !hasHooks, !Self.hasModuleKey(params) else { return nil }
-        // The names are not checked here: an invalid one finds nothing the
-        // fast path runs (it checks the entries it finds, `isCallable`).
+    private func plainSwift(_ target: String, _ action: String, _ params: Params, cache: Bool,
+                            fallback: Bool) -> Result<Value, SwitchboardError> {
+        guard !hasHooks, !Self.hasModuleKey(params) else {
+            return dispatchSwiftSlow(target: target, action: action, params: params, cache: cache, fallback: fallback,
+                                     options: .none, namingModule: true)
+        }
         let seed = NameRef.seed
         return withNameRef(target, seed: seed) { called in
-            withNameRef(action, seed: seed) { actionRef in performSwiftFast(called, actionRef, params: params) }
+            withNameRef(action, seed: seed) { actionRef in
+                planned(called, as: called, actionRef, args: params, cache: cache, fallback: fallback,
+                        via: SwiftConvention())
+            }
         }
     }
 
@@ -91,10 +91,32 @@ extension Mediator {
     static var moduleKeyLength: Int { 18 } // "switchboard.module"; a test checks it
     static var ctMediatorModuleKeyLength: Int { 41 } // "kCTMediatorParamsKeySwiftTargetModuleName"; a test checks it
 
+    /// The Swift face's gate: a call with hooks or options takes the
+    /// intercepted path; a module key qualifies the lookup; the rest is
+    /// planned and run. Names are checked by the resolver when it makes a
+    /// plan (a plan is only ever made for names a caller may use).
     /// `namingModule`: whether the module key in `params` qualifies the
     /// target (not for a service's bound target, which the binding names).
+    @inline(__always)
     func dispatchSwift(target: String, action: String, params: Params, cache: Bool, fallback: Bool,
                        options: CallOptions = .none, namingModule: Bool = true) -> Result<Value, SwitchboardError> {
+        if hasHooks || !options.isPlain || (namingModule && Self.hasModuleKey(params)) {
+            return dispatchSwiftSlow(target: target, action: action, params: params, cache: cache, fallback: fallback,
+                                     options: options, namingModule: namingModule)
+        }
+        let seed = NameRef.seed
+        return withNameRef(target, seed: seed) { called in
+            withNameRef(action, seed: seed) { actionRef in
+                planned(called, as: called, actionRef, args: params, cache: cache, fallback: fallback,
+                        via: SwiftConvention())
+            }
+        }
+    }
+
+    /// `dispatchSwift` with hooks, options or a module key.
+    @inline(never)
+    private func dispatchSwiftSlow(target: String, action: String, params: Params, cache: Bool, fallback: Bool,
+                                   options: CallOptions, namingModule: Bool) -> Result<Value, SwitchboardError> {
         withNameRef(target) { called in
             withNameRef(action) { actionRef in
                 if let problem = NameCheck.problem(with: called, kind: "target")
@@ -109,21 +131,20 @@ extension Mediator {
                                        options: options, fallback: fallback, via: SwiftConvention())
                 }
                 // The explicit-module key turns "A" into "Module.A" for this call only.
-                if namingModule, let module = Self.module(in: params) {
-                    let qualified: String
-                    do throws(SwitchboardError) {
-                        qualified = try Self.qualified(target, inModule: module)
-                    } catch {
-                        return .failure(error)
-                    }
-                    return withNameRef(qualified) { lookup in
-                        dispatch(lookup, as: called, actionRef, args: params, cache: cache,
-                                 fallback: fallback, via: SwiftConvention())
-                    }
+                guard let module = Self.module(in: params) else {
+                    return planned(called, as: called, actionRef, args: params, cache: cache, fallback: fallback,
+                                   via: SwiftConvention())
                 }
-                if let result = performSwiftFast(called, actionRef, params: params) { return result }
-                return dispatch(called, as: called, actionRef, args: params, cache: cache,
-                                fallback: fallback, via: SwiftConvention())
+                let qualified: String
+                do throws(SwitchboardError) {
+                    qualified = try Self.qualified(target, inModule: module)
+                } catch {
+                    return .failure(error)
+                }
+                return withNameRef(qualified) { lookup in
+                    planned(lookup, as: called, actionRef, args: params, cache: cache, fallback: fallback,
+                            via: SwiftConvention())
+                }
             }
         }
     }

@@ -37,11 +37,15 @@ public final class Mediator: @unchecked Sendable {
     /// Bumped whenever what discovery could find changes (module list,
     /// providers), so targets looked for in vain are looked for again.
     let discoveryGeneration = Atomic<UInt64>(1)
-    /// Bumped on every registry change; prepared routes compare against it.
-    let registryGeneration = Atomic<UInt64>(1)
-    /// What answers a missed call on the fast path, for one registry
-    /// generation: `Unmanaged<MissAnswer>` bits owning a reference, or 0.
-    let missAnswerBits = Atomic<UInt>(0)
+    /// Bumped by every change a plan depends on: the registry, discovery's
+    /// settings, the hooks (see `changed`). A plan answers only while the
+    /// generation it was made in is current (Calls/Plan.swift).
+    let generation = Atomic<UInt64>(1)
+    /// What the resolver decided for the pairs called lately (Calls/PlanCache.swift).
+    let plans = PlanCache()
+    /// False only in tests that compare calls planned afresh each time
+    /// with calls that reuse plans (MissFastPathTests).
+    let reusesPlans = Atomic<Bool>(true)
     /// Names the stable providers were asked for in vain (Registry/MissCache.swift).
     let misses = MissCache(epochs: EpochDomain.shared)
     /// How many providers are not ``TargetProvider/isStable`` (asked on every miss).
@@ -78,8 +82,6 @@ public final class Mediator: @unchecked Sendable {
         // unlinked entries) is released now if no call is pinned, so a freed
         // mediator's destructors have all run when sb_mediator_free returns.
         epochs.collect(wait: true)
-        let answer = missAnswerBits.load(ordering: .acquiring)
-        if answer != 0 { Unmanaged<MissAnswer>.fromOpaque(UnsafeRawPointer(bitPattern: answer)!).release() }
     }
 
     /// The Swift modules searched, in order, for a `Target_<Name>` class when
@@ -92,8 +94,8 @@ public final class Mediator: @unchecked Sendable {
             write {
                 _modules = newValue
                 searchesModules.store(!newValue.isEmpty, ordering: .relaxed)
+                discoveryGeneration.add(1, ordering: .releasing)
             }
-            discoveryGeneration.add(1, ordering: .releasing)
         }
     }
 
@@ -104,8 +106,8 @@ public final class Mediator: @unchecked Sendable {
     /// Returns an id for ``removeProvider(_:)``.
     @_spi(Faces) @discardableResult
     public func addProvider(_ provider: any TargetProvider) -> UInt64 {
-        defer { discoveryGeneration.add(1, ordering: .releasing) }
-        return write {
+        write {
+            discoveryGeneration.add(1, ordering: .releasing)
             let id = nextProviderID
             nextProviderID += 1
             _providers.append((id, provider))
@@ -131,19 +133,26 @@ public final class Mediator: @unchecked Sendable {
     @_spi(Faces)
     public func providersChanged() {
         discoveryGeneration.add(1, ordering: .releasing)
+        changed()
+    }
+
+    /// Makes a new generation: every plan made before is stale. Call after
+    /// a change a plan depends on, before retiring what it unlinked.
+    func changed() {
+        generation.add(1, ordering: .sequentiallyConsistent)
     }
 
     /// Runs a registry change under the writer lock: the change, then a new
-    /// registry generation, then retirement of what the change unlinked. That
-    /// order lets a reader trust anything it resolved while the generation it
-    /// read first is still current (prepared routes rely on it). Objects are
-    /// released after unlocking, because releasing may run user destructors
-    /// that call back in.
+    /// generation, then retirement of what the change unlinked. That order
+    /// lets a reader trust anything it resolved while the generation it read
+    /// first is still current (plans rely on it). Objects are released after
+    /// unlocking, because releasing may run user destructors that call back
+    /// in.
     func write<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
         defer { epochs.collect(wait: true) }
         lock.lock()
         defer {
-            registryGeneration.add(1, ordering: .sequentiallyConsistent)
+            changed()
             for object in targets.unlinked { epochs.retire(object) }
             targets.unlinked.removeAll()
             lock.unlock()

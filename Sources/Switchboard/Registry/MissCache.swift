@@ -1,13 +1,18 @@
 import Synchronization
 
 /// Names that the stable target providers (``TargetProvider/isStable``: C
-/// plugins) were asked for in vain, so that a call naming a missing target
-/// does not ask them again while nothing that could change their answer has
-/// changed: the discovery generation (providers, plugins loaded, modules)
-/// and the registry generation (any registration or unregistration) are
-/// part of each remembered miss, and a miss from another generation is no
-/// miss. Providers that may answer differently at any time (discoverers,
-/// which the Lua module's search path is) are asked on every call as before.
+/// plugins) were asked for in vain, so that discovery does not ask them again
+/// while nothing that could change their answer has changed: the discovery
+/// generation (providers, plugins loaded, modules) and the mediator's
+/// generation (any registration or unregistration) are part of each
+/// remembered miss, and a miss from another generation is no miss. Providers
+/// that may answer differently at any time (discoverers, which the Lua
+/// module's search path is) are asked on every call as before.
+///
+/// Discovery's memory, not a second plan cache: a plan of a miss is reused
+/// only when no discoverer could answer differently (Calls/Planner.swift);
+/// with a discoverer, each call plans again and discovery asks only it, and
+/// a name missed for one action is not asked for again for another.
 ///
 /// Bounded: a fixed array of slots, one name each, the newer miss taking the
 /// slot of an older one; names longer than `maxNameLength` bytes are never

@@ -217,23 +217,23 @@ extension Mediator {
         let found: Bool = try CallDepth.entering("binding service \(Value.string(entry.name))") { epochs.withPinned {
             withNameRef(target) { key in
                 var resolved = targets.find(key)
-                if resolved == nil || resolved!._withUnsafeGuaranteedRef({ mightDiscoverClass(for: $0) }) {
+                if resolved == nil || Borrowed(resolved!).read({ mightDiscoverClass(for: $0) }) {
                     // Searching runs unpinned: read the entry again after.
                     _ = discoverEntry(key)
                     resolved = targets.find(key)
                 }
                 guard let resolved else { return false }
-                resolved._withUnsafeGuaranteedRef { e in
+                Borrowed(resolved).read { e in
                     for (action, wanted) in entry.actions {
                         let have = withNameRef(action) { ref in
-                            e.registered.find(ref) ?? e.classActions?._withUnsafeGuaranteedRef { $0.find(ref) }
+                            e.registered.find(ref) ?? e.classActions.flatMap { Borrowed($0).read { $0.find(ref) } }
                         }
                         guard let have else {
                             problems.append("\(action) is missing")
                             continue
                         }
                         guard let wanted else { continue }
-                        let given = have._withUnsafeGuaranteedRef { $0.contract?.contract } ?? Contract()
+                        let given = Borrowed(have).read { $0.contract?.contract } ?? Contract()
                         if let why = Self.incompatibility(of: given, with: wanted) {
                             problems.append("\(action): \(why)")
                         }

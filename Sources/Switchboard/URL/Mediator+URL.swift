@@ -94,7 +94,7 @@ extension Mediator {
         }
         return withNameRef(destination.target) { target in
             withNameRef(destination.action) { action in
-                dispatchEntered(record, target, as: target, action, args: params, cache: cache, fallback: true,
+                planned(record, target, as: target, action, args: params, cache: cache, fallback: true,
                                 via: SwiftConvention(url: url))
             }
         }
@@ -152,7 +152,7 @@ extension Mediator {
             defer { bridge.release(native) }
             return withNameRef(destination.target) { target in
                 withNameRef(destination.action) { action in
-                    dispatchEntered(record, target, as: target, action, args: native, cache: options?.cacheTarget ?? false,
+                    planned(record, target, as: target, action, args: native, cache: options?.cacheTarget ?? false,
                                     fallback: true, via: convention)
                 }
             }

@@ -89,7 +89,7 @@ extension Mediator {
                                         scratch: scratch.map { $0 + used }, params: params, bridge: convention.bridge)
         else { return nil }
         defer { convention.bridge.release(dict) }
-        return dispatchEntered(record, target, as: target, actionName, args: dict, cache: cache, fallback: true,
+        return planned(record, target, as: target, actionName, args: dict, cache: cache, fallback: true,
                                via: convention)
     }
 }

@@ -39,7 +39,7 @@ public final class Callback: Sendable {
             bridge.report(CallDepth.error(record, call: "callback"))
             return SwitchboardError.Code.rejected.rawValue
         }
-        return function._withUnsafeGuaranteedRef { $0.callNative(args, state: nil, out: out) }
+        return Borrowed(function).read { $0.callNative(args, state: nil, out: out) }
     }
 
     /// The foreign implementation, so a face can call its own functions

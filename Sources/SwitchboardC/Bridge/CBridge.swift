@@ -11,7 +11,7 @@ enum CBridge: ForeignBridge {
     /// Confirms params in place, without converting anything.
     static func fits(_ params: OpaquePointer?, _ check: ContractCheck) -> Bool {
         guard let params, let box = Handle(params).box else { return false }
-        return box._withUnsafeGuaranteedRef { d in
+        return Borrowed(box).read { d in
             guard d.type == SB_DICT else { return false }
             let entries = d.dictEntries, count = d.h.pointee.count
             for (k, key) in check.keys.enumerated() {

@@ -27,7 +27,7 @@ enum FallbackParams {
         } else {
             params = Unmanaged.passRetained(try fresh(call))
         }
-        if let problem = params._withUnsafeGuaranteedRef({ setOrigin(origin, in: $0) }) {
+        if let problem = Borrowed(params).read({ setOrigin(origin, in: $0) }) {
             params.release()
             throw .invalidArgument("NoTargetAction params: originParams: \(problem)")
         }
@@ -38,7 +38,7 @@ enum FallbackParams {
     /// when nothing else holds them, else released.
     static func release(_ pointer: OpaquePointer) {
         guard let params = Handle(pointer).box else { return }
-        let kept = params._withUnsafeGuaranteedRef { p -> Bool in
+        let kept = Borrowed(params).read { p -> Bool in
             let entries = p.h.pointee.count
             guard p.type == SB_DICT, entries == 5 || entries == 6, isUnique(p) else { return false }
             // What another thread did with these values before letting them
@@ -51,7 +51,7 @@ enum FallbackParams {
             guard hasFreshShape(p, fields: entries - 1) else { return false }
             let origin = p.dictEntries[0].value
             let keepOrigin = origin.box.map { o in
-                o._withUnsafeGuaranteedRef { $0.type == SB_DICT && $0.h.pointee.count == 0 && isUnique($0) }
+                Borrowed(o).read { $0.type == SB_DICT && $0.h.pointee.count == 0 && isUnique($0) }
             } ?? false
             if !keepOrigin {
                 // The caller's params leave (and their depth with them).
@@ -77,7 +77,7 @@ enum FallbackParams {
     /// Whether `entry` has field `i`'s key and a string value.
     @inline(__always)
     private static func isField(_ entry: UnsafeMutablePointer<DictEntry>, _ i: Int) -> Bool {
-        keyIs(entry, FallbackCall.key(i)) && entry.pointee.value.box?._withUnsafeGuaranteedRef({ $0.type == SB_STRING }) == true
+        keyIs(entry, FallbackCall.key(i)) && entry.pointee.value.box.map({ Borrowed($0).read { $0.type == SB_STRING } }) == true
     }
 
     @inline(__always)
@@ -92,7 +92,7 @@ enum FallbackParams {
         let bits = spare.exchange(0, ordering: .acquiring)
         guard bits != 0 else { return nil }
         let params = Unmanaged<SBValue>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
-        guard params._withUnsafeGuaranteedRef({ refill($0, for: call) }) else {
+        guard Borrowed(params).read({ refill($0, for: call) }) else {
             params.release()
             return nil
         }
@@ -112,9 +112,9 @@ enum FallbackParams {
             // is not would be made again, whatever it is compared with.
             var notStrings: UInt32 = 0
             for i in 0..<fields {
-                let string = entries[i].value.box?._withUnsafeGuaranteedRef { s in
+                let string = entries[i].value.box.flatMap { box in Borrowed(box).read { s in
                     s.type == SB_STRING ? UnsafeBufferPointer(start: s.tailBytes, count: s.h.pointee.count) : nil
-                }
+                } }
                 if string == nil { notStrings |= 1 << i }
                 (values.baseAddress! + i).initialize(to: string ?? UnsafeBufferPointer(start: nil, count: 0))
             }
@@ -175,7 +175,7 @@ enum FallbackParams {
         } else {
             value = Handle(retaining: SBValue.container(SB_DICT))
         }
-        if let box = value.box, let problem = box._withUnsafeGuaranteedRef({ item in
+        if let box = value.box, let problem = Borrowed(box).read({ item in
             item.isContainer ? Nesting.admit(item, into: params) : nil
         }) {
             value.release()

@@ -17,7 +17,7 @@ public func sb_callback_new(_ fn: sb_fn?, _ userdata: UnsafeMutableRawPointer?,
 public func sb_callback_call(_ callback: sb_value_cptr?, _ args: sb_value_cptr?, _ out: sb_value_out?) -> sb_status {
     out?.pointee = nil
     guard let callback else { return failure(SB_EINVAL, "sb_callback_call: NULL callback") }
-    guard let target = Handle(callback).box?._withUnsafeGuaranteedRef({ $0.callback }) else {
+    guard let target = Handle(callback).box.flatMap({ Borrowed($0).read { $0.callback } }) else {
         return failure(SB_ETYPE, "sb_callback_call: the value is \(typeWithArticle(sb_value_type(callback)))")
     }
     var result: OpaquePointer?

@@ -138,7 +138,7 @@ public func sb_class_register(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CCh
     let foreign = ForeignTargetClass(origin: origin, actions: actions, contracts: contracts,
                                      create: { () throws(SwitchboardError) in try owner.makeState() },
                                      destroy: { state in owner.destroy?(owner.userdata, state) })
-    return CMediator.borrow(m)._withUnsafeGuaranteedRef { c in
+    return Borrowed(CMediator.borrow(m)).read { c in
         do throws(SwitchboardError) {
             try c.mediator.register(foreignClass: foreign, as: name)
             return SB_OK
@@ -157,7 +157,7 @@ public func sb_class_unregister_if(_ m: sb_mediator_ptr?, _ target: UnsafePointe
     case .success(let valid): name = valid
     case .failure(let error): return failure(error)
     }
-    let removed = CMediator.borrow(m)._withUnsafeGuaranteedRef { c in
+    let removed = Borrowed(CMediator.borrow(m)).read { c in
         c.mediator.unregisterClass(target: name) { function in
             (function as? CClassAction).map { UnsafeRawPointer($0.owner.userdata) == userdata } ?? false
         }

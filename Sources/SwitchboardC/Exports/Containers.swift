@@ -1,3 +1,4 @@
+@_spi(Faces) import Switchboard
 import CSwitchboard
 #if canImport(Glibc)
 import Glibc
@@ -15,12 +16,12 @@ private func add(_ target: sb_value_ptr?, _ item: sb_value_ptr?, steal: Bool, ty
         return failure(SB_EINVAL, "\(caller): NULL argument")
     }
     let container = Handle(target)
-    guard let box = container.box, box._withUnsafeGuaranteedRef({ $0.type == type }) else {
+    guard let box = container.box, Borrowed(box).read({ $0.type == type }) else {
         owned.release()
         return failure(SB_ETYPE, "\(caller): the container is \(typeWithArticle(container.type))")
     }
-    return box._withUnsafeGuaranteedRef { c in
-        guard let itemBox = owned.box, itemBox._withUnsafeGuaranteedRef({ $0.isContainer }) else {
+    return Borrowed(box).read { c in
+        guard let itemBox = owned.box, Borrowed(itemBox).read({ $0.isContainer }) else {
             guard insert(c, owned) else {
                 owned.release()
                 return failure(SB_ENOMEM, "\(caller): out of memory")
@@ -80,7 +81,7 @@ public func sb_dict_set_new(_ dict: sb_value_ptr?, _ key: UnsafePointer<CChar>?,
 @_cdecl("sb_dict_get")
 public func sb_dict_get(_ dict: sb_value_cptr?, _ key: UnsafePointer<CChar>?) -> sb_value_ptr? {
     guard let dict, let key, let box = Handle(dict).box else { return nil }
-    return box._withUnsafeGuaranteedRef { d in
+    return Borrowed(box).read { d in
         guard d.type == SB_DICT, let i = d.find(key: key) else { return nil }
         return d.dictEntries[i].value.pointer
     }
@@ -89,13 +90,13 @@ public func sb_dict_get(_ dict: sb_value_cptr?, _ key: UnsafePointer<CChar>?) ->
 @_cdecl("sb_value_count")
 public func sb_value_count(_ v: sb_value_cptr?) -> size_t {
     guard let v, let box = Handle(v).box else { return 0 }
-    return box._withUnsafeGuaranteedRef { $0.isContainer ? $0.h.pointee.count : 0 }
+    return Borrowed(box).read { $0.isContainer ? $0.h.pointee.count : 0 }
 }
 
 @_cdecl("sb_array_get")
 public func sb_array_get(_ array: sb_value_cptr?, _ i: size_t) -> sb_value_ptr? {
     guard let array, let box = Handle(array).box else { return nil }
-    return box._withUnsafeGuaranteedRef { a in
+    return Borrowed(box).read { a in
         guard a.type == SB_ARRAY, let item = a.element(i) else { return nil }
         return item.pointer
     }
@@ -108,10 +109,10 @@ public func sb_dict_at(_ dict: sb_value_cptr?, _ i: size_t, _ key: UnsafeMutable
     value?.pointee = nil
     guard let dict else { return failure(SB_EINVAL, "sb_dict_at: NULL dict") }
     let handle = Handle(dict)
-    guard let box = handle.box, box._withUnsafeGuaranteedRef({ $0.type == SB_DICT }) else {
+    guard let box = handle.box, Borrowed(box).read({ $0.type == SB_DICT }) else {
         return failure(SB_ETYPE, "sb_dict_at: the value is \(typeWithArticle(handle.type))")
     }
-    return box._withUnsafeGuaranteedRef { d in
+    return Borrowed(box).read { d in
         guard i >= 0 && i < d.h.pointee.count else {
             return failure(SB_EINVAL, "sb_dict_at: index \(i) is out of range (count \(d.h.pointee.count))")
         }

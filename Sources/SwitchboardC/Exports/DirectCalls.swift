@@ -36,10 +36,10 @@ public func sb_action_enter(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar
                             _ ticket: UnsafeMutablePointer<UInt64>?) -> Int32 {
     guard let m, let target, let action, let fn, let userdata, let ticket else { return 0 }
     let messages = UInt64(sb__error_generation())
-    return CMediator.borrow(m)._withUnsafeGuaranteedRef { c -> Int32 in
+    return Borrowed(CMediator.borrow(m)).read { c -> Int32 in
         guard let (function, level, number) = c.mediator.enterDirect(target, action, note: messages) else { return 0 }
         // A registered C function (what sb_action_register made).
-        let direct = function._withUnsafeGuaranteedRef { f -> CFunction? in
+        let direct = Borrowed(function).read { f -> CFunction? in
             guard ObjectIdentifier(type(of: f)) == ObjectIdentifier(CFunction.self) else { return nil }
             let function = unsafeDowncast(f, to: CFunction.self)
             return function.usesInstanceState ? nil : function

@@ -9,7 +9,7 @@ public func sb_discoverer_add(_ m: sb_mediator_ptr?, _ fn: sb_discoverer_fn?, _ 
         return failure(SB_EINVAL, "sb_discoverer_add: NULL mediator or function")
     }
     let discoverer = CDiscoverer(fn: fn, userdata: userdata, freeUserdata: freeUserdata, mediator: m)
-    let assigned = CMediator.borrow(m)._withUnsafeGuaranteedRef { $0.mediator.addProvider(discoverer) }
+    let assigned = Borrowed(CMediator.borrow(m)).read { $0.mediator.addProvider(discoverer) }
     id?.pointee = assigned
     return SB_OK
 }
@@ -17,7 +17,7 @@ public func sb_discoverer_add(_ m: sb_mediator_ptr?, _ fn: sb_discoverer_fn?, _ 
 @_cdecl("sb_discoverer_remove")
 public func sb_discoverer_remove(_ m: sb_mediator_ptr?, _ id: UInt64) -> sb_status {
     guard let m else { return failure(SB_EINVAL, "sb_discoverer_remove: NULL mediator") }
-    let removed = CMediator.borrow(m)._withUnsafeGuaranteedRef { c in
+    let removed = Borrowed(CMediator.borrow(m)).read { c in
         id != c.pluginsProvider && c.mediator.removeProvider(id)
     }
     return removed ? SB_OK : failure(SB_ENOTFOUND, "sb_discoverer_remove: no discoverer has id \(id)")

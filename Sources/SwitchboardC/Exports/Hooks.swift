@@ -84,7 +84,7 @@ public func sb_observer_add(_ m: sb_mediator_ptr?, _ fn: sb_observer_fn?, _ user
 @_cdecl("sb_observer_remove")
 public func sb_observer_remove(_ m: sb_mediator_ptr?, _ id: UInt64) -> sb_status {
     guard let m else { return failure(SB_EINVAL, "sb_observer_remove: NULL mediator") }
-    let removed = CMediator.borrow(m)._withUnsafeGuaranteedRef { $0.mediator.removeObserver(id) }
+    let removed = Borrowed(CMediator.borrow(m)).read { $0.mediator.removeObserver(id) }
     return removed ? SB_OK : failure(SB_ENOTFOUND, "sb_observer_remove: no observer has id \(id)")
 }
 
@@ -129,6 +129,6 @@ public func sb_degrade_handler_clear_if(_ m: sb_mediator_ptr?, _ fn: sb_fn?, _ u
 @_cdecl("sb_interceptor_allow_bypass")
 public func sb_interceptor_allow_bypass(_ m: sb_mediator_ptr?, _ allow: CInt) -> sb_status {
     guard let m else { return failure(SB_EINVAL, "sb_interceptor_allow_bypass: NULL mediator") }
-    CMediator.borrow(m)._withUnsafeGuaranteedRef { $0.mediator.allowsBypass = allow != 0 }
+    Borrowed(CMediator.borrow(m)).read { $0.mediator.allowsBypass = allow != 0 }
     return SB_OK
 }

@@ -18,7 +18,7 @@ public func sb_mediator_new() -> sb_mediator_ptr? {
 public func sb_mediator_free(_ m: sb_mediator_ptr?) {
     guard let m else { return }
     let mediator = CMediator.borrow(m)
-    if mediator._withUnsafeGuaranteedRef({ $0.isShared }) { return }
+    if Borrowed(mediator).read({ $0.isShared }) { return }
     mediator.release()
 }
 
@@ -26,7 +26,7 @@ public func sb_mediator_free(_ m: sb_mediator_ptr?) {
 @inline(__always)
 private func with(_ m: sb_mediator_ptr?, _ caller: String, _ body: (Mediator) -> sb_status) -> sb_status {
     guard let m else { return failure(SB_EINVAL, "\(caller): NULL mediator") }
-    return CMediator.borrow(m)._withUnsafeGuaranteedRef { body($0.mediator) }
+    return Borrowed(CMediator.borrow(m)).read { body($0.mediator) }
 }
 
 @_cdecl("sb_action_register")
@@ -146,7 +146,7 @@ private func moduleName(in params: SBValue) -> String? {
     for (base, count, hash) in [(ModuleKey.base, ModuleKey.count, ModuleKey.hash),
                                 (ModuleKey.Alias.base, ModuleKey.Alias.count, ModuleKey.Alias.hash)] {
         let module = params.find(key: base, length: count, hash: hash).flatMap { i in
-            params.dictEntries[i].value.box?._withUnsafeGuaranteedRef { $0.type == SB_STRING ? $0.stringValue : nil }
+            params.dictEntries[i].value.box.flatMap { Borrowed($0).read { $0.type == SB_STRING ? $0.stringValue : nil } }
         }
         if let module, !module.isEmpty { return module }
     }
@@ -178,8 +178,8 @@ private func performFlagged(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar
 private func performWithoutFallback(_ m: sb_mediator_ptr, _ target: UnsafePointer<CChar>,
                                     _ action: UnsafePointer<CChar>, _ params: sb_value_cptr?, hasModuleKey: Bool,
                                     cache: Bool, _ options: CallOptions?, _ out: inout OpaquePointer?) -> Int32 {
-    let module = hasModuleKey ? Handle(params!).box!._withUnsafeGuaranteedRef { moduleName(in: $0) } : nil
-    return CMediator.borrow(m)._withUnsafeGuaranteedRef { c in
+    let module = hasModuleKey ? Borrowed(Handle(params!).box!).read { moduleName(in: $0) } : nil
+    return Borrowed(CMediator.borrow(m)).read { c in
         c.mediator.performNativeWithoutFallback(target: target, action: action, module: module,
                                                 params: params ?? emptyParams, cache: cache, options: options,
                                                 out: &out, bridge: CBridge.self)
@@ -192,24 +192,24 @@ func perform(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: U
              _ params: sb_value_cptr?, cache: Bool, fallback: Bool = true, _ options: CallOptions?,
              _ out: sb_value_out?, _ caller: StaticString) -> sb_status {
     // `options` is nil for sb_action_perform: a plain call builds no CallOptions
-    // (an array and a reference to copy) on its way to the fast path.
+    // (an array and a reference to copy) on its way to its plan.
     guard let m, let target, let action, target.pointee != 0, action.pointee != 0 else {
         return failure(SB_EINVAL, "\(caller): NULL mediator, or a NULL or empty name")
     }
     var hasModuleKey = false
     if let params {
-        guard let box = Handle(params).box, box._withUnsafeGuaranteedRef({ $0.type == SB_DICT }) else {
+        guard let box = Handle(params).box, Borrowed(box).read({ $0.type == SB_DICT }) else {
             return failure(SB_ETYPE, "\(caller): params must be a dict, not \(typeWithArticle(Handle(params).type))")
         }
-        hasModuleKey = box._withUnsafeGuaranteedRef { $0.h.pointee.hasModuleKey }
+        hasModuleKey = Borrowed(box).read { $0.h.pointee.hasModuleKey }
     }
     var result: OpaquePointer?
     let status = !fallback
         ? performWithoutFallback(m, target, action, params, hasModuleKey: hasModuleKey, cache: cache, options,
                                  &result)
-        : CMediator.borrow(m)._withUnsafeGuaranteedRef { c in
+        : Borrowed(CMediator.borrow(m)).read { c in
         // Most calls name no module: they pass a literal nil, no String at all.
-        let module = hasModuleKey ? Handle(params!).box!._withUnsafeGuaranteedRef { moduleName(in: $0) } : nil
+        let module = hasModuleKey ? Borrowed(Handle(params!).box!).read { moduleName(in: $0) } : nil
         return module == nil
             ? c.mediator.performNative(target: target, action: action, module: nil, params: params ?? emptyParams,
                                        cache: cache, options: options, out: &result, bridge: CBridge.self)

@@ -28,7 +28,7 @@ public func sb_route_call(_ r: sb_route_ptr?, _ params: sb_value_cptr?, _ out: s
         return failure(SB_ETYPE, "sb_route_call: params must be a dict")
     }
     var result: OpaquePointer?
-    let status = Unmanaged<Route>.fromOpaque(UnsafeRawPointer(r))._withUnsafeGuaranteedRef {
+    let status = Borrowed(Unmanaged<Route>.fromOpaque(UnsafeRawPointer(r))).read {
         $0.callNative(params: params ?? emptyParams, out: &result, bridge: CBridge.self)
     }
     if let out { out.pointee = result } else if let result { Handle(result).release() }

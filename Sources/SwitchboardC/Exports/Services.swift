@@ -11,7 +11,7 @@ private func withServiceMediator(_ m: sb_mediator_ptr?, _ name: UnsafePointer<CC
     case .success(let valid): service = valid
     case .failure(let error): return failure(sb_status(error), "\(caller): \(error.message)")
     }
-    return CMediator.borrow(m)._withUnsafeGuaranteedRef { c in
+    return Borrowed(CMediator.borrow(m)).read { c in
         do throws(SwitchboardError) {
             return try body(c.mediator, service)
         } catch {

@@ -33,7 +33,7 @@ public func sb_url_pattern_remove_scheme(_ m: sb_mediator_ptr?, _ scheme: Unsafe
     guard let m, case .success(let name) = validName(scheme, "scheme") else {
         return failure(SB_EINVAL, "sb_url_pattern_remove_scheme: NULL mediator, or the scheme is not a non-empty name")
     }
-    let removed = CMediator.borrow(m)._withUnsafeGuaranteedRef { $0.mediator.removeRoutes(scheme: name) }
+    let removed = CMediator.borrow(m).takeUnretainedValue().mediator.removeRoutes(scheme: name)
     guard !removed.isEmpty else { return failure(SB_ENOTFOUND, "the scheme \"\(name)\" has no pattern") }
     guard let out else { return SB_OK }
     do throws(SwitchboardError) {
@@ -66,7 +66,7 @@ public func sb_url_converter_remove(_ m: sb_mediator_ptr?, _ type: UnsafePointer
     guard let m, case .success(let name) = validName(type, "converter") else {
         return failure(SB_EINVAL, "sb_url_converter_remove: NULL mediator or type")
     }
-    let removed = CMediator.borrow(m)._withUnsafeGuaranteedRef { $0.mediator.removeURLConverter(name) }
+    let removed = CMediator.borrow(m).takeUnretainedValue().mediator.removeURLConverter(name)
     return removed ? SB_OK : failure(SB_ENOTFOUND, "no URL converter of the type \(Value.string(name))")
 }
 
@@ -119,7 +119,7 @@ public func sb_url_fallback_remove(_ m: sb_mediator_ptr?, _ scheme: UnsafePointe
     guard let m, case .success(let scheme) = schemeArgument(scheme, nullable: true) else {
         return failure(SB_EINVAL, "sb_url_fallback_remove: NULL mediator, or a scheme that is not non-empty UTF-8")
     }
-    let removed = CMediator.borrow(m)._withUnsafeGuaranteedRef { $0.mediator.removeURLFallback(scheme: scheme) }
+    let removed = CMediator.borrow(m).takeUnretainedValue().mediator.removeURLFallback(scheme: scheme)
     return removed ? SB_OK : failure(SB_ENOTFOUND, "no unmatched-URL fallback" + (scheme.map { " for the scheme \"\($0)\"" } ?? ""))
 }
 

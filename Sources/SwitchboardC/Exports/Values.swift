@@ -84,7 +84,7 @@ public func sb_value_type(_ v: sb_value_cptr?) -> sb_type {
 @_cdecl("sb_value_get_bool")
 public func sb_value_get_bool(_ v: sb_value_cptr?, _ out: UnsafeMutablePointer<CInt>?) -> sb_status {
     guard let v, let out else { return failure(SB_EINVAL, "sb_value_get_bool: NULL argument") }
-    guard let b = Handle(v).bool else { return typeFailure("bool", Handle(v)) }
+    guard let b = Handle(v).bool else { return typeFailure("sb_value_get_bool: the value is ", Handle(v)) }
     out.pointee = b ? 1 : 0
     return SB_OK
 }
@@ -92,7 +92,7 @@ public func sb_value_get_bool(_ v: sb_value_cptr?, _ out: UnsafeMutablePointer<C
 @_cdecl("sb_value_get_int")
 public func sb_value_get_int(_ v: sb_value_cptr?, _ out: UnsafeMutablePointer<Int64>?) -> sb_status {
     guard let v, let out else { return failure(SB_EINVAL, "sb_value_get_int: NULL argument") }
-    guard let i = Handle(v).int else { return typeFailure("int", Handle(v)) }
+    guard let i = Handle(v).int else { return typeFailure("sb_value_get_int: the value is ", Handle(v)) }
     out.pointee = i
     return SB_OK
 }
@@ -101,8 +101,8 @@ public func sb_value_get_int(_ v: sb_value_cptr?, _ out: UnsafeMutablePointer<In
 public func sb_value_get_double(_ v: sb_value_cptr?, _ out: UnsafeMutablePointer<Double>?) -> sb_status {
     guard let v, let out else { return failure(SB_EINVAL, "sb_value_get_double: NULL argument") }
     let handle = Handle(v)
-    guard let box = handle.box, let d = box._withUnsafeGuaranteedRef({ $0.type == SB_DOUBLE ? Double(bitPattern: $0.h.pointee.scalar) : nil })
-    else { return typeFailure("double", handle) }
+    guard let box = handle.box, let d = Borrowed(box).read({ $0.type == SB_DOUBLE ? Double(bitPattern: $0.h.pointee.scalar) : nil })
+    else { return typeFailure("sb_value_get_double: the value is ", handle) }
     out.pointee = d
     return SB_OK
 }
@@ -111,14 +111,38 @@ public func sb_value_get_double(_ v: sb_value_cptr?, _ out: UnsafeMutablePointer
 public func sb_value_get_pointer(_ v: sb_value_cptr?, _ out: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> sb_status {
     guard let v, let out else { return failure(SB_EINVAL, "sb_value_get_pointer: NULL argument") }
     let handle = Handle(v)
-    guard let pointer = handle.box?._withUnsafeGuaranteedRef({ $0.pointer }) else { return typeFailure("pointer", handle) }
+    guard let pointer = handle.box.flatMap({ Borrowed($0).read { $0.pointer } }) else { return typeFailure("sb_value_get_pointer: the value is ", handle) }
     out.pointee = pointer.address
     return SB_OK
 }
 
+/// A getter asked for another kind: SB_ETYPE, with a message made of two
+/// static texts that are joined only if someone reads it (programs probe
+/// kinds with the getters and rarely ask why one said no).
 @inline(never)
-private func typeFailure(_ wanted: String, _ handle: Handle) -> sb_status {
-    failure(SB_ETYPE, "sb_value_get_\(wanted): the value is \(typeWithArticle(handle.type))")
+private func typeFailure(_ said: StaticString, _ handle: Handle) -> sb_status {
+    sb__error_set_static(cText(said), cText(staticTypeWithArticle(handle.type)))
+    return SB_ETYPE
+}
+
+private func cText(_ text: StaticString) -> UnsafePointer<CChar> {
+    UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)
+}
+
+/// typeWithArticle, as static text.
+private func staticTypeWithArticle(_ type: sb_type) -> StaticString {
+    switch type {
+    case SB_NULL: "a null"
+    case SB_BOOL: "a bool"
+    case SB_INT: "an int"
+    case SB_DOUBLE: "a double"
+    case SB_STRING: "a string"
+    case SB_BYTES: "a bytes"
+    case SB_ARRAY: "an array"
+    case SB_DICT: "a dict"
+    case SB_CALLBACK: "a callback"
+    default: "a pointer"
+    }
 }
 
 @_cdecl("sb_value_get_string")
@@ -133,7 +157,7 @@ public func sb_value_get_bytes(_ v: sb_value_cptr?, _ len: UnsafeMutablePointer<
 
 private func tail(_ v: sb_value_cptr?, _ len: UnsafeMutablePointer<size_t>?, _ type: sb_type) -> UnsafePointer<UInt8>? {
     guard let v, let box = Handle(v).box else { return nil }
-    return box._withUnsafeGuaranteedRef { value in
+    return Borrowed(box).read { value in
         guard value.type == type else { return nil }
         len?.pointee = value.h.pointee.count
         return UnsafePointer(value.tailBytes)

@@ -65,7 +65,7 @@ struct Handle: Equatable {
     }
 
     var type: sb_type {
-        guard isImmediate else { return box!._withUnsafeGuaranteedRef { $0.type } }
+        guard isImmediate else { return Borrowed(box!).read { $0.type } }
         switch bits & Self.kindMask {
         case Self.boolKind: return SB_BOOL
         case Self.nullKind: return SB_NULL
@@ -75,7 +75,7 @@ struct Handle: Equatable {
 
     var isContainer: Bool {
         guard let box else { return false }
-        return box._withUnsafeGuaranteedRef { $0.isContainer }
+        return Borrowed(box).read { $0.isContainer }
     }
 
     // MARK: Reference counting
@@ -99,7 +99,7 @@ struct Handle: Equatable {
         if isImmediate {
             return bits & Self.kindMask == 0 ? Int64(truncatingIfNeeded: Int(bitPattern: bits) >> 3) : nil
         }
-        return box!._withUnsafeGuaranteedRef { $0.type == SB_INT ? Int64(bitPattern: $0.h.pointee.scalar) : nil }
+        return Borrowed(box!).read { $0.type == SB_INT ? Int64(bitPattern: $0.h.pointee.scalar) : nil }
     }
 
     var bool: Bool? {
@@ -113,7 +113,7 @@ extension Handle {
     func equals(_ other: Handle) -> Bool {
         switch (box, other.box) {
         case (nil, nil): return bits == other.bits
-        case let (a?, b?): return a._withUnsafeGuaranteedRef { a in b._withUnsafeGuaranteedRef { a.equals($0) } }
+        case let (a?, b?): return Borrowed(a).read { a in Borrowed(b).read { a.equals($0) } }
         default: return false
         }
     }

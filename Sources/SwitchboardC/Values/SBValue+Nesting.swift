@@ -204,13 +204,13 @@ extension SBValue {
             let items = arraySlots
             for i in 0..<count {
                 guard let box = items[i].box else { continue }
-                box._withUnsafeGuaranteedRef { if $0.isContainer { body($0) } }
+                Borrowed(box).read { if $0.isContainer { body($0) } }
             }
         } else {
             let entries = dictEntries
             for i in 0..<count {
                 guard let box = entries[i].value.box else { continue }
-                box._withUnsafeGuaranteedRef { if $0.isContainer { body($0) } }
+                Borrowed(box).read { if $0.isContainer { body($0) } }
             }
         }
     }
@@ -222,7 +222,7 @@ extension SBValue {
     @inline(__always)
     func dropChild(_ child: Handle) {
         guard let box = child.box else { return }
-        guard box._withUnsafeGuaranteedRef({ $0.isContainer }) else {
+        guard Borrowed(box).read({ $0.isContainer }) else {
             box.release()
             return
         }

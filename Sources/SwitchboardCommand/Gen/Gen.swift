@@ -10,7 +10,7 @@ extension SwitchboardCLI {
     struct Gen: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write typed wrappers (Swift, C or Lua) for the actions that have contracts.",
-            discussion: """
+            discussion: InstallPrefix.expand("""
                 The wrappers are generated from the catalogue (what `switchboard routes --json` \
                 prints): one file per target, with one function per action that has a contract. \
                 Swift: an extension on Mediator (Mediator+A.swift: mediator.a_showAlert(message:)). \
@@ -24,7 +24,7 @@ extension SwitchboardCLI {
                 Example, from PREFIX/share/switchboard/examples:
 
                   $ switchboard gen --lang c --plugin ./module_a.so -o generated
-                """)
+                """))
 
         @Option(help: ArgumentHelp("swift, c or lua.", valueName: "language"))
         var lang: WrapperLanguage

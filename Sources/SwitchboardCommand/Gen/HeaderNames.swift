@@ -26,7 +26,7 @@ enum HeaderNames {
         "sb_route_call", "sb_route_call_async", "sb_route_free", "sb_route_prepare", "sb_routes",
         "sb_routes_json", "sb_rules_set_json", "sb_scheme_register", "sb_scheme_unregister",
         "sb_scheme_unregister_if", "sb_service_bind", "sb_service_define", "sb_service_perform",
-        "sb_service_remove", "sb_status", "sb_status_string", "sb_string", "sb_string_n", "sb_target_def",
+        "sb_service_remove", "sb_status", "sb_status_name", "sb_status_string", "sb_string", "sb_string_n", "sb_target_def",
         "sb_target_evict", "sb_target_set_origin", "sb_target_unregister", "sb_type", "sb_url_build",
         "sb_url_converter_add", "sb_url_converter_remove", "sb_url_converter_remove_if", "sb_url_fallback_remove",
         "sb_url_fallback_remove_handler_if", "sb_url_fallback_set", "sb_url_fallback_set_handler", "sb_url_lookup",

@@ -1,6 +1,6 @@
 // The Swift samples of docs/porting-from-ctmediator.md, run by name:
 // `SwitchboardPorting Calling` runs Calling.swift's calling().
-// scripts/check-porting-guide.sh compares what each prints with the output
+// scripts/check-samples.sh compares what each prints with the output
 // the guide shows under it.
 #if canImport(Glibc)
 import Glibc

@@ -6,7 +6,7 @@ protocol CallConvention {
 
     /// The URL the call came from (as opened, without its signature), or
     /// nil for a local call. A URL call is admitted where it lands
-    /// (`Mediator.dispatchPinned`), contracts treat it as remote, and the
+    /// (`Mediator.planned`), contracts treat it as remote, and the
     /// fallbacks are told the URL (``FallbackCall``).
     var url: String? { get }
     /// `url != nil`, which a convention may know without making the URL.
@@ -39,6 +39,7 @@ extension CallConvention {
     /// The call came from a URL (see `ActionEntry.checked`).
     @inline(__always)
     var fromURL: Bool { url != nil }
+
 }
 
 /// What the fallbacks learn about a call nothing answered, in CTMediator's
@@ -224,9 +225,18 @@ struct SwiftConvention: CallConvention {
     /// The URL the call came from (see ``CallConvention/url``).
     var url: String? = nil
 
+    @inline(__always)
     func invoke(_ entry: ActionEntry, on instance: TargetInstance?, args: Params,
                 target: NameRef, action: NameRef) -> Result<Value, SwitchboardError> {
         guard entry.contract != nil else { return run(entry, on: instance, args: args, target: target, action: action) }
+        return invokeChecked(entry, on: instance, args: args, target: target, action: action)
+    }
+
+    /// `invoke` of an action with a contract: the params checked (and
+    /// completed) before, the result after.
+    @inline(never)
+    private func invokeChecked(_ entry: ActionEntry, on instance: TargetInstance?, args: Params,
+                               target: NameRef, action: NameRef) -> Result<Value, SwitchboardError> {
         var args = args
         do throws(SwitchboardError) {
             if let fixed = try entry.checked(args, fromURL: fromURL, target: target, action: action) { args = fixed }
@@ -243,6 +253,21 @@ struct SwiftConvention: CallConvention {
     @inline(__always)
     private func run(_ entry: ActionEntry, on instance: TargetInstance?, args: Params,
                      target: NameRef, action: NameRef) -> Result<Value, SwitchboardError> {
+        // The stored closure first: matching on `body` copies its payload
+        // (a retain and a release of the closure) on every call.
+        if let body = entry.swift {
+            do {
+                return .success(try body(instance?.object, args))
+            } catch {
+                return .failure(.wrapping(error, in: "\(target.string).\(action.string)"))
+            }
+        }
+        return runOther(entry, on: instance, args: args, target: target, action: action)
+    }
+
+    @inline(never)
+    private func runOther(_ entry: ActionEntry, on instance: TargetInstance?, args: Params,
+                          target: NameRef, action: NameRef) -> Result<Value, SwitchboardError> {
         switch entry.body {
         case .swift(let body):
             do {
