@@ -263,20 +263,31 @@ struct URLRouterKeysTests {
         #expect(m.routed("shop://item/7", params: [Mediator.patternKey: "mine"])?[Mediator.patternKey] == "mine")
     }
 
-    @Test("a URL with a user, password or port matches no route; a handler of the whole URL may take it")
+    @Test("a URL with a user, password or port, or a dot segment, matches no route; a handler of the whole URL may take it")
     func userAndPort() throws {
         let m = try echoMediator()
-        try m.route("p://host/:x", "p://*")
+        try m.route("p://host/:x", "p://*", "p://files/<path:rest>")
         for url in ["p://me@host/a", "p://host:8080/a", "p://me:pw@host:1/a"] {
             let error = #expect(throws: SwitchboardError.self) { try m.call(url: url) }
             #expect(error?.code == .badURL && error?.message.contains("user, password or port") == true)
         }
+        // "../.." is no path a handler should be given, however it is spelled.
+        for url in ["p://files/../../etc/passwd", "p://files/a/%2E%2E/b", "p://host/.", "p://../x"] {
+            let error = #expect(throws: SwitchboardError.self) { try m.call(url: url) }
+            #expect(error?.code == .badURL && error?.message.contains("'.' and '..'") == true, "\(url)")
+        }
+        #expect(throws: SwitchboardError.self) { try m.route("p://a/../b") }
+        #expect(throws: SwitchboardError.self) { try m.route("p://a/%2E") }
         #expect(m.failure("app://me@T/echo") == .badURL)
         try m.setURLFallback(target: "T", action: "echo", scheme: "p")
         #expect(m.routed("p://me@host/a")?["url"] == "p://me@host/a")
+        #expect(m.routed("p://files/../x")?["path"] == ["..", "x"])
         try m.connect(scheme: "p", to: .forward(target: "T", action: "echo"))
         #expect(try m.lookup(url: "p://host:8080/a").kind == .forward)
         #expect(try m.lookup(url: "p://host/a").kind == .pattern)
+        robustnessRow("URLs for route patterns with a user, password or port, or a \".\" or \"..\" segment (also "
+                      + "escaped: %2E%2E) under <path:>, :name and *", cases: 7,
+                      "no pattern matches them (EBADURL naming the rule); only a handler given the whole URL may take them")
     }
 
     @Test("a scheme with patterns that none matches says so, and names the nearest")
@@ -286,6 +297,10 @@ struct URLRouterKeysTests {
         let error = #expect(throws: SwitchboardError.self) { try m.call(url: "shop://item/7/review") }
         #expect(error?.message == #"no pattern of the scheme "shop" matches "shop://item/7/review" "#
                 + #"(nearest patterns: "shop://item/<int:id>/reviews", "shop://item/<int:id>/photos")"#)
+        // A host no pattern has: the scheme's first patterns, not called near.
+        let far = #expect(throws: SwitchboardError.self) { try m.call(url: "shop://zzz") }
+        #expect(far?.message == #"no pattern of the scheme "shop" matches "shop://zzz" "#
+                + #"(its patterns include "shop://item/<int:id>/reviews", "shop://item/<int:id>/photos", "shop://cart")"#)
         #expect(m.failure("other://x") == .noTarget)
         let plain = #expect(throws: SwitchboardError.self) { try m.call(url: "other://x") }
         #expect(plain?.message == #"no connector or pattern for the scheme "other""#)

@@ -298,8 +298,10 @@ final class PatternTrie {
     /// a URL's segments reach (literals and placeholders that fit, without
     /// converters), for the message of a URL no pattern matched. Bounded by
     /// ``maximumSteps`` visits; made only when the URL fails.
-    func nearest(scheme: String, segments: [String], limit: Int = 3) -> [String] {
-        guard let root = roots[ExactName(scheme)] else { return [] }
+    /// `fits` says whether the URL's first segment (its host) fit any
+    /// pattern at all: when it did not, these are just the scheme's first.
+    func nearest(scheme: String, segments: [String], limit: Int = 3) -> (patterns: [String], fits: Bool) {
+        guard let root = roots[ExactName(scheme)] else { return ([], false) }
         var deepest = (depth: 0, node: root)
         var budget = Self.maximumSteps
         var stack: [(node: Node, depth: Int)] = [(root, 0)]
@@ -326,8 +328,9 @@ final class PatternTrie {
             queue += node.children
         }
         var seen = Set<ExactName>()
-        return found.sorted { $0.order < $1.order }.map(\.registered)
+        let patterns = found.sorted { $0.order < $1.order }.map(\.registered)
             .filter { seen.insert(ExactName($0)).inserted }.prefix(limit).map { $0 }
+        return (patterns, deepest.depth > 0)
     }
 
     /// Every route, in registration order (for the catalogue).

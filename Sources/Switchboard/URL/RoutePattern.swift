@@ -246,11 +246,17 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
         if scalars.contains("*") || scalars.contains(">") || scalars.contains("<") {
             throw .invalidArgument("segment \(Value.string(part)) of \(Value.string(text)) mixes a literal and a placeholder")
         }
+        let literal: String
         do {
-            return .literal(try RemoteURL.decode(part, what: "a pattern segment"))
+            literal = try RemoteURL.decode(part, what: "a pattern segment")
         } catch {
             throw .invalidArgument(error.message)
         }
+        // No URL routes through a "." or ".." segment.
+        guard !URLRouter.isDotSegment(literal) else {
+            throw .invalidArgument("pattern \(Value.string(text)) has a \".\" or \"..\" segment, which no routed URL has")
+        }
+        return .literal(literal)
     }
 
     private static func name(_ name: String, in text: String) throws(SwitchboardError) -> String {

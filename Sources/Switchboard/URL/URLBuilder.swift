@@ -131,8 +131,12 @@ enum URLBuilder {
         func wrong(_ needs: String, _ value: Value) -> SwitchboardError {
             .badParams("\(describe(segment)) in \(Value.string(text)) needs \(needs), not \(kindText(value))")
         }
+        /// A segment matching can give back: not empty, no NUL, not "." or "..".
+        func routable(_ piece: String) -> Bool {
+            !piece.isEmpty && !piece.utf8.contains(0) && !URLRouter.isDotSegment(piece)
+        }
         func single(_ string: String, _ value: Value) throws(SwitchboardError) -> String {
-            guard !string.isEmpty, !string.utf8.contains(0) else { throw wrong("a non-empty string without NUL", value) }
+            guard routable(string) else { throw wrong("a non-empty string without NUL, not \".\" or \"..\"", value) }
             return string
         }
         guard let name = name(of: segment) else {
@@ -167,15 +171,15 @@ enum URLBuilder {
         case .path:
             guard case .string(let string) = value else { throw wrong("a string of segments joined by \"/\"", value) }
             let pieces = string.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-            guard pieces.allSatisfy({ !$0.isEmpty && !$0.utf8.contains(0) }) else {
-                throw wrong("non-empty segments joined by \"/\"", value)
+            guard pieces.allSatisfy(routable) else {
+                throw wrong("non-empty segments joined by \"/\" (not \".\" or \"..\")", value)
             }
             return (pieces, value)
         case .wildcard:
             guard case .array(let items) = value,
                   let pieces = Optional(items.compactMap(\.string)), pieces.count == items.count,
-                  pieces.allSatisfy({ !$0.isEmpty && !$0.utf8.contains(0) }) else {
-                throw wrong("an array of non-empty strings", value)
+                  pieces.allSatisfy(routable) else {
+                throw wrong("an array of non-empty strings (not \".\" or \"..\")", value)
             }
             return (pieces, value)
         }

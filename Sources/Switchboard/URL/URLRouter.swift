@@ -325,9 +325,11 @@ final class URLRouter: @unchecked Sendable {
             throw reject("the scheme \"\(url.scheme)\" is not allowed for remote calls")
         }
         // A route is chosen by host and path alone: a URL with a user,
-        // password or port matches none (a handler that gets the whole
-        // URL may take it below).
-        let segments = hasPatterns && !url.hasUserOrPort ? [url.host] + url.segments : []
+        // password or port matches none, nor one with a "." or ".." segment
+        // (a capture of "../.." is a path a handler should never be given);
+        // a handler that gets the whole URL may take them below.
+        let routable = !url.hasUserOrPort && !Self.hasDotSegment(url)
+        let segments = hasPatterns && routable ? [url.host] + url.segments : []
         let match = segments.isEmpty ? .none : try self.match(url.scheme, segments, steps: &steps, reject: reject)
         let destination: Destination
         switch match {
@@ -344,7 +346,7 @@ final class URLRouter: @unchecked Sendable {
             throw reject("matching the URL against the route patterns needs more than \(PatternTrie.maximumSteps) steps")
         case .none, .needs:
             destination = try unmatched(url, connector: connector, fallback: fallback, hasPatterns: hasPatterns,
-                                        reject: reject)
+                                        routable: routable, reject: reject)
         }
         try admit(target: destination.target, action: destination.action, url: url.string, policy: policy, observer: observer)
         return destination
@@ -367,7 +369,8 @@ final class URLRouter: @unchecked Sendable {
     /// No pattern matched: the scheme's connector, else the unmatched-URL
     /// fallback, else the error that says why.
     private func unmatched(_ url: RemoteURL, connector: SchemeConnector?, fallback: (target: String, action: String)?,
-                           hasPatterns: Bool, reject: (String) -> SwitchboardError) throws(SwitchboardError) -> Destination {
+                           hasPatterns: Bool, routable: Bool,
+                           reject: (String) -> SwitchboardError) throws(SwitchboardError) -> Destination {
         var problem: SwitchboardError
         switch connector {
         case .forward(let target, let action)?:
@@ -383,6 +386,8 @@ final class URLRouter: @unchecked Sendable {
             problem = url.hasUserOrPort
                 ? .badURL("a URL with a user, password or port matches no route (routes are chosen by host and path): "
                           + RemoteURL.quoted(url.string))
+                : Self.hasDotSegment(url)
+                ? .badURL("'.' and '..' are not route segments: \(RemoteURL.quoted(url.string))")
                 : .noTarget(hasPatterns ? "no pattern of the scheme \"\(url.scheme)\" matches \(RemoteURL.quoted(url.string))"
                                         : "no connector or pattern for the scheme \"\(url.scheme)\"")
         }
@@ -391,10 +396,11 @@ final class URLRouter: @unchecked Sendable {
         }
         // The patterns whose first segments fit the URL's, so the message
         // says which were near: made only for a URL that fails.
-        if hasPatterns && !url.hasUserOrPort {
+        if hasPatterns && routable {
             let nearest = reading { patterns.nearest(scheme: url.scheme, segments: [url.host] + url.segments) }
-            if !nearest.isEmpty {
-                let clause = " (nearest patterns: " + nearest.map { Value.string($0).description }.joined(separator: ", ") + ")"
+            if !nearest.patterns.isEmpty {
+                let clause = (nearest.fits ? " (nearest patterns: " : " (its patterns include ")
+                    + nearest.patterns.map { Value.string($0).description }.joined(separator: ", ") + ")"
                 switch problem {
                 case .badURL(let message): problem = .badURL(message + clause)
                 case .noTarget(let message): problem = .noTarget(message + clause)
@@ -507,8 +513,15 @@ final class URLRouter: @unchecked Sendable {
         return nil
     }
 
+    /// Whether the host or a path segment is "." or "..".
+    static func hasDotSegment(_ url: RemoteURL) -> Bool {
+        // Most URLs have one segment: no array made for it.
+        isDotSegment(url.host) || (url.segmentCount == 1 ? isDotSegment(url.firstSegment!)
+                                                         : url.segments.contains(where: isDotSegment))
+    }
+
     /// "." or "..", by bytes.
-    private static func isDotSegment(_ name: String) -> Bool {
+    static func isDotSegment(_ name: String) -> Bool {
         let bytes = name.utf8
         return bytes.count <= 2 && !bytes.isEmpty && bytes.allSatisfy { $0 == UInt8(ascii: ".") }
     }
