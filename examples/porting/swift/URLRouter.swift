@@ -20,7 +20,7 @@ func urlRouter() throws {
     print("buy:", mediator.open("app://buy/tea?price=2.5"))
 
     // deregisterURLPattern: — then app://buy/tea is target "buy", action
-    // "tea": NoTargetAction answers (JLRoutes' unmatchedURLHandler).
+    // "tea", which is not there: NoTargetAction answers.
     mediator.removeRoute(pattern: "app://buy/:item")
     print("removed:", mediator.open("app://buy/tea"))
 }
