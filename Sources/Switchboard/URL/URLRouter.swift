@@ -315,7 +315,7 @@ final class URLRouter: @unchecked Sendable {
         steps = 0
         let (policy, observer, hasPatterns, connector, fallback) = reading {
             (self.policy, quiet ? nil : self.observer, patterns.has(scheme: url.scheme), self.connector(for: url.scheme),
-             fallbacks[ExactName(url.scheme)] ?? fallbacks[ExactName("")])
+             fallbacks.isEmpty ? nil : fallbacks[ExactName(url.scheme)] ?? fallbacks[ExactName("")])
         }
         func reject(_ reason: String) -> SwitchboardError {
             observer?(RejectedURL(url: url.string, reason: reason))
@@ -337,9 +337,11 @@ final class URLRouter: @unchecked Sendable {
             if let key = Self.reservedKey(in: url.query) { throw reject(Self.reservedKeyReason(key)) }
             var params = url.query
             for (name, value) in zip(route.pattern.captureNames, captures) { params[name] = value }
-            params[Mediator.patternKey] = .string(route.registered)
-            params[Mediator.schemeKey] = .string(url.scheme)
-            params[Mediator.urlKey] = .string(url.string)
+            // No query key starts with "switchboard." (refused above) and no
+            // capture's name has a dot: the router's keys are new.
+            params.appendDistinct(Mediator.patternKey, .string(route.registered))
+            params.appendDistinct(Mediator.schemeKey, .string(url.scheme))
+            params.appendDistinct(Mediator.urlKey, .string(url.string))
             destination = Destination(target: route.target, action: route.action, params: params, kind: .pattern,
                                       pattern: route.registered)
         case .tooCostly:

@@ -146,11 +146,70 @@ public func sb_url_lookup(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar>?, _
     }
     do throws(SwitchboardError) {
         let found = try CMediator.borrow(m).takeUnretainedValue().mediator.lookup(url: text)
-        if let out { out.pointee = try Handle.from(found.value).pointer }
+        if let out { out.pointee = try lookupDict(found).pointer }
         return SB_OK
     } catch {
         return failure(error)
     }
+}
+
+/// The lookup kinds' names as C strings, made once and shared (retained).
+private enum KindNames {
+    static let pattern = Handle(retaining: .string("pattern"))
+    static let targets = Handle(retaining: .string("targets"))
+    static let forward = Handle(retaining: .string("forward"))
+    static let fallback = Handle(retaining: .string("fallback"))
+
+    static func of(_ kind: URLLookup.Kind) -> Handle {
+        switch kind {
+        case .pattern: pattern.retain()
+        case .targets: targets.retain()
+        case .forward: forward.retain()
+        case .fallback: fallback.retain()
+        }
+    }
+}
+
+/// `found` as C values: `URLLookup.value`'s dict, made here directly, as
+/// `SBValue.from` makes a dict (the params nested at level 1), without the
+/// Swift dict in between; the kind is a shared string, and a pattern's scheme
+/// and pattern are the strings its params already hold. A lookup should
+/// cost less than the call it looks up (scripts/bench.sh, c.url_lookup).
+private func lookupDict(_ found: URLLookup) throws(SwitchboardError) -> Handle {
+    let params = try Handle.from(.dict(found.params), level: 1)
+    /// The string the converted params hold under `key`, shared; else a new one.
+    func string(_ text: String, sharing key: StaticString) -> Handle {
+        if found.kind == .pattern, let box = params.box.map(Borrowed.init),
+           let at = box.read({ $0.find(key: key.utf8Start, length: key.utf8CodeUnitCount) }) {
+            return box.read { $0.dictEntries[at].value }.retain()
+        }
+        return Handle(retaining: .string(text))
+    }
+    // At most 7 entries: room for them at once (no growing on the 5th).
+    let dict = SBValue.container(SB_DICT, capacity: 7)
+    var failed = false
+    /// Sets `key` to `value` (ours); after one failure only releases.
+    func put(_ key: StaticString, _ value: Handle) {
+        if failed || !dict.set(key: key.utf8Start, length: key.utf8CodeUnitCount, value: value) {
+            failed = true
+            value.release()
+        }
+    }
+    put("kind", KindNames.of(found.kind))
+    put("scheme", string(found.scheme, sharing: "switchboard.scheme"))
+    if let target = found.target, let action = found.action {
+        put("target", Handle(retaining: .string(target)))
+        put("action", Handle(retaining: .string(action)))
+    }
+    put("handler", Handle.bool(found.target == nil))
+    if let pattern = found.pattern { put("pattern", string(pattern, sharing: "switchboard.pattern")) }
+    put("params", params)
+    let result = Handle(retaining: dict)
+    guard !failed else {
+        result.release()
+        throw .outOfMemory("out of memory building the lookup's dict")
+    }
+    return result
 }
 
 @_cdecl("sb_url_build")
