@@ -446,6 +446,28 @@ struct PatternTests {
         }
     }
 
+    @Test("a pattern longer than a URL may be is refused; one at the limit routes (hostile pass, issue 41)")
+    func segmentLimit() throws {
+        let m = Mediator()
+        try m.register(target: "T", action: "a") { _ in "a" }
+        let atLimit = "app://h" + String(repeating: "/s", count: RemoteURL.maximumSegments)
+        try m.addRoute(pattern: atLimit, target: "T", action: "a")
+        #expect(try m.call(url: atLimit) == "a")
+        // 30,000 segments fit in 64 KiB: accepted before, though no URL
+        // (at most 64 path segments) could ever match it.
+        for pattern in ["app://h" + String(repeating: "/s", count: 30_000),
+                        "app://g" + String(repeating: "/s", count: RemoteURL.maximumSegments) + "(/more)",
+                        "app://k" + String(repeating: "/:a", count: 1) + String(repeating: "/s", count: RemoteURL.maximumSegments)] {
+            #expect { try m.addRoute(pattern: pattern, target: "T", action: "a") } throws: {
+                ($0 as? SwitchboardError)?.code == .invalidArgument
+                    && ($0 as? SwitchboardError)?.message.contains("no URL could match it") == true
+            }
+            #expect { try m.buildURL(pattern: pattern, params: [:]) } throws: {
+                ($0 as? SwitchboardError)?.code == .invalidArgument
+            }
+        }
+    }
+
     @Test("100,000 patterns: every one still routes")
     func many() throws {
         let m = Mediator()

@@ -147,6 +147,20 @@ static void test_build(void) {
     CHECK_STATUS(sb_url_build(m, "mgj://a", NULL, NULL), SB_EINVAL);
     CHECK_STATUS(sb_url_build(m, "mgj://\xff", NULL, &url), SB_EINVAL);
     CHECK(url == NULL);
+    /* 30,000 segments fit in 64 KiB, but a URL has at most 64 path
+     * segments: refused when added, as when built (hostile pass). */
+    size_t count = 30000;
+    char *deep = malloc(7 + 2 * count + 1);
+    if (deep != NULL) {
+        memcpy(deep, "mgj://h", 7);
+        for (size_t i = 0; i < count; i++) memcpy(deep + 7 + 2 * i, "/s", 2);
+        deep[7 + 2 * count] = '\0';
+        CHECK_STATUS(sb_url_pattern_add(m, deep, "T", "echo"), SB_EINVAL);
+        CHECK(ERROR_MENTIONS("no URL could match it"));
+        CHECK_STATUS(sb_url_build(m, deep, NULL, &url), SB_EINVAL);
+        CHECK(url == NULL);
+        free(deep);
+    }
     sb_value_release(params);
     sb_mediator_free(m);
 }

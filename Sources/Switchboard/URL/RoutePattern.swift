@@ -68,7 +68,14 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
     /// Parses `text`, expanding optional groups: one pattern per expansion.
     static func parse(_ text: String) throws(SwitchboardError) -> [RoutePattern] {
         let (scheme, body) = try split(text)
-        return try expand(body, in: text).map { parts throws(SwitchboardError) in
+        let expansions = try expand(body, in: text)
+        // Each part after the host takes at least one path segment: a
+        // longer pattern could never match a URL, so it is refused here.
+        if let longest = expansions.map({ $0.count - 1 }).max(), longest > RemoteURL.maximumSegments {
+            throw .invalidArgument("pattern \(Value.string(text)) has \(longest) path segments\(expansions.count > 1 ? " with its optional groups" : ""); "
+                                   + "a URL has at most \(RemoteURL.maximumSegments), so no URL could match it")
+        }
+        return try expansions.map { parts throws(SwitchboardError) in
             try RoutePattern(text: "\(scheme)://" + parts.joined(separator: "/"), scheme: scheme, parts: parts)
         }
     }
