@@ -1,4 +1,4 @@
--- The --setup of Tests/cli/url-routing.sh: a converter, patterns (one from
+-- The --setup of tests_08_call_routes_gen/test_03_url_routing.sh: a converter, patterns (one from
 -- JLRoutes' testOptionalRoutesAtStart), and a fallback for the scheme.
 sb.converter("greeting", function(s) if s ~= "nobody" then return "Hello, " .. s .. "!" end end)
 sb.route("shop://hello/<greeting:name>", function(p) return p.name end)
