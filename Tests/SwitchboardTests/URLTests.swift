@@ -466,6 +466,9 @@ struct PatternTests {
                 ($0 as? SwitchboardError)?.code == .invalidArgument
             }
         }
+        robustnessRow("Hostile URL patterns: more path segments than a URL may have (30,000 in 64 KiB, 64 and an "
+                      + "optional group, a placeholder and 64)", cases: 3,
+                      "EINVAL when added or built, naming the limit of 64; a pattern of 64 segments routes")
     }
 
     @Test("100,000 patterns: every one still routes")
