@@ -234,6 +234,23 @@ struct JLRoutesPortTests {
                 == ["variable": "variable", "variable2": "variable2", "*": []])
     }
 
+    @Test("testRoutesArray, testAllRoutes: each scheme's patterns listed in the order added; a scheme with none lists none")
+    func routesArray() throws {
+        let m = try echoMediator()
+        // JLRoutes' global routes have no scheme here (no global routes):
+        // its "/global1" is a pattern of a scheme like any other.
+        try m.route("global://global1", "global://global2", "global://global3", "scheme://scheme1", "scheme://scheme2")
+        let patterns = m.routes()["patterns"]?.array?.compactMap { $0["pattern"]?.string } ?? []
+        func of(_ scheme: String) -> [String] { patterns.filter { $0.hasPrefix(scheme + "://") } }
+        #expect(of("global") == ["global://global1", "global://global2", "global://global3"])
+        #expect(of("scheme") == ["scheme://scheme1", "scheme://scheme2"])
+        #expect(of("foo") == [])
+        // allRoutes' grouping by scheme: removing a scheme's patterns gives
+        // them back in the order added, and leaves the other scheme's.
+        #expect(m.removeRoutes(scheme: "scheme") == ["scheme://scheme1", "scheme://scheme2"])
+        #expect(m.routes()["patterns"]?.array?.count == 3)
+    }
+
     @Test("testOptionalRoutesAtEnd: groups at the end; listed once, as registered")
     func optionalAtEnd() throws {
         let m = try echoMediator()
