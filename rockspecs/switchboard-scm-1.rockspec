@@ -53,6 +53,7 @@ build = {
             "Sources/SwitchboardLua/pin.c",
             "Sources/SwitchboardLua/queue.c",
             "Sources/SwitchboardLua/services.c",
+            "Sources/SwitchboardLua/util.c",
             "Sources/SwitchboardLua/value.c",
          },
          defines = { "_POSIX_C_SOURCE=200809L" },

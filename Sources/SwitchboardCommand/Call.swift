@@ -20,7 +20,7 @@ extension SwitchboardCLI {
                 --lookup prints where a URL would go (kind, target and action or handler, pattern, \
                 params) and calls nothing. --build takes a URL pattern and, optionally, params as a \
                 JSON object, and prints the URL they make (matching it gives the params back). \
-                Patterns, converters and fallbacks come from the --setup file (sb.route, \
+                Patterns, converters and fallbacks come from the --setup file (sb.url_pattern, \
                 sb.converter, sb.unmatched).
 
                 Examples, from PREFIX/share/switchboard/examples:

@@ -14,8 +14,8 @@
  *                                    ACTION_COST, its name twice and its
  *                                    contract; given back by sb.unregister
  *   a route pattern (to a target or  REGISTRATION_COST plus NAME_COPIES times
- *   a handler)                       the pattern; given back by sb.unroute
- *                                    and sb.unroute_scheme
+ *   a handler)                       the pattern; given back by sb.remove_url_pattern
+ *                                    and sb.remove_url_patterns
  *   a scheme (to targets or a        REGISTRATION_COST plus NAME_COPIES times
  *   handler)                         the name; given back by sb.scheme(n, false)
  *   an unmatched-URL fallback, a     REGISTRATION_COST plus NAME_COPIES times

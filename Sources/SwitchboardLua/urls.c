@@ -6,7 +6,7 @@
  *   sb.unmatched(scheme | nil, fn | target, action | false)
  *                                       the fallback for URLs nothing matches -> true
  *   sb.converter(type, fn | false)      a placeholder type for patterns -> true
- *   sb.unroute_scheme(scheme)           every pattern of a scheme -> {pattern...}
+ *   sb.remove_url_patterns(scheme)           every pattern of a scheme -> {pattern...}
  *
  * Failures return nil, message, code; misuse raises. A converter or a
  * fallback handler is remembered like a scheme's handler: closing the state
@@ -19,14 +19,6 @@
 
 /* As module.c: the longest URL, checked before anything reads the string. */
 #define URL_MAX 65535
-
-static const char *check_text(lua_State *L, int arg, const char *what) {
-    size_t length;
-    const char *text = luaL_checklstring(L, arg, &length);
-    luaL_argcheck(L, length > 0, arg, what);
-    luaL_argcheck(L, strlen(text) == length, arg, "contains a NUL byte");
-    return text;
-}
 
 /* What the library keeps for a registration from Lua (see charge.c). */
 static long long name_cost(const char *name) {
@@ -72,7 +64,7 @@ static int push_cstring(lua_State *L) {
 /* sb.build_url(pattern [, params]) */
 static int l_build_url(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
-    const char *pattern = check_text(L, 1, "empty pattern");
+    const char *pattern = sb_lua_check_text(L, 1, "empty pattern");
     sb_value *params = NULL;
     if (!lua_isnoneornil(L, 2)) {
         luaL_checktype(L, 2, LUA_TTABLE);
@@ -103,7 +95,7 @@ static int l_build_url(lua_State *L) {
 static int l_unmatched(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
     lua_settop(L, 3); /* the key below goes above the arguments, absent ones nil */
-    const char *scheme = lua_isnil(L, 1) ? NULL : check_text(L, 1, "empty scheme");
+    const char *scheme = lua_isnil(L, 1) ? NULL : sb_lua_check_text(L, 1, "empty scheme");
     luaL_Buffer b;
     luaL_buffinit(L, &b);
     if (scheme == NULL) luaL_addchar(&b, '*');
@@ -123,7 +115,7 @@ static int l_unmatched(lua_State *L) {
         if (fn == NULL) return luaL_error(L, "switchboard: out of memory");
         status = sb_url_fallback_set_handler(ctx->m, scheme, sb_lua_fn_call, fn, sb_lua_fn_free);
     } else {
-        status = sb_url_fallback_set(ctx->m, scheme, check_text(L, 2, "empty name"), check_text(L, 3, "empty name"));
+        status = sb_url_fallback_set(ctx->m, scheme, sb_lua_check_text(L, 2, "empty name"), sb_lua_check_text(L, 3, "empty name"));
     }
     if (status != SB_OK) return sb_lua_push_failure(L, status);
     sb_lua_recharge_or_raise(L, SB_LUA_CHARGE_FALLBACK, key, name_cost(key));
@@ -134,7 +126,7 @@ static int l_unmatched(lua_State *L) {
 /* sb.converter(type, fn | false) */
 static int l_converter(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
-    const char *type = check_text(L, 1, "empty type");
+    const char *type = sb_lua_check_text(L, 1, "empty type");
     sb_status status;
     if (lua_isboolean(L, 2) && !lua_toboolean(L, 2)) {
         status = sb_url_converter_remove(ctx->m, type);
@@ -151,11 +143,11 @@ static int l_converter(lua_State *L) {
     return 1;
 }
 
-/* sb.unroute_scheme(scheme): the removed patterns' charges are given back. */
-static int l_unroute_scheme(lua_State *L) {
+/* sb.remove_url_patterns(scheme): the removed patterns' charges are given back. */
+static int l_remove_url_patterns(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
     sb_value *removed = NULL;
-    sb_status status = sb_url_pattern_remove_scheme(ctx->m, check_text(L, 1, "empty scheme"), &removed);
+    sb_status status = sb_url_pattern_remove_scheme(ctx->m, sb_lua_check_text(L, 1, "empty scheme"), &removed);
     if (status != SB_OK) return sb_lua_push_failure(L, status);
     sb_lua_push_result(L, ctx, removed); /* consumed, also if it raises */
     lua_Integer count = (lua_Integer)lua_rawlen(L, -1);
@@ -172,6 +164,6 @@ const luaL_Reg sb_lua_url_functions[] = {
     {"build_url", l_build_url},
     {"unmatched", l_unmatched},
     {"converter", l_converter},
-    {"unroute_scheme", l_unroute_scheme},
+    {"remove_url_patterns", l_remove_url_patterns},
     {NULL, NULL},
 };

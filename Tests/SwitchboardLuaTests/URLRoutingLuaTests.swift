@@ -19,17 +19,17 @@ struct URLRoutingLuaTests {
                 assert(sb.converter("luaword", function(s) return s:upper() end))
                 assert(sb.unmatched("shop", function(p) return "shop fallback" end))
                 assert(sb.unmatched(nil, function(p) return "every fallback" end))
-                assert(sb.route("p://w/<luaword:w>", function(p) return p.w end))
+                assert(sb.url_pattern("p://w/<luaword:w>", function(p) return p.w end))
                 return true
                 """)
-            #expect(try mediator.call(url: "p://w/abc") == "ABC")
-            #expect(try mediator.call(url: "shop://x") == "shop fallback")
-            #expect(try mediator.call(url: "other://x") == "every fallback")
+            #expect(try mediator.callAndWait(url: "p://w/abc") == "ABC")
+            #expect(try mediator.callAndWait(url: "shop://x") == "shop fallback")
+            #expect(try mediator.callAndWait(url: "other://x") == "every fallback")
             #expect(mediator.routes()["url_converters"] == ["luaword"])
         }
         #expect(mediator.routes()["url_converters"] == [])
         #expect(mediator.routes()["url_fallbacks"] == [])
-        #expect { try mediator.call(url: "shop://x") } throws: { ($0 as? SwitchboardError)?.code == .noTarget }
+        #expect { try mediator.callAndWait(url: "shop://x") } throws: { ($0 as? SwitchboardError)?.code == .noTarget }
     }
 
     @Test("what another owner put there since stays")
@@ -49,7 +49,7 @@ struct URLRoutingLuaTests {
         #expect(mediator.routes()["url_converters"] == ["luaword"])
         #expect(mediator.routes()["url_fallbacks"] == [["scheme": "shop", "target": "Swift", "action": "miss"]])
         try mediator.register(target: "T", action: "echo") { .dict($0) }
-        try mediator.addRoute(pattern: "p://w/<luaword:w>", target: "T", action: "echo")
-        #expect(try mediator.call(url: "p://w/x")["w"] == "swift x")
+        try mediator.addURLPattern("p://w/<luaword:w>", target: "T", action: "echo")
+        #expect(try mediator.callAndWait(url: "p://w/x")["w"] == "swift x")
     }
 }

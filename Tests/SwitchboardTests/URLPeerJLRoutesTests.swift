@@ -20,18 +20,18 @@ func echoMediator() throws -> Mediator {
 extension Mediator {
     /// Adds each pattern to T.echo.
     func route(_ patterns: String...) throws {
-        for pattern in patterns { try addRoute(pattern: pattern, target: "T", action: "echo") }
+        for pattern in patterns { try addURLPattern(pattern, target: "T", action: "echo") }
     }
 
     /// The params `url` reaches T.echo with, or nil when opening it fails.
     func routed(_ url: String, params: Params = [:]) -> Params? {
-        (try? call(url: url, params: params))?.dict
+        (try? callAndWait(url: url, params: params))?.dict
     }
 
     /// The failure's code, or nil when it opens.
     func failure(_ url: String) -> SwitchboardError.Code? {
         do {
-            _ = try call(url: url)
+            _ = try callAndWait(url: url)
             return nil
         } catch {
             return error.code
@@ -170,7 +170,7 @@ struct JLRoutesPortTests {
     func routeExistence() throws {
         let m = Mediator()
         try m.register(target: "T", action: "echo") { _ in Issue.record("a lookup called the target"); return .null }
-        try m.addRoute(pattern: "tests://test", target: "T", action: "echo")
+        try m.addURLPattern("tests://test", target: "T", action: "echo")
         #expect(m.canOpen(url: "tests://test"))
         #expect(!m.canOpen(url: "tests://dfjkbsdkjfbskjdfb/sdasd"))
         // "tests:/test" has no host here (differs: refused).
@@ -192,14 +192,14 @@ struct JLRoutesPortTests {
         let m = try echoMediator()
         try m.route("namespacetest3://test1", "namespacetest3://test2", "other://test1")
         #expect(m.routed("namespaceTest3://test1") != nil)
-        #expect(m.removeRoute(pattern: "namespacetest3://test1"))
+        #expect(m.removeURLPattern("namespacetest3://test1"))
         #expect(m.failure("namespaceTest3://test1") == .noTarget)
         #expect(m.routed("namespaceTest3://test2")?[Mediator.schemeKey] == "namespacetest3")
         // unregisterRouteScheme: every pattern of the scheme at once.
-        #expect(m.removeRoutes(scheme: "namespaceTest3") == ["namespacetest3://test2"])
+        #expect(m.removeURLPatterns(scheme: "namespaceTest3") == ["namespacetest3://test2"])
         #expect(m.failure("namespaceTest3://test2") == .noTarget)
         #expect(m.routed("other://test1") != nil)
-        #expect(m.removeRoutes(scheme: "namespacetest3") == [])
+        #expect(m.removeURLPatterns(scheme: "namespacetest3") == [])
     }
 
     @Test("testPercentEncoding: every escape decodes inside its segment, %2F and %23 included",
@@ -247,7 +247,7 @@ struct JLRoutesPortTests {
         #expect(of("foo") == [])
         // allRoutes' grouping by scheme: removing a scheme's patterns gives
         // them back in the order added, and leaves the other scheme's.
-        #expect(m.removeRoutes(scheme: "scheme") == ["scheme://scheme1", "scheme://scheme2"])
+        #expect(m.removeURLPatterns(scheme: "scheme") == ["scheme://scheme1", "scheme://scheme2"])
         #expect(m.routes()["patterns"]?.array?.count == 3)
     }
 
@@ -304,7 +304,7 @@ struct JLRoutesPortTests {
         let m = try echoMediator()
         try m.route("tests://test")
         #expect(m.routed("tests://test")?[Mediator.schemeKey] == "tests")
-        #expect(m.removeRoute(pattern: "tests://test"))
+        #expect(m.removeURLPattern("tests://test"))
         #expect(m.failure("tests://test") == .noTarget)
     }
 

@@ -161,7 +161,7 @@ struct URLNavigatorNavigatorPortTests {
             shown.withLock { $0.append(params.own) }
             return true
         }
-        try m.addRoute(pattern: "myapp://alert", target: "Alert", action: "show")
+        try m.addURLPattern("myapp://alert", target: "Alert", action: "show")
         return (m, shown)
     }
 
@@ -180,8 +180,8 @@ struct URLNavigatorNavigatorPortTests {
         #expect(Mediator().failure("myapp://alert") == .noTarget)
         let (m, shown) = try alerts()
         #expect(m.failure("myapp://alerthello") == .noTarget)
-        #expect(try m.call(url: "myapp://alert?title=Hello%2C%20world!&message=It%27s%20me!") == true)
-        #expect(try m.call(url: "myapp://alert?title=Hello%2C%20world!", params: ["context": "Hi"]) == true)
+        #expect(try m.callAndWait(url: "myapp://alert?title=Hello%2C%20world!&message=It%27s%20me!") == true)
+        #expect(try m.callAndWait(url: "myapp://alert?title=Hello%2C%20world!", params: ["context": "Hi"]) == true)
         #expect(shown.withLock { $0 } == [["title": "Hello, world!", "message": "It's me!"],
                                           ["title": "Hello, world!", "context": "Hi"]])
         // The handler's own "false": the action fails the call.
@@ -195,11 +195,11 @@ struct URLNavigatorNavigatorPortTests {
             guard let id = params["id"]?.int, id > 0 else { throw SwitchboardError.badParams("no such article") }
             return .int(id)
         }
-        try m.addRoute(pattern: "myapp://article/<int:id>", target: "Article", action: "page")
+        try m.addURLPattern("myapp://article/<int:id>", target: "Article", action: "page")
         #expect(m.failure("/article/123") == .badURL)
         #expect(m.failure("myapp://article/hello") == .noTarget)
         #expect(m.failure("myapp://article/-1") == .badParams)
-        #expect(try m.call(url: "myapp://article/123") == 123)
+        #expect(try m.callAndWait(url: "myapp://article/123") == 123)
     }
 
     @Test("test_shouldPush_prevents_from_pushing_when_returns_false, _does_not_get_called_for_a_not_matching_url: an interceptor")
@@ -230,7 +230,7 @@ struct MGJRouterPortTests {
         #expect(m.routed("mgj://category/travel", params: ["user_id": 1900])?.own == ["user_id": 1900])
         #expect(m.routed("mgj://search/bicycle?color=red")?.own == ["query": "bicycle", "color": "red"])
         let done = Mutex<Value?>(nil)
-        let value = m.open("mgj://foo/bar") { info in done.withLock { $0 = info } }
+        let value = m.openAndWait("mgj://foo/bar") { info in done.withLock { $0 = info } }
         #expect(done.withLock { $0 }?["result"] == value) // the completion gets what the handler gave
     }
 
@@ -271,7 +271,7 @@ struct MGJRouterPortTests {
         let m = try echoMediator()
         try m.route("mgj://beauty/:id")
         #expect(m.canOpen(url: "mgj://beauty/123"))
-        #expect(m.removeRoute(pattern: "mgj://beauty/:id"))
+        #expect(m.removeURLPattern("mgj://beauty/:id"))
         #expect(!m.canOpen(url: "mgj://beauty/123"))
     }
 

@@ -76,7 +76,7 @@ struct URLFallbackTests {
         let calls = Counter()
         try m.register(target: "Loop", action: "again") { [m] params in
             calls.increment()
-            return try m.call(url: params["url"]!.string!)
+            return try m.callAndWait(url: params["url"]!.string!)
         }
         try m.setURLFallback(target: "Loop", action: "again")
         #expect(m.failure("loop://forever") == .rejected)
@@ -106,7 +106,7 @@ struct URLLookupTests {
         _ = try m.addObserver { _ in ran.increment() }
         let heard = Heard()
         heard.install(on: m)
-        try m.addRoute(pattern: "app://user/<int:id>", target: "T", action: "echo")
+        try m.addURLPattern("app://user/<int:id>", target: "T", action: "echo")
         let found = try m.lookup(url: "app://user/42?tab=posts")
         #expect(found == URLLookup(kind: .pattern, scheme: "app", target: "T", action: "echo", pattern: "app://user/<int:id>",
                                    params: ["tab": "posts", "id": 42, Mediator.patternKey: "app://user/<int:id>",
@@ -125,17 +125,17 @@ struct URLLookupTests {
     func handlers() throws {
         let m = Mediator()
         try m.setURLFallback(scheme: nil, handler: Answer())
-        try m.addRoute(pattern: "app://h/:x", handler: Answer())
+        try m.addURLPattern("app://h/:x", handler: Answer())
         try m.connect(scheme: "web", handler: Answer())
         for (url, kind) in [("app://a/b/c", URLLookup.Kind.fallback), ("app://h/1", .pattern), ("web://x", .forward)] {
             let found = try m.lookup(url: url)
             #expect(found.kind == kind && found.target == nil && found.action == nil, "\(url)")
             #expect(found.value["handler"] == true && found.value["target"] == nil)
         }
-        #expect(try m.call(url: "app://a/b/c")["url"] == "app://a/b/c")
+        #expect(try m.callAndWait(url: "app://a/b/c")["url"] == "app://a/b/c")
         #expect(m.routes()["url_fallbacks"] == [["scheme": .null, "handler": true]])
         // No name reaches the fallback's handler.
-        #expect(throws: SwitchboardError.self) { try m.call(target: HandlerName.fallback(nil), action: "open") }
+        #expect(throws: SwitchboardError.self) { try m.callAndWait(target: HandlerName.fallback(nil), action: "open") }
         #expect(m.removeURLFallback(scheme: nil) { _ in false } == false)
         #expect(m.removeURLFallback(scheme: nil) { $0 is Answer })
         #expect(m.failure("app://a/b/c") == .badURL)
@@ -213,8 +213,8 @@ struct URLConverterTests {
     func reentrant() throws {
         let m = try echoMediator()
         try m.addURLConverter("deep") { [m] segment in
-            try m.addRoute(pattern: "q://added/\(segment)", target: "T", action: "echo")
-            return try m.call(url: "p://x/" + segment)
+            try m.addURLPattern("q://added/\(segment)", target: "T", action: "echo")
+            return try m.callAndWait(url: "p://x/" + segment)
         }
         try m.route("p://x/<deep:v>")
         #expect(m.failure("p://x/a") == .rejected) // the depth limit, not a deadlock or a crash
@@ -233,7 +233,7 @@ struct URLConverterTests {
             try m.route("p://" + (0..<40).map { $0 == k ? "<no:v>" : ":s\($0)" }.joined(separator: "/"))
         }
         let url = "p://" + (0..<40).map { "s\($0)" }.joined(separator: "/")
-        let error = #expect(throws: SwitchboardError.self) { try m.call(url: url) }
+        let error = #expect(throws: SwitchboardError.self) { try m.callAndWait(url: url) }
         #expect(error?.code == .rejected && error?.message.contains("32 converter answers") == true)
         #expect(asked.value == PatternTrie.maximumConversions)
         robustnessRow("URL converters: a URL whose segments each ask a converter (40 segments, one converter that "
@@ -268,12 +268,12 @@ struct URLRouterKeysTests {
         let m = try echoMediator()
         try m.route("p://host/:x", "p://*", "p://files/<path:rest>")
         for url in ["p://me@host/a", "p://host:8080/a", "p://me:pw@host:1/a"] {
-            let error = #expect(throws: SwitchboardError.self) { try m.call(url: url) }
+            let error = #expect(throws: SwitchboardError.self) { try m.callAndWait(url: url) }
             #expect(error?.code == .badURL && error?.message.contains("user, password or port") == true)
         }
         // "../.." is no path a handler should be given, however it is spelled.
         for url in ["p://files/../../etc/passwd", "p://files/a/%2E%2E/b", "p://host/.", "p://../x"] {
-            let error = #expect(throws: SwitchboardError.self) { try m.call(url: url) }
+            let error = #expect(throws: SwitchboardError.self) { try m.callAndWait(url: url) }
             #expect(error?.code == .badURL && error?.message.contains("'.' and '..'") == true, "\(url)")
         }
         #expect(throws: SwitchboardError.self) { try m.route("p://a/../b") }
@@ -294,18 +294,18 @@ struct URLRouterKeysTests {
     func messages() throws {
         let m = try echoMediator()
         try m.route("shop://item/<int:id>/reviews", "shop://item/<int:id>/photos", "shop://cart", "shop://orders/:id")
-        let error = #expect(throws: SwitchboardError.self) { try m.call(url: "shop://item/7/review") }
+        let error = #expect(throws: SwitchboardError.self) { try m.callAndWait(url: "shop://item/7/review") }
         #expect(error?.message == #"no pattern of the scheme "shop" matches "shop://item/7/review" "#
                 + #"(nearest patterns: "shop://item/<int:id>/reviews", "shop://item/<int:id>/photos")"#)
         // A host no pattern has: the scheme's first patterns, not called near.
-        let far = #expect(throws: SwitchboardError.self) { try m.call(url: "shop://zzz") }
+        let far = #expect(throws: SwitchboardError.self) { try m.callAndWait(url: "shop://zzz") }
         #expect(far?.message == #"no pattern of the scheme "shop" matches "shop://zzz" "#
                 + #"(its patterns include "shop://item/<int:id>/reviews", "shop://item/<int:id>/photos", "shop://cart")"#)
         #expect(m.failure("other://x") == .noTarget)
-        let plain = #expect(throws: SwitchboardError.self) { try m.call(url: "other://x") }
+        let plain = #expect(throws: SwitchboardError.self) { try m.callAndWait(url: "other://x") }
         #expect(plain?.message == #"no connector or pattern for the scheme "other""#)
         try m.route("app://user/:id")
-        let targets = #expect(throws: SwitchboardError.self) { try m.call(url: "app://user/1/2") }
+        let targets = #expect(throws: SwitchboardError.self) { try m.callAndWait(url: "app://user/1/2") }
         #expect(targets?.code == .badURL && targets?.message.contains(#"nearest patterns: "app://user/:id""#) == true)
     }
 
@@ -313,7 +313,7 @@ struct URLRouterKeysTests {
     func removeScheme() throws {
         let m = try echoMediator()
         try m.route("a://x/:id", "a://y(/:z)", "b://x/:id")
-        #expect(m.removeRoutes(scheme: "A") == ["a://x/:id", "a://y(/:z)"])
+        #expect(m.removeURLPatterns(scheme: "A") == ["a://x/:id", "a://y(/:z)"])
         #expect(m.failure("a://x/1") == .noTarget && m.routed("b://x/1") != nil)
         #expect(m.routes()["patterns"]?.array?.count == 1)
         try m.route("a://x/:id") // the shape is free again

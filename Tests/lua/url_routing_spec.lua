@@ -1,5 +1,5 @@
 -- The URL router's 1.1 functions in Lua: sb.lookup, sb.build_url,
--- sb.unmatched, sb.converter, sb.unroute_scheme; the router's keys. The
+-- sb.unmatched, sb.converter, sb.remove_url_patterns; the router's keys. The
 -- module is bound to the shared mediator, so each test uses schemes of its own.
 local sb = require "switchboard"
 local helper = require "helper"
@@ -117,16 +117,16 @@ describe("sb.unmatched", function()
   end)
 end)
 
-describe("sb.unroute_scheme", function()
+describe("sb.remove_url_patterns", function()
   it("removes every pattern of a scheme and gives their texts", function()
     local s, other = scheme(), scheme()
     assert(sb.route(s .. "://a/:x", function() return 1 end))
     assert(sb.route(s .. "://b(/:y)", function() return 2 end))
     assert(sb.route(other .. "://a/:x", function() return 3 end))
-    assert.are.same({ s .. "://a/:x", s .. "://b(/:y)" }, sb.unroute_scheme(s:upper()))
+    assert.are.same({ s .. "://a/:x", s .. "://b(/:y)" }, sb.remove_url_patterns(s:upper()))
     assert.are.equal("ENOTARGET", select(3, sb.open(s .. "://a/1")))
     assert.are.equal(3, sb.open(other .. "://a/1"))
-    assert.are.equal("ENOTFOUND", select(3, sb.unroute_scheme(s)))
+    assert.are.equal("ENOTFOUND", select(3, sb.remove_url_patterns(s)))
     assert(sb.route(s .. "://a/:x", function() return 4 end)) -- the shape is free again
     assert.are.equal(4, sb.open(s .. "://a/1"))
   end)

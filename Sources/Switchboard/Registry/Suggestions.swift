@@ -70,14 +70,14 @@ extension Mediator {
     /// error as it is. `fromSwift`: the caller is Swift code, which is told
     /// where `Target_<Name>` classes were looked for (``modules``).
     func suggesting(_ error: SwitchboardError, target: NameRef, action: NameRef, fromSwift: Bool = false) -> SwitchboardError {
-        switch error {
-        case .noTarget(let message):
+        switch error.code {
+        case .noTarget:
             let name = target.string
-            var text = message + NameSuggestions.clause(for: name, among: knownTargetNames())
+            var text = error.message + NameSuggestions.clause(for: name, among: knownTargetNames())
             if fromSwift { text += swiftSearchNote(for: name) }
             return .noTarget(text)
-        case .noAction(let message):
-            return .noAction(message + NameSuggestions.clause(for: action.string, among: actionNames(of: target)))
+        case .noAction:
+            return .noAction(error.message + NameSuggestions.clause(for: action.string, among: actionNames(of: target)))
         default:
             return error
         }
@@ -97,12 +97,21 @@ extension Mediator {
         return names
     }
 
-    /// The actions of `target` (registered, of its class, or as a provider lists them).
+    /// The actions of `target` (registered, of its class, or as a provider
+    /// lists them); of the first two, the first `NameSuggestions.maxCandidates`
+    /// (the only ones a suggestion looks at).
     func actionNames(of target: NameRef) -> [String] {
-        var names: [String] = lock.withLock {
-            guard let entry = targets.find(target) else { return [] }
-            return entry._withUnsafeGuaranteedRef { $0.registered.names + ($0.targetClass?.actions.names ?? []) }
+        // Read pinned, as a call reads, not under the writers' lock: a call
+        // that fails on a target of 100,000 actions held up every
+        // registration while it listed them. The maps are immutable.
+        let maps: (registered: ActionMap, ofClass: ActionMap?)? = epochs.withPinned {
+            targets.find(target).map { found in
+                let entry = found.takeUnretainedValue()
+                return (entry.registered, entry.targetClass?.actions)
+            }
         }
+        var names = maps?.registered.names(limit: NameSuggestions.maxCandidates) ?? []
+        names += maps?.ofClass?.names(limit: max(0, NameSuggestions.maxCandidates - names.count)) ?? []
         let name = target.string
         for provider in providers {
             for listed in provider.listedTargets() where listed.name.utf8.elementsEqual(name.utf8) {
@@ -123,6 +132,8 @@ extension Mediator {
                 + "(Mediator(modules: [\"App\"]), or Mediator.shared.modules = [\"App\"]), or call \"App.\(name)\""
         }
         return "; the class Target_\(name) was looked for in the Swift modules "
-            + searched.joined(separator: ", ") + " (the mediator's modules)"
+            + searched.joined(separator: ", ") + " (the mediator's modules): is the module linked into the program, "
+            + "and is the class internal or public, at the top level of its module? (a private, fileprivate or "
+            + "nested class cannot be found by name)"
     }
 }

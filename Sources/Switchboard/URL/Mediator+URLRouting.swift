@@ -143,7 +143,7 @@ extension Mediator {
     /// for its routes), with their handlers: the texts they were added
     /// with, in the order they were added (empty if there were none).
     @discardableResult
-    public func removeRoutes(scheme: String) -> [String] {
+    public func removeURLPatterns(scheme: String) -> [String] {
         let removed = urls.removePatterns(scheme: scheme)
         for pattern in removed { _ = unregisterAny(target: HandlerName.route(pattern)) }
         return removed

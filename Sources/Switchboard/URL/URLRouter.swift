@@ -403,10 +403,8 @@ final class URLRouter: @unchecked Sendable {
             if !nearest.patterns.isEmpty {
                 let clause = (nearest.fits ? " (nearest patterns: " : " (its patterns include ")
                     + nearest.patterns.map { Value.string($0).description }.joined(separator: ", ") + ")"
-                switch problem {
-                case .badURL(let message): problem = .badURL(message + clause)
-                case .noTarget(let message): problem = .noTarget(message + clause)
-                default: break
+                if problem.code == .badURL || problem.code == .noTarget {
+                    problem = SwitchboardError(code: problem.code, message: problem.message + clause)
                 }
             }
         }

@@ -33,7 +33,7 @@ public func sb_url_pattern_remove_scheme(_ m: sb_mediator_ptr?, _ scheme: Unsafe
     guard let m, case .success(let name) = validName(scheme, "scheme") else {
         return failure(SB_EINVAL, "sb_url_pattern_remove_scheme: NULL mediator, or the scheme is not a non-empty name")
     }
-    let removed = CMediator.borrow(m).takeUnretainedValue().mediator.removeRoutes(scheme: name)
+    let removed = CMediator.borrow(m).takeUnretainedValue().mediator.removeURLPatterns(scheme: name)
     guard !removed.isEmpty else { return failure(SB_ENOTFOUND, "the scheme \"\(name)\" has no pattern") }
     guard let out else { return SB_OK }
     do throws(SwitchboardError) {

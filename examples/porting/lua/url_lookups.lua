@@ -2,7 +2,7 @@ local sb = require "switchboard"
 
 -- valueConverters["slug"]: letters and "-", in lower case; nil declines.
 sb.converter("slug", function(s) if s:match("^[%a-]+$") then return s:lower() end end)
-sb.route("shop://tag/<slug:item>", "Cart", "add")
+sb.url_pattern("shop://tag/<slug:item>", "Cart", "add")
 
 -- generateURLWithPattern:parameters: — by name; matching gives them back.
 local url = sb.build_url("shop://tag/<slug:item>", { item = "Green-Tea", price = "2" })
@@ -19,4 +19,4 @@ sb.unmatched("shop", function(u) return "no page for " .. u.url end)
 print("fallback:", sb.open("shop://cart?x=1"))
 
 -- unregisterRouteScheme: every pattern of the scheme at once.
-print("removed:", table.concat(sb.unroute_scheme("shop"), " "))
+print("removed:", table.concat(sb.remove_url_patterns("shop"), " "))

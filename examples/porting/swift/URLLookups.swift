@@ -11,13 +11,13 @@ func urlLookups() throws {
     try mediator.addURLConverter("slug") { segment in
         segment.allSatisfy { $0.isLetter || $0 == "-" } ? .string(segment.lowercased()) : nil
     }
-    try mediator.addRoute(pattern: "shop://user/<int:id>", target: "Pages", action: "user")
-    try mediator.addRoute(pattern: "shop://tag/<slug:item>", target: "Cart", action: "add")
+    try mediator.addURLPattern("shop://user/<int:id>", target: "Pages", action: "user")
+    try mediator.addURLPattern("shop://tag/<slug:item>", target: "Cart", action: "add")
 
     // generateURLWithPattern:parameters: — by name; matching gives them back.
     let url = try mediator.buildURL(pattern: "shop://user/<int:id>", params: ["id": 42, "ref": "a b"])
     print("built:", url)
-    print("opened:", mediator.open(url))
+    print("opened:", mediator.openAndWait(url))
 
     // canRouteURL:, handler(for:) — what would answer, calling nothing.
     let found = try mediator.lookup(url: "shop://tag/Green-Tea?price=2")
@@ -26,8 +26,8 @@ func urlLookups() throws {
 
     // unmatchedURLHandler — for the scheme (or, without one, every scheme).
     try mediator.setURLFallback(target: "Pages", action: "missing", scheme: "shop")
-    print("fallback:", mediator.open("shop://cart?x=1"))
+    print("fallback:", mediator.openAndWait("shop://cart?x=1"))
 
     // unregisterRouteScheme: every pattern of the scheme at once.
-    print("removed:", mediator.removeRoutes(scheme: "shop"))
+    print("removed:", mediator.removeURLPatterns(scheme: "shop"))
 }
