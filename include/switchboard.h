@@ -745,17 +745,25 @@ SB_API void sb_error_set(const char *fmt, ...)
  *   2. the URL policy may refuse the scheme (SB_EREJECTED);
  *   3. a URL pattern of the scheme decides the target and action if one
  *      matches (sb_url_pattern_add), else the scheme's connector does
- *      (sb_scheme_register; "app" is connected to targets by default); a
- *      scheme with neither is SB_ENOTARGET. One trailing "/" is ignored
- *      (app://A/show/ is app://A/show, as in CTMediator); a URL for targets
- *      with more path segments than one action is SB_EBADURL;
+ *      (sb_scheme_register; "app" is connected to targets by default), else
+ *      the unmatched-URL fallback (sb_url_fallback_set); with none of them
+ *      SB_ENOTARGET ("no pattern of the scheme ... matches", naming the
+ *      nearest patterns). One trailing "/" is ignored (app://A/show/ is
+ *      app://A/show, as in CTMediator); a URL for targets with more path
+ *      segments than one action is SB_EBADURL, unless a fallback takes it.
+ *      Routes are chosen by host and path: a URL with a user, password or
+ *      port matches no pattern and is no URL for targets; only a handler
+ *      that gets the whole URL (a forward connector, the fallback) takes it,
+ *      else SB_EBADURL;
  *   4. the policy may refuse the target, and an action whose name starts
  *      with "native" (in any case) is always refused (SB_EREJECTED). A
  *      refused call reaches no target code and is reported to the observer.
  * Params: the query (strings; a repeated key gives an array), path captures
- * over it, and the options' `params` over both: what code passes wins over
- * what the URL says. The fallbacks are also told the URL (their params'
- * "url", see sb_action_perform).
+ * over it, for a pattern the router's keys SB_PATTERN_KEY, SB_SCHEME_KEY and
+ * SB_URL_KEY, and the options' `params` over all: what code passes wins over
+ * what the URL says. No query key may start with SB_RESERVED_KEY_PREFIX (or
+ * be SB_MODULE_KEY_CTMEDIATOR): SB_EREJECTED. The fallbacks are also told
+ * the URL (their params' "url", see sb_action_perform).
  *
  * `options` may be NULL (no params, no completion, no call options). On
  * SB_OK *out (if `out` is not NULL) is a new reference to the result.
@@ -804,14 +812,30 @@ SB_API sb_status sb_scheme_unregister(sb_mediator *m, const char *scheme);
  * SB_ENOTFOUND if it is not (or the scheme has no handler). */
 SB_API sb_status sb_scheme_unregister_if(sb_mediator *m, const char *scheme, sb_fn fn, const void *userdata);
 
+/* The keys the URL router adds to the params of a call a pattern chose: the
+ * pattern as added, the scheme in lower case, the URL as opened. A URL's
+ * query can set no key that starts with SB_RESERVED_KEY_PREFIX. */
+#define SB_RESERVED_KEY_PREFIX "switchboard."
+#define SB_PATTERN_KEY "switchboard.pattern"
+#define SB_SCHEME_KEY "switchboard.scheme"
+#define SB_URL_KEY "switchboard.url"
+
 /*
  * Sends URLs matching `pattern` to `action` of `target`. Patterns:
- *   app://user/:id/profile      :id matches one segment (a string)
+ *   app://user/:id/profile      :id (or <id>, <string:id>) matches one segment (a string)
  *   app://item/<int:id>         an integer segment (an int in params)
+ *   app://price/<float:p>       a decimal number (a double)
+ *   app://order/<uuid:id>       a UUID (a string in lower case)
+ *   app://hello/<greeting:who>  a converter's type (sb_url_converter_add)
  *   app://files/<path:rest>     one or more segments, as "a/b/c"
  *   a last segment *            any rest, as an array under "*" (app://web/ then *)
- *   app://user/:id(/:tab)       a group in parentheses is optional (at most 4)
- * Precedence, segment by segment: literal, <int:>, :name, <path:>, *.
+ *   app://user/:id(/:tab)       a group in parentheses is optional (at most 4),
+ *   app://(v1/):object/:id      wherever it holds whole segments
+ * <path:> and * may stand for the host (https://<path:url>). A pattern with
+ * no host (app://), or a raw "#" or "?" (no URL written so could reach it),
+ * is SB_EINVAL; the message names the form to use.
+ * Precedence, segment by segment: literal, <int:>, <float:>, <uuid:>,
+ * converters (in the byte order of their types), :name, <path:>, *.
  * Matching visits each node of a segment trie at most once, and at most
  * 4,096 nodes per URL: a URL that would need more (crafted patterns whose
  * placeholders all fit its segments) is SB_EREJECTED. SB_EINVAL for a
@@ -840,6 +864,106 @@ SB_API sb_status sb_url_pattern_remove(sb_mediator *m, const char *pattern);
  * `fn` and `userdata` (as sb_url_pattern_add_handler set it), like
  * sb_action_unregister_if. SB_ENOTFOUND if it is not (or it has none). */
 SB_API sb_status sb_url_pattern_remove_handler_if(sb_mediator *m, const char *pattern, sb_fn fn, const void *userdata);
+
+/* Removes every pattern of `scheme` (any case), with their handlers
+ * (JLRoutes' unregisterRouteScheme:). On SB_OK *out (if `out` is not NULL)
+ * is a new reference to an array of the patterns' texts as they were added,
+ * each once, in the order they were added. SB_ENOTFOUND when the scheme had
+ * none; SB_EINVAL for a NULL `m` or `scheme`. Calls user code (destructors).
+ * Since 1.1. */
+SB_API sb_status sb_url_pattern_remove_scheme(sb_mediator *m, const char *scheme, sb_value **out);
+
+/*
+ * Registers the placeholder type `type` (`<type:name>` in patterns;
+ * URLNavigator's value converters): while a URL is matched, fn(userdata,
+ * segment, &out) gets a decoded segment (a string value, borrowed) and sets
+ * *out to the value to capture (a new reference), or leaves it NULL (or
+ * null) to decline: the pattern does not match there and matching goes on.
+ * Any other status fails the URL call with it. `type`: ASCII letters,
+ * digits and _, not starting with a digit, at most 64 bytes, not a built-in
+ * type (int, string, float, uuid, path): else SB_EINVAL. Replaces a
+ * converter of the same type. A pattern naming a type that is not
+ * registered is refused (SB_EINVAL).
+ *
+ * fn runs outside every lock, on the thread matching the URL (a URL call, a
+ * lookup, sb_url_build), as one more call level of that thread; it may open
+ * URLs or add patterns. It is asked only for segments that a walk of the
+ * patterns reaches in precedence order, at most once per segment, at most
+ * 32 times per URL (then the URL is SB_EREJECTED). A lookup runs converters
+ * too: answer without side effects. `free_userdata` as for
+ * sb_action_register. Calls user code (destructors). Since 1.1.
+ */
+SB_API sb_status sb_url_converter_add(sb_mediator *m, const char *type, sb_fn fn, void *userdata,
+                                      void (*free_userdata)(void *));
+
+/* Removes the converter `type`; patterns that name it then match nothing at
+ * its placeholder. SB_ENOTFOUND if there was none. _if: only if its function
+ * is still exactly `fn` and `userdata`. Calls user code (destructors).
+ * Since 1.1. */
+SB_API sb_status sb_url_converter_remove(sb_mediator *m, const char *type);
+SB_API sb_status sb_url_converter_remove_if(sb_mediator *m, const char *type, sb_fn fn, const void *userdata);
+
+/*
+ * The unmatched-URL fallback (JLRoutes' unmatchedURLHandler): a URL of
+ * `scheme` (any case; NULL: of every scheme without a fallback of its own)
+ * that no pattern matches and its scheme's connector cannot take goes to
+ * `action` of `target`, or to fn with the _handler form, with the params of
+ * a forward connector: {url, scheme, host, path, query}, plus the params
+ * passed beside the URL. The URL policy holds for it as for any URL call
+ * (the scheme, its target, the native rule, after every redirect). A URL
+ * that does not parse never reaches it, nor one the targets connector takes
+ * (a target that is not there gets NoTargetAction). Replaces the scheme's
+ * earlier fallback (and releases its handler). The handler, like a scheme's,
+ * is no target: no name reaches it. SB_EINVAL for a NULL `m`, a bad scheme
+ * or name, or a NULL fn. `free_userdata` as for sb_action_register. Calls
+ * user code (destructors). Since 1.1.
+ */
+SB_API sb_status sb_url_fallback_set(sb_mediator *m, const char *scheme, const char *target, const char *action);
+SB_API sb_status sb_url_fallback_set_handler(sb_mediator *m, const char *scheme, sb_fn fn, void *userdata,
+                                             void (*free_userdata)(void *));
+
+/* Removes the fallback of `scheme` (NULL: the one of every scheme).
+ * SB_ENOTFOUND if there was none. _handler_if: only if its handler is still
+ * exactly `fn` and `userdata`. Calls user code (destructors). Since 1.1. */
+SB_API sb_status sb_url_fallback_remove(sb_mediator *m, const char *scheme);
+SB_API sb_status sb_url_fallback_remove_handler_if(sb_mediator *m, const char *scheme, sb_fn fn, const void *userdata);
+
+/*
+ * Where the URL router sends `url`, without calling anything (JLRoutes'
+ * canRouteURL:, URLNavigator's handler(for:)): no target, interceptor,
+ * observer or completion runs, nothing is discovered. On SB_OK *out (if
+ * `out` is not NULL) is a new reference to {"kind": "pattern" | "targets" |
+ * "forward" | "fallback", "scheme", "target", "action" (absent for a
+ * handler), "handler": bool, "pattern" (for "pattern"), "params": the dict
+ * the call would get from the URL}. Fails as sb_url_open would before any
+ * target runs (SB_EBADURL, SB_EREJECTED: the signature, the policy, the
+ * native rule; SB_ENOTARGET), without telling the URL observer. Rules and
+ * interceptors may still move the call once it is made, and a target that
+ * is not there gets the NoTargetAction fallback. Calls user code
+ * (converters). Since 1.1.
+ */
+SB_API sb_status sb_url_lookup(sb_mediator *m, const char *url, sb_value **out);
+
+/*
+ * The URL `pattern` stands for with its placeholders filled from `params`
+ * (a dict; NULL for none), MGJRouter's generateURLWithPattern:. Each
+ * placeholder needs a value of its type (:name a non-empty string, <int:>
+ * an int, <float:> a finite double, <uuid:> a UUID string, a converter's
+ * type a string it accepts, <path:> non-empty segments joined by "/", * an
+ * array of non-empty strings); optional groups are written when their
+ * values are given, left out when none is; the other params become the
+ * query (a string, or an array of at least two strings). Everything but
+ * letters, digits and - . _ ~ is percent-encoded. Matching the URL against
+ * the pattern gives the params back: the URL is checked so before it is
+ * given. On SB_OK *out is a new string (free it with sb_memory_free); on
+ * failure NULL. SB_EPARAMS for a missing or mistyped value, a group given
+ * part of its values, a key of the library's, or a URL that would read
+ * another way; SB_EINVAL for a NULL `m`, `pattern` or `out`, or a malformed
+ * pattern; SB_ETYPE for params that are not a dict; SB_EBADURL for a URL
+ * over the length or segment limits. The pattern need not be added. Calls
+ * user code (converters). Since 1.1.
+ */
+SB_API sb_status sb_url_build(sb_mediator *m, const char *pattern, const sb_value *params, char **out);
 
 /* Sets who URLs may reach: `policy` is a dict {"schemes": [...], "targets":
  * [...]}, each an array of strings, or absent or null for "any"; NULL

@@ -165,7 +165,7 @@ cat "$out/facts.json"
 if [ $callgrind = 1 ]; then
   sb_step "callgrind: instructions per call"
   prepare_callgrind
-  c_cases="direct perform route intercepted build3 perform3 unchecked3 contract3 miss url now async deferred get_hit get_miss"
+  c_cases="direct perform route intercepted build3 perform3 unchecked3 contract3 miss url url_match10 url_match1000 url_lookup now async deferred get_hit get_miss"
   c_cases="$c_cases register register_targets"
   # Registering 100,000 targets under valgrind takes a while: not in smoke runs.
   [ $smoke = 1 ] || c_cases="$c_cases lookup10 lookup100k"

@@ -17,10 +17,18 @@ extension SwitchboardCLI {
                 the exit status is 1; params that are not a JSON object are a usage error (64), found \
                 before anything runs.
 
+                --lookup prints where a URL would go (kind, target and action or handler, pattern, \
+                params) and calls nothing. --build takes a URL pattern and, optionally, params as a \
+                JSON object, and prints the URL they make (matching it gives the params back). \
+                Patterns, converters and fallbacks come from the --setup file (sb.url_pattern, \
+                sb.converter, sb.unmatched).
+
                 Examples, from PREFIX/share/switchboard/examples:
 
                   $ switchboard call --plugin ./module_a.so A cell '{"identifier": "Row"}'
                   $ switchboard call --plugin ./module_a.so 'app://A/cell?identifier=Row'
+                  $ switchboard call --plugin ./module_a.so --lookup 'app://A/cell?x=1'
+                  $ switchboard call --build 'app://user/<int:id>' '{"id": 42, "tab": "a b"}'
                   $ switchboard call --targets targets Catalog item '{"sku": "X1"}'
                 """))
 
@@ -29,7 +37,13 @@ extension SwitchboardCLI {
 
         @OptionGroup var session: SessionOptions
 
-        @Argument(help: ArgumentHelp("A URL, or a target name.", valueName: "url-or-target"))
+        @Flag(help: "Print where the URL would go, calling nothing.")
+        var lookup = false
+
+        @Flag(help: "Print the URL a pattern and params (a JSON object) make.")
+        var build = false
+
+        @Argument(help: ArgumentHelp("A URL, a target name, or a URL pattern (with --build).", valueName: "url-or-target"))
         var first: String
 
         @Argument(help: ArgumentHelp("The action (with a target).", valueName: "action"))
@@ -40,6 +54,17 @@ extension SwitchboardCLI {
 
         func validate() throws {
             guard DeferredValidation.now else { return }
+            if lookup && build { throw ValidationError("--lookup and --build do not go together") }
+            if build {
+                guard first.contains("://"), params == nil else {
+                    throw ValidationError("--build takes a URL pattern (scheme://...) and, optionally, params as a JSON object")
+                }
+                if let action { sb_value_release(try Self.decodeParams(action)) } // the params, in action's place
+                return
+            }
+            if lookup && (action != nil || !first.contains("://")) {
+                throw ValidationError("--lookup takes one URL (scheme://...)")
+            }
             if action == nil && !first.contains("://") {
                 throw ValidationError("give a URL (scheme://target/action?k=v), or a target and an action")
             }
@@ -74,9 +99,15 @@ extension SwitchboardCLI {
 
         func run() throws {
             let session = try Session(load: load, limits: limits, setup: session.setup)
+            if build {
+                print(try buildURL(session))
+                return
+            }
             var out: OpaquePointer?
             let status: sb_status
-            if let action {
+            if lookup {
+                status = sb_url_lookup(session.mediator, first, &out)
+            } else if let action {
                 let args = try params.flatMap { try Self.decodeParams($0) }
                 status = sb_action_perform(session.mediator, first, action, args, 0, &out)
                 sb_value_release(args)
@@ -87,6 +118,17 @@ extension SwitchboardCLI {
             defer { sb_value_release(out) }
             guard let json = takeJSON(sb_json_encode(out)) else { throw CommandFailure("the result could not be written as JSON") }
             print(terminalJSON(json))
+        }
+
+        /// --build: the pattern (`first`) filled from the params (in `action`'s place).
+        private func buildURL(_ session: Session) throws -> String {
+            let args = try action.flatMap { try Self.decodeParams($0) }
+            defer { sb_value_release(args) }
+            var url: UnsafeMutablePointer<CChar>?
+            let status = sb_url_build(session.mediator, first, args, &url)
+            guard status == SB_OK, let url else { throw CommandFailure(failureMessage(status)) }
+            defer { sb_memory_free(url) }
+            return String(cString: url)
         }
     }
 }

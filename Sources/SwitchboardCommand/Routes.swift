@@ -9,7 +9,8 @@ extension SwitchboardCLI {
             discussion: InstallPrefix.expand("""
                 Prints, for people, each target with where it comes from (a plugin, a Lua file) \
                 and its actions, with the signature and the params' notes of each action that \
-                has a contract (and [async] for one that answers later), then the URL schemes, the route patterns, and any rules and \
+                has a contract (and [async] for one that answers later), then the URL schemes, the route patterns (and any \
+                unmatched-URL fallbacks and converters), and any rules and \
                 interceptors. With --json it prints the catalogue that \
                 sb_routes_json returns (switchboard gen --catalogue reads it).
 
@@ -74,6 +75,18 @@ struct RoutesListing {
                 ? "handler" : "\(p["target"]?.string ?? "?")/\(p["action"]?.string ?? "?")"
             lines.append("  \(p["pattern"]?.string ?? "?")  ->  \(destination)")
         }
+        // Shown only when there are some: most mediators have neither.
+        let fallbacks = routes["url_fallbacks"]?.array ?? []
+        let converters = (routes["url_converters"]?.array ?? []).compactMap(\.string)
+        if !fallbacks.isEmpty {
+            lines.append("unmatched-URL fallbacks (\(fallbacks.count)):")
+            for f in fallbacks {
+                let destination = f["handler"]?.bool == true
+                    ? "handler" : "\(f["target"]?.string ?? "?")/\(f["action"]?.string ?? "?")"
+                lines.append("  \(f["scheme"]?.string.map { $0 + "://" } ?? "every scheme")  ->  \(destination)")
+            }
+        }
+        if !converters.isEmpty { lines.append("URL converters (\(converters.count)): " + converters.joined(separator: ", ")) }
         let rules = routes["rules"]?.array ?? []
         let interceptors = routes["interceptors"]?.array ?? []
         if !rules.isEmpty || !interceptors.isEmpty {

@@ -14,9 +14,13 @@
  *                                    ACTION_COST, its name twice and its
  *                                    contract; given back by sb.unregister
  *   a route pattern (to a target or  REGISTRATION_COST plus NAME_COPIES times
- *   a handler)                       the pattern; given back by sb.unroute
+ *   a handler)                       the pattern; given back by sb.remove_url_pattern
+ *                                    and sb.remove_url_patterns
  *   a scheme (to targets or a        REGISTRATION_COST plus NAME_COPIES times
  *   handler)                         the name; given back by sb.scheme(n, false)
+ *   an unmatched-URL fallback, a     REGISTRATION_COST plus NAME_COPIES times
+ *   URL converter                    the scheme or type; given back by
+ *                                    sb.unmatched(s, false), sb.converter(t, false)
  *   an interceptor                   REGISTRATION_COST plus NAME_COPIES times
  *                                    its name; given back by sb.unintercept
  *   an observer                      REGISTRATION_COST; given back by

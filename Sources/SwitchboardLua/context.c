@@ -621,6 +621,11 @@ int sb_lua_close(lua_State *L) {
         case SB_LUA_SCHEME_HANDLER: (void)sb_scheme_unregister_if(ctx->m, r->target, sb_lua_fn_call, r->fn); break;
         case SB_LUA_ROUTE_HANDLER: (void)sb_url_pattern_remove_handler_if(ctx->m, r->target, sb_lua_fn_call, r->fn); break;
         case SB_LUA_CLASS: (void)sb_class_unregister_if(ctx->m, r->target, r->fn); break;
+        case SB_LUA_FALLBACK_HANDLER:
+            (void)sb_url_fallback_remove_handler_if(ctx->m, strcmp(r->target, "*") == 0 ? NULL : r->target,
+                                                    sb_lua_fn_call, r->fn);
+            break;
+        case SB_LUA_CONVERTER: (void)sb_url_converter_remove_if(ctx->m, r->target, sb_lua_fn_call, r->fn); break;
         default: (void)sb_action_unregister_if(ctx->m, r->target, r->action, sb_lua_fn_call, r->fn); break;
         }
         fn_release(r->fn);

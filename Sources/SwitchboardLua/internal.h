@@ -75,8 +75,10 @@ struct sb_lua_ctx {
      * it is remembered): closing the state removes each one that is still
      * registered with that function, and nothing another owner put there. */
     struct sb_lua_registration {
-        char kind;          /* SB_LUA_ACTION, SB_LUA_SCHEME_HANDLER, SB_LUA_ROUTE_HANDLER, SB_LUA_CLASS */
-        char *target;       /* the target; the scheme (lower case); the pattern */
+        char kind;          /* SB_LUA_ACTION, SB_LUA_SCHEME_HANDLER, SB_LUA_ROUTE_HANDLER, SB_LUA_CLASS,
+                               SB_LUA_FALLBACK_HANDLER, SB_LUA_CONVERTER */
+        char *target;       /* the target; the scheme (lower case; "*" for every scheme's fallback);
+                               the pattern; the converter's type */
         const char *action; /* (inside target's allocation) "" for a handler */
         sb_lua_fn *fn;
     } *registrations;
@@ -129,6 +131,8 @@ sb_status sb_lua_protected(sb_lua_ctx *ctx, lua_State *L, lua_CFunction fn, void
 #define SB_LUA_SCHEME_HANDLER 's'
 #define SB_LUA_ROUTE_HANDLER 'r'
 #define SB_LUA_CLASS 'c' /* a Target_<Name>.lua constructor (discover.c); action "" */
+#define SB_LUA_FALLBACK_HANDLER 'u' /* an unmatched-URL fallback: by scheme in lower case, "*" for every scheme */
+#define SB_LUA_CONVERTER 'k'        /* a URL converter, by type */
 int sb_lua_remember(sb_lua_ctx *ctx, char kind, const char *target, const char *action, sb_lua_fn *fn);
 /* The degrade handler this state has set (NULL: it removed it). */
 void sb_lua_remember_degrade(sb_lua_ctx *ctx, sb_lua_fn *fn);
@@ -211,6 +215,8 @@ int sb_lua_charge(lua_State *L, long long bytes);
 #define SB_LUA_CHARGE_POLICY 'u'      /* the one URL policy: name "" */
 #define SB_LUA_CHARGE_SERVICE 'v'     /* a service's interface, by the service's name */
 #define SB_LUA_CHARGE_BINDING 'b'     /* a service's binding, by the service's name */
+#define SB_LUA_CHARGE_FALLBACK 'f'    /* an unmatched-URL fallback, as SB_LUA_FALLBACK_HANDLER names it */
+#define SB_LUA_CHARGE_CONVERTER 'k'   /* a URL converter, by type */
 /* Charges `bytes` for `kind`'s registered `name` (added to what it was
  * charged), remembered until sb_lua_uncharge_name gives it all back. 0 if
  * refused (nothing charged). May raise a memory error before charging. */
@@ -326,6 +332,10 @@ int sb_lua_call_options(lua_State *L, int idx, sb_call_options *o);
 /* services.c: sb.service, sb.bind_service, sb.perform_service, sb.remove_service. */
 extern const luaL_Reg sb_lua_service_functions[];
 
+/* urls.c: sb.lookup, sb.build_url, sb.unmatched, sb.converter,
+ * sb.remove_url_patterns (upvalue 1: the context box). */
+extern const luaL_Reg sb_lua_url_functions[];
+
 /* util.c: the helpers every file calls (status names, metatable locking,
  * the failure triple); it calls nothing else of the glue. */
 /* Every metatable the module makes is locked when it is made: its
@@ -341,6 +351,9 @@ const char *sb_lua_status_name(sb_status status);
 sb_status sb_lua_status_from_name(const char *name);
 /* A name argument: a non-empty string without NUL bytes (raises otherwise). */
 const char *sb_lua_check_name(lua_State *L, int arg);
+/* A text argument (a URL, a scheme, a type): non-empty, no NUL bytes;
+ * `what` is the message for an empty one. */
+const char *sb_lua_check_text(lua_State *L, int arg, const char *what);
 /* pin.c: keeps the module and libswitchboard loaded past lua_close. */
 void sb_lua_pin_libraries(void);
 

@@ -20,6 +20,7 @@
  *   sb.routes()                   what the mediator can reach -> table
  *   sb.policy(t | nil)            {schemes = {...}, targets = {...}} for URLs -> true
  *   sb.on_rejected(fn | nil)      observes refused URL calls -> true
+ *   sb.lookup, sb.build_url, sb.unmatched, sb.converter, sb.remove_url_patterns   (urls.c)
  *   sb.intercept(priority, fn [, opts]) -> id; sb.unintercept(id)   (hooks.c)
  *   sb.observe(fn) -> id; sb.unobserve(id); sb.rules(list | json); sb.degrade(fn | nil)
  *   sb.cancellation() -> token; sb.cancelled()
@@ -494,6 +495,8 @@ int sb_lua_open(lua_State *L, sb_mediator *m) {
     luaL_setfuncs(L, sb_lua_hook_functions, 1);
     lua_pushvalue(L, -2);
     luaL_setfuncs(L, sb_lua_service_functions, 1);
+    lua_pushvalue(L, -2);
+    luaL_setfuncs(L, sb_lua_url_functions, 1);
     for (size_t i = 0; i < sizeof renamed / sizeof renamed[0]; i++) {
         lua_getfield(L, -1, renamed[i].current);
         lua_setfield(L, -2, renamed[i].old);

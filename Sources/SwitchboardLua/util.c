@@ -1,6 +1,6 @@
 /*
- * The helpers every file of the glue calls: status names, locking a
- * metatable, the `nil, message, code` of a failure. They call nothing else
+ * The helpers every file of the glue calls: status names, name and text checks,
+ * locking a metatable, the `nil, message, code` of a failure. They call nothing else
  * of the glue (luv keeps its shared helpers in util.c the same way), so the
  * other files depend on this one and it on none of them.
  */
@@ -30,6 +30,14 @@ const char *sb_lua_check_name(lua_State *L, int arg) {
     luaL_argcheck(L, length > 0, arg, "empty name");
     luaL_argcheck(L, strlen(name) == length, arg, "name contains a NUL byte");
     return name;
+}
+
+const char *sb_lua_check_text(lua_State *L, int arg, const char *what) {
+    size_t length;
+    const char *text = luaL_checklstring(L, arg, &length);
+    luaL_argcheck(L, length > 0, arg, what);
+    luaL_argcheck(L, strlen(text) == length, arg, "contains a NUL byte");
+    return text;
 }
 
 void sb_lua_lock_metatable(lua_State *L, const char *what) {

@@ -242,7 +242,8 @@ struct URLLandingTests {
         let error = #expect(throws: SwitchboardError.self) {
             try b.callAndWait(url: "app://OnlyA/echo?switchboard.module=FixtureTargetsB")
         }
-        #expect(error?.code == .rejected && error?.message == "the params key \"switchboard.module\" cannot come from a URL")
+        #expect(error?.code == .rejected
+                && error?.message.hasPrefix("the params key \"switchboard.module\" cannot come from a URL") == true)
         #expect(rejections.all.count == 1)
         // Nor does CTMediator's key, its alias, even empty or beside the other.
         for query in ["kCTMediatorParamsKeySwiftTargetModuleName=FixtureTargetsB",

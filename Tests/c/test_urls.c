@@ -192,10 +192,11 @@ static void test_schemes_and_patterns(void) {
     CHECK_STR(str(out, "x"), "1");
     sb_value_release(out);
     CHECK_STATUS(sb_url_open(m, "app://item/new", NULL, &out), SB_OK);
-    CHECK(sb_value_count(out) == 0); /* the literal route, no captures */
+    CHECK(sb_value_count(out) == 3); /* the literal route: no captures, the router's three keys */
+    CHECK_STR(str(out, SB_PATTERN_KEY), "app://item/new");
     sb_value_release(out);
-    CHECK_STATUS(sb_url_pattern_add(m, "app://bad/<float:x>", "T", "echo"), SB_EINVAL);
-    CHECK(ERROR_MENTIONS("float"));
+    CHECK_STATUS(sb_url_pattern_add(m, "app://bad/<double:x>", "T", "echo"), SB_EINVAL);
+    CHECK(ERROR_MENTIONS("double"));
     CHECK_STATUS(sb_url_pattern_remove(m, "app://item/<int:id>(/:tab)"), SB_OK);
     CHECK_STATUS(sb_url_pattern_remove(m, "app://item/<int:id>(/:tab)"), SB_ENOTFOUND);
 

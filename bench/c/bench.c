@@ -8,7 +8,8 @@
  *   bench --one CASE ITER PLUGIN      one case, untimed, for callgrind:
  *                                     direct, perform, route, intercepted, build3, perform3,
  *                                     unchecked3, contract3, lookup10, lookup100k,
- *                                     miss, url, now, async, deferred,
+ *                                     miss, url, url_match10, url_match1000, url_lookup,
+ *                                     now, async, deferred,
  *                                     get_hit, get_miss,
  *                                     register, register_targets (ITER registrations)
  */
@@ -251,6 +252,41 @@ static void run_lookup(sb_mediator *r) {
 static void run_lookup_small(void) { run_lookup(small_registry); }
 static void run_lookup_large(void) { run_lookup(large_registry); }
 
+/* URL patterns (issue 41): the same pattern URL opened in a mediator with
+ * 10 patterns and in one with 1,000, and looked up (nothing called) in the
+ * one with 10. */
+static sb_mediator *few_patterns, *many_patterns;
+
+static sb_mediator *patterns_of(long count) {
+    sb_mediator *r = sb_mediator_new();
+    char pattern[64];
+    sb_action_register(r, "P", "echo", echo, NULL, NULL);
+    for (long i = 0; i < count; i++) {
+        snprintf(pattern, sizeof pattern, "app://p%ld/item/<int:id>", i);
+        sb_url_pattern_add(r, pattern, "P", "echo");
+    }
+    return r;
+}
+
+static void run_url_match(sb_mediator *r) {
+    for (long i = 0; i < iterations; i++) {
+        sb_value *out = NULL;
+        sb_url_open(r, "app://p7/item/42?tab=a", NULL, &out);
+        sink += out != NULL;
+        sb_value_release(out);
+    }
+}
+static void run_url_match_few(void) { run_url_match(few_patterns); }
+static void run_url_match_many(void) { run_url_match(many_patterns); }
+
+static void run_url_lookup(void) {
+    for (long i = 0; i < iterations; i++) {
+        sb_value *out = NULL;
+        sb_url_lookup(few_patterns, "app://p7/item/42?tab=a", &out);
+        sink += out != NULL;
+        sb_value_release(out);
+    }
+}
 /* Registration: ITER actions registered one by one on one target of a new
  * mediator, against ITER targets with one action each (names made before,
  * so that only registering is measured; the mediator is freed in both). */
@@ -413,6 +449,10 @@ int main(int argc, char **argv) {
         iterations = atol(argv[3]);
         setup(argv[4]);
         if (strncmp(argv[2], "lookup", 6) == 0) setup_registries();
+        if (strncmp(argv[2], "url_", 4) == 0) {
+            few_patterns = patterns_of(10);
+            many_patterns = patterns_of(1000);
+        }
         if (strncmp(argv[2], "register", 8) == 0) make_registration_names();
         static const struct {
             const char *name;
@@ -423,6 +463,8 @@ int main(int argc, char **argv) {
                      {"unchecked3", run_unchecked3}, {"contract3", run_contract3},
                      {"lookup10", run_lookup_small}, {"lookup100k", run_lookup_large},
                      {"miss", run_miss}, {"url", run_url},
+                     {"url_match10", run_url_match_few}, {"url_match1000", run_url_match_many},
+                     {"url_lookup", run_url_lookup},
                      {"now", run_now}, {"async", run_async}, {"deferred", run_deferred},
                      {"get_hit", run_get_hit}, {"get_miss", run_get_miss},
                      {"register", run_register_one_target}, {"register_targets", run_register_targets}};
@@ -469,6 +511,13 @@ int main(int argc, char **argv) {
     measure("c.uncached", "C uncached target (create + destroy per call)", "cached", run_stateful_uncached,
             run_stateful_cached, reps);
 
+    few_patterns = patterns_of(10);
+    many_patterns = patterns_of(1000);
+    measure("c.url_match", "C sb_url_open of a pattern URL among 1,000 patterns", "10 patterns", run_url_match_many,
+            run_url_match_few, reps);
+    measure("c.url_lookup", "C sb_url_lookup of that URL (nothing called)", "sb_url_open of it", run_url_lookup,
+            run_url_match_few, reps);
+
     setup_registries();
     measure("c.lookup", "C lookup with 100,000 registered targets", "10 targets", run_lookup_large,
             run_lookup_small, reps);
@@ -485,6 +534,8 @@ int main(int argc, char **argv) {
     sb_value_release(params3);
     sb_value_release(an_int);
     sb_value_release(a_string);
+    sb_mediator_free(few_patterns);
+    sb_mediator_free(many_patterns);
     sb_mediator_free(small_registry);
     sb_mediator_free(large_registry);
     sb_mediator_free(m);

@@ -20,7 +20,7 @@ from datetime import datetime, timezone
 CASES = [
     "swift.perform", "swift.route", "c.perform", "c.route", "c.intercepted", "c.contract", "c.dict3",
     "lua.perform_c", "lua.perform_lua", "lua.perform_lua_prebuilt", "lua.c_to_lua", "lua.lua_to_c",
-    "c.miss", "c.open_url", "c.get_miss", "c.uncached", "c.lookup", "c.register", "lua.register", "c.threads",
+    "c.miss", "c.open_url", "c.url_match", "c.url_lookup", "c.get_miss", "c.uncached", "c.lookup", "c.register", "lua.register", "c.threads",
     "c.threads_direct", "swift.open_url",
 ]
 
@@ -39,6 +39,8 @@ INSTRUCTIONS = {
     "lua.lua_to_c": ("lua.lua_to_c", "lua.plain_callback"),
     "lua.c_to_lua": ("lua.c_to_lua", "lua.plain_callback"),
     "c.lookup": ("c.lookup100k", "c.lookup10"),
+    "c.url_match": ("c.url_match1000", "c.url_match10"),
+    "c.url_lookup": ("c.url_lookup", "c.url_match10"),
     "c.miss": ("c.miss", "c.direct"),
     "c.open_url": ("c.url", "c.direct"),
     "c.get_miss": ("c.get_miss", "c.get_hit"),
@@ -59,6 +61,8 @@ BUDGETS = {
     "lua.perform_lua": ("<= 8x the plain call", lambda c: c["ratio"] <= 8),
     "lua.perform_lua_prebuilt": ("<= 4x the plain call", lambda c: c["ratio"] <= 4),
     "c.lookup": ("<= 1.3x the cost at 10", lambda c: c["ratio"] <= 1.3),
+    "c.url_match": ("<= 1.3x the cost among 10", lambda c: c["ratio"] <= 1.3),
+    "c.url_lookup": ("below the call", lambda c: c["ratio"] < 1),
     # Issue 39: registration is linear (a quadratic one is hundreds of times the baseline).
     "c.register": ("<= 3x one action on each of as many targets", lambda c: c["ratio"] <= 3),
     "lua.register": ("<= 3x one action on each of as many targets", lambda c: c["ratio"] <= 3),

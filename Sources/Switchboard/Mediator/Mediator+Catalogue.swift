@@ -13,6 +13,8 @@ extension Mediator {
     ///      "schemes": [{"scheme", "connector", "target"?, "action"?}],  (connector
     ///                  "targets", "forward", or "handler": a face's function)
     ///      "patterns": [{"pattern", "target", "action"} | {"pattern", "handler": true}],
+    ///      "url_fallbacks": [{"scheme" (null: every scheme), "target", "action"} | {"scheme", "handler": true}],
+    ///      "url_converters": [type],
     ///      "policy": {"schemes": [...] | null, "targets": [...] | null},
     ///      "rules": [rule], "interceptors": [{"id", "name", "priority", "timeout_ms",
     ///                "origin", "ignored_decisions"}], "observers": n, "degrade_handler": bool,
@@ -79,6 +81,12 @@ extension Mediator {
             if HandlerName.isHandler(route.target) { return ["pattern": .string(route.registered), "handler": true] }
             return ["pattern": .string(route.registered), "target": .string(route.target), "action": .string(route.action)]
         }
+        let routing = urls.routingCatalogue
+        let fallbacks: [Value] = routing.fallbacks.map { scheme, target, action in
+            let scheme = scheme.map(Value.string) ?? .null
+            if HandlerName.isHandler(target) { return ["scheme": scheme, "handler": true] }
+            return ["scheme": scheme, "target": .string(target), "action": .string(action)]
+        }
         let hooks = hooksCatalogue
         return [
             "rules": .array(hooks.rules),
@@ -89,6 +97,8 @@ extension Mediator {
             "targets": .array(targets.keys.sorted { $0.lexicographicallyPrecedes($1) }.map { targets[$0]! }),
             "schemes": .array(schemes),
             "patterns": .array(patternList),
+            "url_fallbacks": .array(fallbacks),
+            "url_converters": .array(routing.converters.map(Value.string)),
             "policy": ["schemes": policy.schemes.map { .array(Self.distinctSorted($0).map(Value.string)) } ?? .null,
                        "targets": policy.targets.map { .array(Self.distinctSorted($0).map(Value.string)) } ?? .null],
         ]

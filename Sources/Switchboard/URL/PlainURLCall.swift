@@ -139,7 +139,9 @@ enum PlainURL {
 
     /// One of the params keys that name a module, which a URL may not set.
     static func isModuleKey(_ key: UnsafeBufferPointer<UInt8>) -> Bool {
-        switch key.count {
+        // Nor any key of the library's (Mediator.reservedKeyPrefix).
+        if key.starts(with: Mediator.reservedKeyPrefix.utf8) { return true }
+        return switch key.count {
         case Mediator.moduleKeyLength: key.elementsEqual(Mediator.moduleKey.utf8)
         case Mediator.ctMediatorModuleKeyLength: key.elementsEqual(Mediator.ctMediatorModuleKey.utf8)
         default: false

@@ -1,25 +1,35 @@
 /// A URL pattern that maps URLs to a target and action (JLRoutes,
 /// URLNavigator and MGJRouter style).
 ///
-///     app://user/:id/profile           :id matches one segment, as a string
+///     app://user/:id/profile           :id (or <id>, <string:id>) matches one segment, as a string
 ///     app://item/<int:id>              <int:id> matches one integer segment
+///     app://price/<float:p>            <float:p> matches one decimal number, as a double
+///     app://order/<uuid:id>            <uuid:id> matches one UUID, in lower case
+///     app://hello/<greeting:name>      a converter registered as "greeting" decides
 ///     app://files/<path:rest>          <path:rest> matches the rest (one or more
 ///                                      segments), captured as "a/b/c"
 ///     app://web/*                      * matches any rest (zero or more
 ///                                      segments), captured as an array under "*"
 ///     app://user/:id(/:tab)            a group in parentheses is optional
+///     app://(rest/):object/:id         anywhere, if it holds whole segments
 ///
-/// The first segment after `scheme://` is the host. Captured values are
-/// added to the call's params under their names. Precedence, segment by
-/// segment from the left: a literal beats `<int:>`, which beats `:name`,
-/// which beats `<path:>`, which beats `*`. Two registrations of the same
-/// shape would match the same URLs with equal precedence: the second is
-/// refused (MGJRouter and URLNavigator let the later one win silently).
+/// The first segment after `scheme://` is the host; `<path:>` and `*` may
+/// stand for it (`https://<path:url>`). Captured values are added to the
+/// call's params under their names. Precedence, segment by segment from the
+/// left: a literal beats `<int:>`, then `<float:>`, `<uuid:>`, converters
+/// (in the byte order of their names), `:name`, `<path:>` and `*`. Two
+/// registrations of the same shape would match the same URLs with equal
+/// precedence: the second is refused (MGJRouter and URLNavigator let the
+/// later one win silently).
 public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
     enum Segment: Hashable, Sendable {
         case literal(String)
         case string(String)
         case int(String)
+        case float(String)
+        case uuid(String)
+        /// A placeholder whose converter is registered by `type`.
+        case custom(type: String, name: String)
         case path(String)
         case wildcard
     }
@@ -34,17 +44,49 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
         segments.compactMap {
             switch $0 {
             case .literal: nil
-            case .string(let n), .int(let n), .path(let n): n
+            case .string(let n), .int(let n), .float(let n), .uuid(let n), .path(let n), .custom(_, let n): n
             case .wildcard: "*"
             }
         }
     }
 
-    /// At most this many optional groups in one pattern (2^4 expansions).
+    /// The converter types the pattern names.
+    var converterTypes: [String] {
+        segments.compactMap { if case .custom(let type, _) = $0 { type } else { nil } }
+    }
+
+    /// At most this many optional groups in one pattern: each doubles the
+    /// expansions, and each expansion is a path of the trie (2^4 = 16).
     static let maximumGroups = 4
+
+    /// Patterns longer than this are refused: the longest URL.
+    static let maximumLength = RemoteURL.maximumLength
+
+    /// The placeholder types the router knows itself.
+    static let builtinTypes: Set<String> = ["string", "int", "float", "uuid", "path"]
 
     /// Parses `text`, expanding optional groups: one pattern per expansion.
     static func parse(_ text: String) throws(SwitchboardError) -> [RoutePattern] {
+        let (scheme, body) = try split(text)
+        let expansions = try expand(body, in: text)
+        // Each part after the host takes at least one path segment: a
+        // longer pattern could never match a URL, so it is refused here.
+        if let longest = expansions.map({ $0.count - 1 }).max(), longest > RemoteURL.maximumSegments {
+            throw .invalidArgument("pattern \(Value.string(text)) has \(longest) path segments\(expansions.count > 1 ? " with its optional groups" : ""); "
+                                   + "a URL has at most \(RemoteURL.maximumSegments), so no URL could match it")
+        }
+        return try expansions.map { parts throws(SwitchboardError) in
+            try RoutePattern(text: "\(scheme)://" + parts.joined(separator: "/"), scheme: scheme, parts: parts)
+        }
+    }
+
+    /// The scheme (lower case) and the bytes after `://`, refusing what no
+    /// URL spelled the same way could match.
+    private static func split(_ text: String) throws(SwitchboardError) -> (String, [UInt8]) {
+        // The length first, before any work proportional to the text.
+        guard text.utf8.count <= maximumLength else {
+            throw .invalidArgument("the pattern is \(text.utf8.count) bytes; the limit is \(maximumLength), as for a URL")
+        }
         // By bytes: a combining mark after "://" must not hide it.
         let bytes = Array(text.utf8)
         guard let at = (0..<max(0, bytes.count - 2)).first(where: { bytes[$0..<($0 + 3)].elementsEqual("://".utf8) }) else {
@@ -56,59 +98,102 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
         } catch {
             throw .invalidArgument("pattern \(Value.string(text)) has an invalid scheme")
         }
-        let rest = String(decoding: bytes[(at + 3)...], as: UTF8.self)
-        return try expand(rest).map { variant throws(SwitchboardError) in
-            try RoutePattern(text: "\(scheme)://\(variant)", scheme: scheme, body: variant)
+        let body = Array(bytes[(at + 3)...])
+        guard !body.isEmpty else {
+            throw .invalidArgument("pattern \(Value.string(text)) has no host: for every URL of the scheme, write "
+                                   + "\(Value.string(scheme + "://*")) (the host and the path, as an array under \"*\") "
+                                   + "or give the scheme an unmatched-URL fallback")
         }
+        // In a URL, "#" starts the fragment and "?" the query: a pattern
+        // holding one could never match the URL spelled the same way.
+        if body.contains(UInt8(ascii: "#")) {
+            throw .invalidArgument("pattern \(Value.string(text)) contains \"#\", which starts a URL's fragment: no URL "
+                                   + "written so reaches it (fragments are not routed); write %23 for a \"#\" in a segment")
+        }
+        if body.contains(UInt8(ascii: "?")) {
+            throw .invalidArgument("pattern \(Value.string(text)) contains \"?\", which starts a URL's query: no URL "
+                                   + "written so reaches it (query keys are params, never matched); write %3F for a \"?\" in a segment")
+        }
+        return (scheme, body)
     }
 
-    /// All variants of `body` with each optional group present or absent.
-    /// The text is read by Unicode scalars, as a URL is by bytes: a
-    /// combining mark after `(` does not hide it.
-    private static func expand(_ body: String) throws(SwitchboardError) -> [String] {
-        var pieces: [(text: String, optional: Bool)] = []
-        var current = ""
-        var inGroup = false
-        for scalar in body.unicodeScalars {
-            switch scalar {
-            case "(":
-                guard !inGroup else { throw .invalidArgument("pattern groups cannot nest: \(Value.string(body))") }
-                pieces.append((current, false))
-                current = ""
-                inGroup = true
-            case ")":
-                guard inGroup else { throw .invalidArgument("unbalanced ')' in pattern \(Value.string(body))") }
-                guard current.utf8.first == UInt8(ascii: "/") && current.utf8.count > 1 else {
-                    throw .invalidArgument("an optional group must hold /segments: \(Value.string(body))")
-                }
-                pieces.append((current, true))
-                current = ""
-                inGroup = false
-            default:
-                current.unicodeScalars.append(scalar)
+    /// Every expansion of `body`'s optional groups, as segment texts. A
+    /// group holds whole segments, with a "/" on the side that joins it to
+    /// its neighbours: `(/:tab)` after a segment, `(rest/)` before one,
+    /// `(a/)(b/)` side by side. By bytes: "(", ")" and "/" are ASCII, which
+    /// no byte of another character's UTF-8 equals.
+    private static func expand(_ body: [UInt8], in text: String) throws(SwitchboardError) -> [[String]] {
+        let slash = UInt8(ascii: "/"), open = UInt8(ascii: "("), close = UInt8(ascii: ")")
+        // Pieces in order: text outside groups, and each group's text.
+        var pieces: [(bytes: ArraySlice<UInt8>, optional: Bool)] = []
+        var start = 0
+        var groupStart: Int?
+        for (i, byte) in body.enumerated() {
+            if byte == open {
+                guard groupStart == nil else { throw .invalidArgument("pattern groups cannot nest: \(Value.string(text))") }
+                pieces.append((body[start..<i], false))
+                groupStart = i + 1
+            } else if byte == close {
+                guard let from = groupStart else { throw .invalidArgument("unbalanced ')' in pattern \(Value.string(text))") }
+                pieces.append((body[from..<i], true))
+                groupStart = nil
+                start = i + 1
             }
         }
-        guard !inGroup else { throw .invalidArgument("unbalanced '(' in pattern \(Value.string(body))") }
-        pieces.append((current, false))
+        guard groupStart == nil else { throw .invalidArgument("unbalanced '(' in pattern \(Value.string(text))") }
+        pieces.append((body[start...], false))
+
         let groups = pieces.filter(\.optional).count
         guard groups <= maximumGroups else {
-            throw .invalidArgument("a pattern may have at most \(maximumGroups) optional groups")
+            throw .invalidArgument("pattern \(Value.string(text)) has \(groups) optional groups; at most \(maximumGroups) "
+                                   + "(each doubles the expansions: \(1 << maximumGroups)); register the longer forms as patterns of their own")
         }
-        var variants = [""]
-        for piece in pieces {
-            variants = piece.optional ? variants + variants.map { $0 + piece.text } : variants.map { $0 + piece.text }
+        func wholeSegments() -> SwitchboardError {
+            .invalidArgument("an optional group must hold whole segments, joined by \"/\" to what is next to it "
+                             + "(\"(/:tab)\", \"(rest/)\"): \(Value.string(text))")
+        }
+        // Each piece as segments: a "/" that joins a piece to a group is a
+        // separator, not an empty segment.
+        var segmented: [(segments: [String], optional: Bool)] = []
+        for (k, piece) in pieces.enumerated() {
+            var bytes = piece.bytes
+            let groupBefore = k > 0, groupAfter = k < pieces.count - 1 // pieces alternate around each group
+            if piece.optional {
+                // Joined on the left by its own "/" or by a boundary outside it.
+                let before = pieces[k - 1].bytes, after = pieces[k + 1].bytes
+                guard bytes.first == slash || before.isEmpty || before.last == slash else { throw wholeSegments() }
+                guard bytes.last == slash || after.isEmpty || after.first == slash else { throw wholeSegments() }
+                if bytes.first == slash { bytes = bytes.dropFirst() }
+                if bytes.last == slash { bytes = bytes.dropLast() }
+                guard !bytes.isEmpty else { throw .invalidArgument("an optional group holds no segment: \(Value.string(text))") }
+            } else {
+                if groupBefore, bytes.first == slash { bytes = bytes.dropFirst() }
+                if groupAfter, bytes.last == slash { bytes = bytes.dropLast() }
+                if bytes.isEmpty && (groupBefore || groupAfter) {
+                    segmented.append(([], false))
+                    continue
+                }
+            }
+            let parts = bytes.split(separator: slash, omittingEmptySubsequences: false)
+            guard parts.allSatisfy({ !$0.isEmpty }) else {
+                throw .invalidArgument("pattern \(Value.string(text)) has an empty segment")
+            }
+            segmented.append((parts.map { String(decoding: $0, as: UTF8.self) }, piece.optional))
+        }
+        var variants: [[String]] = [[]]
+        for piece in segmented {
+            variants = piece.optional ? variants + variants.map { $0 + piece.segments } : variants.map { $0 + piece.segments }
+        }
+        guard variants.allSatisfy({ !$0.isEmpty }) else {
+            throw .invalidArgument("pattern \(Value.string(text)) can leave out every segment, and a URL always has a host: "
+                                   + "keep one segment outside the groups")
         }
         return variants
     }
 
-    private init(text: String, scheme: String, body: String) throws(SwitchboardError) {
+    private init(text: String, scheme: String, parts: [String]) throws(SwitchboardError) {
         description = text
         self.scheme = scheme
-        let parts = body.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
-            .map { String(decoding: $0, as: UTF8.self) }
-        guard !parts.isEmpty, parts.allSatisfy({ !$0.isEmpty }) else {
-            throw .invalidArgument("pattern \(Value.string(text)) has an empty segment")
-        }
         var segments: [Segment] = []
         var names = Set<ExactName>()
         for (index, part) in parts.enumerated() {
@@ -118,52 +203,67 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
                 guard index == parts.count - 1 else {
                     throw .invalidArgument("<path:> and * must be the last segment of \(Value.string(text))")
                 }
-                guard index > 0 else { throw .invalidArgument("the host of \(Value.string(text)) cannot be <path:> or *") }
             default:
                 break
             }
-            switch segment {
-            case .string(let n), .int(let n), .path(let n):
-                if !names.insert(ExactName(n)).inserted { throw Self.duplicate(n, text) }
-            case .literal, .wildcard:
-                break
+            if let name = Self.captureName(segment), !names.insert(ExactName(name)).inserted {
+                throw .invalidArgument("pattern \(Value.string(text)) captures \"\(name)\" twice")
             }
             segments.append(segment)
         }
         self.segments = segments
     }
 
-    private static func duplicate(_ name: String, _ text: String) -> SwitchboardError {
-        .invalidArgument("pattern \(Value.string(text)) captures \"\(name)\" twice")
+    private static func captureName(_ segment: Segment) -> String? {
+        switch segment {
+        case .string(let n), .int(let n), .float(let n), .uuid(let n), .path(let n), .custom(_, let n): n
+        case .literal, .wildcard: nil
+        }
     }
 
-    /// One segment, read by Unicode scalars (see `expand`).
+    /// One segment, read by Unicode scalars: a combining mark after ":"
+    /// or "<" does not hide it.
     private static func segment(_ part: String, in text: String) throws(SwitchboardError) -> Segment {
         let scalars = part.unicodeScalars
         if part.utf8.elementsEqual("*".utf8) { return .wildcard }
         if scalars.first == ":" { return .string(try name(String(scalars.dropFirst()), in: text)) }
         if scalars.first == "<" {
-            guard scalars.last == ">", let colon = scalars.firstIndex(of: ":") else {
+            guard scalars.last == ">", scalars.count > 2 else {
                 throw .invalidArgument("malformed placeholder \(Value.string(part)) in \(Value.string(text))")
             }
-            let kind = String(scalars[scalars.index(after: scalars.startIndex)..<colon])
-            let name = try name(String(scalars[scalars.index(after: colon)..<scalars.index(before: scalars.endIndex)]),
-                                in: text)
+            let inner = scalars[scalars.index(after: scalars.startIndex)..<scalars.index(before: scalars.endIndex)]
+            // <name> is <string:name> (URLNavigator's untyped placeholder).
+            guard let colon = inner.firstIndex(of: ":") else { return .string(try name(String(inner), in: text)) }
+            let kind = String(inner[..<colon])
+            let name = try name(String(inner[inner.index(after: colon)...]), in: text)
             switch kind {
             case "int": return .int(name)
             case "string": return .string(name)
+            case "float": return .float(name)
+            case "uuid": return .uuid(name)
             case "path": return .path(name)
-            default: throw .invalidArgument("unknown placeholder type \(Value.string(String(kind))) in \(Value.string(text))")
+            default:
+                guard isConverterType(kind) else {
+                    throw .invalidArgument("unknown placeholder type \(Value.string(kind)) in \(Value.string(text)) "
+                                           + "(int, string, float, uuid, path, or a converter's name: letters, digits, _)")
+                }
+                return .custom(type: kind, name: name)
             }
         }
-        if scalars.contains("*") || scalars.contains(">") {
+        if scalars.contains("*") || scalars.contains(">") || scalars.contains("<") {
             throw .invalidArgument("segment \(Value.string(part)) of \(Value.string(text)) mixes a literal and a placeholder")
         }
+        let literal: String
         do {
-            return .literal(try RemoteURL.decode(part, what: "a pattern segment"))
+            literal = try RemoteURL.decode(part, what: "a pattern segment")
         } catch {
             throw .invalidArgument(error.message)
         }
+        // No URL routes through a "." or ".." segment.
+        guard !URLRouter.isDotSegment(literal) else {
+            throw .invalidArgument("pattern \(Value.string(text)) has a \".\" or \"..\" segment, which no routed URL has")
+        }
+        return .literal(literal)
     }
 
     private static func name(_ name: String, in text: String) throws(SwitchboardError) -> String {
@@ -174,6 +274,23 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
             throw .invalidArgument("placeholder name \(Value.string(name)) in \(Value.string(text)) is not an identifier")
         }
         return name
+    }
+
+    /// A converter's name: ASCII letters, digits and "_", not starting with
+    /// a digit, at most 64 bytes, and not a built-in type.
+    static func isConverterType(_ type: String) -> Bool {
+        let bytes = type.utf8
+        guard let first = bytes.first, bytes.count <= 64, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first),
+              !builtinTypes.contains(type) else { return false }
+        return bytes.allSatisfy { ASCII.isIdentifier($0) }
+    }
+}
+
+extension ASCII {
+    /// A letter, a digit or "_".
+    static func isIdentifier(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
     }
 }
 
@@ -186,167 +303,4 @@ struct PatternRoute: Sendable {
     let action: String
     /// Registration order, for ties.
     let order: UInt64
-}
-
-/// Patterns by scheme, in a segment trie. Not thread-safe; URLRouter
-/// guards it.
-///
-/// Matching walks the trie depth first in precedence order and visits each
-/// node at most once (a node sits at one depth, so it meets one segment). A
-/// URL whose segments fit several kinds at each level (a digit string is a
-/// literal, an `<int:>` and a `:name`) can make it visit every node whose
-/// path fits, which crafted patterns make many: the walk is therefore
-/// bounded by ``maximumSteps`` node visits per URL, and a URL that needs
-/// more is refused (`.rejected`) rather than matched slowly.
-final class PatternTrie {
-    /// The most trie nodes one match may visit. Real route tables visit a
-    /// few per URL; 59,049 crafted patterns made one URL visit them all.
-    static let maximumSteps = 4_096
-    final class Node {
-        /// By bytes: a URL segment matches a literal only when its decoded
-        /// bytes are the literal's.
-        var literals: [ExactName: Node] = [:]
-        var int: Node?
-        var string: Node?
-        var path: Node?
-        var wildcard: Node?
-        /// Routes ending here: the expansions of one registration (two
-        /// optional groups can expand to the same shape), first one first.
-        var routes: [PatternRoute] = []
-    }
-
-    private var roots: [ExactName: Node] = [:]
-    private(set) var count = 0
-
-    /// The route a pattern of this shape would tie with (same scheme, same
-    /// segments up to capture names), if one is registered.
-    func tie(for pattern: RoutePattern) -> PatternRoute? {
-        guard var node = roots[ExactName(pattern.scheme)] else { return nil }
-        for segment in pattern.segments {
-            let next: Node? = switch segment {
-            case .literal(let text): node.literals[ExactName(text)]
-            case .int: node.int
-            case .string: node.string
-            case .path: node.path
-            case .wildcard: node.wildcard
-            }
-            guard let next else { return nil }
-            node = next
-        }
-        return node.routes.first
-    }
-
-    func insert(_ route: PatternRoute) {
-        let scheme = ExactName(route.pattern.scheme)
-        var node = roots[scheme] ?? { let n = Node(); roots[scheme] = n; return n }()
-        for segment in route.pattern.segments {
-            switch segment {
-            case .literal(let text):
-                node = node.literals[ExactName(text)] ?? { let n = Node(); node.literals[ExactName(text)] = n; return n }()
-            case .int: node = node.int ?? { let n = Node(); node.int = n; return n }()
-            case .string: node = node.string ?? { let n = Node(); node.string = n; return n }()
-            case .path: node = node.path ?? { let n = Node(); node.path = n; return n }()
-            case .wildcard: node = node.wildcard ?? { let n = Node(); node.wildcard = n; return n }()
-            }
-        }
-        node.routes.append(route)
-        count += 1
-    }
-
-    /// Removes every expansion registered as `text`. Returns how many.
-    @discardableResult
-    func remove(registered text: String) -> Int {
-        var removed = 0
-        func prune(_ node: Node) {
-            let before = node.routes.count
-            node.routes.removeAll { $0.registered.hasSameBytes(as: text) }
-            removed += before - node.routes.count
-            node.literals.values.forEach(prune)
-            [node.int, node.string, node.path, node.wildcard].compactMap { $0 }.forEach(prune)
-        }
-        roots.values.forEach(prune)
-        count -= removed
-        return removed
-    }
-
-    /// What matching a URL found.
-    enum Match {
-        /// The best route, and what its placeholders captured, in capture order.
-        case route(PatternRoute, captures: [Value])
-        case none
-        /// The walk needed more than ``maximumSteps`` visits.
-        case tooCostly
-    }
-
-    /// The best route for a URL's [host] + path segments. `steps` is set to
-    /// the number of nodes visited (tests read it).
-    /// Whether no pattern is registered (most mediators): the router then
-    /// skips matching, and making the URL's segment array for it.
-    var isEmpty: Bool { roots.isEmpty }
-
-    func match(scheme: String, host: String, segments: [String], steps: inout Int) -> Match {
-        steps = 0
-        guard let root = roots[ExactName(scheme)] else { return .none }
-        var captures: [Value] = []
-        var budget = Self.maximumSteps
-        let found = match(root, ([host] + segments)[...], &captures, &budget)
-        steps = Self.maximumSteps - budget
-        if budget < 0 { return .tooCostly }
-        guard let route = found else { return .none }
-        return .route(route, captures: captures)
-    }
-
-    /// One node; `budget` counts down the visits left (below 0: give up).
-    private func match(_ node: Node, _ rest: ArraySlice<String>, _ captures: inout [Value],
-                       _ budget: inout Int) -> PatternRoute? {
-        guard budget > 0 else {
-            budget = -1
-            return nil
-        }
-        budget -= 1
-        guard let segment = rest.first else {
-            if let route = node.routes.first { return route }
-            if let route = node.wildcard?.routes.first {
-                captures.append(.array([]))
-                return route
-            }
-            return nil
-        }
-        let remaining = rest.dropFirst()
-        if let next = node.literals[ExactName(segment)], let route = match(next, remaining, &captures, &budget) {
-            return route
-        }
-        if let next = node.int, let number = Int64(segment), String(number) == segment || segment == "+\(number)" {
-            captures.append(.int(number))
-            if let route = match(next, remaining, &captures, &budget) { return route }
-            captures.removeLast()
-        }
-        if let next = node.string {
-            captures.append(.string(segment))
-            if let route = match(next, remaining, &captures, &budget) { return route }
-            captures.removeLast()
-        }
-        guard budget >= 0 else { return nil }
-        if let route = node.path?.routes.first {
-            captures.append(.string(rest.joined(separator: "/")))
-            return route
-        }
-        if let route = node.wildcard?.routes.first {
-            captures.append(.array(rest.map(Value.string)))
-            return route
-        }
-        return nil
-    }
-
-    /// Every route, in registration order (for the catalogue).
-    var all: [PatternRoute] {
-        var routes: [PatternRoute] = []
-        func walk(_ node: Node) {
-            routes += node.routes
-            node.literals.values.forEach(walk)
-            [node.int, node.string, node.path, node.wildcard].compactMap { $0 }.forEach(walk)
-        }
-        roots.values.forEach(walk)
-        return routes.sorted { $0.order < $1.order }
-    }
 }

@@ -78,6 +78,11 @@ final class URLRouter: @unchecked Sendable {
     /// alone): a URL's scheme is found by comparing bytes, not hashing them.
     private var fewConnectors: [(scheme: String, connector: SchemeConnector)]? = [("app", .targets)]
     private let patterns = PatternTrie()
+    /// The unmatched-URL fallbacks, by scheme in lower case; "" for every
+    /// scheme's.
+    private var fallbacks: [ExactName: (target: String, action: String)] = [:]
+    /// Placeholder converters, by type.
+    private var converters: [ExactName: URLConverter] = [:]
     private var nextOrder: UInt64 = 0
     private var policy = URLPolicy()
     /// The schemes whose URLs go straight to targets (``routesToTargets(scheme:)``),
@@ -135,10 +140,15 @@ final class URLRouter: @unchecked Sendable {
     /// Adds a pattern. Registering the same text for the same destination
     /// again changes nothing; a pattern that would tie with another
     /// registration (same shape, so the same URLs at equal precedence) is
-    /// refused, naming the one it ties with.
+    /// refused, naming the one it ties with; so is one naming a converter
+    /// that is not registered.
     func add(pattern text: String, target: String, action: String) throws(SwitchboardError) {
         let expansions = try RoutePattern.parse(text)
-        let conflict: PatternRoute? = writing {
+        let problem: SwitchboardError? = writing {
+            for type in expansions[0].converterTypes where converters[ExactName(type)] == nil {
+                return .invalidArgument("pattern \(Value.string(text)) names the converter \(Value.string(type)), "
+                                        + "which is not registered: add the converter first")
+            }
             var fresh: [RoutePattern] = []
             for pattern in expansions {
                 guard let existing = patterns.tie(for: pattern) else {
@@ -147,7 +157,9 @@ final class URLRouter: @unchecked Sendable {
                 }
                 guard existing.registered.hasSameBytes(as: text), existing.target.hasSameBytes(as: target),
                       existing.action.hasSameBytes(as: action) else {
-                    return existing
+                    return .invalidArgument("pattern \(Value.string(text)) matches the same URLs as "
+                                            + "\(Value.string(existing.registered)) (to \(existing.target)/\(existing.action)) "
+                                            + "with equal precedence; remove that one first")
                 }
             }
             nextOrder += 1
@@ -158,10 +170,7 @@ final class URLRouter: @unchecked Sendable {
             refreshPlainSchemes()
             return nil
         }
-        if let conflict {
-            throw .invalidArgument("pattern \(Value.string(text)) matches the same URLs as \(Value.string(conflict.registered)) "
-                                   + "(to \(conflict.target)/\(conflict.action)) with equal precedence; remove that one first")
-        }
+        if let problem { throw problem }
     }
 
     func remove(pattern text: String) -> Bool {
@@ -169,6 +178,55 @@ final class URLRouter: @unchecked Sendable {
             defer { refreshPlainSchemes() }
             return patterns.remove(registered: text) > 0
         }
+    }
+
+    /// Removes every pattern of `scheme` (lower-cased): their texts, each
+    /// once, in registration order.
+    func removePatterns(scheme: String) -> [String] {
+        writing {
+            defer { refreshPlainSchemes() }
+            return patterns.remove(scheme: scheme.asciiLowercased)
+        }
+    }
+
+    /// Sets the fallback for URLs nothing matches: of `scheme`, or of every
+    /// scheme (nil).
+    func setFallback(scheme: String?, target: String, action: String) {
+        writing { fallbacks[Self.fallbackKey(scheme)] = (target, action) }
+    }
+
+    /// Removes the fallback of `scheme` (nil: the one for every scheme) if
+    /// `isMine` says it is the caller's. Returns whether there was one.
+    func removeFallback(scheme: String?, if isMine: ((target: String, action: String)) -> Bool = { _ in true }) -> Bool {
+        writing {
+            let key = Self.fallbackKey(scheme)
+            guard let fallback = fallbacks[key], isMine(fallback) else { return false }
+            fallbacks.removeValue(forKey: key)
+            return true
+        }
+    }
+
+    /// The key of a scheme's fallback; "" (no scheme) for every scheme's.
+    private static func fallbackKey(_ scheme: String?) -> ExactName { ExactName(scheme?.asciiLowercased ?? "") }
+
+    /// Registers a converter, replacing one of the same type.
+    func add(converter: URLConverter) {
+        writing { converters[ExactName(converter.type)] = converter }
+    }
+
+    /// Removes the converter `type` if `isMine` says it is the caller's.
+    /// Patterns that name it then match nothing at its placeholder.
+    func removeConverter(_ type: String, if isMine: (URLConverter) -> Bool = { _ in true }) -> Bool {
+        writing {
+            guard let converter = converters[ExactName(type)], isMine(converter) else { return false }
+            converters.removeValue(forKey: ExactName(type))
+            return true
+        }
+    }
+
+    /// The converter `type`, if registered.
+    func converter(_ type: String) -> URLConverter? {
+        reading { converters[ExactName(type)] }
     }
 
     var urlPolicy: URLPolicy {
@@ -193,10 +251,11 @@ final class URLRouter: @unchecked Sendable {
     }
 
     /// With a signer, the URL without its signature once it checks out
-    /// (refusals reach the observer); without one, `url` as it is. Every
-    /// URL entry starts here, so the length limit is checked here first,
-    /// before the signature's hash or anything else that reads the text.
-    func verified(_ url: String) throws(SwitchboardError) -> String {
+    /// (refusals reach the observer, unless `quiet`); without one, `url` as
+    /// it is. Every URL entry starts here, so the length limit is checked
+    /// here first, before the signature's hash or anything else that reads
+    /// the text.
+    func verified(_ url: String, quiet: Bool = false) throws(SwitchboardError) -> String {
         try RemoteURL.checkLength(url)
         guard signing.load(ordering: .acquiring) else { return url }
         let (signer, observer) = reading { (self.signer, self.observer) }
@@ -205,7 +264,7 @@ final class URLRouter: @unchecked Sendable {
         case .success(let unsigned):
             return unsigned
         case .failure(let refusal):
-            observer?(RejectedURL(url: url, reason: refusal.reason))
+            if !quiet { observer?(RejectedURL(url: url, reason: refusal.reason)) }
             throw .rejected(refusal.reason)
         }
     }
@@ -224,9 +283,14 @@ final class URLRouter: @unchecked Sendable {
     struct Destination {
         let target: String
         let action: String
-        /// From the URL: query, then path captures over it (or, for a
-        /// forward connector, the whole URL).
+        /// From the URL: query, then path captures over it, then the
+        /// router's keys (``Mediator/patternKey``...); or, for a forward
+        /// connector and the unmatched-URL fallback, the whole URL.
         let params: Params
+        /// What chose it.
+        let kind: URLLookup.Kind
+        /// For `.pattern`: the text the pattern was registered with.
+        var pattern: String? = nil
 
         /// Why the names cannot be called, or nil. A handler's name
         /// (``HandlerName``) is refused everywhere a caller names a target;
@@ -238,20 +302,20 @@ final class URLRouter: @unchecked Sendable {
     }
 
     /// Resolves a parsed URL: scheme policy, then patterns, then the
-    /// scheme's connector; then target policy and the `native*` rule.
-    func resolve(_ url: RemoteURL) throws(SwitchboardError) -> Destination {
+    /// scheme's connector, then the unmatched-URL fallback; then target
+    /// policy and the `native*` rule. `quiet`: refusals do not reach the
+    /// observer (a lookup).
+    func resolve(_ url: RemoteURL, quiet: Bool = false) throws(SwitchboardError) -> Destination {
         var steps = 0
-        return try resolve(url, steps: &steps)
+        return try resolve(url, quiet: quiet, steps: &steps)
     }
 
     /// `resolve`, saying how many pattern-trie nodes the match visited.
-    func resolve(_ url: RemoteURL, steps: inout Int) throws(SwitchboardError) -> Destination {
+    func resolve(_ url: RemoteURL, quiet: Bool = false, steps: inout Int) throws(SwitchboardError) -> Destination {
         steps = 0
-        let (policy, observer, match, connector) = reading {
-            // No patterns (most mediators): no matching, and no segment array for it.
-            let match: PatternTrie.Match = patterns.isEmpty
-                ? .none : patterns.match(scheme: url.scheme, host: url.host, segments: url.segments, steps: &steps)
-            return (self.policy, self.observer, match, self.connector(for: url.scheme))
+        let (policy, observer, hasPatterns, connector, fallback) = reading {
+            (self.policy, quiet ? nil : self.observer, patterns.has(scheme: url.scheme), self.connector(for: url.scheme),
+             fallbacks.isEmpty ? nil : fallbacks[ExactName(url.scheme)] ?? fallbacks[ExactName("")])
         }
         func reject(_ reason: String) -> SwitchboardError {
             observer?(RejectedURL(url: url.string, reason: reason))
@@ -260,45 +324,129 @@ final class URLRouter: @unchecked Sendable {
         if !policy.allows(scheme: url.scheme) {
             throw reject("the scheme \"\(url.scheme)\" is not allowed for remote calls")
         }
+        // A route is chosen by host and path alone: a URL with a user,
+        // password or port matches none, nor one with a "." or ".." segment
+        // (a capture of "../.." is a path a handler should never be given);
+        // a handler that gets the whole URL may take them below.
+        let routable = !url.hasUserOrPort && !Self.hasDotSegment(url)
+        let segments = hasPatterns && routable ? [url.host] + url.segments : []
+        let match = segments.isEmpty ? .none : try self.match(url.scheme, segments, steps: &steps, reject: reject)
         let destination: Destination
         switch match {
         case .route(let route, let captures):
+            if let key = Self.reservedKey(in: url.query) { throw reject(Self.reservedKeyReason(key)) }
             var params = url.query
             for (name, value) in zip(route.pattern.captureNames, captures) { params[name] = value }
-            destination = Destination(target: route.target, action: route.action, params: params)
+            // No query key starts with "switchboard." (refused above) and no
+            // capture's name has a dot: the router's keys are new.
+            params.appendDistinct(Mediator.patternKey, .string(route.registered))
+            params.appendDistinct(Mediator.schemeKey, .string(url.scheme))
+            params.appendDistinct(Mediator.urlKey, .string(url.string))
+            destination = Destination(target: route.target, action: route.action, params: params, kind: .pattern,
+                                      pattern: route.registered)
         case .tooCostly:
             throw reject("matching the URL against the route patterns needs more than \(PatternTrie.maximumSteps) steps")
-        case .none:
-            switch connector {
-            case .targets?:
-                guard !url.hasUserOrPort else {
-                    throw .badURL("a URL for targets has no user, password or port: \(RemoteURL.quoted(url.string))")
-                }
-                guard url.segmentCount == 1, let action = url.firstSegment else {
-                    throw .badURL("a URL for targets is \(url.scheme)://target/action, not \(RemoteURL.quoted(url.string))")
-                }
-                guard !Self.isDotSegment(action) && !Self.isDotSegment(url.host) else {
-                    throw .badURL("'.' and '..' are not target or action names: \(RemoteURL.quoted(url.string))")
-                }
-                destination = Destination(target: url.host, action: action, params: url.query)
-            case .forward(let target, let action)?:
-                destination = Destination(target: target, action: action, params: [
-                    "url": .string(url.string), "scheme": .string(url.scheme), "host": .string(url.host),
-                    "path": .array(url.segments.map(Value.string)), "query": .dict(url.query),
-                ])
-            case nil:
-                throw .noTarget("no connector or pattern for the scheme \"\(url.scheme)\"")
-            }
-        }
-        // The module key picks where a name is looked up; a URL does not
-        // choose that (its query and captures are the URL's params).
-        if Mediator.hasModuleKey(destination.params) {
-            for key in [Mediator.moduleKey, Mediator.ctMediatorModuleKey] where destination.params[key] != nil {
-                throw reject("the params key \"\(key)\" cannot come from a URL")
-            }
+        case .none, .needs:
+            destination = try unmatched(url, connector: connector, fallback: fallback, hasPatterns: hasPatterns,
+                                        routable: routable, reject: reject)
         }
         try admit(target: destination.target, action: destination.action, url: url.string, policy: policy, observer: observer)
         return destination
+    }
+
+    /// Walks the patterns of `scheme` for `segments` ([host] + path) under
+    /// the lock; converters run between walks, outside it (a converter is
+    /// user code, and may open URLs or add patterns).
+    private func match(_ scheme: String, _ segments: [String], steps: inout Int,
+                       reject: (String) -> SwitchboardError) throws(SwitchboardError) -> PatternTrie.Match {
+        try PatternTrie.matching(segments, steps: &steps, tooMany: reject) { conversions, walked in
+            reading {
+                let match = patterns.match(scheme: scheme, segments: segments, conversions: conversions, steps: &walked)
+                guard case .needs(let type, _) = match else { return (match, nil) }
+                return (match, converters[ExactName(type)])
+            }
+        }
+    }
+
+    /// No pattern matched: the scheme's connector, else the unmatched-URL
+    /// fallback, else the error that says why.
+    private func unmatched(_ url: RemoteURL, connector: SchemeConnector?, fallback: (target: String, action: String)?,
+                           hasPatterns: Bool, routable: Bool,
+                           reject: (String) -> SwitchboardError) throws(SwitchboardError) -> Destination {
+        var problem: SwitchboardError
+        switch connector {
+        case .forward(let target, let action)?:
+            return Destination(target: target, action: action, params: Self.wholeURL(url), kind: .forward)
+        case .targets?:
+            if let shapeProblem = Self.targetsProblem(url) {
+                problem = shapeProblem
+            } else {
+                if let key = Self.reservedKey(in: url.query) { throw reject(Self.reservedKeyReason(key)) }
+                return Destination(target: url.host, action: url.firstSegment!, params: url.query, kind: .targets)
+            }
+        case nil:
+            problem = url.hasUserOrPort
+                ? .badURL("a URL with a user, password or port matches no route (routes are chosen by host and path): "
+                          + RemoteURL.quoted(url.string))
+                : Self.hasDotSegment(url)
+                ? .badURL("'.' and '..' are not route segments: \(RemoteURL.quoted(url.string))")
+                : .noTarget(hasPatterns ? "no pattern of the scheme \"\(url.scheme)\" matches \(RemoteURL.quoted(url.string))"
+                                        : "no connector or pattern for the scheme \"\(url.scheme)\"")
+        }
+        if let (target, action) = fallback {
+            return Destination(target: target, action: action, params: Self.wholeURL(url), kind: .fallback)
+        }
+        // The patterns whose first segments fit the URL's, so the message
+        // says which were near: made only for a URL that fails.
+        if hasPatterns && routable {
+            let nearest = reading { patterns.nearest(scheme: url.scheme, segments: [url.host] + url.segments) }
+            if !nearest.patterns.isEmpty {
+                let clause = (nearest.fits ? " (nearest patterns: " : " (its patterns include ")
+                    + nearest.patterns.map { Value.string($0).description }.joined(separator: ", ") + ")"
+                if problem.code == .badURL || problem.code == .noTarget {
+                    problem = SwitchboardError(code: problem.code, message: problem.message + clause)
+                }
+            }
+        }
+        throw problem
+    }
+
+    /// Why the targets connector cannot take `url`, or nil.
+    private static func targetsProblem(_ url: RemoteURL) -> SwitchboardError? {
+        guard !url.hasUserOrPort else {
+            return .badURL("a URL for targets has no user, password or port: \(RemoteURL.quoted(url.string))")
+        }
+        guard url.segmentCount == 1, let action = url.firstSegment else {
+            return .badURL("a URL for targets is \(url.scheme)://target/action, not \(RemoteURL.quoted(url.string))")
+        }
+        guard !isDotSegment(action) && !isDotSegment(url.host) else {
+            return .badURL("'.' and '..' are not target or action names: \(RemoteURL.quoted(url.string))")
+        }
+        return nil
+    }
+
+    /// The params of a handler that gets the whole URL (a forward
+    /// connector, the unmatched-URL fallback).
+    private static func wholeURL(_ url: RemoteURL) -> Params {
+        ["url": .string(url.string), "scheme": .string(url.scheme), "host": .string(url.host),
+         "path": .array(url.segments.map(Value.string)), "query": .dict(url.query)]
+    }
+
+    /// A query key a URL may not set, if there is one: the library's keys
+    /// (``Mediator/reservedKeyPrefix``: the module key, the pattern, scheme
+    /// and URL keys) and CTMediator's module key. By bytes.
+    static func reservedKey(in query: Params) -> String? {
+        for (key, _) in query where isReserved(key) { return key }
+        return nil
+    }
+
+    static func isReserved(_ key: String) -> Bool {
+        key.utf8.starts(with: Mediator.reservedKeyPrefix.utf8) || key.hasSameBytes(as: Mediator.ctMediatorModuleKey)
+    }
+
+    private static func reservedKeyReason(_ key: String) -> String {
+        "the params key \"\(key)\" cannot come from a URL (keys starting with \"\(Mediator.reservedKeyPrefix)\" "
+            + "are the library's, and \"\(Mediator.ctMediatorModuleKey)\" names a module)"
     }
 
     /// Whether a URL of `scheme` (its bytes as written, taken in ASCII lower
@@ -365,8 +513,15 @@ final class URLRouter: @unchecked Sendable {
         return nil
     }
 
+    /// Whether the host or a path segment is "." or "..".
+    static func hasDotSegment(_ url: RemoteURL) -> Bool {
+        // Most URLs have one segment: no array made for it.
+        isDotSegment(url.host) || (url.segmentCount == 1 ? isDotSegment(url.firstSegment!)
+                                                         : url.segments.contains(where: isDotSegment))
+    }
+
     /// "." or "..", by bytes.
-    private static func isDotSegment(_ name: String) -> Bool {
+    static func isDotSegment(_ name: String) -> Bool {
         let bytes = name.utf8
         return bytes.count <= 2 && !bytes.isEmpty && bytes.allSatisfy { $0 == UInt8(ascii: ".") }
     }
@@ -428,5 +583,15 @@ final class URLRouter: @unchecked Sendable {
 
     var catalogue: (connectors: [(String, SchemeConnector)], patterns: [PatternRoute], policy: URLPolicy) {
         reading { (connectors.sorted { $0.key < $1.key }.map { ($0.key.string, $0.value) }, patterns.all, policy) }
+    }
+
+    /// The unmatched-URL fallbacks (scheme nil: every scheme's) and the
+    /// converters' types, in byte order.
+    var routingCatalogue: (fallbacks: [(scheme: String?, target: String, action: String)], converters: [String]) {
+        reading {
+            (fallbacks.sorted { $0.key < $1.key }.map { ($0.key.string.isEmpty ? nil : $0.key.string, $0.value.target,
+                                                         $0.value.action) },
+             converters.keys.sorted().map(\.string))
+        }
     }
 }

@@ -20,7 +20,7 @@ func urlRouter() throws {
     print("buy:", mediator.openAndWait("app://buy/tea?price=2.5"))
 
     // deregisterURLPattern: — then app://buy/tea is target "buy", action
-    // "tea": NoTargetAction answers (JLRoutes' unmatchedURLHandler).
+    // "tea", which is not there: NoTargetAction answers.
     mediator.removeURLPattern("app://buy/:item")
     print("removed:", mediator.openAndWait("app://buy/tea"))
 }

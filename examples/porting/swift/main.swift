@@ -14,6 +14,7 @@ let samples: [String: () throws -> Void] = [
     "Results": results,
     "RemoteCall": remoteCall,
     "URLRouter": urlRouter,
+    "URLLookups": urlLookups,
     "Services": services,
 ]
 
