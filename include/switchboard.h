@@ -150,10 +150,10 @@ extern "C" {
 
 /* The release. SB_VERSION_NUMBER is MAJOR * 10000 + MINOR * 100 + PATCH. */
 #define SB_VERSION_MAJOR 1
-#define SB_VERSION_MINOR 0
+#define SB_VERSION_MINOR 1
 #define SB_VERSION_PATCH 0
-#define SB_VERSION_STRING "1.0.0"
-#define SB_VERSION_NUMBER 10000
+#define SB_VERSION_STRING "1.1.0"
+#define SB_VERSION_NUMBER 10100
 
 /* The binary interface. It changes only when a program or plugin built
  * against an older header would break. (Plugins declare the version of

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # Builds everything in release mode and stages what is shipped in .build/dist:
 #
-#   .build/dist/lib/libswitchboard.so.1.0.0    (static Swift runtime inside;
+#   .build/dist/lib/libswitchboard.so.1.1.0    (static Swift runtime inside;
 #                                               named after SB_VERSION_STRING)
-#   .build/dist/lib/libswitchboard.so.1 -> libswitchboard.so.1.0.0 (the SONAME:
+#   .build/dist/lib/libswitchboard.so.1 -> libswitchboard.so.1.1.0 (the SONAME:
 #                                               SB_ABI_VERSION)
 #   .build/dist/lib/libswitchboard.so -> libswitchboard.so.1
 #   .build/dist/lib/pkgconfig/switchboard.pc
 #   .build/dist/include/switchboard.h, switchboard_lua.h
 #   .build/dist/lib/lua/5.4/switchboard.so     (the Lua module, for lua5.4)
-#   .build/dist/lib/libswitchboard_lua.so.1.0.0 (the same, for C hosts:
+#   .build/dist/lib/libswitchboard_lua.so.1.1.0 (the same, for C hosts:
 #                                               sb_lua_open; links as above)
 #   .build/dist/lib/pkgconfig/switchboard-lua.pc
 #   .build/dist/bin/switchboard                 (the command; the runtime inside)

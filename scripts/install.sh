@@ -4,10 +4,10 @@
 # environment variable) a staging folder put in front of every path, for
 # distribution packages.
 #
-#   PREFIX/lib/libswitchboard.so.1.0.0       the library (the release in its name),
+#   PREFIX/lib/libswitchboard.so.1.1.0       the library (the release in its name),
 #   PREFIX/lib/libswitchboard.so.1, .so      links to it (the SONAME, for the linker)
 #   PREFIX/lib/lua/5.4/switchboard.so        the Lua module (require "switchboard")
-#   PREFIX/lib/libswitchboard_lua.so.1.0.0   the same, for C hosts embedding Lua (and links)
+#   PREFIX/lib/libswitchboard_lua.so.1.1.0   the same, for C hosts embedding Lua (and links)
 #   PREFIX/lib/.debug/*.debug, PREFIX/lib/lua/5.4/.debug/, PREFIX/bin/.debug/
 #                                            debug info of the stripped ELF files
 #                                            (found by gdb and valgrind through

@@ -1,6 +1,6 @@
 # Finishes a page that swift-argument-parser's generate-manual wrote, for
 # scripts/build.sh:
-#   awk -v page=switchboard.run -v version=1.0.0 -f scripts/lib/man-page.awk IN > OUT
+#   awk -v page=switchboard.run -v version=1.1.0 -f scripts/lib/man-page.awk IN > OUT
 # - a blank line (a paragraph break in a help text) becomes .Pp: groff's
 #   mdoc warns on each blank line;
 # - .Os names Switchboard's version instead of "BSD";

@@ -3,5 +3,5 @@
 /// (SwitchboardCTests/VersionTests checks the three agree). What the numbers
 /// promise is in the README's "Versions" section.
 extension Mediator {
-    public static let version = "1.0.0"
+    public static let version = "1.1.0"
 }
