@@ -58,7 +58,7 @@ func openURL(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar>?, _ params: sb_v
     if length > RemoteURL.maximumLength {
         status = failure(SB_EBADURL, "the URL is longer than \(RemoteURL.maximumLength) bytes, the limit")
     } else {
-        status = CMediator.borrow(m)._withUnsafeGuaranteedRef { box in
+        status = Borrowed(CMediator.borrow(m)).read { box in
             // A plain call to a target is made from the bytes, without a
             // string (the core's PlainURLCall.swift); anything else, or any
             // problem, the general way.
@@ -184,7 +184,7 @@ public func sb_url_pattern_remove(_ m: sb_mediator_ptr?, _ pattern: UnsafePointe
     guard let m, case .success(let text) = validName(pattern, "pattern") else {
         return failure(SB_EINVAL, "sb_url_pattern_remove: NULL mediator or pattern")
     }
-    let removed = CMediator.borrow(m)._withUnsafeGuaranteedRef { $0.mediator.removeURLPattern(text) }
+    let removed = Borrowed(CMediator.borrow(m)).read { $0.mediator.removeURLPattern(text) }
     return removed ? SB_OK : failure(SB_ENOTFOUND, "no route was added with the pattern \(Value.string(text))")
 }
 
@@ -222,7 +222,7 @@ public func sb_url_set_policy(_ m: sb_mediator_ptr?, _ policy: sb_value_cptr?) -
         case (.failure(let error), _), (_, .failure(let error)): return failure(error)
         }
     }
-    CMediator.borrow(m)._withUnsafeGuaranteedRef { $0.mediator.urlPolicy = parsed }
+    Borrowed(CMediator.borrow(m)).read { $0.mediator.urlPolicy = parsed }
     return SB_OK
 }
 
@@ -238,7 +238,7 @@ public func sb_url_require_signature(_ m: sb_mediator_ptr?, _ key: UnsafeRawPoin
             return failure(error)
         }
     }
-    CMediator.borrow(m)._withUnsafeGuaranteedRef { $0.mediator.urlSigner = signer }
+    Borrowed(CMediator.borrow(m)).read { $0.mediator.urlSigner = signer }
     return SB_OK
 }
 
@@ -291,7 +291,7 @@ public func sb_url_set_observer(_ m: sb_mediator_ptr?, _ fn: sb_fn?, _ userdata:
 public func sb_routes(_ m: sb_mediator_ptr?, _ out: sb_value_out?) -> sb_status {
     out?.pointee = nil
     guard let m, let out else { return failure(SB_EINVAL, "sb_routes: NULL mediator or out") }
-    let routes = CMediator.borrow(m)._withUnsafeGuaranteedRef { $0.mediator.routes() }
+    let routes = Borrowed(CMediator.borrow(m)).read { $0.mediator.routes() }
     do throws(SwitchboardError) {
         out.pointee = try Handle.from(routes).pointer
         return SB_OK
@@ -303,7 +303,7 @@ public func sb_routes(_ m: sb_mediator_ptr?, _ out: sb_value_out?) -> sb_status 
 @_cdecl("sb_routes_json")
 public func sb_routes_json(_ m: sb_mediator_ptr?) -> UnsafeMutablePointer<CChar>? {
     guard let m else { _ = failure(SB_EINVAL, "sb_routes_json: NULL mediator"); return nil }
-    return strdup(CMediator.borrow(m)._withUnsafeGuaranteedRef { $0.mediator.routes() }.description)
+    return strdup(Borrowed(CMediator.borrow(m)).read { $0.mediator.routes() }.description)
 }
 
 /// The C face's params of a plain URL call, built from the query's bytes
@@ -316,7 +316,7 @@ enum CURLParams: ForeignURLParams {
 
     static func add(to dict: OpaquePointer, key: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) -> Bool {
         let keyBase = key.baseAddress ?? SBValue.emptyKey
-        return Handle(dict).box!._withUnsafeGuaranteedRef { box in
+        return Borrowed(Handle(dict).box!).read { box in
             guard box.find(key: keyBase, length: key.count) == nil else { return false }
             let element = Handle(retaining: SBValue.bytes(UnsafeRawBufferPointer(value), as: SB_STRING))
             guard box.set(key: keyBase, length: key.count, value: element) else {
