@@ -1,7 +1,7 @@
 // swift-tools-version:6.2
 // Switchboard: a Target-Action mediator for Swift, C and Lua. License: MIT (LICENSE).
 //
-// Layers (one direction of dependency only; see docs/ARCHITECTURE in README):
+// Layers (one direction of dependency only; docs/internals.md says more):
 //   Switchboard        Swift core: Mediator, Value, Target, errors. No C, no Lua,
 //                      no swift-crypto.
 //   SwitchboardSigning URLSigner: HMAC-SHA256 signed URLs (swift-crypto), a
@@ -12,8 +12,9 @@
 //                      Foundation into libswitchboard.so and double its size)
 //   SwitchboardC       @_cdecl exports implementing the header
 //   SwitchboardLibrary the libswitchboard.so product (export list, SONAME)
-//   SwitchboardLua     C glue: the Lua module, written against switchboard.h and
-//                      the Lua C API only (scripts/build.sh also builds it as
+//   SwitchboardLua     C glue: the Lua module, written against switchboard.h,
+//                      switchboard_sys.h (the faces' entry points) and the Lua
+//                      C API only (scripts/build.sh also builds it as
 //                      switchboard.so for lua5.4)
 //   SwitchboardRunner  C: fresh, limited, sandboxed Lua states for scenarios
 //   SwitchboardCommand the `switchboard` command (swift-argument-parser)

@@ -35,7 +35,10 @@
 # the 1.x rules (an enumerator appended with a new number, a field appended
 # to a versioned struct the library reads by its version): after checking
 # the report, say so with --compatible. Something removed is never
-# compatible.
+# compatible, except functions no release had: a version node after the
+# header's release (SWITCHBOARD_1.1 while SB_VERSION_MINOR is 0) is still
+# open, and update accepts withdrawing its functions (check still fails
+# until the baseline records it).
 #
 # --initial skips the comparison: for the baseline that defines ABI 1 at
 # 1.0.0 (the 0.x series promised nothing), never after a release.
@@ -57,7 +60,7 @@ while [ $# -gt 0 ]; do
     check|update) command="$1" ;;
     --compatible) compatible=1 ;;
     --initial) initial=1 ;;
-    -h|--help) sed -n '2,44p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,47p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) sb_die "unknown argument $1 (see --help)" ;;
   esac
   shift
@@ -85,7 +88,10 @@ soname=$(readelf -d "$lib" | sed -nE 's/.*Library soname: \[(.*)\]/\1/p')
   || sb_die "the ABI probe built from include/switchboard.h did not compile"
 
 # Function symbols with their versions (sb_x@@SWITCHBOARD_1), both sides.
-functions_of() { nm -D --defined-only --extern-only "$1" | awk '$2 ~ /^[TtWw]$/ { print $3 }' | sort; }
+# The faces' entry points (switchboard_sys.h, version SWITCHBOARD_PRIVATE)
+# promise nothing beyond their release and are not recorded;
+# scripts/check-exports.sh checks them.
+functions_of() { nm -D --defined-only --extern-only "$1" | awk '$2 ~ /^[TtWw]$/ && $3 !~ /@@SWITCHBOARD_PRIVATE$/ { print $3 }' | sort; }
 functions_of "$lib" > "$tmp/library.syms"
 functions_of "$tmp/probe.so" > "$tmp/probe.syms"
 cmp -s "$tmp/library.syms" "$tmp/probe.syms" || {
@@ -110,16 +116,46 @@ compare() {
   fi
 }
 # What kind of difference the report shows: none, added (only additions),
+# withdrawn (functions gone that no release had, maybe with additions),
 # changed (a type or a signature; abidiff cannot tell an append the 1.x rules
 # allow from a break, and flags every change of a type no function takes as
 # incompatible), removed (a function, symbol, type, enumerator or field gone,
 # or another SONAME).
 classify() {
-  if [ "$status" = 0 ]; then kind=none
-  elif grep -Eiq '[1-9][0-9]* removed|SONAME changed|deletion' "$tmp/report"; then kind=removed
-  elif grep -Eiq '[1-9][0-9]* changed' "$tmp/report" || (( status & ABIDIFF_ABI_INCOMPATIBLE_CHANGE )); then kind=changed
+  if [ "$status" = 0 ]; then kind=none; return; fi
+  local withdrawn=0
+  if grep -Eiq '[1-9][0-9]* removed|SONAME changed|deletion' "$tmp/report"; then
+    only_unreleased_removed || { kind=removed; return; }
+    withdrawn=1 # abidiff's exit says incompatible for any removal: only its report counts now
+  fi
+  if grep -Eiq '[1-9][0-9]* changed' "$tmp/report" \
+     || { [ "$withdrawn" = 0 ] && (( status & ABIDIFF_ABI_INCOMPATIBLE_CHANGE )); }; then kind=changed
+  elif [ "$withdrawn" = 1 ]; then kind=withdrawn
   else kind=added
   fi
+}
+# Whether all that the report removes is functions of a version after this
+# release (SWITCHBOARD_1.1 while switchboard.h says 1.0.x): added since the
+# last release and withdrawn before the next, no program was ever built
+# against a release that had them. Anything else removed is a break.
+release_major=$(sed -nE 's/^#define SB_VERSION_MAJOR ([0-9]+)/\1/p' include/switchboard.h)
+release_minor=$(sed -nE 's/^#define SB_VERSION_MINOR ([0-9]+)/\1/p' include/switchboard.h)
+[ -n "$release_major" ] && [ -n "$release_minor" ] || sb_die "no SB_VERSION_MAJOR or SB_VERSION_MINOR in include/switchboard.h"
+only_unreleased_removed() {
+  local lines total versions version major minor
+  # The summary line must be the one removal (the list's title aside).
+  lines=$(grep -Ei '[1-9][0-9]* removed|SONAME changed|deletion' "$tmp/report" | grep -Ev '^ *[0-9]+ Removed functions?:$')
+  [ "$(wc -l <<< "$lines")" = 1 ] || return 1
+  total=$(sed -nE 's/^ *Functions changes summary: ([0-9]+) Removed,.*/\1/p' <<< "$lines")
+  [ -n "$total" ] || return 1
+  versions=$(sed -nE "s/^ *\[D\] 'function .*\{sb_[a-z_0-9]+@@SWITCHBOARD_([0-9.]+)\}\$/\1/p" "$tmp/report")
+  [ -n "$versions" ] && [ "$(wc -l <<< "$versions")" = "$total" ] || return 1
+  for version in $versions; do
+    major=${version%%.*} minor=0
+    [ "$version" = "$major" ] || minor=${version#*.}
+    [[ "$major.$minor" =~ ^[0-9]+\.[0-9]+$ ]] || return 1
+    (( major > release_major || (major == release_major && minor > release_minor) )) || return 1
+  done
 }
 summary() { echo "$functions functions, $(grep -cE '<(class|enum|union)-decl ' "$tmp/current.abi") structs and enums"; }
 
@@ -139,6 +175,7 @@ check)
   case "$kind" in
     removed) what="INCOMPATIBLE: something programs or plugins use was removed" ;;
     changed) what="a type or a signature changed: incompatible unless it only appends to a versioned struct or an enum" ;;
+    withdrawn) what="functions that no release had were withdrawn (their version is after $release_major.$release_minor): compatible, but the baseline must record it" ;;
     *) what="additions only: compatible, but the baseline must record them" ;;
   esac
   echo >&2

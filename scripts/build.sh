@@ -97,13 +97,16 @@ cc -std=c99 -Wall -Wextra -Werror -pedantic -O2 -shared -fPIC -I include example
 
 # The Lua binding as a rock: its rockspec and the C glue that it compiles,
 # laid out as in this repository, so that `luarocks make` builds it from a
-# copy of an installed PREFIX/share/switchboard/lua (docs/lua.md).
+# copy of an installed PREFIX/share/switchboard/lua (docs/lua.md). The
+# library's private headers the glue reads go with it (switchboard_sys.h:
+# the faces' entry points), never into PREFIX/include.
 rock="$dist/share/switchboard/lua"
 mkdir -p "$rock/Sources/SwitchboardLua/include" "$rock/Sources/CSwitchboard/include"
 cp rockspecs/switchboard-scm-1.rockspec "$rock/"
 cp Sources/SwitchboardLua/*.c Sources/SwitchboardLua/*.h "$rock/Sources/SwitchboardLua/"
 cp Sources/SwitchboardLua/include/*.h "$rock/Sources/SwitchboardLua/include/"
-cp Sources/CSwitchboard/include/switchboard_file.h "$rock/Sources/CSwitchboard/include/"
+cp Sources/CSwitchboard/include/switchboard_file.h Sources/CSwitchboard/include/switchboard_sys.h \
+  "$rock/Sources/CSwitchboard/include/"
 
 # Manual pages: swift-argument-parser's generate-manual plugin reads the
 # command just built (--experimental-dump-help) and writes switchboard.1 and

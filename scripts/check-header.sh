@@ -7,8 +7,11 @@
 #    spells them), so a prototype that differs is a "conflicting types" error.
 #    The emitted declarations sit in an Objective-C section, so the file is
 #    compiled as Objective-C, syntax only, with an empty Foundation.h.
+#    switchboard_sys.h (the faces' entry points, never installed) is
+#    compiled with them, so its prototypes are checked the same way.
 # 2. Checks that every function the header declares is implemented: by a
-#    Swift export, or in the library's C files.
+#    Swift export, or in the library's C files; the same for
+#    switchboard_sys.h.
 # 3. Checks that `switchboard gen --lang c` knows every sb_ name the installed
 #    headers use (Gen/HeaderNames.swift), so no generated wrapper can take one.
 #
@@ -27,6 +30,7 @@ trap 'rm -rf "$work"' EXIT
 cat > "$work/check.m" <<'C'
 #include "switchboard.h"
 #include "switchboard_internal.h"
+#include "switchboard_sys.h"
 #include "SwitchboardC-Swift.h"
 int main(void) { return 0; }
 C
@@ -37,18 +41,24 @@ clang -x objective-c -fsyntax-only -Wall -Werror \
 declared=$(grep -oE '^SB_API [^(]*\b(sb_[a-z_0-9]+)\(' include/switchboard.h | grep -oE 'sb_[a-z_0-9]+\($' | tr -d '(' | sort)
 swift_defined=$(grep -oE 'SWIFT_EXTERN [^(]*\b(sb_[a-z_0-9]+)\(' "$emitted" | grep -oE 'sb_[a-z_0-9]+\($' | tr -d '(' | sort)
 c_defined=$(grep -ohE '^[a-z][^;]*\b(sb_[a-z][a-z_0-9]*)\([^;]*\{?$' Sources/CSwitchboard/*.c | grep -oE '\bsb_[a-z][a-z_0-9]*\(' | tr -d '(' | sort -u)
-missing=$(comm -23 <(echo "$declared") <(sort -u <(echo "$swift_defined"; echo "$c_defined")))
-# sb__ names are face-internal: declared in switchboard_internal.h, never
-# in the installed header (and never exported: see exports.map).
+# The faces' entry points (switchboard_sys.h): sb__ names, exported under
+# SWITCHBOARD_PRIVATE (scripts/check-exports.sh checks that).
+sys_declared=$(grep -oE '^SB_API [^(]*\b(sb__[a-z_0-9]+)\(' Sources/CSwitchboard/include/switchboard_sys.h \
+  | grep -oE 'sb__[a-z_0-9]+\($' | tr -d '(' | sort)
+missing=$(comm -23 <(sort <(echo "$declared"; echo "$sys_declared")) <(sort -u <(echo "$swift_defined"; echo "$c_defined")))
+# Other sb__ names are the library's own: declared in switchboard_internal.h,
+# never in an installed header (and never exported: see exports.map).
 extra=$(comm -13 <(echo "$declared") <(echo "$swift_defined" | grep -v '^sb__' || true))
-internal_declared=$(grep -oE '\bsb__[a-z_0-9]+\(' Sources/CSwitchboard/include/switchboard_internal.h | tr -d '(' | sort -u)
+internal_declared=$(grep -ohE '\bsb__[a-z_0-9]+\(' Sources/CSwitchboard/include/switchboard_internal.h \
+  Sources/CSwitchboard/include/switchboard_sys.h | tr -d '(' | sort -u)
 internal_extra=$(comm -13 <(echo "$internal_declared") <(echo "$swift_defined" | grep '^sb__' || true))
-[ -z "$missing" ] || sb_die "declared in switchboard.h but not implemented: $missing"
+[ -z "$missing" ] || sb_die "declared in switchboard.h or switchboard_sys.h but not implemented: $missing"
 [ -z "$extra" ] || sb_die "exported by Swift but not declared in switchboard.h: $extra"
-[ -z "$internal_extra" ] || sb_die "sb__ functions exported by Swift but not declared in switchboard_internal.h: $internal_extra"
+[ -z "$internal_extra" ] || sb_die "sb__ functions exported by Swift but not declared in switchboard_internal.h or switchboard_sys.h: $internal_extra"
 header_names=$(grep -ohE '\bsb_[a-z_0-9]+\b' include/switchboard.h include/switchboard_lua.h | sort -u)
 gen_names=$(grep -oE '"sb_[a-z_0-9]+"' Sources/SwitchboardCommand/Gen/HeaderNames.swift | tr -d '"' | sort -u)
 [ "$header_names" = "$gen_names" ] || sb_die "Sources/SwitchboardCommand/Gen/HeaderNames.swift is not the headers' sb_ names:" \
   "$(diff <(echo "$header_names") <(echo "$gen_names") | grep '^[<>]' | tr '\n' ' ')"
 echo "switchboard.h and the library agree: $(echo "$declared" | wc -l) functions" \
-  "($(echo "$swift_defined" | wc -l) in Swift, $(comm -12 <(echo "$declared") <(echo "$c_defined") | wc -l) in C)"
+  "($(echo "$swift_defined" | wc -l) in Swift, $(comm -12 <(echo "$declared") <(echo "$c_defined") | wc -l) in C);" \
+  "switchboard_sys.h: $(echo "$sys_declared" | wc -l) face-internal functions"

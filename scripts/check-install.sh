@@ -45,6 +45,12 @@ for pc in switchboard switchboard-lua; do
   grep -qx "Version: $version" "$file" || sb_die "$pc.pc does not say version $version"
   if grep -v '^#' "$file" | grep -Eq 'rpath|pcfiledir|/\.\./|^URL:'; then sb_die "$pc.pc has a run path, a relative prefix or a URL: $(cat "$file")"; fi
 done
+# The public headers, and nothing else: the faces' entry points
+# (switchboard_sys.h) travel only with the Lua module's C glue.
+headers=$(cd "$prefix/include" && find . -mindepth 1 | sort | tr '\n' ' ')
+[ "$headers" = "./switchboard.h ./switchboard_lua.h " ] || sb_die "PREFIX/include holds $headers(only switchboard.h and switchboard_lua.h)"
+[ -f "$prefix/share/switchboard/lua/Sources/CSwitchboard/include/switchboard_sys.h" ] \
+  || sb_die "switchboard_sys.h, which the Lua glue reads, is not in PREFIX/share/switchboard/lua"
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 got=$(flags_of switchboard)
 [ "$got" = "-I$prefix/include -L$prefix/lib -lswitchboard" ] || sb_die "pkg-config switchboard printed: $got"

@@ -38,6 +38,13 @@ module="$tmp/tree/lib/lua/5.4/switchboard.so"
 luarocks --lua-version=5.4 --tree "$tmp/tree" list --porcelain | grep -q '^switchboard	scm-1' \
   || sb_die "luarocks does not list switchboard scm-1 in the tree"
 
+# Both rocks call the library's faces' entry points (switchboard_sys.h, from
+# the glue's folder, never PREFIX/include) under their private version.
+for built in "$tmp/user-tree/lib/lua/5.4/switchboard.so" "$module"; do
+  nm -D --undefined-only "$built" | awk '$NF == "sb__action_enter@SWITCHBOARD_PRIVATE" {found = 1} END {exit !found}' \
+    || sb_die "$built does not call sb__action_enter@SWITCHBOARD_PRIVATE"
+done
+
 # Only the tree's paths (what `luarocks path` prints), a clean environment.
 paths=$(luarocks --lua-version=5.4 --tree "$tmp/tree" path --lr-cpath)
 got=$(env -i PATH=/usr/bin:/bin LUA_CPATH="$paths;;" lua5.4 -e '

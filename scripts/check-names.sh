@@ -34,7 +34,7 @@ words="action add allow answer append at bind call caller cancelled check clear 
 encode equal evict fail free get interceptor json message n new number open params
 perform prepare proceed redirect register reject release remove request requested
 require retain set shared sign string succeed tag take target type unregister url
-count load enter leave name"
+count load name"
 
 # follows NAME: whether NAME is sb_<noun> or sb_<noun>_<word>[_...].
 follows() {

@@ -85,7 +85,7 @@ extension SwitchboardCLI {
             guard status == SB_OK else { throw CommandFailure(failureMessage(status) + luaTargetHint(status)) }
             defer { sb_value_release(out) }
             guard let json = takeJSON(sb_json_encode(out)) else { throw CommandFailure("the result could not be written as JSON") }
-            print(json)
+            print(terminalJSON(json))
         }
     }
 }

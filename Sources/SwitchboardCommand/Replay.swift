@@ -12,7 +12,8 @@ extension SwitchboardCLI {
             abstract: "Re-issue the calls of a --trace file against this build and report every result that differs.",
             discussion: InstallPrefix.expand("""
                 Record a run on one build (switchboard run --trace FILE), replay it on the next. For each \
-                scenario in the trace, in a fresh mediator with the plugins and Lua targets given, the calls \
+                scenario in the trace, in a fresh mediator with the plugins and Lua targets given, in a \
+                process of its own (as in switchboard run: a plugin's static memory starts afresh), the calls \
                 the scenario made itself (depth 1) are made again, in order, through the same entry points \
                 (sb.perform, or sb.open and its URL policy). A result compares as the trace writes it; a \
                 failure compares by its code only (messages may change between builds). A call to a target \
@@ -40,10 +41,11 @@ extension SwitchboardCLI {
 
         func validate() throws {
             try PathCheck.readableFile(trace, what: trace)
-            if let junit { try PathCheck.outputs([("--junit", junit)], scripts: [trace]) }
+            if let junit { try PathCheck.outputs([("--junit", junit)], inputs: RunInputs(load: load, files: [("the trace \(trace)", trace)])) }
         }
 
         func run() throws {
+            sbr_signals_watch() // a signal stops the replay, which reports what it replayed (Interruption.swift)
             let recorded = try ReplayTrace(path: trace)
             // TAP goes to a copy of standard output; standard output itself
             // becomes standard error, for whatever plugins print.
@@ -56,15 +58,27 @@ extension SwitchboardCLI {
             try junitReport?.save(timestamp: timestamp) // a path that cannot be written fails first
             tap.line("TAP version 14")
             guard !recorded.scenarios.isEmpty else {
-                tap.line("1..0 # SKIP \(trace) holds no calls")
+                try junitReport?.save(timestamp: timestamp, finished: true)
+                try junitReport?.publish()
+                tap.line("1..0 # SKIP \(visible(trace)) holds no calls")
                 return
             }
             tap.line("1..\(recorded.scenarios.count)")
             var failed = 0
             var totals = ReplayTally()
+            let stop = Interruption(tap: TAPReport(out: tap, version: 14, verbose: false), junit: junitReport,
+                                    trace: nil, timestamp: timestamp, progress: Progress(enabled: false))
             for (i, scenario) in recorded.scenarios.enumerated() {
+                if Interruption.signal != nil {
+                    try stop.whileRunning(notRun: recorded.scenarios[i...].map { ($0.script, $0.name) }, reported: i,
+                                          planned: recorded.scenarios.count)
+                }
                 let started = monotonicSeconds()
-                let outcome = replay(scenario)
+                var outcome = replay(scenario)
+                if let signal = Interruption.signal, outcome.problem != nil { // stopped while it was replayed
+                    outcome.problem = "interrupted by \(Interruption.describe(signal)): the replay was stopped"
+                    outcome.interrupted = true
+                }
                 totals.add(outcome.tally)
                 let result = outcome.result(script: scenario.script, name: scenario.name,
                                             seconds: monotonicSeconds() - started)
@@ -73,7 +87,11 @@ extension SwitchboardCLI {
                 if let block = outcome.yaml() { tap.write(block) }
                 try junitReport?.add(result)
             }
-            try junitReport?.save(timestamp: timestamp)
+            if Interruption.signal != nil {
+                try stop.whileRunning(notRun: [], reported: recorded.scenarios.count, planned: recorded.scenarios.count)
+            }
+            try junitReport?.save(timestamp: timestamp, finished: true)
+            try junitReport?.publish()
             tap.line("# \(totals.calls) calls replayed: \(totals.same) same, \(totals.differ) differ, "
                      + "\(totals.skipped) skipped (failures compare by code, not message)")
             if failed > 0 { throw ExitCode.failure }
@@ -84,35 +102,44 @@ extension SwitchboardCLI {
             }
         }
 
-        /// One scenario's calls, in a session of their own.
+        /// One scenario's calls, in a session of their own, in a process of
+        /// its own (ReplayProcess): plugins are never unloaded, so a fresh
+        /// mediator no longer resets what a plugin keeps in static memory.
         private func replay(_ scenario: ReplayTrace.Scenario) -> ReplayOutcome {
             var outcome = ReplayOutcome()
             outcome.nested = scenario.nested
+            let replayed = ReplayProcess.run { answer in answers(scenario, answer) }
+            for (call, answer) in zip(scenario.calls, replayed.answers) { outcome.add(call, answer: answer) }
+            if let problem = replayed.problem { outcome.problem = problem }
+            return outcome
+        }
+
+        /// Replays `scenario`'s calls, handing each answer to `answer` (false:
+        /// stop); the problem that stopped them, or nil.
+        private func answers(_ scenario: ReplayTrace.Scenario, _ answer: (String) -> Bool) -> String? {
             let session: Session
             do {
                 session = try Session(load: load, limits: limits, setup: nil)
                 try session.prepareReplay()
             } catch {
-                outcome.problem = "\(error)"
-                return outcome
+                return "\(error)"
             }
             for call in scenario.calls {
                 switch session.replay(call.text) {
                 case .failure(let failure):
-                    outcome.problem = "line \(call.line) (\(call.name)): \(failure)"
-                    return outcome
-                case .success(let answer):
-                    outcome.add(call, answer: answer)
+                    return "line \(call.line) (\(call.name)): \(failure)"
+                case .success(let text):
+                    if !answer(text) { return "the answers could not be sent" }
                 }
             }
-            return outcome
+            return nil
         }
     }
 }
 
 enum ReplayLimits: LimitSubject {
     static var subject: String { "the calls of one scenario" }
-    static var graceEnds: String { "the command, with exit status 3" }
+    static var graceEnds: String { "the process replaying that scenario (an error of that scenario)" }
 }
 
 /// Counts of replayed calls.
@@ -138,7 +165,8 @@ struct ReplayOutcome {
     var differences: [Entry] = []
     var skips: [Entry] = []
     var nested = 0
-    var problem: String? // the session did not open, or a limit stopped it
+    var problem: String? // the session did not open, or a limit (or a signal) stopped it
+    var interrupted = false
 
     /// replay.lua's answer: "same", "differs\trecorded\tnow" or "skipped\treason".
     mutating func add(_ call: ReplayTrace.Call, answer: String) {
@@ -188,7 +216,8 @@ struct ReplayOutcome {
     }
 
     func result(script: String, name: String, seconds: Double) -> ScenarioResult {
-        ScenarioResult(script: script, name: name, outcome: passed ? .passed : (problem == nil ? .failed : .error),
+        ScenarioResult(script: script, name: name,
+                       outcome: passed ? .passed : interrupted ? .interrupted : (problem == nil ? .failed : .error),
                        message: passed ? nil : message, output: passed ? nil : yaml(), seconds: seconds)
     }
 }

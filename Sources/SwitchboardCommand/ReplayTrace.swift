@@ -37,7 +37,7 @@ struct ReplayTrace {
               fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == 0, let file = fdopen(fd, "r") else {
             let reason = fd < 0 ? String(cString: strerror(errno)) : "not a regular file"
             if fd >= 0 { close(fd) }
-            throw ValidationError("\(path): \(reason)")
+            throw ValidationError(visible("\(path): \(reason)"))
         }
         defer { fclose(file) }
         var index: [[UInt8]: Int] = [:]
@@ -62,19 +62,19 @@ struct ReplayTrace {
             line.append(contentsOf: chunk[start..<n])
             try checkLength(line, number: number, path: path)
         }
-        if ferror(file) != 0 { throw ValidationError("\(path): \(String(cString: strerror(errno)))") }
+        if ferror(file) != 0 { throw ValidationError(visible("\(path): \(String(cString: strerror(errno)))")) }
         try finish()
     }
 
     private func checkLength(_ line: [UInt8], number: Int, path: String) throws {
         if line.count > Self.lineLimit {
-            throw ValidationError("\(path) line \(number): longer than \(Self.lineLimit >> 20) MiB; not a trace line")
+            throw ValidationError(visible("\(path) line \(number): longer than \(Self.lineLimit >> 20) MiB; not a trace line"))
         }
     }
 
     private mutating func add(_ bytes: [UInt8], number: Int, path: String, index: inout [[UInt8]: Int]) throws {
         func problem(_ what: String) -> ValidationError {
-            ValidationError("\(path) line \(number): \(what) (switchboard run --trace writes one JSON object a line)")
+            ValidationError(visible("\(path) line \(number): \(what) (switchboard run --trace writes one JSON object a line)"))
         }
         if let nul = bytes.firstIndex(of: 0) { throw problem("a NUL byte at byte \(nul + 1)") }
         var value: OpaquePointer?

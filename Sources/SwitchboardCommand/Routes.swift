@@ -31,10 +31,12 @@ extension SwitchboardCLI {
             try session.loadLuaTargets()
             guard let text = takeJSON(sb_routes_json(session.mediator)) else { throw CommandFailure("no routes") }
             if json {
-                print(text)
+                print(terminalJSON(text))
                 return
             }
-            print(try RoutesListing(json: text).text, terminator: "")
+            // Names as plugins and target files give them: control characters escaped, line by line.
+            let listing = try RoutesListing(json: text).text.split(separator: "\n", omittingEmptySubsequences: false)
+            print(listing.map { visible(String($0)) }.joined(separator: "\n"), terminator: "")
         }
     }
 }

@@ -15,18 +15,25 @@ extension SwitchboardCLI {
                 plugins loaded and the Lua targets on sb.path; each scenario then runs in a process of \
                 its own, forked from that state: what one scenario registers, caches or breaks is gone \
                 before the next, and a scenario that fails, errors, meets a limit, crashes or is stuck \
-                in C past --timeout and --grace does not stop the others. (While a plugin's thread \
-                runs, scenarios run in the runner's own process instead, each after the top level \
-                runs again.)
+                in C past --timeout and --grace does not stop the others. (While another thread \
+                runs, a plugin's or one of the library's that did not exit when asked, scenarios \
+                run in the runner's own process instead, each after the top level runs again; \
+                standard error names the threads.)
 
                 Scripts see `sb` (the switchboard module) and the scenario API: scenario(name, fn), \
                 step(name, fn), expect(...).to_equal(v) / to_be_nil() / to_fail_with(code) and more \
                 (see docs/scenarios.md). print and io.write go to the report; what plugins write to \
-                standard output goes to standard error, so it never mixes into the TAP stream.
+                standard output goes to standard error, so it never mixes into the TAP stream. A \
+                scenario writes 64 KiB at most (print, io.write, io.stdout:write and io.stderr:write \
+                together); control characters are shown escaped.
 
                 Exit status: 0 when every scenario passed; 1 when one did not, or none matched; \
-                3 when code stuck in C in the runner's own process (a top level) ended the run; 64 for \
-                a usage error.
+                3 when code stuck in C in the runner's own process (a top level) ended the run; 64 for a \
+                usage error. \
+                A signal (^C, kill, a closed report pipe) stops the run: the reports say what \
+                finished and mark the rest interrupted, then the signal ends the command. Report \
+                files are renamed into place when the run ends; none may be a script, a plugin or \
+                a file under --targets.
 
                 Examples, from PREFIX/share/switchboard/examples:
 
@@ -76,17 +83,21 @@ extension SwitchboardCLI {
             guard (1...1024).contains(jobs) else { throw ValidationError("--jobs must be from 1 to 1024") }
             if coverageJson != nil && !coverage { throw ValidationError("--coverage-json needs --coverage") }
             let outputs = [("--junit", junit), ("--trace", trace), ("--coverage-json", coverageJson)]
-            try PathCheck.outputs(outputs.compactMap { option, path in path.map { (option, $0) } }, scripts: scripts)
+            try PathCheck.outputs(outputs.compactMap { option, path in path.map { (option, $0) } },
+                                  inputs: RunInputs(load: load, files: scripts.map { ("the script \($0)", $0) }))
             if let filter { _ = try compiled(filter) }
         }
 
         private func compiled(_ pattern: String) throws -> Regex<AnyRegexOutput> {
             do { return try Regex(pattern) } catch {
-                throw ValidationError("--filter \(pattern) is not a regular expression: \(error)")
+                throw ValidationError(visible("--filter \(pattern) is not a regular expression: \(error)"))
             }
         }
 
         func run() throws {
+            // A signal stops the run rather than ending it: what finished is
+            // reported, the rest marked interrupted (Interruption.swift).
+            sbr_signals_watch()
             let traceFile = try trace.map { try TraceFile(path: $0) }
             // TAP goes to a copy of standard output; standard output itself
             // becomes standard error, for whatever plugins print.
@@ -101,23 +112,28 @@ extension SwitchboardCLI {
             let progress = Progress(enabled: interactive)
             let pattern = try filter.map(compiled)
 
-            // The JUnit report is made at once, empty: a path that cannot be
-            // written fails before any script runs, and a run that ends early
-            // (a script stuck at its top level) leaves no stale report.
+            // The JUnit report is made at once, saying the run has not
+            // finished: a path that cannot be written fails before any script
+            // runs, and a run that ends early (a script stuck at its top
+            // level, a kill) leaves no stale report, nor one that reads as clean.
             let junitReport = try junit.map { try JUnitReport(path: $0) }
             let timestamp = wallclock()
             try junitReport?.save(timestamp: timestamp)
+            let stop = Interruption(tap: tap, junit: junitReport, trace: traceFile, timestamp: timestamp, progress: progress)
 
             // List every script first: the plan comes before the results.
             progress.show("listing scenarios")
             var planned: [Work] = []
             var given: Set<[UInt8]> = []
-            for script in scripts {
+            for (i, script) in scripts.enumerated() {
                 guard given.insert(Array(script.utf8)).inserted else {
                     complain("\(script) is given more than once: its scenarios run once")
                     continue
                 }
                 let listing = ScriptListing(script: script, settings: settings)
+                if Interruption.signal != nil { // its listing was stopped: neither it nor those after it are listed
+                    try stop.whileListing(planned: planned.map { ($0.script, $0.name) }, unlisted: Array(scripts[i...]))
+                }
                 if let problem = listing.problem {
                     planned.append(Work(script: script, index: -1, name: problem.name, problem: problem))
                 }
@@ -127,6 +143,9 @@ extension SwitchboardCLI {
             }
             if planned.isEmpty {
                 progress.clear()
+                try junitReport?.save(timestamp: timestamp, finished: true)
+                try junitReport?.publish()
+                try traceFile?.finish()
                 tap.skipEverything("no scenarios matched")
                 complain(filter != nil ? "no scenario matches --filter \(filter!)" : "the scripts define no scenarios")
                 throw ExitCode.failure
@@ -159,7 +178,7 @@ extension SwitchboardCLI {
             }
             var prepared: PreparedScript? // one script at a time: memory stays that of one
             var at = 0
-            while at < planned.count {
+            while at < planned.count && Interruption.signal == nil {
                 let item = planned[at]
                 if let problem = item.problem {
                     try report(problem)
@@ -174,13 +193,19 @@ extension SwitchboardCLI {
                     try saveJUnit()
                     prepared = nil
                     prepared = PreparedScript(script: item.script, settings: settings)
+                    if Interruption.signal != nil { break } // its top level was stopped: nothing of it runs
                 }
                 try prepared!.run(planned[at..<end].map { ($0.index, $0.name) }, jobs: jobs,
                                   beforeInProcess: saveJUnit, report: report)
                 at = end
             }
-            try saveJUnit()
             prepared = nil
+            if Interruption.signal != nil {
+                try stop.whileRunning(notRun: planned[reported...].map { ($0.script, $0.name) }, reported: reported,
+                                      planned: planned.count)
+            }
+            try saveJUnit()
+            try traceFile?.finish()
             var coverageLines: [String] = []
             var coverageFailed = false
             if coverage { // listing the catalogue runs code in this process: the report is saved first
@@ -188,15 +213,19 @@ extension SwitchboardCLI {
                     let actions = try reached.actions(load: load, limits: limits)
                     coverageLines = Coverage.text(actions)
                     junitReport?.coverage = actions
-                    if let coverageJson { try write(Coverage.json(actions), to: coverageJson) }
-                    try saveJUnit()
+                    if let coverageJson { try AtomicFile.write(Coverage.json(actions), to: coverageJson) }
                 } catch {
                     coverageFailed = true
                     let reason = String(describing: error).split(whereSeparator: \.isNewline).joined(separator: " ")
-                    coverageLines = ["# coverage: not made: \(reason)"]
+                    coverageLines = ["# coverage: not made: \(visible(reason))"]
                     complain("--coverage: \(reason)")
                 }
             }
+            if Interruption.signal != nil { // while the catalogue was listed: every scenario was reported
+                try stop.whileRunning(notRun: [], reported: reported, planned: planned.count)
+            }
+            try junitReport?.save(timestamp: timestamp, finished: true)
+            try junitReport?.publish()
             progress.clear()
             tap.summary(passed: passed, failed: failed, seconds: monotonicSeconds() - started)
             coverageLines.forEach(tap.comment)
@@ -235,16 +264,6 @@ func wallclock() -> String {
     return String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
-func write(_ text: String, to path: String) throws {
-    guard let file = fopen(path, "w") else {
-        throw CommandFailure("cannot write \(path): \(String(cString: strerror(errno)))")
-    }
-    defer { fclose(file) }
-    var text = text
-    let ok = text.withUTF8 { fwrite($0.baseAddress, 1, $0.count, file) == $0.count }
-    guard ok, fflush(file) == 0 else { throw CommandFailure("cannot write \(path): \(String(cString: strerror(errno)))") }
-}
-
 /// The live line on a terminal: what runs now, and the counts so far.
 struct Progress {
     let enabled: Bool
@@ -253,7 +272,7 @@ struct Progress {
     func show(_ text: String, passed: Int = 0, failed: Int = 0) {
         guard enabled else { return }
         let counts = passed + failed > 0 ? "  (\(passed) passed, \(failed) failed)" : ""
-        err.write("\r\u{1B}[K" + String((text + counts).prefix(200)))
+        err.write("\r\u{1B}[K" + String(visible(text + counts).prefix(200)))
     }
 
     func clear() {

@@ -7,7 +7,7 @@ import Glibc
 /// One scenario's report, copied out of the runner's C struct. (A class:
 /// reports are passed around, never changed.)
 final class ScenarioResult {
-    enum Outcome: String { case passed, failed, error, limit }
+    enum Outcome: String { case passed, failed, error, limit, interrupted }
 
     struct Step {
         let name: String
@@ -35,6 +35,7 @@ final class ScenarioResult {
         case SBR_PASSED: outcome = .passed
         case SBR_FAILED: outcome = .failed
         case SBR_LIMIT: outcome = .limit
+        case SBR_INTERRUPTED: outcome = .interrupted
         default: outcome = .error
         }
         message = text(r.message)
@@ -131,6 +132,7 @@ final class PreparedScript {
             }
         }
         for item in items[done...] {
+            if Interruption.signal != nil { return } // a signal stopped the run: the caller reports the rest
             if !saidNotForked {
                 saidNotForked = true
                 let why = sbr_script_not_forked(prepared).map { String(cString: $0) } ?? "out of memory preparing it"

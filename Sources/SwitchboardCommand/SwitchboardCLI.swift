@@ -48,7 +48,7 @@ struct SwitchboardCLI: ParsableCommand {
     /// error that names the closest one, as a mistyped option already is.
     static func main() {
         if let first = CommandLine.arguments.dropFirst().first, let problem = unknownSubcommand(first) {
-            LineWriter(descriptor: STDERR_FILENO).line("Error: \(problem)\nUsage: switchboard <subcommand>\n  See 'switchboard --help'.")
+            LineWriter(descriptor: STDERR_FILENO).line("Error: \(visible(problem))\nUsage: switchboard <subcommand>\n  See 'switchboard --help'.")
             exit(withError: ExitCode.validationFailure)
         }
         main(nil)

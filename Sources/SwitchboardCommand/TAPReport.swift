@@ -18,8 +18,15 @@ struct TAPReport {
         } else if verbose, let output = r.output {
             var lines = tapLines(output)
             if lines.last == "" { lines.removeLast() }
-            for line in lines { out.line("# " + line) }
+            for line in lines { out.line("# " + visible(line)) }
         }
+    }
+
+    /// The last line of a run that cannot go on (`begun`: the version line
+    /// is written already).
+    func bailOut(_ line: String, begun: Bool) {
+        if !begun { out.line("TAP version \(version)") }
+        out.line(visible(line))
     }
 
     func skipEverything(_ reason: String) {
@@ -64,7 +71,8 @@ struct TAPReport {
     }
 }
 
-/// A test point's description ("script: scenario"), on one line; '#' and '\' escaped as TAP 14 asks.
+/// A test point's description ("script: scenario"), on one line; '#' and '\' escaped as TAP 14 asks,
+/// other control characters shown as escapes (`visible`).
 /// Scalar by scalar: as Characters, "\r\n" or a '#' after a prepended
 /// mark would be one cluster and slip through.
 func tapDescription(_ text: String) -> String {
@@ -77,7 +85,7 @@ func tapDescription(_ text: String) -> String {
         default: out.append(scalar)
         }
     }
-    return String(out)
+    return visible(String(out))
 }
 
 func formatSeconds(_ s: Double) -> String {

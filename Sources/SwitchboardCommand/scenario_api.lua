@@ -63,7 +63,13 @@ function show(v, depth, seen)
   seen.budget = seen.budget or SHOWN_IN_ALL
   local t = type(v)
   if t == "string" then
-    if #v > 200 then return gsub(format("%q", sub(v, 1, 200)), "\\\n", "\\n") .. "..." end
+    -- Bytes that are not UTF-8 stay as they are here: the report shows
+    -- them as \xHH (sbr_copy_text), so "\xff" and "\xfe" differ.
+    if #v > 200 then
+      local cut = 200 -- not inside a UTF-8 sequence
+      while cut > 196 and (byte(v, cut + 1) or 0) & 0xC0 == 0x80 do cut = cut - 1 end
+      return gsub(format("%q", sub(v, 1, cut)), "\\\n", "\\n") .. "..."
+    end
     return (gsub(format("%q", v), "\\\n", "\\n"))
   elseif t == "number" then
     if math_type(v) == "integer" then return tostring(v) end
@@ -375,7 +381,9 @@ end
 ---------------------------------------------------------------- scenario, step
 
 function scenario(name, fn)
-  if type(name) ~= "string" or name == "" or find(name, "%c") then
+  -- Control characters: C0 and DEL (%c), and C1 (U+0080..U+009F, which
+  -- UTF-8 writes as \194 and \128..\159: CSI, NEL...).
+  if type(name) ~= "string" or name == "" or find(name, "%c") or find(name, "\194[\128-\159]") then
     error("scenario(name, fn): name must be a non-empty string without control characters", 2)
   end
   -- Reports carry the name (TAP, JUnit XML, the trace): it must be text, and short.
@@ -435,6 +443,11 @@ end
 
 ---------------------------------------------------------------- output
 
+-- Every way a scenario writes shares one limit of OUTPUT_LIMIT bytes: print
+-- and io.write, which the report keeps, and io.stdout:write and
+-- io.stderr:write, which go to standard error. Past it, what it writes is
+-- counted, not kept or written (a scenario wrote 1 GiB to standard error in
+-- 8 s); the report says how much that was.
 local function capture(text)
   text = gsub(text, "%z", "\\0") -- the report is C strings
   if output_bytes < OUTPUT_LIMIT then
@@ -460,6 +473,37 @@ io.write = function(...)
   return io.stdout
 end
 
+-- The standard streams' write is the method every file handle shares
+-- (helpers.file_methods, the handles' __index): for io.stdout and io.stderr
+-- it writes what is left of the limit and counts the rest; other files
+-- (--allow-os) are written as ever. The original calls no Lua.
+local file_methods = helpers.file_methods
+if file_methods then
+  local raw_write, stdout, stderr = file_methods.write, io.stdout, io.stderr
+  file_methods.write = function(f, ...)
+    if not (rawequal(f, stdout) or rawequal(f, stderr)) then return raw_write(f, ...) end
+    local parts = {}
+    for i = 1, select("#", ...) do
+      local v = select(i, ...)
+      if math_type(v) then
+        v = format(math_type(v) == "integer" and "%d" or "%.14g", v) -- as the original writes numbers
+      elseif type(v) ~= "string" then
+        error(format("bad argument #%d to 'write' (string expected, got %s)", i, type(v)), 2)
+      end
+      parts[i] = v
+    end
+    local text = concat(parts)
+    local room = OUTPUT_LIMIT - output_bytes
+    output_bytes = output_bytes + #text
+    if room >= #text then return raw_write(f, text) end
+    if room > 0 then
+      return raw_write(f, sub(text, 1, room), format("\n... (the output limit of %d KiB is reached: what the "
+                       .. "scenario writes from here on is not shown)\n", OUTPUT_LIMIT // 1024))
+    end
+    return f
+  end
+end
+
 local function captured_output()
   if output_bytes == 0 then return nil end
   local text = concat(output)
@@ -473,8 +517,10 @@ local json_string
 do
   local escapes = { ['"'] = '\\"', ["\\"] = "\\\\", ["\b"] = "\\b", ["\f"] = "\\f",
                     ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t" }
+  -- C0, DEL and C1 (UTF-8 \194\128..\194\159) escaped: the trace is text a terminal may show.
   function json_string(s)
-    return '"' .. gsub(s, '[%c"\\]', function(c) return escapes[c] or format("\\u%04x", byte(c)) end) .. '"'
+    s = gsub(s, '[%c"\\]', function(c) return escapes[c] or format("\\u%04x", byte(c)) end)
+    return '"' .. gsub(s, "\194([\128-\159])", function(c) return format("\\u%04x", byte(c)) end) .. '"'
   end
 end
 
@@ -590,10 +636,11 @@ if helpers.coverage then
   end)
 end
 
--- A name in a line of the report: tabs, newlines, any control byte and %
--- as %XX, so that no name can split a line or a field (the runner decodes).
+-- A name in a line of the report: tabs, newlines, any control byte, % and
+-- every byte past ASCII as %XX, so that no name can split a line or a field
+-- and its bytes come back as they are (the runner decodes).
 local function field(name)
-  return (gsub(name, "[%%%c]", function(c) return format("%%%02X", byte(c)) end))
+  return (gsub(name, "[%%%c\128-\255]", function(c) return format("%%%02X", byte(c)) end))
 end
 
 local function coverage_lines()

@@ -4,7 +4,7 @@
  * The general path converts the caller's table to a C dict, and the action's
  * trampoline converts the dict back to a new table (and the result the same
  * way, twice). When the mediator says the call would do nothing but call the
- * registered function (sb_action_enter: no hooks, no contract, registered by
+ * registered function (sb__action_enter: no hooks, no contract, registered by
  * name, not too deep) and that function is a Lua function of this module,
  * the call copies the table in Lua instead, the copy built exactly as the
  * conversion there and back would build it, and calls the function as the
@@ -24,6 +24,7 @@
  * they are allocated cannot change what the action gets.
  */
 #include "internal.h"
+#include "switchboard_sys.h" /* sb__action_enter, sb__action_leave: face-internal */
 
 #include <stdint.h>
 #include <string.h>
@@ -280,12 +281,12 @@ static __attribute__((noinline)) int perform_direct(lua_State *L, sb_lua_ctx *ct
     sb_fn fn;
     void *userdata;
     uint64_t ticket;
-    if (!sb_action_enter(ctx->m, target, action, &fn, &userdata, &ticket)) {
+    if (!sb__action_enter(ctx->m, target, action, &fn, &userdata, &ticket)) {
         lua_settop(L, top);
         return missed(ctx, target, action);
     }
     if (fn != sb_lua_action_call || ((sb_lua_fn *)userdata)->ctx != ctx) {
-        (void)sb_action_leave(target, action, ticket, SB_OK, NULL); /* ran nothing */
+        (void)sb__action_leave(target, action, ticket, SB_OK, NULL); /* ran nothing */
         lua_settop(L, top);
         return missed(ctx, target, action);
     }
@@ -300,7 +301,7 @@ static __attribute__((noinline)) int perform_direct(lua_State *L, sb_lua_ctx *ct
     if (status != SB_OK) sb_lua_conv_abandon(&d.frame.conv);
     sb_value *out = status == SB_OK ? d.frame.result : NULL;
     int kept = status == SB_OK && out == NULL; /* the result is on the stack as it is */
-    status = sb_action_leave(target, action, ticket, status, kept ? NULL : &out);
+    status = sb__action_leave(target, action, ticket, status, kept ? NULL : &out);
     ctx->active = previous;
     if (status != SB_OK) {
         lua_settop(L, top);

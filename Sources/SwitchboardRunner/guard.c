@@ -72,6 +72,13 @@ static void trip(sbr_guard *g, const char *fmt, ...) {
     if (g->L != NULL && !g->relaxed) lua_sethook(g->L, hook, LUA_MASKCOUNT, 1);
 }
 
+/* A signal stopped the run (signals.c): the state stops as at a limit. */
+static void interrupted(sbr_guard *g) {
+    int signal = sbr_interrupted();
+    g->interrupted = 1;
+    trip(g, "interrupted by signal %d (%s): the run was stopped", signal, sbr_signal_name(signal));
+}
+
 static void memory_limit(sbr_guard *g) {
     trip(g, "the memory limit of %zu MiB was reached (--max-memory)", g->max_memory >> 20);
 }
@@ -138,6 +145,7 @@ static void hook(lua_State *L, lua_Debug *ar) {
         return;
     }
     if (g->refused_size != 0) memory_limit(g); /* Lua code ran after a refusal: it saw it */
+    if (sbr_interrupted() != 0) interrupted(g);
     if (charge_instructions(g, L, (uint64_t)count) && g->deadline > 0 && sbr_now() > g->deadline) {
         trip(g, "the timeout of %g s was reached (--timeout)", g->timeout);
     }
@@ -311,6 +319,7 @@ void sbr_guard_relax(sbr_guard *g, lua_State *L) {
 
 int sbr_guard_wait(sbr_guard *g, lua_State *L, int fd) {
     for (;;) {
+        if (!g->relaxed && sbr_interrupted() != 0) interrupted(g);
         if (g->tripped) return luaL_error(L, "%s", g->message);
         int ms = WAIT_SLICE_MS;
         if (!g->relaxed && g->deadline > 0) {
@@ -371,17 +380,18 @@ static void *watch(void *arg) {
     if (w->quiet) _exit(SBR_STUCK_EXIT);
     /* The scenario is stuck where no hook runs (in C). Nothing can stop it
      * safely: end the run, saying so on both streams. */
-    char what[400], line[450];
-    snprintf(what, sizeof what, "%s: \"%s\" is still running %g s past its timeout, in code no limit can "
-             "interrupt (a C function?); ending the run\n", w->script, w->name, w->grace);
-    int n = snprintf(line, sizeof line, "Bail out! %s", what);
+    char line[sizeof w->what + 20];
+    int n = snprintf(line, sizeof line, "Bail out! %s", w->what);
     ssize_t ignored = write(w->report_fd, line, strlen(line));
-    n = snprintf(line, sizeof line, "switchboard: %s", what);
+    n = snprintf(line, sizeof line, "switchboard: %s", w->what);
     ignored = write(STDERR_FILENO, line, strlen(line));
     (void)n;
     (void)ignored;
+    sbr_outputs_publish(); /* the report files so far, where they belong */
     _exit(3);
 }
+
+int sbr_watchdogs_quiet = 0;
 
 static struct timespec at(double seconds) {
     struct timespec t;
@@ -396,9 +406,14 @@ static int start(sbr_watchdog *w, sbr_guard *g, int report_fd, const char *scrip
                  int quiet, double spent) {
     memset(w, 0, sizeof *w);
     w->report_fd = report_fd;
+    quiet = quiet || sbr_watchdogs_quiet;
     if (g->timeout <= 0) return 1; /* no timeout: nothing to watch */
-    w->script = script;
-    w->name = name != NULL ? name : "(listing scenarios)";
+    /* Names as a terminal may show them: a script's path can hold anything. */
+    char shown_script[200], shown_name[200];
+    sbr_visible(script, shown_script, sizeof shown_script);
+    sbr_visible(name != NULL ? name : "(listing scenarios)", shown_name, sizeof shown_name);
+    snprintf(w->what, sizeof w->what, "%s: \"%s\" is still running %g s past its timeout, in code no limit can "
+             "interrupt (a C function?); ending the run\n", shown_script, shown_name, g->grace);
     w->grace = g->grace;
     w->quiet = quiet;
     w->L = g->L;

@@ -37,6 +37,7 @@ typedef struct sbr_guard {
     int relaxed; /* the scenario is over: no hook, memory for the report */
     int nudged; /* set (atomically) by the watchdog at the timeout */
     int tripped;
+    int interrupted; /* it tripped because a signal stopped the run */
     char message[200];
     char where[200]; /* "file:line" running when the limit stopped it */
 } sbr_guard;
@@ -52,7 +53,7 @@ typedef struct sbr_watchdog {
     int quiet; /* in a scenario's own process: past the grace, end it silently */
     double grace;
     int report_fd;
-    const char *script, *name;
+    char what[600]; /* what it says when it ends the run: made at start */
 } sbr_watchdog;
 
 double sbr_now(void);
@@ -87,6 +88,34 @@ const char *sbr_guard_tripped(const sbr_guard *g);
 /* Where the tripped state was stopped ("file:line"), or NULL. */
 const char *sbr_guard_where(const sbr_guard *g);
 
+/* isolation.c: closes every descriptor but the standard ones and `channel`. */
+void sbr_close_descriptors_except(int channel);
+/* publish.c: in a child process, the parent's report files are not its to rename. */
+void sbr_outputs_forget_all(void);
+/* guard.c: 1 in a child process of replay: every watchdog ends the process
+ * silently past the grace (SBR_STUCK_EXIT), its parent reports it. */
+extern int sbr_watchdogs_quiet;
+
+/* signals.c, in a scenario's own process: the default dispositions again
+ * (a signal ends that process, and its parent reports how). */
+void sbr_signals_default(void);
+/* signals.c: "SIGINT" for the signals that stop a run (strsignal's text
+ * for others), as the command names them. */
+const char *sbr_signal_name(int signal);
+/* jobs.c, from a signal handler: ends the running scenarios' groups. */
+void sbr_jobs_end_running(void);
+
+/* reaper.c: what a scenario starts ends with it, in whatever process
+ * group or session it went (Linux: child subreapers). While scenarios run,
+ * the runner is a subreaper (begin returns what it was, for end); a
+ * scenario's process is one from its start; after a scenario's process is
+ * reaped, the sweep ends and reaps every child of the runner outside its
+ * own session that `is_scenario` does not claim. */
+int sbr_reaper_begin(void);
+void sbr_reaper_end(int previous);
+void sbr_reaper_scenario(void);
+void sbr_reaper_sweep(int (*is_scenario)(pid_t pid, void *context), void *context);
+
 /* How a scenario's process ends when its watchdog gives up on it. */
 #define SBR_STUCK_EXIT 3
 
@@ -105,6 +134,11 @@ void sbr_watchdog_stop(sbr_watchdog *w);
  * libraries, sbr_sandbox_module with the module table at the top. */
 void sbr_sandbox(lua_State *L);
 void sbr_sandbox_module(lua_State *L);
+
+/* Pushes the methods every file handle shares (the __index of the io
+ * library's handles: io.stdout's write is one), or nil: the prelude bounds
+ * what a scenario writes to the standard streams through them. */
+void sbr_push_file_methods(lua_State *L);
 
 /* A new state with the sandbox, the module bound to `m` (package.loaded and
  * the global `sb`) and sb.path set from the target directories. Runs
@@ -166,6 +200,13 @@ struct sbr_script {
  * /proc/self/stat): only then is a fork a whole copy. 0 when more run; -1
  * when it cannot be told (errno says why). */
 int sbr_single_threaded(void);
+/* script.c: sbr_single_threaded, after asking the library's own threads
+ * to exit if they are idle (sb__own_threads_settle): 1, 0 or -1 as it. */
+int sbr_settle_threads(void);
+/* script.c: the threads running besides this one, for a message: how
+ * many, by name (/proc/self/task/N/comm), each the library's own ("sb-")
+ * or not. */
+void sbr_describe_threads(char *out, size_t size);
 /* script.c, in a forked child: runs scenario `index` in its copy of the
  * prepared state, sends its report up `channel`, and ends the process. */
 void sbr_scenario_process(sbr_script *s, size_t index, const char *name, int channel, pid_t parent);
@@ -205,13 +246,20 @@ void sbr_inbox_free(sbr_inbox *in);
 int sbr_channel_decode_result(const char *payload, size_t length, sbr_result *result);
 
 char *sbr_strdup(const char *s);
+/* Copies `text` into `out` (`size` bytes, NUL-terminated, cut between
+ * characters) with every control character a terminal acts on shown as an
+ * escape, as the command's reports show them: C0 but tab, and DEL, as \x1b;
+ * C1 (U+0080..U+009F in UTF-8) as \u{9b}. For names and paths written to a
+ * terminal or a report from C. */
+void sbr_visible(const char *text, char *out, size_t size);
 /* The most bytes of one text a report keeps (a message, a traceback): a
  * scenario can raise an error of any size, the runner must not pay for it. */
 #define SBR_TEXT_LIMIT ((size_t)128 << 10) /* above the prelude's output limit */
-/* A malloc'd copy of the string (or number) at `idx` for a report: a NUL
- * byte becomes the two characters \0 instead of ending it; past
- * SBR_TEXT_LIMIT bytes it is cut, saying how much was. NULL if it is
- * neither, or on allocation failure. */
+/* A malloc'd copy of the string (or number) at `idx` for a report, always
+ * UTF-8: a NUL byte becomes the two characters \0 instead of ending it, a
+ * byte that is not part of a UTF-8 sequence the four characters \xHH; past
+ * SBR_TEXT_LIMIT bytes it is cut (between characters), saying how much was.
+ * NULL if it is neither, or on allocation failure. */
 char *sbr_copy_text(lua_State *L, int idx);
 
 /* session.c, replay.c: what `switchboard call`, `routes` and `replay` run in. */

@@ -151,6 +151,18 @@ static void close_unless_kept(int fd, void *context) {
     close(fd);
 }
 
+static void close_above_stderr(int fd, void *context) {
+    const keep *k = context;
+    if (fd > STDERR_FILENO && fd != k->channel && (rlim_t)fd < k->limit) close(fd);
+}
+
+void sbr_close_descriptors_except(int channel) {
+    struct rlimit files;
+    keep k = {.opened = NULL, .channel = channel, .limit = RLIM_INFINITY};
+    if (getrlimit(RLIMIT_NOFILE, &files) == 0) k.limit = files.rlim_cur;
+    each_descriptor(close_above_stderr, &k);
+}
+
 /* ------------------------------------------------------------ seeds */
 
 /* 64 bits no other process of the run shares. */

@@ -47,7 +47,7 @@ typedef struct job {
     sbr_result result;
 } job;
 
-/* The jobs a signal ending the runner ends first (see end_all_then_die). */
+/* The jobs a signal stopping the run ends at once (sbr_jobs_end_running). */
 static job *volatile running_jobs;
 static volatile size_t running_from, running_to;
 
@@ -56,6 +56,16 @@ static volatile size_t running_from, running_to;
 static void end_group(const job *j) {
     (void)kill(-j->pid, SIGKILL);
     (void)kill(j->pid, SIGKILL);
+}
+
+/* The sweep's question (reaper.c): is `pid` a running scenario's process? */
+static int is_scenario(pid_t pid, void *context) {
+    (void)context;
+    job *all = running_jobs;
+    for (size_t i = running_from; all != NULL && i < running_to; i++) {
+        if (all[i].pid == pid && !all[i].reaped) return 1;
+    }
+    return 0;
 }
 
 /* 1 once the child has ended and is reaped (options: 0 or WNOHANG). */
@@ -80,6 +90,9 @@ static int reap(job *j, int options) {
     while (waitpid(j->pid, &j->status, 0) < 0 && errno == EINTR) {}
     j->reaped = 1;
     j->ended = sbr_now();
+    /* What it started elsewhere (another group, another session) was
+     * handed to the runner as it ended: ended too. */
+    sbr_reaper_sweep(is_scenario, NULL);
     return 1;
 }
 
@@ -106,7 +119,7 @@ static int start(sbr_script *s, job *j, size_t index, const char *name) {
         return 0;
     }
     if (j->pid == 0) {
-        running_jobs = NULL; /* a signal here ends this process alone, as by default */
+        running_jobs = NULL; /* nothing of the runner's to end from here */
         close(pipe_fds[0]);
         sbr_scenario_process(s, index, name, pipe_fds[1], parent);
         _exit(SBR_STUCK_EXIT); /* not reached */
@@ -246,38 +259,45 @@ static void service(job *jobs, size_t from, size_t to, struct pollfd *ready, siz
     }
 }
 
-/* While scenarios run, a signal that ends the runner (^C, kill, a closed
- * report pipe) first ends their groups: their processes die with the
- * runner anyway (PR_SET_PDEATHSIG), but what they started would not. */
-static const int ending_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
-#define ENDING_SIGNALS (sizeof ending_signals / sizeof ending_signals[0])
-
-static void end_all_then_die(int signal) {
+/* A signal that stops the run (^C, kill, a closed report pipe: see
+ * signals.c) ends the running scenarios' groups at once: their processes
+ * would die with the runner anyway (PR_SET_PDEATHSIG), what they started
+ * would not. From the handler: kill only. */
+void sbr_jobs_end_running(void) {
     job *all = running_jobs;
     for (size_t i = running_from; all != NULL && i < running_to; i++) {
         if (all[i].pid > 0 && !all[i].reaped) (void)kill(-all[i].pid, SIGKILL);
     }
-    struct sigaction plain;
-    memset(&plain, 0, sizeof plain);
-    plain.sa_handler = SIG_DFL;
-    sigaction(signal, &plain, NULL);
-    raise(signal);
 }
 
-static void watch_signals(struct sigaction *previous) {
-    struct sigaction ending;
-    memset(&ending, 0, sizeof ending);
-    ending.sa_handler = end_all_then_die;
-    sigemptyset(&ending.sa_mask);
-    for (size_t i = 0; i < ENDING_SIGNALS; i++) {
-        sigaction(ending_signals[i], NULL, &previous[i]);
-        if (previous[i].sa_handler == SIG_DFL) sigaction(ending_signals[i], &ending, NULL); /* not one set to ignore */
+static void conclude(const sbr_script *s, job *j, const char *name);
+
+/* After a signal stopped the run: the scenarios started [head, next) are
+ * ended and reported in their order, each from its own report if it sent
+ * one before it was ended, else as interrupted. Returns `next`. */
+static size_t report_interrupted(sbr_script *s, job *all, size_t head, size_t next, const char *const *names,
+                                 sbr_report_fn report, void *context) {
+    for (size_t i = head; i < next; i++) {
+        if (!all[i].reaped) end_group(&all[i]); /* started after the handler ran, or not yet in its own group */
     }
-}
-
-static void unwatch_signals(const struct sigaction *previous) {
-    for (size_t i = 0; i < ENDING_SIGNALS; i++) sigaction(ending_signals[i], &previous[i], NULL);
-    running_jobs = NULL;
+    for (size_t i = head; i < next; i++) {
+        job *j = &all[i];
+        /* What it sent before it was ended is in its pipe: read to the end,
+         * a second at most (a process it started may hold the pipe). */
+        double until = sbr_now() + 1;
+        while (j->fd >= 0 && sbr_now() < until) {
+            struct pollfd one = {.fd = j->fd, .events = POLLIN};
+            if (poll(&one, 1, 100) > 0 && sbr_inbox_read(&j->inbox, j->fd) <= 0) close_pipe(j);
+        }
+        close_pipe(j);
+        (void)reap(j, 0);
+        take_head(s, j);
+        conclude(s, j, names[i]);
+        report(context, i, &j->result);
+        sbr_result_clear(&j->result);
+        sbr_inbox_free(&j->inbox);
+    }
+    return next;
 }
 
 static void set_message(sbr_result *r, sbr_outcome outcome, const char *message) {
@@ -289,7 +309,13 @@ static void set_message(sbr_result *r, sbr_outcome outcome, const char *message)
 /* The result of a job that ended: its report, or how it ended. */
 static void conclude(const sbr_script *s, job *j, const char *name) {
     sbr_result *r = &j->result;
-    if (!j->reported) {
+    if (!j->reported && sbr_interrupted() != 0) {
+        char message[160];
+        int signal = sbr_interrupted();
+        snprintf(message, sizeof message, "interrupted by signal %d (%s) while it ran: the run was stopped, and "
+                 "the scenario's process ended", signal, sbr_signal_name(signal));
+        set_message(r, SBR_INTERRUPTED, message);
+    } else if (!j->reported) {
         double timeout = s->config.timeout_seconds, grace = s->guard.grace;
         double left = timeout > s->spent ? timeout - s->spent : 0;
         char message[300];
@@ -340,18 +366,21 @@ static size_t report_problem(sbr_script *s, const size_t *indices, const char *c
 size_t sbr_script_run_jobs(sbr_script *s, const size_t *indices, const char *const *names, size_t count,
                            unsigned jobs, sbr_report_fn report, void *context) {
     if (s == NULL || indices == NULL || names == NULL || report == NULL || count == 0) return 0;
+    if (sbr_interrupted() != 0) return 0;
     if (!s->ready) return report_problem(s, indices, names, count, report, context);
-    int single = sbr_single_threaded();
+    int single = sbr_settle_threads();
     if (single != 1) {
-        static char why[200];
+        static char why[600];
         if (single < 0) {
             snprintf(why, sizeof why, "the runner could not tell that it runs one thread only (/proc/self/stat: %s)",
                      strerror(errno));
-            s->not_forked = why;
         } else {
-            s->not_forked = "another thread is running after the script's top level (a plugin's?), and a process "
-                            "forked now would hold only this one";
+            char threads[450];
+            sbr_describe_threads(threads, sizeof threads);
+            snprintf(why, sizeof why, "after the script's top level %s; a process forked now would hold only this one",
+                     threads);
         }
+        s->not_forked = why;
         return 0;
     }
     if (jobs == 0) jobs = 1;
@@ -369,11 +398,10 @@ size_t sbr_script_run_jobs(sbr_script *s, const size_t *indices, const char *con
     size_t head = 0, next = 0;
     int refused = 0; /* the last start failed: wait for the running ones */
     s->not_forked = NULL;
-    struct sigaction previous[ENDING_SIGNALS];
     running_jobs = all;
     running_from = running_to = 0;
-    watch_signals(previous);
-    while (head < count) {
+    int was_reaper = sbr_reaper_begin();
+    while (head < count && sbr_interrupted() == 0) {
         size_t running = 0; /* started, not ended (those waiting for their turn do not count) */
         size_t waiting_bytes = 0; /* what later scenarios sent that waits for its turn */
         for (size_t i = head; i < next; i++) {
@@ -408,7 +436,9 @@ size_t sbr_script_run_jobs(sbr_script *s, const size_t *indices, const char *con
             if (head < next) take_head(s, &all[head]); /* its trace lines waited for their turn */
         }
     }
-    unwatch_signals(previous);
+    if (sbr_interrupted() != 0) head = report_interrupted(s, all, head, next, names, report, context);
+    sbr_reaper_end(was_reaper);
+    running_jobs = NULL;
     for (size_t i = head; i < next; i++) { /* left when forking failed: nothing waits for them */
         if (all[i].spool != NULL) fclose(all[i].spool);
         sbr_inbox_free(&all[i].inbox);

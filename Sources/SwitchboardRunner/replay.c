@@ -5,8 +5,14 @@
  */
 #include "internal.h"
 
+#include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #define REPLAY_KEY "switchboard.replay"
 
@@ -25,7 +31,9 @@ static int protected_prepare(lua_State *L) {
     if (luaL_loadbufferx(L, s->config.prelude, s->config.prelude_length, "=(scenario API)", "t") != LUA_OK) {
         return lua_error(L);
     }
-    lua_createtable(L, 0, 2);
+    lua_createtable(L, 0, 3);
+    sbr_push_file_methods(L); /* what Lua targets write is bounded as in a scenario */
+    lua_setfield(L, -2, "file_methods");
     lua_pushcfunction(L, h_keep_json);
     lua_setfield(L, -2, "keep_json");
     lua_pushliteral(L, "(replay)");
@@ -61,6 +69,40 @@ static char *failure(sbr_session *s) {
     char *message = tripped != NULL ? sbr_strdup(tripped) : sbr_copy_text(s->L, -1);
     lua_pop(s->L, 1);
     return message != NULL ? message : sbr_strdup("(error object is not a string)");
+}
+
+pid_t sbr_replay_fork(int *channel) {
+    *channel = -1;
+    if (sbr_settle_threads() != 1) return -1; /* a copy would hold this thread only */
+    int fds[2];
+    if (pipe(fds) != 0) return -1;
+    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+    fflush(NULL);
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return -1;
+    }
+    if (pid > 0) {
+        close(fds[1]);
+        *channel = fds[0];
+        return pid;
+    }
+#ifdef __linux__
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(SBR_STUCK_EXIT);
+#else
+    (void)parent;
+#endif
+    (void)setsid(); /* a group of its own, which the parent can end */
+    sbr_signals_default();
+    sbr_outputs_forget_all();
+    sbr_watchdogs_quiet = 1;
+    sbr_close_descriptors_except(fds[1]); /* the TAP stream, the JUnit file: not a plugin's to write */
+    *channel = fds[1];
+    return 0;
 }
 
 int sbr_session_replay_prepare(sbr_session *s, const char *source, size_t length, char **error) {

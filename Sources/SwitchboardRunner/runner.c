@@ -7,7 +7,7 @@
  * what the prelude reports into an sbr_result.
  *
  * The prelude is called with a table of helpers (now, wallclock, trace,
- * script, wait) and returns its control table:
+ * script, wait, coverage, file_methods) and returns its control table:
  *   define(chunk)     runs the script's top level, collecting scenarios;
  *                     returns nil or a problem {message, where, traceback}
  *   names()           the scenario names, in order
@@ -88,7 +88,9 @@ static int h_wait(lua_State *L) {
 }
 
 static void push_helpers(lua_State *L, const frame *f) {
-    lua_createtable(L, 0, 6);
+    lua_createtable(L, 0, 8);
+    sbr_push_file_methods(L);
+    lua_setfield(L, -2, "file_methods");
     lua_pushcfunction(L, h_wait);
     lua_setfield(L, -2, "wait");
     lua_pushcfunction(L, h_now);
@@ -264,7 +266,7 @@ static int protected(frame *f, lua_State *L, lua_CFunction function) {
     if (status != LUA_OK) {
         const char *tripped = sbr_guard_tripped(f->guard);
         if (tripped != NULL) {
-            fail(r, SBR_LIMIT, tripped);
+            fail(r, f->guard->interrupted ? SBR_INTERRUPTED : SBR_LIMIT, tripped);
             if (r->where == NULL) r->where = sbr_strdup(sbr_guard_where(f->guard));
         } else if (status == LUA_ERRMEM) {
             fail(r, SBR_LIMIT, "the memory limit was reached (--max-memory)");

@@ -20,7 +20,9 @@
  * every page of them). jobs.c is the parent's side.
  */
 #include "internal.h"
+#include "switchboard_internal.h" /* sb__own_threads_settle */
 
+#include <dirent.h>
 #include <errno.h>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -115,6 +117,64 @@ static int threads_now(void) {
 #endif
 }
 
+int sbr_settle_threads(void) {
+    int single = sbr_single_threaded();
+    if (single != 0) return single;
+    /* The library's own threads (the watch a call with a timeout started
+     * at the top level) exit when asked, if they have nothing to do. */
+    (void)sb__own_threads_settle(500);
+    return sbr_single_threaded();
+}
+
+/* The library names its threads "sb-..." (sb-watch, sb-intercept). */
+static int library_thread(const char *name) {
+    return strncmp(name, "sb-", 3) == 0;
+}
+
+void sbr_describe_threads(char *out, size_t size) {
+#ifdef __linux__
+    /* This thread's id: /proc/thread-self is "PID/task/TID". */
+    char self[64] = "";
+    ssize_t n = readlink("/proc/thread-self", self, sizeof self - 1);
+    const char *own = n > 0 ? (self[n] = '\0', strrchr(self, '/')) : NULL;
+    own = own != NULL ? own + 1 : "";
+    struct { char name[16]; int count; } seen[8];
+    int kinds = 0, others = 0;
+    DIR *tasks = opendir("/proc/self/task");
+    struct dirent *e;
+    while (tasks != NULL && (e = readdir(tasks)) != NULL) {
+        if (e->d_name[0] == '.' || strcmp(e->d_name, own) == 0) continue;
+        char path[64], name[16] = "?";
+        snprintf(path, sizeof path, "/proc/self/task/%.20s/comm", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (f != NULL) {
+            if (fgets(name, sizeof name, f) == NULL) strcpy(name, "?");
+            fclose(f);
+        }
+        name[strcspn(name, "\n")] = '\0';
+        int k = 0;
+        while (k < kinds && strcmp(seen[k].name, name) != 0) k++;
+        if (k == kinds && kinds < 8) {
+            strcpy(seen[kinds].name, name);
+            seen[kinds++].count = 0;
+        }
+        if (k < kinds) seen[k].count++;
+        others++;
+    }
+    if (tasks != NULL) closedir(tasks);
+    size_t used = (size_t)snprintf(out, size, "%d other thread%s running:", others, others == 1 ? " is" : "s are");
+    for (int k = 0; k < kinds && used < size; k++) {
+        char shown[64];
+        sbr_visible(seen[k].name, shown, sizeof shown); /* a thread names itself as it likes */
+        used += (size_t)snprintf(out + used, size - used, "%s %d named \"%s\" (%s)", k > 0 ? "," : "", seen[k].count,
+                                 shown, library_thread(seen[k].name) ? "the library's own: it did not exit when asked"
+                                                                     : "not the library's: a plugin's?");
+    }
+#else
+    snprintf(out, size, "another thread is running");
+#endif
+}
+
 /* The trace function of a scenario's process: each line up the pipe. */
 static void send_trace(void *context, const char *line, size_t length) {
     sbr_script *s = context;
@@ -128,7 +188,9 @@ void sbr_scenario_process(sbr_script *s, size_t index, const char *name, int cha
 #else
     (void)parent;
 #endif
+    sbr_signals_default(); /* a signal sent to it ends it, and the runner reports how */
     sbr_isolate_scenario_process(&s->opened, channel, s->L);
+    sbr_reaper_scenario(); /* what it starts stays its own, to end with it */
     s->channel = channel;
     if (s->config.trace != NULL) {
         s->config.trace = send_trace;

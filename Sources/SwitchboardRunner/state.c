@@ -19,35 +19,101 @@ char *sbr_strdup(const char *s) {
     return copy;
 }
 
+void sbr_visible(const char *text, char *out, size_t size) {
+    if (size == 0) return;
+    const unsigned char *s = (const unsigned char *)(text != NULL ? text : "");
+    size_t used = 0;
+    for (size_t i = 0; s[i] != '\0';) {
+        char unit[16];
+        size_t in = 1;
+        if ((s[i] < 0x20 && s[i] != '\t') || s[i] == 0x7F) {
+            snprintf(unit, sizeof unit, "\\x%02x", s[i]);
+        } else if (s[i] == 0xC2 && s[i + 1] >= 0x80 && s[i + 1] <= 0x9F) {
+            snprintf(unit, sizeof unit, "\\u{%x}", s[i + 1]);
+            in = 2;
+        } else {
+            /* a whole UTF-8 sequence at once, so that a cut falls between characters */
+            while (s[i + in] != '\0' && (s[i + in] & 0xC0) == 0x80 && in < 4) in++;
+            memcpy(unit, s + i, in);
+            unit[in] = '\0';
+        }
+        size_t n = strlen(unit);
+        if (used + n + 1 > size) break;
+        memcpy(out + used, unit, n);
+        used += n;
+        i += in;
+    }
+    out[used] = '\0';
+}
+
+/* The length of the UTF-8 sequence that starts `s` (at most `n` bytes) if
+ * it is one: shortest form, no surrogate, at most U+10FFFF; else 0. */
+static size_t utf8_sequence(const unsigned char *s, size_t n) {
+    unsigned char c = s[0], low = 0x80, high = 0xBF;
+    size_t length;
+    if (c < 0x80) return 1;
+    if (c >= 0xC2 && c <= 0xDF) {
+        length = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        length = 3;
+        if (c == 0xE0) low = 0xA0;  /* overlong */
+        if (c == 0xED) high = 0x9F; /* surrogates */
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        length = 4;
+        if (c == 0xF0) low = 0x90;  /* overlong */
+        if (c == 0xF4) high = 0x8F; /* past U+10FFFF */
+    } else {
+        return 0;
+    }
+    if (n < length || s[1] < low || s[1] > high) return 0;
+    for (size_t i = 2; i < length; i++) {
+        if (s[i] < 0x80 || s[i] > 0xBF) return 0;
+    }
+    return length;
+}
+
+/* What one unit of `text` at `at` becomes in a report: a UTF-8 sequence
+ * stays (*kept bytes of input, *size bytes out), NUL is \0, a byte that is
+ * not UTF-8 is \xHH. */
+static void report_unit(const unsigned char *text, size_t at, size_t length, size_t *kept, size_t *size) {
+    size_t sequence = text[at] == '\0' ? 0 : utf8_sequence(text + at, length - at);
+    *kept = sequence > 0 ? sequence : 1;
+    *size = sequence > 0 ? sequence : text[at] == '\0' ? 2 : 4;
+}
+
 char *sbr_copy_text(lua_State *L, int idx) {
     size_t length = 0;
-    const char *text = lua_tolstring(L, idx, &length);
+    const unsigned char *text = (const unsigned char *)lua_tolstring(L, idx, &length);
     if (text == NULL) return NULL;
-    /* What is kept: up to the limit (a NUL costs two), cut where a UTF-8
-     * sequence starts. */
+    /* What is kept: whole units up to the limit (report_unit). A report's
+     * text is C and Swift strings: NUL cannot be in them, and bytes that
+     * are not UTF-8 would be shown as U+FFFD, so that "\xff" and "\xfe"
+     * would look the same. */
     size_t kept = 0, size = 0;
-    while (kept < length && size + 2 <= SBR_TEXT_LIMIT) {
-        size += text[kept] == '\0' ? 2 : 1;
-        kept++;
-    }
-    if (kept < length) {
-        while (kept > 0 && ((unsigned char)text[kept] & 0xC0) == 0x80) {
-            kept--;
-            size -= text[kept] == '\0' ? 2 : 1;
-        }
+    while (kept < length) {
+        size_t in, out;
+        report_unit(text, kept, length, &in, &out);
+        if (size + out + 1 > SBR_TEXT_LIMIT) break;
+        kept += in;
+        size += out;
     }
     char tail[64] = "";
     if (kept < length) snprintf(tail, sizeof tail, "\n... (%zu more bytes)", length - kept);
     size_t tail_length = strlen(tail);
     char *copy = malloc(size + tail_length + 1), *at = copy;
     if (copy == NULL) return NULL;
-    for (size_t i = 0; i < kept; i++) {
+    for (size_t i = 0; i < kept;) {
+        size_t in, out;
+        report_unit(text, i, length, &in, &out);
         if (text[i] == '\0') {
-            *at++ = '\\';
-            *at++ = '0';
+            memcpy(at, "\\0", 2);
+        } else if (out == 4 && in == 1) {
+            snprintf(at, 5, "\\x%02x", text[i]);
         } else {
-            *at++ = text[i];
+            memcpy(at, text + i, in);
         }
+        at += out;
+        i += in;
     }
     memcpy(at, tail, tail_length + 1);
     return copy;
@@ -89,6 +155,17 @@ sb_mediator *sbr_new_mediator(const sbr_config *config, char **error) {
         }
     }
     return m;
+}
+
+void sbr_push_file_methods(lua_State *L) {
+    if (luaL_getmetatable(L, LUA_FILEHANDLE) == LUA_TTABLE) {
+        lua_pushliteral(L, "__index");
+        lua_rawget(L, -2); /* raw: the sandbox has locked the metatable */
+        lua_remove(L, -2);
+        if (lua_type(L, -1) == LUA_TTABLE) return;
+    }
+    lua_pop(L, 1);
+    lua_pushnil(L);
 }
 
 void sbr_prepare_state(lua_State *L, const sbr_config *config, sb_mediator *m) {

@@ -1,6 +1,7 @@
-/* sb_action_enter / sb_action_leave: a call its caller runs itself. Each
+/* sb__action_enter / sb__action_leave: a call its caller runs itself. Each
  * check compares with what sb_action_perform does for the same call. */
 #include "check.h"
+#include "switchboard_sys.h" /* face-internal: the Makefile adds its folder for this suite only */
 
 #include <pthread.h>
 #include <string.h>
@@ -27,16 +28,16 @@ static void observe(void *userdata, const sb_call_event *event) {
 }
 
 /* Enters T.twice, runs fn as sb_action_perform would, leaves: the status
- * and *out of the whole call, as sb_action_leave gives them. */
+ * and *out of the whole call, as sb__action_leave gives them. */
 static sb_status direct(sb_mediator *m, const char *target, const char *action, const sb_value *params,
                         sb_value **out) {
     sb_fn fn = NULL;
     void *userdata = NULL;
     uint64_t ticket = 0;
-    if (!sb_action_enter(m, target, action, &fn, &userdata, &ticket)) return SB_PENDING; /* not entered */
+    if (!sb__action_enter(m, target, action, &fn, &userdata, &ticket)) return SB_PENDING; /* not entered */
     *out = NULL;
     sb_status status = fn(userdata, params, out);
-    return sb_action_leave(target, action, ticket, status, out);
+    return sb__action_leave(target, action, ticket, status, out);
 }
 
 /* Another thread, inside a call of its own at the same depth as the
@@ -45,7 +46,7 @@ static sb_status direct(sb_mediator *m, const char *target, const char *action, 
 static uint64_t foreign_ticket;
 static sb_status leave_foreign(void *userdata, const sb_value *args, sb_value **out) {
     (void)userdata, (void)args;
-    *out = sb_int(sb_action_leave("T", "twice", foreign_ticket, SB_OK, NULL));
+    *out = sb_int(sb__action_leave("T", "twice", foreign_ticket, SB_OK, NULL));
     return SB_OK;
 }
 
@@ -83,7 +84,7 @@ static sb_status recurse(void *userdata, const sb_value *args, sb_value **out) {
 static uint64_t stale_ticket;
 static sb_status leave_stale(void *userdata, const sb_value *args, sb_value **out) {
     (void)userdata, (void)args;
-    *out = sb_int(sb_action_leave("T", "twice", stale_ticket, SB_OK, NULL));
+    *out = sb_int(sb__action_leave("T", "twice", stale_ticket, SB_OK, NULL));
     return SB_OK;
 }
 
@@ -98,15 +99,15 @@ static int64_t adopter_status[ADOPTERS];
 static uint64_t exited_ticket;
 static sb_status leave_exited(void *userdata, const sb_value *args, sb_value **out) {
     (void)userdata, (void)args;
-    *out = sb_int(sb_action_leave("T", "twice", exited_ticket, SB_OK, NULL));
+    *out = sb_int(sb__action_leave("T", "twice", exited_ticket, SB_OK, NULL));
     return SB_OK;
 }
 
 static void *exit_inside(void *m) {
     sb_fn fn = NULL;
     void *userdata = NULL;
-    if (!sb_action_enter(m, "T", "twice", &fn, &userdata, &exited_ticket)) exited_ticket = 0;
-    return NULL; /* no sb_action_leave */
+    if (!sb__action_enter(m, "T", "twice", &fn, &userdata, &exited_ticket)) exited_ticket = 0;
+    return NULL; /* no sb__action_leave */
 }
 
 static sb_mediator *adopters_m;
@@ -138,25 +139,25 @@ int main(void) {
     int marker = 0;
 
     /* NULL arguments: not entered. */
-    CHECK(!sb_action_enter(NULL, "T", "twice", &fn, &userdata, &ticket));
-    CHECK(!sb_action_enter(m, NULL, "twice", &fn, &userdata, &ticket));
-    CHECK(!sb_action_enter(m, "T", "twice", NULL, &userdata, &ticket));
-    CHECK(!sb_action_enter(m, "T", "twice", &fn, &userdata, NULL));
+    CHECK(!sb__action_enter(NULL, "T", "twice", &fn, &userdata, &ticket));
+    CHECK(!sb__action_enter(m, NULL, "twice", &fn, &userdata, &ticket));
+    CHECK(!sb__action_enter(m, "T", "twice", NULL, &userdata, &ticket));
+    CHECK(!sb__action_enter(m, "T", "twice", &fn, &userdata, NULL));
     /* Nothing registered: not entered, and nothing discovered either. */
-    CHECK(!sb_action_enter(m, "T", "twice", &fn, &userdata, &ticket));
+    CHECK(!sb__action_enter(m, "T", "twice", &fn, &userdata, &ticket));
 
     CHECK_STATUS(sb_action_register(m, "T", "twice", twice, &marker, NULL), SB_OK);
-    CHECK(sb_action_enter(m, "T", "twice", &fn, &userdata, &ticket));
+    CHECK(sb__action_enter(m, "T", "twice", &fn, &userdata, &ticket));
     CHECK(fn == twice && userdata == &marker);
     /* A ticket that is not the innermost call: refused, nothing done. */
-    CHECK_STATUS(sb_action_leave("T", "twice", ticket + 1, SB_OK, NULL), SB_EINVAL);
-    CHECK_STATUS(sb_action_leave("T", "twice", 0, SB_OK, NULL), SB_EINVAL);
-    CHECK_STATUS(sb_action_leave("T", "twice", ticket, SB_OK, NULL), SB_OK); /* ran nothing */
-    CHECK_STATUS(sb_action_leave("T", "twice", ticket, SB_OK, NULL), SB_EINVAL); /* left already */
+    CHECK_STATUS(sb__action_leave("T", "twice", ticket + 1, SB_OK, NULL), SB_EINVAL);
+    CHECK_STATUS(sb__action_leave("T", "twice", 0, SB_OK, NULL), SB_EINVAL);
+    CHECK_STATUS(sb__action_leave("T", "twice", ticket, SB_OK, NULL), SB_OK); /* ran nothing */
+    CHECK_STATUS(sb__action_leave("T", "twice", ticket, SB_OK, NULL), SB_EINVAL); /* left already */
     /* Left already, and left again inside a general call at its level. */
     CHECK_STATUS(sb_action_register(m, "S", "stale", leave_stale, NULL, NULL), SB_OK);
-    CHECK(sb_action_enter(m, "T", "twice", &fn, &userdata, &stale_ticket));
-    CHECK_STATUS(sb_action_leave("T", "twice", stale_ticket, SB_OK, NULL), SB_OK);
+    CHECK(sb__action_enter(m, "T", "twice", &fn, &userdata, &stale_ticket));
+    CHECK_STATUS(sb__action_leave("T", "twice", stale_ticket, SB_OK, NULL), SB_OK);
     for (int i = 0; i < 2; i++) {
         CHECK_STATUS(sb_action_perform(m, "S", "stale", NULL, 0, &out), SB_OK);
         int64_t stale_status = -1;
@@ -164,20 +165,20 @@ int main(void) {
         CHECK(stale_status == SB_EINVAL);
         sb_value_release(out);
     }
-    robustness_row("sb_action_leave given a ticket already left, from inside a call sb_action_perform runs at that ticket's level", 2,
+    robustness_row("sb__action_leave given a ticket already left, from inside a call sb_action_perform runs at that ticket's level", 2,
                    "SB_EINVAL, nothing done: the running call keeps its level and what it holds");
 
     /* Left already, with a later direct call now at the same level: the
      * stale ticket does not end it; its own ticket does. */
     uint64_t first = 0, second = 0;
-    CHECK(sb_action_enter(m, "T", "twice", &fn, &userdata, &first));
-    CHECK_STATUS(sb_action_leave("T", "twice", first, SB_OK, NULL), SB_OK);
-    CHECK(sb_action_enter(m, "T", "twice", &fn, &userdata, &second));
+    CHECK(sb__action_enter(m, "T", "twice", &fn, &userdata, &first));
+    CHECK_STATUS(sb__action_leave("T", "twice", first, SB_OK, NULL), SB_OK);
+    CHECK(sb__action_enter(m, "T", "twice", &fn, &userdata, &second));
     CHECK(second != first);
-    CHECK_STATUS(sb_action_leave("T", "twice", first, SB_OK, NULL), SB_EINVAL);
-    CHECK_STATUS(sb_action_leave("T", "twice", second, SB_OK, NULL), SB_OK);
-    CHECK_STATUS(sb_action_leave("T", "twice", second, SB_OK, NULL), SB_EINVAL);
-    robustness_row("sb_action_leave given a ticket already left while a later direct call is in progress at its level", 1,
+    CHECK_STATUS(sb__action_leave("T", "twice", first, SB_OK, NULL), SB_EINVAL);
+    CHECK_STATUS(sb__action_leave("T", "twice", second, SB_OK, NULL), SB_OK);
+    CHECK_STATUS(sb__action_leave("T", "twice", second, SB_OK, NULL), SB_EINVAL);
+    robustness_row("sb__action_leave given a ticket already left while a later direct call is in progress at its level", 1,
                    "SB_EINVAL, nothing done: the later call's own ticket still ends it, once");
 
     /* Left by a later thread that got the record of a thread which exited inside a direct call. */
@@ -192,24 +193,24 @@ int main(void) {
     for (int i = 0; i < ADOPTERS; i++) CHECK(pthread_join(adopters[i], NULL) == 0);
     pthread_barrier_destroy(&adopters_alive);
     for (int i = 0; i < ADOPTERS; i++) CHECK(adopter_status[i] == SB_EINVAL);
-    robustness_row("sb_action_leave given the ticket of a thread that exited inside its direct call, on a later thread "
+    robustness_row("sb__action_leave given the ticket of a thread that exited inside its direct call, on a later thread "
                    "that got its record", ADOPTERS, "SB_EINVAL, nothing done: the record's direct calls end with the thread");
 
     /* Left on another thread: refused there, still open here. */
     CHECK_STATUS(sb_action_register(m, "L", "leave", leave_foreign, NULL, NULL), SB_OK);
-    CHECK(sb_action_enter(m, "T", "twice", &fn, &userdata, &foreign_ticket));
+    CHECK(sb__action_enter(m, "T", "twice", &fn, &userdata, &foreign_ticket));
     pthread_t thread;
     CHECK(pthread_create(&thread, NULL, other_thread, m) == 0);
     CHECK(pthread_join(thread, NULL) == 0);
-    CHECK_STATUS(sb_action_leave("T", "twice", foreign_ticket, SB_OK, NULL), SB_OK);
+    CHECK_STATUS(sb__action_leave("T", "twice", foreign_ticket, SB_OK, NULL), SB_OK);
 
     /* The same answer as sb_action_perform; SB_OK without a result is null. */
     CHECK_STATUS(direct(m, "T", "twice", params, &out), SB_OK);
     CHECK(sb_value_type(out) == SB_INT);
     sb_value_release(out);
-    CHECK(sb_action_enter(m, "T", "twice", &fn, &userdata, &ticket));
+    CHECK(sb__action_enter(m, "T", "twice", &fn, &userdata, &ticket));
     out = NULL;
-    CHECK_STATUS(sb_action_leave("T", "twice", ticket, SB_OK, &out), SB_OK);
+    CHECK_STATUS(sb__action_leave("T", "twice", ticket, SB_OK, &out), SB_OK);
     CHECK(out != NULL && sb_value_type(out) == SB_NULL);
     sb_value_release(out);
 
@@ -222,20 +223,20 @@ int main(void) {
     CHECK_STR(sb_error_message(), general);
     CHECK(out == NULL);
     /* An unknown status becomes SB_EACTION, as for a called action. */
-    CHECK(sb_action_enter(m, "T", "quiet", &fn, &userdata, &ticket));
-    CHECK_STATUS(sb_action_leave("T", "quiet", ticket, (sb_status)1234, NULL), SB_EACTION);
+    CHECK(sb__action_enter(m, "T", "quiet", &fn, &userdata, &ticket));
+    CHECK_STATUS(sb__action_leave("T", "quiet", ticket, (sb_status)1234, NULL), SB_EACTION);
     CHECK(strstr(sb_error_message(), "T.quiet failed with unknown status 1234") != NULL);
 
     /* What the mediator would do around the function: not entered. */
     uint64_t id = 0;
     CHECK_STATUS(sb_observer_add(m, observe, NULL, NULL, &id), SB_OK);
-    CHECK(!sb_action_enter(m, "T", "twice", &fn, &userdata, &ticket));
+    CHECK(!sb__action_enter(m, "T", "twice", &fn, &userdata, &ticket));
     CHECK_STATUS(sb_observer_remove(m, id), SB_OK);
-    CHECK(sb_action_enter(m, "T", "twice", &fn, &userdata, &ticket));
-    CHECK_STATUS(sb_action_leave("T", "twice", ticket, SB_OK, NULL), SB_OK);
+    CHECK(sb__action_enter(m, "T", "twice", &fn, &userdata, &ticket));
+    CHECK_STATUS(sb__action_leave("T", "twice", ticket, SB_OK, NULL), SB_OK);
     CHECK_STATUS(sb_action_register_contract(m, "T", "typed", "n: int", twice, NULL, NULL), SB_OK);
-    CHECK(!sb_action_enter(m, "T", "typed", &fn, &userdata, &ticket));
-    CHECK(!sb_action_enter(m, "T", "missing", &fn, &userdata, &ticket));
+    CHECK(!sb__action_enter(m, "T", "typed", &fn, &userdata, &ticket));
+    CHECK(!sb__action_enter(m, "T", "missing", &fn, &userdata, &ticket));
 
     /* Nested direct calls stop where nested performs do. */
     recursing_m = m;
@@ -254,7 +255,7 @@ int main(void) {
     CHECK_STATUS(direct(m, "U", "self", params, &out), SB_OK);
     CHECK_STR(sb_value_get_string(out, NULL), "still here");
     sb_value_release(out);
-    CHECK(!sb_action_enter(m, "U", "self", &fn, &userdata, &ticket));
+    CHECK(!sb__action_enter(m, "U", "self", &fn, &userdata, &ticket));
 
     sb_value_release(params);
     sb_mediator_free(m);

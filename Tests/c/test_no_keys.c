@@ -40,12 +40,27 @@ static sb_status fails_at_length(void *ud, const sb_value *params, sb_value **ou
 }
 
 static sb_mediator *shared_m;
+static volatile int churning;
+
+/* Registers and unregisters another action of K while the workers call:
+ * each change retires the target's entry, which the collector frees once
+ * no call holds it, so a call whose record was taken from it would read
+ * freed memory (valgrind and ASan run this program). */
+static void *churn(void *arg) {
+    (void)arg;
+    while (__atomic_load_n(&churning, __ATOMIC_ACQUIRE)) {
+        (void)lib.action_register(shared_m, "K", "other", answer, (void *)(intptr_t)8, NULL);
+        (void)lib.action_register(shared_m, "K", "other", answer, (void *)(intptr_t)9, NULL);
+    }
+    return NULL;
+}
 
 /* Each thread: calls that work, a failure with its message, then exits
  * (its record must be found again by a later thread). */
+#define WORKER_CALLS 200
 static void *worker(void *arg) {
     int *good = arg;
-    for (int i = 0; i < 50; i++) {
+    for (int i = 0; i < WORKER_CALLS; i++) {
         sb_value *out = NULL;
         int64_t n = 0;
         if (lib.action_perform(shared_m, "K", "answer", NULL, 0, &out) == SB_OK && lib.get_int(out, &n) == SB_OK
@@ -93,21 +108,37 @@ int main(int argc, char **argv) {
     const char *message = lib.error_message();
     CHECK(strncmp(message, "refused: xxx", 12) == 0 && strlen(message) == 511);
 
-    /* 40 threads, 4 at a time, each exiting: records of exited threads are
-     * found and reused (no destructor tells the library they exited). */
-    int good[40] = {0};
-    for (int round = 0; round < 10; round++) {
-        pthread_t t[4];
-        for (int i = 0; i < 4; i++) pthread_create(&t[i], NULL, worker, &good[round * 4 + i]);
-        for (int i = 0; i < 4; i++) pthread_join(t[i], NULL);
+    /* Threads that exit, 8 at a time: records of exited threads are found
+     * and reused (no destructor tells the library they exited). In each
+     * round, half the threads get the pthread_t of an exited thread (glibc
+     * reuses its memory) and half a new one (a stack size not seen
+     * before): a thread must not take an exited one's record for its own
+     * by pthread_t while another, new one, seeing the old thread id dead,
+     * empties that record under it. */
+    enum { ROUNDS = 40, AT_ONCE = 8 };
+    static int good[ROUNDS * AT_ONCE];
+    pthread_t churner;
+    churning = 1;
+    pthread_create(&churner, NULL, churn, NULL);
+    for (int round = 0; round < ROUNDS; round++) {
+        pthread_t t[AT_ONCE];
+        for (int i = 0; i < AT_ONCE; i++) {
+            pthread_attr_t attr;
+            pthread_attr_init(&attr);
+            if (i % 2) pthread_attr_setstacksize(&attr, (size_t)(256 + 16 * (round * AT_ONCE + i)) * 1024);
+            pthread_create(&t[i], &attr, worker, &good[round * AT_ONCE + i]);
+            pthread_attr_destroy(&attr);
+        }
+        for (int i = 0; i < AT_ONCE; i++) pthread_join(t[i], NULL);
     }
+    __atomic_store_n(&churning, 0, __ATOMIC_RELEASE);
+    pthread_join(churner, NULL);
     int all = 0;
-    for (int i = 0; i < 40; i++) all += good[i] == 51;
-    CHECK(all == 40);
-
+    for (int i = 0; i < ROUNDS * AT_ONCE; i++) all += good[i] == WORKER_CALLS + 1;
+    CHECK(all == ROUNDS * AT_ONCE);
     lib.mediator_free(shared_m);
     for (int i = 0; i < count; i++) pthread_key_delete(keys[i]);
-    robustness_row("Every pthread key used before the library is loaded; then calls on 40 threads that exit",
-                   40, "calls work (records found by thread), messages kept (cut at 511 bytes), no trap");
+    robustness_row("Every pthread key used before the library is loaded; then calls on 320 threads that exit, 8 at a time, half on reused pthread_ts",
+                   ROUNDS * AT_ONCE, "calls work (records found by thread id and pthread_t), messages kept (cut at 511 bytes), no trap");
     return check_report("no_keys");
 }

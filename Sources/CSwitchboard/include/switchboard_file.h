@@ -14,9 +14,9 @@
  * reading; the caller reads the checked file through it, never by its name
  * again, so it cannot be swapped for another between the check and the read.
  *
- * static inline, so that the library, the Lua module (which may use nothing
- * but the public header from the library) and the runner share one copy of
- * the code without an exported symbol.
+ * static inline, so that the library, the Lua module (which calls nothing
+ * of the library but switchboard.h's functions and switchboard_sys.h's) and
+ * the runner share one copy of the code without an exported symbol.
  */
 #ifndef SWITCHBOARD_FILE_H
 #define SWITCHBOARD_FILE_H

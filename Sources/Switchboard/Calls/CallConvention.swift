@@ -6,7 +6,7 @@ protocol CallConvention {
 
     /// The URL the call came from (as opened, without its signature), or
     /// nil for a local call. A URL call is admitted where it lands
-    /// (`Mediator.dispatchPinned`), contracts treat it as remote, and the
+    /// (`Mediator.planned`), contracts treat it as remote, and the
     /// fallbacks are told the URL (``FallbackCall``).
     var url: String? { get }
     /// `url != nil`, which a convention may know without making the URL.

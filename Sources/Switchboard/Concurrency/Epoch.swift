@@ -67,16 +67,22 @@ final class EpochDomain: @unchecked Sendable {
     /// Empties the record of a thread that exited (by its key's destructor,
     /// or found dead by `adoptRecord`) and leaves it for another thread.
     fileprivate static func threadExited(_ record: ThreadRecord) {
-        if let taken = record.local(.deferral).pointee {
-            record.local(.deferral).pointee = nil
-            Deferral.threadExiting(taken)
-        }
-        if let searches = record.local(.discoveries).pointee {
-            record.local(.discoveries).pointee = nil
-            Unmanaged<AnyObject>.fromOpaque(searches).release()
-        }
-        record.local(.refusal).pointee = nil
-        record.local(.callFrame).pointee = nil
+        release(emptied(record))
+    }
+
+    /// What an exited thread's record held that may run code as it is let
+    /// go (completions it took, its discoveries), taken out of the record.
+    fileprivate struct Leftovers {
+        var deferral: UnsafeMutableRawPointer?
+        var discoveries: UnsafeMutableRawPointer?
+    }
+
+    /// Empties `record` and marks it free; returns what must still be let
+    /// go (`release`, outside any lock of the domain's: it may retire).
+    fileprivate static func emptied(_ record: ThreadRecord) -> Leftovers {
+        let leftovers = Leftovers(deferral: record.local(.deferral).pointee,
+                                  discoveries: record.local(.discoveries).pointee)
+        for local in ThreadLocal.allCases { record.local(local).pointee = nil }
         // Direct calls the thread never left (it exited inside one): a
         // later thread gets this record and its serial, and an old
         // ticket must not end a call of its at the same level.
@@ -95,6 +101,12 @@ final class EpochDomain: @unchecked Sendable {
         record.ownerTID.pointee = 0
         record.state.pointee.store(0, ordering: .releasing)
         record.inUse.pointee.store(false, ordering: .releasing)
+        return leftovers
+    }
+
+    fileprivate static func release(_ leftovers: Leftovers) {
+        if let taken = leftovers.deferral { Deferral.threadExiting(taken) }
+        if let searches = leftovers.discoveries { Unmanaged<AnyObject>.fromOpaque(searches).release() }
     }
 
     // MARK: Readers
@@ -228,11 +240,19 @@ final class EpochDomain: @unchecked Sendable {
         #else
         let me = UInt(pthread_self())
         #endif
+        // A thread is known by its pthread_t and its kernel id together: a
+        // new thread often gets the pthread_t of one that exited (glibc
+        // reuses their memory), whose record must not pass for its own
+        // while a later adopter, seeing that id dead, empties it.
+        let tid = Self.thisThreadID()
+        var leftovers: [Leftovers] = []
         let (record, fresh): (ThreadRecord, Bool) = lock.withLock {
             var next = records
             while let candidate = next {
                 if candidate.owner.pointee == me && candidate.inUse.pointee.load(ordering: .acquiring) {
-                    return (candidate, false)
+                    if candidate.ownerTID.pointee == tid { return (candidate, false) }
+                    // An exited thread's, under the same pthread_t.
+                    leftovers.append(Self.emptied(candidate))
                 }
                 next = candidate.next
             }
@@ -240,21 +260,25 @@ final class EpochDomain: @unchecked Sendable {
             while let candidate = next {
                 if candidate.inUse.pointee.load(ordering: .acquiring) && candidate.ownerTID.pointee != 0
                     && !Self.threadLives(candidate.ownerTID.pointee) {
-                    Self.threadExited(candidate)
+                    leftovers.append(Self.emptied(candidate))
                 }
                 if candidate.inUse.pointee.compareExchange(expected: false, desired: true,
                                                            ordering: .acquiring).exchanged {
+                    candidate.owner.pointee = me
+                    candidate.ownerTID.pointee = tid
                     return (candidate, true)
                 }
                 next = candidate.next
             }
             let made = ThreadRecord(next: records)
+            made.owner.pointee = me
+            made.ownerTID.pointee = tid
             records = made
             return (made, true)
         }
+        // Outside the lock: letting go of a completion may retire objects.
+        for leftover in leftovers { Self.release(leftover) }
         if fresh {
-            record.owner.pointee = me
-            record.ownerTID.pointee = Self.thisThreadID()
             (record.stackLow.pointee, record.stackFloor.pointee) = CallDepth.stackReserveOfCallingThread()
         }
         return record

@@ -1,6 +1,6 @@
-// A call its face runs itself (C: sb_action_enter / sb_action_leave, which
-// only the Lua module uses): when the call's plan would do nothing but call
-// a foreign function — no hooks, the exact action, on no instance, no
+// A call its face runs itself (C: sb__action_enter / sb__action_leave in
+// switchboard_sys.h, which only the Lua module uses): when the call's plan
+// would do nothing but call a foreign function — no hooks, the exact action, on no instance, no
 // contract and no declared result — the mediator enters it (depth, the
 // function held) and hands the function back; the face calls it in its own
 // representation (the Lua module, a Lua action of its own state, copying the

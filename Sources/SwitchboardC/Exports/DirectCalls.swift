@@ -1,8 +1,9 @@
 @_spi(Faces) import Switchboard
 import CSwitchboard
 
-// sb_action_enter / sb_action_leave: a call its caller runs itself
-// (Mediator+Direct.swift).
+// sb__action_enter / sb__action_leave: a call its caller runs itself
+// (Mediator+Direct.swift). Face-internal: declared in switchboard_sys.h,
+// never in switchboard.h, and exported under SWITCHBOARD_PRIVATE.
 
 /// The ticket of a direct call: the level it entered (10 bits: levels stop
 /// at SB_MAX_CALL_DEPTH + 1), the entering thread's serial (24 bits: another
@@ -30,10 +31,10 @@ private enum Ticket {
     private static var thread: UInt64 { Mediator.threadSerial & (1 << threadBits - 1) }
 }
 
-@_cdecl("sb_action_enter")
-public func sb_action_enter(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?,
-                            _ fn: UnsafeMutablePointer<sb_fn?>?, _ userdata: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
-                            _ ticket: UnsafeMutablePointer<UInt64>?) -> Int32 {
+@_cdecl("sb__action_enter")
+public func sb__action_enter(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?,
+                             _ fn: UnsafeMutablePointer<sb_fn?>?, _ userdata: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+                             _ ticket: UnsafeMutablePointer<UInt64>?) -> Int32 {
     guard let m, let target, let action, let fn, let userdata, let ticket else { return 0 }
     let messages = UInt64(sb__error_generation())
     return Borrowed(CMediator.borrow(m)).read { c -> Int32 in
@@ -55,13 +56,13 @@ public func sb_action_enter(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar
     }
 }
 
-@_cdecl("sb_action_leave")
-public func sb_action_leave(_ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?, _ ticket: UInt64,
-                            _ status: sb_status, _ out: sb_value_out?) -> sb_status {
+@_cdecl("sb__action_leave")
+public func sb__action_leave(_ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?, _ ticket: UInt64,
+                             _ status: sb_status, _ out: sb_value_out?) -> sb_status {
     guard ticket != 0, Ticket.isThisThread(ticket), let call = Mediator.innermostDirectCall(level: Ticket.level(ticket)),
           Ticket.isCall(ticket, call.number) else {
-        return failure(SB_EINVAL, "sb_action_leave: the ticket is not of this thread's innermost call "
-                                  + "(each sb_action_enter is left once, innermost first, on its thread)")
+        return failure(SB_EINVAL, "sb__action_leave: the ticket is not of this thread's innermost call "
+                                  + "(each sb__action_enter is left once, innermost first, on its thread)")
     }
     var status = status
     if status == SB_OK {
@@ -81,7 +82,7 @@ public func sb_action_leave(_ target: UnsafePointer<CChar>?, _ action: UnsafePoi
     return status
 }
 
-/// sb_action_leave's failure: the message and status a called action's
+/// sb__action_leave's failure: the message and status a called action's
 /// failure gets (`CFunction.normalizeFailure`). Out of line.
 @inline(never)
 private func leaveFailing(_ target: UnsafePointer<CChar>?, _ action: UnsafePointer<CChar>?, messagesBefore: UInt,

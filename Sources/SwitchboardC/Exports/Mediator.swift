@@ -192,7 +192,7 @@ func perform(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar>?, _ action: U
              _ params: sb_value_cptr?, cache: Bool, fallback: Bool = true, _ options: CallOptions?,
              _ out: sb_value_out?, _ caller: StaticString) -> sb_status {
     // `options` is nil for sb_action_perform: a plain call builds no CallOptions
-    // (an array and a reference to copy) on its way to the fast path.
+    // (an array and a reference to copy) on its way to its plan.
     guard let m, let target, let action, target.pointee != 0, action.pointee != 0 else {
         return failure(SB_EINVAL, "\(caller): NULL mediator, or a NULL or empty name")
     }

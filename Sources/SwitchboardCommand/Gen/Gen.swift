@@ -65,7 +65,7 @@ extension SwitchboardCLI {
             try makeDirectories(output)
             for file in files {
                 let path = output + "/" + file.name
-                try write(file.text, to: path)
+                try AtomicFile.write(file.text, to: path)
                 print(path)
             }
         }

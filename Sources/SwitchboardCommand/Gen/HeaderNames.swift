@@ -4,7 +4,7 @@
 // scripts/check-header.sh fails when this list and the headers differ.
 enum HeaderNames {
     static let all: Set<String> = [
-        "sb_abi_version", "sb_action_cancelled", "sb_action_def", "sb_action_enter", "sb_action_leave", "sb_action_perform",
+        "sb_abi_version", "sb_action_cancelled", "sb_action_def", "sb_action_perform",
         "sb_action_perform_async", "sb_action_perform_opts", "sb_action_register",
         "sb_action_register_contract", "sb_action_unregister", "sb_action_unregister_if",
         "sb_array_append", "sb_array_append_new", "sb_array_get", "sb_array_new", "sb_bool", "sb_bytes",

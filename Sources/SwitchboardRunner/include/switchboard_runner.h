@@ -39,6 +39,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "switchboard.h"
 
@@ -70,6 +71,7 @@ typedef enum sbr_outcome {
     SBR_FAILED,  /* an expectation did not hold */
     SBR_ERROR,   /* a Lua error, or a script or plugin that does not load */
     SBR_LIMIT,   /* a limit stopped it */
+    SBR_INTERRUPTED, /* a signal stopped the run while it ran (sbr_interrupted) */
 } sbr_outcome;
 
 typedef struct sbr_step {
@@ -149,6 +151,29 @@ int sbr_take_stdout(void);
  * terminal (io.read() in a script, a plugin reading stdin). */
 void sbr_detach_stdin(void);
 
+/* SIGINT, SIGTERM, SIGHUP and SIGPIPE (those not ignored) stop the run
+ * instead of ending it (signals.c): the running scenarios' process groups
+ * are ended at once, sbr_script_run_jobs reports those that ran (a
+ * scenario it ended as SBR_INTERRUPTED) and starts no more, Lua in this
+ * process stops at its next instruction as if a limit had tripped
+ * (SBR_INTERRUPTED), and sbr_interrupted() names the signal. The caller
+ * then writes its reports and calls sbr_signals_finish. A second signal
+ * ends the process at once. Call it once, before anything runs. */
+void sbr_signals_watch(void);
+/* The signal that stopped the run, or 0. */
+int sbr_interrupted(void);
+/* After the reports are written: if a signal stopped the run, ends the
+ * process by that signal (its default action), as it would have been. */
+void sbr_signals_finish(void);
+
+/* Report files written under a temporary name and renamed into place when
+ * done (publish.c). Registered, the watchdog renames them itself before it
+ * ends the run (exit status 3). At most 8; -1 when full or too long. */
+int sbr_output_register(const char *working, const char *final);
+void sbr_output_forget(int slot);
+/* Renames every registered file into place (async-signal-safe). */
+void sbr_outputs_publish(void);
+
 /* A state and mediator for one-off calls (switchboard call / routes), with
  * the same plugins, Lua targets, limits and sandbox. */
 typedef struct sbr_session sbr_session;
@@ -170,6 +195,16 @@ void sbr_session_close(sbr_session *session);
  * gets the writer and returns the function each recorded call is handed to.
  * Returns 1, or 0 with a message in *error (malloc'd). */
 int sbr_session_replay_prepare(sbr_session *session, const char *source, size_t length, char **error);
+/* A process of its own for one replayed scenario, forked from this one, so
+ * that what the scenario's calls do (a plugin's static memory: plugins are
+ * never unloaded) starts afresh, as it did when the scenario ran. In the
+ * parent: the child's pid, and in *channel the read end of a pipe from it;
+ * in the child: 0, *channel the write end, the descriptors but the standard
+ * ones closed, a session of its own, the default signal dispositions, and
+ * watchdogs that end it silently (exit status 3). -1 when it cannot be made
+ * or would not be safe (another thread runs): replay in this process. */
+pid_t sbr_replay_fork(int *channel);
+
 /* Hands one trace line (valid JSON: check it first) to that function; its
  * answer, malloc'd, in *answer. Returns 1, or 0 with a message in *error
  * (malloc'd): a Lua error, or the limit that stopped it. */

@@ -104,9 +104,26 @@ static sb_status leave_process(void *state, const sb_value *params, sb_value **o
     return *out != NULL ? SB_OK : SB_ENOMEM;
 }
 
+/* The same (for 20 s), in a session of its own (a helper a plugin starts at the top
+ * level: the runner's child, never a scenario's leftover). */
+static sb_status leave_session(void *state, const sb_value *params, sb_value **out) {
+    (void)state;
+    (void)params;
+    pid_t child = fork();
+    if (child < 0) return SB_EACTION;
+    if (child == 0) {
+        for (int fd = 0; fd < 1024; fd++) close(fd);
+        (void)setsid();
+        sleep(20);
+        _exit(0);
+    }
+    *out = sb_int((int64_t)child);
+    return *out != NULL ? SB_OK : SB_ENOMEM;
+}
+
 static const sb_action_def actions[] = {
     {"bump", bump},   {"crash", crash},         {"pid", pid},         {"start_thread", start_thread},
     {"forge", forge}, {"signal_group", signal_group}, {"close_all", close_all}, {"leave_process", leave_process},
-    {NULL, NULL},
+    {"leave_session", leave_session}, {NULL, NULL},
 };
 const sb_target_def Target_Process = {SB_TARGET_DEF_VERSION, NULL, NULL, actions, NULL};
