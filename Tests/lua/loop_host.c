@@ -143,6 +143,48 @@ static void test_worker_thread(int edge, const char *poll) {
     lua_close(L);
 }
 
+/* The host drives the state from C (issue 40): the state's queue, from
+ * sb_lua_queue, watched and dispatched without calling into Lua; errors
+ * raised by what it resumed reach the next sb.poll(). */
+static void test_dispatch_from_c(int edge) {
+    enum { N = 1000 };
+    lua_State *L = new_state();
+    lua_pushinteger(L, N);
+    lua_setglobal(L, "n");
+    lua_getglobal(L, "sb");
+    sb_queue *queue = sb_lua_queue(L, -1);
+    lua_pop(L, 1);
+    lua_newtable(L);
+    CHECK(sb_lua_queue(L, -1) == NULL); /* a table that is not the module */
+    lua_pop(L, 1);
+    CHECK(queue != NULL);
+    int fd = -1;
+    CHECK_STATUS(sb_queue_fd(queue, &fd), SB_OK);
+    lua_getglobal(L, "sb");
+    lua_getfield(L, -1, "fd");
+    lua_call(L, 0, 1);
+    CHECK(lua_tointeger(L, -1) == fd);
+    lua_pop(L, 2);
+    CHECK(run(L, chain));
+    CHECK(run(L, "sb.target('Raise', { wait = function() return sb.later(function(c) raise = c end) end })\n"
+                 "coroutine.wrap(function() sb.perform('Raise', 'wait'); error('raised after') end)()\n"
+                 "raise(0)"));
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    struct epoll_event watch = {0};
+    watch.events = EPOLLIN | (edge ? EPOLLET : 0);
+    CHECK(ep >= 0 && epoll_ctl(ep, EPOLL_CTL_ADD, fd, &watch) == 0);
+    while (global_int(L, "resumed") < N) {
+        struct epoll_event got;
+        if (epoll_wait(ep, &got, 1, 2000) != 1) break; /* stalled */
+        CHECK_STATUS(sb_queue_dispatch(queue, 1, NULL), SB_OK);
+    }
+    close(ep);
+    CHECK(global_int(L, "resumed") == N);
+    CHECK(run(L, "local ran, errors = sb.poll()\n"
+                 "assert(ran == 0 and #errors == 1 and errors[1]:find('raised after', 1, true), tostring(errors))"));
+    lua_close(L);
+}
+
 int main(void) {
     m = sb_mediator_new();
     CHECK_STATUS(sb_action_register(m, "Workers", "job", job, NULL, NULL), SB_OK);
@@ -152,6 +194,7 @@ int main(void) {
             test_chain(edge, polls[p]);
             test_worker_thread(edge, polls[p]);
         }
+        test_dispatch_from_c(edge);
     }
     robustness_row("sb.fd() watched by an edge-triggered epoll loop (EPOLLET), resumes queued during a poll behind "
                    "work not yet run, with sb.poll() and sb.poll(1); 1,000 chained and 3,000 from a worker thread",

@@ -156,3 +156,38 @@ describe("errors raised after a suspension", function()
     assert.are.same({ 0 }, { sb.poll() })
   end)
 end)
+
+describe("a scheduler that owns its coroutines (cqueues)", function()
+  it("is never yielded to by sb.perform, which behaves there as outside a coroutine", function()
+    local cqueues = require "cqueues"
+    local name, kept = later_target()
+    local now = helper.name("Now")
+    sb.target(now, { time = function() return "noon" end })
+    local got, at_once
+    local loop = cqueues.new()
+    loop:wrap(function()
+      at_once = sb.perform(now, "time")
+      got = table.pack(sb.perform(name, "ask")) -- only this thread could answer: at once, EWOULDBLOCK
+    end)
+    assert(loop:loop()) -- before issue 40: "attempt to yield from outside a coroutine"
+    assert.are.equal("noon", at_once)
+    assert.are.equal("EWOULDBLOCK", got[3])
+    assert.are.equal(0, #kept)
+    -- sb.perform_async is its way not to wait
+    local answered
+    loop:wrap(function()
+      local condition = require "cqueues.condition"
+      local cv = condition.new()
+      sb.perform_async(name, "ask", nil, function(v) answered = v; cv:signal() end)
+      cv:wait()
+    end)
+    loop:wrap(function()
+      cqueues.poll(0.01)
+      kept[1]("later")
+      cqueues.poll({ pollfd = assert(sb.fd()), events = "r" })
+      sb.poll()
+    end)
+    assert(loop:loop())
+    assert.are.equal("later", answered)
+  end)
+end)
