@@ -59,7 +59,7 @@ flags="-O2 -std=c99 -Wall -Wextra -Werror -pedantic"
 
 sb_step "Building the benchmark programs"
 # bench links the library; the plugin links nothing of it; dlopen links neither.
-cc $flags bench/c/bench.c bench/c/bench_plugin.c $(pkg-config --cflags --libs switchboard) -lpthread -o "$out/bench"
+cc $flags bench/c/bench.c bench/c/bench_plugin.c bench/c/loop.c $(pkg-config --cflags --libs switchboard) -lpthread -o "$out/bench"
 cc $flags -shared -fPIC bench/c/bench_plugin.c $(pkg-config --cflags switchboard) -o "$out/bench_plugin.so"
 cc $flags bench/c/dlopen.c -ldl -o "$out/dlopen"
 cc $flags -D_POSIX_C_SOURCE=200809L bench/c/herd.c $(pkg-config --cflags --libs switchboard) -lpthread -o "$out/herd"
@@ -166,6 +166,7 @@ if [ $callgrind = 1 ]; then
   sb_step "callgrind: instructions per call"
   prepare_callgrind
   c_cases="direct perform route intercepted build3 perform3 unchecked3 contract3 miss url now async deferred get_hit get_miss"
+  c_cases="$c_cases loop_baseline loop_queue"
   # Registering 100,000 targets under valgrind takes a while: not in smoke runs.
   [ $smoke = 1 ] || c_cases="$c_cases lookup10 lookup100k"
   for c in $c_cases; do count_case "c.$c"; done

@@ -9,7 +9,7 @@
  *                                     direct, perform, route, intercepted, build3, perform3,
  *                                     unchecked3, contract3, lookup10, lookup100k,
  *                                     miss, url, now, async, deferred,
- *                                     get_hit, get_miss
+ *                                     get_hit, get_miss, loop_baseline, loop_queue
  */
 #define _POSIX_C_SOURCE 200809L
 #include <switchboard.h>
@@ -21,6 +21,9 @@
 
 sb_status bench_twice(void *state, const sb_value *params, sb_value **out);
 sb_status bench_sum3(void *state, const sb_value *params, sb_value **out);
+/* bench/c/loop.c: the round trip of a call through an event loop. */
+void bench_loop_baseline(long iterations);
+void bench_loop_queue(sb_mediator *m, const sb_value *params, long iterations);
 
 static sb_mediator *m;
 static sb_mediator *intercepted; /* m's twin with one C interceptor */
@@ -153,6 +156,13 @@ static void run_deferred(void) {
         consume(out);
     }
 }
+
+/* The round trip through an event loop (issue 40, bench/c/loop.c): a call
+ * whose action completes on a worker thread, its done run on this (the
+ * loop's) thread by the queue's dispatch; the baseline is the same hand-off
+ * with a locked list and an eventfd each way. */
+static void run_loop_baseline(void) { bench_loop_baseline(iterations); }
+static void run_loop_queue(void) { bench_loop_queue(m, params1, iterations); }
 
 /* Probing a value's kind with a getter (issue 44): "an int? else ...".
  * get_hit asks an int for its int; get_miss asks a string, which fails with
@@ -399,7 +409,8 @@ int main(int argc, char **argv) {
                      {"lookup10", run_lookup_small}, {"lookup100k", run_lookup_large},
                      {"miss", run_miss}, {"url", run_url},
                      {"now", run_now}, {"async", run_async}, {"deferred", run_deferred},
-                     {"get_hit", run_get_hit}, {"get_miss", run_get_miss}};
+                     {"get_hit", run_get_hit}, {"get_miss", run_get_miss},
+                     {"loop_baseline", run_loop_baseline}, {"loop_queue", run_loop_queue}};
         for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
             if (strcmp(argv[2], cases[i].name) == 0) {
                 cases[i].run();
@@ -440,6 +451,14 @@ int main(int argc, char **argv) {
             run_deferred, run_now, reps);
     measure("c.get_miss", "C sb_value_get_int of a string (SB_ETYPE, message unread)", "of an int (SB_OK)", run_get_miss,
             run_get_hit, reps);
+    {
+        /* Two context switches a call: a twentieth of the iterations. */
+        long saved = iterations;
+        iterations = iterations / 20 + 1;
+        measure("c.loop", "C round trip: done on the loop's thread through a delivery queue, the action completing on a worker",
+                "the same hand-off with a locked list and an eventfd each way", run_loop_queue, run_loop_baseline, reps);
+        iterations = saved;
+    }
     measure("c.uncached", "C uncached target (create + destroy per call)", "cached", run_stateful_uncached,
             run_stateful_cached, reps);
 
