@@ -11,13 +11,18 @@ public func sb_action_perform_async(_ m: sb_mediator_ptr?, _ target: UnsafePoint
                                     _ params: sb_value_cptr?, _ options: UnsafePointer<sb_call_options>?,
                                     _ done: sb_done_fn?, _ userdata: UnsafeMutableRawPointer?) -> sb_status {
     guard let m, let done else { return failure(SB_EINVAL, "sb_action_perform_async: NULL mediator or done callback") }
-    return detached(done, userdata, queue: queue(of: options)) { out in
-        // No options: no CallOptions to build, as for sb_action_perform.
-        guard let options else { return perform(m, target, action, params, cache: false, nil, out, "sb_action_perform_async") }
-        switch callOptions(options, "sb_action_perform_async", more: SB_NO_FALLBACK, queue: true) {
+    // No options: no CallOptions to build, as for sb_action_perform.
+    guard let options else {
+        return detached(done, userdata) { out in
+            perform(m, target, action, params, cache: false, nil, out, "sb_action_perform_async")
+        }
+    }
+    let read = readCallOptions(options) // once: its queue, then the rest
+    return detached(done, userdata, queue: read?.queue) { out in
+        switch callOptions(options, read: read, "sb_action_perform_async", more: SB_NO_FALLBACK, queue: true) {
         case .failure(let error): return failure(error)
         case .success(let parsed):
-            let fallback = (readCallOptions(options)?.flags ?? 0) & SB_NO_FALLBACK == 0
+            let fallback = (read?.flags ?? 0) & SB_NO_FALLBACK == 0
             return perform(m, target, action, params, cache: parsed.cacheTarget, fallback: fallback, parsed, out,
                            "sb_action_perform_async")
         }

@@ -15,7 +15,14 @@ import Glibc
 func callOptions(_ options: UnsafePointer<sb_call_options>?, _ caller: String,
                  more: CUnsignedInt = 0, queue: Bool = false) -> Result<CallOptions, SwitchboardError> {
     guard let options else { return .success(.none) }
-    guard let o = readCallOptions(options) else {
+    return callOptions(options, read: readCallOptions(options), caller, more: more, queue: queue)
+}
+
+/// `callOptions` of options read already (`read`: nil for a version this
+/// library cannot read).
+func callOptions(_ options: UnsafePointer<sb_call_options>, read: sb_call_options?, _ caller: String,
+                 more: CUnsignedInt = 0, queue: Bool = false) -> Result<CallOptions, SwitchboardError> {
+    guard let o = read else {
         let version = UnsafeRawPointer(options).load(as: CInt.self)
         let problem = versionProblem("sb_call_options", version, known: SB_CALL_OPTIONS_VERSION) ?? "unreadable"
         return .failure(.invalidArgument("\(caller): \(problem)"))
