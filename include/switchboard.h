@@ -1176,7 +1176,10 @@ SB_API sb_status sb_service_perform_async(sb_mediator *m, const char *name, cons
  * still runs in its dispatch.
  *
  * The descriptor (an eventfd, non-blocking, close-on-exec) is readable
- * while deliveries wait; the loop never reads it itself. Level-triggered
+ * while deliveries wait; the loop never reads it itself, nor closes it
+ * (sb_queue_free does). A host that closed it anyway loses its wake-ups
+ * until it asks sb_queue_fd again (a new one); a file it opened since
+ * under the same number is never written, read or closed by the queue. Level-triggered
  * watchers (poll(2), libuv's uv_poll_t, GLib) and edge-triggered ones
  * (epoll's EPOLLET) are both correct: work queued onto an idle queue
  * writes it once, and each dispatch leaves it empty when nothing waits and
@@ -1204,7 +1207,7 @@ SB_API sb_status sb_service_perform_async(sb_mediator *m, const char *name, cons
 SB_API sb_status sb_queue_new(sb_queue **out);
 /* The queue's descriptor, in *out (-1 on failure): made on first use, the
  * same every time after, closed by sb_queue_free; a child of fork gets a
- * new one. SB_EINVAL for a NULL argument; SB_ENOMEM when no descriptor can
+ * new one, and so does a host that closed it. SB_EINVAL for a NULL argument; SB_ENOMEM when no descriptor can
  * be made (the process's limit). Thread-safe. */
 SB_API sb_status sb_queue_fd(sb_queue *q, int *out);
 /* Runs, on the calling thread, at most `max` of the deliveries waiting now

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* A delivery's states. sb_queue_free cancels what is flying: while it runs
@@ -62,6 +63,8 @@ struct sb_queue {
     int closed;                /* (lock) sb_queue_free ran */
     int fd;                    /* (lock) the eventfd, -1 until asked for */
     pid_t fd_pid;              /* (lock) the process that made it (a fork's child makes its own) */
+    dev_t fd_dev;              /* (lock) what fstat says it is: a number the host closed */
+    ino_t fd_ino;              /* and reused for a file of its own is left alone */
     int armed;                 /* (lock) written since it was last emptied */
 };
 
@@ -74,9 +77,19 @@ static const char gone[] = "the call's queue was freed before the call ended (sb
 /* -------------------------------------------------------------- the fd */
 
 /* (lock) Only the process that made the eventfd uses it: in a fork's child
- * the number may name another file by now. */
-static int fd_usable(const sb_queue *q) {
-    return q->fd >= 0 && q->fd_pid == getpid();
+ * the number may name another file by now. Nor after the host closed it
+ * (its error, but not one to pay for with its data): if the number names
+ * something else now, a file, a socket or a pipe it opened since, it is
+ * forgotten, never written, read or closed. (An eventfd shares its inode
+ * with every other one, so another eventfd passes: at worst a spurious
+ * wake-up.) */
+static int fd_usable(sb_queue *q) {
+    if (q->fd < 0 || q->fd_pid != getpid()) return 0;
+    struct stat now;
+    if (fstat(q->fd, &now) == 0 && now.st_dev == q->fd_dev && now.st_ino == q->fd_ino) return 1;
+    q->fd = -1;
+    q->armed = 0;
+    return 0;
 }
 
 /* (lock) Makes the descriptor readable, and an edge for edge-triggered
@@ -206,8 +219,14 @@ sb_status sb_queue_fd(sb_queue *q, int *out) {
     pthread_mutex_lock(&q->lock);
     if (!fd_usable(q)) {
         /* A fork's child: the inherited number is left alone (the parent's
-         * eventfd, or by now another file); this process gets its own. */
+         * eventfd, or by now another file); this process gets its own. So
+         * does a host that closed the one it had. */
         int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+        struct stat made = {0};
+        if (fd >= 0 && fstat(fd, &made) != 0) {
+            close(fd);
+            fd = -1;
+        }
         if (fd < 0) {
             int error = errno;
             pthread_mutex_unlock(&q->lock);
@@ -216,6 +235,8 @@ sb_status sb_queue_fd(sb_queue *q, int *out) {
         }
         q->fd = fd;
         q->fd_pid = getpid();
+        q->fd_dev = made.st_dev;
+        q->fd_ino = made.st_ino;
         q->armed = 0;
         if (q->head != NULL) signal_fd(q);
     }

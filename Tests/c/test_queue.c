@@ -369,6 +369,40 @@ static void test_loop_thread_gone(sb_mediator *m) {
     CHECK(seen_count == 1 && seen[0].value == 7);
 }
 
+/* The host closes the queue's descriptor (its error) and opens a file that
+ * gets the same number: the queue never writes into that file, reads it
+ * or closes it; its calls still come through the dispatch, and
+ * sb_queue_fd gives a descriptor of its own again. */
+static void test_descriptor_closed_by_the_host(sb_mediator *m) {
+    reset();
+    sb_queue *q = NULL;
+    int fd = -1;
+    CHECK_STATUS(sb_queue_new(&q), SB_OK);
+    CHECK_STATUS(sb_queue_fd(q, &fd), SB_OK);
+    close(fd);
+    char name[] = "/tmp/sb-queue-host-fileXXXXXX";
+    int file = mkstemp(name);
+    CHECK(file == fd); /* the lowest free number: the one just closed */
+    unlink(name);
+    sb_call_options o = through(q);
+    CHECK_STATUS(sb_action_perform_async(m, "Q", "later", NULL, &o, record, NULL), SB_PENDING);
+    struct completer c;
+    complete_from_thread(0, 1, 0, &c);
+    size_t ran = 0;
+    CHECK_STATUS(sb_queue_dispatch(q, SIZE_MAX, &ran), SB_OK);
+    CHECK(ran == 1 && seen_count == 1 && seen[0].value == 0);
+    int again = -1;
+    CHECK_STATUS(sb_queue_fd(q, &again), SB_OK);
+    CHECK(again >= 0 && again != file);
+    CHECK_STATUS(sb_action_perform_async(m, "Q", "later", NULL, &o, record, NULL), SB_PENDING);
+    complete_from_thread(1, 2, 0, &c);
+    CHECK(fd_readable(again));
+    sb_queue_free(q);
+    CHECK(seen_count == 2);
+    CHECK(lseek(file, 0, SEEK_END) == 0); /* nothing written into it */
+    CHECK(close(file) == 0);              /* still the host's, still open */
+}
+
 /* Posts: run in the dispatch, at most SB_QUEUE_MAX_POSTED waiting. */
 static int posted_runs;
 static void count_post(void *ud) {
@@ -461,6 +495,7 @@ int main(void) {
     test_free_with_work_left(m);
     test_free_racing_completions(m);
     test_loop_thread_gone(m);
+    test_descriptor_closed_by_the_host(m);
     test_posts();
     test_arguments(m);
     sb_mediator_free(m);
