@@ -83,7 +83,8 @@ SB_API void sb_lua_set_charge(lua_State *L, int (*charge)(void *userdata, long l
 
 /* The delivery queue of the module table at `idx` (what sb_lua_open or
  * require returned): borrowed, valid until the state closes (which frees
- * it). NULL for anything else. Its descriptor is sb.fd(); dispatching it
+ * it; sb_queue_free leaves it alone, with a message saying so). NULL for
+ * anything else. Its descriptor is sb.fd(); dispatching it
  * on the state's thread runs what sb.poll() runs. A host may also give it
  * to calls of its own (sb_call_options.queue), whose `done` then runs on
  * the state's thread. Never raises. New after 1.0.0, for 1.1. */

@@ -21,6 +21,7 @@
  * sb_queue_free, which is O(what it ends).
  */
 #include "switchboard_internal.h"
+#include "switchboard_sys.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -66,6 +67,7 @@ struct sb_queue {
     dev_t fd_dev;              /* (lock) what fstat says it is: a number the host closed */
     ino_t fd_ino;              /* and reused for a file of its own is left alone */
     int armed;                 /* (lock) written since it was last emptied */
+    int lent;                  /* (lock) a face's (a Lua state's): sb_queue_free leaves it */
 };
 
 /* Dispatches running on this thread: a call that ends at once inside a
@@ -323,6 +325,11 @@ size_t sb_queue_pending(const sb_queue *q) {
 void sb_queue_free(sb_queue *q) {
     if (q == NULL) return;
     pthread_mutex_lock(&q->lock);
+    if (q->lent) { /* sb_lua_queue's: lua_close frees it, and uses it till then */
+        pthread_mutex_unlock(&q->lock);
+        sb_error_set("sb_queue_free: the queue belongs to a Lua state (sb_lua_queue); lua_close frees it");
+        return;
+    }
     if (q->closed) { /* freed twice: the host's reference went already */
         pthread_mutex_unlock(&q->lock);
         return;
@@ -378,6 +385,13 @@ void sb_queue_free(sb_queue *q) {
 }
 
 /* --------------------------------------------------- for the C exports */
+
+void sb__queue_lend(sb_queue *q, int lent) {
+    if (q == NULL) return;
+    pthread_mutex_lock(&q->lock);
+    q->lent = lent != 0;
+    pthread_mutex_unlock(&q->lock);
+}
 
 sb_status sb__delivery_new(sb_queue *q, sb_done_fn done, void *userdata, sb__delivery **out) {
     *out = NULL;

@@ -15,6 +15,7 @@
  * another thread is kept for it, and a post makes its dispatch drop it.
  */
 #include "internal.h"
+#include "switchboard_sys.h" /* sb__queue_lend: face-internal */
 
 #include <errno.h>
 #include <stdio.h>
@@ -684,6 +685,7 @@ int sb_lua_close(lua_State *L) {
      * coroutines they would resume are let go. */
     sb_queue *queue = ctx->queue;
     ctx->queue = NULL;
+    sb__queue_lend(queue, 0); /* the state's own, to free at last */
     sb_queue_free(queue);
     while (releases != NULL) { /* the registry goes with the state */
         sb_lua_item *next = releases->next;

@@ -31,6 +31,7 @@
  * ("ENOTARGET", ...), so `assert(sb.perform(...))` reads naturally.
  */
 #include "internal.h"
+#include "switchboard_sys.h" /* sb__queue_lend: face-internal */
 
 #include <ctype.h>
 #include <errno.h>
@@ -521,6 +522,7 @@ int sb_lua_open(lua_State *L, sb_mediator *m) {
         free(ctx);
         return luaL_error(L, "switchboard: out of memory");
     }
+    sb__queue_lend(ctx->queue, 1); /* sb_lua_queue lends it; lua_close frees it */
     ctx->errors_ref = LUA_NOREF;
     ctx->closers.prev = ctx->closers.next = &ctx->closers;
     ctx->refs = 1; /* the box */

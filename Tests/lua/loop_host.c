@@ -185,6 +185,24 @@ static void test_dispatch_from_c(int edge) {
     lua_close(L);
 }
 
+/* A host that frees the queue it borrowed from the state (sb_lua_queue):
+ * the queue stays the state's, its calls still come through, and
+ * lua_close frees it once (it was freed under the state: ASan's double
+ * free, valgrind's invalid read). */
+static void test_borrowed_queue_freed(void) {
+    lua_State *L = new_state();
+    lua_getglobal(L, "sb");
+    sb_queue *queue = sb_lua_queue(L, -1);
+    lua_pop(L, 1);
+    sb_queue_free(queue);
+    CHECK(strstr(sb_error_message(), "lua_close frees it") != NULL);
+    lua_pushinteger(L, 10);
+    lua_setglobal(L, "n");
+    CHECK(run(L, chain));
+    CHECK(drive(L, 1, "sb.poll()", 10) == 10);
+    lua_close(L);
+}
+
 int main(void) {
     m = sb_mediator_new();
     CHECK_STATUS(sb_action_register(m, "Workers", "job", job, NULL, NULL), SB_OK);
@@ -196,6 +214,7 @@ int main(void) {
         }
         test_dispatch_from_c(edge);
     }
+    test_borrowed_queue_freed();
     robustness_row("sb.fd() watched by an edge-triggered epoll loop (EPOLLET), resumes queued during a poll behind "
                    "work not yet run, with sb.poll() and sb.poll(1); 1,000 chained and 3,000 from a worker thread",
                    2 * (1000 + 3000), "every coroutine resumed: a poll that leaves work writes the descriptor "
