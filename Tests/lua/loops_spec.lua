@@ -48,16 +48,26 @@ describe("sb.perform_async", function()
   end)
 
   it("calls back with nil, message, code on failure, and in the order the calls end", function()
+    -- Ended in an order of the test's choosing, not by timers (which a
+    -- loaded machine may run late): the second call, the third, the first.
+    local name, kept = later_target()
     local order = {}
-    sb.perform_async("Later", "soon", { ms = 80, value = "slow" }, function(v) order[#order + 1] = v end)
-    sb.perform_async("Later", "soon", { ms = 5, value = "fast" }, function(v) order[#order + 1] = v end)
-    sb.perform_async("Later", "soon", { ms = 20, fail = "the disk is gone" }, function(...)
-      order[#order + 1] = table.pack(...)
-    end)
+    sb.perform_async(name, "ask", nil, function(v) order[#order + 1] = v end)
+    sb.perform_async(name, "ask", nil, function(v) order[#order + 1] = v end)
+    sb.perform_async(name, "ask", nil, function(...) order[#order + 1] = table.pack(...) end)
+    assert.are.equal(3, #kept)
+    kept[2]("fast")
+    kept[3](nil, "the disk is gone")
+    kept[1]("slow")
     drive(function() return #order == 3 end)
     assert.are.equal("fast", order[1])
     assert.are.same({ n = 3, nil, "the disk is gone", "EACTION" }, order[2])
     assert.are.equal("slow", order[3])
+    -- And a C action's answer from a worker thread, failing.
+    local failed
+    sb.perform_async("Later", "soon", { ms = 5, fail = "the disk is gone" }, function(...) failed = table.pack(...) end)
+    drive(function() return failed ~= nil end)
+    assert.are.same({ n = 3, nil, "the disk is gone", "EACTION" }, failed)
   end)
 
   it("takes the call options, and gives a Lua action answering later its answer", function()

@@ -48,4 +48,5 @@ loop:wrap(function()
   order[#order + 1] = sb.perform("Clock", "now") -- no yield to the controller
 end)
 assert(loop:loop())
+table.sort(order) -- (the downloads end in the order of their delays, unless the machine is busy)
 print(table.concat(order, ", "))                   --> at once, file10, file30, file60
