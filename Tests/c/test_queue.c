@@ -401,6 +401,8 @@ static void test_descriptor_closed_by_the_host(sb_mediator *m) {
     CHECK(seen_count == 2);
     CHECK(lseek(file, 0, SEEK_END) == 0); /* nothing written into it */
     CHECK(close(file) == 0);              /* still the host's, still open */
+    robustness_row("a delivery queue's descriptor closed by the host, its number reused for a file of the host's", 1,
+                   "the file is never written, read or closed; calls still come through the dispatch; sb_queue_fd makes a new one");
 }
 
 /* Posts: run in the dispatch, at most SB_QUEUE_MAX_POSTED waiting. */
