@@ -80,6 +80,9 @@
  * the reverse order they started (as plain calls do): do not switch between
  * fibers or stackful coroutines on one thread while each is inside a call
  * through the mediator (what one call uses could be released under another).
+ * No function is async-signal-safe: they take locks and allocate, so one
+ * called from a signal handler (a completion, an interceptor's decision) may
+ * wait forever for the very thread the signal interrupted.
  *
  * User code. Functions marked "Calls user code" may run actions, callbacks or
  * destructors (free_userdata, a plugin's destroy, a pointer's destroy) before
@@ -102,10 +105,11 @@
  * and at its first call; with none left it still works (more slowly: its
  * per-thread records are found by thread, and error messages are cut at
  * 511 bytes).
- * The library's own threads are named in /proc: "sb-watch" (it exits when
- * it has nothing to watch) and "sb-intercept" (async interceptors; they
- * stay). Memory is the exception: the Swift runtime inside ends the process
- * when malloc fails, as a Swift program does.
+ * The library's own threads are named in /proc: "sb-watch" (it exits once
+ * the deadlines of the calls it watched have passed, answered or not) and
+ * "sb-intercept" (async interceptors; they stay). Memory is the exception:
+ * the Swift runtime inside ends the process when malloc fails, as a Swift
+ * program does.
  *
  * Building a host. pkg-config gives no run path; for a prefix the loader
  * does not search, ask for one:
@@ -1059,8 +1063,9 @@ SB_API int sb_action_cancelled(void);
 typedef uint64_t sb_completion;
 /* The completion of the call whose action runs on this thread now (the same
  * id if taken again during that action); 0 when no action runs here (outside
- * any call; in an observer's start event, an interceptor or a discoverer,
- * which run before the call has found its action). Only an action
+ * any call; in an observer, an interceptor, a discoverer, a class's create or
+ * destroy, a URL call's completion callback, which run before the call's
+ * action or after it has returned). Only an action
  * (registered, of a class or plugin, a scheme or degrade handler) may answer
  * later: an id taken and not returned for with SB_PENDING (the action
  * answered anyway, or it was taken in an observer, interceptor, discoverer or

@@ -166,13 +166,14 @@ if [ $callgrind = 1 ]; then
   sb_step "callgrind: instructions per call"
   prepare_callgrind
   c_cases="direct perform route intercepted build3 perform3 unchecked3 contract3 miss url now async deferred get_hit get_miss"
+  c_cases="$c_cases register register_targets"
   c_cases="$c_cases loop_baseline loop_queue"
   # Registering 100,000 targets under valgrind takes a while: not in smoke runs.
   [ $smoke = 1 ] || c_cases="$c_cases lookup10 lookup100k"
   for c in $c_cases; do count_case "c.$c"; done
   for c in direct perform route; do count_case "swift.$c"; done
   for c in plain perform_lua plain_prebuilt perform_lua_prebuilt plain3 perform_c plain_callback lua_to_c c_to_lua \
-           call_idle call_queued poll; do
+           call_idle call_queued poll register register_targets; do
     count_case "lua.$c"
   done
 fi

@@ -23,6 +23,7 @@ import CSwitchboard
         case discoverer      // a discoverer that finds nothing (asked on every miss)
         case lateDiscoverer  // a discoverer that registers "Late" when asked
         case notFound        // the target "Known" has no such action but a notFound
+        case discovererOnly  // a discoverer and no NoTargetAction: asked for it on every miss that falls back
     }
 
     static func mediator(_ setup: Setup, log: LineLog) -> (Pair, OpaquePointer) {
@@ -55,10 +56,10 @@ import CSwitchboard
             #expect((try? pair.mediator.register(target: "NoTargetAction", action: "response") { params in
                 .int(Int64(params.count))
             }) != nil)
-        case .none:
+        case .none, .discovererOnly:
             break
         }
-        if setup == .discoverer || setup == .lateDiscoverer {
+        if setup == .discoverer || setup == .lateDiscoverer || setup == .discovererOnly {
             let discover: sb_discoverer_fn = { userdata, m, target in
                 let log = Unmanaged<LineLog>.fromOpaque(userdata!).takeUnretainedValue()
                 let name = String(cString: target!)

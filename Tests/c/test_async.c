@@ -445,7 +445,7 @@ static void test_only_actions(void) {
     CHECK_STATUS(sb_observer_add(m, takes_at_end, NULL, NULL, &observer), SB_OK);
     CHECK_STATUS(sb_action_perform(m, "A", "plain", NULL, 0, &out), SB_OK);
     sb_value_release(out);
-    CHECK(stray_id != 0);
+    CHECK(stray_id == 0); /* the end event runs after the action (test_take_around_the_action) */
     sb_value *params = n_params(4);
     CHECK_STATUS(sb_action_perform(m, "Net", "fetch", params, 0, &out), SB_OK);
     CHECK(check_int(out) == 8);
@@ -794,6 +794,81 @@ static void test_race_with_return(void) {
     sb_mediator_free(m);
 }
 
+/* What runs at a call's level but is not its action takes no completion:
+ * an observer's end event and a URL call's completion callback (after the
+ * action), a class's create and the destroy of an instance made for the
+ * call (before and after it). They got the call's level's id: completed at
+ * once, the completer was told SB_OK and the value was dropped as the call
+ * ended (the end event, the URL callback, destroy), or it replaced the
+ * action's own answer (create). */
+static sb_completion around_ids[4];
+static sb_status around_status[4];
+static void around_take(int i) {
+    around_ids[i] = sb_completion_take();
+    around_status[i] = around_ids[i] != 0 ? sb_completion_succeed(around_ids[i], sb_int(100 + i)) : SB_ENOTFOUND;
+}
+static void around_end(void *ud, const sb_call_event *e) {
+    (void)ud;
+    if (e->phase == SB_CALL_END) around_take(0);
+}
+static sb_status around_completion(void *ud, const sb_value *args, sb_value **out) {
+    (void)ud, (void)args, (void)out;
+    around_take(1);
+    return SB_OK;
+}
+static sb_status around_create(void *ud, void **state) {
+    (void)ud;
+    *state = NULL;
+    around_take(2);
+    return SB_OK;
+}
+static void around_destroy(void *ud, void *state) {
+    (void)ud, (void)state;
+    around_take(3);
+}
+static sb_status around_call(void *ud, void *state, const char *action, const sb_value *args, sb_value **out) {
+    (void)ud, (void)state, (void)action, (void)args;
+    *out = sb_int(1);
+    return SB_OK;
+}
+
+static void test_take_around_the_action(void) {
+    sb_mediator *m = sb_mediator_new();
+    sb_value *out = NULL;
+    memset(around_ids, 0xff, sizeof around_ids);
+    CHECK_STATUS(sb_action_register(m, "A", "plain", plain, NULL, NULL), SB_OK);
+    uint64_t observer = 0;
+    CHECK_STATUS(sb_observer_add(m, around_end, NULL, NULL, &observer), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "A", "plain", NULL, 0, &out), SB_OK);
+    sb_value_release(out);
+    CHECK_STATUS(sb_observer_remove(m, observer), SB_OK);
+
+    sb_url_options options = SB_URL_OPTIONS_INIT;
+    options.completion = sb_callback_new(around_completion, NULL, NULL);
+    CHECK_STATUS(sb_url_open(m, "app://A/plain", &options, &out), SB_OK);
+    sb_value_release(out);
+    sb_value_release((sb_value *)options.completion);
+
+    static const char *const actions[] = {"work", NULL};
+    sb_class_def def = SB_CLASS_DEF_INIT;
+    def.actions = actions;
+    def.create = around_create;
+    def.destroy = around_destroy;
+    def.call = around_call;
+    CHECK_STATUS(sb_class_register(m, "K", &def, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "K", "work", NULL, 0, &out), SB_OK);
+    CHECK(check_int(out) == 1); /* the action's own answer */
+    sb_value_release(out);
+    for (int i = 0; i < 4; i++) {
+        CHECK(around_ids[i] == 0);
+        CHECK_STATUS(around_status[i], SB_ENOTFOUND);
+    }
+    robustness_row("sb_completion_take where no action runs at the call's level: an observer's end event, a URL "
+                   "call's completion callback, a class's create, the destroy of an instance made for the call", 4,
+                   "0: nothing to complete (no completer told SB_OK for a value the caller never gets)");
+    sb_mediator_free(m);
+}
+
 int main(void) {
     test_completes_later();
     test_rules_of_use();
@@ -807,5 +882,6 @@ int main(void) {
     test_completed_before_return();
     test_early_beside_open();
     test_race_with_return();
+    test_take_around_the_action();
     return check_report("async");
 }

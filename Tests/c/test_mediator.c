@@ -793,6 +793,94 @@ static void test_miss_fast_path(void) {
     sb_mediator_free(m);
 }
 
+/* A miss's plan is made while a discoverer asked for a fallback's target
+ * (NoTargetAction, a degrade rule's) runs, unpinned: what the plan found
+ * before (the rule's target, the target whose cached instance a miss drops)
+ * may be unregistered meanwhile, by that discoverer itself. The call then
+ * answers from the registry as it is, never from what was freed (it ran the
+ * freed action: SIGSEGV); and a fallback's target that a discoverer may
+ * find later is asked for on every call that falls back, as a missing
+ * target is (a kept plan asked no more). */
+#define PLAN_LIVE 0x4c495645u
+#define PLAN_DEAD 0xdeadbeefu
+static unsigned plan_magic = PLAN_LIVE;
+static int plan_stale, plan_asked, plan_ready;
+static const char *plan_drops; /* unregistered when NoTargetAction is asked for */
+static void plan_poison(void *u) { *(unsigned *)u = PLAN_DEAD; }
+static sb_status plan_answer(void *u, const sb_value *p, sb_value **out) {
+    (void)p;
+    if (u != NULL && *(unsigned *)u != PLAN_LIVE) plan_stale++;
+    *out = sb_int(42);
+    return SB_OK;
+}
+static sb_status plan_discover(void *u, sb_mediator *m, const char *target) {
+    (void)u;
+    if (strcmp(target, "NoTargetAction") != 0 && strcmp(target, "Late") != 0) return SB_ENOTARGET;
+    plan_asked++;
+    if (plan_drops != NULL) {
+        sb_target_unregister(m, plan_drops);
+        plan_drops = NULL;
+    }
+    return plan_ready ? sb_action_register(m, target, "response", plan_answer, NULL, NULL) : SB_ENOTARGET;
+}
+
+static void test_plans_across_discovery(void) {
+    sb_value *out = NULL;
+    /* The rule's target, found before NoTargetAction was looked for. */
+    sb_mediator *m = sb_mediator_new();
+    plan_ready = 0;
+    CHECK_STATUS(sb_action_register(m, "R", "response", plan_answer, &plan_magic, plan_poison), SB_OK);
+    CHECK_STATUS(sb_rules_set_json(m, "[{\"target\":\"T\",\"action\":\"*\",\"degrade\":\"R\"}]"), SB_OK);
+    CHECK_STATUS(sb_discoverer_add(m, plan_discover, NULL, NULL, NULL), SB_OK);
+    plan_drops = "R";
+    CHECK_STATUS(sb_action_perform(m, "T", "y", NULL, 0, &out), SB_ENOTARGET);
+    CHECK(plan_magic == PLAN_DEAD && plan_stale == 0 && out == NULL);
+    sb_mediator_free(m);
+
+    /* The target whose cached instance the miss drops. */
+    m = sb_mediator_new();
+    CHECK_STATUS(sb_action_register(m, "T", "x", plan_answer, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_discoverer_add(m, plan_discover, NULL, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "T", "y", NULL, 0, &out), SB_ENOACTION);
+    plan_drops = "T";
+    CHECK_STATUS(sb_action_perform(m, "T", "y", NULL, 0, &out), SB_ENOTARGET); /* T is gone */
+    CHECK(plan_drops == NULL);
+
+    /* A fallback's target is asked for on every miss that falls back, and
+     * answers once the discoverer finds it (here NoTargetAction, then a
+     * degrade rule's target). */
+    CHECK_STATUS(sb_action_register(m, "T", "x", plan_answer, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "U", "x", plan_answer, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "T", "y", NULL, SB_NO_FALLBACK, &out), SB_ENOACTION); /* T's class looked for */
+    plan_asked = 0;
+    for (int i = 1; i <= 3; i++) {
+        CHECK_STATUS(sb_action_perform(m, "T", "y", NULL, 0, &out), SB_ENOACTION);
+        CHECK(plan_asked == i);
+    }
+    plan_ready = 1;
+    CHECK_STATUS(sb_action_perform(m, "T", "y", NULL, 0, &out), SB_OK);
+    CHECK(check_int(out) == 42);
+    sb_value_release(out);
+    plan_ready = 0;
+    CHECK_STATUS(sb_rules_set_json(m, "[{\"target\":\"U\",\"action\":\"*\",\"degrade\":\"Late\"}]"), SB_OK);
+    CHECK_STATUS(sb_target_unregister(m, "NoTargetAction"), SB_OK);
+    CHECK_STATUS(sb_action_perform(m, "U", "y", NULL, SB_NO_FALLBACK, &out), SB_ENOACTION);
+    plan_asked = 0;
+    for (int i = 1; i <= 3; i++) {
+        CHECK_STATUS(sb_action_perform(m, "U", "y", NULL, 0, &out), SB_ENOACTION);
+        CHECK(plan_asked == 2 * i); /* Late, then NoTargetAction */
+    }
+    plan_ready = 1;
+    CHECK_STATUS(sb_action_perform(m, "U", "y", NULL, 0, &out), SB_OK);
+    CHECK(check_int(out) == 42);
+    sb_value_release(out);
+    robustness_row("C misses whose fallback's target a discoverer is asked for: it unregisters the degrade rule's "
+                   "target or the missed target meanwhile, or finds the fallback's target only later",
+                   4, "the call answers from the registry as it is then (no freed action runs); the discoverer is "
+                   "asked on every such miss, and its target answers once found");
+    sb_mediator_free(m);
+}
+
 int main(void) {
     test_register_and_perform();
     test_replace_and_unregister();
@@ -807,5 +895,6 @@ int main(void) {
     test_first_discoverer_wins();
     test_names_not_utf8();
     test_miss_fast_path();
+    test_plans_across_discovery();
     return check_report("mediator");
 }

@@ -6,6 +6,9 @@
  * failures keep their status and message. It trapped (SIGILL) before. */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <semaphore.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -14,6 +17,9 @@ static struct {
     void (*mediator_free)(sb_mediator *);
     sb_status (*action_register)(sb_mediator *, const char *, const char *, sb_fn, void *, void (*)(void *));
     sb_status (*action_perform)(sb_mediator *, const char *, const char *, const sb_value *, unsigned, sb_value **);
+    sb_status (*target_unregister)(sb_mediator *, const char *);
+    sb_completion (*completion_take)(void);
+    sb_status (*completion_succeed)(sb_completion, sb_value *);
     const char *(*error_message)(void);
     void (*error_set)(const char *, ...);
     sb_value *(*make_int)(int64_t);
@@ -55,6 +61,107 @@ static void *churn(void *arg) {
     return NULL;
 }
 
+/* A thread that gets an exited thread's pthread_t (glibc hands a joined
+ * thread's descriptor to the next one) took its record as it was, with the
+ * exited thread's kernel id on it; the next new thread found that id dead,
+ * emptied the record and took it too: two live threads on one record, what
+ * one's action held let go, its userdata freed while it ran. */
+#define SHARE_LIVE 0x4c495645u
+#define SHARE_DEAD 0xdeadbeefu
+static unsigned share_magic;
+static sem_t share_entered, share_go;
+static pthread_t share_first, share_second;
+static int share_freed_while_running;
+
+static void share_poison(void *ud) { *(unsigned *)ud = SHARE_DEAD; }
+
+static sb_status share_blocks(void *ud, const sb_value *params, sb_value **out) {
+    (void)params;
+    sem_post(&share_entered);
+    sem_wait(&share_go);
+    if (*(unsigned *)ud != SHARE_LIVE) share_freed_while_running = 1;
+    *out = lib.make_int(2);
+    return SB_OK;
+}
+
+/* arg: where to note the thread (NULL: nowhere); the second one blocks. */
+static void *share_call(void *arg) {
+    sb_value *out = NULL;
+    if (arg != NULL) *(pthread_t *)arg = pthread_self();
+    if (arg == &share_second) lib.action_perform(shared_m, "Blocks", "run", NULL, 0, &out);
+    else lib.action_perform(shared_m, "K", "answer", NULL, 0, &out);
+    lib.release(out);
+    return NULL;
+}
+
+/* A child forked inside an action goes on with the call it was in: its
+ * thread's record is the parent's thread's (its kernel id differs, but it
+ * is no thread that exited). In the child, an action that answers early
+ * works inside that call and after it (a record emptied by the inner call
+ * would leave the call level at -1 after the outer one: no completion to
+ * take there). The child exits 0 when all went well. */
+static sb_status forks_answers_early(void *ud, const sb_value *params, sb_value **out) {
+    (void)ud, (void)params, (void)out;
+    sb_completion c = lib.completion_take();
+    if (c == 0 || lib.completion_succeed(c, lib.make_int(5)) != SB_OK) return SB_EACTION;
+    return SB_PENDING;
+}
+static sb_status forks(void *ud, const sb_value *params, sb_value **out) {
+    (void)params;
+    pid_t child = fork();
+    if (child == 0) {
+        /* In the child: a call inside this one, then (in fork_in_call)
+         * one after it. */
+        sb_value *inner = NULL;
+        int64_t n = 0;
+        int good = lib.action_perform(shared_m, "Early", "run", NULL, 0, &inner) == SB_OK
+            && lib.get_int(inner, &n) == SB_OK && n == 5;
+        lib.release(inner);
+        *(int *)ud = good ? 1 : 4;
+    } else {
+        int status = -1;
+        waitpid(child, &status, 0);
+        *(int *)ud = WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 2 : 3;
+    }
+    *out = lib.make_int(1);
+    return SB_OK;
+}
+static int fork_in_call(void) {
+    static int where = 0;
+    CHECK(lib.action_register(shared_m, "Forks", "run", forks, &where, NULL) == SB_OK);
+    CHECK(lib.action_register(shared_m, "Early", "run", forks_answers_early, NULL, NULL) == SB_OK);
+    sb_value *out = NULL;
+    sb_status s = lib.action_perform(shared_m, "Forks", "run", NULL, 0, &out);
+    lib.release(out);
+    if (where == 1 || where == 4) { /* the child */
+        int64_t n = 0;
+        out = NULL;
+        int good = s == SB_OK && lib.action_perform(shared_m, "Early", "run", NULL, 0, &out) == SB_OK
+            && lib.get_int(out, &n) == SB_OK && n == 5;
+        _exit(good && where == 1 ? 0 : 1);
+    }
+    return where == 2;
+}
+
+/* Returns whether the second thread got the first one's pthread_t (else
+ * the case did not arise and proves nothing). */
+static int share_round(void) {
+    share_magic = SHARE_LIVE;
+    CHECK(lib.action_register(shared_m, "Blocks", "run", share_blocks, &share_magic, share_poison) == SB_OK);
+    pthread_t first, second, third;
+    pthread_create(&first, NULL, share_call, &share_first);
+    pthread_join(first, NULL);
+    pthread_create(&second, NULL, share_call, &share_second);
+    sem_wait(&share_entered);
+    pthread_create(&third, NULL, share_call, NULL); /* a new thread: a record of an exited one */
+    pthread_join(third, NULL);
+    CHECK(lib.target_unregister(shared_m, "Blocks") == SB_OK); /* the running action's entry stays held */
+    sem_post(&share_go);
+    pthread_join(second, NULL);
+    CHECK(!share_freed_while_running && share_magic == SHARE_DEAD);
+    return pthread_equal(share_first, share_second);
+}
+
 /* Each thread: calls that work, a failure with its message, then exits
  * (its record must be found again by a later thread). */
 #define WORKER_CALLS 200
@@ -93,6 +200,9 @@ int main(int argc, char **argv) {
     }
     int loaded = LOAD(handle, mediator_new, "sb_mediator_new") && LOAD(handle, mediator_free, "sb_mediator_free")
         && LOAD(handle, action_register, "sb_action_register") && LOAD(handle, action_perform, "sb_action_perform")
+        && LOAD(handle, target_unregister, "sb_target_unregister")
+        && LOAD(handle, completion_take, "sb_completion_take")
+        && LOAD(handle, completion_succeed, "sb_completion_succeed")
         && LOAD(handle, error_message, "sb_error_message") && LOAD(handle, error_set, "sb_error_set")
         && LOAD(handle, make_int, "sb_int") && LOAD(handle, get_int, "sb_value_get_int")
         && LOAD(handle, release, "sb_value_release");
@@ -136,8 +246,22 @@ int main(int argc, char **argv) {
     int all = 0;
     for (int i = 0; i < ROUNDS * AT_ONCE; i++) all += good[i] == WORKER_CALLS + 1;
     CHECK(all == ROUNDS * AT_ONCE);
+
+    sem_init(&share_entered, 0, 0);
+    sem_init(&share_go, 0, 0);
+    int shared_descriptor = 0;
+    for (int round = 0; round < 5; round++) shared_descriptor += share_round();
+    if (shared_descriptor == 0) fprintf(stderr, "no_keys: no thread got an exited one's pthread_t here\n");
+
+    CHECK(fork_in_call());
+
     lib.mediator_free(shared_m);
     for (int i = 0; i < count; i++) pthread_key_delete(keys[i]);
+    robustness_row("No pthread key left: a thread that gets an exited thread's pthread_t runs an action while a "
+                   "new thread makes its first call", 5, "each thread has a record of its own: the running "
+                   "action's entry stays held, its userdata is freed after it returns");
+    robustness_row("No pthread key left: a child forked inside an action goes on with that call, then calls an "
+                   "action that answers early", 1, "the child's thread keeps its record: its calls work");
     robustness_row("Every pthread key used before the library is loaded; then calls on 320 threads that exit, 8 at a time, half on reused pthread_ts",
                    ROUNDS * AT_ONCE, "calls work (records found by thread id and pthread_t), messages kept (cut at 511 bytes), no trap");
     return check_report("no_keys");

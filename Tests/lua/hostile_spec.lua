@@ -1,6 +1,6 @@
 -- Hostile inputs to the module itself, outside any sandbox (issue 19):
 -- special files on sb.path, metatables a script could reach, conversions
--- that expand.
+-- that expand; registration at scale (issue 39).
 local sb = require "switchboard"
 local helper = require "helper"
 
@@ -75,5 +75,30 @@ describe("conversion by size", function()
     t = { 1 }
     for _ = 1, 8 do t = { t, t } end
     assert.are.equal(2, #sb.perform("Echo", "value", { value = t }))
+  end)
+end)
+
+describe("registration at scale", function()
+  it("sb.target with 20,000 actions: each answers, the catalogue lists them, replacing and removing one keeps the rest", function()
+    local name, actions = helper.name("Big"), {}
+    for i = 1, 20000 do
+      local n = i
+      actions["a" .. i] = function() return n end
+    end
+    assert.is_true(sb.target(name, actions))
+    for i = 1, 20000, 7 do assert.are.equal(i, sb.perform(name, "a" .. i)) end
+    local listed
+    for _, t in ipairs(sb.routes().targets) do
+      if t.name == name then listed = t.actions end
+    end
+    assert.are.equal(20000, #listed)
+    -- One more registration on the big target replaces one action only.
+    assert.is_true(sb.target(name, { a5 = function() return "five" end }))
+    assert.are.equal("five", sb.perform(name, "a5"))
+    assert.are.equal(6, sb.perform(name, "a6"))
+    assert.is_true(sb.unregister(name))
+    assert.are_not.equal(6, (sb.perform(name, "a6")))
+    helper.row("sb.target with 20,000 actions in one table, then one replaced", 20000,
+      "each answers; one registration copies one path of the action map, not the map")
   end)
 end)

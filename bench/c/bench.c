@@ -9,7 +9,8 @@
  *                                     direct, perform, route, intercepted, build3, perform3,
  *                                     unchecked3, contract3, lookup10, lookup100k,
  *                                     miss, url, now, async, deferred,
- *                                     get_hit, get_miss, loop_baseline, loop_queue
+ *                                     get_hit, get_miss, loop_baseline, loop_queue,
+ *                                     register, register_targets (ITER registrations)
  */
 #define _POSIX_C_SOURCE 200809L
 #include <switchboard.h>
@@ -260,6 +261,29 @@ static void run_lookup(sb_mediator *r) {
 static void run_lookup_small(void) { run_lookup(small_registry); }
 static void run_lookup_large(void) { run_lookup(large_registry); }
 
+/* Registration: ITER actions registered one by one on one target of a new
+ * mediator, against ITER targets with one action each (names made before,
+ * so that only registering is measured; the mediator is freed in both). */
+static char (*registration_names)[24];
+
+static void make_registration_names(void) {
+    registration_names = malloc((size_t)iterations * sizeof *registration_names);
+    if (registration_names == NULL) exit(1);
+    for (long i = 0; i < iterations; i++) snprintf(registration_names[i], sizeof *registration_names, "a%ld", i);
+}
+
+static void run_register(int one_target) {
+    sb_mediator *r = sb_mediator_new();
+    for (long i = 0; i < iterations; i++) {
+        const char *target = one_target ? "Big" : registration_names[i];
+        const char *action = one_target ? registration_names[i] : "twice";
+        if (sb_action_register(r, target, action, bench_twice, NULL, NULL) != SB_OK) exit(1);
+    }
+    sb_mediator_free(r);
+}
+static void run_register_one_target(void) { run_register(1); }
+static void run_register_targets(void) { run_register(0); }
+
 /* Threads: each performs `iterations` calls (or makes them directly, to see
  * what the hardware itself gives); returns the wall time. */
 static void *perform_body(void *arg) {
@@ -399,6 +423,7 @@ int main(int argc, char **argv) {
         iterations = atol(argv[3]);
         setup(argv[4]);
         if (strncmp(argv[2], "lookup", 6) == 0) setup_registries();
+        if (strncmp(argv[2], "register", 8) == 0) make_registration_names();
         static const struct {
             const char *name;
             void (*run)(void);
@@ -410,7 +435,8 @@ int main(int argc, char **argv) {
                      {"miss", run_miss}, {"url", run_url},
                      {"now", run_now}, {"async", run_async}, {"deferred", run_deferred},
                      {"get_hit", run_get_hit}, {"get_miss", run_get_miss},
-                     {"loop_baseline", run_loop_baseline}, {"loop_queue", run_loop_queue}};
+                     {"loop_baseline", run_loop_baseline}, {"loop_queue", run_loop_queue},
+                     {"register", run_register_one_target}, {"register_targets", run_register_targets}};
         for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
             if (strcmp(argv[2], cases[i].name) == 0) {
                 cases[i].run();
@@ -465,6 +491,11 @@ int main(int argc, char **argv) {
     setup_registries();
     measure("c.lookup", "C lookup with 100,000 registered targets", "10 targets", run_lookup_large,
             run_lookup_small, reps);
+
+    make_registration_names();
+    measure("c.register", "C sb_action_register, every action on one target (per registration)",
+            "one action on each of as many targets", run_register_one_target, run_register_targets, reps);
+    free(registration_names);
 
     measure_scaling(reps);
 

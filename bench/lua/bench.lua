@@ -7,7 +7,8 @@
 --   lua5.4 bench.lua --one CASE ITER PLUGIN    one case, untimed, for callgrind:
 --                                              plain, perform_c, plain3, perform_lua,
 --                                              plain_prebuilt, perform_lua_prebuilt,
---                                              call_idle, call_queued, poll
+--                                              call_idle, call_queued, poll,
+--                                              register, register_targets (ITER actions)
 --   lua5.4 bench.lua --require                 how long require "switchboard" took (ms)
 
 if arg[1] == "--require" then
@@ -41,7 +42,20 @@ local add_one_in_c = assert(sb.perform("Bench", "adder"))
 local perform = sb.perform
 local sink = 0
 
--- Each runner makes `iterations` calls.
+-- Registration: one sb.target with `iterations` actions, against as many
+-- sb.target calls of one action each; names and tables made once, before.
+local registration = setmetatable({}, { __index = function(t, key)
+  local actions, names = {}, {}
+  for i = 1, iterations do
+    actions["a" .. i] = plain_twice
+    names[i] = "T" .. i
+  end
+  t.actions, t.names = actions, names
+  return rawget(t, key)
+end })
+local one_action = { twice = plain_twice }
+
+-- Each runner makes `iterations` calls (or registrations).
 local runners = {
   plain3 = function()
     for i = 1, iterations do sink = sink + plain_sum3({ a = i, b = 2, c = 3 }) end
@@ -69,6 +83,15 @@ local runners = {
   end,
   lua_to_c = function()
     for i = 1, iterations do sink = sink + add_one_in_c(i) end
+  end,
+  register = function()
+    assert(sb.target("Big", registration.actions))
+    assert(sb.unregister("Big"))
+  end,
+  register_targets = function()
+    local names = registration.names
+    for i = 1, iterations do assert(sb.target(names[i], one_action)) end
+    for i = 1, iterations do assert(sb.unregister(names[i])) end
   end,
   -- C calling a Lua function: one perform makes `iterations` callbacks.
   c_to_lua = function()
@@ -168,4 +191,6 @@ measure("lua.lua_to_c", "callback Lua -> C (a C callback called from Lua)", "pla
   runners.lua_to_c, runners.plain_callback)
 measure("lua.c_to_lua", "callback C -> Lua (a Lua function called from a C action)", "plain Lua function call",
   runners.c_to_lua, runners.plain_callback)
+measure("lua.register", "Lua sb.target with every action in one table (per action)",
+  "sb.target of one action for as many targets", runners.register, runners.register_targets)
 assert(sink ~= 0)

@@ -112,8 +112,12 @@ import Synchronization
         guard !taken.stack.isEmpty else { return false }
         let level = self.level
         drop(deeperThan: level, including: false, taken)
-        if let last = taken.stack.last, last.level == level, OpenCompletions.isAnsweredEarly(last.id) { return true }
-        drop(deeperThan: level, including: true, taken)
+        guard let last = taken.stack.last, last.level == level else { return false }
+        // Answered early, or closed to completers: one step, so that none
+        // is told "the caller gets it" between the two.
+        if OpenCompletions.answeredEarlyElseClose(last.id) { return true }
+        taken.stack.removeLast()
+        outstanding.subtract(1, ordering: .relaxed)
         return false
     }
 
@@ -122,10 +126,12 @@ import Synchronization
     /// that action. 0 outside any call. No `Completion` object is made
     /// unless the action returns pending with it still open.
     public static func takeID() -> UInt64 {
-        // Only while an action runs at this level: an observer's start event
-        // or an interceptor runs at the call's level before the call has
-        // found its action (nothing is held yet), and must not take the
-        // completion the action will take.
+        // Only while an action runs at this level (its owner is held only
+        // from just before it runs until it returns): an observer, an
+        // interceptor, a constructor run at the call's level before the
+        // action, an observer's end event or a URL call's completion after
+        // it, and must not take the completion the action will take (or an
+        // id nobody would get).
         let record = EpochDomain.shared.pins.record()
         let level = record.depth.pointee
         guard level > 0, level < ThreadRecord.levels, record.slots(at: level)[0].load(ordering: .relaxed) != 0 else {

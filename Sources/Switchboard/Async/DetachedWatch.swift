@@ -21,7 +21,7 @@ import Synchronization
 /// scenario runner, needs to be single-threaded; `settle` lets it ask).
 /// When no thread can be started, the call fails with `.outOfMemory`.
 final class DetachedWatch: @unchecked Sendable {
-    // @unchecked: the state is only reached under its mutex.
+    // @unchecked: the state is only reached under its lock.
     static let shared = DetachedWatch()
 
     /// The thread's name in /proc/self/task/*/comm (15 bytes at most).
@@ -37,6 +37,8 @@ final class DetachedWatch: @unchecked Sendable {
         var thread: pthread_t?
         /// The process that started the thread: a forked child has none.
         var startedIn: pid_t = 0
+        /// `reapAtExit` is registered with atexit (once per process image).
+        var reaperRegistered = false
         /// The deadline the thread sleeps until.
         var sleepsUntil = UInt64.max
         /// Heap size at which delivered calls are dropped next.
@@ -46,7 +48,14 @@ final class DetachedWatch: @unchecked Sendable {
         var settling = false
     }
 
-    private let watched = Mutex(Watched())
+    /// A pthread mutex (`Lock`), which ThreadSanitizer understands: the
+    /// thread is started under it and takes it at once.
+    private let lock = Lock()
+    private var watched = Watched()
+
+    private func locked<R>(_ body: (inout Watched) -> R) -> R {
+        lock.withLock { body(&watched) }
+    }
     /// Set when an earlier deadline arrives (or `settle` asks), so the
     /// sleeping thread looks again.
     private let changed = Atomic<Bool>(false)
@@ -58,7 +67,7 @@ final class DetachedWatch: @unchecked Sendable {
     /// Returns why it cannot be watched (no thread could be started), or nil.
     func watch(_ completion: Completion) -> SwitchboardError? {
         let deadline = completion.deadline
-        let outcome = watched.withLock { state -> Result<Bool, SwitchboardError> in
+        let outcome = locked { state -> Result<Bool, SwitchboardError> in
             if state.running && state.startedIn != getpid() {
                 // Forked: the parent's calls and thread are not this process's.
                 state = Watched()
@@ -79,6 +88,10 @@ final class DetachedWatch: @unchecked Sendable {
                                                  + String(cString: strerror(status))))
                 }
                 (state.running, state.thread, state.startedIn) = (true, thread, getpid())
+                if !state.reaperRegistered {
+                    state.reaperRegistered = true
+                    atexit { DetachedWatch.shared.reapAtExit() }
+                }
                 threadRuns.store(true, ordering: .sequentiallyConsistent)
                 state.sleepsUntil = .max
             }
@@ -100,7 +113,7 @@ final class DetachedWatch: @unchecked Sendable {
     /// this watch runs now.
     func settle(waitingUpTo milliseconds: UInt32) -> Bool {
         let deadline = Clock.now + UInt64(milliseconds) * 1_000_000
-        let ask = watched.withLock { state -> Bool in
+        let ask = locked { state -> Bool in
             if state.running && state.startedIn != getpid() {
                 state = Watched()
                 threadRuns.store(false, ordering: .sequentiallyConsistent)
@@ -112,12 +125,25 @@ final class DetachedWatch: @unchecked Sendable {
             wakeThread()
             _ = Parking.wait(on: self, until: deadline) { !threadRuns.load(ordering: .sequentiallyConsistent) }
         }
-        return watched.withLock { state -> Bool in
+        return locked { state -> Bool in
             guard !state.running else { return false }
             if let old = state.thread { pthread_join(old, nil) }
             state.thread = nil
             return true
         }
+    }
+
+    /// At exit, joins a thread that exited idle and that nobody joined
+    /// since: a finished thread left unjoined keeps its stack until the
+    /// process ends, and thread checkers report it as leaked. One still
+    /// watching is left alone, and a lock held elsewhere is not waited for:
+    /// exit never blocks here.
+    private func reapAtExit() {
+        guard lock.tryLock() else { return }
+        defer { lock.unlock() }
+        guard !watched.running, watched.startedIn == getpid(), let old = watched.thread else { return }
+        pthread_join(old, nil)
+        watched.thread = nil
     }
 
     private func wakeThread() {
@@ -131,7 +157,7 @@ final class DetachedWatch: @unchecked Sendable {
             changed.store(false, ordering: .sequentiallyConsistent)
             let now = Clock.now
             var due: [Completion] = []
-            let next = watched.withLock { state -> UInt64? in
+            let next = locked { state -> UInt64? in
                 while let first = state.heap.first, first.deadline <= now {
                     due.append(Self.pop(&state.heap).completion)
                 }

@@ -196,10 +196,23 @@
         return cancellation?.isCancelled ?? false
     }
 
-    /// Whether `id` was completed while its action still ran (the answer
-    /// waits in its entry for the call).
-    static func isAnsweredEarly(_ id: UInt64) -> Bool {
-        withTable { table in table.with(id) { $0.phase == .early } ?? false }
+    /// As an action of open `id` returns without "pending": true when `id`
+    /// was completed while the action still ran (the answer waits in its
+    /// entry for the call); else `id` is answered (`answered`) in the same
+    /// hold of the lock, so that no completer is told "given" after the
+    /// answer was looked for (which left it to be dropped).
+    static func answeredEarlyElseClose(_ id: UInt64) -> Bool {
+        let (early, removed) = withTable { table -> (Bool, Entry?) in
+            guard let entry = table.with(id, { $0 }) else { return (false, nil) }
+            if entry.phase == .early { return (true, nil) }
+            table.remove(id)
+            return (false, entry)
+        }
+        if let removed {
+            if let answer = removed.answer { Completion.drop(answer) }
+            removed.completion?.answered()
+        }
+        return early
     }
 
     /// Whether the caller of open `id` waits for it on the thread that took

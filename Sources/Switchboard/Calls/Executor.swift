@@ -57,7 +57,11 @@ extension Mediator {
         guard step.instanceOf != nil else {
             record.hold(owner: step.owner, instance: nil)
             pins.unpin(record)
-            return Borrowed(step.action).read { convention.invoke($0, on: nil, args: args, target: target, action: action) }
+            let outcome = Borrowed(step.action).read {
+                convention.invoke($0, on: nil, args: args, target: target, action: action)
+            }
+            record.actionReturned()
+            return outcome
         }
         return runOnInstance(step, record, cache: cache, via: convention) { instance in
             return Borrowed(step.action).read { convention.invoke($0, on: instance, args: args, target: target, action: action) }
@@ -74,7 +78,9 @@ extension Mediator {
         if cached != 0 {
             record.hold(owner: step.owner, instance: UnsafeMutableRawPointer(bitPattern: cached))
             pins.unpin(record)
-            return Borrowed<TargetInstance>(bits: cached).read(body)
+            let outcome = Borrowed<TargetInstance>(bits: cached).read(body)
+            record.actionReturned()
+            return outcome
         }
         let instance: Unmanaged<TargetInstance>, owned: Bool
         switch self.instance(of: step.instanceOf!, cache: cache) {
@@ -86,8 +92,10 @@ extension Mediator {
         }
         record.hold(owner: step.owner, instance: instance.toOpaque())
         pins.unpin(record)
-        defer { if owned { instance.release() } }
-        return Borrowed(instance).read(body)
+        let outcome = Borrowed(instance).read(body)
+        record.actionReturned()
+        if owned { instance.release() }
+        return outcome
     }
 
     /// A plan whose target does not answer: a failure, or a miss (dropping
@@ -191,7 +199,11 @@ extension Mediator {
             record.hold(owner: step.owner, instance: nil)
             pins.unpin(record)
             return convention.withFallbackArgs(origin: args, call: call) { args in
-                Borrowed(step.action).read { convention.invoke($0, on: nil, args: args, target: target, action: action) }
+                let outcome = Borrowed(step.action).read {
+                    convention.invoke($0, on: nil, args: args, target: target, action: action)
+                }
+                record.actionReturned()
+                return outcome
             }
         }
         return runOnInstance(step, record, cache: false, via: convention) { instance in
@@ -229,7 +241,9 @@ extension Mediator {
         return Borrowed(entry).read { entry in
             let cached = entry.cache.slot.load(ordering: .acquiring)
             if cached != 0 { return .success((Borrowed<TargetInstance>(bits: cached).unmanaged, false)) }
-            pins.record().hold(owner: owner, instance: nil)
+            // Held in the instance's slot: the constructor is not the action,
+            // and takes no completion (`Deferral.takeID` reads the owner's).
+            pins.record().hold(owner: nil, instance: owner)
             let fresh: TargetInstance
             do throws(SwitchboardError) {
                 // An instance is needed only for an entry that has a class.

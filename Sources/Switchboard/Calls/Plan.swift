@@ -49,8 +49,10 @@ final class Plan: @unchecked Sendable {
     /// `NoTargetAction` answers (its `response`, or its `notFound`).
     let noTargetAction: Step?
     /// May answer later calls of its generation. False for a plan made for
-    /// one call: one made while a discovery runs on its thread, or a miss
-    /// that a provider may answer differently next time (a discoverer).
+    /// one call: one made while a discovery runs on its thread, a miss
+    /// (of the target, or of a fallback's) that a provider may answer
+    /// differently next time (a discoverer), or one read again because the
+    /// registry or the hooks changed while it was being made.
     let reusable: Bool
 
     enum Answer {

@@ -48,18 +48,28 @@ extension Mediator {
         // Made while a search runs on this thread, a plan reflects that
         // search's state ("the entry is what there is until it ends").
         var reusable = !DiscoveriesInProgress.anyOnThisThread
-        let answer = resolve(target, action, forURL: forURL)
+        var answer = resolve(target, action, forURL: forURL)
         var fallbacks: Fallbacks?
-        switch answer {
-        case .failed:
+        if fallback, answer.isMissing {
+            fallbacks = self.fallbacks(target, action, forURL: forURL)
+            // Finding the fallbacks may run discovery, unpinned: what the
+            // answer, a rule's answer or the hooks named before it may
+            // have been unlinked and freed meanwhile (a change makes a new
+            // generation before it retires anything). Then everything is
+            // read again, pinned throughout and discovering nothing (what
+            // was found is registered now), for this call alone.
+            if self.generation.load(ordering: .acquiring) != generation {
+                answer = resolve(target, action, forURL: forURL, discovering: false)
+                fallbacks = answer.isMissing ? self.fallbacks(target, action, forURL: forURL, discovering: false) : nil
+                reusable = false
+            }
+        }
+        // A provider that may answer differently next time (a discoverer)
+        // is asked again by the next call: for the target, and for a
+        // fallback's target as well.
+        let unstable = unstableProviders.load(ordering: .acquiring) != 0
+        if !answer.isSettled(unstable: unstable) || fallbacks.map({ !$0.areSettled(unstable: unstable) }) == true {
             reusable = false
-        case .missing(let miss):
-            // A provider that may answer differently next time (a
-            // discoverer) is asked again by the next call.
-            if miss.why == .noTarget && unstableProviders.load(ordering: .acquiring) != 0 { reusable = false }
-            if fallback { fallbacks = self.fallbacks(target, action, forURL: forURL) }
-        case .action, .notFound:
-            break
         }
         return made(Plan(generation: generation, target: target, action: action, forURL: forURL, answer: answer,
                          fallbacks: fallbacks, reusable: reusable),
@@ -88,8 +98,8 @@ extension Mediator {
 
     /// What answers (`target`, `action`) itself: the action, or `notFound`.
     /// Pinned.
-    private func resolve(_ target: NameRef, _ action: NameRef, forURL: Bool) -> Plan.Answer {
-        switch lookup(target, action, forURL: forURL) {
+    private func resolve(_ target: NameRef, _ action: NameRef, forURL: Bool, discovering: Bool = true) -> Plan.Answer {
+        switch lookup(target, action, forURL: forURL, discovering: discovering) {
         case .found(let entry, let found, let onClass):
             return .action(Step(action: found, owner: entry.toOpaque(), instanceOf: onClass ? entry : nil))
         case .failed(let error):
@@ -112,18 +122,22 @@ extension Mediator {
         }
     }
 
-    /// The fallbacks of a missed (`target`, `action`). Pinned.
-    private func fallbacks(_ target: NameRef, _ action: NameRef, forURL: Bool) -> Fallbacks {
+    /// The fallbacks of a missed (`target`, `action`). Pinned (unpinned
+    /// while a discovery runs, unless not `discovering`).
+    private func fallbacks(_ target: NameRef, _ action: NameRef, forURL: Bool, discovering: Bool = true) -> Fallbacks {
         let hooks = self.hooks.pinned()
         var rule: (target: String, action: String, answer: Plan.Answer)?
         if let hooks, let (t, a) = hooks.rules.degrade(target: target.string, action: action.string) {
-            rule = (t, a, withNameRef(t) { t in withNameRef(a) { a in resolve(t, a, forURL: forURL) } })
+            rule = (t, a, withNameRef(t) { t in
+                withNameRef(a) { a in resolve(t, a, forURL: forURL, discovering: discovering) }
+            })
         }
         let handler = hooks?.degrade.map { entry in
             Step(action: Unmanaged.passUnretained(entry), owner: Unmanaged.passUnretained(hooks!).toOpaque(),
                  instanceOf: nil)
         }
-        return Fallbacks(rule: rule, noTargetAction: resolve(Names.noTargetAction.ref, Names.response.ref, forURL: forURL),
+        return Fallbacks(rule: rule, noTargetAction: resolve(Names.noTargetAction.ref, Names.response.ref,
+                                                             forURL: forURL, discovering: discovering),
                          handler: handler)
     }
 
@@ -154,12 +168,14 @@ extension Mediator {
     /// then the class's (discovering the class if it has never been looked
     /// for). No `notFound`, no fallback. `forURL`: a Swift class that
     /// discovery with the current `modules` would not find is not there
-    /// (``classReachableFromURL(_:)``). Pinned.
-    func lookup(_ target: NameRef, _ action: NameRef, forURL: Bool = false) -> Lookup {
+    /// (``classReachableFromURL(_:)``). `discovering` false: the registry
+    /// as it is, nothing searched (so never unpinned). Pinned.
+    func lookup(_ target: NameRef, _ action: NameRef, forURL: Bool = false, discovering: Bool = true) -> Lookup {
         var entry: Unmanaged<TargetEntry>
         if let found = targets.find(target) {
             entry = found
         } else {
+            guard discovering else { return .noTarget }
             switch discoverEntry(target, absent: true) {
             case .success(let found?): entry = found
             case .success(nil): return .noTarget
@@ -169,7 +185,7 @@ extension Mediator {
         if let registered = Borrowed(entry).read({ $0.registered.find(action) }) {
             return .found(entry: entry, action: registered, onClass: false)
         }
-        if Borrowed(entry).read({ mightDiscoverClass(for: $0) }) {
+        if discovering, Borrowed(entry).read({ mightDiscoverClass(for: $0) }) {
             // The search runs unpinned: `entry` is read again.
             switch discoverEntry(target) {
             case .success(let found?): entry = found
@@ -199,13 +215,28 @@ extension Mediator {
 
 extension Plan {
     /// Nothing on the target answers.
-    var isMissing: Bool {
-        if case .missing = answer { return true }
-        return false
-    }
+    var isMissing: Bool { answer.isMissing }
 }
 
 extension Plan.Answer {
+    /// Whether a later resolution in the same generation answers the same:
+    /// not when looking failed (a provider's error is not remembered), nor
+    /// when no target was found and a provider may find it next time
+    /// (`unstable`: a discoverer is there).
+    func isSettled(unstable: Bool) -> Bool {
+        switch self {
+        case .action, .notFound: true
+        case .missing(let miss): miss.why == .noAction || !unstable
+        case .failed: false
+        }
+    }
+
+    /// Nothing on the target answers.
+    var isMissing: Bool {
+        if case .missing = self { return true }
+        return false
+    }
+
     /// The step that answers, when something does.
     var step: Step? {
         switch self {
@@ -222,6 +253,13 @@ extension Plan.Answer {
         case .missing(let miss): miss.why == .noAction
         case .failed: false
         }
+    }
+}
+
+extension Fallbacks {
+    /// Whether each fallback's answer is settled (`Plan.Answer.isSettled`).
+    func areSettled(unstable: Bool) -> Bool {
+        (rule?.answer.isSettled(unstable: unstable) ?? true) && noTargetAction.isSettled(unstable: unstable)
     }
 }
 

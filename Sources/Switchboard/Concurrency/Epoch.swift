@@ -251,6 +251,13 @@ final class EpochDomain: @unchecked Sendable {
             while let candidate = next {
                 if candidate.owner.pointee == me && candidate.inUse.pointee.load(ordering: .acquiring) {
                     if candidate.ownerTID.pointee == tid { return (candidate, false) }
+                    // A forked child's only thread (its id is the process's)
+                    // goes on with the calls it was in, as with a key: the
+                    // record is its own.
+                    if tid != 0 && tid == Int(getpid()) {
+                        candidate.ownerTID.pointee = tid
+                        return (candidate, false)
+                    }
                     // An exited thread's, under the same pthread_t.
                     leftovers.append(Self.emptied(candidate))
                 }
@@ -264,15 +271,13 @@ final class EpochDomain: @unchecked Sendable {
                 }
                 if candidate.inUse.pointee.compareExchange(expected: false, desired: true,
                                                            ordering: .acquiring).exchanged {
-                    candidate.owner.pointee = me
-                    candidate.ownerTID.pointee = tid
+                    (candidate.owner.pointee, candidate.ownerTID.pointee) = (me, tid)
                     return (candidate, true)
                 }
                 next = candidate.next
             }
             let made = ThreadRecord(next: records)
-            made.owner.pointee = me
-            made.ownerTID.pointee = tid
+            (made.owner.pointee, made.ownerTID.pointee) = (me, tid)
             records = made
             return (made, true)
         }
@@ -284,15 +289,22 @@ final class EpochDomain: @unchecked Sendable {
         return record
     }
 
-    /// The kernel's id of the calling thread ("/proc/thread-self" links to
-    /// "PID/task/TID"), or 0 where that cannot be read.
+    /// The kernel's id of the calling thread (glibc's `gettid`, which the
+    /// Glibc module hides; else "/proc/thread-self", which links to
+    /// "PID/task/TID"), or 0 where neither can be read.
     private static func thisThreadID() -> Int {
+        if let gettid = gettidFunction { return Int(gettid()) }
         var buffer = [CChar](repeating: 0, count: 64)
         let length = readlink("/proc/thread-self", &buffer, buffer.count - 1)
         guard length > 0 else { return 0 }
         let link = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return link.split(separator: "/").last.flatMap { Int($0) } ?? 0
     }
+
+    private static let gettidFunction: (@convention(c) () -> pid_t)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "gettid") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) () -> pid_t).self)
+    }()
 
     /// Whether thread `tid` of this process still runs.
     private static func threadLives(_ tid: Int) -> Bool {
@@ -429,6 +441,18 @@ extension ThreadRecord {
         slots[0].store(UInt(bitPattern: owner), ordering: .relaxed)
         slots[1].store(UInt(bitPattern: instance), ordering: .relaxed)
         noteHeld(level)
+    }
+
+    /// The action of the current call level has returned: the object that
+    /// owns it is let go, so that what the call runs after it (an observer's
+    /// end event, a URL call's completion, an owned instance's destructor)
+    /// is no action and takes no completion (`Deferral.takeID`, which would
+    /// open one that nobody gets, and tell its completer "given"). After
+    /// `hold` at the same level, which checked it.
+    @inline(__always)
+    func actionReturned() {
+        // Releasing: the action's last uses of its owner come first.
+        (held + depth.pointee &* ThreadRecord.slotsPerLevel).pointee.store(0, ordering: .releasing)
     }
 
     /// Holds the hook snapshot of an intercepted call for its current level.

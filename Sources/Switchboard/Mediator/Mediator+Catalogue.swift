@@ -33,11 +33,12 @@ extension Mediator {
                     origins.append(registrationOrigins[Array(entry.name.ref.buffer)] ?? "registered")
                 }
                 if let cls = entry.targetClass { origins.append(cls.origin) }
-                let actions = entry.registered.names + (entry.targetClass?.actions.names ?? [])
+                let registered = entry.registered.entries, ofClass = entry.targetClass?.actions.entries ?? []
+                let actions = (registered + ofClass).map(\.name.string)
                 // A registered action hides the class's action of that name.
                 var contracts: Params = [:]
                 var answersLater: [ExactName: Bool] = [:]
-                for action in (entry.targetClass?.actions.entries ?? []) + entry.registered.entries {
+                for action in ofClass + registered {
                     contracts[action.name.string] = action.contract?.contract.json
                     answersLater[ExactName(action.name.string)] = action.answersLater
                 }

@@ -178,7 +178,7 @@ extension Mediator {
         let released: Bool = epochs.withPinned {
             withNameRef(target) { key in
                 guard let entry = targets.find(key) else { return false }
-                return entry._withUnsafeGuaranteedRef { evictCachedInstance(of: $0) }
+                return Borrowed(entry).read { evictCachedInstance(of: $0) }
             }
         }
         if released { epochs.collect(wait: true) }

@@ -68,7 +68,7 @@ final class MissCache: @unchecked Sendable {
     func contains(_ name: NameRef, _ stamp: Stamp) -> Bool {
         let bits = slots[name.slot(mask: Self.slotCount - 1)].load(ordering: .acquiring)
         guard bits != 0 else { return false }
-        return Self.miss(bits)._withUnsafeGuaranteedRef { $0.stamp == stamp && $0.name.matches(name) }
+        return Borrowed(Self.miss(bits)).read { $0.stamp == stamp && $0.name.matches(name) }
     }
 
     /// Remembers that `name` was looked for in vain under `stamp`.

@@ -164,21 +164,23 @@ struct OwnedName: @unchecked Sendable {
     let base: UnsafeMutablePointer<UInt8>
     let count: Int
     let hash: UInt64
-    /// Whether a caller may use this name (``NameCheck/isValid(_:)``). An
-    /// entry found by a caller's bytes has the caller's name, byte for byte:
-    /// a fast path asks the entry it found instead of scanning the caller's
-    /// name. (Not every entry's name is valid: a handler's starts with NUL,
-    /// and a `Target`'s table may declare any name.)
-    let isCallable: Bool
 
     init(_ string: String) {
         self.string = string
-        (base, count, hash, isCallable) = withNameRef(string) { key in
+        (base, count, hash) = withNameRef(string) { key in
             let copy = UnsafeMutablePointer<UInt8>.allocate(capacity: key.count + 1)
             copy.initialize(from: key.base, count: key.count)
             copy[key.count] = 0
-            return (copy, key.count, key.hash, NameCheck.isValid(key))
+            return (copy, key.count, key.hash)
         }
+    }
+
+    /// The same bytes under a hash chosen by the caller: for tests of
+    /// tables whose names collide (no real name can be given its hash).
+    init(_ string: String, hash: UInt64) {
+        let name = OwnedName(string)
+        (self.string, base, count) = (name.string, name.base, name.count)
+        self.hash = hash
     }
 
     /// A lookup key for this name, valid while the owner lives.

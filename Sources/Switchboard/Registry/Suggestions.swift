@@ -97,12 +97,21 @@ extension Mediator {
         return names
     }
 
-    /// The actions of `target` (registered, of its class, or as a provider lists them).
+    /// The actions of `target` (registered, of its class, or as a provider
+    /// lists them); of the first two, the first `NameSuggestions.maxCandidates`
+    /// (the only ones a suggestion looks at).
     func actionNames(of target: NameRef) -> [String] {
-        var names: [String] = lock.withLock {
-            guard let entry = targets.find(target) else { return [] }
-            return entry._withUnsafeGuaranteedRef { $0.registered.names + ($0.targetClass?.actions.names ?? []) }
+        // Read pinned, as a call reads, not under the writers' lock: a call
+        // that fails on a target of 100,000 actions held up every
+        // registration while it listed them. The maps are immutable.
+        let maps: (registered: ActionMap, ofClass: ActionMap?)? = epochs.withPinned {
+            targets.find(target).map { found in
+                let entry = found.takeUnretainedValue()
+                return (entry.registered, entry.targetClass?.actions)
+            }
         }
+        var names = maps?.registered.names(limit: NameSuggestions.maxCandidates) ?? []
+        names += maps?.ofClass?.names(limit: max(0, NameSuggestions.maxCandidates - names.count)) ?? []
         let name = target.string
         for provider in providers {
             for listed in provider.listedTargets() where listed.name.utf8.elementsEqual(name.utf8) {

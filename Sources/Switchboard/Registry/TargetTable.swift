@@ -30,7 +30,7 @@ final class TargetTable: @unchecked Sendable {
         // The mediator is gone, so no reader can be here.
         for object in unlinked { object.release() }
         let cells = Unmanaged<Cells>.fromOpaque(UnsafeRawPointer(bitPattern: current.load(ordering: .acquiring))!)
-        cells._withUnsafeGuaranteedRef { $0.forEachEntry { $0.release() } }
+        Borrowed(cells).read { $0.forEachEntry { $0.release() } }
         cells.release()
     }
 
@@ -39,7 +39,7 @@ final class TargetTable: @unchecked Sendable {
     @inline(__always)
     func find(_ key: NameRef) -> Unmanaged<TargetEntry>? {
         let cells = Unmanaged<Cells>.fromOpaque(UnsafeRawPointer(bitPattern: current.load(ordering: .acquiring))!)
-        return cells._withUnsafeGuaranteedRef { $0.find(key) }
+        return Borrowed(cells).read { $0.find(key) }
     }
 
     // MARK: Writers (mediator lock held)
@@ -59,7 +59,7 @@ final class TargetTable: @unchecked Sendable {
             if cell == Self.empty { break }
             if cell == Self.tombstone {
                 if reusable == nil { reusable = i }
-            } else if Cells.entry(cell)._withUnsafeGuaranteedRef({ $0.name.matches(key) }) {
+            } else if Borrowed(Cells.entry(cell)).read({ $0.name.matches(key) }) {
                 cells.cells[i].store(bits, ordering: .releasing)
                 unlink(Cells.entry(cell))
                 return
@@ -83,7 +83,7 @@ final class TargetTable: @unchecked Sendable {
         while true {
             let cell = cells.cells[i].load(ordering: .relaxed)
             if cell == Self.empty { return false }
-            if cell != Self.tombstone, Cells.entry(cell)._withUnsafeGuaranteedRef({ $0.name.matches(key) }) {
+            if cell != Self.tombstone, Borrowed(Cells.entry(cell)).read({ $0.name.matches(key) }) {
                 cells.cells[i].store(Self.tombstone, ordering: .releasing)
                 cells.live -= 1
                 unlink(Cells.entry(cell))
@@ -112,7 +112,7 @@ final class TargetTable: @unchecked Sendable {
         let capacity = old.live * 4 > old.capacity ? old.capacity * 2 : old.capacity
         let fresh = Cells(capacity: capacity)
         old.forEachEntry { entry in
-            let key = entry._withUnsafeGuaranteedRef { $0.name.ref }
+            let key = Borrowed(entry).read { $0.name.ref }
             var i = key.slot(mask: fresh.mask)
             while fresh.cells[i].load(ordering: .relaxed) != Self.empty { i = (i + 1) & fresh.mask }
             fresh.cells[i].store(UInt(bitPattern: entry.toOpaque()), ordering: .relaxed)
@@ -162,7 +162,7 @@ final class TargetTable: @unchecked Sendable {
                 if cell == TargetTable.empty { return nil }
                 if cell != TargetTable.tombstone {
                     let entry = Cells.entry(cell)
-                    if entry._withUnsafeGuaranteedRef({ $0.name.matches(key) }) { return entry }
+                    if Borrowed(entry).read({ $0.name.matches(key) }) { return entry }
                 }
                 i = (i + 1) & mask
             }
