@@ -106,6 +106,14 @@ let package = Package(
         .target(name: "FixtureTargetsB", dependencies: ["Switchboard"], path: "Tests/Fixtures/FixtureTargetsB"),
         .testTarget(name: "SwitchboardTests",
                     dependencies: ["Switchboard", "SwitchboardSigning", "FixtureTargetsA", "FixtureTargetsB"]),
+        // The rules of main-actor isolation, in a module whose code is
+        // main-actor isolated by default (Swift 6.2's approachable concurrency).
+        .testTarget(name: "SwitchboardIsolationTests", dependencies: ["Switchboard"],
+                    swiftSettings: [.defaultIsolation(MainActor.self)]),
+        // Top-level code picks the awaitable forms (scripts/test.sh runs it;
+        // a warning fails its build).
+        .executableTarget(name: "SwitchboardTopLevelAwait", dependencies: ["Switchboard"], path: "Tests/TopLevelAwait",
+                          swiftSettings: [.treatAllWarnings(as: .error)]),
 
         // The C face from Swift: Swift targets and callbacks meeting C callers
         // and C functions in one process.

@@ -61,10 +61,13 @@ tmp=$(mktemp)
 strip -o "$tmp" "$lib"
 stripped=$(stat -c %s "$tmp")
 rm -f "$tmp"
-# Issue 23's budget: 8 MiB stripped. Sizes repeat exactly for one toolchain,
-# so this is a check, not a measurement. What it buys: no swift-crypto, no
-# Foundation, no string-processing library in the C library.
-budget=$((8 * 1024 * 1024))
+# Issue 23's budget was 8 MiB stripped; 8.5 MiB since the Swift face of
+# issue 45 (the Codable bridge pulls the standard library's coding
+# containers into the core, +224 KiB; main was 8,180 KiB, 12 under 8 MiB).
+# Sizes repeat exactly for one toolchain, so this is a check, not a
+# measurement. What it buys: no swift-crypto, no Foundation, no
+# string-processing library in the C library.
+budget=$((8 * 1024 * 1024 + 512 * 1024))
 [ "$stripped" -le "$budget" ] || sb_die "libswitchboard.so.$abi is $((stripped / 1024)) KiB stripped, over its budget of" \
   "$((budget / 1024)) KiB: check what the last change linked in (nm --size-sort -S)"
 

@@ -73,8 +73,14 @@ for _, name in ipairs(order) do
     local names = line:match("^%- (`[^:]+`):")
     if names then for p in names:gmatch("`([%a_][%w_]*)`") do bullets[p] = true end end
   end
+  -- An old name kept for 1.x scripts: "**Alias of:** `sb.new`", the very same value.
+  local alias
+  for _, line in ipairs(lines) do alias = alias or line:match("^%*%*Alias of:%*%* `sb%.([%a_][%w_]*)`") end
   if not forms or not forms:match("^`sb%." .. name .. "[`(]") then
     problem("sb." .. name .. ": the entry does not start with its forms (`sb." .. name .. "(...)`)")
+  elseif alias then
+    if not documented[alias] then problem("sb." .. name .. " is an alias of sb." .. alias .. ", which has no entry") end
+    if not rawequal(sb[name], sb[alias]) then problem("sb." .. name .. " is not the same value as sb." .. alias) end
   elseif type(sb[name]) == "function" then
     for args in forms:gmatch("`sb%." .. name .. "(%b())`") do
       for p in args:gmatch("[%a_][%w_]*") do
@@ -111,9 +117,10 @@ sed 's/^### sb\.poll$/### sb.pol/' docs/lua.md > "$work/renamed.md"
 awk '/^### sb\.routes$/ { skip = 1; next } /^### / { skip = 0 } !skip' docs/lua.md > "$work/missing.md"
 awk '/^### sb\.array$/ { skip = 1 } skip && /^```/ { next } { print }' docs/lua.md > "$work/unfenced.md"
 sed '/^### sb\.version$/,/^```$/ s/^```lua$/```lua\nprint("x"/' docs/lua.md > "$work/broken.md"
-awk '/^### sb\.unroute$/ { on = 1 } on && /^\*\*Returns:\*\*/ { on = 0; next } { print }' docs/lua.md > "$work/noreturns.md"
+awk '/^### sb\.remove_url_pattern$/ { on = 1 } on && /^\*\*Returns:\*\*/ { on = 0; next } { print }' docs/lua.md > "$work/noreturns.md"
 awk '/^### sb\.sign_url$/ { on = 1 } on && /^- `expires`:/ { on = 0; next } { print }' docs/lua.md > "$work/noparam.md"
-for doc in renamed missing unfenced broken noreturns noparam; do
+sed 's/^\*\*Alias of:\*\* `sb\.evict`/**Alias of:** `sb.perform`/' docs/lua.md > "$work/aliased.md"
+for doc in renamed missing unfenced broken noreturns noparam aliased; do
   if check "$work/$doc.md" > "$work/$doc.out" 2>&1; then
     sb_die "the reference check passed a doctored docs/lua.md ($doc)"
   fi
@@ -121,8 +128,9 @@ done
 grep -q 'sb.poll is exported but has no' "$work/renamed.out" && grep -q 'sb.pol. documents a name' "$work/renamed.out" \
   && grep -q 'sb.routes is exported' "$work/missing.out" && grep -q 'sb.array has no' "$work/unfenced.out" \
   && grep -q 'sb.version example' "$work/broken.out" \
-  && grep -q 'sb.unroute has no \*\*Returns:\*\* line' "$work/noreturns.out" \
+  && grep -q 'sb.remove_url_pattern has no \*\*Returns:\*\* line' "$work/noreturns.out" \
   && grep -q 'sb.sign_url: parameter `expires` is not under' "$work/noparam.out" \
+  && grep -q 'sb.release is not the same value as sb.perform' "$work/aliased.out" \
   || sb_die "the reference check failed a doctored docs/lua.md for the wrong reason"
 echo "the check refuses a doctored reference (a name missing, renamed, without an example, a broken example," \
-  "without its returns, a parameter left out)"
+  "without its returns, a parameter left out, an alias that is another function)"

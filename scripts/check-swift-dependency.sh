@@ -47,7 +47,7 @@ let mediator = Mediator()
 try mediator.register(target: "Greeter", action: "hello") { params in
     .string("Hello, \(params["name"]?.string ?? "world")!")
 }
-print(mediator.perform(target: "Greeter", action: "hello", params: ["name": "Ada"]).string ?? "nothing")
+print(await mediator.perform(target: "Greeter", action: "hello", params: ["name": "Ada"]).string ?? "nothing")
 SWIFT
 cat > "$tmp/app/Sources/UsesSigning/Signing.swift" <<'SWIFT'
 import Switchboard

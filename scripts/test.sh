@@ -35,6 +35,9 @@ mkdir -p "$SB_ROOT/.build"
 # Swift: the core, the C face driven from Swift, and Swift + C + Lua in one
 # process (Swift Testing).
 sb_run "Swift tests" swift test
+# A compile-time test: top-level code with `try await` gets the awaitable
+# forms (a warning fails its build; a blocking form picked refuses at run time).
+sb_run "Top-level await picks the awaitable forms (Tests/TopLevelAwait)" swift run SwitchboardTopLevelAwait
 # A second build folder, so the sanitized build never replaces the plain one.
 sb_slow "Swift tests under ThreadSanitizer" swift test --scratch-path .build-tsan --sanitize=thread
 

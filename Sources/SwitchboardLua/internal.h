@@ -359,7 +359,8 @@ int sb_lua_call_options(lua_State *L, int idx, sb_call_options *o);
 /* services.c: sb.service, sb.bind_service, sb.perform_service, sb.remove_service. */
 extern const luaL_Reg sb_lua_service_functions[];
 
-/* module.c */
+/* util.c: the helpers every file calls (status names, metatable locking,
+ * the failure triple); it calls nothing else of the glue. */
 /* Every metatable the module makes is locked when it is made: its
  * __metatable field (set here to `what`, on the table at the top of the
  * stack) is what getmetatable answers, so no script can reach the table to
@@ -371,6 +372,8 @@ void sb_lua_lock_metatable(lua_State *L, const char *what);
 int sb_lua_push_failure(lua_State *L, sb_status status); /* nil, message, code */
 const char *sb_lua_status_name(sb_status status);
 sb_status sb_lua_status_from_name(const char *name);
+/* A name argument: a non-empty string without NUL bytes (raises otherwise). */
+const char *sb_lua_check_name(lua_State *L, int arg);
 /* pin.c: keeps the module and libswitchboard loaded past lua_close. */
 void sb_lua_pin_libraries(void);
 

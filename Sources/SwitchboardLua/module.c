@@ -5,7 +5,7 @@
  *   sb.perform(target, action [, params [, opts]])  -> result | nil, message, code
  *   sb.target(name, actions)      registers Lua functions as actions -> true
  *   sb.unregister(name)           -> true | nil, message, code
- *   sb.release(name)              drops a cached target instance -> true | nil, message, "ENOTFOUND"
+ *   sb.evict(name)                drops a cached target instance -> true | nil, message, "ENOTFOUND"
  *   sb.load_plugin(path)          -> true | nil, message, code
  *   sb.poll([max])                runs calls queued by other threads, resumes coroutines
  *                                 whose calls ended -> count [, errors]
@@ -15,7 +15,8 @@
  *   sb.array(t)                   marks t as an array (for the empty one) -> t
  *   sb.open(url [, params] [, completion])   the URL entry -> result | nil, message, code
  *   sb.scheme(name [, fn | false]) connects a scheme to targets, a handler, or nothing -> true
- *   sb.route(pattern, target, action | fn), sb.unroute(pattern)
+ *   sb.url_pattern(pattern, target, action | fn), sb.remove_url_pattern(pattern)
+ *   (1.x names, kept as the same functions: sb.release, sb.route, sb.unroute)
  *   sb.routes()                   what the mediator can reach -> table
  *   sb.policy(t | nil)            {schemes = {...}, targets = {...}} for URLs -> true
  *   sb.on_rejected(fn | nil)      observes refused URL calls -> true
@@ -38,66 +39,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct {
-    sb_status status;
-    const char *name;
-} status_names[] = {
-    {SB_OK, "OK"},
-    {SB_EINVAL, "EINVAL"},
-    {SB_ENOTARGET, "ENOTARGET"},
-    {SB_ENOACTION, "ENOACTION"},
-    {SB_EACTION, "EACTION"},
-    {SB_ETYPE, "ETYPE"},
-    {SB_EREJECTED, "EREJECTED"},
-    {SB_EBADURL, "EBADURL"},
-    {SB_ENOMEM, "ENOMEM"},
-    {SB_EQUEUED, "EQUEUED"},
-    {SB_ETIMEOUT, "ETIMEOUT"},
-    {SB_ECANCELED, "ECANCELED"},
-    {SB_EPARAMS, "EPARAMS"},
-    {SB_EWOULDBLOCK, "EWOULDBLOCK"},
-    {SB_ENOTFOUND, "ENOTFOUND"},
-};
-
-const char *sb_lua_status_name(sb_status status) {
-    for (size_t i = 0; i < sizeof status_names / sizeof status_names[0]; i++) {
-        if (status_names[i].status == status) return status_names[i].name;
-    }
-    return "EUNKNOWN";
-}
-
-sb_status sb_lua_status_from_name(const char *name) {
-    for (size_t i = 1; i < sizeof status_names / sizeof status_names[0]; i++) {
-        if (strcmp(status_names[i].name, name) == 0) return status_names[i].status;
-    }
-    return SB_EACTION;
-}
-
-void sb_lua_lock_metatable(lua_State *L, const char *what) {
-    lua_pushstring(L, what);
-    lua_setfield(L, -2, "__metatable");
-}
-
-int sb_lua_push_failure(lua_State *L, sb_status status) {
-    lua_pushnil(L);
-    lua_pushstring(L, sb_error_message());
-    lua_pushstring(L, sb_lua_status_name(status));
-    return 3;
-}
-
-/* A name argument: a non-empty string without NUL bytes. */
-static const char *check_name(lua_State *L, int arg) {
-    size_t length;
-    const char *name = luaL_checklstring(L, arg, &length);
-    luaL_argcheck(L, length > 0, arg, "empty name");
-    luaL_argcheck(L, strlen(name) == length, arg, "name contains a NUL byte");
-    return name;
-}
-
 static int l_perform(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
-    const char *target = check_name(L, 1);
-    const char *action = check_name(L, 2);
+    const char *target = sb_lua_check_name(L, 1);
+    const char *action = sb_lua_check_name(L, 2);
     int type = lua_type(L, 3);
     luaL_argexpected(L, type == LUA_TNONE || type == LUA_TNIL || type == LUA_TTABLE, 3, "table or nil");
     type = lua_type(L, 4);
@@ -134,7 +79,7 @@ static int l_perform(lua_State *L) {
 
 static int l_target(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
-    const char *name = check_name(L, 1);
+    const char *name = sb_lua_check_name(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
     char error[256];
     if (!sb_lua_register_table(L, ctx, name, 2, error, sizeof error)) return luaL_argerror(L, 2, error);
@@ -145,7 +90,7 @@ static int l_target(lua_State *L) {
 
 static int l_unregister(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
-    const char *name = check_name(L, 1);
+    const char *name = sb_lua_check_name(L, 1);
     sb_status status = sb_target_unregister(ctx->m, name);
     sb_lua_uncharge_name(L, SB_LUA_CHARGE_TARGET, name);
     if (status != SB_OK) return sb_lua_push_failure(L, status);
@@ -153,9 +98,10 @@ static int l_unregister(lua_State *L) {
     return 1;
 }
 
-static int l_release(lua_State *L) {
+/* sb.evict(name): sb_target_evict. */
+static int l_evict(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
-    sb_status status = sb_target_evict(ctx->m, check_name(L, 1));
+    sb_status status = sb_target_evict(ctx->m, sb_lua_check_name(L, 1));
     if (status != SB_OK) return sb_lua_push_failure(L, status);
     lua_pushboolean(L, 1);
     return 1;
@@ -299,7 +245,7 @@ static sb_lua_fn *remembered_handler(lua_State *L, sb_lua_ctx *ctx, char kind, c
  * sb.scheme(name, false) disconnects. */
 static int l_scheme(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
-    const char *name = check_name(L, 1);
+    const char *name = sb_lua_check_name(L, 1);
     lua_settop(L, 2);
     /* charged under the name the mediator keeps: in lower case */
     luaL_Buffer b;
@@ -328,18 +274,18 @@ static int l_scheme(lua_State *L) {
     return 1;
 }
 
-/* sb.route(pattern, target, action) or sb.route(pattern, fn): a Lua handler
- * is added with sb_url_pattern_add_handler (no name reaches it). */
-static int l_route(lua_State *L) {
+/* sb.url_pattern(pattern, target, action) or sb.url_pattern(pattern, fn): a
+ * Lua handler is added with sb_url_pattern_add_handler (no name reaches it). */
+static int l_url_pattern(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
-    const char *pattern = check_name(L, 1);
+    const char *pattern = sb_lua_check_name(L, 1);
     sb_status status;
     if (lua_type(L, 2) == LUA_TFUNCTION) {
         sb_lua_fn *fn = remembered_handler(L, ctx, SB_LUA_ROUTE_HANDLER, pattern, 2);
         if (fn == NULL) return luaL_error(L, "switchboard: out of memory");
         status = sb_url_pattern_add_handler(ctx->m, pattern, sb_lua_action_call, fn, sb_lua_fn_free);
     } else {
-        status = sb_url_pattern_add(ctx->m, pattern, check_name(L, 2), check_name(L, 3));
+        status = sb_url_pattern_add(ctx->m, pattern, sb_lua_check_name(L, 2), sb_lua_check_name(L, 3));
     }
     if (status == SB_OK) sb_lua_recharge_or_raise(L, SB_LUA_CHARGE_PATTERN, pattern, name_cost(pattern));
     if (status != SB_OK) return sb_lua_push_failure(L, status);
@@ -347,9 +293,10 @@ static int l_route(lua_State *L) {
     return 1;
 }
 
-static int l_unroute(lua_State *L) {
+/* sb.remove_url_pattern(pattern): sb_url_pattern_remove. */
+static int l_remove_url_pattern(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
-    const char *pattern = check_name(L, 1);
+    const char *pattern = sb_lua_check_name(L, 1);
     sb_status status = sb_url_pattern_remove(ctx->m, pattern);
     sb_lua_uncharge_name(L, SB_LUA_CHARGE_PATTERN, pattern);
     if (status != SB_OK) return sb_lua_push_failure(L, status);
@@ -464,20 +411,30 @@ static const luaL_Reg functions[] = {
     {"pending", l_pending},
     {"target", l_target},
     {"unregister", l_unregister},
-    {"release", l_release},
+    {"evict", l_evict},
     {"load_plugin", l_load_plugin},
     {"poll", l_poll},
     {"array", l_array},
     {"open", l_open},
     {"scheme", l_scheme},
-    {"route", l_route},
-    {"unroute", l_unroute},
+    {"url_pattern", l_url_pattern},
+    {"remove_url_pattern", l_remove_url_pattern},
     {"routes", l_routes},
     {"policy", l_policy},
     {"on_rejected", l_on_rejected},
     {"require_signed_urls", l_require_signed_urls},
     {"sign_url", l_sign_url},
     {NULL, NULL},
+};
+
+/* The names 1.x gave (a route was also a prepared call, and "release" also
+ * meant letting go of memory): each is the same function as its new name. */
+static const struct {
+    const char *old, *current;
+} renamed[] = {
+    {"release", "evict"},
+    {"route", "url_pattern"},
+    {"unroute", "remove_url_pattern"},
 };
 
 static void context_metatable(lua_State *L) {
@@ -543,6 +500,10 @@ int sb_lua_open(lua_State *L, sb_mediator *m) {
     luaL_setfuncs(L, sb_lua_hook_functions, 1);
     lua_pushvalue(L, -2);
     luaL_setfuncs(L, sb_lua_service_functions, 1);
+    for (size_t i = 0; i < sizeof renamed / sizeof renamed[0]; i++) {
+        lua_getfield(L, -1, renamed[i].current);
+        lua_setfield(L, -2, renamed[i].old);
+    }
     lua_pushstring(L, sb_version());
     lua_setfield(L, -2, "version");
     lua_pushlightuserdata(L, (void *)&sb_lua_null);

@@ -15,14 +15,6 @@
 
 #include <string.h>
 
-static const char *check_name(lua_State *L, int arg) {
-    size_t length;
-    const char *name = luaL_checklstring(L, arg, &length);
-    luaL_argcheck(L, length > 0, arg, "empty name");
-    luaL_argcheck(L, strlen(name) == length, arg, "name contains a NUL byte");
-    return name;
-}
-
 static int done(lua_State *L, sb_status status) {
     if (status != SB_OK) return sb_lua_push_failure(L, status);
     lua_pushboolean(L, 1);
@@ -34,7 +26,7 @@ static int done(lua_State *L, sb_status status) {
  * nothing; on success it replaces the charge of an earlier definition. */
 static int l_service(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
-    const char *name = check_name(L, 1);
+    const char *name = sb_lua_check_name(L, 1);
     size_t length;
     const char *interface = luaL_checklstring(L, 2, &length);
     luaL_argcheck(L, strlen(interface) == length, 2, "interface contains a NUL byte");
@@ -55,8 +47,8 @@ static int l_service(lua_State *L) {
 
 static int l_bind_service(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
-    const char *name = check_name(L, 1);
-    const char *target = lua_isnoneornil(L, 2) ? NULL : check_name(L, 2);
+    const char *name = sb_lua_check_name(L, 1);
+    const char *target = lua_isnoneornil(L, 2) ? NULL : sb_lua_check_name(L, 2);
     long long cost = target != NULL ? SB_LUA_NAME_COPIES * (long long)strlen(target) : 0;
     if (!sb_lua_charge_name(L, SB_LUA_CHARGE_BINDING, name, cost)) {
         return luaL_error(L, "not enough memory: the Lua state's memory budget is spent");
@@ -76,7 +68,7 @@ static int l_bind_service(lua_State *L) {
 
 static int l_remove_service(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
-    const char *name = check_name(L, 1);
+    const char *name = sb_lua_check_name(L, 1);
     sb_status status = sb_service_remove(ctx->m, name);
     sb_lua_uncharge_name(L, SB_LUA_CHARGE_SERVICE, name);
     sb_lua_uncharge_name(L, SB_LUA_CHARGE_BINDING, name);
@@ -85,8 +77,8 @@ static int l_remove_service(lua_State *L) {
 
 static int l_perform_service(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
-    const char *name = check_name(L, 1);
-    const char *action = check_name(L, 2);
+    const char *name = sb_lua_check_name(L, 1);
+    const char *action = sb_lua_check_name(L, 2);
     int type = lua_type(L, 3);
     luaL_argexpected(L, type == LUA_TNONE || type == LUA_TNIL || type == LUA_TTABLE, 3, "table or nil");
     type = lua_type(L, 4);

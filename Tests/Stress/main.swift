@@ -89,7 +89,7 @@ struct SwitchboardStress: ParsableCommand {
             return 42
         }
         let held = Mutex<Value?>(nil)
-        let holder = Thread { held.withLock { $0 = try? m.call(target: "StressHold", action: "wait") } }
+        let holder = Thread { held.withLock { $0 = try? m.callAndWait(target: "StressHold", action: "wait") } }
         holder.start()
         entered.wait()
 
@@ -152,10 +152,10 @@ struct SwitchboardStress: ParsableCommand {
         let (cm, route) = (c.mediator, c.route)
         switch operation {
         case .swiftToSwift:
-            return m.perform(target: "StressSwift", action: "double", params: ["n": .int(n)]) == .int(2 * n)
+            return m.performAndWait(target: "StressSwift", action: "double", params: ["n": .int(n)]) == .int(2 * n)
         case .swiftToCWithCallback:
             let cb = Callback { .int(($0.int ?? 0) - 1) }
-            return m.perform(target: "StressC", action: "call", params: ["cb": .callback(cb), "arg": .int(n)]) == .int(n - 1)
+            return m.performAndWait(target: "StressC", action: "call", params: ["cb": .callback(cb), "arg": .int(n)]) == .int(n - 1)
         case .cToSwiftWithCallback:
             var result: Int64 = 0
             return helper_perform_with_c_callback(cm, "StressSwift", "call", n, &result) == SB_OK && result == n + 1
@@ -163,17 +163,17 @@ struct SwitchboardStress: ParsableCommand {
             var result: Int64 = 0
             return helper_perform_with_c_callback(cm, "StressC", "call", n, &result) == SB_OK && result == n + 1
         case .cachedAndReleased:
-            if n % 64 == 0 { m.releaseCachedTarget("StressCached") }
-            return m.perform(target: "StressCached", action: "triple", params: ["n": .int(n)],
+            if n % 64 == 0 { m.evict(target: "StressCached") }
+            return m.performAndWait(target: "StressCached", action: "triple", params: ["n": .int(n)],
                              cacheTarget: n % 2 == 0) == .int(3 * n)
         case .registerAndUnregister:
             let name = "StressTemp\(worker)"
             guard (try? m.register(target: name, action: "id", { _ in .int(n) })) != nil else { return false }
-            let answered = m.perform(target: name, action: "id") == .int(n)
-            let gone = m.unregister(target: name) && (try? m.call(target: name, action: "id")) == nil
+            let answered = m.performAndWait(target: name, action: "id") == .int(n)
+            let gone = m.unregister(target: name) && (try? m.callAndWait(target: name, action: "id")) == nil
             return answered && gone
         case .openURL:
-            return m.open("app://StressSwift/double?n=\(n)") == .int(2 * n)
+            return m.openAndWait("app://StressSwift/double?n=\(n)") == .int(2 * n)
         case .preparedRoute:
             let params = sb_dict_new()
             defer { sb_value_release(params) }

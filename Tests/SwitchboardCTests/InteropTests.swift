@@ -57,7 +57,7 @@ struct InteropTests {
         let pair = Pair()
         #expect(sb_action_register(pair.handle, "CT", "callIt", helper_call_param_callback, nil, nil) == SB_OK)
         let callback = Callback { args in .int((args.int ?? 0) + 100) }
-        #expect(try pair.mediator.call(target: "CT", action: "callIt",
+        #expect(try pair.mediator.callAndWait(target: "CT", action: "callIt",
                                        params: ["cb": .callback(callback), "arg": 5]) == 105)
 
         // The same callback as a C value, called with sb_callback_call.
@@ -106,10 +106,10 @@ struct InteropTests {
         let pair = Pair()
         #expect(sb_action_register(pair.handle, "CT", "reject", helper_reject, nil, nil) == SB_OK)
         #expect {
-            try pair.mediator.call(target: "CT", action: "reject")
+            try pair.mediator.callAndWait(target: "CT", action: "reject")
         } throws: { error in
-            guard case .rejected(let message) = error as? SwitchboardError else { return false }
-            return message == "helper_reject: policy says no"
+            guard let error = error as? SwitchboardError, error.code == .rejected else { return false }
+            return error.message == "helper_reject: policy says no"
         }
 
         struct Oops: Error {}

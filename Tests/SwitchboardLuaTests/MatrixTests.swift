@@ -57,7 +57,7 @@ struct MatrixTests {
     }
 
     func callFromSwift(_ world: World, _ target: String) throws -> String {
-        let result = try world.mediator.call(target: target, action: "run", params: [
+        let result = try world.mediator.callAndWait(target: target, action: "run", params: [
             "cb": .callback(Callback { arg in .string("swift got \(arg.string ?? "?")") }),
         ])
         return "target=\(result["target"]?.string ?? "?") callback=\(result["callback"]?.string ?? "?")"
@@ -122,7 +122,7 @@ struct MatrixTests {
         let world = try World()
         _ = try world.lua("sb.target('Bad', { run = function() error('lua says no') end }) return 1")
         #expect {
-            try world.mediator.call(target: "Bad", action: "run")
+            try world.mediator.callAndWait(target: "Bad", action: "run")
         } throws: { error in
             guard let error = error as? SwitchboardError else { return false }
             return error.code == .actionFailed && error.message.contains("lua says no")

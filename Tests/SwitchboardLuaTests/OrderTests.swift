@@ -151,23 +151,23 @@ struct OrderTests {
         let m = o.mediator
 
         // Swift -> C -> Lua -> C -> Swift, then JSON both ways.
-        let fromLua = try m.call(target: "LuaEcho", action: "back", params: params)
+        let fromLua = try m.callAndWait(target: "LuaEcho", action: "back", params: params)
         #expect(identical(fromLua, given), "Swift -> Lua: \(fromLua) is not \(given)")
         #expect(identical(try o.throughCJSON(fromLua), given), "sb_json_encode / sb_json_decode")
         #expect(identical(try Value(json: fromLua.description), given), "description / init(json:)")
         // A C caller, a Lua target; and a C target.
         #expect(identical(try o.callFromC("LuaEcho", params), given), "C -> Lua")
         #expect(identical(try o.callFromC("CEcho", params), given), "C -> C")
-        #expect(identical(try m.call(target: "CEcho", action: "back", params: params), given), "Swift -> C")
+        #expect(identical(try m.callAndWait(target: "CEcho", action: "back", params: params), given), "Swift -> C")
         // Contracts fill in their default after the caller's keys.
         let typed = appending(params, "x", 1)
-        #expect(identical(try m.call(target: "CTyped", action: "back", params: params), typed), "Swift -> C, contract")
+        #expect(identical(try m.callAndWait(target: "CTyped", action: "back", params: params), typed), "Swift -> C, contract")
         #expect(identical(try o.callFromC("CTyped", params), typed), "C -> C, contract")
-        #expect(identical(try m.call(target: "LuaTyped", action: "back", params: params), typed), "Swift -> Lua, contract")
+        #expect(identical(try m.callAndWait(target: "LuaTyped", action: "back", params: params), typed), "Swift -> Lua, contract")
         // A prepared route, an interceptor's redirect, an observer, a callback.
-        #expect(identical(try m.route(target: "LuaEcho", action: "back").call(params), given), "route")
-        #expect(identical(try m.call(target: "Nowhere", action: "x", params: params), given), "redirect")
-        let callback = try #require(try m.call(target: "LuaEcho", action: "maker").callback)
+        #expect(identical(try m.route(target: "LuaEcho", action: "back").callAndWait(params), given), "route")
+        #expect(identical(try m.callAndWait(target: "Nowhere", action: "x", params: params), given), "redirect")
+        let callback = try #require(try m.callAndWait(target: "LuaEcho", action: "maker").callback)
         #expect(identical(try callback(given), given), "a Lua callback")
         let seen = o.events.all
         #expect(seen.count == 2) // C -> C and Swift -> C
@@ -191,7 +191,7 @@ struct OrderTests {
     @Test("URL query keys keep their order and bytes; params beside the URL go after")
     func urlQuery() throws {
         let o = try OrderWorld()
-        let result = try o.mediator.call(url: "app://LuaEcho/back?zeta=1&alpha=2&caf%C3%A9=3&cafe%CC%81=4&zeta=5",
+        let result = try o.mediator.callAndWait(url: "app://LuaEcho/back?zeta=1&alpha=2&caf%C3%A9=3&cafe%CC%81=4&zeta=5",
                                          params: ["beside": true])
         let pairs: [(String, Value)] = [("zeta", ["1", "5"]), ("alpha", "2"), (Spelling.composed, "3"),
                                         (Spelling.decomposed, "4"), ("beside", true)]
@@ -202,7 +202,7 @@ struct OrderTests {
     @Test("a table made from a dict keeps its order; keys Lua adds follow in byte order")
     func luaEdits() throws {
         let o = try OrderWorld()
-        let result = try o.mediator.call(target: "LuaEdit", action: "back", params: ["zeta": 1, "mid": 2, "beta": 3])
+        let result = try o.mediator.callAndWait(target: "LuaEdit", action: "back", params: ["zeta": 1, "mid": 2, "beta": 3])
         #expect(identical(result, ["mid": 2, "beta": 3, "aardvark": 1, "added": true]), "\(result)")
         // A table written in Lua has no order of its own: byte order.
         let made = try o.world.lua("""
@@ -228,8 +228,8 @@ struct OrderTests {
         let targets = try #require(m.routes()["targets"]?.array)
         #expect(targets.count == 2)
         for target in targets { #expect(target["actions"]?.array?.count == 1) }
-        #expect(m.perform(target: Spelling.composed, action: Spelling.decomposed) == .null)
-        #expect(throws: SwitchboardError.self) { try m.call(target: Spelling.composed, action: Spelling.decomposed) }
+        #expect(m.performAndWait(target: Spelling.composed, action: Spelling.decomposed) == .null)
+        #expect(throws: SwitchboardError.self) { try m.callAndWait(target: Spelling.composed, action: Spelling.decomposed) }
     }
 }
 

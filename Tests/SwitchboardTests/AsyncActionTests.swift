@@ -51,11 +51,11 @@ import Foundation
 
     @Test func awaitsTheAnswerOffThePool() async throws {
         let m = try Self.mediator()
-        let result = await Self.onThread { Result { () throws(SwitchboardError) in try m.call(target: "Net", action: "double", params: ["n": 21]) } }
+        let result = await Self.onThread { Result { () throws(SwitchboardError) in try m.callAndWait(target: "Net", action: "double", params: ["n": 21]) } }
         #expect(try result.get() == 42)
         // perform and a failing action, the same way.
-        #expect(await Self.onThread { m.perform(target: "Net", action: "double", params: ["n": 2]) } == 4)
-        let failed = await Self.onThread { Result { () throws(SwitchboardError) in try m.call(target: "Net", action: "throws") } }
+        #expect(await Self.onThread { m.performAndWait(target: "Net", action: "double", params: ["n": 2]) } == 4)
+        let failed = await Self.onThread { Result { () throws(SwitchboardError) in try m.callAndWait(target: "Net", action: "throws") } }
         #expect(throws: SwitchboardError.self) { try failed.get() }
         if case .failure(let error) = failed {
             #expect(error.code == .actionFailed)
@@ -68,7 +68,7 @@ import Foundation
         let m = try Self.mediator(started)
         // This test runs in a task: a synchronous call would block the pool.
         // (A closure that is not async picks the synchronous `call`.)
-        let callSynchronously = { () throws(SwitchboardError) -> Value in try m.call(target: "Net", action: "double") }
+        let callSynchronously = { () throws(SwitchboardError) -> Value in try m.callAndWait(target: "Net", action: "double") }
         #expect(throws: SwitchboardError.self) { try callSynchronously() }
         do {
             _ = try callSynchronously()
@@ -83,7 +83,7 @@ import Foundation
         let started = Counter(), cancelled = Counter()
         let m = try Self.mediator(started, cancelled)
         let options = CallOptions(timeout: .milliseconds(50))
-        let result = await Self.onThread { Result { () throws(SwitchboardError) in try m.call(target: "Net", action: "hang", options: options) } }
+        let result = await Self.onThread { Result { () throws(SwitchboardError) in try m.callAndWait(target: "Net", action: "hang", options: options) } }
         guard case .failure(let error) = result else { Issue.record("the call did not time out"); return }
         #expect(error.code == .timeout)
         #expect(error.message.contains("Net.hang did not complete"))
@@ -99,7 +99,7 @@ import Foundation
             token.cancel()
         }.start()
         let result = await Self.onThread {
-            Result { () throws(SwitchboardError) in try m.call(target: "Net", action: "hang", options: CallOptions(cancellation: token)) }
+            Result { () throws(SwitchboardError) in try m.callAndWait(target: "Net", action: "hang", options: CallOptions(cancellation: token)) }
         }
         guard case .failure(let error) = result else { Issue.record("the call was not cancelled"); return }
         #expect(error.code == .canceled)
@@ -112,7 +112,7 @@ import Foundation
         _ = try m.addObserver { event in
             if event.phase == .end { ended.withLock { $0 = event.duration } }
         }
-        let value = await Self.onThread { m.perform(target: "Net", action: "double", params: ["n": 3]) }
+        let value = await Self.onThread { m.performAndWait(target: "Net", action: "double", params: ["n": 3]) }
         #expect(value == 6)
         #expect(ended.withLock { $0 } >= 15_000_000) // the action slept 20 ms
     }
@@ -134,7 +134,7 @@ import Foundation
             let result = Mutex<Value?>(nil)
             let done = DispatchSemaphore(value: 0)
             Thread {
-                result.withLock { $0 = m.perform(target: "Net", action: "slow") }
+                result.withLock { $0 = m.performAndWait(target: "Net", action: "slow") }
                 done.signal()
             }.start()
             Thread.sleep(forTimeInterval: 0.05)

@@ -140,7 +140,7 @@ import Foundation
         #expect(ends.withLock { $0 }.isEmpty) // not ended yet
         gate.open()
         await #expect(throws: SwitchboardError.self) { try await call.value }
-        #expect(ends.withLock { $0 } == ["typeMismatch"])
+        #expect(ends.withLock { $0 } == ["ETYPE"])
     }
 
     /// A token keeps the calls that use it only until they end: else the
@@ -169,7 +169,7 @@ import Foundation
         #expect(try await m.call(target: "Later", action: "later", params: ["n": 4]) == 5)
         #expect(try await m.call(target: "Later", action: "now") == 1)
         // A synchronous caller off the pool waits for it.
-        let waited = await AsyncActionTests.onThread { m.perform(target: "Later", action: "later", params: ["n": 1]) }
+        let waited = await AsyncActionTests.onThread { m.performAndWait(target: "Later", action: "later", params: ["n": 1]) }
         #expect(waited == 2)
         // The async table wins over the synchronous one for a name in both.
         #expect(try await m.call(target: "Later", action: "both") == "async")

@@ -9,7 +9,7 @@ struct CachingTests {
     let m = fixtureMediator()
 
     func serial(cache: Bool = false, _ m: Mediator? = nil) throws -> Int64 {
-        try #require((m ?? self.m).call(target: "Counter", action: "serial", cacheTarget: cache).int)
+        try #require((m ?? self.m).callAndWait(target: "Counter", action: "serial", cacheTarget: cache).int)
     }
 
     @Test("a cached target is the same instance on every call")
@@ -38,11 +38,11 @@ struct CachingTests {
     func releaseDropsInstance() throws {
         let first = try serial(cache: true)
         #expect(Target_Counter.isAlive(first))
-        #expect(m.releaseCachedTarget("Counter"))
+        #expect(m.evict(target: "Counter"))
         #expect(eventually { !Target_Counter.isAlive(first) })
         let second = try serial(cache: true)
         #expect(second != first)
-        #expect(m.releaseCachedTarget("Counter"))
+        #expect(m.evict(target: "Counter"))
     }
 
     @Test("a URL call opened with cacheTarget caches, with or without hooks (it was dropped without them)")
@@ -50,13 +50,13 @@ struct CachingTests {
         let cache = CallOptions(cacheTarget: true)
         for hooked in [false, true] {
             if hooked { _ = try m.addObserver { _ in } }
-            let first = try #require(m.call(url: "app://Counter/serial", options: cache).int)
-            #expect(try m.call(url: "app://Counter/serial", options: cache).int == first)
+            let first = try #require(m.callAndWait(url: "app://Counter/serial", options: cache).int)
+            #expect(try m.callAndWait(url: "app://Counter/serial", options: cache).int == first)
             #expect(try serial() == first)
-            #expect(m.releaseCachedTarget("Counter"), "hooked: \(hooked)")
+            #expect(m.evict(target: "Counter"), "hooked: \(hooked)")
             // Without the option a URL call caches nothing.
-            _ = try m.call(url: "app://Counter/serial")
-            #expect(!m.releaseCachedTarget("Counter"))
+            _ = try m.callAndWait(url: "app://Counter/serial")
+            #expect(!m.evict(target: "Counter"))
         }
         robustnessRow("URL calls opened with cacheTarget (SB_CACHE_TARGET), with and without hooks",
                       cases: 4, "the instance is cached on either path; without the option nothing is")
@@ -64,50 +64,50 @@ struct CachingTests {
 
     @Test("release reports whether anything was cached")
     func releaseReports() throws {
-        #expect(!m.releaseCachedTarget("Counter"))
-        #expect(!m.releaseCachedTarget("NeverHeardOf"))
+        #expect(!m.evict(target: "Counter"))
+        #expect(!m.evict(target: "NeverHeardOf"))
         _ = try serial(cache: true)
-        #expect(m.releaseCachedTarget("Counter"))
-        #expect(!m.releaseCachedTarget("Counter"))
+        #expect(m.evict(target: "Counter"))
+        #expect(!m.evict(target: "Counter"))
     }
 
     @Test("notFound runs on the target instance with the same params")
     func notFoundOnInstance() throws {
         let cached = try serial(cache: true)
-        let result = try m.call(target: "Counter", action: "noSuchAction", params: ["p": 1])
+        let result = try m.callAndWait(target: "Counter", action: "noSuchAction", params: ["p": 1])
         #expect(result == ["serial": .int(cached), "params": ["p": 1]])
     }
 
     @Test("a missing action with no notFound drops the cached instance (as CTMediator does), fallback or not")
     func missingActionEvicts() throws {
         func tally(cache: Bool = true) throws -> Int64 {
-            try #require(m.call(target: "Tally", action: "serial", cacheTarget: cache).int)
+            try #require(m.callAndWait(target: "Tally", action: "serial", cacheTarget: cache).int)
         }
         let first = try tally()
         #expect(try tally() == first)
-        #expect { try m.call(target: "Tally", action: "absent") } throws: { ($0 as? SwitchboardError)?.code == .noAction }
+        #expect { try m.callAndWait(target: "Tally", action: "absent") } throws: { ($0 as? SwitchboardError)?.code == .noAction }
         #expect(eventually { !Target_Tally.isAlive(first) })
-        #expect(!m.releaseCachedTarget("Tally"))
+        #expect(!m.evict(target: "Tally"))
         let second = try tally()
         #expect(second != first)
         // perform, with the fallback on (and nothing to fall back to).
-        #expect(m.perform(target: "Tally", action: "absent", cacheTarget: true) == .null)
+        #expect(m.performAndWait(target: "Tally", action: "absent", cacheTarget: true) == .null)
         #expect(eventually { !Target_Tally.isAlive(second) })
         // With hooks, through the intercepted path; and from a URL.
         let third = try tally()
         _ = try m.addObserver { _ in }
-        #expect(m.perform(target: "Tally", action: "absent") == .null)
+        #expect(m.performAndWait(target: "Tally", action: "absent") == .null)
         #expect(eventually { !Target_Tally.isAlive(third) })
         let fourth = try tally()
-        #expect(m.open("app://Tally/absent") == .null)
+        #expect(m.openAndWait("app://Tally/absent") == .null)
         #expect(eventually { !Target_Tally.isAlive(fourth) })
         // A present action, and a notFound that answers, keep it.
         let kept = try tally()
         #expect(try tally(cache: false) == kept)
         let counter = try serial(cache: true)
-        _ = try m.call(target: "Counter", action: "absent")
+        _ = try m.callAndWait(target: "Counter", action: "absent")
         #expect(try serial(cache: true) == counter)
-        #expect(m.releaseCachedTarget("Tally") && m.releaseCachedTarget("Counter"))
+        #expect(m.evict(target: "Tally") && m.evict(target: "Counter"))
         robustnessRow("Missing action on a cached target (call, perform, with hooks, from a URL; notFound present)",
                       cases: 5, "the cached instance is released as CTMediator does, unless notFound answers")
     }
@@ -116,7 +116,7 @@ struct CachingTests {
     func registrationKeepsCache() throws {
         let cached = try serial(cache: true)
         try m.register(target: "Counter", action: "extra") { _ in "extra" }
-        #expect(try m.call(target: "Counter", action: "extra") == "extra")
+        #expect(try m.callAndWait(target: "Counter", action: "extra") == "extra")
         #expect(try serial(cache: true) == cached)
     }
 
@@ -126,16 +126,16 @@ struct CachingTests {
         #expect(m.unregister(target: "Counter"))
         #expect(eventually { !Target_Counter.isAlive(first) })
         #expect(try serial(cache: true) != first)
-        m.releaseCachedTarget("Counter")
+        m.evict(target: "Counter")
     }
 
     @Test("a module-qualified cached target is released by its qualified name")
     func qualifiedRelease() throws {
         let params: Params = [Mediator.moduleKey: "FixtureTargetsA"]
-        let first = try m.call(target: "Counter", action: "serial", params: params, cacheTarget: true)
-        #expect(try m.call(target: "Counter", action: "serial", params: params, cacheTarget: true) == first)
-        #expect(!m.releaseCachedTarget("Counter"))
-        #expect(m.releaseCachedTarget("FixtureTargetsA.Counter"))
+        let first = try m.callAndWait(target: "Counter", action: "serial", params: params, cacheTarget: true)
+        #expect(try m.callAndWait(target: "Counter", action: "serial", params: params, cacheTarget: true) == first)
+        #expect(!m.evict(target: "Counter"))
+        #expect(m.evict(target: "FixtureTargetsA.Counter"))
     }
 
     @Test("each mediator keeps its own cache")
@@ -144,7 +144,7 @@ struct CachingTests {
         let mine = try serial(cache: true)
         let theirs = try serial(cache: true, other)
         #expect(mine != theirs)
-        m.releaseCachedTarget("Counter")
-        other.releaseCachedTarget("Counter")
+        m.evict(target: "Counter")
+        other.evict(target: "Counter")
     }
 }

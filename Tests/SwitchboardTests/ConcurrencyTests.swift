@@ -60,7 +60,7 @@ struct ConcurrencyTests {
                         let n = Int64(worker * performsEach + i)
                         let ok: Bool
                         switch i % 3 {
-                        case 0: ok = m.perform(target: "Stress", action: "mul", params: ["n": .int(n)], cacheTarget: true) == .int(n * 3)
+                        case 0: ok = m.performAndWait(target: "Stress", action: "mul", params: ["n": .int(n)], cacheTarget: true) == .int(n * 3)
                         case 1: ok = await m.perform(target: "Stress", action: "mul", params: ["n": .int(n)]) == .int(n * 3)
                         default: ok = await m.perform(target: "Plain", action: "neg", params: ["n": .int(n)]) == .int(-n)
                         }
@@ -73,8 +73,8 @@ struct ConcurrencyTests {
             // until every performer is done.
             group.addTask {
                 while done.value < performers {
-                    if m.releaseCachedTarget("Stress") { releases.increment() }
-                    _ = m.perform(target: "Stress", action: "mul", params: ["n": 1], cacheTarget: true)
+                    if m.evict(target: "Stress") { releases.increment() }
+                    _ = m.performAndWait(target: "Stress", action: "mul", params: ["n": 1], cacheTarget: true)
                     await Task.yield()
                 }
             }
@@ -102,7 +102,7 @@ struct ConcurrencyTests {
             let m = Mediator(modules: ["SwitchboardTests"])
             let serials = await withTaskGroup(of: Value.self) { group in
                 for _ in 0..<8 {
-                    group.addTask { m.perform(target: "RaceCounter", action: "serial", cacheTarget: true) }
+                    group.addTask { m.performAndWait(target: "RaceCounter", action: "serial", cacheTarget: true) }
                 }
                 return await group.reduce(into: Set<Int64>()) { $0.insert($1.int ?? -1) }
             }

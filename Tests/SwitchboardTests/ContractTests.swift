@@ -54,8 +54,8 @@ struct ContractTests {
         #expect(tricky.params[1].defaultValue == "a->b")
         let m = Mediator()
         try m.register(target: "T", action: "x", contract: tricky) { params in .dict(params) }
-        #expect(try m.call(target: "T", action: "x").dict?["ratio"] == .double(1))
-        #expect(try m.call(target: "T", action: "x").dict?["n"] == .int(3))
+        #expect(try m.callAndWait(target: "T", action: "x").dict?["ratio"] == .double(1))
+        #expect(try m.callAndWait(target: "T", action: "x").dict?["n"] == .int(3))
         let signature = try Contract(parsing: "a: int, b: int -> double")
         #expect(signature.params.map(\.name) == ["a", "b"])
         #expect(signature.result == .double)
@@ -85,24 +85,24 @@ struct ContractTests {
     func violations() throws {
         let m = try mediator()
         do {
-            _ = try m.call(target: "A", action: "show", params: ["count": 1])
+            _ = try m.callAndWait(target: "A", action: "show", params: ["count": 1])
             Issue.record("a missing key should fail")
         } catch {
             #expect(error.code == .badParams)
             #expect(error.message == "A.show: missing required param \"message\" (string)")
         }
         do {
-            _ = try m.call(target: "A", action: "show", params: ["message": "hi", "count": "7"])
+            _ = try m.callAndWait(target: "A", action: "show", params: ["message": "hi", "count": "7"])
             Issue.record("a string for an int should fail")
         } catch {
             #expect(error.code == .badParams)
             #expect(error.message == "A.show: param \"count\": expected int, got string \"7\"")
         }
         #expect(throws: SwitchboardError.self) {
-            try m.call(target: "A", action: "show", params: ["message": "hi", "flag": 1])
+            try m.callAndWait(target: "A", action: "show", params: ["message": "hi", "flag": 1])
         }
         // null is absent: required keys still fail, optional ones get their default.
-        #expect(throws: SwitchboardError.self) { try m.call(target: "A", action: "show", params: ["message": .null]) }
+        #expect(throws: SwitchboardError.self) { try m.callAndWait(target: "A", action: "show", params: ["message": .null]) }
         #expect(SwitchboardError.Code.badParams.name == "EPARAMS")
     }
 
@@ -110,11 +110,11 @@ struct ContractTests {
     func notFoundContract() throws {
         let m = Mediator()
         try m.register(target: "A", action: "notFound", contract: "id: int") { params in .dict(params) }
-        #expect(try m.call(target: "A", action: "hide", params: ["id": 3]) == ["id": 3])
-        #expect { try m.call(target: "A", action: "hide") } throws: {
+        #expect(try m.callAndWait(target: "A", action: "hide", params: ["id": 3]) == ["id": 3])
+        #expect { try m.callAndWait(target: "A", action: "hide") } throws: {
             ($0 as? SwitchboardError)?.message == "A.notFound (for A.hide): missing required param \"id\" (int)"
         }
-        #expect { try m.call(target: "A", action: "notFound") } throws: {
+        #expect { try m.callAndWait(target: "A", action: "notFound") } throws: {
             ($0 as? SwitchboardError)?.message == "A.notFound: missing required param \"id\" (int)"
         }
     }
@@ -122,43 +122,43 @@ struct ContractTests {
     @Test("defaults are filled in, ints widen to doubles, other keys pass through")
     func completion() throws {
         let m = try mediator()
-        let got = try m.call(target: "A", action: "show", params: ["message": "hi", "ratio": 2, "extra": "kept"])
+        let got = try m.callAndWait(target: "A", action: "show", params: ["message": "hi", "ratio": 2, "extra": "kept"])
         let expected: Value = .dict(["message": "hi", "count": 3, "ratio": .double(2), "flag": false,
                                      "tags": ["a", "b"], "extra": "kept"])
         #expect(got == expected)
         // A string passes for bytes, as its UTF-8; other kinds do not.
         try m.register(target: "B", action: "take", contract: "data: bytes") { .dict($0) }
-        #expect(try m.call(target: "B", action: "take", params: ["data": "hé"]).dict?["data"]
+        #expect(try m.callAndWait(target: "B", action: "take", params: ["data": "hé"]).dict?["data"]
                 == .bytes([0x68, 0xc3, 0xa9]))
-        #expect(throws: SwitchboardError.self) { try m.call(target: "B", action: "take", params: ["data": 1]) }
+        #expect(throws: SwitchboardError.self) { try m.callAndWait(target: "B", action: "take", params: ["data": 1]) }
     }
 
     @Test("URL query strings become the declared types; a bad number is EPARAMS")
     func urls() throws {
         let m = try mediator()
-        let got = try m.call(url: "app://A/show?message=hi&count=42&ratio=0.5&flag=true")
+        let got = try m.callAndWait(url: "app://A/show?message=hi&count=42&ratio=0.5&flag=true")
         #expect(got.dict?["count"] == .int(42))
         #expect(got.dict?["ratio"] == .double(0.5))
         #expect(got.dict?["flag"] == .bool(true))
         #expect(got.dict?["message"] == "hi")
         for bad in ["count=4x2", "count=99999999999999999999", "ratio=nan", "flag=yes"] {
             do {
-                _ = try m.call(url: "app://A/show?message=hi&" + bad)
+                _ = try m.callAndWait(url: "app://A/show?message=hi&" + bad)
                 Issue.record("\(bad) should fail")
             } catch {
                 #expect(error.code == .badParams)
             }
         }
         // A local perform of the same strings is not converted.
-        #expect(throws: SwitchboardError.self) { try m.call(target: "A", action: "show", params: ["message": "hi", "count": "42"]) }
+        #expect(throws: SwitchboardError.self) { try m.callAndWait(target: "A", action: "show", params: ["message": "hi", "count": "42"]) }
     }
 
     @Test("a local action answers perform, not URLs, even after an interceptor's redirect")
     func exposure() throws {
         let m = try mediator()
-        #expect(try m.call(target: "A", action: "secret") == "secret")
+        #expect(try m.callAndWait(target: "A", action: "secret") == "secret")
         do {
-            _ = try m.call(url: "app://A/secret")
+            _ = try m.callAndWait(url: "app://A/secret")
             Issue.record("a URL should not reach a local action")
         } catch {
             #expect(error.code == .rejected)
@@ -167,8 +167,8 @@ struct ContractTests {
         try m.addInterceptor(named: "to-secret") { call in
             call.action == "show" ? .redirect(target: "A", action: "secret", params: nil) : .proceed
         }
-        #expect(throws: SwitchboardError.self) { try m.call(url: "app://A/show?message=x") }
-        #expect(try m.call(target: "A", action: "show", params: ["message": "x"]) == "secret")
+        #expect(throws: SwitchboardError.self) { try m.callAndWait(url: "app://A/show?message=x") }
+        #expect(try m.callAndWait(target: "A", action: "show", params: ["message": "x"]) == "secret")
     }
 
     @Test("async says the action answers later: in the contract, its JSON (only when set), and the catalogue")
@@ -211,11 +211,11 @@ struct ContractTests {
     func everywhere() throws {
         let m = try mediator()
         try m.addObserver { _ in }
-        #expect(throws: SwitchboardError.self) { try m.call(target: "A", action: "show") }
+        #expect(throws: SwitchboardError.self) { try m.callAndWait(target: "A", action: "show") }
         try m.register(Target_Contracted.self, as: "C")
-        #expect(try m.call(target: "C", action: "greet", params: ["name": "Ada"]) == "hello Ada")
-        #expect(throws: SwitchboardError.self) { try m.call(target: "C", action: "greet", params: ["name": 1]) }
-        #expect(try m.call(target: "C", action: "free", params: ["name": 1]) == .dict(["name": 1]))
+        #expect(try m.callAndWait(target: "C", action: "greet", params: ["name": "Ada"]) == "hello Ada")
+        #expect(throws: SwitchboardError.self) { try m.callAndWait(target: "C", action: "greet", params: ["name": 1]) }
+        #expect(try m.callAndWait(target: "C", action: "free", params: ["name": 1]) == .dict(["name": 1]))
 
         let rows = m.routes()["targets"]?.array ?? []
         let a = rows.first { $0.dict?["name"] == "A" }?.dict
@@ -225,5 +225,32 @@ struct ContractTests {
         #expect(a?["contracts"]?.dict?["secret"]?.dict?["exposure"] == "local")
         let c = rows.first { $0.dict?["name"] == "C" }?.dict
         #expect(c?["contracts"]?.dict?.keys.sorted() == ["greet"])
+    }
+
+    final class Target_Misspelt: Target {
+        static let actions: Actions<Target_Misspelt> = [
+            "list": { _, _ in ["a", "b"] },
+            "show": { _, params in params["id"] ?? .null },
+        ]
+        // "lsit" is no action: the contract meant for "list" would be dropped silently.
+        static let contracts: Contracts = ["lsit": "limit: int -> array", "show": "id: int"]
+    }
+
+    @Test("a class whose contracts name an action it does not have refuses every call, naming it")
+    func misspeltContractKey() throws {
+        let m = Mediator()
+        try m.register(Target_Misspelt.self, as: "Misspelt")
+        for action in ["list", "show"] {
+            #expect { try m.callAndWait(target: "Misspelt", action: action, params: ["id": 1]) } throws: { error in
+                guard let error = error as? SwitchboardError else { return false }
+                return error.code == .invalidArgument
+                    && error.message.contains("its contract is unusable")
+                    && error.message.contains("contracts names \"lsit\" (did you mean \"list\"?)")
+                    && error.message.contains("not an action of Target_Misspelt")
+            }
+        }
+        #expect(m.performAndWait(target: "Misspelt", action: "list") == .null)
+        robustnessRow("A Target class whose contracts name an action it does not have (a misspelt key)", cases: 2,
+                      "every action of the class refuses its calls with EINVAL naming the key and the closest action")
     }
 }

@@ -17,12 +17,12 @@ struct ExactNameTests {
             try m.register(target: "T", action: name) { _ in .string(name) }
         }
         for name in [composed, decomposed, ascii, kelvin] {
-            #expect(try m.call(target: "T", action: name).string?.hasSameBytes(as: name) == true)
+            #expect(try m.callAndWait(target: "T", action: name).string?.hasSameBytes(as: name) == true)
         }
         #expect(m.unregister(target: "T", action: decomposed))
         #expect(!m.unregister(target: "T", action: decomposed))
-        #expect(try m.call(target: "T", action: composed) == .string(composed))
-        #expect(throws: SwitchboardError.self) { try m.call(target: "T", action: decomposed) }
+        #expect(try m.callAndWait(target: "T", action: composed) == .string(composed))
+        #expect(throws: SwitchboardError.self) { try m.callAndWait(target: "T", action: decomposed) }
         #expect(m.routes()["targets"]?[0]?["actions"]?.array?.count == 3)
     }
 
@@ -30,8 +30,8 @@ struct ExactNameTests {
     func registerMany() throws {
         let m = Mediator()
         try m.register(target: "T", actions: [composed: { _ in 1 }, decomposed: { _ in 2 }])
-        #expect(try m.call(target: "T", action: composed) == 1)
-        #expect(try m.call(target: "T", action: decomposed) == 2)
+        #expect(try m.callAndWait(target: "T", action: composed) == 1)
+        #expect(try m.callAndWait(target: "T", action: decomposed) == 2)
     }
 
     @Test("an interceptor's redirect to another spelling moves the call")
@@ -42,7 +42,7 @@ struct ExactNameTests {
         try m.addInterceptor(named: "move") { call in
             call.target.hasSameBytes(as: composed) ? .redirect(target: decomposed, action: "go", params: nil) : .proceed
         }
-        #expect(try m.call(target: composed, action: "go") == "decomposed")
+        #expect(try m.callAndWait(target: composed, action: "go") == "decomposed")
     }
 
     @Test("a pattern's literal matches a segment with the same bytes only")
@@ -50,19 +50,19 @@ struct ExactNameTests {
         let m = Mediator()
         try m.register(target: "P", action: "hit") { _ in "pattern" }
         try m.register(target: "NoTargetAction", action: "response") { _ in "no pattern" }
-        try m.addRoute(pattern: "app://caf%C3%A9/go", target: "P", action: "hit")
-        try m.addRoute(pattern: "app://Kiosk/open", target: "P", action: "hit")
-        #expect(try m.call(url: "app://caf%C3%A9/go") == "pattern")
-        #expect(try m.call(url: "app://Kiosk/open") == "pattern")
-        #expect(m.open("app://cafe%CC%81/go") == "no pattern")
-        #expect(m.open("app://%E2%84%AAiosk/open") == "no pattern")
+        try m.addURLPattern("app://caf%C3%A9/go", target: "P", action: "hit")
+        try m.addURLPattern("app://Kiosk/open", target: "P", action: "hit")
+        #expect(try m.callAndWait(url: "app://caf%C3%A9/go") == "pattern")
+        #expect(try m.callAndWait(url: "app://Kiosk/open") == "pattern")
+        #expect(m.openAndWait("app://cafe%CC%81/go") == "no pattern")
+        #expect(m.openAndWait("app://%E2%84%AAiosk/open") == "no pattern")
         // Another spelling of a pattern is another pattern.
-        try m.addRoute(pattern: "app://cafe%CC%81/go", target: "P", action: "hit")
-        #expect(m.removeRoute(pattern: "app://cafe%CC%81/go"))
-        #expect(try m.call(url: "app://caf%C3%A9/go") == "pattern")
-        #expect(m.open("app://cafe%CC%81/go") == "no pattern")
+        try m.addURLPattern("app://cafe%CC%81/go", target: "P", action: "hit")
+        #expect(m.removeURLPattern("app://cafe%CC%81/go"))
+        #expect(try m.callAndWait(url: "app://caf%C3%A9/go") == "pattern")
+        #expect(m.openAndWait("app://cafe%CC%81/go") == "no pattern")
         // A scheme is ASCII: KELVIN SIGN is not "k".
-        #expect(throws: SwitchboardError.self) { try m.addRoute(pattern: "\u{212A}app://x/y", target: "P", action: "hit") }
+        #expect(throws: SwitchboardError.self) { try m.addURLPattern("\u{212A}app://x/y", target: "P", action: "hit") }
         try m.connect(scheme: "kapp")
         #expect(!m.disconnect(scheme: "\u{212A}app")) // lowercased(), it was "kapp"
         #expect(m.disconnect(scheme: "kapp"))
@@ -73,8 +73,8 @@ struct ExactNameTests {
     func contracts() throws {
         let m = Mediator()
         try m.register(target: "C", action: "need", contract: Contract(stringLiteral: "\(composed): int")) { .dict($0) }
-        #expect(try m.call(target: "C", action: "need", params: [composed: 1]) == [composed: 1])
-        #expect { try m.call(target: "C", action: "need", params: [decomposed: 1]) } throws: {
+        #expect(try m.callAndWait(target: "C", action: "need", params: [composed: 1]) == [composed: 1])
+        #expect { try m.callAndWait(target: "C", action: "need", params: [decomposed: 1]) } throws: {
             ($0 as? SwitchboardError)?.code == .badParams
         }
         // Two params whose names are two spellings are two params.
@@ -85,9 +85,9 @@ struct ExactNameTests {
     func targetClass() throws {
         let m = Mediator()
         try m.register(Target_Spellings.self, as: "S")
-        #expect(try m.call(target: "S", action: composed, params: ["n": 1]) == "composed")
-        #expect(try m.call(target: "S", action: decomposed) == "decomposed")
-        #expect { try m.call(target: "S", action: composed) } throws: { ($0 as? SwitchboardError)?.code == .badParams }
+        #expect(try m.callAndWait(target: "S", action: composed, params: ["n": 1]) == "composed")
+        #expect(try m.callAndWait(target: "S", action: decomposed) == "decomposed")
+        #expect { try m.callAndWait(target: "S", action: composed) } throws: { ($0 as? SwitchboardError)?.code == .badParams }
     }
 
     @Test("rules read *, / and $n as bytes and ASCII digits")
@@ -97,9 +97,9 @@ struct ExactNameTests {
         try m.register(target: "New", action: "3") { _ in "three" }
         m.rules = [RoutingRule(.rewrite(from: "Old/*", to: "New/$1")),
                    RoutingRule(.rewrite(from: "Odd/*", to: "New/$\u{663}"))]
-        #expect(try m.call(target: "Old", action: "\u{301}x") == "moved")
+        #expect(try m.callAndWait(target: "Old", action: "\u{301}x") == "moved")
         // "$" and ARABIC-INDIC DIGIT THREE is not a reference: no such target.
-        #expect(throws: SwitchboardError.self) { try m.call(target: "Odd", action: "y") }
+        #expect(throws: SwitchboardError.self) { try m.callAndWait(target: "Odd", action: "y") }
     }
 
     @Test("ExactName, hasSameBytes and the native* prefix read bytes")

@@ -23,15 +23,15 @@ struct FallbackTests {
             "ok": { _ in "ok" },
             "notFound": { params in ["notFound": .dict(params)] },
         ])
-        #expect(try m.call(target: "B", action: "missing", params: ["x": 1]) == ["notFound": ["x": 1]])
-        #expect(m.perform(target: "B", action: "missing") == ["notFound": [:]])
-        #expect(try m.call(target: "B", action: "ok") == "ok")
+        #expect(try m.callAndWait(target: "B", action: "missing", params: ["x": 1]) == ["notFound": ["x": 1]])
+        #expect(m.performAndWait(target: "B", action: "missing") == ["notFound": [:]])
+        #expect(try m.callAndWait(target: "B", action: "ok") == "ok")
     }
 
     @Test("a missing target reaches NoTargetAction.response with CTMediator's forms and the bare names")
     func noTargetFallback() throws {
         let m = try mediatorWithFallback()
-        let result = m.perform(target: "Nowhere", action: "go", params: ["k": "v"])
+        let result = m.performAndWait(target: "Nowhere", action: "go", params: ["k": "v"])
         #expect(result == [
             "originParams": ["k": "v"],
             "targetString": "Target_Nowhere",
@@ -46,7 +46,7 @@ struct FallbackTests {
     @Test("a missing action without notFound also reaches NoTargetAction")
     func noActionFallback() throws {
         let m = try mediatorWithFallback()
-        let result = m.perform(target: "B", action: "absent")
+        let result = m.performAndWait(target: "B", action: "absent")
         #expect(result == ["originParams": [:], "targetString": "Target_B", "selectorString": "Action_absent:",
                            "target": "B", "action": "absent"])
     }
@@ -54,14 +54,14 @@ struct FallbackTests {
     @Test("targetString is the class CTMediator looked for: Module.Target_X with the module key; target stays as called")
     func fallbackReportsModule() throws {
         let m = try mediatorWithFallback()
-        var result = m.perform(target: "Ghost", action: "x", params: [Mediator.moduleKey: "Nope"])
+        var result = m.performAndWait(target: "Ghost", action: "x", params: [Mediator.moduleKey: "Nope"])
         #expect(result["targetString"] == "Nope.Target_Ghost")
         #expect(result["target"] == "Ghost")
-        result = m.perform(target: "Ghost", action: "x", params: [Mediator.ctMediatorModuleKey: "Nope"])
+        result = m.performAndWait(target: "Ghost", action: "x", params: [Mediator.ctMediatorModuleKey: "Nope"])
         #expect(result["targetString"] == "Nope.Target_Ghost")
         // A qualified name is the module's class too; an empty module names none.
-        #expect(m.perform(target: "Nope.Ghost", action: "x")["targetString"] == "Nope.Target_Ghost")
-        #expect(m.perform(target: "Ghost", action: "x", params: [Mediator.moduleKey: ""])["targetString"]
+        #expect(m.performAndWait(target: "Nope.Ghost", action: "x")["targetString"] == "Nope.Target_Ghost")
+        #expect(m.performAndWait(target: "Ghost", action: "x", params: [Mediator.moduleKey: ""])["targetString"]
                 == "Target_Ghost")
         robustnessRow("Fallback params of a call nothing answers (plain, module key, its CTMediator alias, "
                       + "qualified name, empty module, URL, degrade rule, degrade handler)", cases: 8,
@@ -71,38 +71,38 @@ struct FallbackTests {
     @Test("a local call's fallback params have no url; a URL call's have the URL as opened")
     func fallbackURL() throws {
         let m = try mediatorWithFallback()
-        #expect(m.perform(target: "Ghost", action: "x")["url"] == nil)
-        let result = try m.call(url: "app://Ghost/boo?k=v")
+        #expect(m.performAndWait(target: "Ghost", action: "x")["url"] == nil)
+        let result = try m.callAndWait(url: "app://Ghost/boo?k=v")
         #expect(result == ["originParams": ["k": "v"], "targetString": "Target_Ghost", "selectorString": "Action_boo:",
                            "target": "Ghost", "action": "boo", "url": "app://Ghost/boo?k=v"])
         // With hooks the URL call takes the intercepted path: the same params.
         _ = try m.addObserver { _ in }
-        #expect(try m.call(url: "app://Ghost/boo?k=v") == result)
+        #expect(try m.callAndWait(url: "app://Ghost/boo?k=v") == result)
         // A degrade rule's target and the degrade handler are told the same.
         try m.register(target: "Web", action: "response") { .dict($0) }
         try m.setRules(json: #"[{"target": "Ghost", "action": "*", "degrade": "Web"}]"#)
-        #expect(try m.call(url: "app://Ghost/boo?k=v") == result)
+        #expect(try m.callAndWait(url: "app://Ghost/boo?k=v") == result)
         m.rules = []
         #expect(m.unregister(target: "NoTargetAction"))
         m.setDegradeHandler { .dict($0) }
-        #expect(try m.call(url: "app://Ghost/boo?k=v") == result)
-        #expect(m.perform(target: "Ghost", action: "boo")["url"] == nil)
+        #expect(try m.callAndWait(url: "app://Ghost/boo?k=v") == result)
+        #expect(m.performAndWait(target: "Ghost", action: "boo")["url"] == nil)
     }
 
     @Test("with no NoTargetAction either, perform gives null")
     func nothingAnswers() {
         let m = Mediator()
-        #expect(m.perform(target: "Nowhere", action: "go") == .null)
+        #expect(m.performAndWait(target: "Nowhere", action: "go") == .null)
     }
 
     @Test("call reports noTarget and noAction instead of falling back")
     func callReports() throws {
         let m = try mediatorWithFallback()
         #expect {
-            try m.call(target: "Nowhere", action: "go")
+            try m.callAndWait(target: "Nowhere", action: "go")
         } throws: { ($0 as? SwitchboardError)?.code == .noTarget }
         #expect {
-            try m.call(target: "B", action: "absent")
+            try m.callAndWait(target: "B", action: "absent")
         } throws: { error in
             guard let error = error as? SwitchboardError else { return false }
             return error.code == .noAction && error.message.contains("absent") && error.message.contains("\"B\"")
@@ -114,19 +114,15 @@ struct FallbackTests {
         let m = Mediator()
         try m.register(target: "B", action: "fail") { _ in throw Boom() }
         do {
-            _ = try m.call(target: "B", action: "fail")
+            _ = try m.callAndWait(target: "B", action: "fail")
             Issue.record("expected a failure")
         } catch {
             #expect(error.code == .actionFailed)
-            guard case .actionFailed(let message, let underlying) = error else {
-                Issue.record("wrong case \(error)")
-                return
-            }
-            #expect(underlying is Boom)
-            #expect(message.contains("B.fail"))
-            #expect(message.contains("boom"))
+            #expect(error.underlying is Boom)
+            #expect(error.message.contains("B.fail"))
+            #expect(error.message.contains("boom"))
         }
-        #expect(m.perform(target: "B", action: "fail") == .null)
+        #expect(m.performAndWait(target: "B", action: "fail") == .null)
     }
 
     @Test("a SwitchboardError thrown by an action passes through unchanged")
@@ -134,10 +130,10 @@ struct FallbackTests {
         let m = Mediator()
         try m.register(target: "B", action: "reject") { _ in throw SwitchboardError.rejected("not today") }
         #expect {
-            try m.call(target: "B", action: "reject")
+            try m.callAndWait(target: "B", action: "reject")
         } throws: { error in
-            guard case .rejected("not today") = error as? SwitchboardError else { return false }
-            return true
+            guard let error = error as? SwitchboardError else { return false }
+            return error.code == .rejected && error.message == "not today"
         }
     }
 
@@ -146,9 +142,9 @@ struct FallbackTests {
     func invalidNames(target: String, action: String) throws {
         let m = try mediatorWithFallback()
         #expect {
-            try m.call(target: target, action: action)
+            try m.callAndWait(target: target, action: action)
         } throws: { ($0 as? SwitchboardError)?.code == .invalidArgument }
-        #expect(m.perform(target: target, action: action) == .null)
+        #expect(m.performAndWait(target: target, action: action) == .null)
     }
 
     @Test("an error message names its status")

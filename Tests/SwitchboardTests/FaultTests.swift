@@ -22,7 +22,7 @@ struct FaultTests {
     /// The mediator still answers a normal call.
     private func intact(_ m: Mediator) throws -> Bool {
         try m.register(target: "Healthy", action: "echo") { $0["v"] ?? .null }
-        return try m.call(target: "Healthy", action: "echo", params: ["v": 7]) == 7
+        return try m.callAndWait(target: "Healthy", action: "echo", params: ["v": 7]) == 7
     }
 
     @Test("an action that throws: any error, or a SwitchboardError of every code")
@@ -33,11 +33,11 @@ struct FaultTests {
         for error in errors {
             try m.register(target: "Thrower", action: "go") { _ in throw error }
             let expected = (error as? SwitchboardError)?.code ?? .actionFailed
-            #expect { try m.call(target: "Thrower", action: "go") } throws: { thrown in
+            #expect { try m.callAndWait(target: "Thrower", action: "go") } throws: { thrown in
                 guard let thrown = thrown as? SwitchboardError else { return false }
                 return thrown.code == expected && (error is SwitchboardError || thrown.message.contains("Thrower.go"))
             }
-            #expect(m.perform(target: "Thrower", action: "go") == .null)
+            #expect(m.performAndWait(target: "Thrower", action: "go") == .null)
             #expect(try intact(m))
         }
         robustnessRow("Swift action throws (any Error, a SwitchboardError of each code)", cases: errors.count,
@@ -50,12 +50,12 @@ struct FaultTests {
         let deepest = Counter()
         try m.register(target: "Deep", action: "down") { [unowned m] params in
             _ = deepest.increment()
-            return try m.call(target: "Deep", action: "down", params: params)
+            return try m.callAndWait(target: "Deep", action: "down", params: params)
         }
         // On a thread with room for every level, so the depth limit (not the
         // stack reserve, which sanitizers' larger frames reach first) refuses.
         let firstError = onLargeStack { () -> SwitchboardError? in
-            do throws(SwitchboardError) { _ = try m.call(target: "Deep", action: "down"); return nil } catch { return error }
+            do throws(SwitchboardError) { _ = try m.callAndWait(target: "Deep", action: "down"); return nil } catch { return error }
         }
         #expect(firstError?.code == .rejected)
         #expect(firstError?.message.contains("call depth limit") == true)
@@ -68,9 +68,9 @@ struct FaultTests {
         try m.register(target: "Deep", action: "down") { [unowned m] params in
             let depth = fresh.increment()
             if depth >= limit { return .int(Int64(depth)) }
-            return try m.call(target: "Deep", action: "down", params: params)
+            return try m.callAndWait(target: "Deep", action: "down", params: params)
         }
-        let nested = onLargeStack { () -> Value? in try? m.call(target: "Deep", action: "down") }
+        let nested = onLargeStack { () -> Value? in try? m.callAndWait(target: "Deep", action: "down") }
         #expect(nested == .int(limit))
         #expect(try intact(m))
         robustnessRow("Re-entrant Swift call without end", cases: 2,
@@ -81,12 +81,12 @@ struct FaultTests {
     func hookBound() throws {
         let m = Mediator()
         var ids: [UInt64] = []
-        for _ in 0..<Mediator.maxObservers { ids.append(try m.addObserver { _ in }) }
-        for _ in 0..<Mediator.maxInterceptors { ids.append(try m.addInterceptor(named: "pass") { _ in .proceed }) }
+        for _ in 0..<Mediator.maxObservers { ids.append(try m.addObserver { _ in }.rawValue) }
+        for _ in 0..<Mediator.maxInterceptors { ids.append(try m.addInterceptor(named: "pass") { _ in .proceed }.rawValue) }
         #expect(throws: SwitchboardError.self) { try m.addObserver { _ in } }
         #expect(throws: SwitchboardError.self) { try m.addInterceptor(named: "one more") { _ in .proceed } }
         #expect(try intact(m))
-        m.removeObserver(ids[0])
+        m.removeObserver(ObserverID(rawValue: ids[0]))
         #expect(throws: Never.self) { try m.addObserver { _ in } }
         robustnessRow("Swift interceptors and observers added past their bound (1,024 each)", cases: 2,
                       ".rejected naming the bound; removing one makes room")
@@ -100,9 +100,9 @@ struct FaultTests {
         let observed = Counter()
         let id = try m.addObserver { [unowned m] _ in
             observed.increment()
-            _ = m.perform(target: "Healthy", action: "echo")
+            _ = m.performAndWait(target: "Healthy", action: "echo")
         }
-        #expect(onLargeStack { m.perform(target: "Healthy", action: "echo", params: ["v": 7]) } == 7)
+        #expect(onLargeStack { m.performAndWait(target: "Healthy", action: "echo", params: ["v": 7]) } == 7)
         #expect(observed.value == 2)
         m.removeObserver(id)
 
@@ -125,9 +125,9 @@ struct FaultTests {
         let reopen = CompletionSlot()
         reopen.body = { [unowned m] _ in
             completions.increment()
-            m.open("app://Healthy/echo", completion: reopen.body)
+            m.openAndWait("app://Healthy/echo", completion: reopen.body)
         }
-        _ = onLargeStack { m.open("app://Healthy/echo", completion: reopen.body) }
+        _ = onLargeStack { m.openAndWait("app://Healthy/echo", completion: reopen.body) }
         #expect(completions.value == Mediator.maxCallDepth)
         reopen.body = nil
         #expect(try intact(m))
@@ -143,13 +143,13 @@ struct FaultTests {
         provider.mediator = m
         m.addProvider(provider)
         let error = onLargeStack { () -> SwitchboardError? in
-            do throws(SwitchboardError) { _ = try m.call(target: "Ghost", action: "x"); return nil } catch { return error }
+            do throws(SwitchboardError) { _ = try m.callAndWait(target: "Ghost", action: "x"); return nil } catch { return error }
         }
         #expect(error?.code == .noTarget)
         #expect(provider.asked.value <= 1)
         #expect(provider.loops.value == 1)
         provider.asked.reset()
-        #expect(onLargeStack { m.perform(target: "Ghost", action: "x") } == .null) // with the fallback
+        #expect(onLargeStack { m.performAndWait(target: "Ghost", action: "x") } == .null) // with the fallback
         #expect(provider.asked.value >= 2 && provider.asked.value <= 3)
         #expect(try intact(m))
         robustnessRow("Swift target provider that performs the target it is asked for", cases: 2,
@@ -176,7 +176,7 @@ private final class PerformingProvider: TargetProvider, @unchecked Sendable {
     func targetClass(named name: String) throws(SwitchboardError) -> ForeignTargetClass? {
         guard asked.increment() <= 10_000, let mediator else { return nil }
         do throws(SwitchboardError) {
-            _ = try mediator.call(target: name, action: "x")
+            _ = try mediator.callAndWait(target: name, action: "x")
         } catch {
             if error.code == .rejected && error.message.contains("discovery loop") { loops.increment() }
         }

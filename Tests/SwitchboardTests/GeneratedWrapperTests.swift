@@ -102,9 +102,9 @@ struct GeneratedWrapperTests {
         let m = Mediator()
         try m.register(GeneratedTyped.self, as: "Typed")
         _ = try m.typed_countKeys()
-        #expect(!m.releaseCachedTarget("Typed"))
+        #expect(!m.evict(target: "Typed"))
         _ = try m.typed_countKeys(cacheTarget: true)
-        #expect(m.releaseCachedTarget("Typed"))
+        #expect(m.evict(target: "Typed"))
     }
 }
 

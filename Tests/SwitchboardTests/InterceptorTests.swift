@@ -37,11 +37,11 @@ struct InterceptorTests {
         let first = try m.addInterceptor(named: "p10-first", priority: 10) { _ in log.add("p10-first"); return .proceed }
         try m.addInterceptor(named: "p0", priority: 0) { _ in log.add("p0"); return .proceed }
         try m.addInterceptor(named: "p10-second", priority: 10) { _ in log.add("p10-second"); return .proceed }
-        #expect(m.perform(target: "A", action: "name") == "A")
+        #expect(m.performAndWait(target: "A", action: "name") == "A")
         #expect(log.all == ["p10-first", "p10-second", "p0"])
         #expect(m.removeInterceptor(first))
         #expect(!m.removeInterceptor(first))
-        m.perform(target: "A", action: "name")
+        m.performAndWait(target: "A", action: "name")
         #expect(log.all.suffix(2) == ["p10-second", "p0"])
     }
 
@@ -62,12 +62,12 @@ struct InterceptorTests {
             }
         }
         let rewritten: Value = .dict(["rewritten": .bool(true)])
-        #expect(try m.call(target: "A", action: "echo", params: ["do": "rewrite"]) == rewritten)
-        #expect(try m.call(target: "A", action: "name", params: ["do": "redirect"]) == "B")
-        #expect(throws: SwitchboardError.self) { try m.call(target: "A", action: "name", params: ["do": "reject"]) }
-        #expect(try m.call(target: "A", action: "name", params: ["do": "answer"]) == "mocked")
-        #expect(try m.call(target: "A", action: "name", options: CallOptions(tags: ["t1"])) == "A")
-        #expect(try m.call(url: "app://A/name?x=1") == "A")
+        #expect(try m.callAndWait(target: "A", action: "echo", params: ["do": "rewrite"]) == rewritten)
+        #expect(try m.callAndWait(target: "A", action: "name", params: ["do": "redirect"]) == "B")
+        #expect(throws: SwitchboardError.self) { try m.callAndWait(target: "A", action: "name", params: ["do": "reject"]) }
+        #expect(try m.callAndWait(target: "A", action: "name", params: ["do": "answer"]) == "mocked")
+        #expect(try m.callAndWait(target: "A", action: "name", options: CallOptions(tags: ["t1"])) == "A")
+        #expect(try m.callAndWait(url: "app://A/name?x=1") == "A")
         let log = seen.withLock { $0 }
         #expect(log.contains("A.name url=- tags=t1"))
         #expect(log.contains("A.name url=app://A/name?x=1 tags="))
@@ -81,7 +81,7 @@ struct InterceptorTests {
             if call.target == "B" { return .answer(.string("saw B")) }
             return .proceed
         }
-        #expect(try m.call(target: "A", action: "name") == "saw B")
+        #expect(try m.callAndWait(target: "A", action: "name") == "saw B")
     }
 
     @Test("an interceptor that throws fails the call with its name in the message")
@@ -90,7 +90,7 @@ struct InterceptorTests {
         struct Broken: Error {}
         try m.addInterceptor(named: "broken") { _ in throw Broken() }
         do {
-            _ = try m.call(target: "A", action: "name")
+            _ = try m.callAndWait(target: "A", action: "name")
             Issue.record("the call should fail")
         } catch {
             #expect(error.code == .actionFailed)
@@ -105,13 +105,13 @@ struct InterceptorTests {
             try? await Task.sleep(for: .milliseconds(5))
             return .answer("from async")
         }
-        #expect(try m.call(target: "A", action: "name") == "from async")
+        #expect(try m.callAndWait(target: "A", action: "name") == "from async")
         m.removeInterceptor(id)
 
         let stash = Locked<[Interception]>([])
         try m.addInterceptor(named: "silent", timeout: .milliseconds(20)) { call in stash.withLock { $0.append(call) } }
         do {
-            _ = try m.call(target: "A", action: "name")
+            _ = try m.callAndWait(target: "A", action: "name")
             Issue.record("the call should time out")
         } catch {
             #expect(error.code == .timeout)
@@ -134,7 +134,7 @@ struct InterceptorTests {
         }
         // More tasks than the pool has threads, each blocking its thread in a call.
         let answers = await withTaskGroup(of: Value?.self) { group in
-            for _ in 0..<16 { group.addTask { try? m.call(target: "A", action: "name") } }
+            for _ in 0..<16 { group.addTask { try? m.callAndWait(target: "A", action: "name") } }
             var all: [Value?] = []
             for await answer in group { all.append(answer) }
             return all
@@ -149,13 +149,13 @@ struct InterceptorTests {
             guard call.target == "A" else { return .proceed }
             // The inner call's interceptor needs a thread while this one
             // waits (the synchronous `call`: a closure that is not async).
-            let inner = { try? m.call(target: "B", action: "name") }()
+            let inner = { try? m.callAndWait(target: "B", action: "name") }()
             return .answer(.string("outer saw " + (inner?.string ?? "nothing")))
         }
         try m.addInterceptor(named: "inner", timeout: .seconds(10)) { (call: Interception) async -> Decision in
             call.target == "B" ? .answer("inner") : .proceed
         }
-        #expect(try m.call(target: "A", action: "name") == "outer saw inner")
+        #expect(try m.callAndWait(target: "A", action: "name") == "outer saw inner")
     }
 
     @Test("an interceptor that never decides does not stop 1,000 later calls")
@@ -165,7 +165,7 @@ struct InterceptorTests {
         var timedOut = 0
         for _ in 0..<1000 {
             do {
-                _ = try m.call(target: "A", action: "name")
+                _ = try m.callAndWait(target: "A", action: "name")
             } catch {
                 // Not `catch where`: with typed throws it hangs the Swift 6.3 compiler.
                 if error.code == .timeout { timedOut += 1 }
@@ -173,7 +173,7 @@ struct InterceptorTests {
         }
         #expect(timedOut == 1000)
         m.removeInterceptor(id)
-        #expect(try m.call(target: "A", action: "name") == "A")
+        #expect(try m.callAndWait(target: "A", action: "name") == "A")
     }
 
     @Test("cancellation: before the target, while an interceptor waits, and seen by the target")
@@ -182,7 +182,7 @@ struct InterceptorTests {
         let token = Cancellation()
         token.cancel()
         #expect(throws: SwitchboardError.self) {
-            try m.call(target: "A", action: "name", options: CallOptions(cancellation: token))
+            try m.callAndWait(target: "A", action: "name", options: CallOptions(cancellation: token))
         }
         // The target cancels its own call through the caller's token, then sees it.
         let own = Cancellation()
@@ -191,7 +191,7 @@ struct InterceptorTests {
             own.cancel()
             return .array([.bool(before), .bool(Mediator.isCancelled)])
         }
-        #expect(try m.call(target: "C", action: "check", options: CallOptions(cancellation: own)) == .array([false, true]))
+        #expect(try m.callAndWait(target: "C", action: "check", options: CallOptions(cancellation: own)) == .array([false, true]))
         #expect(!Mediator.isCancelled)
 
         let waiting = Cancellation()
@@ -200,7 +200,7 @@ struct InterceptorTests {
         canceller.start()
         let started = Date()
         do {
-            _ = try m.call(target: "A", action: "name", options: CallOptions(cancellation: waiting))
+            _ = try m.callAndWait(target: "A", action: "name", options: CallOptions(cancellation: waiting))
             Issue.record("the call should be cancelled")
         } catch {
             #expect(error.code == .canceled)
@@ -213,10 +213,10 @@ struct InterceptorTests {
     func bypass() throws {
         let m = try mediator()
         try m.addInterceptor(named: "gate") { _ in .reject(.rejected("closed")) }
-        #expect(try m.call(target: "A", action: "name", options: CallOptions(bypassInterceptors: true)) == "A")
+        #expect(try m.callAndWait(target: "A", action: "name", options: CallOptions(bypassInterceptors: true)) == "A")
         m.allowsBypass = false
         #expect(throws: SwitchboardError.self) {
-            try m.call(target: "A", action: "name", options: CallOptions(bypassInterceptors: true))
+            try m.callAndWait(target: "A", action: "name", options: CallOptions(bypassInterceptors: true))
         }
     }
 
@@ -224,29 +224,29 @@ struct InterceptorTests {
     func rules() throws {
         let m = try mediator()
         try m.setRules(json: #"[{"from": "app://Old/*", "to": "app://B/$1"}, {"from": "Gone/*", "to": "A/$1"}]"#)
-        #expect(try m.call(url: "app://Old/name") == "B")
-        #expect(try m.call(target: "Gone", action: "name") == "A")
+        #expect(try m.callAndWait(url: "app://Old/name") == "B")
+        #expect(try m.callAndWait(target: "Gone", action: "name") == "A")
         #expect(throws: SwitchboardError.self) { try m.setRules(json: #"[{"from": "x"}]"#) }
         #expect(m.rules.count == 2) // the failed replacement changed nothing
         // A rewrite to a native action from a URL is still refused.
         m.rules = [RoutingRule(.rewrite(from: "app://X/*", to: "app://A/native$1"))]
-        #expect(throws: SwitchboardError.self) { try m.call(url: "app://X/Thing") }
+        #expect(throws: SwitchboardError.self) { try m.callAndWait(url: "app://X/Thing") }
 
         try m.register(target: "Web", action: "response") { params in .dict(params) }
         let payRule: Value = .dict(["target": .string("Pay"), "action": .string("*"), "degrade": .string("Web")])
         try m.setRules(Value.array([payRule]))
-        let degraded: Value = m.perform(target: "Pay", action: "charge", params: ["amount": 3])
+        let degraded: Value = m.performAndWait(target: "Pay", action: "charge", params: ["amount": 3])
         let origin: Value = .dict(["amount": .int(3)])
         let expected: Value = .dict(["originParams": origin, "targetString": .string("Target_Pay"),
                                      "selectorString": .string("Action_charge:"), "target": "Pay", "action": "charge"])
         #expect(degraded == expected)
         try m.setRules(Value.array([]))
-        #expect(m.perform(target: "Pay", action: "charge") == .null)
+        #expect(m.performAndWait(target: "Pay", action: "charge") == .null)
         m.setDegradeHandler { params in .dict(params) }
         let handled: Value = .dict(["originParams": [:], "targetString": .string("Target_Pay"),
                                     "selectorString": .string("Action_charge:"), "target": "Pay", "action": "charge"])
-        #expect(m.perform(target: "Pay", action: "charge") == handled)
-        #expect(throws: SwitchboardError.self) { try m.call(target: "Pay", action: "charge") }
+        #expect(m.performAndWait(target: "Pay", action: "charge") == handled)
+        #expect(throws: SwitchboardError.self) { try m.callAndWait(target: "Pay", action: "charge") }
     }
 
     @Test("redirect loops fail after SB_MAX_REDIRECTS, by rules or by interceptors")
@@ -254,7 +254,7 @@ struct InterceptorTests {
         let m = try mediator()
         try m.setRules(json: #"[{"from": "A/*", "to": "A/$1"}]"#)
         do {
-            _ = try m.call(target: "A", action: "name")
+            _ = try m.callAndWait(target: "A", action: "name")
             Issue.record("a loop should fail")
         } catch {
             #expect(error.code == .rejected)
@@ -265,7 +265,7 @@ struct InterceptorTests {
             let next = call.target == "A" ? "B" : "A"
             return Decision.redirect(target: next, action: "name", params: nil)
         }
-        #expect(throws: SwitchboardError.self) { try m.call(target: "A", action: "name") }
+        #expect(throws: SwitchboardError.self) { try m.callAndWait(target: "A", action: "name") }
         #expect(Mediator.maxRedirects == 8)
     }
 
@@ -282,8 +282,8 @@ struct InterceptorTests {
             log.add(phase + " " + target + "." + action + " " + shown)
             if event.phase == .end && event.error == nil && event.value == nil { log.add("no value") }
         }
-        m.perform(target: "A", action: "name")
-        m.perform(target: "Nobody", action: "x")
+        m.performAndWait(target: "A", action: "name")
+        m.performAndWait(target: "Nobody", action: "x")
         #expect(log.all == ["start A.name ", "end A.name OK", "start Nobody.x ", "end Nobody.x ENOTARGET"])
         #expect(m.hasHooks)
         m.removeObserver(id)
@@ -300,7 +300,7 @@ struct InterceptorTests {
                 var n = 0
                 while n < 2000 || stop.value == 0 {
                     let expected: Value = .dict(["n": .int(Int64(n))])
-                    let got: Value? = try? m.call(target: "A", action: "echo", params: ["n": .int(Int64(n))])
+                    let got: Value? = try? m.callAndWait(target: "A", action: "echo", params: ["n": .int(Int64(n))])
                     if got != expected {
                         failures.increment()
                     }
@@ -318,4 +318,17 @@ struct InterceptorTests {
         #expect(finished)
         #expect(failures.value == 0)
     }
+
+    @Test("interceptor and observer ids are typed; each removes only its own kind")
+    func typedIDs() throws {
+        let m = Mediator()
+        let interceptor: InterceptorID = try m.addInterceptor(named: "x") { _ in .proceed }
+        let observer: ObserverID = try m.addObserver { _ in }
+        #expect(interceptor.rawValue != observer.rawValue) // one counter: distinct numbers
+        #expect(!m.removeObserver(ObserverID(rawValue: interceptor.rawValue)))
+        #expect(m.removeInterceptor(interceptor))
+        #expect(!m.removeInterceptor(interceptor))
+        #expect(m.removeObserver(observer))
+    }
 }
+

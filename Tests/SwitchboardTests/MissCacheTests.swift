@@ -49,26 +49,26 @@ struct MissCacheTests {
     func registrationAfterMiss() throws {
         let provider = CountingProvider(stable: true)
         let m = try mediatorWithFallback(provider)
-        #expect(m.perform(target: "Later", action: "x") == "fallback")
-        #expect(m.perform(target: "Later", action: "x") == "fallback")
+        #expect(m.performAndWait(target: "Later", action: "x") == "fallback")
+        #expect(m.performAndWait(target: "Later", action: "x") == "fallback")
         #expect(provider.asks(for: "Later") == 1)
         try m.register(target: "Later", action: "x") { _ in "registered" }
-        #expect(m.perform(target: "Later", action: "x") == "registered")
+        #expect(m.performAndWait(target: "Later", action: "x") == "registered")
         #expect(m.unregister(target: "Later"))
         // Unregistered: missing again, and looked for again (the registry changed).
-        #expect(m.perform(target: "Later", action: "x") == "fallback")
+        #expect(m.performAndWait(target: "Later", action: "x") == "fallback")
         #expect(provider.asks(for: "Later") == 2)
-        #expect(throws: SwitchboardError.self) { try m.call(target: "Later", action: "x") }
+        #expect(throws: SwitchboardError.self) { try m.callAndWait(target: "Later", action: "x") }
     }
 
     @Test("a stable provider that can find a name now is asked again once the mediator is told (a plugin loaded)")
     func providersChanged() throws {
         let provider = CountingProvider(stable: true)
         let m = try mediatorWithFallback(provider)
-        #expect(m.perform(target: "Plugged", action: "x") == "fallback")
+        #expect(m.performAndWait(target: "Plugged", action: "x") == "fallback")
         provider.add("Plugged")
         m.providersChanged()
-        #expect(m.perform(target: "Plugged", action: "x") == "provided")
+        #expect(m.performAndWait(target: "Plugged", action: "x") == "provided")
         #expect(provider.asks(for: "Plugged") == 2)
     }
 
@@ -76,24 +76,24 @@ struct MissCacheTests {
     func newProviderOrModules() throws {
         let provider = CountingProvider(stable: true)
         let m = try mediatorWithFallback(provider)
-        #expect(m.perform(target: "Local", action: "hello") == "fallback")
+        #expect(m.performAndWait(target: "Local", action: "hello") == "fallback")
         m.modules = ["SwitchboardTests"]
-        #expect(m.perform(target: "Local", action: "hello", params: ["name": "Ada"]) == "hello Ada")
-        #expect(m.perform(target: "Late", action: "x") == "fallback")
+        #expect(m.performAndWait(target: "Local", action: "hello", params: ["name": "Ada"]) == "hello Ada")
+        #expect(m.performAndWait(target: "Late", action: "x") == "fallback")
         let second = CountingProvider(stable: true)
         second.add("Late")
         m.addProvider(second)
-        #expect(m.perform(target: "Late", action: "x") == "provided")
+        #expect(m.performAndWait(target: "Late", action: "x") == "provided")
     }
 
     @Test("a provider that is not stable (a discoverer) is asked on every miss, as before")
     func unstableAskedEveryTime() throws {
         let provider = CountingProvider(stable: false)
         let m = try mediatorWithFallback(provider)
-        for _ in 0..<3 { #expect(m.perform(target: "Nowhere", action: "x") == "fallback") }
+        for _ in 0..<3 { #expect(m.performAndWait(target: "Nowhere", action: "x") == "fallback") }
         #expect(provider.asks(for: "Nowhere") == 3)
         provider.add("Nowhere")
-        #expect(m.perform(target: "Nowhere", action: "x") == "provided")
+        #expect(m.performAndWait(target: "Nowhere", action: "x") == "provided")
     }
 
     @Test("a failing call still names the closest targets, built when it fails for good")
@@ -103,7 +103,7 @@ struct MissCacheTests {
         try m.register(target: "Account", action: "show") { _ in .null }
         for _ in 0..<2 {
             do {
-                _ = try m.call(target: "Acount", action: "show")
+                _ = try m.callAndWait(target: "Acount", action: "show")
                 Issue.record("a missing target answered")
             } catch {
                 #expect(error.code == .noTarget)
@@ -117,10 +117,10 @@ struct MissCacheTests {
         let provider = CountingProvider(stable: true)
         let m = try mediatorWithFallback(provider)
         let names = (0..<(3 * MissCache.slotCount)).map { "Missing\($0)" }
-        for name in names + names { #expect(m.perform(target: name, action: "x") == "fallback") }
+        for name in names + names { #expect(m.performAndWait(target: name, action: "x") == "fallback") }
         try m.register(target: names[5], action: "x") { _ in "registered" }
-        #expect(m.perform(target: names[5], action: "x") == "registered")
-        #expect(m.perform(target: names[6], action: "x") == "fallback")
+        #expect(m.performAndWait(target: names[5], action: "x") == "registered")
+        #expect(m.performAndWait(target: names[6], action: "x") == "fallback")
     }
 
     @Test("threads missing the same names while one registers them: each registration is seen by the next call")
@@ -137,7 +137,7 @@ struct MissCacheTests {
                 var i = 0
                 while !done.load(ordering: .acquiring) {
                     // Names registered or not yet: either answer is right, nothing else.
-                    let answer = m.perform(target: "Name\((i + t) % rounds)", action: "x")
+                    let answer = m.performAndWait(target: "Name\((i + t) % rounds)", action: "x")
                     if answer != "fallback" && answer != "registered" { wrong.add(1, ordering: .relaxed) }
                     i += 1
                 }
@@ -146,9 +146,9 @@ struct MissCacheTests {
         }
         var unseen = 0
         for i in 0..<rounds {
-            _ = m.perform(target: "Name\(i)", action: "x")
+            _ = m.performAndWait(target: "Name\(i)", action: "x")
             try m.register(target: "Name\(i)", action: "x") { _ in "registered" }
-            if m.perform(target: "Name\(i)", action: "x") != "registered" { unseen += 1 }
+            if m.performAndWait(target: "Name\(i)", action: "x") != "registered" { unseen += 1 }
         }
         done.store(true, ordering: .releasing)
         group.wait()

@@ -122,9 +122,9 @@ struct NameTests {
             try m.register(target: name, action: "who") { _ in .string(name) }
         }
         for name in names {
-            #expect(try m.call(target: name, action: "who") == .string(name))
+            #expect(try m.callAndWait(target: name, action: "who") == .string(name))
         }
-        #expect(throws: SwitchboardError.self) { try m.call(target: "ABCF", action: "who") }
+        #expect(throws: SwitchboardError.self) { try m.callAndWait(target: "ABCF", action: "who") }
     }
 
     @Test("the module key's length constant matches the key; the key is found in small and large params")
@@ -143,16 +143,16 @@ struct NameTests {
         let m = Mediator()
         try m.register(Target_OddNames.self, as: "Odd")
         // Cached, so that the plain fast path finds the instance.
-        #expect(m.perform(target: "Odd", action: "ok", cacheTarget: true) == "ok")
+        #expect(m.performAndWait(target: "Odd", action: "ok", cacheTarget: true) == "ok")
         func refusals() -> [String] {
             ["", "a\u{0}b"].map { action in
                 do {
-                    let value = try m.call(target: "Odd", action: action)
+                    let value = try m.callAndWait(target: "Odd", action: action)
                     return "ran: \(value)"
                 } catch {
                     return "\(error)"
                 }
-            } + [m.perform(target: "Odd", action: "").description, m.perform(target: "Odd", action: "a\u{0}b").description]
+            } + [m.performAndWait(target: "Odd", action: "").description, m.performAndWait(target: "Odd", action: "a\u{0}b").description]
         }
         let plain = refusals()
         #expect(plain[0].contains("action name is empty"), "\(plain)")

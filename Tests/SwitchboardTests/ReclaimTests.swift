@@ -52,7 +52,7 @@ final class Target_SlowStart: Target {
                 return 7
             }
             let thread = Thread { [self] in
-                result = Result { () throws(SwitchboardError) in try mediator.call(target: "Blocker", action: "wait") }
+                result = Result { () throws(SwitchboardError) in try mediator.callAndWait(target: "Blocker", action: "wait") }
                 finished.signal()
             }
             thread.start()
@@ -71,16 +71,16 @@ final class Target_SlowStart: Target {
         let token = tokens.make()
         switch i % 14 {
         case 0, 1: try m.register(target: "Churn", action: "a") { _ in _ = token; return 1 }
-        case 2: ids = try m.addInterceptor(named: "pass") { _ in _ = token; return .proceed }
-        case 3: #expect(m.removeInterceptor(ids))
-        case 4: ids = try m.addObserver { _ in _ = token }
-        case 5: #expect(m.removeObserver(ids))
+        case 2: ids = try m.addInterceptor(named: "pass") { _ in _ = token; return .proceed }.rawValue
+        case 3: #expect(m.removeInterceptor(InterceptorID(rawValue: ids)))
+        case 4: ids = try m.addObserver { _ in _ = token }.rawValue
+        case 5: #expect(m.removeObserver(ObserverID(rawValue: ids)))
         case 6: try m.setRules(json: #"[{"from":"Old/*","to":"Churn/$1"}]"#)
         case 7: try m.setRules(json: "[]")
         case 8: m.urlPolicy = URLPolicy(schemes: ["app"], targets: ["Churn"])
         case 9: m.urlPolicy = URLPolicy()
-        case 10: try m.addRoute(pattern: "app://item/:id", target: "Churn", action: "a")
-        case 11: #expect(m.removeRoute(pattern: "app://item/:id"))
+        case 10: try m.addURLPattern("app://item/:id", target: "Churn", action: "a")
+        case 11: #expect(m.removeURLPattern("app://item/:id"))
         case 12:
             try m.defineService("Answering", interface: "a")
             try m.bindService("Answering", to: "Churn")
@@ -152,7 +152,7 @@ final class Target_SlowStart: Target {
         }
         let result = Mutex<Value?>(nil)
         Thread {
-            let value = try? m.call(target: "Held", action: "wait")
+            let value = try? m.callAndWait(target: "Held", action: "wait")
             result.withLock { $0 = value }
             finished.signal()
         }.start()
@@ -177,7 +177,7 @@ final class Target_SlowStart: Target {
         let finished = DispatchSemaphore(value: 0)
         let result = Mutex<Value?>(nil)
         Thread {
-            let value = try? m.call(target: "SlowStart", action: "go")
+            let value = try? m.callAndWait(target: "SlowStart", action: "go")
             result.withLock { $0 = value }
             finished.signal()
         }.start()

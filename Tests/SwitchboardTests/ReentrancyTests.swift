@@ -8,9 +8,9 @@ struct ReentrancyTests {
         let m = Mediator()
         try m.register(target: "Inner", action: "value") { _ in 41 }
         try m.register(target: "Outer", action: "value") { [unowned m] _ in
-            .int(try m.call(target: "Inner", action: "value").int! + 1)
+            .int(try m.callAndWait(target: "Inner", action: "value").int! + 1)
         }
-        #expect(try m.call(target: "Outer", action: "value") == 42)
+        #expect(try m.callAndWait(target: "Outer", action: "value") == 42)
     }
 
     @Test("an action may call itself through the mediator, deeply")
@@ -19,9 +19,9 @@ struct ReentrancyTests {
         try m.register(target: "R", action: "countdown") { [unowned m] params in
             let n = params["n"]?.int ?? 0
             if n == 0 { return "done" }
-            return try m.call(target: "R", action: "countdown", params: ["n": .int(n - 1)])
+            return try m.callAndWait(target: "R", action: "countdown", params: ["n": .int(n - 1)])
         }
-        #expect(try m.call(target: "R", action: "countdown", params: ["n": 200]) == "done")
+        #expect(try m.callAndWait(target: "R", action: "countdown", params: ["n": 200]) == "done")
     }
 
     @Test("an action may register, unregister and release while it runs")
@@ -29,7 +29,7 @@ struct ReentrancyTests {
         let m = fixtureMediator()
         try m.register(target: "Self", action: "rewire") { [unowned m] _ in
             try m.register(target: "Self", action: "added") { _ in "added" }
-            m.releaseCachedTarget("Counter")
+            m.evict(target: "Counter")
             m.unregister(target: "Other")
             // This very closure has just been replaced in the registry; it
             // must stay alive until it returns.
@@ -37,11 +37,11 @@ struct ReentrancyTests {
             return "first"
         }
         try m.register(target: "Other", action: "x") { _ in 1 }
-        _ = try m.call(target: "Counter", action: "serial", cacheTarget: true)
-        #expect(try m.call(target: "Self", action: "rewire") == "first")
-        #expect(try m.call(target: "Self", action: "rewire") == "rewired")
-        #expect(try m.call(target: "Self", action: "added") == "added")
-        #expect { try m.call(target: "Other", action: "x") } throws: { ($0 as? SwitchboardError)?.code == .noTarget }
+        _ = try m.callAndWait(target: "Counter", action: "serial", cacheTarget: true)
+        #expect(try m.callAndWait(target: "Self", action: "rewire") == "first")
+        #expect(try m.callAndWait(target: "Self", action: "rewire") == "rewired")
+        #expect(try m.callAndWait(target: "Self", action: "added") == "added")
+        #expect { try m.callAndWait(target: "Other", action: "x") } throws: { ($0 as? SwitchboardError)?.code == .noTarget }
     }
 
     @Test("unregistering the running target leaves the running call intact")
@@ -52,8 +52,8 @@ struct ReentrancyTests {
             m.unregister(target: "Ephemeral")
             return .dict(payload)
         }
-        #expect(try m.call(target: "Ephemeral", action: "go") == .dict(payload))
-        #expect(m.perform(target: "Ephemeral", action: "go") == .null)
+        #expect(try m.callAndWait(target: "Ephemeral", action: "go") == .dict(payload))
+        #expect(m.performAndWait(target: "Ephemeral", action: "go") == .null)
     }
 
     @Test("a callback in params may perform on the mediator")
@@ -64,8 +64,8 @@ struct ReentrancyTests {
             try params["onDone"]!.callback!("shown")
         }
         let done = Callback { [unowned m] args in
-            .array([args, try m.call(target: "Data", action: "get")])
+            .array([args, try m.callAndWait(target: "Data", action: "get")])
         }
-        #expect(try m.call(target: "UI", action: "show", params: ["onDone": .callback(done)]) == ["shown", "data"])
+        #expect(try m.callAndWait(target: "UI", action: "show", params: ["onDone": .callback(done)]) == ["shown", "data"])
     }
 }

@@ -18,7 +18,7 @@ struct RegistrationTests {
         try m.register(target: "Math", action: "double") { params in
             .int((params["n"]?.int ?? 0) * 2)
         }
-        #expect(try m.call(target: "Math", action: "double", params: ["n": 21]) == 42)
+        #expect(try m.callAndWait(target: "Math", action: "double", params: ["n": 21]) == 42)
     }
 
     @Test("re-registering replaces the action and frees the old closure")
@@ -29,10 +29,10 @@ struct RegistrationTests {
             let probe = DeinitProbe(released)
             try m.register(target: "T", action: "a") { _ in _ = probe; return 1 }
         }
-        #expect(try m.call(target: "T", action: "a") == 1)
+        #expect(try m.callAndWait(target: "T", action: "a") == 1)
         #expect(released.value == 0)
         try m.register(target: "T", action: "a") { _ in 2 }
-        #expect(try m.call(target: "T", action: "a") == 2)
+        #expect(try m.callAndWait(target: "T", action: "a") == 2)
         #expect(eventually { released.value == 1 })
     }
 
@@ -40,8 +40,8 @@ struct RegistrationTests {
     func several() throws {
         let m = Mediator()
         try m.register(target: "T", actions: ["a": { _ in "a" }, "b": { _ in "b" }])
-        #expect(try m.call(target: "T", action: "a") == "a")
-        #expect(try m.call(target: "T", action: "b") == "b")
+        #expect(try m.callAndWait(target: "T", action: "a") == "a")
+        #expect(try m.callAndWait(target: "T", action: "b") == "b")
     }
 
     @Test("unregistering a target removes all its actions")
@@ -54,7 +54,7 @@ struct RegistrationTests {
         }
         #expect(m.unregister(target: "T"))
         #expect(eventually { released.value == 1 })
-        #expect { try m.call(target: "T", action: "a") } throws: { ($0 as? SwitchboardError)?.code == .noTarget }
+        #expect { try m.callAndWait(target: "T", action: "a") } throws: { ($0 as? SwitchboardError)?.code == .noTarget }
         #expect(!m.unregister(target: "T"))
     }
 
@@ -64,10 +64,10 @@ struct RegistrationTests {
         try m.register(target: "T", actions: ["a": { _ in 1 }, "b": { _ in 2 }])
         #expect(m.unregister(target: "T", action: "a"))
         #expect(!m.unregister(target: "T", action: "a"))
-        #expect { try m.call(target: "T", action: "a") } throws: { ($0 as? SwitchboardError)?.code == .noAction }
-        #expect(try m.call(target: "T", action: "b") == 2)
+        #expect { try m.callAndWait(target: "T", action: "a") } throws: { ($0 as? SwitchboardError)?.code == .noAction }
+        #expect(try m.callAndWait(target: "T", action: "b") == 2)
         #expect(m.unregister(target: "T", action: "b"))
-        #expect { try m.call(target: "T", action: "b") } throws: { ($0 as? SwitchboardError)?.code == .noTarget }
+        #expect { try m.callAndWait(target: "T", action: "b") } throws: { ($0 as? SwitchboardError)?.code == .noTarget }
         #expect(!m.unregister(target: "Nobody", action: "b"))
     }
 
@@ -75,7 +75,7 @@ struct RegistrationTests {
     func registerClass() throws {
         let m = Mediator()
         try m.register(Target_Registered.self, as: "Reg")
-        #expect(try m.call(target: "Reg", action: "kind") == "class")
+        #expect(try m.callAndWait(target: "Reg", action: "kind") == "class")
     }
 
     @Test("registered actions are found before the class's own")
@@ -83,18 +83,18 @@ struct RegistrationTests {
         let m = Mediator()
         try m.register(Target_Registered.self, as: "Reg")
         try m.register(target: "Reg", action: "shared") { _ in "registered" }
-        #expect(try m.call(target: "Reg", action: "shared") == "registered")
-        #expect(try m.call(target: "Reg", action: "kind") == "class")
+        #expect(try m.callAndWait(target: "Reg", action: "shared") == "registered")
+        #expect(try m.callAndWait(target: "Reg", action: "kind") == "class")
         #expect(m.unregister(target: "Reg", action: "shared"))
-        #expect(try m.call(target: "Reg", action: "shared") == "class")
+        #expect(try m.callAndWait(target: "Reg", action: "shared") == "class")
     }
 
     @Test("registering one action on a discoverable target keeps the rest reachable")
     func registerOnDiscoverable() throws {
         let m = fixtureMediator()
         try m.register(target: "OnlyB", action: "extra") { _ in "extra" }
-        #expect(try m.call(target: "OnlyB", action: "extra") == "extra")
-        #expect(try m.call(target: "OnlyB", action: "add", params: ["a": 1, "b": 2]) == 3)
+        #expect(try m.callAndWait(target: "OnlyB", action: "extra") == "extra")
+        #expect(try m.callAndWait(target: "OnlyB", action: "add", params: ["a": 1, "b": 2]) == 3)
     }
 
     @Test("bad names are refused with invalidArgument and register nothing",
@@ -118,14 +118,14 @@ struct RegistrationTests {
         }
         for i in stride(from: 0, to: 5000, by: 2) { m.unregister(target: "T\(i)") }
         for i in 0..<5000 {
-            let result = m.perform(target: "T\(i)", action: "id")
+            let result = m.performAndWait(target: "T\(i)", action: "id")
             #expect(result == (i % 2 == 0 ? .null : .int(Int64(i))))
         }
         #expect(m.targets.count == 2500)
         for i in stride(from: 0, to: 5000, by: 2) {
             try m.register(target: "T\(i)", action: "id") { _ in .int(Int64(-i)) }
         }
-        #expect(m.perform(target: "T4", action: "id") == -4)
+        #expect(m.performAndWait(target: "T4", action: "id") == -4)
         #expect(m.targets.count == 5000)
     }
 }

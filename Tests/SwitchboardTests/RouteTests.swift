@@ -18,8 +18,8 @@ struct RouteTests {
         let m = Mediator()
         try m.register(target: "Math", action: "inc") { .int(($0["n"]?.int ?? 0) + 1) }
         let route = try m.route(target: "Math", action: "inc")
-        #expect(try route.call(["n": 1]) == 2)
-        #expect(try route.call(["n": 41]) == 42)
+        #expect(try route.callAndWait(["n": 1]) == 2)
+        #expect(try route.callAndWait(["n": 41]) == 42)
         #expect(route.targetName == "Math")
         #expect(route.actionName == "inc")
     }
@@ -39,26 +39,26 @@ struct RouteTests {
         let m = Mediator()
         try m.register(target: "T", action: "v") { _ in 1 }
         let route = try m.route(target: "T", action: "v")
-        #expect(try route.call() == 1)
+        #expect(try route.callAndWait() == 1)
         m.unregister(target: "T")
-        #expect { try route.call() } throws: { ($0 as? SwitchboardError)?.code == .noTarget }
+        #expect { try route.callAndWait() } throws: { ($0 as? SwitchboardError)?.code == .noTarget }
         try m.register(target: "T", action: "other") { _ in 0 }
-        #expect { try route.call() } throws: { ($0 as? SwitchboardError)?.code == .noAction }
+        #expect { try route.callAndWait() } throws: { ($0 as? SwitchboardError)?.code == .noAction }
         try m.register(target: "T", action: "v") { _ in 2 }
-        #expect(try route.call() == 2)
+        #expect(try route.callAndWait() == 2)
     }
 
     @Test("a route to a class target uses the cache like perform does")
     func cachedClass() throws {
         let m = Mediator(modules: ["SwitchboardTests"])
         let cached = try m.route(target: "RouteCounter", action: "serial", cacheTarget: true)
-        let first = try cached.call()
-        #expect(try cached.call() == first)
-        #expect(try m.call(target: "RouteCounter", action: "serial") == first)
-        m.releaseCachedTarget("RouteCounter")
-        #expect(try cached.call() != first)
+        let first = try cached.callAndWait()
+        #expect(try cached.callAndWait() == first)
+        #expect(try m.callAndWait(target: "RouteCounter", action: "serial") == first)
+        m.evict(target: "RouteCounter")
+        #expect(try cached.callAndWait() != first)
         let uncached = try Mediator(modules: ["SwitchboardTests"]).route(target: "RouteCounter", action: "serial")
-        #expect(try uncached.call() != uncached.call())
+        #expect(try uncached.callAndWait() != uncached.callAndWait())
     }
 
     @Test("a route does not keep a replaced action alive")
@@ -70,10 +70,10 @@ struct RouteTests {
             try m.register(target: "T", action: "a") { _ in _ = probe; return 1 }
         }
         let route = try m.route(target: "T", action: "a")
-        #expect(try route.call() == 1)
+        #expect(try route.callAndWait() == 1)
         try m.register(target: "T", action: "a") { _ in 2 }
         #expect(eventually { released.value == 1 })
-        #expect(try route.call() == 2)
+        #expect(try route.callAndWait() == 2)
     }
 
     @Test("one route called from many tasks while the registry churns")
@@ -88,7 +88,7 @@ struct RouteTests {
                 group.addTask {
                     for i in 0..<20_000 {
                         let n = Int64(worker * 100_000 + i)
-                        if (try? route.call(["n": .int(n)])) != .int(-n) { failures.increment() }
+                        if (try? route.callAndWait(["n": .int(n)])) != .int(-n) { failures.increment() }
                     }
                     done.increment()
                 }

@@ -32,11 +32,11 @@ struct ServiceInterfaceTests {
         try provider(m, "Adyen", answer: false)
         try m.defineService("Payments", interface: Self.payments)
         try m.bindService("Payments", to: "Stripe")
-        #expect(try m.callService("Payments", action: "charge", params: ["cents": 300]) == true)
-        #expect(try m.callService("Payments", action: "status") == "Stripe")
+        #expect(try m.callServiceAndWait("Payments", action: "charge", params: ["cents": 300]) == true)
+        #expect(try m.callServiceAndWait("Payments", action: "status") == "Stripe")
         try m.bindService("Payments", to: "Adyen")
-        #expect(try m.callService("Payments", action: "charge", params: ["cents": 300]) == false)
-        #expect(try m.callService("Payments", action: "status") == "Adyen")
+        #expect(try m.callServiceAndWait("Payments", action: "charge", params: ["cents": 300]) == false)
+        #expect(try m.callServiceAndWait("Payments", action: "status") == "Adyen")
     }
 
     @Test("binding refuses a target that lacks an action or has an incompatible contract, naming each")
@@ -65,7 +65,7 @@ struct ServiceInterfaceTests {
         let undefined = #expect(throws: SwitchboardError.self) { try m.bindService("Undefined", to: "Half") }
         #expect(undefined?.code == .notFound)
         // Nothing was bound by the refusals.
-        let unbound = #expect(throws: SwitchboardError.self) { try m.callService("Payments", action: "status") }
+        let unbound = #expect(throws: SwitchboardError.self) { try m.callServiceAndWait("Payments", action: "status") }
         #expect(unbound?.code == .noTarget)
     }
 
@@ -79,18 +79,18 @@ struct ServiceInterfaceTests {
         try m.register(target: "Other.Q", action: "quote") { _ in "other" }
         try m.bindService("Quotes", to: "Q")
         // The interface's default is filled in; its required param is required.
-        #expect(try m.callService("Quotes", action: "quote", params: ["cents": 1]) == "EUR")
-        let missing = #expect(throws: SwitchboardError.self) { try m.callService("Quotes", action: "quote") }
+        #expect(try m.callServiceAndWait("Quotes", action: "quote", params: ["cents": 1]) == "EUR")
+        let missing = #expect(throws: SwitchboardError.self) { try m.callServiceAndWait("Quotes", action: "quote") }
         #expect(missing?.code == .badParams)
         #expect(missing?.message.contains("service Quotes.quote") == true)
         // The binding alone picks the target: a module key is only a param.
-        #expect(try m.callService("Quotes", action: "quote",
+        #expect(try m.callServiceAndWait("Quotes", action: "quote",
                                   params: ["cents": 1, Mediator.moduleKey: "Other", "currency": "USD"]) == "USD")
         // The bound target replaced by one that breaks the interface.
         #expect(m.unregister(target: "Q"))
         try m.register(target: "Q", action: "quote") { _ in .int(42) }
         let wrong = #expect(throws: SwitchboardError.self) {
-            try m.callService("Quotes", action: "quote", params: ["cents": 1])
+            try m.callServiceAndWait("Quotes", action: "quote", params: ["cents": 1])
         }
         #expect(wrong?.code == .typeMismatch)
         #expect(wrong?.message == "service Quotes.quote: expected a string result, got int")
@@ -98,7 +98,7 @@ struct ServiceInterfaceTests {
         try m.register(target: "Q", action: "quote", contract: "cents: int -> string") { _ in "fine" }
         try m.addInterceptor(named: "mock") { _ in .answer(.bool(true)) }
         let mocked = #expect(throws: SwitchboardError.self) {
-            try m.callService("Quotes", action: "quote", params: ["cents": 1])
+            try m.callServiceAndWait("Quotes", action: "quote", params: ["cents": 1])
         }
         #expect(mocked?.code == .typeMismatch)
         robustnessRow("Calls through a service whose binding no longer conforms (target replaced, interceptor "
@@ -122,7 +122,7 @@ struct ServiceInterfaceTests {
         try m.defineService("Echo", interface: "echo")
         try m.register(target: "E", action: "echo") { p in .dict(p) }
         try m.bindService("Echo", to: "E")
-        #expect(try m.callService("Echo", action: "echo", params: ["a": 1]) == ["a": 1])
+        #expect(try m.callServiceAndWait("Echo", action: "echo", params: ["a": 1]) == ["a": 1])
     }
 
     @Test("an action the interface does not declare, an undefined or unbound service fail clearly")
@@ -130,21 +130,21 @@ struct ServiceInterfaceTests {
         let m = Mediator()
         try provider(m, "Stripe")
         try m.defineService("Payments", interface: Self.payments)
-        let unbound = #expect(throws: SwitchboardError.self) { try m.callService("Payments", action: "status") }
+        let unbound = #expect(throws: SwitchboardError.self) { try m.callServiceAndWait("Payments", action: "status") }
         #expect(unbound?.code == .noTarget)
         #expect(unbound?.message.contains("not bound") == true)
         try m.bindService("Payments", to: "Stripe")
-        let other = #expect(throws: SwitchboardError.self) { try m.callService("Payments", action: "delete") }
+        let other = #expect(throws: SwitchboardError.self) { try m.callServiceAndWait("Payments", action: "delete") }
         #expect(other?.code == .noAction)
         #expect(other?.message.contains("charge, refund, status") == true)
-        let undefined = #expect(throws: SwitchboardError.self) { try m.callService("Nope", action: "status") }
+        let undefined = #expect(throws: SwitchboardError.self) { try m.callServiceAndWait("Nope", action: "status") }
         #expect(undefined?.code == .notFound) // no such service: a lookup, not a call's missing target
         // Redefining drops the binding; unbinding with nil too.
         try m.defineService("Payments", interface: Self.payments)
-        #expect(throws: SwitchboardError.self) { try m.callService("Payments", action: "status") }
+        #expect(throws: SwitchboardError.self) { try m.callServiceAndWait("Payments", action: "status") }
         try m.bindService("Payments", to: "Stripe")
         try m.bindService("Payments", to: nil)
-        #expect(throws: SwitchboardError.self) { try m.callService("Payments", action: "status") }
+        #expect(throws: SwitchboardError.self) { try m.callServiceAndWait("Payments", action: "status") }
         #expect(m.removeService("Payments"))
         #expect(!m.removeService("Payments"))
     }
@@ -186,7 +186,7 @@ struct ServiceInterfaceTests {
             for _ in 0..<3 {
                 group.addTask {
                     for _ in 0..<500 {
-                        let answer = try? m.callService("Payments", action: "status")
+                        let answer = try? m.callServiceAndWait("Payments", action: "status")
                         if answer != "A" && answer != "B" { failures.count.add(1, ordering: .relaxed) }
                     }
                 }

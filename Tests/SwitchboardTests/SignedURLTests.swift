@@ -27,13 +27,13 @@ struct SignedURLTests {
         let signer = try URLSigner(key: Self.key)
         let url = try signer.sign("app://A/show?id=42", expires: Self.now + 60)
         #expect(url.hasPrefix("app://A/show?id=42&expires=1000060&signature="))
-        #expect(try m.call(url: url) == ["id": "42"])
+        #expect(try m.callAndWait(url: url) == ["id": "42"])
         let bare = try signer.sign("app://A/show", expires: Self.now + 1)
-        #expect(try m.call(url: bare) == [:])
+        #expect(try m.callAndWait(url: bare) == [:])
         #expect(spy.calls.value == 2 && seen.value == 2 && rejected.value == 0)
         // Without a signer, URLs need no signature again.
         m.urlSigner = nil
-        #expect(try m.call(url: "app://A/show?x=1") == ["x": "1"])
+        #expect(try m.callAndWait(url: "app://A/show?x=1") == ["x": "1"])
     }
 
     /// Each must be refused before the interceptor or the target runs.
@@ -72,7 +72,7 @@ struct SignedURLTests {
         let cases = try Self.hostile()
         for (url, reason) in cases {
             do {
-                let value = try m.call(url: url)
+                let value = try m.callAndWait(url: url)
                 Issue.record("\(url) was answered: \(value)")
             } catch {
                 #expect(error.code == .rejected, "\(url): \(error)")

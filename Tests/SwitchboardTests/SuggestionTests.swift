@@ -32,9 +32,10 @@ struct SuggestionTests {
         let m = Mediator()
         try m.register(target: "Catalog", action: "item") { _ in 1 }
         #expect {
-            try m.call(target: "Catalgo", action: "item")
+            try m.callAndWait(target: "Catalgo", action: "item")
         } throws: { error in
-            guard case SwitchboardError.noTarget(let message) = error else { return false }
+            guard let error = error as? SwitchboardError, error.code == .noTarget else { return false }
+            let message = error.message
             return message.hasPrefix("no target named \"Catalgo\" (did you mean \"Catalog\"?)")
         }
     }
@@ -45,9 +46,10 @@ struct SuggestionTests {
         try m.register(target: "Shop", action: "checkout") { _ in 1 }
         try m.register(target: "Shop", action: "checkouts") { _ in 2 }
         #expect {
-            try m.call(target: "Shop", action: "chekout")
+            try m.callAndWait(target: "Shop", action: "chekout")
         } throws: { error in
-            guard case SwitchboardError.noAction(let message) = error else { return false }
+            guard let error = error as? SwitchboardError, error.code == .noAction else { return false }
+            let message = error.message
             return message.hasSuffix("(did you mean \"checkout\" or \"checkouts\"?)")
         }
     }
@@ -55,17 +57,21 @@ struct SuggestionTests {
     @Test("a Swift caller is told which modules were searched for Target_<Name>, or that none were")
     func modules() {
         #expect {
-            try Mediator().call(target: "Greeter", action: "hello")
+            try Mediator().callAndWait(target: "Greeter", action: "hello")
         } throws: { error in
-            guard case SwitchboardError.noTarget(let message) = error else { return false }
+            guard let error = error as? SwitchboardError, error.code == .noTarget else { return false }
+            let message = error.message
             return message.contains("no Swift module is searched for a class Target_Greeter")
                 && message.contains("Mediator(modules: [\"App\"])")
         }
         #expect {
-            try Mediator(modules: ["App", "Core"]).call(target: "Greeter", action: "hello")
+            try Mediator(modules: ["App", "Core"]).callAndWait(target: "Greeter", action: "hello")
         } throws: { error in
-            guard case SwitchboardError.noTarget(let message) = error else { return false }
+            guard let error = error as? SwitchboardError, error.code == .noTarget else { return false }
+            let message = error.message
             return message.contains("the class Target_Greeter was looked for in the Swift modules App, Core")
+                && message.contains("is the module linked into the program")
+                && message.contains("a private, fileprivate or nested class cannot be found by name")
         }
     }
 
@@ -77,10 +83,40 @@ struct SuggestionTests {
         let route = try m.route(target: "Catalogs", action: "item")
         #expect(m.unregister(target: "Catalogs"))
         #expect {
-            try route.call()
+            try route.callAndWait()
         } throws: { error in
-            guard case SwitchboardError.noTarget(let message) = error else { return false }
+            guard let error = error as? SwitchboardError, error.code == .noTarget else { return false }
+            let message = error.message
             return message.contains("(did you mean \"Catalog\"?)")
         }
     }
+
+    @Test("a nested or private Target_ class is not found by name, and ENOTARGET says why it may not be")
+    func unreachableClasses() throws {
+        let m = Mediator(modules: ["SwitchboardTests"])
+        for name in ["Nested", "Hidden"] {
+            #expect { try m.callAndWait(target: name, action: "who") } throws: { error in
+                guard let error = error as? SwitchboardError, error.code == .noTarget else { return false }
+                return error.message.contains("is the module linked into the program, and is the class internal or public")
+            }
+        }
+        // The same classes, registered explicitly, answer: only finding them by name fails.
+        try m.register(UnreachableTargets.Target_Nested.self, as: "Nested")
+        #expect(try m.callAndWait(target: "Nested", action: "who") == "nested")
+        #expect(try Mediator(modules: ["SwitchboardTests"]).callAndWait(target: "Reachable", action: "who") == "top level")
+    }
+}
+
+enum UnreachableTargets {
+    final class Target_Nested: Target {
+        static let actions: Actions<Target_Nested> = ["who": { _, _ in "nested" }]
+    }
+}
+
+private final class Target_Hidden: Target {
+    static let actions: Actions<Target_Hidden> = ["who": { _, _ in "hidden" }]
+}
+
+final class Target_Reachable: Target {
+    static let actions: Actions<Target_Reachable> = ["who": { _, _ in "top level" }]
 }

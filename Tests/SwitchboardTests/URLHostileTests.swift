@@ -67,7 +67,7 @@ struct URLLimitTests {
         rejections.install(on: m)
         m.urlSigner = try URLSigner(key: Array(repeating: 7, count: 32), now: { 1_000 })
         let huge = "app://A/show?x=" + String(repeating: "a", count: 16 << 20)
-        let error = #expect(throws: SwitchboardError.self) { try m.call(url: huge) }
+        let error = #expect(throws: SwitchboardError.self) { try m.callAndWait(url: huge) }
         #expect(error?.code == .badURL && error?.message == "the URL is \(huge.utf8.count) bytes; the limit is 65535")
         // Refused for its length, not looked at for a signature.
         #expect(rejections.all.isEmpty)
@@ -85,7 +85,7 @@ struct URLLimitTests {
         r.rules = [RoutingRule(.rewrite(from: "app://*", to: "app://$1$1"))]
         let start = "app://A/show?x=" + String(repeating: "b", count: 2_000)
         do {
-            _ = try r.call(url: start)
+            _ = try r.callAndWait(url: start)
             Issue.record("a URL rewritten past the limit was opened")
         } catch {
             #expect(error.code == .badURL, "\(error)")
@@ -105,7 +105,7 @@ struct URLLimitTests {
         for i in 0..<kinds {
             patterns = patterns.flatMap { ["\($0)/1", "\($0)/<int:a\(i)>", "\($0)/:s\(i)"] }
         }
-        for (n, p) in patterns.enumerated() { try m.addRoute(pattern: "app://h\(p)/end", target: "T\(n)", action: "go") }
+        for (n, p) in patterns.enumerated() { try m.addURLPattern("app://h\(p)/end", target: "T\(n)", action: "go") }
         let ones = Array(repeating: "1", count: kinds).joined(separator: "/")
 
         var steps = 0
@@ -141,23 +141,23 @@ struct URLLandingTests {
         let web = CountingHandler()
         let item = CountingHandler()
         try m.connect(scheme: "https", handler: web)
-        try m.addRoute(pattern: "app://item/<int:id>", handler: item)
+        try m.addURLPattern("app://item/<int:id>", handler: item)
         m.urlPolicy = URLPolicy(schemes: ["app", "https"])
 
         // Through the scheme and the pattern.
-        #expect(try m.call(url: "https://example.com/x")["host"] == "example.com")
-        #expect(try m.call(url: "app://item/42")["id"] == 42)
+        #expect(try m.callAndWait(url: "https://example.com/x")["host"] == "example.com")
+        #expect(try m.callAndWait(url: "app://item/42")["id"] == 42)
         #expect(web.calls.value == 1 && item.calls.value == 1)
 
         // By any spelling of the old names: never.
         for url in ["app://scheme%3Ahttps/open?url=https://evil.example/", "app://scheme:https/open",
                     "app://route%3Aapp%3A%2F%2Fitem%2F%3Cint%3Aid%3E/route?id=not-an-int",
                     "app://%00scheme%3Ahttps/open"] {
-            #expect(throws: SwitchboardError.self, "\(url)") { try m.call(url: url) }
+            #expect(throws: SwitchboardError.self, "\(url)") { try m.callAndWait(url: url) }
         }
         for name in ["scheme:https", "\u{0}scheme:https", "route:app://item/<int:id>", "\u{0}route:app://item/<int:id>"] {
             #expect(throws: SwitchboardError.self, "\(name)") {
-                try m.call(target: name, action: name.contains("scheme") ? "open" : "route", params: ["id": "not-an-int"])
+                try m.callAndWait(target: name, action: name.contains("scheme") ? "open" : "route", params: ["id": "not-an-int"])
             }
             #expect(!m.unregister(target: name))
         }
@@ -171,7 +171,7 @@ struct URLLandingTests {
         #expect(routes["patterns"]?.array == [["pattern": "app://item/<int:id>", "handler": true]])
 
         // Removing the pattern or the scheme removes the handler.
-        #expect(m.removeRoute(pattern: "app://item/<int:id>"))
+        #expect(m.removeURLPattern("app://item/<int:id>"))
         #expect(m.disconnect(scheme: "https"))
         #expect(m.targets.count == 0)
         robustnessRow("Hostile URLs: internal handler names (scheme:, route:) by URL, perform, route, unregister",
@@ -187,7 +187,7 @@ struct URLLandingTests {
         // "\0scheme:my" before target "app" (or "\0route:app://h" before
         // "x") would spell them.
         try m.connect(scheme: "my.app", handler: scheme)
-        try m.addRoute(pattern: "app://h.x", handler: route)
+        try m.addURLPattern("app://h.x", handler: route)
         let calls: [(target: String, action: String, module: String)] = [
             ("app", "open", "\u{0}scheme:my"), ("x", "route", "\u{0}route:app://h"), ("T", "a", "Mod\u{0}"),
         ]
@@ -196,18 +196,18 @@ struct URLLandingTests {
             for call in calls {
                 for key in [Mediator.moduleKey, Mediator.ctMediatorModuleKey] {
                     let error = #expect(throws: SwitchboardError.self, "\(call) \(key)") {
-                        try m.call(target: call.target, action: call.action, params: [key: .string(call.module)])
+                        try m.callAndWait(target: call.target, action: call.action, params: [key: .string(call.module)])
                     }
                     #expect(error?.code == .invalidArgument)
                     #expect(error?.message.contains("module name contains a NUL byte") == true)
-                    #expect(m.perform(target: call.target, action: call.action, params: [key: .string(call.module)]) == .null)
+                    #expect(m.performAndWait(target: call.target, action: call.action, params: [key: .string(call.module)]) == .null)
                 }
             }
         }
         #expect(scheme.calls.value == 0 && route.calls.value == 0)
         // Through their scheme and pattern, as ever.
-        #expect(try m.call(url: "my.app://anything")["scheme"] == "my.app")
-        #expect(try m.call(url: "app://h.x?k=v")["k"] == "v")
+        #expect(try m.callAndWait(url: "my.app://anything")["scheme"] == "my.app")
+        #expect(try m.callAndWait(url: "app://h.x?k=v")["k"] == "v")
         #expect(scheme.calls.value == 1 && route.calls.value == 1)
         robustnessRow("Module keys spelling a URL handler's internal name (a NUL byte before scheme: or route:), "
                       + "either key, with and without hooks", cases: 12,
@@ -217,30 +217,30 @@ struct URLLandingTests {
     @Test("a module-qualified host reaches only what discovery with the mediator's modules reaches")
     func qualifiedHost() throws {
         let none = Mediator(modules: [])
-        #expect(throws: SwitchboardError.self) { try none.call(url: "app://FixtureTargetsA.OnlyA/echo") }
+        #expect(throws: SwitchboardError.self) { try none.callAndWait(url: "app://FixtureTargetsA.OnlyA/echo") }
         // Found by local code first (a trusted caller may name any module):
         // the URL still does not reach it.
-        #expect(try none.call(target: "FixtureTargetsA.OnlyA", action: "echo", params: ["v": 1])["v"] == 1)
-        #expect(throws: SwitchboardError.self) { try none.call(url: "app://FixtureTargetsA.OnlyA/echo") }
+        #expect(try none.callAndWait(target: "FixtureTargetsA.OnlyA", action: "echo", params: ["v": 1])["v"] == 1)
+        #expect(throws: SwitchboardError.self) { try none.callAndWait(url: "app://FixtureTargetsA.OnlyA/echo") }
         // NoTargetAction answers such a URL as any unknown target.
         try none.register(target: "NoTargetAction", action: "response") { $0["target"] ?? .null }
-        #expect(none.open("app://FixtureTargetsA.OnlyA/echo") == "FixtureTargetsA.OnlyA")
+        #expect(none.openAndWait("app://FixtureTargetsA.OnlyA/echo") == "FixtureTargetsA.OnlyA")
 
         // A module in the list is reached, qualified or not.
         let a = Mediator(modules: ["FixtureTargetsA"])
-        #expect(try a.call(url: "app://FixtureTargetsA.OnlyA/echo?v=2")["v"] == "2")
-        #expect(try a.call(url: "app://OnlyA/echo?v=3")["v"] == "3")
-        #expect(throws: SwitchboardError.self) { try a.call(url: "app://FixtureTargetsB.OnlyB/echo") }
+        #expect(try a.callAndWait(url: "app://FixtureTargetsA.OnlyA/echo?v=2")["v"] == "2")
+        #expect(try a.callAndWait(url: "app://OnlyA/echo?v=3")["v"] == "3")
+        #expect(throws: SwitchboardError.self) { try a.callAndWait(url: "app://FixtureTargetsB.OnlyB/echo") }
         // Until the list changes.
         a.modules = ["FixtureTargetsB"]
-        #expect(throws: SwitchboardError.self) { try a.call(url: "app://OnlyA/echo") }
+        #expect(throws: SwitchboardError.self) { try a.callAndWait(url: "app://OnlyA/echo") }
 
         // The module key never comes from a URL.
         let b = Mediator(modules: ["FixtureTargetsA"])
         let rejections = Rejections()
         rejections.install(on: b)
         let error = #expect(throws: SwitchboardError.self) {
-            try b.call(url: "app://OnlyA/echo?switchboard.module=FixtureTargetsB")
+            try b.callAndWait(url: "app://OnlyA/echo?switchboard.module=FixtureTargetsB")
         }
         #expect(error?.code == .rejected && error?.message == "the params key \"switchboard.module\" cannot come from a URL")
         #expect(rejections.all.count == 1)
@@ -248,13 +248,13 @@ struct URLLandingTests {
         for query in ["kCTMediatorParamsKeySwiftTargetModuleName=FixtureTargetsB",
                       "kCTMediatorParamsKeySwiftTargetModuleName=",
                       "switchboard.module=&kCTMediatorParamsKeySwiftTargetModuleName=FixtureTargetsB"] {
-            let error = #expect(throws: SwitchboardError.self) { try b.call(url: "app://OnlyA/echo?" + query) }
+            let error = #expect(throws: SwitchboardError.self) { try b.callAndWait(url: "app://OnlyA/echo?" + query) }
             #expect(error?.code == .rejected && error?.message.contains("cannot come from a URL") == true)
         }
         #expect(rejections.all.count == 4)
         b.rules = [RoutingRule(.rewrite(from: "Never/*", to: "Never/$1"))] // the intercepted path
         #expect(throws: SwitchboardError.self) {
-            try b.call(url: "app://OnlyA/echo?kCTMediatorParamsKeySwiftTargetModuleName=FixtureTargetsB")
+            try b.callAndWait(url: "app://OnlyA/echo?kCTMediatorParamsKeySwiftTargetModuleName=FixtureTargetsB")
         }
         robustnessRow("Hostile URLs: CTMediator's module key (kCTMediatorParamsKeySwiftTargetModuleName) in the "
                       + "query, empty, beside switchboard.module, with hooks", cases: 4,
@@ -279,13 +279,13 @@ struct URLLandingTests {
 
         // A degrade rule to a target the policy leaves out, and to a native action.
         m.rules = [RoutingRule(.degrade(target: "Pay", action: "*", to: "Web", toAction: "nativeWipe"))]
-        #expect(throws: SwitchboardError.self) { try m.call(url: "app://Pay/nothing") }
-        #expect(m.open("app://Pay/nothing") == .null)
+        #expect(throws: SwitchboardError.self) { try m.callAndWait(url: "app://Pay/nothing") }
+        #expect(m.openAndWait("app://Pay/nothing") == .null)
         m.rules = [RoutingRule(.degrade(target: "Pay", action: "*", to: "Web", toAction: "response"))]
-        #expect(m.open("app://Pay/nothing") == .null)
+        #expect(m.openAndWait("app://Pay/nothing") == .null)
         m.urlPolicy = URLPolicy(targets: ["Pay", "Web"])
         m.rules = [RoutingRule(.degrade(target: "Pay", action: "*", to: "Web", toAction: "nativeWipe"))]
-        #expect(m.open("app://Pay/nothing") == .null)
+        #expect(m.openAndWait("app://Pay/nothing") == .null)
         m.urlPolicy = URLPolicy(targets: ["Pay"])
         m.rules = [RoutingRule(.degrade(target: "Pay", action: "*", to: "Web", toAction: "response"))]
         #expect(spy.value == 0)
@@ -293,28 +293,28 @@ struct URLLandingTests {
         #expect(rejections.all.first?.contains("\"Web\" is not allowed") == true)
         #expect(rejections.all.last?.contains("native") == true)
         // Locally the rule still applies.
-        #expect(m.perform(target: "Pay", action: "nothing") == "web")
+        #expect(m.performAndWait(target: "Pay", action: "nothing") == "web")
         #expect(spy.value == 1)
 
         // NoTargetAction is a target like any other: the policy must allow it.
         m.rules = []
-        #expect(m.open("app://Pay/nothing") == .null)
+        #expect(m.openAndWait("app://Pay/nothing") == .null)
         #expect(spy.value == 1)
         m.urlPolicy = URLPolicy(targets: ["Pay", "NoTargetAction"])
-        #expect(m.open("app://Pay/nothing") == "fallback")
+        #expect(m.openAndWait("app://Pay/nothing") == "fallback")
         #expect(spy.value == 2)
 
         // The degrade handler answers for the call itself (Pay.nothing, admitted).
         #expect(m.unregister(target: "NoTargetAction"))
         m.urlPolicy = URLPolicy(targets: ["Pay"])
         m.setDegradeHandler { _ in "handled" }
-        #expect(m.open("app://Pay/nothing") == "handled")
+        #expect(m.openAndWait("app://Pay/nothing") == "handled")
 
         // Interceptors: the same holds after a redirect (and did before).
         m.setDegradeHandler(nil)
         m.rules = [RoutingRule(.degrade(target: "Pay", action: "*", to: "Web", toAction: "nativeWipe"))]
         _ = try m.addInterceptor(named: "noop") { _ in .proceed }
-        #expect(m.open("app://Pay/nothing") == .null)
+        #expect(m.openAndWait("app://Pay/nothing") == .null)
         #expect(spy.value == 2)
         robustnessRow("Hostile URLs: a URL call moved by a degrade rule, NoTargetAction or the degrade handler "
                       + "(policy and native* where it lands)", cases: 7, "EREJECTED, reported; no target code runs")
@@ -327,11 +327,11 @@ struct URLLandingTests {
         try m.register(target: "New", action: "go") { _ in "new" }
         m.rules = [RoutingRule(.rewrite(from: "app://Old/*", to: "app://New/$1"))]
         for url in ["app://Old/go", "app://%4Fld/go", "app://%4f%6C%64/go", "APP://Old/go", "App://%4Fld/%67o"] {
-            #expect(try m.call(url: url) == "new", "\(url)")
+            #expect(try m.callAndWait(url: url) == "new", "\(url)")
         }
         // A rule written with escapes matches too; reserved escapes stay escapes.
         m.rules = [RoutingRule(.rewrite(from: "APP://%4Fld/*", to: "app://New/$1"))]
-        #expect(try m.call(url: "app://Old/go") == "new")
+        #expect(try m.callAndWait(url: "app://Old/go") == "new")
         #expect(RemoteURL.normalized("app://a%2fb/%7e?q=%3d") == "app://a%2Fb/~?q=%3D")
         robustnessRow("Hostile URLs: URL rules against escaped and upper-case spellings of the URL", cases: 6,
                       "the rule applies to every spelling")

@@ -78,7 +78,7 @@ struct OpenTests {
         let m = Mediator()
         let spy = Spy()
         try spy.install(on: m)
-        let result = try m.call(url: "app://A/show?id=42&tags=a&tags=b")
+        let result = try m.callAndWait(url: "app://A/show?id=42&tags=a&tags=b")
         #expect(result == ["id": "42", "tags": ["a", "b"]])
         #expect(spy.calls.value == 1)
     }
@@ -87,15 +87,15 @@ struct OpenTests {
     func trailingSlashOpens() throws {
         let m = Mediator()
         try m.register(target: "E", action: "echo") { .dict($0) }
-        #expect(try m.call(url: "app://E/echo/?k=v") == ["k": "v"])
-        #expect(try m.call(url: "app://E/echo/") == [:])
+        #expect(try m.callAndWait(url: "app://E/echo/?k=v") == ["k": "v"])
+        #expect(try m.callAndWait(url: "app://E/echo/") == [:])
         for url in ["app://E/echo/more", "app://E/echo/more/", "app://E/echo//"] {
-            #expect { try m.call(url: url) } throws: { ($0 as? SwitchboardError)?.code == .badURL }
+            #expect { try m.callAndWait(url: url) } throws: { ($0 as? SwitchboardError)?.code == .badURL }
         }
-        try m.addRoute(pattern: "app://E/echo/:id", target: "E", action: "echo")
-        #expect(try m.call(url: "app://E/echo/7/") == ["id": "7"])
+        try m.addURLPattern("app://E/echo/:id", target: "E", action: "echo")
+        #expect(try m.callAndWait(url: "app://E/echo/7/") == ["id": "7"])
         // Only `app` is connected by default.
-        #expect { try m.call(url: "other://E/echo/") } throws: { ($0 as? SwitchboardError)?.code == .noTarget }
+        #expect { try m.callAndWait(url: "other://E/echo/") } throws: { ($0 as? SwitchboardError)?.code == .noTarget }
         robustnessRow("URLs with a trailing slash (after the action, after a pattern's last segment, doubled, "
                       + "after an empty segment, more segments than target/action)", cases: 7,
                       "one trailing / is ignored as CTMediator does; the rest EBADURL")
@@ -107,7 +107,7 @@ struct OpenTests {
         try m.register(target: "A", action: "use") { params in
             .array([params["id"] ?? .null, try params["cb"]?.callback?("called") ?? .null])
         }
-        let result = try m.call(url: "app://A/use?id=fromURL&cb=notACallback",
+        let result = try m.callAndWait(url: "app://A/use?id=fromURL&cb=notACallback",
                                 params: ["id": 7, "cb": .callback(Callback { $0 })])
         #expect(result == [7, "called"])
     }
@@ -118,13 +118,13 @@ struct OpenTests {
         let spy = Spy()
         try spy.install(on: m)
         let seen = Box()
-        let value = m.open("app://A/show?x=1") { seen.set($0) }
+        let value = m.openAndWait("app://A/show?x=1") { seen.set($0) }
         #expect(value == ["x": "1"])
         #expect(seen.value == ["result": ["x": "1"]])
-        #expect(m.open("app://A/nativeSecret") { seen.set($0) } == .null)
+        #expect(m.openAndWait("app://A/nativeSecret") { seen.set($0) } == .null)
         #expect(seen.value?["code"] == "EREJECTED")
         #expect(seen.value?["error"]?.string?.contains("native") == true)
-        m.open("bad url") { seen.set($0) }
+        m.openAndWait("bad url") { seen.set($0) }
         #expect(seen.value?["code"] == "EBADURL")
     }
 
@@ -132,7 +132,7 @@ struct OpenTests {
     func fallback() throws {
         let m = Mediator()
         try m.register(target: "NoTargetAction", action: "response") { .dict($0) }
-        let result = try m.call(url: "app://Ghost/boo?k=v")
+        let result = try m.callAndWait(url: "app://Ghost/boo?k=v")
         #expect(result == ["originParams": ["k": "v"], "targetString": "Target_Ghost", "selectorString": "Action_boo:",
                            "target": "Ghost", "action": "boo", "url": "app://Ghost/boo?k=v"])
     }
@@ -142,9 +142,9 @@ struct OpenTests {
         let m = Mediator()
         let spy = Spy()
         try spy.install(on: m)
-        #expect { try m.call(url: "myapp://A/show") } throws: { ($0 as? SwitchboardError)?.code == .noTarget }
+        #expect { try m.callAndWait(url: "myapp://A/show") } throws: { ($0 as? SwitchboardError)?.code == .noTarget }
         try m.connect(scheme: "myapp")
-        #expect(try m.call(url: "MyApp://A/show?x=1") == ["x": "1"])
+        #expect(try m.callAndWait(url: "MyApp://A/show?x=1") == ["x": "1"])
         #expect(m.disconnect(scheme: "myapp"))
         #expect(!m.disconnect(scheme: "myapp"))
         #expect(throws: SwitchboardError.self) { try m.connect(scheme: "1bad") }
@@ -155,7 +155,7 @@ struct OpenTests {
         let m = Mediator()
         try m.register(target: "Web", action: "open") { .dict($0) }
         try m.connect(scheme: "https", to: .forward(target: "Web", action: "open"))
-        let result = try m.call(url: "https://example.com/a/b?q=1")
+        let result = try m.callAndWait(url: "https://example.com/a/b?q=1")
         #expect(result["url"] == "https://example.com/a/b?q=1")
         #expect(result["host"] == "example.com")
         #expect(result["path"] == ["a", "b"])
@@ -255,15 +255,15 @@ struct PolicyTests {
         try m.register(target: "A", action: "inside", contract: "local") { [spy] _ in spy.calls.increment(); return .null }
         for name in ["Caf\u{E9}", "Cafe\u{301}", "Kiosk", "\u{212A}iosk"] { try spy.install(on: m, as: name) }
         m.urlPolicy = URLPolicy(targets: ["A", "Caf\u{E9}", "Kiosk"])
-        #expect(try m.call(url: "app://A/typed?n=-7&ratio=0.5&flag=1") == ["n": -7, "ratio": 0.5, "flag": true])
-        #expect(try m.call(url: "app://Caf%C3%A9/show") == [:])
-        #expect(try m.call(url: "app://Kiosk/show") == [:])
+        #expect(try m.callAndWait(url: "app://A/typed?n=-7&ratio=0.5&flag=1") == ["n": -7, "ratio": 0.5, "flag": true])
+        #expect(try m.callAndWait(url: "app://Caf%C3%A9/show") == [:])
+        #expect(try m.callAndWait(url: "app://Kiosk/show") == [:])
         #expect(spy.calls.value == 3)
         let rejected = Counter()
         m.onRejectedURL = { _ in rejected.increment() }
         for (url, expected) in Self.hostile {
             do {
-                let value = try m.call(url: url)
+                let value = try m.callAndWait(url: url)
                 Issue.record("\(url.prefix(80)) was answered: \(value)")
             } catch {
                 #expect(error.code == expected, "\(url.prefix(80)): \(error)")
@@ -286,21 +286,21 @@ struct PolicyTests {
         try m.register(target: "A", action: "inside", contract: "local") { _ in "ran" }
         let seen = Mutex<[String]>([])
         m.onRejectedURL = { refusal in seen.withLock { $0.append(refusal.url + " | " + refusal.reason) } }
-        #expect { try m.call(url: "app://A/inside?x=1") } throws: { ($0 as? SwitchboardError)?.code == .rejected }
+        #expect { try m.callAndWait(url: "app://A/inside?x=1") } throws: { ($0 as? SwitchboardError)?.code == .rejected }
         // With an interceptor in place the call takes the intercepted path.
         try m.addInterceptor(named: "pass") { _ in .proceed }
-        #expect(m.open("app://A/inside") == .null)
+        #expect(m.openAndWait("app://A/inside") == .null)
         // An action that opens a local action's URL itself and rethrows the
         // refusal passed the policy and ran: only the inner URL is reported.
-        try m.register(target: "A", action: "relay") { [m] _ in try m.call(url: "app://A/inside?from=relay") }
-        #expect { try m.call(url: "app://A/relay") } throws: { ($0 as? SwitchboardError)?.code == .rejected }
+        try m.register(target: "A", action: "relay") { [m] _ in try m.callAndWait(url: "app://A/inside?from=relay") }
+        #expect { try m.callAndWait(url: "app://A/relay") } throws: { ($0 as? SwitchboardError)?.code == .rejected }
         // Nor is an action's own rejection.
         try m.register(target: "A", action: "refuses") { _ in throw SwitchboardError.rejected("no") }
-        #expect(m.open("app://A/refuses") == .null)
+        #expect(m.openAndWait("app://A/refuses") == .null)
         #expect(seen.withLock { $0 } == ["app://A/inside?x=1 | A.inside is local: URLs cannot reach it",
                                          "app://A/inside | A.inside is local: URLs cannot reach it",
                                          "app://A/inside?from=relay | A.inside is local: URLs cannot reach it"])
-        #expect(m.perform(target: "A", action: "inside") == "ran")
+        #expect(m.performAndWait(target: "A", action: "inside") == "ran")
     }
 
     @Test("allowlists: schemes and targets")
@@ -312,12 +312,12 @@ struct PolicyTests {
         try m.connect(scheme: "other")
         m.urlPolicy = URLPolicy(schemes: ["APP"], targets: ["Public"])
         #expect(m.urlPolicy.schemes == ["app"])
-        #expect { try m.call(url: "other://Public/show") } throws: { ($0 as? SwitchboardError)?.code == .rejected }
-        #expect { try m.call(url: "app://A/show") } throws: { ($0 as? SwitchboardError)?.code == .rejected }
-        #expect(try m.call(url: "app://Public/show?x=1") == ["x": "1"])
+        #expect { try m.callAndWait(url: "other://Public/show") } throws: { ($0 as? SwitchboardError)?.code == .rejected }
+        #expect { try m.callAndWait(url: "app://A/show") } throws: { ($0 as? SwitchboardError)?.code == .rejected }
+        #expect(try m.callAndWait(url: "app://Public/show?x=1") == ["x": "1"])
         #expect(spy.calls.value == 1)
         m.urlPolicy = URLPolicy()
-        #expect(try m.call(url: "other://A/show") == [:])
+        #expect(try m.callAndWait(url: "other://A/show") == [:])
     }
 
     @Test("the native rule holds whatever the route: patterns and forward connectors")
@@ -325,13 +325,13 @@ struct PolicyTests {
         let m = Mediator()
         let spy = Spy()
         try spy.install(on: m)
-        try m.addRoute(pattern: "app://secret/*", target: "A", action: "nativeSecret")
+        try m.addURLPattern("app://secret/*", target: "A", action: "nativeSecret")
         try m.connect(scheme: "web", to: .forward(target: "A", action: "nativeSecret"))
-        #expect { try m.call(url: "app://secret/x") } throws: { ($0 as? SwitchboardError)?.code == .rejected }
-        #expect { try m.call(url: "web://host/x") } throws: { ($0 as? SwitchboardError)?.code == .rejected }
+        #expect { try m.callAndWait(url: "app://secret/x") } throws: { ($0 as? SwitchboardError)?.code == .rejected }
+        #expect { try m.callAndWait(url: "web://host/x") } throws: { ($0 as? SwitchboardError)?.code == .rejected }
         #expect(spy.calls.value == 0)
         // A local perform of the same action is of course allowed.
-        #expect(m.perform(target: "A", action: "nativeSecret") == "leaked")
+        #expect(m.performAndWait(target: "A", action: "nativeSecret") == "leaked")
     }
 }
 
@@ -348,26 +348,26 @@ struct PatternTests {
     @Test("placeholders capture typed values into params, over the query")
     func captures() throws {
         let m = try mediator()
-        try m.addRoute(pattern: "app://user/:id/profile", target: "T", action: "echo")
-        try m.addRoute(pattern: "app://item/<int:id>", target: "T", action: "echo")
-        try m.addRoute(pattern: "app://files/<path:rest>", target: "T", action: "echo")
-        try m.addRoute(pattern: "app://web/*", target: "T", action: "echo")
-        #expect(try m.call(url: "app://user/ada/profile?id=overridden&tab=x") == ["id": "ada", "tab": "x"])
-        #expect(try m.call(url: "app://item/42") == ["id": 42])
-        #expect(try m.call(url: "app://files/a/b%2Fc/d") == ["rest": "a/b/c/d"])
-        #expect(try m.call(url: "app://web/x/y") == ["*": ["x", "y"]])
-        #expect(try m.call(url: "app://web") == ["*": []])
+        try m.addURLPattern("app://user/:id/profile", target: "T", action: "echo")
+        try m.addURLPattern("app://item/<int:id>", target: "T", action: "echo")
+        try m.addURLPattern("app://files/<path:rest>", target: "T", action: "echo")
+        try m.addURLPattern("app://web/*", target: "T", action: "echo")
+        #expect(try m.callAndWait(url: "app://user/ada/profile?id=overridden&tab=x") == ["id": "ada", "tab": "x"])
+        #expect(try m.callAndWait(url: "app://item/42") == ["id": 42])
+        #expect(try m.callAndWait(url: "app://files/a/b%2Fc/d") == ["rest": "a/b/c/d"])
+        #expect(try m.callAndWait(url: "app://web/x/y") == ["*": ["x", "y"]])
+        #expect(try m.callAndWait(url: "app://web") == ["*": []])
     }
 
     @Test("optional groups expand into every variant")
     func optionalGroups() throws {
         let m = try mediator()
-        try m.addRoute(pattern: "app://user/:id(/:tab)(/edit)", target: "T", action: "echo")
-        #expect(try m.call(url: "app://user/7") == ["id": "7"])
-        #expect(try m.call(url: "app://user/7/posts") == ["id": "7", "tab": "posts"])
-        #expect(try m.call(url: "app://user/7/posts/edit") == ["id": "7", "tab": "posts"])
+        try m.addURLPattern("app://user/:id(/:tab)(/edit)", target: "T", action: "echo")
+        #expect(try m.callAndWait(url: "app://user/7") == ["id": "7"])
+        #expect(try m.callAndWait(url: "app://user/7/posts") == ["id": "7", "tab": "posts"])
+        #expect(try m.callAndWait(url: "app://user/7/posts/edit") == ["id": "7", "tab": "posts"])
         // The literal /edit variant beats (/:tab): a literal wins over a placeholder.
-        #expect(try m.call(url: "app://user/7/edit") == ["id": "7"])
+        #expect(try m.callAndWait(url: "app://user/7/edit") == ["id": "7"])
     }
 
     @Test("precedence: literal, then <int:>, then :name, then <path:>, then *; a pattern that would tie is refused")
@@ -376,20 +376,20 @@ struct PatternTests {
         for tag in ["literal", "int", "string", "path", "wild", "second"] {
             try m.register(target: "P", action: tag) { _ in .string(tag) }
         }
-        try m.addRoute(pattern: "app://p/*", target: "P", action: "wild")
-        try m.addRoute(pattern: "app://p/<path:rest>", target: "P", action: "path")
-        try m.addRoute(pattern: "app://p/:name", target: "P", action: "string")
-        try m.addRoute(pattern: "app://p/<int:n>", target: "P", action: "int")
-        try m.addRoute(pattern: "app://p/home", target: "P", action: "literal")
-        #expect(try m.call(url: "app://p/home") == "literal")
-        #expect(try m.call(url: "app://p/42") == "int")
-        #expect(try m.call(url: "app://p/ada") == "string")
-        #expect(try m.call(url: "app://p/a/b") == "path")
-        #expect(try m.call(url: "app://p") == "wild")
+        try m.addURLPattern("app://p/*", target: "P", action: "wild")
+        try m.addURLPattern("app://p/<path:rest>", target: "P", action: "path")
+        try m.addURLPattern("app://p/:name", target: "P", action: "string")
+        try m.addURLPattern("app://p/<int:n>", target: "P", action: "int")
+        try m.addURLPattern("app://p/home", target: "P", action: "literal")
+        #expect(try m.callAndWait(url: "app://p/home") == "literal")
+        #expect(try m.callAndWait(url: "app://p/42") == "int")
+        #expect(try m.callAndWait(url: "app://p/ada") == "string")
+        #expect(try m.callAndWait(url: "app://p/a/b") == "path")
+        #expect(try m.callAndWait(url: "app://p") == "wild")
 
         // Same shape, other capture name: the same URLs at equal precedence.
         do {
-            try m.addRoute(pattern: "app://p/:other", target: "P", action: "second")
+            try m.addURLPattern("app://p/:other", target: "P", action: "second")
             Issue.record("a tie was accepted")
         } catch {
             #expect(error.code == .invalidArgument)
@@ -397,30 +397,30 @@ struct PatternTests {
         }
         // An optional group that expands to a registered shape ties too.
         #expect(throws: SwitchboardError.self) {
-            try m.addRoute(pattern: "app://p(/<int:k>)", target: "P", action: "second")
+            try m.addURLPattern("app://p(/<int:k>)", target: "P", action: "second")
         }
         // The same text to another action ties; to the same action again, nothing changes.
-        #expect(throws: SwitchboardError.self) { try m.addRoute(pattern: "app://p/:name", target: "P", action: "second") }
-        try m.addRoute(pattern: "app://p/:name", target: "P", action: "string")
+        #expect(throws: SwitchboardError.self) { try m.addURLPattern("app://p/:name", target: "P", action: "second") }
+        try m.addURLPattern("app://p/:name", target: "P", action: "string")
         #expect(m.routes()["patterns"]?.array?.count == 5)
         // Another scheme, or another literal, is another shape.
-        try m.addRoute(pattern: "web://p/:other", target: "P", action: "second")
-        try m.addRoute(pattern: "app://q/:other", target: "P", action: "second")
+        try m.addURLPattern("web://p/:other", target: "P", action: "second")
+        try m.addURLPattern("app://q/:other", target: "P", action: "second")
 
-        #expect(m.removeRoute(pattern: "app://p/:name"))
-        try m.addRoute(pattern: "app://p/:other", target: "P", action: "second")
-        #expect(try m.call(url: "app://p/ada") == "second")
-        #expect(!m.removeRoute(pattern: "app://p/:name"))
+        #expect(m.removeURLPattern("app://p/:name"))
+        try m.addURLPattern("app://p/:other", target: "P", action: "second")
+        #expect(try m.callAndWait(url: "app://p/ada") == "second")
+        #expect(!m.removeURLPattern("app://p/:name"))
     }
 
     @Test("a literal match that dead-ends falls back to a placeholder")
     func backtracking() throws {
         let m = Mediator()
         try m.register(target: "P", actions: ["a": { _ in "a" }, "b": { _ in "b" }])
-        try m.addRoute(pattern: "app://x/home/settings", target: "P", action: "a")
-        try m.addRoute(pattern: "app://x/:page/about", target: "P", action: "b")
-        #expect(try m.call(url: "app://x/home/about") == "b")
-        #expect(try m.call(url: "app://x/home/settings") == "a")
+        try m.addURLPattern("app://x/home/settings", target: "P", action: "a")
+        try m.addURLPattern("app://x/:page/about", target: "P", action: "b")
+        #expect(try m.callAndWait(url: "app://x/home/about") == "b")
+        #expect(try m.callAndWait(url: "app://x/home/settings") == "a")
     }
 
     @Test("invalid patterns are refused", arguments: [
@@ -430,7 +430,7 @@ struct PatternTests {
     ])
     func invalid(pattern: String) {
         let m = Mediator()
-        #expect { try m.addRoute(pattern: pattern, target: "T", action: "a") } throws: {
+        #expect { try m.addURLPattern(pattern, target: "T", action: "a") } throws: {
             ($0 as? SwitchboardError)?.code == .invalidArgument
         }
     }
@@ -440,10 +440,10 @@ struct PatternTests {
         let m = Mediator()
         try m.register(target: "Many", action: "id") { .dict($0) }
         for i in 0..<100_000 {
-            try m.addRoute(pattern: "app://many/n\(i)/<int:k>", target: "Many", action: "id")
+            try m.addURLPattern("app://many/n\(i)/<int:k>", target: "Many", action: "id")
         }
         for i in stride(from: 0, to: 100_000, by: 9_973) {
-            #expect(try m.call(url: "app://many/n\(i)/\(i)") == ["k": .int(Int64(i))])
+            #expect(try m.callAndWait(url: "app://many/n\(i)/\(i)") == ["k": .int(Int64(i))])
         }
     }
 
@@ -451,8 +451,8 @@ struct PatternTests {
     func catalogue() throws {
         let m = fixtureMediator()
         try m.register(target: "Reg", action: "go") { _ in .null }
-        _ = try m.call(target: "OnlyA", action: "echo")
-        try m.addRoute(pattern: "app://u/:id(/x)", target: "Reg", action: "go")
+        _ = try m.callAndWait(target: "OnlyA", action: "echo")
+        try m.addURLPattern("app://u/:id(/x)", target: "Reg", action: "go")
         try m.connect(scheme: "https", to: .forward(target: "Reg", action: "go"))
         m.urlPolicy = URLPolicy(schemes: ["app", "https"])
         let routes = m.routes()

@@ -15,6 +15,20 @@ describe("the switchboard module", function()
     assert.are.equal("userdata", type(sb.null))
   end)
 
+  it("has the C face's nouns, and keeps the 1.x names as the same functions", function()
+    assert.is_function(sb.evict)
+    assert.are.equal(sb.evict, sb.release)
+    assert.are.equal(sb.url_pattern, sb.route)
+    assert.are.equal(sb.remove_url_pattern, sb.unroute)
+    sb.target("Nouns", { show = function(p) return p.id end })
+    assert.is_true(sb.url_pattern("app://nouns/<int:id>", "Nouns", "show"))
+    assert.are.equal(7, sb.open("app://nouns/7"))
+    assert.is_true(sb.remove_url_pattern("app://nouns/<int:id>"))
+    local _, _, code = sb.evict("Nouns")
+    assert.are.equal("ENOTFOUND", code)
+    sb.unregister("Nouns")
+  end)
+
   it("creates no globals", function()
     local before = {}
     for k in pairs(_G) do before[k] = true end

@@ -100,12 +100,12 @@ let runners: [String: () -> Void] = [
     "direct": { for _ in 0..<options.iterations { sink &+= Int(target.twice(params).int ?? 0) } },
     "perform": {
         for _ in 0..<options.iterations {
-            sink &+= Int(mediator.perform(target: "Bench", action: "twice", params: params, cacheTarget: true).int ?? 0)
+            sink &+= Int(mediator.performAndWait(target: "Bench", action: "twice", params: params, cacheTarget: true).int ?? 0)
         }
     },
-    "route": { for _ in 0..<options.iterations { sink &+= Int((try? route.call(params))?.int ?? 0) } },
+    "route": { for _ in 0..<options.iterations { sink &+= Int((try? route.callAndWait(params))?.int ?? 0) } },
     "parse": { for _ in 0..<options.iterations { sink &+= (try? RemoteURL(url))?.segments.count ?? 0 } },
-    "open": { for _ in 0..<options.iterations { sink &+= Int((try? mediator.call(url: url))?.int ?? 0) } },
+    "open": { for _ in 0..<options.iterations { sink &+= Int((try? mediator.callAndWait(url: url))?.int ?? 0) } },
 ]
 
 if let one = options.one {

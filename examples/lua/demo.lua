@@ -66,10 +66,10 @@ for row = 1, 3 do
   local cell = assert(A.cell({ identifier = "DemoCell" }, { cache = true }))
   show(A.configCell({ cell = cell, title = "Row " .. row }, { cache = true }))
 end
-sb.release("A")
+sb.evict("A")
 print("   released the cached target A; the next cell comes from a new instance:")
 show(A.cell({ identifier = "DemoCell" }, { cache = true }))
-sb.release("A")
+sb.evict("A")
 
 step("8. a target that does not exist: the NoTargetAction response (in Lua)")
 show(sb.perform("B", "nativeFetchDetailViewController", { key = "x" }))

@@ -28,7 +28,7 @@ end)
 
 scenario("a route pattern sends a URL to a Lua target", function()
   sb.target("Profile", { show = function(p) return { user = p.id, tab = p.tab or "posts" } end })
-  expect(sb.route("app://user/<int:id>(/:tab)", "Profile", "show")).to_be_true()
+  expect(sb.url_pattern("app://user/<int:id>(/:tab)", "Profile", "show")).to_be_true()
   expect(sb.open("app://user/7")).to_equal({ user = 7, tab = "posts" })
   expect(sb.open("app://user/7/likes")).to_equal({ user = 7, tab = "likes" })
   expect(sb.open("app://user/seven")).to_fail_with()

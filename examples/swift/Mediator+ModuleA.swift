@@ -38,7 +38,7 @@ extension Mediator {
 
     /// The table view is gone: drop the cached target.
     func moduleACleanTableCellTarget() {
-        releaseCachedTarget("A")
+        evict(target: "A")
     }
 
     /// The page a wrapper returns, or an error page saying why there is none.

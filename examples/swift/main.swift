@@ -78,12 +78,12 @@ step("7. table cells from a cached target (cell + configCell), then release it")
 }
 
 step("8. a target that does not exist: the NoTargetAction response") {
-    print("   ->", mediator.perform(target: "B", action: "nativeFetchDetailViewController", params: ["key": "x"]))
+    print("   ->", mediator.performAndWait(target: "B", action: "nativeFetchDetailViewController", params: ["key": "x"]))
 }
 
 step("9. an action target A does not have, reported by call() instead of falling back") {
     do throws(SwitchboardError) {
-        _ = try mediator.call(target: "A", action: "doesNotExist")
+        _ = try mediator.callAndWait(target: "A", action: "doesNotExist")
     } catch {
         print("   -> error \(error.code.name): \(error.message)")
     }
@@ -91,7 +91,7 @@ step("9. an action target A does not have, reported by call() instead of falling
 
 step("10. what the typed wrappers rule out: a param of the wrong type, caught by A's contract") {
     do throws(SwitchboardError) {
-        _ = try mediator.call(target: "A", action: "nativePresentImage", params: ["image": 42])
+        _ = try mediator.callAndWait(target: "A", action: "nativePresentImage", params: ["image": 42])
     } catch {
         print("   -> error \(error.code.name): \(error.message)")
     }
@@ -102,7 +102,7 @@ step("10. what the typed wrappers rule out: a param of the wrong type, caught by
 /// or null when the call failed (open never throws, as in CTMediator).
 func openRemote(_ url: String) {
     print("   open \(url)")
-    let result = mediator.open(url, completion: { info in print("   [caller] completion got", info) })
+    let result = mediator.openAndWait(url, completion: { info in print("   [caller] completion got", info) })
     print("   ->", result)
 }
 
@@ -115,7 +115,7 @@ step("12. a native action from a URL: refused before any code of A runs") {
     openRemote(url)
     // call(url:) is the form that reports the refusal as an error.
     do throws(SwitchboardError) {
-        _ = try mediator.call(url: url)
+        _ = try mediator.callAndWait(url: url)
     } catch {
         print("   call(url:) -> error \(error.code.name): \(error.message)")
     }

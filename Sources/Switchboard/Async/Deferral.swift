@@ -383,9 +383,16 @@ import Synchronization
         completion.keep(owner: slots[0].load(ordering: .relaxed), instance: slots[1].load(ordering: .relaxed))
         let detached = detaches(completion, at: completion.level, taken, label: label)
         let instance = UncheckedBox(object)
+        // The call's tags, deadline and token, for the action's CallContext.
+        let snapshot = CurrentCall.snapshot()
         completion.attach(Task.detached {
             do {
-                completion.complete(.value(try await body(instance.value, params)))
+                let value = if let snapshot {
+                    try await CurrentCall.$ofTask.withValue(snapshot) { try await body(instance.value, params) }
+                } else {
+                    try await body(instance.value, params)
+                }
+                completion.complete(.value(value))
             } catch {
                 completion.complete(.failure(.wrapping(error, in: label)))
             }

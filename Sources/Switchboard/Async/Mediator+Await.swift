@@ -25,25 +25,35 @@ extension Mediator {
 
     private func awaitCall(target: String, action: String, params: Params, options: CallOptions,
                            fallback: Bool) async -> Result<Value, SwitchboardError> {
-        let call = AwaitedCall()
+        await awaiting("the call to \(target).\(action)") {
+            dispatchSwift(target: target, action: action, params: params, cache: options.cacheTarget,
+                          fallback: fallback, options: options)
+        }
+    }
+
+    /// Runs `call`, a synchronous gate of the Swift face, for a task that
+    /// awaits it: the call starts on this task's thread, and if its action
+    /// answers later the task is suspended until the answer comes, instead
+    /// of a thread blocked. Cancelling the task cancels the call. `what`
+    /// names the call in the message of a task cancelled before it starts.
+    func awaiting(_ what: @autoclosure () -> String,
+                  _ call: () -> Result<Value, SwitchboardError>) async -> Result<Value, SwitchboardError> {
+        let awaited = AwaitedCall()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, SwitchboardError>, Never>) in
                 if Task.isCancelled {
-                    return continuation.resume(returning: .failure(.canceled("the call to \(target).\(action) was cancelled")))
+                    return continuation.resume(returning: .failure(.canceled("\(what()) was cancelled")))
                 }
-                let (outcome, pending) = Deferral.detaching {
-                    dispatchSwift(target: target, action: action, params: params, cache: options.cacheTarget,
-                                  fallback: fallback, options: options)
-                }
+                let (outcome, pending) = Deferral.detaching(call)
                 guard let pending, case .failure(let error) = outcome, error.code == .wouldBlock else {
                     pending?.giveUp()
                     return continuation.resume(returning: outcome)
                 }
                 pending.deliver { answer in continuation.resume(returning: answer.takeValue()) }
-                call.started(pending)
+                awaited.started(pending)
             }
         } onCancel: {
-            call.cancel()
+            awaited.cancel()
         }
     }
 }

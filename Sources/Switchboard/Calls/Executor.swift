@@ -264,7 +264,7 @@ extension Mediator {
     }
 
     /// Drops the cached instance of `entry`, if it has one, as
-    /// ``releaseCachedTarget(_:)`` does: calls running on it keep it until
+    /// ``evict(target:)`` does: calls running on it keep it until
     /// they return. Returns whether there was one. Pinned.
     @discardableResult
     func evictCachedInstance(of entry: TargetEntry) -> Bool {

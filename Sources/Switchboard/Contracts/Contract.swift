@@ -117,6 +117,12 @@ public struct Contract: Sendable, Equatable, ExpressibleByStringLiteral {
         return contract
     }
 
+    /// This contract made unusable: every call of its action fails naming
+    /// `why`, as for a contract that does not parse.
+    func refused(because why: String) -> Contract {
+        Contract(params: [], result: .any, exposure: exposure, answersLater: answersLater, problem: why)
+    }
+
     /// The contract, or one whose every check fails with why it is unusable
     /// (for a Target class, which is found when called and cannot throw earlier).
     func usable(for action: String?) -> Contract {

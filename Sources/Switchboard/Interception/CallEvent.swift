@@ -37,6 +37,15 @@ public final class CallEvent: @unchecked Sendable {
         self.result = result
     }
 
+    /// This event with its result in Swift values, for an observer told
+    /// after its call has returned (the caller's native result is only
+    /// borrowed while the event is delivered; the params are kept).
+    func keptForLater() -> CallEvent {
+        guard case .native = result else { return self }
+        return CallEvent(phase: phase, target: target, action: action, url: url, tags: tags, error: error,
+                         duration: duration, carried: carried, result: result?.value.map(CallResult.swift))
+    }
+
     /// The params of the call (at end: as the target got them).
     public var params: Params { carried.params }
     /// The result of a call that succeeded, at end; nil otherwise.

@@ -101,17 +101,24 @@ extension Mediator {
     public static var isCancelled: Bool { CurrentCall.cancellation?.isCancelled ?? false }
 }
 
-/// The cancellation of the call running on this thread, while it runs.
+/// The cancellation, deadline and tags of the call running on this thread,
+/// while it runs.
 enum CurrentCall {
     /// What the innermost call with options set for the calls it runs.
     final class Frame {
         let cancellation: Cancellation?
         /// Monotonic nanoseconds; `.max` for none.
         let deadline: UInt64
+        /// The call's own tags, for its action (``CallContext``): only the
+        /// call at `level` has them; calls it makes inherit the rest.
+        let tags: [String]
+        let level: Int
 
-        init(cancellation: Cancellation?, deadline: UInt64) {
+        init(cancellation: Cancellation?, deadline: UInt64, tags: [String], level: Int) {
             self.cancellation = cancellation
             self.deadline = deadline
+            self.tags = tags
+            self.level = level
         }
     }
 
@@ -128,16 +135,42 @@ enum CurrentCall {
     /// current ones. A call inside keeps its caller's cancellation unless it
     /// has one, and never waits past its caller's deadline.
     static func with<R>(_ options: CallOptions, _ body: () -> R) -> R {
-        guard options.cancellation != nil || options.timeout != nil else { return body() }
+        guard options.cancellation != nil || options.timeout != nil || !options.tags.isEmpty else { return body() }
         let outer = frame
+        let record = EpochDomain.shared.pins.record()
         let current = Frame(cancellation: options.cancellation ?? outer?.cancellation,
-                            deadline: min(options.deadline, outer?.deadline ?? .max))
-        let word = EpochDomain.shared.pins.record().local(.callFrame)
+                            deadline: min(options.deadline, outer?.deadline ?? .max), tags: options.tags,
+                            level: record.depth.pointee)
+        let word = record.local(.callFrame)
         let previous = word.pointee
         word.pointee = Unmanaged.passUnretained(current).toOpaque()
         defer { word.pointee = previous }
         return withExtendedLifetime(current) { body() }
     }
+
+    /// What an action may read of the call running it (``CallContext``),
+    /// taken on the thread that runs the call.
+    struct Snapshot: Sendable {
+        let cancellation: Cancellation?
+        /// Monotonic nanoseconds; `.max` for none.
+        let deadline: UInt64
+        let tags: [String]
+    }
+
+    /// The snapshot for the action of the call at this thread's current
+    /// level: the tags are the call's own; cancellation and deadline may
+    /// come from the calls it was made from. Nil when no call with options
+    /// runs here (no tags, no deadline, no token).
+    static func snapshot() -> Snapshot? {
+        guard let frame else { return nil }
+        let level = EpochDomain.shared.pins.record().depth.pointee
+        return Snapshot(cancellation: frame.cancellation, deadline: frame.deadline,
+                        tags: frame.level == level ? frame.tags : [])
+    }
+
+    /// The snapshot an `async` action's task runs with (`Deferral.runBlocking`
+    /// binds it: the calling thread's state does not reach the task).
+    @TaskLocal static var ofTask: Snapshot?
 }
 
 /// The monotonic clock, in nanoseconds.

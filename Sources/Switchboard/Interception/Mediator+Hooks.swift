@@ -14,10 +14,11 @@ extension Mediator {
     /// Adds an interceptor that decides before it returns. Interceptors run
     /// in priority order (higher first), then in the order they were added.
     /// A thrown error fails the call, with a message naming the interceptor.
-    /// Returns the id for ``removeInterceptor(_:)``.
+    /// Returns the id for ``removeInterceptor(_:)-(InterceptorID)``.
     @discardableResult
     public func addInterceptor(named name: String, priority: Int = 0,
-                               _ body: @escaping @Sendable (Interception) throws -> Decision) throws(SwitchboardError) -> UInt64 {
+                               _ body: @escaping @Sendable (Interception) throws -> Decision) throws(SwitchboardError)
+        -> InterceptorID {
         try addInterceptor(named: name, priority: priority, timeout: Self.defaultInterceptorTimeout) { call in
             do {
                 call.complete(try body(call))
@@ -27,14 +28,46 @@ extension Mediator {
         }
     }
 
+    /// Adds an interceptor isolated to the main actor (pass
+    /// `MainActor.shared`): it decides on the main actor. A call made there
+    /// runs it at once; a call made on another thread waits for the main
+    /// actor to run it, up to `timeout` (`.timeout`).
+    @discardableResult
+    public func addInterceptor(named name: String, priority: Int = 0, timeout: Duration = defaultInterceptorTimeout,
+                               isolation: MainActor,
+                               _ body: @escaping @MainActor @Sendable (Interception) throws -> Decision)
+        throws(SwitchboardError) -> InterceptorID {
+        try addInterceptor(named: name, priority: priority, timeout: timeout) { call in
+            let decide: @MainActor @Sendable () -> Void = {
+                do {
+                    call.complete(try body(call))
+                } catch {
+                    call.complete(.reject(Self.interceptorFailure(error, name: name)))
+                }
+            }
+            if MainActorCode.onMainActor(decide) == nil { Task { @MainActor in decide() } }
+        }
+    }
+
     /// Adds an interceptor written with Swift concurrency. The call waits
     /// for it up to `timeout`, then fails with `.timeout`. The body starts on
     /// a thread kept for async interceptors, not on Swift's shared pool, so
-    /// calls made from tasks cannot starve it.
+    /// calls made from tasks cannot starve it. A body isolated to the main
+    /// actor (`{ @MainActor call in ... }`) cannot run while a call waits for
+    /// it on the main actor: such a call fails at once with `.wouldBlock`
+    /// (await the call instead) rather than stall for the whole timeout.
     @discardableResult
     public func addInterceptor(named name: String, priority: Int = 0, timeout: Duration = defaultInterceptorTimeout,
-                               async body: @escaping @Sendable (Interception) async throws -> Decision) throws(SwitchboardError) -> UInt64 {
-        try addInterceptor(named: name, priority: priority, timeout: timeout) { call in
+                               async body: @escaping @isolated(any) @Sendable (Interception) async throws -> Decision)
+        throws(SwitchboardError) -> InterceptorID {
+        let needsMainActor = MainActorCode.isMain(body.isolation)
+        return try addInterceptor(named: name, priority: priority, timeout: timeout) { call in
+            if needsMainActor && MainActorThread.isCurrent {
+                call.complete(.reject(.wouldBlock(
+                    "interceptor \"\(name)\" is isolated to the main actor, and this call waits for it on the main "
+                    + "actor, where it would run: await the call (try await mediator.call), or make it from another thread")))
+                return
+            }
             Task.detached(executorPreference: InterceptorExecutor.shared) {
                 do {
                     call.complete(try await body(call))
@@ -50,8 +83,9 @@ extension Mediator {
     /// waits up to `timeout`, then fails with `.timeout` naming it.
     @discardableResult
     public func addInterceptor(named name: String, priority: Int = 0, timeout: Duration = defaultInterceptorTimeout,
-                               completing body: @escaping @Sendable (Interception) -> Void) throws(SwitchboardError) -> UInt64 {
-        try addInterceptor(named: name, priority: priority, timeout: timeout, origin: "Swift", body)
+                               completing body: @escaping @Sendable (Interception) -> Void) throws(SwitchboardError)
+        -> InterceptorID {
+        InterceptorID(rawValue: try addInterceptor(named: name, priority: priority, timeout: timeout, origin: "Swift", body))
     }
 
     @_spi(Faces) @discardableResult
@@ -112,9 +146,9 @@ extension Mediator {
     /// Removes an interceptor. Calls already past it are not affected.
     /// Returns false for an unknown id.
     @discardableResult
-    public func removeInterceptor(_ id: UInt64) -> Bool {
+    public func removeInterceptor(_ id: InterceptorID) -> Bool {
         hooks.update(epochs, changed: changed) { current, _ in
-            let kept = current.interceptors.filter { $0.id != id }
+            let kept = current.interceptors.filter { $0.id != id.rawValue }
             return (current.with(interceptors: kept), kept.count != current.interceptors.count)
         }
     }
@@ -124,20 +158,34 @@ extension Mediator {
     /// calls pay nothing for the feature. `.rejected` past
     /// ``maxObservers``.
     @discardableResult
-    public func addObserver(_ body: @escaping @Sendable (CallEvent) -> Void) throws(SwitchboardError) -> UInt64 {
+    public func addObserver(_ body: @escaping @Sendable (CallEvent) -> Void) throws(SwitchboardError) -> ObserverID {
         let id = hooks.update(epochs, changed: changed) { current, nextID -> (Hooks, UInt64?) in
             guard current.observers.count < Self.maxObservers else { return (current, nil) }
             let id = nextID()
             return (current.with(observers: current.observers + [ObserverRegistration(id: id, body: body)]), id)
         }
         guard let id else { throw .rejected("at most \(Self.maxObservers) observers: remove one first") }
-        return id
+        return ObserverID(rawValue: id)
+    }
+
+    /// Adds an observer isolated to the main actor (pass `MainActor.shared`):
+    /// told at once of calls made on the main actor, and there,
+    /// later, of calls made elsewhere (with the event's params and result
+    /// kept for it).
+    @discardableResult
+    public func addObserver(isolation: MainActor,
+                            _ body: @escaping @MainActor @Sendable (CallEvent) -> Void) throws(SwitchboardError) -> ObserverID {
+        try addObserver { event in
+            if MainActorCode.onMainActor({ body(event) }) != nil { return }
+            let kept = event.keptForLater()
+            Task { @MainActor in body(kept) }
+        }
     }
 
     @discardableResult
-    public func removeObserver(_ id: UInt64) -> Bool {
+    public func removeObserver(_ id: ObserverID) -> Bool {
         hooks.update(epochs, changed: changed) { current, _ in
-            let kept = current.observers.filter { $0.id != id }
+            let kept = current.observers.filter { $0.id != id.rawValue }
             return (current.with(observers: kept), kept.count != current.observers.count)
         }
     }
@@ -212,7 +260,10 @@ extension Mediator {
 
     static func interceptorFailure(_ error: any Error, name: String) -> SwitchboardError {
         let message = "interceptor \"\(name)\" failed: "
-        if let own = error as? SwitchboardError { return SwitchboardError(code: own.code, message: message + own.message) }
+        if let own = error as? SwitchboardError {
+            return SwitchboardError(code: own.code, message: message + own.message, underlying: own.underlying)
+        }
+        if error is CancellationError { return SwitchboardError(code: .canceled, message: message + "cancelled", underlying: error) }
         return .actionFailed(message + "\(error)", underlying: error)
     }
 }

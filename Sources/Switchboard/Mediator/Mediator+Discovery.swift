@@ -122,7 +122,8 @@ extension Mediator {
                              stableProviders: Bool) throws(SwitchboardError) -> (TargetClass?, complete: Bool) {
         if swiftTypes, let (type, qualifiedName) = swiftTargetType(named: name) {
             let module = qualifiedName.utf8.firstIndex(of: UInt8(ascii: ".")).map { String(qualifiedName[..<$0]) }
-            return (TargetClass(swiftType: type, origin: "Swift type \(qualifiedName)", discoveredModule: module), true)
+            return (TargetClass(swiftType: type, origin: "Swift type \(qualifiedName)", discoveredModule: module,
+                                for: self), true)
         }
         // A provider that registers what it finds itself (a C discoverer, the
         // Lua module's sb.path) ends the search as one that returns a class

@@ -253,6 +253,9 @@ struct ForeignConvention: CallConvention {
             do {
                 result = try body(instance?.object, params)
             } catch {
+                // A Swift action may defer as a C one does (a main-actor action
+                // whose caller does not wait: Targets/Isolation.swift).
+                if let own = error as? SwitchboardError, Deferral.isPending(own) { return Deferral.pendingStatus }
                 return fail(.wrapping(error, in: "\(target.string).\(action.string)"))
             }
             do throws(SwitchboardError) {

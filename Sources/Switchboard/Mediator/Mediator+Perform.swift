@@ -3,27 +3,31 @@
 // (Calls/Planner.swift) and run by the executor (Calls/Executor.swift).
 
 extension Mediator {
-    /// Performs `action` on `target` with CTMediator's semantics: never throws.
+    /// Performs `action` on `target` with CTMediator's semantics, on this
+    /// thread, waiting there for an action that answers later: never throws.
+    /// In async code, `await perform(target:action:params:options:)`.
     ///
-    /// A cached target instance is reused until ``releaseCachedTarget(_:)``;
+    /// A cached target instance is reused until ``evict(target:)``;
     /// `cacheTarget: true` keeps the instance this call makes. A missing
     /// action with no `notFound` releases the cached instance (CTMediator
     /// removes the target from its cache), with or without the fallback. When nothing
     /// answers, the `NoTargetAction` fallback answers; when that is absent
-    /// too, or the action fails, the result is `.null`. Use ``call(target:action:params:cacheTarget:)``
+    /// too, or the action fails, the result is `.null`. Use ``callAndWait(target:action:params:cacheTarget:)``
     /// to learn why a call failed.
     @discardableResult
-    public func perform(target: String, action: String, params: Params = [:],
-                        cacheTarget: Bool = false) -> Value {
+    public func performAndWait(target: String, action: String, params: Params = [:],
+                               cacheTarget: Bool = false) -> Value {
         (try? plainSwift(target, action, params, cache: cacheTarget, fallback: true).get()) ?? .null
     }
 
-    /// Performs `action` on `target` and reports failures instead of falling
+    /// Performs `action` on `target` on this thread, waiting there for an
+    /// action that answers later, and reports failures instead of falling
     /// back: `.noTarget`, `.noAction`, `.actionFailed` (what the action threw),
     /// `.invalidArgument`. The target's own `notFound` still answers missing
-    /// actions; the `NoTargetAction` fallback does not.
-    public func call(target: String, action: String, params: Params = [:],
-                     cacheTarget: Bool = false) throws(SwitchboardError) -> Value {
+    /// actions; the `NoTargetAction` fallback does not. In async code,
+    /// `try await call(target:action:params:options:)`.
+    public func callAndWait(target: String, action: String, params: Params = [:],
+                            cacheTarget: Bool = false) throws(SwitchboardError) -> Value {
         try plainSwift(target, action, params, cache: cacheTarget, fallback: false).get()
     }
 
@@ -45,18 +49,18 @@ extension Mediator {
         }
     }
 
-    /// `perform` with options: tags for interceptors, skipping interceptors,
-    /// cancellation (see ``CallOptions``).
+    /// `performAndWait` with options: tags for interceptors, skipping
+    /// interceptors, cancellation, a timeout (see ``CallOptions``).
     @discardableResult
-    public func perform(target: String, action: String, params: Params = [:], options: CallOptions) -> Value {
+    public func performAndWait(target: String, action: String, params: Params = [:], options: CallOptions) -> Value {
         (try? dispatchSwift(target: target, action: action, params: params, cache: options.cacheTarget,
                             fallback: true, options: options).get()) ?? .null
     }
 
-    /// `call` with options (see ``CallOptions``): also `.timeout` when an
-    /// interceptor does not decide in time, `.canceled` when cancelled.
-    public func call(target: String, action: String, params: Params = [:],
-                     options: CallOptions) throws(SwitchboardError) -> Value {
+    /// `callAndWait` with options (see ``CallOptions``): also `.timeout` when
+    /// an interceptor does not decide in time, `.canceled` when cancelled.
+    public func callAndWait(target: String, action: String, params: Params = [:],
+                            options: CallOptions) throws(SwitchboardError) -> Value {
         try dispatchSwift(target: target, action: action, params: params, cache: options.cacheTarget,
                           fallback: false, options: options).get()
     }

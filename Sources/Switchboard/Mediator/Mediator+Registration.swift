@@ -28,18 +28,31 @@ extension Mediator {
     /// `.wouldBlock` before the action starts. The call's
     /// ``CallOptions/timeout`` and ``CallOptions/cancellation`` end the wait
     /// and cancel the action's task.
+    ///
+    /// A closure isolated to the main actor (`{ @MainActor params in ... }`)
+    /// runs there; a caller that waits for it on the main actor, where it
+    /// would run, gets `.wouldBlock` at once instead of waiting forever.
     public func register(target: String, action: String,
-                         _ body: @escaping @Sendable (Params) async throws -> Value) throws(SwitchboardError) {
-        try Self.check(action, kind: "action")
-        try add([ActionEntry(name: action, body: .swiftAsync { _, params in try await body(params) })], to: target)
+                         _ body: @escaping @isolated(any) @Sendable (Params) async throws -> Value) throws(SwitchboardError) {
+        try registerAsync(target: target, action: action, contract: nil, body)
     }
 
     /// Registers an asynchronous closure action with a contract: its params
     /// are checked before it starts, its result when it answers.
     public func register(target: String, action: String, contract: Contract,
-                         _ body: @escaping @Sendable (Params) async throws -> Value) throws(SwitchboardError) {
+                         _ body: @escaping @isolated(any) @Sendable (Params) async throws -> Value) throws(SwitchboardError) {
+        try registerAsync(target: target, action: action, contract: contract, body)
+    }
+
+    private func registerAsync(target: String, action: String, contract: Contract?,
+                               _ body: @escaping @isolated(any) @Sendable (Params) async throws -> Value) throws(SwitchboardError) {
+        if MainActorCode.isMain(body.isolation) {
+            let label = "\(target).\(action)"
+            return try registerSwift(target: target, action: action, contract: Self.answeringLater(contract),
+                                     body: { _, params in try MainActorCode.runAsyncAction(label) { try await body(params) } })
+        }
         try Self.check(action, kind: "action")
-        let contract = try contract.validated(for: "\(target).\(action)")
+        let contract = try contract?.validated(for: "\(target).\(action)")
         try add([ActionEntry(name: action, body: .swiftAsync { _, params in try await body(params) }, contract: contract)],
                 to: target)
     }
@@ -59,7 +72,8 @@ extension Mediator {
     /// class registered or discovered under that name (and its cached instance).
     public func register<T: Target>(_ type: T.Type, as name: String) throws(SwitchboardError) {
         try Self.check(name, kind: "target")
-        let targetClass = TargetClass(swiftType: type, origin: "Swift type \(String(reflecting: type)) registered as \(name)")
+        let targetClass = TargetClass(swiftType: type, origin: "Swift type \(String(reflecting: type)) registered as \(name)",
+                                      for: self)
         write {
             let registered = withNameRef(name) { targets.find($0) }?.takeUnretainedValue().registered ?? .empty
             targets.put(TargetEntry(name: name, registered: registered, targetClass: targetClass, searchedAt: .max))
@@ -147,7 +161,7 @@ extension Mediator {
     }
 
     /// Removes the action `isMine` accepts; handlers' names included (for
-    /// `disconnect(scheme:ifHandler:)` and `removeRoute(pattern:ifHandler:)`).
+    /// `disconnect(scheme:ifHandler:)` and `removeURLPattern(_:ifHandler:)`).
     func unregisterEntry(target: String, action: String, if isMine: (ActionEntry) -> Bool) -> Bool {
         write {
             withNameRef(target) { key in
@@ -168,13 +182,13 @@ extension Mediator {
         }
     }
 
-    /// Drops the cached instance of `target` (CTMediator's
+    /// Evicts the cached instance of `target` (`sb_target_evict`; CTMediator's
     /// `releaseCachedTargetWithFullTargetName:`). Calls already running keep
     /// using it; it is destroyed when the last of them returns. For a call
     /// that named a module with ``moduleKey``, the name is `Module.Name`.
     /// Returns false if nothing was cached.
     @discardableResult
-    public func releaseCachedTarget(_ target: String) -> Bool {
+    public func evict(target: String) -> Bool {
         let released: Bool = epochs.withPinned {
             withNameRef(target) { key in
                 guard let entry = targets.find(key) else { return false }
@@ -186,7 +200,7 @@ extension Mediator {
     }
 
     /// Adds `entries` to the registered actions of `target`.
-    private func add(_ entries: [ActionEntry], to target: String) throws(SwitchboardError) {
+    func add(_ entries: [ActionEntry], to target: String) throws(SwitchboardError) {
         try Self.check(target, kind: "target")
         addChecked(entries, to: target)
     }

@@ -77,13 +77,29 @@ public final class Route: @unchecked Sendable {
     public var targetName: String { target.string }
     public var actionName: String { action.string }
 
-    /// Calls the prepared action with `params`.
-    public func call(_ params: Params = [:]) throws(SwitchboardError) -> Value {
-        if mediator.hasHooks {
-            return try mediator.intercepted(.local(target: target.string, action: action.string), args: params,
-                                            options: .none, fallback: false, via: SwiftConvention(), prepared: self).get()
+    /// Calls the prepared action with `params` on this thread, waiting there
+    /// for an action that answers later. In async code,
+    /// `try await call(_:options:)`.
+    public func callAndWait(_ params: Params = [:]) throws(SwitchboardError) -> Value {
+        try dispatch(params, options: .none).get()
+    }
+
+    /// `callAndWait` with options (see ``CallOptions``): tags, skipping
+    /// interceptors, cancellation, a timeout.
+    public func callAndWait(_ params: Params = [:], options: CallOptions) throws(SwitchboardError) -> Value {
+        try dispatch(params, options: options).get()
+    }
+
+    /// The Swift face's gate of a prepared call: hooks or options take the
+    /// intercepted path (which still runs this route's plan), the rest runs
+    /// the plan at once.
+    @inline(__always)
+    func dispatch(_ params: Params, options: CallOptions) -> Result<Value, SwitchboardError> {
+        if mediator.hasHooks || !options.isPlain {
+            return mediator.intercepted(.local(target: target.string, action: action.string), args: params,
+                                        options: options, fallback: false, via: SwiftConvention(), prepared: self)
         }
-        return try run(args: params, via: SwiftConvention()).get()
+        return run(args: params, via: SwiftConvention())
     }
 
     /// Calls the prepared action for another face (see `performNative`).

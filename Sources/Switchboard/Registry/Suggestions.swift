@@ -70,14 +70,14 @@ extension Mediator {
     /// error as it is. `fromSwift`: the caller is Swift code, which is told
     /// where `Target_<Name>` classes were looked for (``modules``).
     func suggesting(_ error: SwitchboardError, target: NameRef, action: NameRef, fromSwift: Bool = false) -> SwitchboardError {
-        switch error {
-        case .noTarget(let message):
+        switch error.code {
+        case .noTarget:
             let name = target.string
-            var text = message + NameSuggestions.clause(for: name, among: knownTargetNames())
+            var text = error.message + NameSuggestions.clause(for: name, among: knownTargetNames())
             if fromSwift { text += swiftSearchNote(for: name) }
             return .noTarget(text)
-        case .noAction(let message):
-            return .noAction(message + NameSuggestions.clause(for: action.string, among: actionNames(of: target)))
+        case .noAction:
+            return .noAction(error.message + NameSuggestions.clause(for: action.string, among: actionNames(of: target)))
         default:
             return error
         }
@@ -132,6 +132,8 @@ extension Mediator {
                 + "(Mediator(modules: [\"App\"]), or Mediator.shared.modules = [\"App\"]), or call \"App.\(name)\""
         }
         return "; the class Target_\(name) was looked for in the Swift modules "
-            + searched.joined(separator: ", ") + " (the mediator's modules)"
+            + searched.joined(separator: ", ") + " (the mediator's modules): is the module linked into the program, "
+            + "and is the class internal or public, at the top level of its module? (a private, fileprivate or "
+            + "nested class cannot be found by name)"
     }
 }

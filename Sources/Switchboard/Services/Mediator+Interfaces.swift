@@ -87,6 +87,14 @@ struct ServiceCall {
     func wrongResult(_ type: ParamType, got: String) -> SwitchboardError {
         .typeMismatch("\(label): expected \(type.withArticle) result, got \(got)")
     }
+
+    /// `value`, fitted to the result the interface declares (an int for a
+    /// double, a string for bytes); `.typeMismatch` for another kind.
+    func checkedResult(_ value: Value) throws(SwitchboardError) -> Value {
+        guard let type = check?.result else { return value }
+        guard let fitted = type.result(value) else { throw wrongResult(type, got: "\(value.kind)") }
+        return fitted
+    }
 }
 
 extension Mediator {
@@ -156,22 +164,38 @@ extension Mediator {
     }
 
     /// Performs `action` of the service `name` on the target bound to it,
-    /// as ``call(target:action:params:cacheTarget:)`` does, checked against
-    /// the interface's contract for `action` (see ``ServiceCall``). The
-    /// binding alone picks the target: a module key in `params` is passed
-    /// on as a param, and chooses nothing.
-    public func callService(_ name: String, action: String, params: Params = [:],
-                            cacheTarget: Bool = false) throws(SwitchboardError) -> Value {
+    /// as ``callAndWait(target:action:params:cacheTarget:)`` does (on this
+    /// thread, waiting there for an action that answers later), checked
+    /// against the interface's contract for `action` (see ``ServiceCall``).
+    /// The binding alone picks the target: a module key in `params` is
+    /// passed on as a param, and chooses nothing. In async code,
+    /// `try await callService(_:action:params:options:)`.
+    public func callServiceAndWait(_ name: String, action: String, params: Params = [:],
+                                   cacheTarget: Bool = false) throws(SwitchboardError) -> Value {
+        var options = CallOptions.none
+        options.cacheTarget = cacheTarget
+        return try callServiceAndWait(name, action: action, params: params, options: options)
+    }
+
+    /// `callServiceAndWait` with options (see ``CallOptions``).
+    public func callServiceAndWait(_ name: String, action: String, params: Params = [:],
+                                   options: CallOptions) throws(SwitchboardError) -> Value {
+        let (service, params) = try serviceGate(name, action: action, params: params)
+        let value = try dispatchSwift(target: service.target, action: action, params: params, cache: options.cacheTarget,
+                                      fallback: false, options: options, namingModule: false).get()
+        return try service.checkedResult(value)
+    }
+
+    /// The gate of a Swift service call: where it goes, and its params as the
+    /// interface's contract completes them.
+    func serviceGate(_ name: String, action: String,
+                     params: Params) throws(SwitchboardError) -> (ServiceCall, Params) {
         let service = try serviceCall(name, action: action)
         var params = params
         if let check = service.check, let fixed = try check.contract.check(params, fromURL: false, call: service.label) {
             params = fixed
         }
-        let value = try dispatchSwift(target: service.target, action: action, params: params, cache: cacheTarget,
-                                      fallback: false, namingModule: false).get()
-        guard let type = service.check?.result else { return value }
-        guard let fitted = type.result(value) else { throw service.wrongResult(type, got: "\(value.kind)") }
-        return fitted
+        return (service, params)
     }
 
     /// `callService` for another face (C, and Lua through C): `action`

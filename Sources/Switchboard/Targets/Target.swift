@@ -30,12 +30,28 @@ public protocol Target: AnyObject, Sendable {
     ///         "fetch": { net, params in try await net.fetch(params) },
     ///     ]
     static var asyncActions: AsyncActions<Self> { get }
-    /// Contracts for some of those actions, by name (none unless given).
+    /// The actions that read their call's context (``CallContext``: the
+    /// mediator that called, the caller's tags, the deadline), by name (none
+    /// unless given). Call on through `context.mediator`, never
+    /// `Mediator.shared`. A name in this table and in ``actions`` is this
+    /// table's.
+    ///
+    ///     static let contextActions: ContextActions<Target_Cart> = [
+    ///         "checkout": { cart, params, call in
+    ///             try cart.checkout(user: call.mediator.callAndWait(target: "Session", action: "user"))
+    ///         },
+    ///     ]
+    static var contextActions: ContextActions<Self> { get }
+    /// Contracts for some of those actions, by name (none unless given). A
+    /// contract under a name that is no action of the class (a misspelt
+    /// one) makes every action of the class fail with `.invalidArgument`
+    /// naming it, as a contract that does not parse does its own action's.
     static var contracts: Contracts { get }
 }
 
 extension Target {
     public static var asyncActions: AsyncActions<Self> { [:] }
+    public static var contextActions: ContextActions<Self> { [:] }
     public static var contracts: Contracts { [:] }
 }
 
@@ -85,6 +101,22 @@ public struct AsyncActions<T: Target>: Sendable, ExpressibleByDictionaryLiteral 
     public var names: [String] { bodies.map(\.name) }
 }
 
+/// A target's table of actions that read their call's context:
+/// name → `(instance, params, context) throws -> Value`.
+public struct ContextActions<T: Target>: Sendable, ExpressibleByDictionaryLiteral {
+    public typealias Body = @Sendable (T, Params, CallContext) throws -> Value
+
+    let bodies: [(name: String, body: Body)]
+
+    /// A repeated name keeps its last body.
+    public init(dictionaryLiteral elements: (String, Body)...) {
+        bodies = lastOfEachName(elements)
+    }
+
+    /// The names, in declaration order.
+    public var names: [String] { bodies.map(\.name) }
+}
+
 /// `elements` in order, a repeated name (as bytes) keeping its last body in
 /// its first place.
 private func lastOfEachName<Body>(_ elements: [(String, Body)]) -> [(name: String, body: Body)] {
@@ -119,22 +151,54 @@ public enum TargetName {
 }
 
 extension TargetClass {
-    /// The class for a Swift `Target` type.
-    convenience init<T: Target>(swiftType: T.Type, origin: String, discoveredModule: String? = nil) {
+    /// The class for a Swift `Target` type, as `mediator` finds or registers
+    /// it (its context actions are told that mediator).
+    convenience init<T: Target>(swiftType: T.Type, origin: String, discoveredModule: String? = nil,
+                                for mediator: Mediator) {
         let contracts = T.contracts
+        let unusable = Self.contractsOfNoAction(T.self)
+        let contract = { (name: String) -> Contract? in
+            let label = "\(T.self).\(name)"
+            if let unusable { return (contracts[name] ?? Contract()).refused(because: unusable) }
+            return contracts[name]?.usable(for: label)
+        }
         let asynchronous = Set(T.asyncActions.names.map(ExactName.init))
+        let withContext = Set(T.contextActions.names.map(ExactName.init))
         // The mediator passes only instances made by `T.init()` below.
-        let entries = T.actions.bodies.filter { !asynchronous.contains(ExactName($0.name)) }.map { name, body in
+        let plain = T.actions.bodies.filter {
+            !asynchronous.contains(ExactName($0.name)) && !withContext.contains(ExactName($0.name))
+        }.map { name, body in
             ActionEntry(name: name, body: .swift { object, params in
                 try body(unsafeDowncast(object!, to: T.self), params)
-            }, contract: contracts[name]?.usable(for: "\(T.self).\(name)"))
-        } + T.asyncActions.bodies.map { name, body in
+            }, contract: contract(name))
+        }
+        let contextual = T.contextActions.bodies.filter { !asynchronous.contains(ExactName($0.name)) }.map { name, body in
+            ActionEntry(name: name, body: .swift { [weak mediator] object, params in
+                guard let mediator else { throw CallContext.mediatorGone }
+                return try body(unsafeDowncast(object!, to: T.self), params, .ofThisThread(mediator))
+            }, contract: contract(name))
+        }
+        let later = T.asyncActions.bodies.map { name, body in
             ActionEntry(name: name, body: .swiftAsync { object, params in
                 try await body(unsafeDowncast(object!, to: T.self), params)
-            }, contract: contracts[name]?.usable(for: "\(T.self).\(name)"))
+            }, contract: contract(name))
         }
-        self.init(origin: origin, actions: ActionMap(entries), discoveredModule: discoveredModule) {
+        self.init(origin: origin, actions: ActionMap(plain + contextual + later), discoveredModule: discoveredModule) {
             TargetInstance(object: T())
         }
+    }
+
+    /// Why `T.contracts` cannot be trusted, or nil: it names actions the
+    /// class does not have (a misspelt name would leave the real action
+    /// unchecked, silently).
+    private static func contractsOfNoAction<T: Target>(_ type: T.Type) -> String? {
+        let actions = Set((T.actions.names + T.asyncActions.names + T.contextActions.names).map(ExactName.init))
+        let strays = T.contracts.byName.keys.filter { !actions.contains($0) }.map(\.string)
+            .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        guard !strays.isEmpty else { return nil }
+        let names = actions.map(\.string)
+        return "\(T.self).contracts names " + strays.map { name in
+            "\(Value.string(name))" + NameSuggestions.clause(for: name, among: names)
+        }.joined(separator: ", ") + ", which \(strays.count == 1 ? "is" : "are") not an action of \(T.self)"
     }
 }

@@ -18,21 +18,24 @@
 // the caller set.
 
 extension Mediator {
-    /// Opens `url` with CTMediator's semantics: never throws. `params` go
+    /// Opens `url` with CTMediator's semantics, on this thread, waiting
+    /// there for an action that answers later: never throws. `params` go
     /// beside the URL (callbacks, pointers, nested values a URL cannot
     /// carry). The completion, if any, gets `["result": value]`, or
     /// `["error": message, "code": "EBADURL"]` when the call failed
     /// (CTMediator would pass nil; this says why). Returns the result, or
-    /// `.null` on failure.
+    /// `.null` on failure. In async code, `await open(_:params:options:completion:)`.
     @discardableResult
-    public func open(_ url: String, params: Params = [:], options: CallOptions = .none,
-                     completion: (@Sendable (Value) -> Void)? = nil) -> Value {
+    public func openAndWait(_ url: String, params: Params = [:], options: CallOptions = .none,
+                            completion: (@Sendable (Value) -> Void)? = nil) -> Value {
         (try? openURL(url, params: params, options: options, completion: completion).get()) ?? .null
     }
 
-    /// Opens `url` and reports failures: `.badURL`, `.rejected`, and those
-    /// of the call itself.
-    public func call(url: String, params: Params = [:], options: CallOptions = .none) throws(SwitchboardError) -> Value {
+    /// Opens `url` on this thread, waiting there for an action that answers
+    /// later, and reports failures: `.badURL`, `.rejected`, and those of the
+    /// call itself. In async code, `try await call(url:params:options:)`.
+    public func callAndWait(url: String, params: Params = [:],
+                            options: CallOptions = .none) throws(SwitchboardError) -> Value {
         try openURL(url, params: params, options: options).get()
     }
 
@@ -40,7 +43,7 @@ extension Mediator {
     /// observer (on a refusal) and the completion run inside it, so what
     /// they open or perform is one level deeper, and a call too deep is
     /// refused before any of them runs.
-    private func openURL(_ received: String, params extra: Params, options: CallOptions,
+    func openURL(_ received: String, params extra: Params, options: CallOptions,
                          completion: (@Sendable (Value) -> Void)? = nil) -> Result<Value, SwitchboardError> {
         let record = pins.enterCall()
         defer { pins.leaveCall(record) }
@@ -206,19 +209,19 @@ extension Mediator {
         return mine && urls.disconnect(scheme)
     }
 
-    /// Sends URLs that match `pattern` to `action` of `target` (see
-    /// ``RoutePattern`` for the syntax and the precedence rules). A pattern
-    /// registered again adds another route: the first one registered wins.
-    public func addRoute(pattern: String, target: String, action: String) throws(SwitchboardError) {
+    /// Sends URLs that match the URL pattern `pattern` to `action` of
+    /// `target` (`sb_url_pattern_add`; see ``RoutePattern`` for the syntax
+    /// and the precedence rules).
+    public func addURLPattern(_ pattern: String, target: String, action: String) throws(SwitchboardError) {
         try Self.check(target, kind: "target")
         try Self.check(action, kind: "action")
         try urls.add(pattern: pattern, target: target, action: action)
     }
 
     /// Sends URLs that match `pattern` to a handler another face gives
-    /// (`sb.route(pattern, fn)`), as the action of a target no caller can
+    /// (`sb.url_pattern(pattern, fn)`), as the action of a target no caller can
     /// name (``HandlerName``): reached only through the pattern.
-    @_spi(Faces) public func addRoute(pattern: String, handler: ForeignFunction) throws(SwitchboardError) {
+    @_spi(Faces) public func addURLPattern(_ pattern: String, handler: ForeignFunction) throws(SwitchboardError) {
         let name = HandlerName.route(pattern)
         let existed = withNameRef(name) { key in epochs.withPinned { targets.find(key) != nil } }
         addChecked([ActionEntry(name: HandlerName.routeAction, body: .foreign(handler))], to: name)
@@ -230,17 +233,17 @@ extension Mediator {
         }
     }
 
-    /// Removes the routes registered with exactly this pattern text (and
-    /// their handler, if they have one).
+    /// Removes the URL patterns added with exactly this text (and their
+    /// handler, if they have one). Returns false if there was none.
     @discardableResult
-    public func removeRoute(pattern: String) -> Bool {
+    public func removeURLPattern(_ pattern: String) -> Bool {
         defer { _ = unregisterAny(target: HandlerName.route(pattern)) }
         return urls.remove(pattern: pattern)
     }
 
-    /// Removes a pattern's routes only if its handler is still the caller's
+    /// Removes a URL pattern only if its handler is still the caller's
     /// (as `disconnect(scheme:ifHandler:)`). Returns false if it is not.
-    @_spi(Faces) public func removeRoute(pattern: String, ifHandler isMine: (ForeignFunction) -> Bool) -> Bool {
+    @_spi(Faces) public func removeURLPattern(_ pattern: String, ifHandler isMine: (ForeignFunction) -> Bool) -> Bool {
         let mine = unregisterEntry(target: HandlerName.route(pattern), action: HandlerName.routeAction) { entry in
             entry.foreign.map { isMine($0.takeUnretainedValue()) } ?? false
         }

@@ -19,6 +19,20 @@ public final class Callback: Sendable {
         borrowedForeign = nil
     }
 
+    /// A callback isolated to the main actor (pass `MainActor.shared`): it
+    /// runs when called on the main actor; called on another thread, it
+    /// fails at once with `.wouldBlock` (waiting there for the main actor
+    /// could wait for ever).
+    public convenience init(isolation: MainActor, _ body: @escaping @MainActor @Sendable (Value) throws -> Value) {
+        self.init { args in
+            guard let result = try MainActorCode.onMainActor({ try body(args) }) else {
+                throw SwitchboardError.wouldBlock("the callback is isolated to the main actor and was called on "
+                                                  + "a thread that does not run it: call it on the main actor")
+            }
+            return result
+        }
+    }
+
     /// A callback implemented by another face (C, Lua).
     @_spi(Faces) public init(foreign: ForeignFunction) {
         self.body = .foreign(foreign)

@@ -66,3 +66,19 @@ extension Value {
         return nil
     }
 }
+
+// Swift's `Int`, beside the 64-bit ints values hold.
+
+extension Value {
+    /// `.int` from a Swift `Int`: `.int(count)`, `params["n"] = .int(items.count)`.
+    /// (Disfavoured: `.int(.max)` and other literals stay `Int64`'s, as in 1.x.)
+    @_disfavoredOverload
+    public static func int(_ value: Int) -> Value { .int(Int64(value)) }
+
+    /// The int as a Swift `Int`, when this is an int that fits one (every
+    /// int on 64-bit platforms); nil otherwise. Strict as ``int`` is.
+    public var intValue: Int? {
+        if case .int(let i) = self { return Int(exactly: i) }
+        return nil
+    }
+}

@@ -74,7 +74,7 @@ public func sb_observer_add(_ m: sb_mediator_ptr?, _ fn: sb_observer_fn?, _ user
     let observer = CObserver(fn: fn, userdata: userdata, freeUserdata: freeUserdata)
     do throws(SwitchboardError) {
         let assigned = try CMediator.borrow(m).takeUnretainedValue().mediator.addObserver { observer.tell($0) }
-        id?.pointee = assigned
+        id?.pointee = assigned.rawValue
         return SB_OK
     } catch {
         return failure(error) // the observer's userdata is released with it
@@ -84,7 +84,7 @@ public func sb_observer_add(_ m: sb_mediator_ptr?, _ fn: sb_observer_fn?, _ user
 @_cdecl("sb_observer_remove")
 public func sb_observer_remove(_ m: sb_mediator_ptr?, _ id: UInt64) -> sb_status {
     guard let m else { return failure(SB_EINVAL, "sb_observer_remove: NULL mediator") }
-    let removed = Borrowed(CMediator.borrow(m)).read { $0.mediator.removeObserver(id) }
+    let removed = Borrowed(CMediator.borrow(m)).read { $0.mediator.removeObserver(ObserverID(rawValue: id)) }
     return removed ? SB_OK : failure(SB_ENOTFOUND, "sb_observer_remove: no observer has id \(id)")
 }
 

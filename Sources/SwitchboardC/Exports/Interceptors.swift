@@ -31,7 +31,7 @@ public func sb_interceptor_add(_ m: sb_mediator_ptr?, _ priority: CInt, _ fn: sb
 @_cdecl("sb_interceptor_remove")
 public func sb_interceptor_remove(_ m: sb_mediator_ptr?, _ id: UInt64) -> sb_status {
     guard let m else { return failure(SB_EINVAL, "sb_interceptor_remove: NULL mediator") }
-    let removed = Borrowed(CMediator.borrow(m)).read { $0.mediator.removeInterceptor(id) }
+    let removed = Borrowed(CMediator.borrow(m)).read { $0.mediator.removeInterceptor(InterceptorID(rawValue: id)) }
     return removed ? SB_OK : failure(SB_ENOTFOUND, "sb_interceptor_remove: no interceptor has id \(id)")
 }
 

@@ -226,7 +226,7 @@ public func sb_target_evict(_ m: sb_mediator_ptr?, _ target: UnsafePointer<CChar
         return failure(SB_EINVAL, "sb_target_evict: the target name must be non-empty UTF-8")
     }
     return with(m, "sb_target_evict") { mediator in
-        mediator.releaseCachedTarget(target)
+        mediator.evict(target: target)
             ? SB_OK : failure(SB_ENOTFOUND, "no cached instance of \"\(target)\" to release")
     }
 }

@@ -1,3 +1,4 @@
+@_spi(Faces) import Switchboard
 import CSwitchboard
 
 // sb_error_message and sb_error_set are in C (Sources/CSwitchboard/errors.c).
@@ -27,28 +28,14 @@ public func sb_status_string(_ s: sb_status) -> UnsafePointer<CChar>? {
 }
 
 /// The names the Lua face (`nil, message, "ENOTARGET"`), the command and
-/// traces give the statuses: the constant without its `SB_` (Lua's module.c
-/// and SwitchboardError.Code.name say the same; a test compares them).
+/// traces give the statuses: the constant without its `SB_`. One table holds
+/// them, `SwitchboardError.Code`'s; the Lua module reads them through this.
 @_cdecl("sb_status_name")
 public func sb_status_name(_ s: sb_status) -> UnsafePointer<CChar>? {
     let name: StaticString = switch s {
     case SB_OK: "OK"
-    case SB_EINVAL: "EINVAL"
-    case SB_ENOTARGET: "ENOTARGET"
-    case SB_ENOACTION: "ENOACTION"
-    case SB_EACTION: "EACTION"
-    case SB_ETYPE: "ETYPE"
-    case SB_EREJECTED: "EREJECTED"
-    case SB_EBADURL: "EBADURL"
-    case SB_ENOMEM: "ENOMEM"
-    case SB_EQUEUED: "EQUEUED"
-    case SB_ETIMEOUT: "ETIMEOUT"
-    case SB_ECANCELED: "ECANCELED"
-    case SB_EPARAMS: "EPARAMS"
-    case SB_EWOULDBLOCK: "EWOULDBLOCK"
-    case SB_ENOTFOUND: "ENOTFOUND"
     case SB_PENDING: "PENDING"
-    default: "EUNKNOWN"
+    default: SwitchboardError.Code(rawValue: Int32(bitPattern: s.rawValue))?.staticName ?? "EUNKNOWN"
     }
     return UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self)
 }

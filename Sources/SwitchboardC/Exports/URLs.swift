@@ -157,7 +157,7 @@ public func sb_url_pattern_add_handler(_ m: sb_mediator_ptr?, _ pattern: UnsafeP
     let function = CFunction(fn: fn, userdata: userdata, freeUserdata: freeUserdata,
                              label: "the handler of \(Value.string(text))")
     do throws(SwitchboardError) {
-        try CMediator.borrow(m).takeUnretainedValue().mediator.addRoute(pattern: text, handler: function)
+        try CMediator.borrow(m).takeUnretainedValue().mediator.addURLPattern(text, handler: function)
         return SB_OK
     } catch {
         return failure(error)
@@ -173,7 +173,7 @@ public func sb_url_pattern_add(_ m: sb_mediator_ptr?, _ pattern: UnsafePointer<C
         return failure(SB_EINVAL, "sb_url_pattern_add: NULL mediator, or a pattern or name that is not non-empty UTF-8")
     }
     do throws(SwitchboardError) {
-        try CMediator.borrow(m).takeUnretainedValue().mediator.addRoute(pattern: text, target: target, action: action)
+        try CMediator.borrow(m).takeUnretainedValue().mediator.addURLPattern(text, target: target, action: action)
         return SB_OK
     } catch {
         return failure(error)
@@ -185,7 +185,7 @@ public func sb_url_pattern_remove(_ m: sb_mediator_ptr?, _ pattern: UnsafePointe
     guard let m, case .success(let text) = validName(pattern, "pattern") else {
         return failure(SB_EINVAL, "sb_url_pattern_remove: NULL mediator or pattern")
     }
-    let removed = CMediator.borrow(m)._withUnsafeGuaranteedRef { $0.mediator.removeRoute(pattern: text) }
+    let removed = CMediator.borrow(m)._withUnsafeGuaranteedRef { $0.mediator.removeURLPattern(text) }
     return removed ? SB_OK : failure(SB_ENOTFOUND, "no route was added with the pattern \(Value.string(text))")
 }
 
@@ -196,7 +196,7 @@ public func sb_url_pattern_remove_handler_if(_ m: sb_mediator_ptr?, _ pattern: U
         return failure(SB_EINVAL, "sb_url_pattern_remove_handler_if: NULL mediator, pattern or function")
     }
     let mediator = CMediator.borrow(m).takeUnretainedValue().mediator
-    return mediator.removeRoute(pattern: text, ifHandler: { CFunction.isRegistration($0, fn, userdata) })
+    return mediator.removeURLPattern(text, ifHandler: { CFunction.isRegistration($0, fn, userdata) })
         ? SB_OK : failure(SB_ENOTFOUND, "the pattern \(Value.string(text)) has no handler with this function and userdata")
 }
 

@@ -74,8 +74,8 @@ enum SwiftWrappers {
             call = "try await call(\(names), options: options)"
         } else {
             arguments.append("cacheTarget: Bool = false")
-            doc.append("    ///   - cacheTarget: keep the target instance for later calls, as `perform` does.")
-            call = "try call(\(names), cacheTarget: cacheTarget)"
+            doc.append("    ///   - cacheTarget: keep the target instance for later calls, as `performAndWait` does.")
+            call = "try callAndWait(\(names), cacheTarget: cacheTarget)"
         }
         let resultType: String
         if let accessor = resultAccessor[action.result], let type = swiftType[action.result] {

@@ -18,7 +18,7 @@ extension Mediator {
     ///   - var__: int
     ///   - default: int
     ///   - default_: see / * old * /́ new
-    ///   - cacheTarget: keep the target instance for later calls, as `perform` does.
+    ///   - cacheTarget: keep the target instance for later calls, as `performAndWait` does.
     /// - Throws: what `call` throws; `.typeMismatch` when the result is not a dict.
     @discardableResult
     func typed_clashes(int: Int? = nil, int_: Int? = nil, data: [UInt8]? = nil, dataLen: Int? = nil,
@@ -39,7 +39,7 @@ extension Mediator {
         if let var__ { params["var_"] = .int(Int64(var__)) }
         if let default_ { params["default"] = .int(Int64(default_)) }
         if let default__ { params["default_"] = .int(Int64(default__)) }
-        let result = try call(target: "Typed", action: "clashes", params: params, cacheTarget: cacheTarget)
+        let result = try callAndWait(target: "Typed", action: "clashes", params: params, cacheTarget: cacheTarget)
         guard let typed = result.dict else {
             throw .typeMismatch("Typed.clashes: expected a dict result, got " + "\(result.kind)")
         }
@@ -51,7 +51,7 @@ extension Mediator {
     /// - Parameters:
     ///   - a: int
     ///   - b: int
-    ///   - cacheTarget: keep the target instance for later calls, as `perform` does.
+    ///   - cacheTarget: keep the target instance for later calls, as `performAndWait` does.
     /// - Throws: what `call` throws; `.typeMismatch` when the result is not an int.
     @discardableResult
     func typed_countKeys(a: Int? = nil, b: Int? = nil,
@@ -59,7 +59,7 @@ extension Mediator {
         var params: Params = [:]
         if let a { params["a"] = .int(Int64(a)) }
         if let b { params["b"] = .int(Int64(b)) }
-        let result = try call(target: "Typed", action: "countKeys", params: params, cacheTarget: cacheTarget)
+        let result = try callAndWait(target: "Typed", action: "countKeys", params: params, cacheTarget: cacheTarget)
         guard let typed = result.int.map(Int.init) else {
             throw .typeMismatch("Typed.countKeys: expected an int result, got " + "\(result.kind)")
         }
@@ -78,7 +78,7 @@ extension Mediator {
     ///   - map: dict
     ///   - done: callback
     ///   - anything: any
-    ///   - cacheTarget: keep the target instance for later calls, as `perform` does.
+    ///   - cacheTarget: keep the target instance for later calls, as `performAndWait` does.
     /// - Throws: what `call` throws; `.typeMismatch` when the result is not a dict.
     @discardableResult
     func typed_everything(flag: Bool, count: Int, ratio: Double, name: String, data: [UInt8],
@@ -94,7 +94,7 @@ extension Mediator {
         params["map"] = .dict(map)
         params["done"] = .callback(done)
         params["anything"] = anything
-        let result = try call(target: "Typed", action: "everything", params: params, cacheTarget: cacheTarget)
+        let result = try callAndWait(target: "Typed", action: "everything", params: params, cacheTarget: cacheTarget)
         guard let typed = result.dict else {
             throw .typeMismatch("Typed.everything: expected a dict result, got " + "\(result.kind)")
         }
@@ -138,7 +138,7 @@ extension Mediator {
     ///   - end: bool
     ///   - params: string
     ///   - out: int
-    ///   - cacheTarget: keep the target instance for later calls, as `perform` does.
+    ///   - cacheTarget: keep the target instance for later calls, as `performAndWait` does.
     /// - Throws: what `call` throws; `.typeMismatch` when the result is not a dict.
     @discardableResult
     func typed_oddNames(default default_: Int? = nil, answerId: String? = nil, end: Bool? = nil,
@@ -150,7 +150,7 @@ extension Mediator {
         if let end { params["end"] = .bool(end) }
         if let params_ { params["params"] = .string(params_) }
         if let out { params["out"] = .int(Int64(out)) }
-        let result = try call(target: "Typed", action: "oddNames", params: params, cacheTarget: cacheTarget)
+        let result = try callAndWait(target: "Typed", action: "oddNames", params: params, cacheTarget: cacheTarget)
         guard let typed = result.dict else {
             throw .typeMismatch("Typed.oddNames: expected a dict result, got " + "\(result.kind)")
         }
@@ -169,7 +169,7 @@ extension Mediator {
     ///   - map: dict
     ///   - done: callback
     ///   - anything: any
-    ///   - cacheTarget: keep the target instance for later calls, as `perform` does.
+    ///   - cacheTarget: keep the target instance for later calls, as `performAndWait` does.
     /// - Throws: what `call` throws; `.typeMismatch` when the result is not a dict.
     @discardableResult
     func typed_optional(flag: Bool? = nil, count: Int? = nil, ratio: Double? = nil,
@@ -186,7 +186,7 @@ extension Mediator {
         if let map { params["map"] = .dict(map) }
         if let done { params["done"] = .callback(done) }
         if let anything { params["anything"] = anything }
-        let result = try call(target: "Typed", action: "optional", params: params, cacheTarget: cacheTarget)
+        let result = try callAndWait(target: "Typed", action: "optional", params: params, cacheTarget: cacheTarget)
         guard let typed = result.dict else {
             throw .typeMismatch("Typed.optional: expected a dict result, got " + "\(result.kind)")
         }
@@ -196,12 +196,12 @@ extension Mediator {
     /// Typed.secret (local: not reachable from URLs)
     ///
     /// - Parameters:
-    ///   - cacheTarget: keep the target instance for later calls, as `perform` does.
+    ///   - cacheTarget: keep the target instance for later calls, as `performAndWait` does.
     /// - Throws: what `call` throws; `.typeMismatch` when the result is not a dict.
     @discardableResult
     func typed_secret(cacheTarget: Bool = false) throws(SwitchboardError) -> Value.Dict {
         let params: Params = [:]
-        let result = try call(target: "Typed", action: "secret", params: params, cacheTarget: cacheTarget)
+        let result = try callAndWait(target: "Typed", action: "secret", params: params, cacheTarget: cacheTarget)
         guard let typed = result.dict else {
             throw .typeMismatch("Typed.secret: expected a dict result, got " + "\(result.kind)")
         }
@@ -211,12 +211,12 @@ extension Mediator {
     /// Typed.wrongResult
     ///
     /// - Parameters:
-    ///   - cacheTarget: keep the target instance for later calls, as `perform` does.
+    ///   - cacheTarget: keep the target instance for later calls, as `performAndWait` does.
     /// - Throws: what `call` throws; `.typeMismatch` when the result is not a string.
     @discardableResult
     func typed_wrongResult(cacheTarget: Bool = false) throws(SwitchboardError) -> String {
         let params: Params = [:]
-        let result = try call(target: "Typed", action: "wrongResult", params: params, cacheTarget: cacheTarget)
+        let result = try callAndWait(target: "Typed", action: "wrongResult", params: params, cacheTarget: cacheTarget)
         guard let typed = result.string else {
             throw .typeMismatch("Typed.wrongResult: expected a string result, got " + "\(result.kind)")
         }

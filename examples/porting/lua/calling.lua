@@ -9,8 +9,8 @@ print("uncached:", sb.perform("Cart", "add", tea))
 print("cached:", sb.perform("Cart", "add", tea, { cache = true }))
 print("uncached:", sb.perform("Cart", "add", tea))
 -- releaseCachedTargetWithFullTargetName:@"Target_Cart"
-print("release:", sb.release("Cart"))
-print("release again:", sb.release("Cart"))
+print("release:", sb.evict("Cart"))
+print("release again:", sb.evict("Cart"))
 
 -- kCTMediatorParamsKeySwiftTargetModuleName names the module (of a Swift
 -- class, or of a target registered as "Module.Name"); "" names none.

@@ -6,21 +6,21 @@ func calling() {
     let tea: Params = ["item": "tea", "price": 2.5]
 
     // shouldCacheTarget:NO: each call makes a cart and drops it.
-    print("uncached:", mediator.perform(target: "Cart", action: "add", params: tea))
-    print("uncached:", mediator.perform(target: "Cart", action: "add", params: tea))
+    print("uncached:", mediator.performAndWait(target: "Cart", action: "add", params: tea))
+    print("uncached:", mediator.performAndWait(target: "Cart", action: "add", params: tea))
     // shouldCacheTarget:YES keeps the cart; uncached calls use it too.
-    print("cached:", mediator.perform(target: "Cart", action: "add", params: tea, cacheTarget: true))
-    print("uncached:", mediator.perform(target: "Cart", action: "add", params: tea))
+    print("cached:", mediator.performAndWait(target: "Cart", action: "add", params: tea, cacheTarget: true))
+    print("uncached:", mediator.performAndWait(target: "Cart", action: "add", params: tea))
     // releaseCachedTargetWithFullTargetName:@"Target_Cart"
-    print("release:", mediator.releaseCachedTarget("Cart"))
-    print("release again:", mediator.releaseCachedTarget("Cart"))
+    print("release:", mediator.evict(target: "Cart"))
+    print("release again:", mediator.evict(target: "Cart"))
 
     // kCTMediatorParamsKeySwiftTargetModuleName names the module for one call.
     let bare = Mediator() // searches no module
-    print("no module:", bare.perform(target: "Cart", action: "add", params: tea))
+    print("no module:", bare.performAndWait(target: "Cart", action: "add", params: tea))
     var named = tea
     named[Mediator.ctMediatorModuleKey] = "SwitchboardPorting"
-    print("module SwitchboardPorting:", bare.perform(target: "Cart", action: "add", params: named))
+    print("module SwitchboardPorting:", bare.performAndWait(target: "Cart", action: "add", params: named))
     named[Mediator.ctMediatorModuleKey] = "" // names no module
-    print("module \"\":", bare.perform(target: "Cart", action: "add", params: named))
+    print("module \"\":", bare.performAndWait(target: "Cart", action: "add", params: named))
 }

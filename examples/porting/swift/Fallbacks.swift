@@ -15,22 +15,22 @@ func fallbacks() throws {
     try mediator.register(target: "Help", action: "notFound") { params in
         .string("no help on " + (params["topic"]?.string ?? "that"))
     }
-    print("notFound:", mediator.perform(target: "Help", action: "search", params: ["topic": "tea"]))
+    print("notFound:", mediator.performAndWait(target: "Help", action: "search", params: ["topic": "tea"]))
 
     // No target, or no action and no notFound: NoTargetAction answers.
-    print("no target:", mediator.perform(target: "Shop", action: "open", params: ["id": 7]))
-    print("module key:", mediator.perform(target: "Cart", action: "add",
+    print("no target:", mediator.performAndWait(target: "Shop", action: "open", params: ["id": 7]))
+    print("module key:", mediator.performAndWait(target: "Cart", action: "add",
                                           params: [Mediator.ctMediatorModuleKey: "Shop"]))
-    print("from a URL:", mediator.open("app://Shop/open?id=7"))
+    print("from a URL:", mediator.openAndWait("app://Shop/open?id=7"))
 
     // A missing action also drops the cached target (the cart starts again).
-    print("cached:", mediator.perform(target: "Cart", action: "add", params: ["item": "tea"], cacheTarget: true))
-    print("no action:", mediator.perform(target: "Cart", action: "checkout"))
-    print("cached:", mediator.perform(target: "Cart", action: "add", params: ["item": "tea"], cacheTarget: true))
+    print("cached:", mediator.performAndWait(target: "Cart", action: "add", params: ["item": "tea"], cacheTarget: true))
+    print("no action:", mediator.performAndWait(target: "Cart", action: "checkout"))
+    print("cached:", mediator.performAndWait(target: "Cart", action: "add", params: ["item": "tea"], cacheTarget: true))
 
     // call() reports what is missing instead of falling back.
     do {
-        _ = try mediator.call(target: "Cart", action: "checkout")
+        _ = try mediator.callAndWait(target: "Cart", action: "checkout")
     } catch {
         print("call:", error)
     }

@@ -11,14 +11,14 @@ func remoteCall() throws {
     ]
     // performActionWithUrl:completion: — the completion is always called.
     for url in urls {
-        mediator.open(url) { info in print(url, "->", info) }
+        mediator.openAndWait(url) { info in print(url, "->", info) }
     }
 
     // CTMediator takes any scheme; connect the ones you use.
     try mediator.connect(scheme: "shop")
-    print("shop:", mediator.open("shop://Cart/add?item=tea"))
+    print("shop:", mediator.openAndWait("shop://Cart/add?item=tea"))
 
     // open() gives null when the call fails, as CTMediator gives nil;
     // call(url:) says why.
-    do { _ = try mediator.call(url: "app://Cart/nativeClear") } catch { print("call:", error) }
+    do { _ = try mediator.callAndWait(url: "app://Cart/nativeClear") } catch { print("call:", error) }
 }

@@ -7,7 +7,7 @@ func results() throws {
     // CTMediator boxes NSInteger, BOOL and CGFloat in an NSNumber and gives
     // nil for void; a Value keeps each kind apart, and void is .null.
     for action in ["add", "total", "isEmpty", "nativeClear"] {
-        let result = mediator.perform(target: "Cart", action: action, params: tea, cacheTarget: true)
+        let result = mediator.performAndWait(target: "Cart", action: action, params: tea, cacheTarget: true)
         print("\(action):", result, result.kind)
     }
 
@@ -20,10 +20,10 @@ func results() throws {
     // A typed wrapper never takes a fallback: it knows nothing of its type.
     let bare = Mediator() // no Target_Cart here
     try bare.register(target: "NoTargetAction", action: "response") { _ in "a 404 page" }
-    print("perform:", bare.perform(target: "Cart", action: "total"))
+    print("perform:", bare.performAndWait(target: "Cart", action: "total"))
     do { _ = try bare.cart_total() } catch { print("cart_total:", error) }
 
     // A declared result is checked on every call.
     try bare.register(target: "Cart", action: "total", contract: "-> double") { _ in "free" }
-    do { _ = try bare.call(target: "Cart", action: "total") } catch { print("call:", error) }
+    do { _ = try bare.callAndWait(target: "Cart", action: "total") } catch { print("call:", error) }
 }

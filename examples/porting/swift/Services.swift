@@ -16,7 +16,7 @@ func services() throws {
     // target that conforms (here Target_Cart), called through the interface.
     try mediator.defineService("Basket", interface: "add(item: string -> int)\ntotal(-> double)")
     try mediator.bindService("Basket", to: "Cart")
-    print("Basket.add:", try mediator.callService("Basket", action: "add", params: ["item": "tea"]))
+    print("Basket.add:", try mediator.callServiceAndWait("Basket", action: "add", params: ["item": "tea"]))
     try mediator.defineService("Checkout", interface: "pay(cents: int -> bool)")
     do { try mediator.bindService("Checkout", to: "Cart") } catch { print("bind:", error) }
 }

@@ -9,18 +9,18 @@ func urlRouter() throws {
         print("handler got", params)
         return "the user page"
     }
-    try mediator.addRoute(pattern: "app://user/<int:id>(/:tab)", target: "Pages", action: "user")
+    try mediator.addURLPattern("app://user/<int:id>(/:tab)", target: "Pages", action: "user")
     // A pattern may lead to any target's action, Target_Cart's too.
-    try mediator.addRoute(pattern: "app://buy/:item", target: "Cart", action: "add")
+    try mediator.addURLPattern("app://buy/:item", target: "Cart", action: "add")
 
     // openURL:withUserInfo:completion: — the user info goes beside the URL.
-    mediator.open("app://user/42/posts?ref=mail", params: ["from": "inbox"]) { info in
+    mediator.openAndWait("app://user/42/posts?ref=mail", params: ["from": "inbox"]) { info in
         print("completion got", info)
     }
-    print("buy:", mediator.open("app://buy/tea?price=2.5"))
+    print("buy:", mediator.openAndWait("app://buy/tea?price=2.5"))
 
     // deregisterURLPattern: — then app://buy/tea is target "buy", action
     // "tea": NoTargetAction answers (JLRoutes' unmatchedURLHandler).
-    mediator.removeRoute(pattern: "app://buy/:item")
-    print("removed:", mediator.open("app://buy/tea"))
+    mediator.removeURLPattern("app://buy/:item")
+    print("removed:", mediator.openAndWait("app://buy/tea"))
 }

@@ -7,14 +7,14 @@ extension Mediator {
     ///
     /// - Parameters:
     ///   - identifier: the cell's reuse identifier
-    ///   - cacheTarget: keep the target instance for later calls, as `perform` does.
+    ///   - cacheTarget: keep the target instance for later calls, as `performAndWait` does.
     /// - Throws: what `call` throws; `.typeMismatch` when the result is not a dict.
     @discardableResult
     func a_cell(identifier: String? = nil,
                 cacheTarget: Bool = false) throws(SwitchboardError) -> Value.Dict {
         var params: Params = [:]
         if let identifier { params["identifier"] = .string(identifier) }
-        let result = try call(target: "A", action: "cell", params: params, cacheTarget: cacheTarget)
+        let result = try callAndWait(target: "A", action: "cell", params: params, cacheTarget: cacheTarget)
         guard let typed = result.dict else {
             throw .typeMismatch("A.cell: expected a dict result, got " + "\(result.kind)")
         }
@@ -25,14 +25,14 @@ extension Mediator {
     ///
     /// - Parameters:
     ///   - amount: in cents
-    ///   - cacheTarget: keep the target instance for later calls, as `perform` does.
+    ///   - cacheTarget: keep the target instance for later calls, as `performAndWait` does.
     /// - Throws: what `call` throws; `.typeMismatch` when the result is not a dict.
     @discardableResult
     func a_charge(amount: Int? = nil,
                   cacheTarget: Bool = false) throws(SwitchboardError) -> Value.Dict {
         var params: Params = [:]
         if let amount { params["amount"] = .int(Int64(amount)) }
-        let result = try call(target: "A", action: "charge", params: params, cacheTarget: cacheTarget)
+        let result = try callAndWait(target: "A", action: "charge", params: params, cacheTarget: cacheTarget)
         guard let typed = result.dict else {
             throw .typeMismatch("A.charge: expected a dict result, got " + "\(result.kind)")
         }
@@ -44,7 +44,7 @@ extension Mediator {
     /// - Parameters:
     ///   - cell: any
     ///   - title: string
-    ///   - cacheTarget: keep the target instance for later calls, as `perform` does.
+    ///   - cacheTarget: keep the target instance for later calls, as `performAndWait` does.
     /// - Throws: what `call` throws; `.typeMismatch` when the result is not a dict.
     @discardableResult
     func a_configCell(cell: Value? = nil, title: String? = nil,
@@ -52,7 +52,7 @@ extension Mediator {
         var params: Params = [:]
         if let cell { params["cell"] = cell }
         if let title { params["title"] = .string(title) }
-        let result = try call(target: "A", action: "configCell", params: params, cacheTarget: cacheTarget)
+        let result = try callAndWait(target: "A", action: "configCell", params: params, cacheTarget: cacheTarget)
         guard let typed = result.dict else {
             throw .typeMismatch("A.configCell: expected a dict result, got " + "\(result.kind)")
         }
@@ -63,14 +63,14 @@ extension Mediator {
     ///
     /// - Parameters:
     ///   - key: the page's title
-    ///   - cacheTarget: keep the target instance for later calls, as `perform` does.
+    ///   - cacheTarget: keep the target instance for later calls, as `performAndWait` does.
     /// - Throws: what `call` throws; `.typeMismatch` when the result is not a dict.
     @discardableResult
     func a_nativeFetchDetailViewController(key: Value? = nil,
                                            cacheTarget: Bool = false) throws(SwitchboardError) -> Value.Dict {
         var params: Params = [:]
         if let key { params["key"] = key }
-        let result = try call(target: "A", action: "nativeFetchDetailViewController", params: params, cacheTarget: cacheTarget)
+        let result = try callAndWait(target: "A", action: "nativeFetchDetailViewController", params: params, cacheTarget: cacheTarget)
         guard let typed = result.dict else {
             throw .typeMismatch("A.nativeFetchDetailViewController: expected a dict result, got " + "\(result.kind)")
         }
@@ -80,12 +80,12 @@ extension Mediator {
     /// A.nativeNoImage
     ///
     /// - Parameters:
-    ///   - cacheTarget: keep the target instance for later calls, as `perform` does.
+    ///   - cacheTarget: keep the target instance for later calls, as `performAndWait` does.
     /// - Throws: what `call` throws; `.typeMismatch` when the result is not a dict.
     @discardableResult
     func a_nativeNoImage(cacheTarget: Bool = false) throws(SwitchboardError) -> Value.Dict {
         let params: Params = [:]
-        let result = try call(target: "A", action: "nativeNoImage", params: params, cacheTarget: cacheTarget)
+        let result = try callAndWait(target: "A", action: "nativeNoImage", params: params, cacheTarget: cacheTarget)
         guard let typed = result.dict else {
             throw .typeMismatch("A.nativeNoImage: expected a dict result, got " + "\(result.kind)")
         }
@@ -96,14 +96,14 @@ extension Mediator {
     ///
     /// - Parameters:
     ///   - image: the image to show
-    ///   - cacheTarget: keep the target instance for later calls, as `perform` does.
+    ///   - cacheTarget: keep the target instance for later calls, as `performAndWait` does.
     /// - Throws: what `call` throws; `.typeMismatch` when the result is not a dict.
     @discardableResult
     func a_nativePresentImage(image: String,
                               cacheTarget: Bool = false) throws(SwitchboardError) -> Value.Dict {
         var params: Params = [:]
         params["image"] = .string(image)
-        let result = try call(target: "A", action: "nativePresentImage", params: params, cacheTarget: cacheTarget)
+        let result = try callAndWait(target: "A", action: "nativePresentImage", params: params, cacheTarget: cacheTarget)
         guard let typed = result.dict else {
             throw .typeMismatch("A.nativePresentImage: expected a dict result, got " + "\(result.kind)")
         }
@@ -117,7 +117,7 @@ extension Mediator {
     ///   - answer: the button the user taps: confirm (the default) or cancel
     ///   - confirmAction: called when Confirm is tapped
     ///   - cancelAction: called when Cancel is tapped
-    ///   - cacheTarget: keep the target instance for later calls, as `perform` does.
+    ///   - cacheTarget: keep the target instance for later calls, as `performAndWait` does.
     /// - Throws: what `call` throws (`.badParams` when the params do not fit the contract).
     @discardableResult
     func a_showAlert(message: String, answer: String? = nil, confirmAction: Callback? = nil,
@@ -128,6 +128,6 @@ extension Mediator {
         if let answer { params["answer"] = .string(answer) }
         if let confirmAction { params["confirmAction"] = .callback(confirmAction) }
         if let cancelAction { params["cancelAction"] = .callback(cancelAction) }
-        return try call(target: "A", action: "showAlert", params: params, cacheTarget: cacheTarget)
+        return try callAndWait(target: "A", action: "showAlert", params: params, cacheTarget: cacheTarget)
     }
 }

@@ -8,7 +8,7 @@ extension Mediator {
     /// - Parameters:
     ///   - item: string
     ///   - price: double (default: 0.0)
-    ///   - cacheTarget: keep the target instance for later calls, as `perform` does.
+    ///   - cacheTarget: keep the target instance for later calls, as `performAndWait` does.
     /// - Throws: what `call` throws; `.typeMismatch` when the result is not an int.
     @discardableResult
     func cart_add(item: String, price: Double? = nil,
@@ -16,7 +16,7 @@ extension Mediator {
         var params: Params = [:]
         params["item"] = .string(item)
         if let price { params["price"] = .double(price) }
-        let result = try call(target: "Cart", action: "add", params: params, cacheTarget: cacheTarget)
+        let result = try callAndWait(target: "Cart", action: "add", params: params, cacheTarget: cacheTarget)
         guard let typed = result.int.map(Int.init) else {
             throw .typeMismatch("Cart.add: expected an int result, got " + "\(result.kind)")
         }
@@ -26,12 +26,12 @@ extension Mediator {
     /// Cart.isEmpty
     ///
     /// - Parameters:
-    ///   - cacheTarget: keep the target instance for later calls, as `perform` does.
+    ///   - cacheTarget: keep the target instance for later calls, as `performAndWait` does.
     /// - Throws: what `call` throws; `.typeMismatch` when the result is not a bool.
     @discardableResult
     func cart_isEmpty(cacheTarget: Bool = false) throws(SwitchboardError) -> Bool {
         let params: Params = [:]
-        let result = try call(target: "Cart", action: "isEmpty", params: params, cacheTarget: cacheTarget)
+        let result = try callAndWait(target: "Cart", action: "isEmpty", params: params, cacheTarget: cacheTarget)
         guard let typed = result.bool else {
             throw .typeMismatch("Cart.isEmpty: expected a bool result, got " + "\(result.kind)")
         }
@@ -41,12 +41,12 @@ extension Mediator {
     /// Cart.total
     ///
     /// - Parameters:
-    ///   - cacheTarget: keep the target instance for later calls, as `perform` does.
+    ///   - cacheTarget: keep the target instance for later calls, as `performAndWait` does.
     /// - Throws: what `call` throws; `.typeMismatch` when the result is not a double.
     @discardableResult
     func cart_total(cacheTarget: Bool = false) throws(SwitchboardError) -> Double {
         let params: Params = [:]
-        let result = try call(target: "Cart", action: "total", params: params, cacheTarget: cacheTarget)
+        let result = try callAndWait(target: "Cart", action: "total", params: params, cacheTarget: cacheTarget)
         guard let typed = result.double ?? result.int.map(Double.init) else {
             throw .typeMismatch("Cart.total: expected a double result, got " + "\(result.kind)")
         }

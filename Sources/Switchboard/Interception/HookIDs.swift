@@ -1,0 +1,27 @@
+/// An interceptor's id, for ``Mediator/removeInterceptor(_:)-(InterceptorID)``.
+/// The same number as the C face's (`sb_interceptor_add`) and the Lua
+/// face's (`sb.intercept`) for the interceptor.
+public struct InterceptorID: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: UInt64
+    public init(rawValue: UInt64) { self.rawValue = rawValue }
+    public var description: String { "interceptor \(rawValue)" }
+}
+
+/// An observer's id, for ``Mediator/removeObserver(_:)-(ObserverID)``. The
+/// same number as the C face's (`sb_observer_add`) and the Lua face's
+/// (`sb.observe`).
+public struct ObserverID: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: UInt64
+    public init(rawValue: UInt64) { self.rawValue = rawValue }
+    public var description: String { "observer \(rawValue)" }
+}
+
+extension Mediator {
+    @available(*, deprecated, message: "interceptor ids are InterceptorID: removeInterceptor(InterceptorID(rawValue: id))")
+    @discardableResult
+    public func removeInterceptor(_ id: UInt64) -> Bool { removeInterceptor(InterceptorID(rawValue: id)) }
+
+    @available(*, deprecated, message: "observer ids are ObserverID: removeObserver(ObserverID(rawValue: id))")
+    @discardableResult
+    public func removeObserver(_ id: UInt64) -> Bool { removeObserver(ObserverID(rawValue: id)) }
+}
