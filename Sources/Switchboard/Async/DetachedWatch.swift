@@ -78,6 +78,7 @@ final class DetachedWatch: @unchecked Sendable {
                 // the lock, and takes no time to finish.
                 if let old = state.thread { pthread_join(old, nil) }
                 state.thread = nil
+                OwnThreads.prepareToStart()
                 var thread = pthread_t()
                 let status = pthread_create(&thread, nil, { _ in
                     DetachedWatch.shared.run()

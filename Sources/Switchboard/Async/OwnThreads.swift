@@ -22,6 +22,18 @@ import Darwin
 }
 
 extension OwnThreads {
+    /// Called by the thread about to start one of the library's threads:
+    /// makes the lazy globals those threads use (Parking's buckets) first,
+    /// alone. In a forked child the thread that forked holds its parent's
+    /// thread id in the Swift runtime's lock of a lazy global (the runtime
+    /// keeps each thread's id per thread, and a fork copies it), so a new
+    /// thread waiting for the global it is making never gets it: the child
+    /// hung, both threads in swift_once (a scenario's first call with a
+    /// timeout: the runner's check of the installed examples).
+    static func prepareToStart() {
+        Parking.prepare()
+    }
+
     /// Names the calling thread (15 bytes at most) where /proc shows it, so
     /// that a host listing its threads can tell the library's apart.
     /// (pthread_setname_np needs _GNU_SOURCE, which Glibc's module lacks.)

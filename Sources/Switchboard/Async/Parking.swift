@@ -53,6 +53,12 @@ enum Parking {
         buckets[Int((UInt(bitPattern: ObjectIdentifier(object)) >> 4) % UInt(buckets.count))]
     }
 
+    /// Makes the buckets now, if they are not yet (`OwnThreads.prepareToStart`).
+    @inline(never)
+    static func prepare() {
+        precondition(buckets.count == 64)
+    }
+
     /// Wakes the calls waiting on `object`, to look at it again.
     static func wake(_ object: AnyObject) {
         bucket(object).wake()

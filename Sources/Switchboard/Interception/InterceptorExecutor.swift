@@ -59,6 +59,7 @@ final class InterceptorExecutor: TaskExecutor, @unchecked Sendable {
     private func startThread() -> Bool {
         var thread = pthread_t()
         let me = Unmanaged.passUnretained(self).toOpaque()
+        OwnThreads.prepareToStart()
         guard pthread_create(&thread, nil, { me in
             Unmanaged<InterceptorExecutor>.fromOpaque(me!).takeUnretainedValue().run()
         }, me) == 0 else { return false }
