@@ -39,7 +39,7 @@ struct ActionMapTests {
         #expect(map.count == total)
         #expect(map.depth <= 10, "depth \(map.depth) for \(total) names")
         for i in stride(from: 0, to: total, by: 101) {
-            #expect(try m.call(target: "Big", action: "a\(i)") == .int(Int64(i)))
+            #expect(try m.callAndWait(target: "Big", action: "a\(i)") == .int(Int64(i)))
         }
         #expect(map.names.prefix(3) == ["a0", "a1", "a2"] && map.names.last == "a\(total - 1)")
 
