@@ -62,7 +62,7 @@
  * the caller's version has, so a program or plugin built against an older
  * header keeps working; a version below 1, or newer than the library
  * knows, is refused with SB_EINVAL ("sb_call_options version 7 is newer
- * than this library (1)"). A struct the library fills (sb_call_event)
+ * than this library (2)"). A struct the library fills (sb_call_event)
  * carries the version it was made with: read a field only if `version` is
  * at least the one that added it (fields say "version N" when N is above
  * 1). Array elements (sb_action_def, sb_contract_def) have no version:
@@ -1112,6 +1112,7 @@ SB_API sb_status sb_call_answer(sb_call *call, const sb_value *value);
  * non-UTF-8 tag, more than 65,536 tags or more than 64 KiB of tag text in
  * all. Tags are copied: the array may be freed once the call returns. */
 typedef struct sb_cancellation sb_cancellation;
+typedef struct sb_queue sb_queue; /* a delivery queue: see "Event loops" */
 #define SB_BYPASS_INTERCEPTORS 2u /* skip interceptors (when sb_interceptor_allow_bypass allows) */
 typedef struct sb_call_options {
     int version;                /* SB_CALL_OPTIONS_VERSION (see "Versioned structs") */
@@ -1124,9 +1125,14 @@ typedef struct sb_call_options {
     unsigned timeout_ms;        /* how long the call waits for an action that answers
                                  * later (SB_ETIMEOUT past it); calls made while it
                                  * runs wait no longer. 0: no timeout of its own. */
+    sb_queue *queue;            /* version 2: NULL, or the queue that brings `done` to
+                                 * its loop's thread (sb_action_perform_async,
+                                 * sb_url_open_async, sb_service_perform_async; see
+                                 * "Event loops"). SB_EINVAL for a caller that waits
+                                 * (sb_action_perform_opts, sb_url_open). */
 } sb_call_options;
-#define SB_CALL_OPTIONS_VERSION 1
-#define SB_CALL_OPTIONS_INIT {SB_CALL_OPTIONS_VERSION, 0, NULL, 0, NULL, 0}
+#define SB_CALL_OPTIONS_VERSION 2
+#define SB_CALL_OPTIONS_INIT {SB_CALL_OPTIONS_VERSION, 0, NULL, 0, NULL, 0, NULL}
 /* 8u was SB_WITH_TIMEOUT before 1.0 (timeout_ms is read by version now); not reused. */
 
 /* sb_action_perform with options (NULL: none). SB_ECANCELED when the call
@@ -1257,6 +1263,102 @@ SB_API sb_status sb_url_open_async(sb_mediator *m, const char *url, const sb_url
 /* sb_route_call for a caller that does not wait; as sb_action_perform_async
  * (SB_EINVAL for a NULL `r` or `done`). */
 SB_API sb_status sb_route_call_async(sb_route *r, const sb_value *params, sb_done_fn done, void *userdata);
+/* sb_service_perform for a caller that does not wait; as
+ * sb_action_perform_async (SB_EINVAL for a NULL `m` or `done`). `flags` as
+ * for sb_service_perform; `options` (NULL: none) only for its queue (a
+ * service call takes no other option: SB_EINVAL for flags, tags, a token
+ * or a timeout there). New after 1.0.0, for 1.1 (symbol version
+ * SWITCHBOARD_1.1). */
+SB_API sb_status sb_service_perform_async(sb_mediator *m, const char *name, const char *action,
+                                          const sb_value *params, unsigned flags, const sb_call_options *options,
+                                          sb_done_fn done, void *userdata);
+
+/*
+ * Event loops. A program built around a loop (libuv, GLib, epoll, a game's
+ * frame loop) wants the answers of its calls on the loop's thread, between
+ * two events, as libpq (PQsocket), c-ares and libcurl's multi interface give
+ * theirs. A delivery queue does that: the loop watches the queue's
+ * descriptor, and when it is readable calls sb_queue_dispatch, which runs
+ * the `done` of every call that ended meanwhile, on the loop's thread:
+ *
+ *     sb_queue *q;
+ *     int fd;
+ *     sb_queue_new(&q);                    // on the loop's thread
+ *     sb_queue_fd(q, &fd);                 // the loop watches fd for reading
+ *     sb_call_options o = SB_CALL_OPTIONS_INIT;
+ *     o.queue = q;
+ *     sb_action_perform_async(m, "Net", "fetch", params, &o, fetched, ctx);
+ *     ...                                  // when fd is readable:
+ *     sb_queue_dispatch(q, 64, NULL);      // runs fetched(ctx, status, result)
+ *
+ * (examples/loops has whole hosts for libuv, GLib and a raw epoll loop.)
+ *
+ * Threads. A queue belongs to the thread that makes it: only that thread
+ * dispatches it (elsewhere sb_queue_dispatch runs nothing: SB_EREJECTED),
+ * and the `done` of a call made with it runs on that thread only. If the
+ * call ends before sb_action_perform_async returns and was made on that
+ * thread (outside any `done` a dispatch runs), `done` runs at once, before
+ * it returns (SB_OK); otherwise the thread that ends the call (any thread)
+ * queues it and the next dispatch runs it (SB_PENDING). `done` gets its
+ * status, its result and its message (sb_error_message()) as the call
+ * ended. Calls made on other threads may use the queue too: their `done`
+ * still runs in its dispatch.
+ *
+ * The descriptor (an eventfd, non-blocking, close-on-exec) is readable
+ * while deliveries wait; the loop never reads it itself, nor closes it
+ * (sb_queue_free does). A host that closed it anyway loses its wake-ups
+ * until it asks sb_queue_fd again (a new one); a file it opened since
+ * under the same number is never written, read or closed by the queue. Level-triggered
+ * watchers (poll(2), libuv's uv_poll_t, GLib) and edge-triggered ones
+ * (epoll's EPOLLET) are both correct: work queued onto an idle queue
+ * writes it once, and each dispatch leaves it empty when nothing waits and
+ * writes it again when something does (left by `max`, or queued during
+ * the dispatch), which is the new edge an edge-triggered loop needs. A
+ * dispatch runs at most `max` deliveries and never one queued during it, so
+ * a `done` that makes calls ending at once cannot keep the loop from its
+ * other sources. Ending a call and dispatching cost the same whatever else
+ * waits: one lock, and a system call only when the descriptor changes.
+ *
+ * Teardown. sb_queue_free runs on the thread that frees it what still has
+ * to come through the queue, so that no `done` of the queue ever runs
+ * after it returns: the deliveries waiting, with their answers; then the
+ * calls not yet ended, whose `done` gets SB_ECANCELED ("the call's queue
+ * was freed"), their calls being cancelled (sb_completion_cancelled says
+ * so; a later sb_completion_succeed gets SB_ECANCELED). Each `done` runs
+ * exactly once, whatever the order.
+ *
+ * New after 1.0.0, for 1.1 (symbol version SWITCHBOARD_1.1).
+ */
+/* The most posts (sb_queue_post) that wait in one queue. */
+#define SB_QUEUE_MAX_POSTED 65536
+/* A new queue, owned by the calling thread, in *out (free it with
+ * sb_queue_free). SB_EINVAL for a NULL `out`, SB_ENOMEM. */
+SB_API sb_status sb_queue_new(sb_queue **out);
+/* The queue's descriptor, in *out (-1 on failure): made on first use, the
+ * same every time after, closed by sb_queue_free; a child of fork gets a
+ * new one, and so does a host that closed it. SB_EINVAL for a NULL argument; SB_ENOMEM when no descriptor can
+ * be made (the process's limit). Thread-safe. */
+SB_API sb_status sb_queue_fd(sb_queue *q, int *out);
+/* Runs, on the calling thread, at most `max` of the deliveries waiting now
+ * (SIZE_MAX: all of them), in the order they were queued; *out (if not
+ * NULL) gets how many ran. Then the descriptor tells the truth again (see
+ * above). A `done` it runs may call any sb_ function, dispatch again or
+ * free the queue. SB_EINVAL for a NULL `q`; SB_EREJECTED, nothing run, on
+ * a thread that does not own the queue. Never waits. Calls user code. */
+SB_API sb_status sb_queue_dispatch(sb_queue *q, size_t max, size_t *out);
+/* Queues fn(userdata) to run in the queue's dispatch, from any thread:
+ * the loop's own way to hand it work (like uv_async_send, at one call per
+ * post). SB_EINVAL for a NULL `q` or `fn`; SB_ENOMEM; SB_EREJECTED when
+ * SB_QUEUE_MAX_POSTED posts wait already. `fn` runs exactly once: in a
+ * dispatch, or in sb_queue_free. */
+SB_API sb_status sb_queue_post(sb_queue *q, void (*fn)(void *userdata), void *userdata);
+/* How many `done` and posts are still to run through the queue: calls not
+ * yet ended, and deliveries waiting. A loop that should end when its calls
+ * have (libuv's ref/unref) reads it after each dispatch. 0 for NULL. */
+SB_API size_t sb_queue_pending(const sb_queue *q);
+/* Frees the queue (NULL: nothing), after running what is left as said
+ * above: on the calling thread, which may be any. Calls user code. */
+SB_API void sb_queue_free(sb_queue *q);
 
 /*
  * Rules, as a JSON array, replacing the current ones at once (a call sees

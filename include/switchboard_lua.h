@@ -10,16 +10,31 @@
  *
  * The module is written against switchboard.h and the Lua C API only. A Lua
  * state is single-threaded: the thread that opens the module owns the state.
- * A Lua function called from any other thread (as a callback or an action)
- * is queued — the caller gets SB_EQUEUED at once — and runs on the owning
- * thread at its next sb.poll(). At most SB_LUA_MAX_QUEUED calls wait per
- * state: a call past that is not queued, and its caller gets SB_EREJECTED
- * with a message saying the queue is full. A host drains the queue by
- * calling sb.poll() (or sb.poll(max)) on the owning thread, say once per
- * turn of its event loop:
+ * The state has a delivery queue (switchboard.h, "Event loops"), owned by
+ * that thread: the `done` of its asynchronous calls (the coroutines to
+ * resume, sb.perform_async's callbacks) and the calls other threads make
+ * into it wait there. A Lua action (or scheme, route or degrade handler)
+ * called from any other thread is queued and answers its call from there:
+ * a caller that waits waits on its own thread, one that does not
+ * (sb_action_perform_async) gets `done`. A Lua callback called from another
+ * thread is queued too, and its caller gets SB_EQUEUED at once. At most
+ * SB_LUA_MAX_QUEUED calls wait per state: a call past that is not queued,
+ * and its caller gets SB_EREJECTED with a message saying the queue is full.
  *
- *     lua_getglobal(L, "sb"); lua_getfield(L, -1, "poll");
- *     lua_call(L, 0, 1);                    // how many calls ran
+ * The owning thread runs the queue with sb.poll() (or sb.poll(max)), or —
+ * a host that drives the state from its own loop, without calling into Lua
+ * for it — by watching the queue's descriptor and dispatching it:
+ *
+ *     sb_queue *q = sb_lua_queue(L, -1);    // the module table at -1
+ *     int fd;
+ *     sb_queue_fd(q, &fd);                  // the loop watches fd for reading
+ *     ...                                   // when it is readable:
+ *     sb_queue_dispatch(q, 64, NULL);       // what sb.poll(64) runs
+ *
+ * Errors raised after a suspension (by a resumed coroutine, an
+ * sb.perform_async callback, a queued call whose caller gets no answer)
+ * are kept for the next sb.poll(), whose second result lists them, however
+ * the queue was dispatched.
  *
  * Closing the state removes what it registered and still owns (targets'
  * actions, scheme and route handlers, the degrade handler, interceptors and
@@ -65,6 +80,15 @@ SB_API int sb_lua_open(lua_State *L, sb_mediator *m);
  * error). It is called on the state's own thread, and must not call Lua.
  * NULL stops the reporting. Never raises unless memory runs out. */
 SB_API void sb_lua_set_charge(lua_State *L, int (*charge)(void *userdata, long long bytes), void *userdata);
+
+/* The delivery queue of the module table at `idx` (what sb_lua_open or
+ * require returned): borrowed, valid until the state closes (which frees
+ * it; sb_queue_free leaves it alone, with a message saying so). NULL for
+ * anything else. Its descriptor is sb.fd(); dispatching it
+ * on the state's thread runs what sb.poll() runs. A host may also give it
+ * to calls of its own (sb_call_options.queue), whose `done` then runs on
+ * the state's thread. Never raises. New after 1.0.0, for 1.1. */
+SB_API sb_queue *sb_lua_queue(lua_State *L, int idx);
 
 /* The module's entry point for require: sb_lua_open(L, sb_mediator_shared()). */
 SB_API int luaopen_switchboard(lua_State *L);

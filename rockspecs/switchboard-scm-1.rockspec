@@ -51,7 +51,6 @@ build = {
             "Sources/SwitchboardLua/later.c",
             "Sources/SwitchboardLua/module.c",
             "Sources/SwitchboardLua/pin.c",
-            "Sources/SwitchboardLua/queue.c",
             "Sources/SwitchboardLua/services.c",
             "Sources/SwitchboardLua/util.c",
             "Sources/SwitchboardLua/value.c",

@@ -59,7 +59,7 @@ flags="-O2 -std=c99 -Wall -Wextra -Werror -pedantic"
 
 sb_step "Building the benchmark programs"
 # bench links the library; the plugin links nothing of it; dlopen links neither.
-cc $flags bench/c/bench.c bench/c/bench_plugin.c $(pkg-config --cflags --libs switchboard) -lpthread -o "$out/bench"
+cc $flags bench/c/bench.c bench/c/bench_plugin.c bench/c/loop.c $(pkg-config --cflags --libs switchboard) -lpthread -o "$out/bench"
 cc $flags -shared -fPIC bench/c/bench_plugin.c $(pkg-config --cflags switchboard) -o "$out/bench_plugin.so"
 cc $flags bench/c/dlopen.c -ldl -o "$out/dlopen"
 cc $flags -D_POSIX_C_SOURCE=200809L bench/c/herd.c $(pkg-config --cflags --libs switchboard) -lpthread -o "$out/herd"
@@ -167,6 +167,7 @@ if [ $callgrind = 1 ]; then
   prepare_callgrind
   c_cases="direct perform route intercepted build3 perform3 unchecked3 contract3 miss url url_match10 url_match1000 url_lookup now async deferred get_hit get_miss"
   c_cases="$c_cases register register_targets"
+  c_cases="$c_cases loop_baseline loop_queue"
   # Registering 100,000 targets under valgrind takes a while: not in smoke runs.
   [ $smoke = 1 ] || c_cases="$c_cases lookup10 lookup100k"
   for c in $c_cases; do count_case "c.$c"; done

@@ -40,7 +40,8 @@ clang -x objective-c -fsyntax-only -Wall -Werror \
 
 declared=$(grep -oE '^SB_API [^(]*\b(sb_[a-z_0-9]+)\(' include/switchboard.h | grep -oE 'sb_[a-z_0-9]+\($' | tr -d '(' | sort)
 swift_defined=$(grep -oE 'SWIFT_EXTERN [^(]*\b(sb_[a-z_0-9]+)\(' "$emitted" | grep -oE 'sb_[a-z_0-9]+\($' | tr -d '(' | sort)
-c_defined=$(grep -ohE '^[a-z][^;]*\b(sb_[a-z][a-z_0-9]*)\([^;]*\{?$' Sources/CSwitchboard/*.c | grep -oE '\bsb_[a-z][a-z_0-9]*\(' | tr -d '(' | sort -u)
+# (sb__ too: a face's entry point may be written in C, as sb__queue_lend is.)
+c_defined=$(grep -ohE '^[a-z][^;]*\b(sb__?[a-z][a-z_0-9]*)\([^;]*\{?$' Sources/CSwitchboard/*.c | grep -oE '\bsb__?[a-z][a-z_0-9]*\(' | tr -d '(' | sort -u)
 # The faces' entry points (switchboard_sys.h): sb__ names, exported under
 # SWITCHBOARD_PRIVATE (scripts/check-exports.sh checks that).
 sys_declared=$(grep -oE '^SB_API [^(]*\b(sb__[a-z_0-9]+)\(' Sources/CSwitchboard/include/switchboard_sys.h \

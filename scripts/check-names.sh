@@ -26,7 +26,7 @@ esac
 nouns="abi_version degrade_handler url_converter url_fallback url_pattern cancellation completion interceptor
 discoverer callback contract mediator observer version routes service pointer action
 string status memory plugin double target scheme rules route array class error bytes
-value call dict json bool null int lua url"
+value queue call dict json bool null int lua url"
 
 # What may follow a noun: verbs (what is done to it) and parts (what is read
 # of it: sb_call_target is a call's target).
@@ -34,7 +34,7 @@ words="action add allow answer append at bind call caller cancelled check clear 
 encode equal evict fail free get interceptor json message n new number open params
 perform prepare proceed redirect register reject release remove request requested
 require retain set shared sign string succeed tag take target type unregister url
-count load name lookup build"
+count load name lookup build dispatch fd pending post queue"
 
 # follows NAME: whether NAME is sb_<noun> or sb_<noun>_<word>[_...].
 follows() {

@@ -26,6 +26,11 @@ declare -A probe=(
   [lua-socket]=/usr/lib/x86_64-linux-gnu/liblua5.4-socket.so.2  # docs/lua.md: its asynchronous sample waits on sb.fd() with socket.select
   [lua-luv]=/usr/share/doc/lua-luv/copyright  # docs/lua.md: the luv sample watches sb.fd() in libuv's loop
   [bash-completion]=/usr/share/bash-completion/bash_completion  # scripts/check-install.sh: the installed completion, as bash loads it
+  # scripts/check-loops.sh: the event-loop recipes of examples/loops, against the loops Debian ships
+  [libuv1-dev]=/usr/include/uv.h
+  [libglib2.0-dev]=/usr/include/glib-2.0/glib.h
+  [lua-luv]=/usr/lib/x86_64-linux-gnu/lua/5.4/luv.so
+  [lua-cqueues]=/usr/share/lua/5.4/cqueues.lua
 )
 
 missing=()

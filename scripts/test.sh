@@ -60,6 +60,7 @@ sb_slow "C suites under valgrind memcheck" make -s -C Tests/c valgrind
 sb_slow "C suites under ASan + UBSan" make -s -C Tests/c asan
 # Lua: the module in stock lua5.4 (busted), an embedding host, valgrind.
 sb_run "Lua specs (busted, lua5.4) and an embedding host" scripts/lua-tests.sh specs
+sb_run "Event loops: examples/loops with libuv, GLib, epoll (edge-triggered), luv and cqueues" scripts/check-loops.sh
 sb_slow "Lua stress and embedding host under valgrind memcheck" scripts/lua-tests.sh valgrind
 
 # Fuzzing, bounded (libFuzzer + ASan: a crash, a leak or a failed invariant

@@ -5,13 +5,17 @@
  * whose userdata is an sb_lua_fn. When C or Swift calls it:
  *   - on the thread that owns the state, it runs at once, inside lua_pcall:
  *     no Lua error ever unwinds through the Swift frames that called it;
- *   - on any other thread, the call is queued and the caller gets SB_EQUEUED
- *     at once; sb.poll() runs the queue on the owning thread. At most
- *     SB_LUA_MAX_QUEUED calls wait: past that the caller gets SB_EREJECTED.
+ *   - on any other thread, the call is queued on the state's delivery queue
+ *     and runs at the owner's next dispatch (sb.poll()). An action takes
+ *     its call's completion and answers it from there (its caller waits,
+ *     or gets `done`, as for any action that answers later); a callback's
+ *     caller gets SB_EQUEUED at once. At most SB_LUA_MAX_QUEUED calls
+ *     wait: past that the caller gets SB_EREJECTED.
  * Registry references are dropped on the owning thread only; a release on
- * another thread queues the unref.
+ * another thread is kept for it, and a post makes its dispatch drop it.
  */
 #include "internal.h"
+#include "switchboard_sys.h" /* sb__queue_lend: face-internal */
 
 #include <errno.h>
 #include <stdio.h>
@@ -43,7 +47,6 @@ void sb_lua_ctx_release(sb_lua_ctx *ctx) {
     long refs = --ctx->refs;
     pthread_mutex_unlock(&ctx->lock);
     if (refs > 0) return;
-    sb_lua_queue_destroy(&ctx->queue);
     pthread_mutex_destroy(&ctx->lock);
     free(ctx->registrations);
     free(ctx->hooks);
@@ -75,6 +78,29 @@ static void fn_retain(sb_lua_fn *fn) {
     pthread_mutex_unlock(&fn->ctx->lock);
 }
 
+static void drop_posted(void *userdata);
+
+/* A registry reference for the owner to drop: on the stack, and the first
+ * one since the last drop posts one (the owner's next dispatch drops them
+ * all; any entry on the owner drops them before that). */
+static void keep_release(sb_lua_ctx *ctx, sb_lua_item *item, int ref) {
+    item->ref = ref;
+    pthread_mutex_lock(&ctx->lock);
+    if (ctx->closed) { /* the registry goes with the state */
+        pthread_mutex_unlock(&ctx->lock);
+        free(item);
+        return;
+    }
+    item->next = ctx->releases;
+    __atomic_store_n(&ctx->releases, item, __ATOMIC_RELEASE);
+    if (!ctx->release_posted) {
+        ctx->refs++; /* the post's */
+        ctx->release_posted = sb_queue_post(ctx->queue, drop_posted, ctx) == SB_OK;
+        if (!ctx->release_posted) ctx->refs--; /* the next release, or entry, tries again */
+    }
+    pthread_mutex_unlock(&ctx->lock);
+}
+
 static void fn_release(sb_lua_fn *fn) {
     sb_lua_ctx *ctx = fn->ctx;
     int unref_now = 0;
@@ -92,10 +118,8 @@ static void fn_release(sb_lua_fn *fn) {
         luaL_unref(sb_lua_running(ctx), LUA_REGISTRYINDEX, fn->ref);
     } else if (!closed) {
         sb_lua_item *item = calloc(1, sizeof *item);
-        if (item != NULL) {
-            item->ref = fn->ref;
-            if (!sb_lua_queue_release(&ctx->queue, &item->node)) free(item); /* closed meanwhile */
-        } /* else: the reference stays in the registry until the state closes */
+        if (item != NULL) keep_release(ctx, item, fn->ref);
+        /* else: the reference stays in the registry until the state closes */
     }
     sb_lua_ctx_release(ctx);
     free(fn);
@@ -211,7 +235,7 @@ int sb_lua_call_pushed(lua_State *L, sb_lua_call_frame *f) {
     lua_call(L, 1, 3);
     int value = lua_gettop(L) - 2;
     if (luaL_testudata(L, value, SB_LUA_LATER) != NULL) { /* return sb.later(fn) */
-        f->status = sb_lua_later_start(L, value);
+        f->status = sb_lua_later_start(L, value, f->c);
         return 0;
     }
     if (lua_isnil(L, value) && lua_type(L, value + 1) == LUA_TSTRING) {
@@ -266,6 +290,7 @@ void sb_lua_call_frame_init(sb_lua_call_frame *f, sb_lua_ctx *ctx, int ref) {
     f->result = NULL;
     f->status = SB_OK;
     f->keep_scalar = 0;
+    f->c = 0;
     f->conv.ctx = ctx;
     f->conv.allow_functions = 1;
     f->conv.root = NULL;
@@ -276,11 +301,12 @@ void sb_lua_call_frame_init(sb_lua_call_frame *f, sb_lua_ctx *ctx, int ref) {
 /* Calls the function `ref` (or, with a `field`, that action of the table
  * `ref`) on L with `args`; the sb_fn contract for *out. */
 static sb_status call_lua(sb_lua_ctx *ctx, lua_State *L, int ref, const char *field, const sb_value *args,
-                          sb_value **out) {
+                          sb_completion c, sb_value **out) {
     sb_lua_call_frame f;
     sb_lua_call_frame_init(&f, ctx, ref);
     f.field = field;
     f.args = args;
+    f.c = c;
     if (!lua_checkstack(L, 8)) {
         sb_error_set("Lua stack overflow calling a Lua function");
         return SB_EACTION;
@@ -324,29 +350,90 @@ sb_status sb_lua_protected_end(sb_lua_ctx *ctx, lua_State *L, int handler, int n
     return rc == LUA_OK ? SB_OK : rc == LUA_ERRMEM ? SB_ENOMEM : SB_EACTION;
 }
 
-static sb_status queue_call(sb_lua_fn *fn, const sb_value *args) {
+/* ---------------------------------------------------- calls from threads */
+
+static void item_free(sb_lua_item *item) {
+    sb_value_release(item->args);
+    if (item->fn != NULL) fn_release(item->fn);
+    free(item->field);
+    free(item);
+}
+
+/* A queued call, in the owner's dispatch (or as the state closes: then it
+ * fails). An action's completion gets the answer; a callback's failure goes
+ * to the channel for errors raised after a suspension. */
+static void run_queued(void *userdata) {
+    sb_lua_item *item = userdata;
+    sb_lua_ctx *ctx = item->ctx;
+    pthread_mutex_lock(&ctx->lock);
+    ctx->queued--;
+    int closed = ctx->closed;
+    pthread_mutex_unlock(&ctx->lock);
+    if (closed) {
+        if (item->c != 0) {
+            (void)sb_completion_fail(item->c, SB_EACTION, "the Lua state of this action closed before it ran the call");
+        }
+        item_free(item);
+        return;
+    }
+    lua_State *L = sb_lua_running(ctx);
+    sb_value *out = NULL;
+    ctx->ran++;
+    sb_status status = call_lua(ctx, L, item->fn->ref, item->field, item->args, item->c, &out);
+    if (item->c == 0) {
+        sb_value_release(out);
+        if (status != SB_OK) sb_lua_record_error(L, ctx, 0, sb_error_message());
+    } else if (status == SB_OK) {
+        (void)sb_completion_succeed(item->c, out);
+    } else if (status != SB_PENDING) { /* SB_PENDING: sb.later answers it */
+        (void)sb_completion_fail(item->c, status, sb_error_message());
+    }
+    item_free(item);
+}
+
+/* Queues a call of fn (or of the action `field` of the instance fn is)
+ * for the owner: SB_PENDING when `c`, its call's completion, will be
+ * answered from there; SB_EQUEUED for a callback (c == 0), which gets no
+ * answer; or why it was not queued. */
+static sb_status queue_call(sb_lua_fn *fn, const char *field, const sb_value *args, sb_completion c) {
     sb_lua_ctx *ctx = fn->ctx;
     sb_lua_item *item = calloc(1, sizeof *item);
-    if (item == NULL) {
+    char *copy = field != NULL ? malloc(strlen(field) + 1) : NULL;
+    if (item == NULL || (field != NULL && copy == NULL)) {
+        free(item);
+        free(copy);
         sb_error_set("out of memory queueing a call to a Lua function");
         return SB_ENOMEM;
     }
+    if (copy != NULL) strcpy(copy, field);
+    item->ctx = ctx;
     item->fn = fn;
+    item->field = copy;
     item->args = sb_value_retain((sb_value *)args);
+    item->c = c;
     fn_retain(fn); /* the item's, before the owner can take it */
-    sb_lua_push pushed = sb_lua_queue_push(&ctx->queue, &item->node, SB_LUA_MAX_QUEUED);
-    if (pushed != SB_LUA_PUSHED) {
-        sb_value_release(item->args);
-        fn_release(fn); /* not the last: the caller holds fn */
-        free(item);
-        if (pushed == SB_LUA_QUEUE_CLOSED) {
-            sb_error_set("the Lua state that owns this function is closed");
-            return SB_EACTION;
+    pthread_mutex_lock(&ctx->lock);
+    sb_status refused = ctx->closed ? SB_EACTION : ctx->queued >= SB_LUA_MAX_QUEUED ? SB_EREJECTED : SB_OK;
+    if (refused == SB_OK) {
+        ctx->queued++;
+        if (sb_queue_post(ctx->queue, run_queued, item) != SB_OK) {
+            ctx->queued--;
+            refused = SB_ENOMEM;
         }
-        sb_error_set("the queue of calls to this Lua state is full (SB_LUA_MAX_QUEUED = %d calls wait for its "
-                     "thread's sb.poll()); the call was not queued", SB_LUA_MAX_QUEUED);
-        return SB_EREJECTED;
     }
+    pthread_mutex_unlock(&ctx->lock);
+    if (refused != SB_OK) {
+        item->c = 0;
+        item->ctx = NULL;
+        item_free(item); /* fn is not released last: the caller holds it */
+        if (refused == SB_EACTION) sb_error_set("the Lua state that owns this function is closed");
+        else if (refused == SB_EREJECTED)
+            sb_error_set("the queue of calls to this Lua state is full (SB_LUA_MAX_QUEUED = %d calls wait for its "
+                         "thread's sb.poll()); the call was not queued", SB_LUA_MAX_QUEUED);
+        else sb_error_set("out of memory queueing a call to a Lua function");
+        return refused;
+    }
+    if (c != 0) return SB_PENDING;
     sb_error_set("queued: a Lua function runs only on the thread that owns its state; "
                  "it runs at that thread's next sb.poll()");
     return SB_EQUEUED;
@@ -355,17 +442,27 @@ static sb_status queue_call(sb_lua_fn *fn, const sb_value *args) {
 sb_status sb_lua_fn_call(void *userdata, const sb_value *args, sb_value **out) {
     sb_lua_fn *fn = userdata;
     sb_lua_ctx *ctx = fn->ctx;
-    if (!sb_lua_on_owner(ctx)) return queue_call(fn, args);
+    if (!sb_lua_on_owner(ctx)) return queue_call(fn, NULL, args, 0);
     if (ctx->closed) { /* written by this thread only */
         sb_error_set("the Lua state that owns this function is closed");
         return SB_EACTION;
     }
-    return call_lua(ctx, sb_lua_running(ctx), fn->ref, NULL, args, out);
+    return call_lua(ctx, sb_lua_running(ctx), fn->ref, NULL, args, 0, out);
+}
+
+sb_status sb_lua_action_call(void *userdata, const sb_value *args, sb_value **out) {
+    sb_lua_fn *fn = userdata;
+    /* The completion of the action's call: the caller gets its answer from
+     * the owner's dispatch (0 when the call cannot answer later). */
+    if (!sb_lua_on_owner(fn->ctx)) return queue_call(fn, NULL, args, sb_completion_take());
+    return sb_lua_fn_call(userdata, args, out);
 }
 
 sb_status sb_lua_call_action(sb_lua_fn *instance, const char *action, const sb_value *args, sb_value **out) {
     sb_lua_ctx *ctx = instance->ctx;
     if (!sb_lua_on_owner(ctx)) {
+        sb_completion c = sb_completion_take();
+        if (c != 0) return queue_call(instance, action, args, c);
         sb_error_set("a Lua target instance runs only on the thread that owns its Lua state");
         return SB_EREJECTED;
     }
@@ -373,92 +470,100 @@ sb_status sb_lua_call_action(sb_lua_fn *instance, const char *action, const sb_v
         sb_error_set("the Lua state that owns this target instance is closed");
         return SB_EACTION;
     }
-    return call_lua(ctx, sb_lua_running(ctx), instance->ref, action, args, out);
+    return call_lua(ctx, sb_lua_running(ctx), instance->ref, action, args, 0, out);
 }
 
 /* ------------------------------------------------------------------- poll */
 
-void sb_lua_drop_released(lua_State *L, sb_lua_ctx *ctx) {
-    sb_lua_node *node = sb_lua_queue_take_releases(&ctx->queue);
-    while (node != NULL) {
-        sb_lua_item *item = (sb_lua_item *)node;
-        node = node->next;
+void sb_lua_drop_released_slow(lua_State *L, sb_lua_ctx *ctx) {
+    pthread_mutex_lock(&ctx->lock);
+    sb_lua_item *item = ctx->releases;
+    __atomic_store_n(&ctx->releases, NULL, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&ctx->lock);
+    while (item != NULL) {
+        sb_lua_item *next = item->next;
         luaL_unref(L, LUA_REGISTRYINDEX, item->ref);
         free(item);
+        item = next;
     }
 }
 
-/* Runs one delivery: 0 when it ran nothing (a coroutine nobody waits for
- * any more), else 1 with its outcome in *status. */
-static int deliver(lua_State *L, sb_lua_ctx *ctx, sb_lua_item *item, sb_status *status) {
-    if (item->waiter != NULL) {
-        sb_lua_waiter *waiter = item->waiter;
-        free(item); /* reserved with the waiter: the waiter no longer holds it */
-        return sb_lua_resume(L, ctx, waiter, status);
-    }
-    sb_value *out = NULL;
-    *status = call_lua(ctx, L, item->fn->ref, NULL, item->args, &out);
-    sb_value_release(out);
-    sb_value_release(item->args);
-    fn_release(item->fn);
-    free(item);
-    return 1;
+/* The post keep_release made, in the owner's dispatch. */
+static void drop_posted(void *userdata) {
+    sb_lua_ctx *ctx = userdata;
+    pthread_mutex_lock(&ctx->lock);
+    ctx->release_posted = 0;
+    int closed = ctx->closed;
+    pthread_mutex_unlock(&ctx->lock);
+    lua_State *L = sb_lua_running(ctx);
+    if (!closed && lua_checkstack(L, 2)) sb_lua_drop_released(L, ctx);
+    sb_lua_ctx_release(ctx);
 }
 
-typedef struct poll_batch {
-    sb_lua_ctx *ctx;
-    lua_Integer max;
-} poll_batch;
+/* The most errors the channel holds for the next sb.poll(); past it they
+ * are counted, and the list ends with how many were dropped. */
+#define SB_LUA_MAX_ERRORS 1024
 
-/* In protected mode, so that sb_lua_poll re-arms the descriptor whatever
- * happens. Items are taken one at a time, so that a function or coroutine
- * this runs may call sb.poll() itself and find the rest (a coroutine
- * waiting for another's answer); only those queued when it started are run,
- * so work that queues more work cannot keep it going. */
-static int run_batch(lua_State *L) {
-    poll_batch *b = lua_touserdata(L, 1);
-    lua_pop(L, 1);
-    size_t left = sb_lua_queue_length(&b->ctx->queue);
-    lua_Integer ran = 0;
-    int errors = 0;
-    sb_lua_node *node;
-    while (left > 0 && ran < b->max && (node = sb_lua_queue_pop(&b->ctx->queue)) != NULL) {
-        left--;
-        sb_status status;
-        if (!deliver(L, b->ctx, (sb_lua_item *)node, &status)) continue;
-        ran++;
-        if (status != SB_OK) {
-            /* A second result lists what failed (built only when needed). */
-            if (errors == 0) lua_newtable(L);
-            lua_pushstring(L, sb_error_message());
-            lua_rawseti(L, -2, ++errors);
-        }
+/* In protected mode: appends the message (arg 2, a value; or arg 3, text)
+ * to the list for the next sb.poll(). */
+static int append_error(lua_State *L) {
+    sb_lua_ctx *ctx = lua_touserdata(L, 1);
+    if (ctx->errors_ref == LUA_NOREF) {
+        lua_newtable(L);
+        ctx->errors_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+        ctx->errors = 0;
     }
-    lua_pushinteger(L, ran);
-    if (errors > 0) {
-        lua_insert(L, -2);
-        return 2;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, ctx->errors_ref);
+    if (lua_type(L, 2) == LUA_TSTRING) lua_pushvalue(L, 2);
+    else if (!lua_isnoneornil(L, 2)) lua_pushfstring(L, "(an error that is a %s value)", luaL_typename(L, 2));
+    else lua_pushstring(L, lua_touserdata(L, 3));
+    lua_rawseti(L, -2, ++ctx->errors);
+    return 0;
+}
+
+void sb_lua_record_error(lua_State *L, sb_lua_ctx *ctx, int idx, const char *text) {
+    if (ctx->errors >= SB_LUA_MAX_ERRORS || !lua_checkstack(L, 4)) {
+        ctx->dropped++;
+        return;
     }
-    return 1;
+    if (idx != 0) idx = lua_absindex(L, idx);
+    int top = lua_gettop(L);
+    /* Pushing these allocates nothing: no memory error escapes. */
+    lua_pushcfunction(L, append_error);
+    lua_pushlightuserdata(L, ctx);
+    if (idx != 0) lua_pushvalue(L, idx);
+    else lua_pushnil(L);
+    lua_pushlightuserdata(L, (void *)(text != NULL ? text : "(no message)"));
+    if (lua_pcall(L, 3, 0, 0) != LUA_OK) ctx->dropped++;
+    lua_settop(L, top);
 }
 
 int sb_lua_poll(lua_State *L, sb_lua_ctx *ctx, lua_Integer max) {
     sb_lua_drop_released(L, ctx);
-    if (sb_lua_queue_length(&ctx->queue) == 0) { /* nothing to run: no protected call */
-        sb_lua_queue_rearm(&ctx->queue);
-        lua_pushinteger(L, 0);
-        return 1;
+    /* What this poll ran: not what a poll it ran (a resumed coroutine's)
+     * ran and counted itself. */
+    long ran = ctx->ran, counted = ctx->counted;
+    lua_State *previous = ctx->active;
+    ctx->active = L;
+    sb_status status = sb_queue_dispatch(ctx->queue, (size_t)max, NULL);
+    ctx->active = previous;
+    if (status != SB_OK) return luaL_error(L, "sb.poll: %s", sb_error_message());
+    long mine = (ctx->ran - ran) - (ctx->counted - counted);
+    ctx->counted += mine;
+    lua_pushinteger(L, mine);
+    if (ctx->errors_ref == LUA_NOREF && ctx->dropped == 0) return 1;
+    /* The errors raised since the last sb.poll(), wherever they ran. */
+    if (ctx->errors_ref == LUA_NOREF) lua_newtable(L);
+    else lua_rawgeti(L, LUA_REGISTRYINDEX, ctx->errors_ref);
+    if (ctx->dropped > 0) {
+        lua_pushfstring(L, "(%I more errors were dropped: the list holds %d)", (lua_Integer)ctx->dropped,
+                        SB_LUA_MAX_ERRORS);
+        lua_rawseti(L, -2, ctx->errors + 1);
     }
-    int top = lua_gettop(L);
-    poll_batch b = {ctx, max};
-    lua_pushcfunction(L, run_batch);
-    lua_pushlightuserdata(L, &b);
-    int rc = lua_pcall(L, 1, LUA_MULTRET, 0);
-    /* Readable again if work is left (queued behind the batch, or past
-     * max), else emptied: a loop that wakes only on edges gets a new one. */
-    sb_lua_queue_rearm(&ctx->queue);
-    if (rc != LUA_OK) return lua_error(L); /* out of memory listing the errors */
-    return lua_gettop(L) - top;
+    luaL_unref(L, LUA_REGISTRYINDEX, ctx->errors_ref);
+    ctx->errors_ref = LUA_NOREF;
+    ctx->errors = ctx->dropped = 0;
+    return 2;
 }
 
 /* ------------------------------------------------------------- closers */
@@ -572,20 +677,20 @@ int sb_lua_close(lua_State *L) {
 
     pthread_mutex_lock(&ctx->lock);
     ctx->closed = 1; /* nothing is queued or called from now on */
+    sb_lua_item *releases = ctx->releases;
+    ctx->releases = NULL;
     pthread_mutex_unlock(&ctx->lock);
-    sb_lua_node *releases, *node = sb_lua_queue_close(&ctx->queue, &releases);
-    while (node != NULL) {
-        sb_lua_item *item = (sb_lua_item *)node;
-        node = node->next;
-        sb_value_release(item->args);
-        if (item->fn != NULL) fn_release(item->fn);
-        if (item->waiter != NULL) sb_lua_waiter_dropped(item->waiter);
-        free(item);
-    }
+    /* What waits in the queue ends now, seeing the state closed: queued
+     * calls fail their callers; calls still running are cancelled, and the
+     * coroutines they would resume are let go. */
+    sb_queue *queue = ctx->queue;
+    ctx->queue = NULL;
+    sb__queue_lend(queue, 0); /* the state's own, to free at last */
+    sb_queue_free(queue);
     while (releases != NULL) { /* the registry goes with the state */
-        node = releases->next;
+        sb_lua_item *next = releases->next;
         free(releases);
-        releases = node;
+        releases = next;
     }
     /* Calls still open on this state fail now, and coroutines' waits end,
      * even those Lua would never finalize (made during the close). */
@@ -597,7 +702,7 @@ int sb_lua_close(lua_State *L) {
     }
     ctx->nhooks = 0;
     if (ctx->degrade != NULL) {
-        (void)sb_degrade_handler_clear_if(ctx->m, sb_lua_fn_call, ctx->degrade);
+        (void)sb_degrade_handler_clear_if(ctx->m, sb_lua_action_call, ctx->degrade);
         sb_lua_remember_degrade(ctx, NULL);
     }
     /* Taken out under the lock, each function held for the while: removing
@@ -618,15 +723,15 @@ int sb_lua_close(lua_State *L) {
     for (size_t i = 0; i < count; i++) {
         struct sb_lua_registration *r = &registrations[i];
         switch (r->kind) {
-        case SB_LUA_SCHEME_HANDLER: (void)sb_scheme_unregister_if(ctx->m, r->target, sb_lua_fn_call, r->fn); break;
-        case SB_LUA_ROUTE_HANDLER: (void)sb_url_pattern_remove_handler_if(ctx->m, r->target, sb_lua_fn_call, r->fn); break;
+        case SB_LUA_SCHEME_HANDLER: (void)sb_scheme_unregister_if(ctx->m, r->target, sb_lua_action_call, r->fn); break;
+        case SB_LUA_ROUTE_HANDLER: (void)sb_url_pattern_remove_handler_if(ctx->m, r->target, sb_lua_action_call, r->fn); break;
         case SB_LUA_CLASS: (void)sb_class_unregister_if(ctx->m, r->target, r->fn); break;
         case SB_LUA_FALLBACK_HANDLER:
             (void)sb_url_fallback_remove_handler_if(ctx->m, strcmp(r->target, "*") == 0 ? NULL : r->target,
-                                                    sb_lua_fn_call, r->fn);
+                                                    sb_lua_action_call, r->fn);
             break;
         case SB_LUA_CONVERTER: (void)sb_url_converter_remove_if(ctx->m, r->target, sb_lua_fn_call, r->fn); break;
-        default: (void)sb_action_unregister_if(ctx->m, r->target, r->action, sb_lua_fn_call, r->fn); break;
+        default: (void)sb_action_unregister_if(ctx->m, r->target, r->action, sb_lua_action_call, r->fn); break;
         }
         fn_release(r->fn);
         free(r->target);

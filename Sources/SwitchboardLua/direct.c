@@ -285,7 +285,7 @@ static __attribute__((noinline)) int perform_direct(lua_State *L, sb_lua_ctx *ct
         lua_settop(L, top);
         return missed(ctx, target, action);
     }
-    if (fn != sb_lua_fn_call || ((sb_lua_fn *)userdata)->ctx != ctx) {
+    if (fn != sb_lua_action_call || ((sb_lua_fn *)userdata)->ctx != ctx) {
         (void)sb__action_leave(target, action, ticket, SB_OK, NULL); /* ran nothing */
         lua_settop(L, top);
         return missed(ctx, target, action);

@@ -372,7 +372,7 @@ int sb_lua_register_table(lua_State *L, sb_lua_ctx *ctx, const char *name, int i
         }
         int have_fn = fn != NULL;
         sb_status status = !have_fn ? SB_ENOMEM
-                                    : sb_action_register_contract(ctx->m, name, action, contract, sb_lua_fn_call,
+                                    : sb_action_register_contract(ctx->m, name, action, contract, sb_lua_action_call,
                                                                   fn, sb_lua_fn_free);
         free(contract);
         if (status != SB_OK) {

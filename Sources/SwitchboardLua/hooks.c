@@ -262,13 +262,28 @@ static int intercept(void *userdata, sb_call *call) {
     sb_value *out = NULL;
     sb_status status = sb_callback_call(li->trampoline, args, &out);
     sb_value_release(out);
-    sb_value_release(args);
-    if (status == SB_EQUEUED) return SB_INTERCEPT_PENDING; /* sb.poll() runs it */
+    if (status == SB_EQUEUED) { /* sb.poll() runs it */
+        sb_value_release(args);
+        return SB_INTERCEPT_PENDING;
+    }
     if (status != SB_OK) {
         /* It never ran: nobody else will decide through `complete`. */
         __atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
+        sb_value_release(args);
         return status;
     }
+    /* It ran here, on the state's thread, and decides later: only this
+     * thread can run `complete`, and the call would wait on it for the
+     * whole timeout, the state's timers frozen. Fail at once instead (the
+     * call's `complete` then decides nothing). */
+    if (li->async && !__atomic_exchange_n(&c->done, 1, __ATOMIC_ACQ_REL)) {
+        sb_value_release(args);
+        sb_error_set("interceptor \"%s\" decides later (async) from its Lua state's thread, which is the thread "
+                     "this call would wait on: the decision could never come in time; call from another thread, "
+                     "or decide before the interceptor returns", sb_call_interceptor(call));
+        return SB_EWOULDBLOCK;
+    }
+    sb_value_release(args);
     return li->async ? SB_INTERCEPT_PENDING : SB_OK;
 }
 
@@ -466,7 +481,7 @@ static int l_degrade(lua_State *L) {
         luaL_checktype(L, 1, LUA_TFUNCTION);
         sb_lua_fn *fn = sb_lua_fn_new(ctx, L, 1);
         if (fn == NULL) return luaL_error(L, "switchboard: out of memory");
-        status = sb_degrade_handler_set(ctx->m, sb_lua_fn_call, fn, sb_lua_fn_free);
+        status = sb_degrade_handler_set(ctx->m, sb_lua_action_call, fn, sb_lua_fn_free);
         if (status == SB_OK) sb_lua_remember_degrade(ctx, fn); /* removed at close if still this one */
     }
     if (status != SB_OK) return sb_lua_push_failure(L, status);

@@ -10,7 +10,6 @@
 
 #include "switchboard.h"
 #include "switchboard_lua.h"
-#include "queue.h"
 
 /* Registry names of the module's metatables. */
 #define SB_LUA_CONTEXT "switchboard.context" /* the per-module context box */
@@ -22,13 +21,17 @@ typedef struct sb_lua_item sb_lua_item;
 typedef struct sb_lua_waiter sb_lua_waiter;
 typedef struct sb_lua_conv sb_lua_conv;
 
-/* What waits in a state's queue (queue.h) for its owner thread: a
- * delivery for sb.poll() (a call or a resume), or a release. */
+/* A call of a Lua function queued from another thread: it runs at the
+ * owner's next dispatch (sb.poll, or sb_queue_dispatch of the state's
+ * queue). A release: a registry reference to drop, on the owner's stack of
+ * them (ctx->releases). */
 struct sb_lua_item {
-    sb_lua_node node;      /* first: the queue's node is the item */
-    sb_lua_fn *fn;         /* a queued call (one reference), or NULL */
+    sb_lua_item *next;     /* a release's, on the stack */
+    sb_lua_ctx *ctx;       /* a queued call's: one reference */
+    sb_lua_fn *fn;         /* a queued call (one reference) */
+    char *field;           /* NULL, or the action of the instance `fn` is (discover.c) */
     sb_value *args;        /* the call's args (one reference), or NULL */
-    sb_lua_waiter *waiter; /* a coroutine to resume (await.c: the call's reference), or NULL */
+    sb_completion c;       /* the call's completion (an action's), or 0 (a callback's) */
     int ref;               /* a release: the registry reference to drop */
 };
 
@@ -54,13 +57,23 @@ struct sb_lua_ctx {
     pthread_mutex_t lock;
     long refs;                /* (lock) */
     int closed;               /* (lock) set once, when the state closes it */
-    sb_lua_queue queue;       /* calls from other threads and resumes (deliveries, for
-                                 sb.poll: calls at most SB_LUA_MAX_QUEUED, resumes not
-                                 counted: see await.c), and references to drop (releases);
-                                 its descriptor is sb.fd() */
+    sb_queue *queue;          /* the state's delivery queue (switchboard.h, "Event loops"):
+                                 the `done` of its calls (coroutines to resume, callbacks
+                                 of sb.perform_async) and the calls other threads queue
+                                 (at most SB_LUA_MAX_QUEUED: `queued`); its descriptor is
+                                 sb.fd(), its dispatch sb.poll() */
+    long queued;              /* (lock) calls from other threads waiting in it */
+    sb_lua_item *releases;    /* (lock to write) references to drop; read alone as a hint */
+    int release_posted;       /* (lock) a post will drop them */
     sb_lua_closer closers;    /* (owner) the list's head: objects the close finalizes
                                  if Lua does not */
-    long waiting;             /* (owner) coroutines suspended on a call (await.c) */
+    long waiting;             /* (owner) calls whose answer is still to be delivered
+                                 (suspended coroutines, sb.perform_async callbacks) */
+    long ran;                 /* (owner) deliveries that ran Lua code (sb.poll counts them) */
+    long counted;             /* (owner) of them, those an sb.poll() counted */
+    int errors_ref;           /* (owner) errors raised after a suspension, for the next
+                                 sb.poll(); LUA_NOREF when none */
+    long errors, dropped;     /* (owner) how many it holds; how many more were dropped */
 
     pthread_t owner;          /* the thread that opened the module */
     lua_State *L;             /* (owner) the state's main thread */
@@ -136,9 +149,12 @@ sb_status sb_lua_protected(sb_lua_ctx *ctx, lua_State *L, lua_CFunction fn, void
 int sb_lua_remember(sb_lua_ctx *ctx, char kind, const char *target, const char *action, sb_lua_fn *fn);
 /* The degrade handler this state has set (NULL: it removed it). */
 void sb_lua_remember_degrade(sb_lua_ctx *ctx, sb_lua_fn *fn);
-/* Drops the references other threads released (queue.h's releases): one
- * atomic load when there are none, so every entry may call it. */
-void sb_lua_drop_released(lua_State *L, sb_lua_ctx *ctx);
+/* Drops the references other threads released: one atomic load when
+ * there are none, so every entry may call it. */
+void sb_lua_drop_released_slow(lua_State *L, sb_lua_ctx *ctx);
+static inline void sb_lua_drop_released(lua_State *L, sb_lua_ctx *ctx) {
+    if (__atomic_load_n(&ctx->releases, __ATOMIC_ACQUIRE) != NULL) sb_lua_drop_released_slow(L, ctx);
+}
 /* (owner) Puts `c` on the context's list / takes it off (if on it). */
 void sb_lua_closer_add(sb_lua_ctx *ctx, sb_lua_closer *c, void (*close)(lua_State *L, sb_lua_closer *self));
 void sb_lua_closer_remove(sb_lua_closer *c);
@@ -146,7 +162,17 @@ void sb_lua_closer_remove(sb_lua_closer *c);
 void sb_lua_remember_hook(sb_lua_ctx *ctx, char kind, uint64_t id);
 void sb_lua_forget_hook(sb_lua_ctx *ctx, char kind, uint64_t id);
 int sb_lua_close(lua_State *L);             /* __gc of the context box */
+/* A Lua function as a callback (observers, interceptors, values). */
 sb_status sb_lua_fn_call(void *userdata, const sb_value *args, sb_value **out);
+/* A Lua function registered to answer calls (an action, a scheme, route or
+ * degrade handler): on another thread, a call whose caller may get a later
+ * answer is queued with its completion and answered from the owner's
+ * dispatch; otherwise as sb_lua_fn_call. */
+sb_status sb_lua_action_call(void *userdata, const sb_value *args, sb_value **out);
+/* Records an error raised after a suspension (a resumed coroutine, an
+ * sb.perform_async callback, a queued call) for the next sb.poll(): the
+ * message is the Lua string at idx, or `text` when idx is 0. (owner) */
+void sb_lua_record_error(lua_State *L, sb_lua_ctx *ctx, int idx, const char *text);
 /* Calls `action` of the table `instance` holds (a target instance made by a
  * file's constructor, discover.c): only on the owner thread (SB_EREJECTED
  * elsewhere); the sb_fn contract for *out. */
@@ -155,38 +181,44 @@ void sb_lua_fn_free(void *userdata);
 sb_lua_fn *sb_lua_fn_new(sb_lua_ctx *ctx, lua_State *L, int idx);
 int sb_lua_poll(lua_State *L, sb_lua_ctx *ctx, lua_Integer max);
 
-/* await.c: sb.perform inside a coroutine, without blocking the thread. */
+/* await.c: calls from a coroutine, without blocking the thread, and
+ * sb.perform_async's callbacks. */
 /* 1 when a call made on L now may suspend L instead of waiting. */
 int sb_lua_may_yield(lua_State *L, sb_lua_ctx *ctx);
+/* What a suspended call is (how it is made, and what its answer does). */
+typedef enum sb_lua_call_kind {
+    SB_LUA_CALL_PERFORM = 0, /* sb_action_perform_async(target, action) */
+    SB_LUA_CALL_URL = 1,     /* sb_url_open_async(url) */
+    SB_LUA_CALL_SERVICE = 2, /* sb_service_perform_async(target: the service, action) */
+} sb_lua_call_kind;
 /* Before the params are converted (it may raise): a new waiter for a call
- * from L, owned by a box it pushes. */
-sb_lua_waiter *sb_lua_waiter_new(lua_State *L, sb_lua_ctx *ctx);
-/* Performs with sb_action_perform_async, or opens `url` with sb_url_open_async
- * when it is not NULL (params released and conv, if not NULL, uncharged
- * once the call is made; options may be NULL); returns as sb.perform does, at
- * once or, when the call ends later, after suspending L until sb.poll()
- * resumes it. Raises nothing before the call. Called as a lua_CFunction's
- * tail: `return sb_lua_perform_yielding(...)`. */
-int sb_lua_perform_yielding(lua_State *L, sb_lua_waiter *w, const char *target, const char *action,
-                            const char *url, sb_value *params, const sb_call_options *options, sb_lua_conv *conv);
-/* sb.poll's side: resumes the waiter's coroutine with its answer (on L,
- * the thread that polls). 0 when there was none to resume (closed, or
- * resumed by a script and answered); 1 when it ran: *status is SB_OK, or
- * the error the coroutine raised (its traceback in sb_error_message). Drops
- * the queue's reference. */
-int sb_lua_resume(lua_State *L, sb_lua_ctx *ctx, sb_lua_waiter *w, sb_status *status);
-/* The state closes with the waiter's resume still queued: drops it. */
-void sb_lua_waiter_dropped(sb_lua_waiter *w);
-/* How many coroutines wait for a call now (sb.pending()). */
+ * from L, owned by a box it pushes. `completion` (a stack index, or 0): a
+ * function sb.open calls with the outcome before it returns. */
+sb_lua_waiter *sb_lua_waiter_new(lua_State *L, sb_lua_ctx *ctx, int completion);
+/* Makes the call (params released and conv, if not NULL, uncharged once
+ * it is made; options may be NULL) with its `done` coming through the
+ * state's queue; returns as sb.perform does, at once or, when the call ends
+ * later, after suspending L until the dispatch resumes it. Raises nothing
+ * before the call. Called as a lua_CFunction's tail:
+ * `return sb_lua_perform_yielding(...)`. */
+int sb_lua_perform_yielding(lua_State *L, sb_lua_waiter *w, sb_lua_call_kind kind, const char *target,
+                            const char *action, const char *url, sb_value *params, const sb_call_options *options,
+                            sb_lua_conv *conv);
+/* sb.perform_async(target, action, params, fn [, opts]). */
+int sb_lua_perform_async(lua_State *L);
+/* How many calls' answers are still to be delivered (sb.pending()). */
 long sb_lua_pending_count(sb_lua_ctx *ctx);
+/* Call options with the state's queue: for every call made through await.c. */
+void sb_lua_queued_options(sb_lua_ctx *ctx, const sb_call_options *given, sb_call_options *out);
 
 /* later.c: sb.later(fn), and its answer from an action (protected_call). */
 #define SB_LUA_LATER "switchboard.later"
 int sb_lua_later(lua_State *L);
 /* Called in protected mode with the sb.later object at idx, returned by
- * an action: takes the call's completion and calls fn(complete). Returns
- * SB_PENDING, or a failure with its message set. */
-sb_status sb_lua_later_start(lua_State *L, int idx);
+ * an action: takes the call's completion (or uses `c`, the completion of a
+ * call queued from another thread, when it is not 0) and calls
+ * fn(complete). Returns SB_PENDING, or a failure with its message set. */
+sb_status sb_lua_later_start(lua_State *L, int idx, sb_completion c);
 
 /* charge.c: memory the library holds on the state's behalf, reported to
  * the host's sb_lua_set_charge function (estimates; see charge.c). */
@@ -274,6 +306,7 @@ typedef struct sb_lua_call_frame {
     const sb_value *args;
     sb_value *result;
     int keep_scalar;  /* a result that would come back as itself stays on the stack */
+    sb_completion c;  /* a queued call's completion, for sb.later (0: take it) */
     sb_lua_conv conv; /* conv.root: a result being converted, released on failure */
     sb_status status;
 } sb_lua_call_frame;

@@ -10,7 +10,8 @@
  * or _fail report (a second answer, one after the caller stopped waiting).
  * A caller that waits for the call on this same thread (sb.perform outside
  * a coroutine) would wait forever, since only this thread can run
- * `complete`: that call fails at once with EWOULDBLOCK. A `complete` that is
+ * `complete`: that call fails at once with EWOULDBLOCK. A caller on another
+ * thread (its call queued for this state) waits, or gets `done`, there. A `complete` that is
  * collected (or whose state closes) before it answered fails the call.
  */
 #include "internal.h"
@@ -102,16 +103,19 @@ static int l_complete(lua_State *L) {
     return 1;
 }
 
-sb_status sb_lua_later_start(lua_State *L, int idx) {
-    sb_completion c = sb_completion_take();
+sb_status sb_lua_later_start(lua_State *L, int idx, sb_completion queued) {
+    /* A call queued from another thread brings its completion; its caller
+     * waits (if it does) on that thread, where the answer will come. */
+    sb_completion c = queued != 0 ? queued : sb_completion_take();
     if (c == 0) {
         sb_error_set("sb.later: only an action answers later (this Lua function was not called as an action)");
         return SB_EACTION;
     }
-    if (sb_completion_caller_waits(c)) {
+    if (queued == 0 && sb_completion_caller_waits(c)) {
         sb_error_set("sb.later: the caller waits for this answer on the Lua state's own thread, where it could "
-                     "never come (sb.perform outside a coroutine; a callback, which answers at once); call the "
-                     "action with sb.perform from inside a coroutine");
+                     "never come (sb.perform outside a coroutine, or in one a scheduler such as cqueues runs; a "
+                     "callback, which answers at once); call the action with sb.perform from inside a coroutine, or "
+                     "with sb.perform_async");
         return SB_EWOULDBLOCK;
     }
     lua_getiuservalue(L, idx, 1); /* fn */

@@ -33,6 +33,7 @@
  * ("ENOTARGET", ...), so `assert(sb.perform(...))` reads naturally.
  */
 #include "internal.h"
+#include "switchboard_sys.h" /* sb__queue_lend: face-internal */
 
 #include <ctype.h>
 #include <errno.h>
@@ -56,11 +57,13 @@ static int l_perform(lua_State *L) {
     }
     sb_call_options options;
     int with_options = sb_lua_call_options(L, 4, &options);
-    sb_lua_waiter *waiter = may_yield ? sb_lua_waiter_new(L, ctx) : NULL;
+    sb_lua_waiter *waiter = may_yield ? sb_lua_waiter_new(L, ctx, 0) : NULL;
     sb_lua_conv conv; /* params stay charged while the call runs */
     sb_value *params = sb_lua_check_params(L, ctx, 3, &conv);
     sb_lua_drop_released(L, ctx);
-    if (waiter != NULL) return sb_lua_perform_yielding(L, waiter, target, action, NULL, params, &options, &conv);
+    if (waiter != NULL) {
+        return sb_lua_perform_yielding(L, waiter, SB_LUA_CALL_PERFORM, target, action, NULL, params, &options, &conv);
+    }
 
     sb_value *out = NULL;
     lua_State *previous = ctx->active;
@@ -187,13 +190,14 @@ static int l_open(lua_State *L) {
     luaL_argcheck(L, !(options.flags & SB_NO_FALLBACK), 4,
                   "fallback = false is for sb.perform and sb.perform_service: a URL call keeps its fallbacks");
     luaL_argcheck(L, !with_options || type != LUA_TFUNCTION, 4, "options (tags, bypass, cancel, cache) do not combine with a completion");
-    /* In a coroutine, without a completion function: the call does not
-     * block the thread (await.c). */
-    sb_lua_waiter *waiter = type != LUA_TFUNCTION && sb_lua_may_yield(L, ctx) ? sb_lua_waiter_new(L, ctx) : NULL;
+    /* In a coroutine the call does not block the thread (await.c); a
+     * completion is called there before sb.open returns. */
+    sb_lua_waiter *waiter = NULL;
+    if (sb_lua_may_yield(L, ctx)) waiter = sb_lua_waiter_new(L, ctx, type == LUA_TFUNCTION ? completion_at : 0);
     sb_value *params = completion_at == 3 ? optional_params(L, ctx, 2) : NULL;
     if (waiter != NULL) {
         sb_lua_drop_released(L, ctx);
-        return sb_lua_perform_yielding(L, waiter, NULL, NULL, url, params, &options, NULL);
+        return sb_lua_perform_yielding(L, waiter, SB_LUA_CALL_URL, NULL, NULL, url, params, &options, NULL);
     }
     sb_value *completion = type == LUA_TFUNCTION ? function_value(L, ctx, completion_at) : NULL;
     sb_lua_drop_released(L, ctx);
@@ -263,7 +267,7 @@ static int l_scheme(lua_State *L) {
         luaL_checktype(L, 2, LUA_TFUNCTION);
         sb_lua_fn *fn = remembered_handler(L, ctx, SB_LUA_SCHEME_HANDLER, name, 2);
         if (fn == NULL) return luaL_error(L, "switchboard: out of memory");
-        status = sb_scheme_register(ctx->m, name, sb_lua_fn_call, fn, sb_lua_fn_free);
+        status = sb_scheme_register(ctx->m, name, sb_lua_action_call, fn, sb_lua_fn_free);
     }
     if (status != SB_OK) return sb_lua_push_failure(L, status);
     sb_lua_recharge_or_raise(L, SB_LUA_CHARGE_SCHEME, key, name_cost(key));
@@ -280,7 +284,7 @@ static int l_url_pattern(lua_State *L) {
     if (lua_type(L, 2) == LUA_TFUNCTION) {
         sb_lua_fn *fn = remembered_handler(L, ctx, SB_LUA_ROUTE_HANDLER, pattern, 2);
         if (fn == NULL) return luaL_error(L, "switchboard: out of memory");
-        status = sb_url_pattern_add_handler(ctx->m, pattern, sb_lua_fn_call, fn, sb_lua_fn_free);
+        status = sb_url_pattern_add_handler(ctx->m, pattern, sb_lua_action_call, fn, sb_lua_fn_free);
     } else {
         status = sb_url_pattern_add(ctx->m, pattern, sb_lua_check_name(L, 2), sb_lua_check_name(L, 3));
     }
@@ -387,16 +391,14 @@ static int l_on_rejected(lua_State *L) {
 /* sb.fd(): a descriptor that is readable while work waits for sb.poll(). */
 static int l_fd(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
-    int fd = sb_lua_queue_fd(&ctx->queue);
-    if (fd < 0) {
-        sb_error_set("sb.fd: no eventfd: %s", strerror(errno));
-        return sb_lua_push_failure(L, errno == ENOMEM ? SB_ENOMEM : SB_EACTION);
-    }
+    int fd = -1;
+    sb_status status = sb_queue_fd(ctx->queue, &fd);
+    if (status != SB_OK) return sb_lua_push_failure(L, status);
     lua_pushinteger(L, fd);
     return 1;
 }
 
-/* sb.pending(): how many coroutines wait for a call now. */
+/* sb.pending(): how many calls' answers are still to be delivered. */
 static int l_pending(lua_State *L) {
     lua_pushinteger(L, sb_lua_pending_count(sb_lua_ctx_of(L)));
     return 1;
@@ -404,6 +406,7 @@ static int l_pending(lua_State *L) {
 
 static const luaL_Reg functions[] = {
     {"perform", l_perform},
+    {"perform_async", sb_lua_perform_async},
     {"later", sb_lua_later},
     {"fd", l_fd},
     {"pending", l_pending},
@@ -471,11 +474,14 @@ int sb_lua_open(lua_State *L, sb_mediator *m) {
         free(ctx);
         return luaL_error(L, "switchboard: out of memory");
     }
-    if (sb_lua_queue_init(&ctx->queue) != 0) {
+    /* The state's queue belongs to this thread, the state's. */
+    if (sb_queue_new(&ctx->queue) != SB_OK) {
         pthread_mutex_destroy(&ctx->lock);
         free(ctx);
         return luaL_error(L, "switchboard: out of memory");
     }
+    sb__queue_lend(ctx->queue, 1); /* sb_lua_queue lends it; lua_close frees it */
+    ctx->errors_ref = LUA_NOREF;
     ctx->closers.prev = ctx->closers.next = &ctx->closers;
     ctx->refs = 1; /* the box */
     ctx->owner = pthread_self();
@@ -519,6 +525,20 @@ int sb_lua_open(lua_State *L, sb_mediator *m) {
     }
     lua_remove(L, -2); /* the box: the functions' upvalues keep it */
     return 1;
+}
+
+sb_queue *sb_lua_queue(lua_State *L, int idx) {
+    /* The module's functions hold its context box as their first upvalue. */
+    if (lua_type(L, idx) != LUA_TTABLE || !lua_checkstack(L, 2)) return NULL;
+    lua_getfield(L, idx, "poll");
+    sb_queue *queue = NULL;
+    if (lua_tocfunction(L, -1) == l_poll && lua_getupvalue(L, -1, 1) != NULL) {
+        sb_lua_ctx **box = luaL_testudata(L, -1, SB_LUA_CONTEXT);
+        if (box != NULL && *box != NULL) queue = (*box)->queue;
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return queue;
 }
 
 int luaopen_switchboard(lua_State *L) {

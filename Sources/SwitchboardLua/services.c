@@ -85,9 +85,14 @@ static int l_perform_service(lua_State *L) {
     luaL_argexpected(L, type == LUA_TNONE || type == LUA_TNIL || type == LUA_TTABLE, 4, "table or nil");
     sb_call_options options;
     luaL_argcheck(L, !sb_lua_call_options(L, 4, &options), 4, "perform_service takes only {cache =, fallback =}");
+    /* In a coroutine the call does not block the thread (await.c). */
+    sb_lua_waiter *waiter = sb_lua_may_yield(L, ctx) ? sb_lua_waiter_new(L, ctx, 0) : NULL;
     sb_lua_conv conv; /* params stay charged while the call runs */
     sb_value *params = sb_lua_check_params(L, ctx, 3, &conv);
     sb_lua_drop_released(L, ctx);
+    if (waiter != NULL) {
+        return sb_lua_perform_yielding(L, waiter, SB_LUA_CALL_SERVICE, name, action, NULL, params, &options, &conv);
+    }
     sb_value *out = NULL;
     lua_State *previous = ctx->active;
     ctx->active = L;

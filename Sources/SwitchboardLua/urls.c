@@ -113,7 +113,7 @@ static int l_unmatched(lua_State *L) {
     if (lua_type(L, 2) == LUA_TFUNCTION) {
         sb_lua_fn *fn = remembered(L, ctx, SB_LUA_FALLBACK_HANDLER, key, 2);
         if (fn == NULL) return luaL_error(L, "switchboard: out of memory");
-        status = sb_url_fallback_set_handler(ctx->m, scheme, sb_lua_fn_call, fn, sb_lua_fn_free);
+        status = sb_url_fallback_set_handler(ctx->m, scheme, sb_lua_action_call, fn, sb_lua_fn_free);
     } else {
         status = sb_url_fallback_set(ctx->m, scheme, sb_lua_check_text(L, 2, "empty name"), sb_lua_check_text(L, 3, "empty name"));
     }

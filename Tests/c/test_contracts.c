@@ -266,7 +266,7 @@ static void test_results(void) {
     CHECK_STATUS(sb_route_call(route, NULL, &out), SB_ETYPE);
     sb_route_free(route);
     CHECK_STATUS(sb_url_open(m, "app://R/bad", NULL, &out), SB_ETYPE);
-    sb_call_options options = {SB_CALL_OPTIONS_VERSION, SB_CACHE_TARGET, NULL, 0, NULL, 0};
+    sb_call_options options = {SB_CALL_OPTIONS_VERSION, SB_CACHE_TARGET, NULL, 0, NULL, 0, NULL};
     CHECK_STATUS(sb_action_perform_opts(m, "R", "bad", NULL, &options, &out), SB_ETYPE);
     cases += 4;
     sb_value_release(params);

@@ -139,7 +139,7 @@ static void test_no_fallback(void) {
     sb_value_release(out);
     /* The flag the wrappers use, on its own. */
     CHECK_STATUS(sb_action_perform(m, "Nowhere", "x", NULL, SB_NO_FALLBACK, &out), SB_ENOTARGET);
-    sb_call_options options = {SB_CALL_OPTIONS_VERSION, SB_NO_FALLBACK, NULL, 0, NULL, 0};
+    sb_call_options options = {SB_CALL_OPTIONS_VERSION, SB_NO_FALLBACK, NULL, 0, NULL, 0, NULL};
     CHECK_STATUS(sb_action_perform_opts(m, "Nowhere", "x", NULL, &options, &out), SB_ENOTARGET);
     robustness_row("Fallback answering a typed generated C wrapper (no target, no action, cached, flag alone, opts)", 5,
                    "SB_ENOTARGET / SB_ENOACTION; the fallback does not run");
@@ -251,7 +251,7 @@ static void test_answers_later(sb_mediator *m) {
 
     /* No declared result: options pass through as they are. */
     log_init(&log);
-    sb_call_options options = {SB_CALL_OPTIONS_VERSION, SB_CACHE_TARGET, NULL, 0, NULL, 0};
+    sb_call_options options = {SB_CALL_OPTIONS_VERSION, SB_CACHE_TARGET, NULL, 0, NULL, 0, NULL};
     CHECK_STATUS(sb_typed_later_any(m, &options, log_done, &log), SB_PENDING);
     CHECK_STATUS(finish_later(m), SB_OK);
     CHECK(log_calls(&log) == 1);
@@ -262,7 +262,7 @@ static void test_answers_later(sb_mediator *m) {
      * refused. (Under valgrind the deadline may pass before the call
      * returns: then done has run already, and the call says SB_OK.) */
     log_init(&log);
-    sb_call_options timed = {SB_CALL_OPTIONS_VERSION, 0, NULL, 0, NULL, 20};
+    sb_call_options timed = {SB_CALL_OPTIONS_VERSION, 0, NULL, 0, NULL, 20, NULL};
     sb_status started = sb_typed_later(m, 6, &timed, log_done, &log);
     CHECK(started == SB_PENDING || started == SB_OK);
     log_wait(&log);
@@ -288,7 +288,7 @@ static void test_answers_later_no_fallback(void) {
     CHECK_STATUS(sb_action_register(m, "NoTargetAction", "response", fallback_dict, NULL, NULL), SB_OK);
     done_log log;
     log_init(&log);
-    sb_call_options options = {SB_CALL_OPTIONS_VERSION, SB_CACHE_TARGET, NULL, 0, NULL, 0};
+    sb_call_options options = {SB_CALL_OPTIONS_VERSION, SB_CACHE_TARGET, NULL, 0, NULL, 0, NULL};
     CHECK_STATUS(sb_typed_later(m, 1, &options, log_done, &log), SB_OK);
     CHECK(log_calls(&log) == 1);
     CHECK_STATUS(log.status, SB_ENOTARGET);

@@ -1305,7 +1305,7 @@ static void test_null(void) {
         CHECK(out == NULL);
         char expected[128];
         snprintf(expected, sizeof expected, refused_versions[i] > 0
-                 ? "sb_action_perform_opts: sb_call_options version %d is newer than this library (1)"
+                 ? "sb_action_perform_opts: sb_call_options version %d is newer than this library (2)"
                  : "sb_action_perform_opts: sb_call_options version %d is not a version", refused_versions[i]);
         CHECK(strncmp(sb_error_message(), expected, strlen(expected)) == 0);
     }

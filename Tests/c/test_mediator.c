@@ -563,7 +563,7 @@ static void test_module_key(void) {
     CHECK_STR(sb_value_get_string(out, NULL), "Other.T");
     sb_value_release(out);
     /* The intercepted path reads it the same way. */
-    sb_call_options opts = {SB_CALL_OPTIONS_VERSION, 0, NULL, 0, NULL, 0};
+    sb_call_options opts = {SB_CALL_OPTIONS_VERSION, 0, NULL, 0, NULL, 0, NULL};
     CHECK_STATUS(sb_action_perform_opts(m, "T", "who", both, &opts, &out), SB_OK);
     CHECK_STR(sb_value_get_string(out, NULL), "Other.T");
     sb_value_release(out);

@@ -93,7 +93,7 @@ static void test_discovery_and_caching(void) {
         CHECK_STATUS(sb_action_perform(m, "Tally", "next", NULL, SB_CACHE_TARGET, &tally), SB_OK);
         CHECK(check_int(tally) == 1); /* a fresh instance */
         sb_value_release(tally);
-        sb_call_options opts = {SB_CALL_OPTIONS_VERSION, 0, NULL, 0, NULL, 0};
+        sb_call_options opts = {SB_CALL_OPTIONS_VERSION, 0, NULL, 0, NULL, 0, NULL};
         CHECK_STATUS(sb_action_perform_opts(m, "Tally", "absent", NULL, &opts, &tally), SB_ENOACTION);
         CHECK(target_is_cached(m, "Tally") == 0);
         CHECK_STATUS(sb_action_perform(m, "Tally", "next", NULL, SB_CACHE_TARGET, &tally), SB_OK);

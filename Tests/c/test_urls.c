@@ -427,7 +427,7 @@ static void test_url_cache_flag(void) {
     def.create = numbered_create;
     def.call = numbered_call;
     CHECK_STATUS(sb_class_register(m, "Numbered", &def, NULL, NULL), SB_OK);
-    sb_call_options cache = {SB_CALL_OPTIONS_VERSION, SB_CACHE_TARGET, NULL, 0, NULL, 0};
+    sb_call_options cache = {SB_CALL_OPTIONS_VERSION, SB_CACHE_TARGET, NULL, 0, NULL, 0, NULL};
     for (int hooked = 0; hooked < 2; hooked++) {
         if (hooked) CHECK_STATUS(sb_observer_add(m, ignore_event, NULL, NULL, NULL), SB_OK);
         sb_value *first = NULL, *second = NULL;

@@ -76,15 +76,52 @@ describe("callbacks", function()
     assert.matches("late failure", errors[1])
   end)
 
-  it("a Lua target performed from another thread is queued too", function()
+  it("a Lua target performed from another thread is queued, and its caller gets the answer (issue 40)", function()
     local name = helper.name("Worker")
     local calls = 0
-    sb.target(name, { work = function() calls = calls + 1 end })
+    sb.target(name, { work = function() calls = calls + 1 return "worked" end })
     assert.is_true(sb.perform("Threads", "performLater", { target = name, action = "work" }))
-    assert.are.equal("EQUEUED", sb.perform("Threads", "join"))
-    assert.are.equal(0, calls)
-    assert.are.equal(1, sb.poll())
+    -- The thread waits for its answer, which this thread's sb.poll() gives.
+    for _ = 1, 2000 do
+      if sb.poll() > 0 then break end
+      sb.perform("Fd", "wait", { fd = assert(sb.fd()), ms = 10 })
+    end
     assert.are.equal(1, calls)
+    assert.are.equal("OK", sb.perform("Threads", "join"))
+  end)
+
+  it("a C thread's asynchronous call of a Lua action, or of one answering with sb.later, gets its answer in done", function()
+    local name = helper.name("AsyncWorker")
+    local finish
+    sb.target(name, {
+      now = function(p) return p.n * 2 end,
+      later = function() return sb.later(function(complete) finish = complete end) end,
+    })
+    assert.is_true(sb.perform("Threads", "performAsync", { target = name, action = "now", n = 21 }))
+    local function settle()
+      for _ = 1, 2000 do
+        local got = sb.perform("Threads", "asyncResult")
+        if got ~= sb.null then return got end
+        sb.poll()
+        sb.perform("Fd", "wait", { fd = assert(sb.fd()), ms = 10 })
+      end
+    end
+    local got = settle()
+    assert.are.equal("OK", got.status)
+    assert.are.equal(42, got.result)
+    assert.is_true(sb.perform("Threads", "performAsync", { target = name, action = "later", n = 1 }))
+    for _ = 1, 2000 do
+      sb.poll()
+      if finish then break end
+      sb.perform("Fd", "wait", { fd = assert(sb.fd()), ms = 10 })
+    end
+    assert.is_function(finish)
+    assert.is_true(finish("answered later"))
+    got = settle()
+    assert.are.equal("OK", got.status)
+    assert.are.equal("answered later", got.result)
+    helper.row("a C thread calling a Lua action (plain, and one answering with sb.later) with sb_action_perform_async", 2,
+               "done gets the action's answer (SB_EQUEUED before issue 40)")
   end)
 
   it("a C callback called from another thread runs there, not queued", function()

@@ -10,7 +10,7 @@
  *                                     unchecked3, contract3, lookup10, lookup100k,
  *                                     miss, url, url_match10, url_match1000, url_lookup,
  *                                     now, async, deferred,
- *                                     get_hit, get_miss,
+ *                                     get_hit, get_miss, loop_baseline, loop_queue,
  *                                     register, register_targets (ITER registrations)
  */
 #define _POSIX_C_SOURCE 200809L
@@ -23,6 +23,9 @@
 
 sb_status bench_twice(void *state, const sb_value *params, sb_value **out);
 sb_status bench_sum3(void *state, const sb_value *params, sb_value **out);
+/* bench/c/loop.c: the round trip of a call through an event loop. */
+void bench_loop_baseline(long iterations);
+void bench_loop_queue(sb_mediator *m, const sb_value *params, long iterations);
 
 static sb_mediator *m;
 static sb_mediator *intercepted; /* m's twin with one C interceptor */
@@ -155,6 +158,13 @@ static void run_deferred(void) {
         consume(out);
     }
 }
+
+/* The round trip through an event loop (issue 40, bench/c/loop.c): a call
+ * whose action completes on a worker thread, its done run on this (the
+ * loop's) thread by the queue's dispatch; the baseline is the same hand-off
+ * with a locked list and an eventfd each way. */
+static void run_loop_baseline(void) { bench_loop_baseline(iterations); }
+static void run_loop_queue(void) { bench_loop_queue(m, params1, iterations); }
 
 /* Probing a value's kind with a getter (issue 44): "an int? else ...".
  * get_hit asks an int for its int; get_miss asks a string, which fails with
@@ -467,6 +477,7 @@ int main(int argc, char **argv) {
                      {"url_lookup", run_url_lookup},
                      {"now", run_now}, {"async", run_async}, {"deferred", run_deferred},
                      {"get_hit", run_get_hit}, {"get_miss", run_get_miss},
+                     {"loop_baseline", run_loop_baseline}, {"loop_queue", run_loop_queue},
                      {"register", run_register_one_target}, {"register_targets", run_register_targets}};
         for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
             if (strcmp(argv[2], cases[i].name) == 0) {
@@ -508,6 +519,14 @@ int main(int argc, char **argv) {
             run_deferred, run_now, reps);
     measure("c.get_miss", "C sb_value_get_int of a string (SB_ETYPE, message unread)", "of an int (SB_OK)", run_get_miss,
             run_get_hit, reps);
+    {
+        /* Two context switches a call: a twentieth of the iterations. */
+        long saved = iterations;
+        iterations = iterations / 20 + 1;
+        measure("c.loop", "C round trip: done on the loop's thread through a delivery queue, the action completing on a worker",
+                "the same hand-off with a locked list and an eventfd each way", run_loop_queue, run_loop_baseline, reps);
+        iterations = saved;
+    }
     measure("c.uncached", "C uncached target (create + destroy per call)", "cached", run_stateful_uncached,
             run_stateful_cached, reps);
 

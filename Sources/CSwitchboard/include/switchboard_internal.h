@@ -9,7 +9,7 @@
  *    between a prototype and its Swift implementation is a compile error.
  *
  * 2. Helpers implemented in C inside the library (errors.c, plugins.c,
- *    nesting.c).
+ *    nesting.c, queue.c).
  */
 #ifndef SWITCHBOARD_INTERNAL_H
 #define SWITCHBOARD_INTERNAL_H
@@ -88,5 +88,26 @@ int sb__hmac_sha256(const void *key, size_t key_length, const void *message, siz
  * `wait_ms`, and returns how many of the library's threads still run (0:
  * none, so forking leaves nothing of the library's behind). */
 int sb__own_threads_settle(unsigned wait_ms);
+
+/* The delivery of one call's `done` through a queue (queue.c; switchboard.h,
+ * "Event loops"), made before the call starts so that ending it never
+ * allocates. Exactly one of these ends it: sb__delivery_claim (the call
+ * ended at once), or sb__delivery_end (its answer, from any thread). */
+typedef struct sb__delivery sb__delivery;
+/* SB_OK with *out set; SB_ENOMEM, or SB_EINVAL for a queue already freed
+ * (the message set). */
+sb_status sb__delivery_new(sb_queue *q, sb_done_fn done, void *userdata, sb__delivery **out);
+/* The call ended at once: 1 when the caller runs `done` itself, now (this
+ * is the queue's thread, outside any `done`); 0 when the queue was freed
+ * meanwhile and its `done` ran there (drop the answer); -1, nothing done,
+ * on any other thread or inside a `done`: end it with sb__delivery_end. */
+int sb__delivery_claim(sb__delivery *d);
+/* The call returned pending: `let_go(call, give_up)` runs exactly once:
+ * with 0 once its answer is queued, with 1 if the queue is freed first
+ * (the call is to be given up). Before the answer can come. */
+void sb__delivery_watch(sb__delivery *d, void *call, void (*let_go)(void *call, int give_up));
+/* The call's answer (`result` stolen; `message` copied for a failure):
+ * queued for the next dispatch, or dropped if the queue was freed. */
+void sb__delivery_end(sb__delivery *d, sb_status status, sb_value *result, const char *message);
 
 #endif

@@ -68,6 +68,14 @@ SB_API int sb__action_enter(sb_mediator *m, const char *target, const char *acti
 SB_API sb_status sb__action_leave(const char *target, const char *action, uint64_t ticket, sb_status status,
                                   sb_value **out);
 
+/*
+ * A queue a face owns and lends to programs: the Lua state's (sb_lua_queue).
+ * While `lent` is 1, sb_queue_free leaves the queue alone (a program that
+ * frees what it borrowed would free it under the state), with a message;
+ * the face sets 0 before it frees the queue itself. NULL: nothing.
+ */
+SB_API void sb__queue_lend(sb_queue *q, int lent);
+
 #ifdef __cplusplus
 }
 #endif

@@ -11,13 +11,18 @@ public func sb_action_perform_async(_ m: sb_mediator_ptr?, _ target: UnsafePoint
                                     _ params: sb_value_cptr?, _ options: UnsafePointer<sb_call_options>?,
                                     _ done: sb_done_fn?, _ userdata: UnsafeMutableRawPointer?) -> sb_status {
     guard let m, let done else { return failure(SB_EINVAL, "sb_action_perform_async: NULL mediator or done callback") }
-    return detached(done, userdata) { out in
-        // No options: no CallOptions to build, as for sb_action_perform.
-        guard let options else { return perform(m, target, action, params, cache: false, nil, out, "sb_action_perform_async") }
-        switch callOptions(options, "sb_action_perform_async", more: SB_NO_FALLBACK) {
+    // No options: no CallOptions to build, as for sb_action_perform.
+    guard let options else {
+        return detached(done, userdata) { out in
+            perform(m, target, action, params, cache: false, nil, out, "sb_action_perform_async")
+        }
+    }
+    let read = readCallOptions(options) // once: its queue, then the rest
+    return detached(done, userdata, queue: read?.queue) { out in
+        switch callOptions(options, read: read, "sb_action_perform_async", more: SB_NO_FALLBACK, queue: true) {
         case .failure(let error): return failure(error)
         case .success(let parsed):
-            let fallback = (readCallOptions(options)?.flags ?? 0) & SB_NO_FALLBACK == 0
+            let fallback = (read?.flags ?? 0) & SB_NO_FALLBACK == 0
             return perform(m, target, action, params, cache: parsed.cacheTarget, fallback: fallback, parsed, out,
                            "sb_action_perform_async")
         }
@@ -29,8 +34,13 @@ public func sb_url_open_async(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar>
                               _ options: UnsafePointer<sb_url_options>?, _ done: sb_done_fn?,
                               _ userdata: UnsafeMutableRawPointer?) -> sb_status {
     guard let m, let done else { return failure(SB_EINVAL, "sb_url_open_async: NULL mediator or done callback") }
-    return detached(done, userdata) { out in
-        switch urlOptions(options, "sb_url_open_async", completion: false) {
+    // The call options' queue, when the URL options' version can be read.
+    let call = options.flatMap { o in
+        versionProblem("sb_url_options", o.pointer(to: \.version)!.pointee, known: SB_URL_OPTIONS_VERSION) == nil
+            ? o.pointer(to: \.call)!.pointee : nil
+    }
+    return detached(done, userdata, queue: queue(of: call)) { out in
+        switch urlOptions(options, "sb_url_open_async", completion: false, queue: true) {
         case .failure(let error): return failure(error)
         case .success(let parsed): return openURL(m, url, parsed.params, nil, parsed.call, out, "sb_url_open_async")
         }
@@ -44,6 +54,35 @@ public func sb_route_call_async(_ r: sb_route_ptr?, _ params: sb_value_cptr?, _ 
     return detached(done, userdata) { out in sb_route_call(r, params, out) }
 }
 
+@_cdecl("sb_service_perform_async")
+public func sb_service_perform_async(_ m: sb_mediator_ptr?, _ name: UnsafePointer<CChar>?,
+                                     _ action: UnsafePointer<CChar>?, _ params: sb_value_cptr?, _ flags: CUnsignedInt,
+                                     _ options: UnsafePointer<sb_call_options>?, _ done: sb_done_fn?,
+                                     _ userdata: UnsafeMutableRawPointer?) -> sb_status {
+    guard let m, let done else { return failure(SB_EINVAL, "sb_service_perform_async: NULL mediator or done callback") }
+    return detached(done, userdata, queue: queue(of: options)) { out in
+        if let options {
+            switch callOptions(options, "sb_service_perform_async", queue: true) {
+            case .failure(let error): return failure(error)
+            case .success:
+                // Readable: callOptions read it.
+                let o = readCallOptions(options)!
+                guard o.flags == 0, o.tag_count == 0, o.cancel == nil, o.timeout_ms == 0 else {
+                    return failure(SB_EINVAL, "sb_service_perform_async: a service call takes only a queue in its "
+                                   + "options (its flags are the `flags` argument)")
+                }
+            }
+        }
+        return sb_service_perform(m, name, action, params, flags, out)
+    }
+}
+
+/// The delivery queue of `options`, when their version can be read (an
+/// unreadable one fails the call, whose `done` then runs at once).
+private func queue(of options: UnsafePointer<sb_call_options>?) -> OpaquePointer? {
+    options.flatMap(readCallOptions)?.queue
+}
+
 @_cdecl("sb_completion_caller_waits")
 public func sb_completion_caller_waits(_ id: UInt64) -> CInt {
     OpenCompletions.callerWaits(id) ? 1 : 0
@@ -52,9 +91,16 @@ public func sb_completion_caller_waits(_ id: UInt64) -> CInt {
 /// Runs `call` so that it does not wait; gives `done` its end, now or later.
 /// SB_OK when `done` ran here already; SB_PENDING when it runs on the thread
 /// that ends the call (possibly already), or after the callback this thread
-/// is running.
-private func detached(_ done: @escaping sb_done_fn, _ userdata: UnsafeMutableRawPointer?,
+/// is running. With a `queue` (switchboard.h, "Event loops") the end goes
+/// through it, unless it came at once on the queue's own thread.
+private func detached(_ done: @escaping sb_done_fn, _ userdata: UnsafeMutableRawPointer?, queue: OpaquePointer? = nil,
                       _ call: (sb_value_out) -> sb_status) -> sb_status {
+    // Made first, so that ending the call never allocates.
+    var delivery: OpaquePointer?
+    if let queue {
+        let made = sb__delivery_new(queue, done, userdata, &delivery)
+        if made != SB_OK { return made }
+    }
     var result: OpaquePointer?
     let (status, pending, here) = Deferral.detachingHere { call(&result) }
     let context = UnsafeUserdata(userdata)
@@ -63,6 +109,17 @@ private func detached(_ done: @escaping sb_done_fn, _ userdata: UnsafeMutableRaw
         // that answer stands, and the completion is refused from now on.
         pending?.giveUp()
         let ended = status == SB_PENDING ? failure(SB_EACTION, "the call returned pending") : status
+        if let delivery {
+            switch sb__delivery_claim(delivery) {
+            case 1: break // the queue's thread: at once, below
+            case 0: // the queue was freed meanwhile: its `done` ran there
+                CBridge.release(result)
+                return SB_PENDING
+            default:
+                sb__delivery_end(delivery, ended, result, ended == SB_OK ? nil : sb_error_message())
+                return SB_PENDING
+            }
+        }
         if Deferral.beginDelivery(here) {
             done(userdata, ended, result)
             Deferral.endDelivery(here)
@@ -78,6 +135,20 @@ private func detached(_ done: @escaping sb_done_fn, _ userdata: UnsafeMutableRaw
         }
         return SB_PENDING
     }
+    if let delivery {
+        // Before a consumer is given: until then the answer cannot reach it.
+        sb__delivery_watch(delivery, Unmanaged.passRetained(pending).toOpaque(), letGoOfCall)
+        let end = UnsafeUserdata(UnsafeMutableRawPointer(delivery))
+        pending.deliver { answer in
+            let delivery = OpaquePointer(end.pointer!)
+            switch CBridge.nativeAnswer(answer) {
+            case .success(let value): sb__delivery_end(delivery, SB_OK, value, nil)
+            case .failure(let error):
+                error.message.withCString { sb__delivery_end(delivery, sb_status(error), nil, $0) }
+            }
+        }
+        return SB_PENDING
+    }
     let ranHere = pending.deliver { answer in
         switch CBridge.nativeAnswer(answer) {
         case .success(let value): done(context.pointer, SB_OK, value)
@@ -85,6 +156,13 @@ private func detached(_ done: @escaping sb_done_fn, _ userdata: UnsafeMutableRaw
         }
     }
     return ranHere ? SB_OK : SB_PENDING
+}
+
+/// A queued call's completion, as its delivery lets go of it: given up
+/// first when the queue was freed before the call ended.
+private let letGoOfCall: @convention(c) (UnsafeMutableRawPointer?, CInt) -> Void = { call, giveUp in
+    let completion = Unmanaged<Completion>.fromOpaque(call!).takeRetainedValue()
+    if giveUp != 0 { completion.giveUp() }
 }
 
 /// The caller's userdata, carried to the thread that ends the call (the

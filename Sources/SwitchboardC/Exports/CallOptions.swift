@@ -10,13 +10,26 @@ import Glibc
 /// The options C passed, as the core's; nil with the error set when they
 /// are malformed.
 /// `more` names flags the caller takes besides those (SB_NO_FALLBACK).
+/// `queue` says whether the caller may take a delivery queue (it does not
+/// wait: the caller reads it with `readCallOptions`).
 func callOptions(_ options: UnsafePointer<sb_call_options>?, _ caller: String,
-                 more: CUnsignedInt = 0) -> Result<CallOptions, SwitchboardError> {
+                 more: CUnsignedInt = 0, queue: Bool = false) -> Result<CallOptions, SwitchboardError> {
     guard let options else { return .success(.none) }
-    guard let o = readCallOptions(options) else {
+    return callOptions(options, read: readCallOptions(options), caller, more: more, queue: queue)
+}
+
+/// `callOptions` of options read already (`read`: nil for a version this
+/// library cannot read).
+func callOptions(_ options: UnsafePointer<sb_call_options>, read: sb_call_options?, _ caller: String,
+                 more: CUnsignedInt = 0, queue: Bool = false) -> Result<CallOptions, SwitchboardError> {
+    guard let o = read else {
         let version = UnsafeRawPointer(options).load(as: CInt.self)
         let problem = versionProblem("sb_call_options", version, known: SB_CALL_OPTIONS_VERSION) ?? "unreadable"
         return .failure(.invalidArgument("\(caller): \(problem)"))
+    }
+    if o.queue != nil && !queue {
+        return .failure(.invalidArgument("\(caller): sb_call_options.queue is for callers that do not wait "
+                                         + "(sb_action_perform_async, sb_url_open_async, sb_service_perform_async)"))
     }
     guard o.flags & ~(SB_CACHE_TARGET | SB_BYPASS_INTERCEPTORS | more) == 0 else {
         return .failure(.invalidArgument("\(caller): unknown flags \(o.flags)"))
@@ -62,9 +75,10 @@ let maximumTagBytes = 1 << 16
 func readCallOptions(_ options: UnsafePointer<sb_call_options>) -> sb_call_options? {
     let version = UnsafeRawPointer(options).load(as: CInt.self)
     guard versionProblem("sb_call_options", version, known: SB_CALL_OPTIONS_VERSION) == nil else { return nil }
-    // Every field is version 1's; a later version adds its fields at the end
-    // and copies only as many bytes as the caller's version has.
-    let size = MemoryLayout<sb_call_options>.size
+    // A version adds its fields at the end: only as many bytes as the
+    // caller's version has are read (version 2 added `queue`).
+    let size = version == 1 ? MemoryLayout<sb_call_options>.offset(of: \sb_call_options.queue)!
+                            : MemoryLayout<sb_call_options>.size
     return versionedCopy(of: options, size: size, zero: sb_call_options())
 }
 

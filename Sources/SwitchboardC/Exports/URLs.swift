@@ -19,7 +19,8 @@ public func sb_url_open(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar>?,
 
 /// The URL options C passed, checked; the completion is refused where a
 /// `done` callback stands for it.
-func urlOptions(_ options: UnsafePointer<sb_url_options>?, _ caller: String, completion allowed: Bool = true)
+func urlOptions(_ options: UnsafePointer<sb_url_options>?, _ caller: String, completion allowed: Bool = true,
+                queue: Bool = false)
     -> Result<(params: sb_value_cptr?, completion: sb_value_cptr?, call: CallOptions), SwitchboardError> {
     guard let options else { return .success((nil, nil, .none)) }
     // The version alone first: it says how much of the struct there is.
@@ -33,7 +34,7 @@ func urlOptions(_ options: UnsafePointer<sb_url_options>?, _ caller: String, com
     if o.completion != nil, !allowed {
         return .failure(.invalidArgument("\(caller): a completion is not taken here; `done` is the completion"))
     }
-    switch callOptions(o.call, caller) {
+    switch callOptions(o.call, caller, queue: queue) {
     case .failure(let error): return .failure(error)
     case .success(let call): return .success((o.params, o.completion, call))
     }

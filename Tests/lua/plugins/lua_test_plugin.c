@@ -181,6 +181,62 @@ static sb_status threads_perform_later(void *s, const sb_value *params, sb_value
     return SB_OK;
 }
 
+/* Threads.performAsync: sb_action_perform_async of params.target /
+ * params.action with params {n = params.n} from a new pthread; `done` runs
+ * where the call ends (the Lua state's thread, for a Lua action) and keeps
+ * what it got for Threads.asyncResult: {status =, result =}, or null before. */
+static pthread_mutex_t async_lock = PTHREAD_MUTEX_INITIALIZER;
+static sb_value *async_result;
+
+static void async_done(void *userdata, sb_status status, sb_value *result) {
+    (void)userdata;
+    static const char *names[] = {"OK", "EINVAL", "ENOTARGET", "ENOACTION", "EACTION", "ETYPE", "EREJECTED",
+                                  "EBADURL", "ENOMEM", "EQUEUED"};
+    sb_value *d = sb_dict_new();
+    sb_dict_set_new(d, "status", sb_string((unsigned)status < 10 ? names[status] : "?"));
+    if (result != NULL) sb_dict_set_new(d, "result", result);
+    pthread_mutex_lock(&async_lock);
+    sb_value_release(async_result);
+    async_result = d;
+    pthread_mutex_unlock(&async_lock);
+}
+
+static void *perform_async_from_thread(void *arg) {
+    sb_value *params = arg;
+    sb_value *call = sb_dict_new();
+    sb_dict_set(call, "n", sb_dict_get(params, "n"));
+    sb_status status = sb_action_perform_async(sb_mediator_shared(),
+                                               sb_value_get_string(sb_dict_get(params, "target"), NULL),
+                                               sb_value_get_string(sb_dict_get(params, "action"), NULL), call, NULL,
+                                               async_done, NULL);
+    if (status != SB_OK && status != SB_PENDING) async_done(NULL, status, NULL);
+    sb_value_release(call);
+    sb_value_release(params);
+    return NULL;
+}
+
+static sb_status threads_perform_async(void *s, const sb_value *params, sb_value **out) {
+    (void)s;
+    pthread_t thread;
+    pthread_mutex_lock(&async_lock);
+    sb_value_release(async_result);
+    async_result = NULL;
+    pthread_mutex_unlock(&async_lock);
+    int started = pthread_create(&thread, NULL, perform_async_from_thread, sb_value_retain((sb_value *)params)) == 0;
+    if (started) pthread_detach(thread);
+    *out = sb_bool(started);
+    return SB_OK;
+}
+
+static sb_status threads_async_result(void *s, const sb_value *params, sb_value **out) {
+    (void)s;
+    (void)params;
+    pthread_mutex_lock(&async_lock);
+    *out = async_result != NULL ? sb_value_retain(async_result) : sb_null();
+    pthread_mutex_unlock(&async_lock);
+    return SB_OK;
+}
+
 static sb_status threads_join(void *s, const sb_value *params, sb_value **out) {
     static const char *names[] = {"OK", "EINVAL", "ENOTARGET", "ENOACTION", "EACTION",
                                   "ETYPE", "EREJECTED", "EBADURL", "ENOMEM", "EQUEUED"};
@@ -195,7 +251,7 @@ static sb_status threads_join(void *s, const sb_value *params, sb_value **out) {
 
 static const sb_action_def threads_actions[] = {
     {"callLater", threads_call_later}, {"performLater", threads_perform_later}, {"join", threads_join},
-    {NULL, NULL}};
+    {"performAsync", threads_perform_async}, {"asyncResult", threads_async_result}, {NULL, NULL}};
 const sb_target_def Target_Threads = {SB_TARGET_DEF_VERSION, NULL, NULL, threads_actions, NULL};
 
 /* Later.after: answers params.value after params.ms milliseconds, from a

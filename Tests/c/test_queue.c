@@ -1,0 +1,505 @@
+/* Delivery queues (issue 40): the `done` of asynchronous calls reaches the
+ * loop's thread through a queue with a descriptor. Each `done` runs on the
+ * queue's thread with its message; a call that ends at once on that thread
+ * answers before it returns; one dispatch runs only what waited when it
+ * began; an edge-triggered loop never misses work; freeing the queue runs
+ * or cancels what is left, each `done` exactly once. */
+#include "check.h"
+
+#include <poll.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/epoll.h>
+#include <time.h>
+#include <unistd.h>
+
+static void sleep_us(long us) {
+    struct timespec t = {us / 1000000, (us % 1000000) * 1000L};
+    nanosleep(&t, NULL);
+}
+
+/* ------------------------------------------------------------- helpers */
+
+/* Actions that answer later keep their completions here; the test
+ * completes them from other threads when it chooses. */
+#define MAX_OPEN 4096
+static sb_completion open_ids[MAX_OPEN];
+static int open_count;
+
+static sb_status later(void *ud, const sb_value *params, sb_value **out) {
+    (void)ud;
+    (void)params;
+    (void)out;
+    sb_completion c = sb_completion_take();
+    if (c == 0 || open_count == MAX_OPEN) return SB_EACTION;
+    open_ids[open_count++] = c;
+    return SB_PENDING;
+}
+
+static sb_status now(void *ud, const sb_value *params, sb_value **out) {
+    (void)ud;
+    (void)params;
+    *out = sb_int(7);
+    return SB_OK;
+}
+
+static sb_status broken(void *ud, const sb_value *params, sb_value **out) {
+    (void)ud;
+    (void)params;
+    (void)out;
+    sb_error_set("broken on purpose");
+    return SB_EACTION;
+}
+
+/* Completes open_ids[from..to) from a thread of its own: `fail` fails them
+ * with a message naming each, otherwise they succeed with their index. */
+struct completer {
+    int from, to, fail;
+    sb_status statuses[MAX_OPEN];
+};
+
+static void *complete_range(void *arg) {
+    struct completer *c = arg;
+    for (int i = c->from; i < c->to; i++) {
+        char message[64];
+        snprintf(message, sizeof message, "call %d failed later", i);
+        c->statuses[i] = c->fail ? sb_completion_fail(open_ids[i], SB_ETIMEOUT, message)
+                                 : sb_completion_succeed(open_ids[i], sb_int(i));
+    }
+    return NULL;
+}
+
+static void complete_from_thread(int from, int to, int fail, struct completer *c) {
+    c->from = from;
+    c->to = to;
+    c->fail = fail;
+    pthread_t t;
+    pthread_create(&t, NULL, complete_range, c);
+    pthread_join(t, NULL);
+}
+
+/* What each `done` saw. */
+#define MAX_SEEN 4096
+static struct seen {
+    sb_status status;
+    int64_t value;
+    char message[96];
+    int on_loop; /* ran on the loop's thread */
+} seen[MAX_SEEN];
+static int seen_count;
+static pthread_t loop_thread;
+
+static void record(void *ud, sb_status status, sb_value *result) {
+    (void)ud;
+    if (seen_count < MAX_SEEN) {
+        struct seen *s = &seen[seen_count];
+        s->status = status;
+        s->value = result != NULL ? check_int(result) : -1;
+        snprintf(s->message, sizeof s->message, "%s", status == SB_OK ? "" : sb_error_message());
+        s->on_loop = pthread_equal(pthread_self(), loop_thread);
+    }
+    seen_count++;
+    sb_value_release(result);
+}
+
+static void reset(void) {
+    seen_count = 0;
+    open_count = 0;
+}
+
+static int fd_readable(int fd) {
+    struct pollfd p = {fd, POLLIN, 0};
+    return poll(&p, 1, 0) == 1;
+}
+
+static sb_call_options through(sb_queue *q) {
+    sb_call_options o = SB_CALL_OPTIONS_INIT;
+    o.queue = q;
+    return o;
+}
+
+/* ------------------------------------------------------------- the tests */
+
+/* A call completed on another thread: its done runs in the dispatch, on
+ * this thread, with its result or its message. */
+static void test_done_on_the_loop(sb_mediator *m) {
+    reset();
+    sb_queue *q = NULL;
+    int fd = -1;
+    CHECK_STATUS(sb_queue_new(&q), SB_OK);
+    CHECK_STATUS(sb_queue_fd(q, &fd), SB_OK);
+    CHECK(fd >= 0 && !fd_readable(fd));
+    sb_call_options o = through(q);
+    CHECK_STATUS(sb_action_perform_async(m, "Q", "later", NULL, &o, record, NULL), SB_PENDING);
+    CHECK_STATUS(sb_action_perform_async(m, "Q", "later", NULL, &o, record, NULL), SB_PENDING);
+    CHECK(open_count == 2 && sb_queue_pending(q) == 2);
+    struct completer c;
+    complete_from_thread(0, 1, 0, &c);
+    complete_from_thread(1, 2, 1, &c);
+    CHECK(seen_count == 0);          /* not on the completing thread */
+    CHECK(fd_readable(fd));
+    sb_error_set("something else since");
+    size_t ran = 0;
+    CHECK_STATUS(sb_queue_dispatch(q, SIZE_MAX, &ran), SB_OK);
+    CHECK(ran == 2 && seen_count == 2);
+    CHECK(seen[0].status == SB_OK && seen[0].value == 0 && seen[0].on_loop);
+    CHECK(seen[1].status == SB_ETIMEOUT && seen[1].on_loop);
+    CHECK_STR(seen[1].message, "call 1 failed later");
+    CHECK(!fd_readable(fd) && sb_queue_pending(q) == 0);
+    sb_queue_free(q);
+}
+
+/* Ending at once on the queue's thread answers before the call returns;
+ * a failure at once (no target) reaches done too, with its message. */
+static void test_at_once(sb_mediator *m) {
+    reset();
+    sb_queue *q = NULL;
+    CHECK_STATUS(sb_queue_new(&q), SB_OK);
+    sb_call_options o = through(q);
+    CHECK_STATUS(sb_action_perform_async(m, "Q", "now", NULL, &o, record, NULL), SB_OK);
+    CHECK(seen_count == 1 && seen[0].value == 7 && seen[0].on_loop);
+    CHECK_STATUS(sb_action_perform_async(m, "Q", "broken", NULL, &o, record, NULL), SB_OK);
+    CHECK(seen_count == 2 && seen[1].status == SB_EACTION && strstr(seen[1].message, "broken on purpose") != NULL);
+    CHECK_STATUS(sb_action_perform_async(m, "Nobody", "x", NULL, &o, record, NULL), SB_OK);
+    CHECK(seen_count == 3 && seen[2].status == SB_ENOTARGET);
+    CHECK(sb_queue_pending(q) == 0);
+    sb_queue_free(q);
+}
+
+/* A call made on another thread that ends at once there: its done still
+ * runs in the loop's dispatch. */
+struct caller_args {
+    sb_mediator *m;
+    sb_queue *q;
+    sb_status status;
+};
+
+static void *call_from_thread(void *arg) {
+    struct caller_args *a = arg;
+    sb_call_options o = through(a->q);
+    a->status = sb_action_perform_async(a->m, "Q", "now", NULL, &o, record, NULL);
+    return NULL;
+}
+
+static void test_other_caller_thread(sb_mediator *m) {
+    reset();
+    sb_queue *q = NULL;
+    CHECK_STATUS(sb_queue_new(&q), SB_OK);
+    struct caller_args a = {m, q, SB_OK};
+    pthread_t t;
+    pthread_create(&t, NULL, call_from_thread, &a);
+    pthread_join(t, NULL);
+    CHECK(a.status == SB_PENDING && seen_count == 0);
+    CHECK_STATUS(sb_queue_dispatch(q, SIZE_MAX, NULL), SB_OK);
+    CHECK(seen_count == 1 && seen[0].value == 7 && seen[0].on_loop);
+    sb_queue_free(q);
+}
+
+/* Only the queue's thread dispatches. */
+struct dispatch_args {
+    sb_queue *q;
+    sb_status status;
+};
+
+static void *dispatch_elsewhere(void *arg) {
+    struct dispatch_args *a = arg;
+    a->status = sb_queue_dispatch(a->q, SIZE_MAX, NULL);
+    return NULL;
+}
+
+static void test_owner_only(sb_mediator *m) {
+    reset();
+    sb_queue *q = NULL;
+    CHECK_STATUS(sb_queue_new(&q), SB_OK);
+    sb_call_options o = through(q);
+    CHECK_STATUS(sb_action_perform_async(m, "Q", "later", NULL, &o, record, NULL), SB_PENDING);
+    struct completer c;
+    complete_from_thread(0, 1, 0, &c);
+    struct dispatch_args a = {q, SB_OK};
+    pthread_t t;
+    pthread_create(&t, NULL, dispatch_elsewhere, &a);
+    pthread_join(t, NULL);
+    CHECK(a.status == SB_EREJECTED && seen_count == 0);
+    CHECK_STATUS(sb_queue_dispatch(q, SIZE_MAX, NULL), SB_OK);
+    CHECK(seen_count == 1);
+    sb_queue_free(q);
+}
+
+/* A done that starts a call ending at once: that done is queued, not
+ * nested, and waits for the next dispatch, which the descriptor asks for. */
+static sb_mediator *chain_mediator;
+static sb_queue *chain_queue;
+static int chain_left;
+
+static void chain(void *ud, sb_status status, sb_value *result) {
+    record(ud, status, result);
+    if (chain_left-- > 0) {
+        sb_call_options o = through(chain_queue);
+        CHECK_STATUS(sb_action_perform_async(chain_mediator, "Q", "now", NULL, &o, chain, NULL), SB_PENDING);
+    }
+}
+
+static void test_bounded_dispatch(sb_mediator *m) {
+    reset();
+    sb_queue *q = NULL;
+    int fd = -1;
+    CHECK_STATUS(sb_queue_new(&q), SB_OK);
+    CHECK_STATUS(sb_queue_fd(q, &fd), SB_OK);
+    chain_mediator = m;
+    chain_queue = q;
+    chain_left = 1000;
+    sb_call_options o = through(q);
+    CHECK_STATUS(sb_action_perform_async(m, "Q", "later", NULL, &o, chain, NULL), SB_PENDING);
+    struct completer c;
+    complete_from_thread(0, 1, 0, &c);
+    size_t ran = 0;
+    CHECK_STATUS(sb_queue_dispatch(q, SIZE_MAX, &ran), SB_OK);
+    CHECK(ran == 1 && seen_count == 1); /* the next is for the next dispatch */
+    CHECK(fd_readable(fd));
+    int turns = 1;
+    while (fd_readable(fd) && turns < 5000) {
+        CHECK_STATUS(sb_queue_dispatch(q, SIZE_MAX, &ran), SB_OK);
+        turns++;
+    }
+    CHECK(seen_count == 1001 && turns == 1001 && !fd_readable(fd));
+    sb_queue_free(q);
+}
+
+/* Edge-triggered epoll, one delivery per wake-up (max 1): every call's
+ * done runs although nothing writes the descriptor between dispatches. */
+static void test_edge_triggered(sb_mediator *m) {
+    reset();
+    sb_queue *q = NULL;
+    int fd = -1;
+    CHECK_STATUS(sb_queue_new(&q), SB_OK);
+    CHECK_STATUS(sb_queue_fd(q, &fd), SB_OK);
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    struct epoll_event watch = {0};
+    watch.events = EPOLLIN | EPOLLET;
+    CHECK(ep >= 0 && epoll_ctl(ep, EPOLL_CTL_ADD, fd, &watch) == 0);
+    sb_call_options o = through(q);
+    for (int i = 0; i < 50; i++) CHECK_STATUS(sb_action_perform_async(m, "Q", "later", NULL, &o, record, NULL), SB_PENDING);
+    struct completer c;
+    complete_from_thread(0, 50, 0, &c);
+    int wakes = 0;
+    struct epoll_event got;
+    while (seen_count < 50 && epoll_wait(ep, &got, 1, 1000) == 1) {
+        wakes++;
+        CHECK_STATUS(sb_queue_dispatch(q, 1, NULL), SB_OK);
+    }
+    CHECK(seen_count == 50 && wakes == 50);
+    CHECK(epoll_wait(ep, &got, 1, 0) == 0); /* nothing left: no wake-up */
+    close(ep);
+    sb_queue_free(q);
+}
+
+/* Freeing the queue: what waited runs with its answer, what is still
+ * running gets SB_ECANCELED now, and its later completion is refused. No
+ * done runs twice or after the free. */
+static void test_free_with_work_left(sb_mediator *m) {
+    reset();
+    sb_queue *q = NULL;
+    CHECK_STATUS(sb_queue_new(&q), SB_OK);
+    sb_call_options o = through(q);
+    for (int i = 0; i < 4; i++) CHECK_STATUS(sb_action_perform_async(m, "Q", "later", NULL, &o, record, NULL), SB_PENDING);
+    struct completer c;
+    complete_from_thread(0, 2, 0, &c); /* two wait, two run */
+    CHECK(sb_queue_pending(q) == 4 && seen_count == 0);
+    sb_queue_free(q);
+    CHECK(seen_count == 4);
+    CHECK(seen[0].status == SB_OK && seen[1].status == SB_OK);
+    CHECK(seen[2].status == SB_ECANCELED && strstr(seen[2].message, "queue was freed") != NULL);
+    CHECK(seen[3].status == SB_ECANCELED);
+    CHECK(sb_completion_cancelled(open_ids[2]) == 1); /* given up: the work may stop */
+    complete_from_thread(2, 4, 0, &c);
+    CHECK(c.statuses[2] != SB_OK && c.statuses[3] != SB_OK);
+    CHECK(seen_count == 4);
+}
+
+/* Many calls completed on threads while the queue is freed: each done
+ * runs exactly once, none after the free. */
+static void *complete_all_slowly(void *arg) {
+    struct completer *c = arg;
+    for (int i = c->from; i < c->to; i++) {
+        c->statuses[i] = sb_completion_succeed(open_ids[i], sb_int(i));
+        if (i % 64 == 0) sleep_us(50);
+    }
+    return NULL;
+}
+
+static void test_free_racing_completions(sb_mediator *m) {
+    for (int round = 0; round < 20; round++) {
+        reset();
+        sb_queue *q = NULL;
+        CHECK_STATUS(sb_queue_new(&q), SB_OK);
+        sb_call_options o = through(q);
+        for (int i = 0; i < 512; i++) sb_action_perform_async(m, "Q", "later", NULL, &o, record, NULL);
+        struct completer c = {0, 512, 0, {0}};
+        pthread_t t;
+        pthread_create(&t, NULL, complete_all_slowly, &c);
+        sleep_us(round * 100L);
+        sb_queue_dispatch(q, (size_t)round, NULL);
+        sb_queue_free(q);
+        int after_free = seen_count;
+        pthread_join(t, NULL);
+        CHECK(after_free == 512 && seen_count == 512);
+    }
+}
+
+/* A queue whose loop thread ended without freeing it: answers wait in it,
+ * and whoever frees it runs them. */
+static void *make_and_leave(void *arg) {
+    sb_queue **q = arg;
+    sb_queue_new(q);
+    return NULL;
+}
+
+static void test_loop_thread_gone(sb_mediator *m) {
+    reset();
+    sb_queue *q = NULL;
+    pthread_t t;
+    pthread_create(&t, NULL, make_and_leave, &q);
+    pthread_join(t, NULL);
+    CHECK(q != NULL);
+    sb_call_options o = through(q);
+    CHECK_STATUS(sb_action_perform_async(m, "Q", "now", NULL, &o, record, NULL), SB_PENDING);
+    CHECK_STATUS(sb_queue_dispatch(q, SIZE_MAX, NULL), SB_EREJECTED);
+    CHECK(seen_count == 0);
+    sb_queue_free(q);
+    CHECK(seen_count == 1 && seen[0].value == 7);
+}
+
+/* The host closes the queue's descriptor (its error) and opens a file that
+ * gets the same number: the queue never writes into that file, reads it
+ * or closes it; its calls still come through the dispatch, and
+ * sb_queue_fd gives a descriptor of its own again. */
+static void test_descriptor_closed_by_the_host(sb_mediator *m) {
+    reset();
+    sb_queue *q = NULL;
+    int fd = -1;
+    CHECK_STATUS(sb_queue_new(&q), SB_OK);
+    CHECK_STATUS(sb_queue_fd(q, &fd), SB_OK);
+    close(fd);
+    char name[] = "/tmp/sb-queue-host-fileXXXXXX";
+    int file = mkstemp(name);
+    CHECK(file == fd); /* the lowest free number: the one just closed */
+    unlink(name);
+    sb_call_options o = through(q);
+    CHECK_STATUS(sb_action_perform_async(m, "Q", "later", NULL, &o, record, NULL), SB_PENDING);
+    struct completer c;
+    complete_from_thread(0, 1, 0, &c);
+    size_t ran = 0;
+    CHECK_STATUS(sb_queue_dispatch(q, SIZE_MAX, &ran), SB_OK);
+    CHECK(ran == 1 && seen_count == 1 && seen[0].value == 0);
+    int again = -1;
+    CHECK_STATUS(sb_queue_fd(q, &again), SB_OK);
+    CHECK(again >= 0 && again != file);
+    CHECK_STATUS(sb_action_perform_async(m, "Q", "later", NULL, &o, record, NULL), SB_PENDING);
+    complete_from_thread(1, 2, 0, &c);
+    CHECK(fd_readable(again));
+    sb_queue_free(q);
+    CHECK(seen_count == 2);
+    CHECK(lseek(file, 0, SEEK_END) == 0); /* nothing written into it */
+    CHECK(close(file) == 0);              /* still the host's, still open */
+    robustness_row("a delivery queue's descriptor closed by the host, its number reused for a file of the host's", 1,
+                   "the file is never written, read or closed; calls still come through the dispatch; sb_queue_fd makes a new one");
+}
+
+/* Posts: run in the dispatch, at most SB_QUEUE_MAX_POSTED waiting. */
+static int posted_runs;
+static void count_post(void *ud) {
+    (void)ud;
+    posted_runs++;
+}
+
+static void test_posts(void) {
+    sb_queue *q = NULL;
+    int fd = -1;
+    CHECK_STATUS(sb_queue_new(&q), SB_OK);
+    CHECK_STATUS(sb_queue_fd(q, &fd), SB_OK);
+    posted_runs = 0;
+    long accepted = 0;
+    sb_status last = SB_OK;
+    for (long i = 0; i < SB_QUEUE_MAX_POSTED + 10 && last == SB_OK; i++) {
+        last = sb_queue_post(q, count_post, NULL);
+        accepted += last == SB_OK;
+    }
+    CHECK(accepted == SB_QUEUE_MAX_POSTED && last == SB_EREJECTED && ERROR_MENTIONS("full"));
+    CHECK(fd_readable(fd) && sb_queue_pending(q) == SB_QUEUE_MAX_POSTED);
+    CHECK_STATUS(sb_queue_dispatch(q, 10, NULL), SB_OK);
+    CHECK(posted_runs == 10 && fd_readable(fd));
+    CHECK_STATUS(sb_queue_post(q, count_post, NULL), SB_OK);
+    sb_queue_free(q); /* runs the rest */
+    CHECK(posted_runs == SB_QUEUE_MAX_POSTED + 1);
+    robustness_row("a delivery queue: 65,546 posts, a loop thread gone, the queue freed with 512 calls in flight",
+                   65546 + 1 + 20 * 512, "posts past 65,536 refused (EREJECTED); every done ran once, none after the free");
+}
+
+/* Bad arguments; old callers; callers that wait. */
+static void test_arguments(sb_mediator *m) {
+    sb_queue *q = NULL;
+    int fd = 0;
+    size_t ran = 9;
+    CHECK_STATUS(sb_queue_new(NULL), SB_EINVAL);
+    CHECK_STATUS(sb_queue_fd(NULL, &fd), SB_EINVAL);
+    CHECK(fd == -1);
+    CHECK_STATUS(sb_queue_dispatch(NULL, 1, &ran), SB_EINVAL);
+    CHECK(ran == 0);
+    CHECK_STATUS(sb_queue_post(NULL, count_post, NULL), SB_EINVAL);
+    CHECK(sb_queue_pending(NULL) == 0);
+    sb_queue_free(NULL);
+    CHECK_STATUS(sb_queue_new(&q), SB_OK);
+    CHECK_STATUS(sb_queue_fd(q, NULL), SB_EINVAL);
+    CHECK_STATUS(sb_queue_post(q, NULL, NULL), SB_EINVAL);
+    sb_call_options o = through(q);
+    sb_value *out = NULL;
+    CHECK_STATUS(sb_action_perform_opts(m, "Q", "now", NULL, &o, &out), SB_EINVAL);
+    CHECK(ERROR_MENTIONS("do not wait") && out == NULL);
+    sb_url_options u = SB_URL_OPTIONS_INIT;
+    u.call = &o;
+    CHECK_STATUS(sb_url_open(m, "app://Q/now", &u, &out), SB_EINVAL);
+    /* Version 1 options (built against 1.0): no queue read, done at once. */
+    reset();
+    struct { int version; unsigned flags; const char *const *tags; size_t tag_count; sb_cancellation *cancel;
+             unsigned timeout_ms; } v1 = {1, 0, NULL, 0, NULL, 0};
+    CHECK_STATUS(sb_action_perform_async(m, "Q", "now", NULL, (const sb_call_options *)&v1, record, NULL), SB_OK);
+    CHECK(seen_count == 1);
+    /* URL and service calls through the queue. */
+    reset();
+    CHECK_STATUS(sb_url_open_async(m, "app://Q/later", &u, record, NULL), SB_PENDING);
+    CHECK_STATUS(sb_service_define(m, "Later", "later( -> any)"), SB_OK);
+    CHECK_STATUS(sb_service_bind(m, "Later", "Q"), SB_OK);
+    CHECK_STATUS(sb_service_perform_async(m, "Later", "later", NULL, 0, &o, record, NULL), SB_PENDING);
+    CHECK_STATUS(sb_service_perform_async(m, "Later", "later", NULL, 0, NULL, NULL, NULL), SB_EINVAL);
+    sb_call_options tagged = through(q);
+    tagged.timeout_ms = 5;
+    CHECK_STATUS(sb_service_perform_async(m, "Later", "later", NULL, 0, &tagged, record, NULL), SB_OK);
+    CHECK(seen_count == 1 && seen[0].status == SB_EINVAL);
+    struct completer c;
+    complete_from_thread(0, 2, 0, &c);
+    CHECK_STATUS(sb_queue_dispatch(q, SIZE_MAX, &ran), SB_OK);
+    CHECK(ran == 2 && seen_count == 3 && seen[1].on_loop && seen[2].on_loop);
+    sb_queue_free(q);
+}
+
+int main(void) {
+    loop_thread = pthread_self();
+    sb_mediator *m = sb_mediator_new();
+    CHECK_STATUS(sb_action_register(m, "Q", "later", later, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "Q", "now", now, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "Q", "broken", broken, NULL, NULL), SB_OK);
+    test_done_on_the_loop(m);
+    test_at_once(m);
+    test_other_caller_thread(m);
+    test_owner_only(m);
+    test_bounded_dispatch(m);
+    test_edge_triggered(m);
+    test_free_with_work_left(m);
+    test_free_racing_completions(m);
+    test_loop_thread_gone(m);
+    test_descriptor_closed_by_the_host(m);
+    test_posts();
+    test_arguments(m);
+    sb_mediator_free(m);
+    return check_report("test_queue");
+}
