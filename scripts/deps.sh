@@ -24,7 +24,6 @@ declare -A probe=(
   [abigail-tools]=/usr/bin/abidiff  # scripts/abi.sh: the library's ABI against abi/libswitchboard.abi
   [cmake]=/usr/bin/cmake       # scripts/check-install.sh: a CMake project finds the installed library
   [lua-socket]=/usr/lib/x86_64-linux-gnu/liblua5.4-socket.so.2  # docs/lua.md: its asynchronous sample waits on sb.fd() with socket.select
-  [lua-luv]=/usr/share/doc/lua-luv/copyright  # docs/lua.md: the luv sample watches sb.fd() in libuv's loop
   [bash-completion]=/usr/share/bash-completion/bash_completion  # scripts/check-install.sh: the installed completion, as bash loads it
   # scripts/check-loops.sh: the event-loop recipes of examples/loops, against the loops Debian ships
   [libuv1-dev]=/usr/include/uv.h
