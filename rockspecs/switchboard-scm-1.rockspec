@@ -52,6 +52,7 @@ build = {
             "Sources/SwitchboardLua/module.c",
             "Sources/SwitchboardLua/pin.c",
             "Sources/SwitchboardLua/services.c",
+            "Sources/SwitchboardLua/urls.c",
             "Sources/SwitchboardLua/util.c",
             "Sources/SwitchboardLua/value.c",
          },
