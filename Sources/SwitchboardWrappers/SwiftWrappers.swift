@@ -48,6 +48,9 @@ package enum SwiftWrappers {
         "releaseCachedTarget", "removeInterceptor", "removeObserver", "removeRoute", "removeRule",
         "removeService", "removeURLPattern", "route", "routes", "rules", "service", "setDegradeHandler",
         "setOrigin", "setRules", "shared", "unregister", "urlPolicy", "urlSigner", "version",
+        // The URL router's (issue 41).
+        "addURLConverter", "buildURL", "canOpen", "lookup", "patternKey", "removeURLConverter",
+        "removeURLFallback", "removeURLPatterns", "reservedKeyPrefix", "schemeKey", "setURLFallback", "urlKey",
     ]
 
     private static func method(_ name: String, _ action: WrapperTarget.Action, target: String,

@@ -48,12 +48,14 @@ public struct URLLookup: Sendable, Equatable {
         case fallback
     }
 
+    /// What chose the destination.
     public let kind: Kind
     /// The scheme, in lower case.
     public let scheme: String
-    /// The target and action; nil when a function another face gave answers
-    /// (a scheme's, a pattern's or a fallback's handler: no name reaches it).
+    /// The target; nil when a function another face gave answers (a
+    /// scheme's, a pattern's or a fallback's handler: no name reaches it).
     public let target: String?
+    /// The action; nil when ``target`` is.
     public let action: String?
     /// For `.pattern`: the text the pattern was registered with.
     public let pattern: String?
