@@ -42,8 +42,9 @@ case "$mode" in
     fi
     echo "$doc: $(printf '%s\n' "$rows" | wc -l) rows, as the tests recorded them" ;;
   write)
-    awk -v b="$begin" -v e="$end" -v t="$table" '
-      $0 == b { print; print t; skip = 1; next }
+    # The table through the environment: awk -v would turn its \x1b into ESC.
+    TABLE="$table" awk -v b="$begin" -v e="$end" '
+      $0 == b { print; print ENVIRON["TABLE"]; skip = 1; next }
       $0 == e { skip = 0 }
       !skip { print }' "$doc" > "$doc.new"
     mv "$doc.new" "$doc"
