@@ -150,7 +150,7 @@ extension SwitchboardCLI {
 
             // List every script first: the plan comes before the results.
             progress.show("listing scenarios")
-            let scripts = ScriptFiles.expand(self.scripts, skipping: load.targetDirectories)
+            let scripts = try ScriptFiles.expand(self.scripts, skipping: load.targetDirectories)
             var selected: [Work] = []
             var given: Set<[UInt8]> = []
             for (i, script) in scripts.enumerated() {

@@ -79,7 +79,7 @@ final class ScenarioResult {
 
     /// This result, told otherwise: another outcome, message, place.
     private init(_ r: ScenarioResult, outcome: Outcome, message: String?, location: String?, step: String?,
-                 traceback: String?, todo: String?) {
+                 traceback: String?, todo: String?, output: String? = nil) {
         script = r.script
         name = r.name
         self.outcome = outcome
@@ -87,7 +87,7 @@ final class ScenarioResult {
         self.location = location
         self.step = step
         self.traceback = traceback
-        output = r.output
+        self.output = output ?? r.output
         calls = r.calls
         steps = r.steps
         seconds = r.seconds
@@ -110,6 +110,14 @@ final class ScenarioResult {
     /// expectation, a todo that passed); no longer todo.
     func failed(_ message: String) -> ScenarioResult {
         ScenarioResult(self, outcome: .failed, message: message, location: location, step: step, traceback: traceback, todo: nil)
+    }
+
+    /// With what the after_all hooks that ran after it wrote (print,
+    /// io.write), shown with its own output, as pytest shows a teardown's.
+    func adding(afterAllOutput wrote: String) -> ScenarioResult {
+        guard !wrote.isEmpty else { return self }
+        return ScenarioResult(self, outcome: outcome, message: message, location: location, step: step,
+                              traceback: traceback, todo: todo, output: (output ?? "") + wrote)
     }
 
     /// With the problem of the after_all hooks that ran after it (pytest
@@ -207,8 +215,10 @@ final class PreparedScript {
         try beforeInProcess() // after_all runs in this process
         var problem = sbr_result()
         defer { sbr_result_clear(&problem) }
-        if sbr_script_finish(prepared, &problem) != 0 { return try report(last) }
-        try report(last.adding(afterAll: ScenarioResult(script: script, name: last.name, problem)))
+        let finished = sbr_script_finish(prepared, &problem) != 0
+        let told = last.adding(afterAllOutput: problem.output.map { String(cString: $0) } ?? "")
+        if finished { return try report(told) }
+        try report(told.adding(afterAll: ScenarioResult(script: script, name: last.name, problem)))
     }
 
     /// Counts the results as they come: true for the one to hold back.

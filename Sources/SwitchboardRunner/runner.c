@@ -293,13 +293,18 @@ static int protected_main(lua_State *L) {
     return protected_run_scenario(L, 1);
 }
 
-/* after_all, in the prepared state. */
+/* after_all, in the prepared state: its problem, or only what it wrote. */
 static int protected_after_all(lua_State *L) {
     frame *f = lua_touserdata(L, 1);
     push_control(L, "after_all");
-    lua_call(L, 0, 1);
+    lua_call(L, 0, 2);
     sbr_guard_relax(f->guard, L);
-    if (!lua_isnil(L, -1)) take_problem(L, f->result);
+    if (!lua_isnil(L, -2)) {
+        lua_pop(L, 1); /* the problem holds the output too */
+        take_problem(L, f->result);
+    } else if (lua_type(L, -1) == LUA_TSTRING && lua_rawlen(L, -1) > 0) {
+        f->result->output = sbr_copy_text(L, -1);
+    }
     return 0;
 }
 

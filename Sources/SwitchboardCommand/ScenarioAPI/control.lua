@@ -159,7 +159,13 @@ function control.list()
 end
 
 function control.before_all() return run_hooks("before_all") end
-function control.after_all() return run_hooks("after_all", true) end
+-- after_all: nil or its problem, and what its hooks wrote (told with the
+-- last scenario's output).
+function control.after_all()
+  api.reset_output()
+  local problem = run_hooks("after_all", true)
+  return problem, captured_output()
+end
 
 function control.top_output() return captured_output() end
 
@@ -193,7 +199,8 @@ function control.run(index, name, whole)
   if api.coverage_lines then report.calls = api.coverage_lines() end
   if whole then
     state.running = nil
-    local trouble = control.after_all()
+    local trouble, wrote = control.after_all()
+    if wrote and wrote ~= "" then report.output = (report.output or "") .. wrote end
     if trouble then control.add_trouble(report, trouble) end
   end
   return report

@@ -136,7 +136,8 @@ const char *sbr_script_top_output(const sbr_script *s);
 /* Runs the script's after_all hooks in the prepared state (after its last
  * scenario), under the watchdog and the limits of a scenario. Returns 1
  * (also when there are none, or the top level did not run), or 0 with
- * *problem (cleared first) saying why they failed. */
+ * *problem (cleared first) saying why they failed; either way
+ * problem->output is what they wrote (print, io.write), or NULL. */
 int sbr_script_finish(sbr_script *s, sbr_result *problem);
 /* Called with each scenario's result, in the order given (`position`);
  * the callee may take what *result holds (setting its pointers to NULL),

@@ -12,6 +12,9 @@ check "an after_each that fails fails its scenario, naming the hook" bash -c "
   grep -q '^not ok 2 - .*gets a fresh copy' '$work/hooks.tap' && grep -q 'step: \"(after_each)\"' '$work/hooks.tap'"
 check "-v shows what the top level and before_all printed, once" bash -c "
   [ \$(grep -c 'before_all ran' '$work/hooks.tap') = 1 ] && grep -q '^# before_all ran$' '$work/hooks.tap'"
+check "-v shows what after_all printed, once, with the last scenario run" bash -c "
+  [ \$(grep -c 'after_all ran' '$work/hooks.tap') = 1 ] && grep -q '^# after_all ran$' '$work/hooks.tap' \
+    && [ \"\$(grep -n 'after_all ran' '$work/hooks.tap' | cut -d: -f1)\" -gt \"\$(grep -n '^ok 3 ' '$work/hooks.tap' | cut -d: -f1)\" ]"
 run beforeerr run $qa/before_each_error.lua
 check "a before_each that raises: an error naming it, the body not run, after_each still ran" bash -c "
   grep -q '^not ok 1' '$work/beforeerr.tap' && grep -q 'before_each broke' '$work/beforeerr.tap' \
@@ -44,5 +47,12 @@ run dir run $qa/suite
 check "a directory runs every *.lua inside (not Target_*.lua), in the order of their names" bash -c "
   [ \$(cat '$work/dir.status') = 0 ] && grep -q '^1..3$' '$work/dir.tap' \
   && [ \"\$(grep -o '^ok [0-9] - [^:]*' '$work/dir.tap' | sed 's/.*suite//' | tr '\n' ' ')\" = '/a_first.lua /c_last.lua /sub/b_nested.lua ' ]"
+deep="$work/deep"
+for i in $(seq 1 17); do deep="$deep/d$i"; done
+mkdir -p "$deep" && cp $qa/suite/a_first.lua "$deep/" && cp $qa/suite/a_first.lua "$work/deep/"
+run deepdir run "$work/deep"
+check "a directory deeper than 16 levels: the run stops before any script runs (exit 64), saying why" bash -c "
+  [ \$(cat '$work/deepdir.status') = 64 ] && grep -q 'levels deep: the walk stopped there, so no script runs' '$work/deepdir.err' \
+    && ! grep -q '^ok' '$work/deepdir.tap'"
 row "Hooks that raise (before_each, after_each, after_all), never return (before_each, after_all), overflow the stack, or are not functions" 6 \
   "the scenario fails or errs naming the hook (a step '(before_each)'); limits stop a stuck hook; the run goes on; a bad hook() call fails the load"
