@@ -634,6 +634,18 @@ sb_value *sb_lua_to_value_charged(lua_State *L, int idx, sb_lua_conv *c) {
     return convert_safely(L, idx, c, 1);
 }
 
+sb_value *sb_lua_opt_table(lua_State *L, sb_lua_ctx *ctx, int idx, size_t *cost) {
+    if (cost != NULL) *cost = 0;
+    if (lua_isnoneornil(L, idx)) return NULL;
+    luaL_checktype(L, idx, LUA_TTABLE);
+    sb_lua_conv conv;
+    conv.ctx = ctx;
+    sb_value *v = sb_lua_to_value_safely(L, idx, &conv);
+    if (v == NULL) luaL_argerror(L, idx, conv.error);
+    if (cost != NULL) *cost = conv.cost;
+    return v;
+}
+
 sb_value *sb_lua_check_params(lua_State *L, sb_lua_ctx *ctx, int idx, sb_lua_conv *conv) {
     conv->ctx = ctx;
     conv->charged = 0;

@@ -334,6 +334,10 @@ sb_value *sb_lua_to_value_charged(lua_State *L, int idx, sb_lua_conv *conv);
  * call returns. Raises an argument error when it cannot cross to C. */
 sb_value *sb_lua_check_params(lua_State *L, sb_lua_ctx *ctx, int idx, sb_lua_conv *conv);
 void sb_lua_conv_uncharge(lua_State *L, sb_lua_conv *conv);
+/* An optional table argument at idx (nil or none: NULL) as a new value, not
+ * charged; `cost` (if not NULL) gets what its conversion cost, 0 for none.
+ * Raises an argument error for anything else, or one that cannot cross to C. */
+sb_value *sb_lua_opt_table(lua_State *L, sb_lua_ctx *ctx, int idx, size_t *cost);
 /* Pushes `v` (consumed: released here, also if pushing raises). */
 void sb_lua_push_result(lua_State *L, sb_lua_ctx *ctx, sb_value *v);
 extern const char sb_lua_null; /* sb.null is its address */

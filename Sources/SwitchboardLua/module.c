@@ -142,18 +142,6 @@ static int l_array(lua_State *L) {
     return 1;
 }
 
-/* Converts the optional table at `idx` (params) or fails with an argument
- * error; NULL for nil/none. */
-static sb_value *optional_params(lua_State *L, sb_lua_ctx *ctx, int idx) {
-    if (lua_isnoneornil(L, idx)) return NULL;
-    luaL_checktype(L, idx, LUA_TTABLE);
-    sb_lua_conv conv;
-    conv.ctx = ctx;
-    sb_value *v = sb_lua_to_value_safely(L, idx, &conv);
-    if (v == NULL) luaL_argerror(L, idx, conv.error);
-    return v;
-}
-
 /* A Lua function at `idx` as a new C callback value. */
 static sb_value *function_value(lua_State *L, sb_lua_ctx *ctx, int idx) {
     sb_lua_fn *fn = sb_lua_fn_new(ctx, L, idx);
@@ -194,7 +182,7 @@ static int l_open(lua_State *L) {
      * completion is called there before sb.open returns. */
     sb_lua_waiter *waiter = NULL;
     if (sb_lua_may_yield(L, ctx)) waiter = sb_lua_waiter_new(L, ctx, type == LUA_TFUNCTION ? completion_at : 0);
-    sb_value *params = completion_at == 3 ? optional_params(L, ctx, 2) : NULL;
+    sb_value *params = completion_at == 3 ? sb_lua_opt_table(L, ctx, 2, NULL) : NULL;
     if (waiter != NULL) {
         sb_lua_drop_released(L, ctx);
         return sb_lua_perform_yielding(L, waiter, SB_LUA_CALL_URL, NULL, NULL, url, params, &options, NULL);
@@ -316,16 +304,9 @@ static int l_routes(lua_State *L) {
 
 static int l_policy(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
-    sb_value *policy = NULL;
-    long long cost = 0;
-    if (!lua_isnoneornil(L, 1)) { /* optional_params, keeping the cost */
-        luaL_checktype(L, 1, LUA_TTABLE);
-        sb_lua_conv conv;
-        conv.ctx = ctx;
-        policy = sb_lua_to_value_safely(L, 1, &conv);
-        if (policy == NULL) return luaL_argerror(L, 1, conv.error);
-        cost = SB_LUA_REGISTRATION_COST + (long long)conv.cost;
-    }
+    size_t converted = 0;
+    sb_value *policy = sb_lua_opt_table(L, ctx, 1, &converted);
+    long long cost = policy != NULL ? SB_LUA_REGISTRATION_COST + (long long)converted : 0;
     sb_status status = sb_url_set_policy(ctx->m, policy);
     sb_value_release(policy);
     if (status != SB_OK) return sb_lua_push_failure(L, status);

@@ -65,14 +65,7 @@ static int push_cstring(lua_State *L) {
 static int l_build_url(lua_State *L) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
     const char *pattern = sb_lua_check_text(L, 1, "empty pattern");
-    sb_value *params = NULL;
-    if (!lua_isnoneornil(L, 2)) {
-        luaL_checktype(L, 2, LUA_TTABLE);
-        sb_lua_conv conv;
-        conv.ctx = ctx;
-        params = sb_lua_to_value_safely(L, 2, &conv);
-        if (params == NULL) return luaL_argerror(L, 2, conv.error);
-    }
+    sb_value *params = sb_lua_opt_table(L, ctx, 2, NULL);
     char *url = NULL;
     lua_State *previous = ctx->active;
     ctx->active = L;
