@@ -140,6 +140,8 @@ sb_step "Swift cases"
 "$swift_bench" "$iterations" "$reps" | tee -a "$lines"
 sb_step "Lua cases"
 lua5.4 bench/lua/bench.lua "$iterations" "$reps" "$plugin" | tee -a "$lines"
+sb_step "Lua: a luv TCP server, a Lua action answering later then a C action per request (issue 40; requests/s)"
+lua5.4 bench/lua/luv_server.lua "$plugin" $([ $smoke = 1 ] && echo 2000 || echo 20000) 100 | tee "$out/luv_server.json"
 
 sb_step "switchboard run: files of $runner_sizes scenarios"
 python3 bench/runner/bench.py "$dist/bin/switchboard" "$out/runner" "$runner_sizes" "$runner_reps" | tee "$out/runner.jsonl"
