@@ -40,7 +40,7 @@ sb_run "Swift tests" swift test
 # forms (a warning fails its build; a blocking form picked refuses at run time).
 sb_run "Top-level await picks the awaitable forms (Tests/TopLevelAwait)" swift run SwitchboardTopLevelAwait
 # A second build folder, so the sanitized build never replaces the plain one.
-sb_slow "Swift tests under ThreadSanitizer" swift test --scratch-path .build-tsan --sanitize=thread
+sb_slow "Swift tests under ThreadSanitizer" scripts/tsan-tests.sh
 
 # C: the shipped library, as C programs and plugins see it.
 sb_run "Release build, staged in .build/dist" scripts/build.sh
