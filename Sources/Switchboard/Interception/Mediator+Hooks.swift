@@ -106,8 +106,9 @@ extension Mediator {
         return id
     }
 
-    /// The most interceptors, and the most observers, a mediator holds.
+    /// The most interceptors a mediator holds: adding one more is `.rejected`.
     public static let maxInterceptors = 1_024
+    /// The most observers a mediator holds: adding one more is `.rejected`.
     public static let maxObservers = 1_024
 
     /// Renames an interceptor or changes its timeout (nil keeps either).
@@ -182,6 +183,9 @@ extension Mediator {
         }
     }
 
+    /// Removes an observer: calls that start afterwards do not tell it;
+    /// events already being delivered may still reach it. Returns false for
+    /// an unknown id.
     @discardableResult
     public func removeObserver(_ id: ObserverID) -> Bool {
         hooks.update(epochs, changed: changed) { current, _ in

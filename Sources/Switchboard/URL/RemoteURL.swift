@@ -61,6 +61,8 @@ public struct RemoteURL: Sendable, Equatable {
     /// Path segments beyond this many are refused.
     public static let maximumSegments = 64
 
+    /// Parses and decodes `string` by the rules above; `.badURL` naming the
+    /// problem when it breaks them or is longer than `maximumLength`.
     public init(_ string: String) throws(SwitchboardError) {
         self.string = string
         try Self.checkLength(string)

@@ -14,6 +14,9 @@ public final class Callback: Sendable {
     /// it without touching its reference count.
     @_spi(Faces) public let borrowedForeign: Unmanaged<ForeignFunction>?
 
+    /// A callback that runs `body` with the caller's argument, on the
+    /// caller's thread, from any face; what it throws fails the call with
+    /// that error (or `.actionFailed`).
     public init(_ body: @escaping @Sendable (Value) throws -> Value) {
         self.body = .swift(body)
         borrowedForeign = nil
