@@ -155,7 +155,7 @@ extension Mediator {
     }
 
     /// Adds an observer, told when each call starts and ends. Returns the
-    /// id for ``removeObserver(_:)``. With no observer (and no other hook)
+    /// id for ``removeObserver(_:)-(ObserverID)``. With no observer (and no other hook)
     /// calls pay nothing for the feature. `.rejected` past
     /// ``maxObservers``.
     @discardableResult
@@ -216,7 +216,7 @@ extension Mediator {
     }
 
     /// Answers any call that nothing else answers, after `NoTargetAction`,
-    /// with the same params (``FallbackCall``: `originParams`, `targetString`,
+    /// with the same params (`originParams`, `targetString`,
     /// `selectorString`, `target`, `action`, and `url` for a URL call).
     /// Nil removes it.
     public func setDegradeHandler(_ body: (@Sendable (Params) throws -> Value)?) {

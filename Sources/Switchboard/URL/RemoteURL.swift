@@ -1,7 +1,7 @@
 /// A URL that passed validation, decoded into the parts routing needs.
 ///
-/// ``URLGrammar`` splits it in one pass over its bytes and refuses what the
-/// mediator's grammar does not allow; this decodes the parts strictly: every
+/// The mediator's URL grammar splits it in one pass over its bytes and
+/// refuses what it does not allow; this decodes the parts strictly: every
 /// escape must decode to UTF-8 without NUL bytes, and there must be a host.
 /// Anything else is `.badURL` with a message naming the problem.
 ///

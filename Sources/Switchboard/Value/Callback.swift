@@ -1,7 +1,7 @@
 /// A callable value carried in params or results.
 ///
-/// A callback made in Swift wraps a closure; one made in C or Lua wraps a
-/// ``ForeignFunction``. Either kind can be called from any language. Two
+/// A callback made in Swift wraps a closure; one made in C or Lua wraps
+/// that face's function. Either kind can be called from any language. Two
 /// callbacks are equal only if they are the same object.
 public final class Callback: Sendable {
     enum Body: Sendable {
