@@ -26,6 +26,7 @@ sb_slow() {
 }
 
 sb_run "Dependencies" scripts/deps.sh
+sb_run "Swift source rules: Mutex only in Guarded.swift, _withUnsafeGuaranteedRef only in Borrowed.swift" scripts/check-sources.sh
 
 # Suites record the fault classes they try here, for docs/ROBUSTNESS.md.
 export SB_ROBUSTNESS_LOG="$SB_ROOT/.build/robustness.tsv"

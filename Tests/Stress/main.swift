@@ -11,7 +11,7 @@ import ArgumentParser
 import CInteropHelpers
 import CSwitchboard
 import Foundation
-import Switchboard
+@_spi(Faces) import Switchboard
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -88,7 +88,7 @@ struct SwitchboardStress: ParsableCommand {
             release.wait()
             return 42
         }
-        let held = Mutex<Value?>(nil)
+        let held = Guarded<Value?>(nil)
         let holder = Thread { held.withLock { $0 = try? m.callAndWait(target: "StressHold", action: "wait") } }
         holder.start()
         entered.wait()

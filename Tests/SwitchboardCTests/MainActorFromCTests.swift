@@ -11,7 +11,7 @@ import CSwitchboard
 @Suite struct MainActorFromCTests {
     /// What `done` got, reached through its userdata.
     final class Ended: Sendable {
-        let answer = Mutex<(status: UInt32, value: Int64?)?>(nil)
+        let answer = Guarded<(status: UInt32, value: Int64?)?>(nil)
     }
 
     /// The C handle, carried to another thread (the mediator is thread-safe).

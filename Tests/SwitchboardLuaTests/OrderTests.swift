@@ -82,7 +82,7 @@ final class OrderWorld {
 
     /// The params observers saw, in order.
     final class Events: Sendable {
-        private let seen = Mutex<[Params]>([])
+        private let seen = Guarded<[Params]>([])
         func append(_ p: Params) { seen.withLock { $0.append(p) } }
         var all: [Params] { seen.withLock { $0 } }
     }

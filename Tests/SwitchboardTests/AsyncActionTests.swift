@@ -1,7 +1,7 @@
 import Testing
 import Synchronization
 import Foundation
-@testable import Switchboard
+@_spi(Faces) @testable import Switchboard
 
 /// Swift `async` actions called synchronously (issue 21): the caller waits on
 /// its own thread, never on a thread of Swift's cooperative pool; the call's
@@ -108,7 +108,7 @@ import Foundation
 
     @Test func observersSeeTheEndAtCompletion() async throws {
         let m = try Self.mediator()
-        let ended = Mutex<UInt64>(0)
+        let ended = Guarded<UInt64>(0)
         _ = try m.addObserver { event in
             if event.phase == .end { ended.withLock { $0 = event.duration } }
         }
@@ -131,7 +131,7 @@ import Foundation
         }
         // On a thread of its own: unregister while the call waits, then let it answer.
         let (unregistered, keptWhileRunning, value) = await Self.onThread { () -> (Bool, Bool, Value) in
-            let result = Mutex<Value?>(nil)
+            let result = Guarded<Value?>(nil)
             let done = DispatchSemaphore(value: 0)
             Thread {
                 result.withLock { $0 = m.performAndWait(target: "Net", action: "slow") }

@@ -1,7 +1,7 @@
 import Testing
 import Synchronization
 import Foundation
-@testable import Switchboard
+@_spi(Faces) @testable import Switchboard
 
 /// Swift callers that await (issue 21): `try await call` and `await perform`
 /// suspend the task instead of blocking a thread, for any action; task
@@ -9,7 +9,7 @@ import Foundation
 @Suite struct AwaitTests {
     /// A gate async actions wait behind until the test opens it.
     final class Gate: Sendable {
-        private let state = Mutex<(open: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
+        private let state = Guarded<(open: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
 
         func pass() async {
             await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
@@ -131,7 +131,7 @@ import Foundation
             await gate.pass()
             return 1
         }
-        let ends = Mutex<[String]>([])
+        let ends = Guarded<[String]>([])
         _ = try m.addObserver { event in
             if event.phase == .end { ends.withLock { $0.append(event.error.map { "\($0.code)" } ?? "ok") } }
         }

@@ -1,6 +1,6 @@
 import Testing
 import Synchronization
-@testable import Switchboard
+@_spi(Faces) @testable import Switchboard
 
 /// Every way of calling has an awaitable form (issue 45, item 2): URLs,
 /// `open` with a completion, prepared routes and services, with the rules of
@@ -22,7 +22,7 @@ import Synchronization
                 // A URL's query is text: n goes beside the URL.
                 return try await m.call(url: "app://Net/\(action)", params: ["n": .int(n)], options: options)
             case .open:
-                let replies = Mutex<[Value]>([])
+                let replies = Guarded<[Value]>([])
                 let value = await m.open("app://Net/\(action)", params: ["n": .int(n)], options: options) { reply in
                     replies.withLock { $0.append(reply) }
                 }
@@ -133,7 +133,7 @@ import Synchronization
     @Test("an awaited open's completion runs once, with the error, when the call fails")
     func openFailure() async throws {
         let m = try Self.mediator()
-        let replies = Mutex<[Value]>([])
+        let replies = Guarded<[Value]>([])
         let value = await m.open("app://Nowhere/x") { reply in replies.withLock { $0.append(reply) } }
         #expect(value == .null)
         let reply = replies.withLock { $0 }

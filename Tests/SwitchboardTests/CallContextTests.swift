@@ -1,6 +1,6 @@
 import Testing
 import Synchronization
-@testable import Switchboard
+@_spi(Faces) @testable import Switchboard
 
 /// An action knows its calling context (issue 45, item 4): the mediator that
 /// called it, the call's tags and deadline, its token.
@@ -36,7 +36,7 @@ import Synchronization
     @Test("the call's own tags, not its caller's; the deadline and token, also inherited")
     func tagsAndDeadline() throws {
         let m = Mediator()
-        let seen = Mutex<[String: Value]>([:])
+        let seen = Guarded<[String: Value]>([:])
         try m.register(target: "T", action: "inner") { _, call in
             seen.withLock { $0["innerTags"] = .array(call.tags.map(Value.string)) }
             seen.withLock { $0["innerDeadline"] = .bool(call.deadline != nil) }

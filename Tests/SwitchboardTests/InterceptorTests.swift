@@ -1,19 +1,19 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import Switchboard
+@_spi(Faces) @testable import Switchboard
 
-/// A value behind a lock, shared by reference (a `Mutex` itself cannot be
+/// A value behind a lock, shared by reference (a `Guarded` itself cannot be
 /// captured by an escaping closure).
 private final class Locked<T: Sendable>: Sendable {
-    private let mutex: Mutex<T>
-    init(_ value: T) { mutex = Mutex(value) }
+    private let mutex: Guarded<T>
+    init(_ value: T) { mutex = Guarded(value) }
     func withLock<R: Sendable>(_ body: (inout sending T) -> sending R) -> R { mutex.withLock(body) }
 }
 
 /// A thread-safe list of strings, for the order things ran in.
 private final class Log: Sendable {
-    private let entries = Mutex<[String]>([])
+    private let entries = Guarded<[String]>([])
     func add(_ entry: String) { entries.withLock { $0.append(entry) } }
     var all: [String] { entries.withLock { $0 } }
 }

@@ -1,7 +1,7 @@
 import Testing
 import Synchronization
 import Foundation
-@testable import Switchboard
+@_spi(Faces) @testable import Switchboard
 
 /// A target whose constructor waits for the test (a dialog, a slow start).
 final class Target_SlowStart: Target {
@@ -150,7 +150,7 @@ final class Target_SlowStart: Target {
                 return .int(token.tokens.alive > 0 ? 1 : 0)
             }
         }
-        let result = Mutex<Value?>(nil)
+        let result = Guarded<Value?>(nil)
         Thread {
             let value = try? m.callAndWait(target: "Held", action: "wait")
             result.withLock { $0 = value }
@@ -175,7 +175,7 @@ final class Target_SlowStart: Target {
         let m = Mediator()
         try m.register(Target_SlowStart.self, as: "SlowStart")
         let finished = DispatchSemaphore(value: 0)
-        let result = Mutex<Value?>(nil)
+        let result = Guarded<Value?>(nil)
         Thread {
             let value = try? m.callAndWait(target: "SlowStart", action: "go")
             result.withLock { $0 = value }

@@ -1,6 +1,6 @@
 import Synchronization
 import Testing
-@testable import Switchboard
+@_spi(Faces) @testable import Switchboard
 
 protocol Greeter: Sendable {
     func greet(_ name: String) -> String
@@ -66,7 +66,7 @@ struct ServiceTests {
           arguments: [ServiceLifetime.singleton, .perCall])
     func cycle(lifetime: ServiceLifetime) throws {
         let m = Mediator()
-        let sawNil = Mutex(0)
+        let sawNil = Guarded(0)
         m.register(Greeter.self, lifetime: lifetime) { [m] in
             if m.service(Greeter.self) == nil { sawNil.withLock { $0 += 1 } }
             return Polite()

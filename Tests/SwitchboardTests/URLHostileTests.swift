@@ -20,7 +20,7 @@ private final class CountingHandler: ForeignFunction, @unchecked Sendable {
 
 /// Collects what the URL observer hears.
 private final class Rejections: Sendable {
-    private let reasons = Mutex<[String]>([])
+    private let reasons = Guarded<[String]>([])
     var all: [String] { reasons.withLock { $0 } }
     func install(on m: Mediator) { m.onRejectedURL = { [self] r in reasons.withLock { $0.append(r.reason) } } }
 }

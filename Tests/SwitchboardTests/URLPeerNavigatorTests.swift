@@ -6,7 +6,7 @@
 // differences are asserted as differences, with the reason.
 import Testing
 import Synchronization
-@testable import Switchboard
+@_spi(Faces) @testable import Switchboard
 
 /// The pattern a URL matched, or nil.
 private func matched(_ m: Mediator, _ url: String) -> String? {
@@ -148,7 +148,7 @@ struct URLNavigatorMatcherPortTests {
 struct URLNavigatorNavigatorPortTests {
     /// The alerts shown.
     private final class Shown: Sendable {
-        private let list = Mutex<[Params]>([])
+        private let list = Guarded<[Params]>([])
         func withLock<R>(_ body: (inout [Params]) -> R) -> R { list.withLock { body(&$0) } }
     }
 
@@ -229,7 +229,7 @@ struct MGJRouterPortTests {
         // The user info is laid over the params (differs: not nested under MGJRouterParameterUserInfo).
         #expect(m.routed("mgj://category/travel", params: ["user_id": 1900])?.own == ["user_id": 1900])
         #expect(m.routed("mgj://search/bicycle?color=red")?.own == ["query": "bicycle", "color": "red"])
-        let done = Mutex<Value?>(nil)
+        let done = Guarded<Value?>(nil)
         let value = m.openAndWait("mgj://foo/bar") { info in done.withLock { $0 = info } }
         #expect(done.withLock { $0 }?["result"] == value) // the completion gets what the handler gave
     }

@@ -8,14 +8,14 @@ import Synchronization
 
 /// Lines, in order, from any thread.
 private final class Log: Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = Guarded<[String]>([])
     var all: [String] { lines.withLock { $0 } }
     func append(_ line: String) { lines.withLock { $0.append(line) } }
 }
 
 /// What the URL observer hears.
 private final class Heard: Sendable {
-    private let reasons = Mutex<[String]>([])
+    private let reasons = Guarded<[String]>([])
     var all: [String] { reasons.withLock { $0 } }
     func install(on m: Mediator) { m.onRejectedURL = { [self] r in reasons.withLock { $0.append(r.reason) } } }
 }

@@ -1,6 +1,6 @@
 import Testing
 import Synchronization
-@testable import Switchboard
+@_spi(Faces) @testable import Switchboard
 
 extension Value {
     /// A pattern's params without the keys the router adds to them
@@ -174,7 +174,7 @@ struct OpenTests {
 
 /// A thread-safe holder of the last value a completion saw.
 final class Box: Sendable {
-    private let stored = Mutex<Value?>(nil)
+    private let stored = Guarded<Value?>(nil)
     var value: Value? { stored.withLock { $0 } }
     func set(_ v: Value) { stored.withLock { $0 = v } }
 }
@@ -293,7 +293,7 @@ struct PolicyTests {
     func localRefusalObserved() throws {
         let m = Mediator()
         try m.register(target: "A", action: "inside", contract: "local") { _ in "ran" }
-        let seen = Mutex<[String]>([])
+        let seen = Guarded<[String]>([])
         m.onRejectedURL = { refusal in seen.withLock { $0.append(refusal.url + " | " + refusal.reason) } }
         #expect { try m.callAndWait(url: "app://A/inside?x=1") } throws: { ($0 as? SwitchboardError)?.code == .rejected }
         // With an interceptor in place the call takes the intercepted path.

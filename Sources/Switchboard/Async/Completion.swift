@@ -52,7 +52,7 @@ import Synchronization
     let level: Int
     /// What the call held when its action returned "pending", one strong
     /// reference each (`keep`), until it completes.
-    private let kept = Mutex<(UInt, UInt)?>(nil)
+    private let kept = Guarded<(UInt, UInt)?>(nil)
     /// Called once if the action answers anyway: the face forgets its handle.
     /// (A function, not a closure over the id: nothing is allocated per call.)
     /// (Accessors of this module, so that a face's use skips the dynamic
@@ -70,10 +70,10 @@ import Synchronization
     }
     @exclusivity(unchecked) private var handle: UInt64 = 0
     /// The task running a Swift `async` action, cancelled when the caller gives up.
-    private let task = Mutex<Task<Void, Never>?>(nil)
+    private let task = Guarded<Task<Void, Never>?>(nil)
     /// For a caller that does not wait (``Deferral/detaching(_:)``): what
     /// the layers around the action do with the answer, and who gets it.
-    private let detached = Mutex<Detached?>(nil)
+    private let detached = Guarded<Detached?>(nil)
     /// The action, for messages; set as its call stops waiting.
     var label = ""
     /// When a caller that does not wait gives up (monotonic ns; `.max`: never).

@@ -61,7 +61,7 @@ extension Mediator {
 /// Between an awaiting task's cancellation handler and its pending call,
 /// which may start before or after the task is cancelled.
 private final class AwaitedCall: Sendable {
-    private let state = Mutex<(completion: Completion?, cancelled: Bool)>((nil, false))
+    private let state = Guarded<(completion: Completion?, cancelled: Bool)>((nil, false))
 
     func started(_ completion: Completion) {
         let cancelled = state.withLock { state in

@@ -8,10 +8,10 @@ import Darwin
 
 /// A pthread mutex in stable heap memory.
 ///
-/// Not `Synchronization.Mutex`: on this toolchain ThreadSanitizer cannot see
-/// that lock and reports races in correct code; it understands pthread
-/// mutexes. Only writers (registration, discovery) take locks; `perform`
-/// never does.
+/// For state a class guards with a lock it can also try (`tryLock`) or take
+/// across calls; a value under a lock is `Guarded`'s. ThreadSanitizer
+/// understands pthread mutexes. Only writers (registration, discovery) take
+/// locks; `perform` never does.
 @_spi(Faces) public final class Lock: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 

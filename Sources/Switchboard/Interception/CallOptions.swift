@@ -83,7 +83,7 @@ public final class Cancellation: @unchecked Sendable {
     /// Pending calls with this token that nobody waits for (`sb_action_perform_async`,
     /// `await`): `cancel` gives them up. Delivered ones are dropped as the
     /// list grows.
-    private let detached = Mutex<[Completion]>([])
+    private let detached = Guarded<[Completion]>([])
 
     /// Stops watching `completion` (delivered).
     func forget(_ completion: Completion) {

@@ -30,14 +30,14 @@ public enum Decision: Sendable {
         /// The caller gave a native value (perhaps NULL): `native` is it.
         var nativeGiven = false
     }
-    // A Mutex in place: no allocation or pthread set-up per call.
-    private let forms: Mutex<Forms>
+    // A lock in place (Guarded): no allocation or pthread set-up per call.
+    private let forms: Guarded<Forms>
 
-    init(_ params: Params) { forms = Mutex(Forms(swift: params)) }
+    init(_ params: Params) { forms = Guarded(Forms(swift: params)) }
 
     /// Borrows `native` (a caller's params) for as long as this object lives.
     init(borrowing native: OpaquePointer?, bridge: any ForeignBridge.Type) {
-        forms = Mutex(Forms(native: native.map { bridge.retain($0) }, bridge: bridge, nativeGiven: true))
+        forms = Guarded(Forms(native: native.map { bridge.retain($0) }, bridge: bridge, nativeGiven: true))
     }
 
     deinit {

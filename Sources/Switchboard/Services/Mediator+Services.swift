@@ -67,7 +67,7 @@ extension Mediator {
 
 /// A mediator's services, by type.
 final class ServiceRegistry: Sendable {
-    private let entries = Mutex<[ObjectIdentifier: ServiceEntry]>([:])
+    private let entries = Guarded<[ObjectIdentifier: ServiceEntry]>([:])
     /// The named services (interfaces) of every face.
     let interfaces = ServiceInterfaceTable()
 
@@ -82,9 +82,9 @@ final class ServiceEntry: Sendable {
     let name: String
     let lifetime: ServiceLifetime
     private let make: @Sendable () -> any Sendable
-    private let made = Mutex<(any Sendable)?>(nil)
+    private let made = Guarded<(any Sendable)?>(nil)
     /// The threads running `make` now, to tell a cycle from a race.
-    private let makers = Mutex<Set<pthread_t>>([])
+    private let makers = Guarded<Set<pthread_t>>([])
 
     init(name: String, lifetime: ServiceLifetime, make: @escaping @Sendable () -> any Sendable) {
         self.name = name

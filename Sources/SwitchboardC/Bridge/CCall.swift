@@ -248,7 +248,7 @@ struct CCall {
 
 /// The C strings a call's handle has handed out; freed with the interception.
 private final class CallStrings: Sendable {
-    let strings = Mutex(CStrings())
+    let strings = Guarded(CStrings())
 
     deinit { strings.withLock { $0.free() } }
 }
