@@ -69,8 +69,10 @@ public final class Cancellation: @unchecked Sendable {
     /// Whether `cancel()` has been called.
     public var isCancelled: Bool { flag.load(ordering: .acquiring) }
 
-    /// Cancels every call made with this token: waiting ones fail with
-    /// `.canceled`, unstarted ones never start. Calling it again does nothing.
+    /// Cancels every call made with this token: one waiting for an
+    /// interceptor or for an answer fails with `.canceled`, one that has not
+    /// reached its target never does, and a running action can see it
+    /// (``Mediator/isCancelled``). Calling it again does nothing.
     public func cancel() {
         guard !flag.exchange(true, ordering: .acquiringAndReleasing) else { return }
         Parking.wakeAll() // calls waiting for an interceptor look again

@@ -183,8 +183,8 @@ extension Mediator {
         }
     }
 
-    /// Removes an observer: calls that start afterwards do not tell it;
-    /// events already being delivered may still reach it. Returns false for
+    /// Removes an observer: calls that start afterwards do not tell it; a
+    /// call already running may still tell it of its end. Returns false for
     /// an unknown id.
     @discardableResult
     public func removeObserver(_ id: ObserverID) -> Bool {

@@ -11,8 +11,8 @@
 /// shared between the two, which is what keeps components independent of
 /// each other.
 public enum Value: Sendable {
-    /// No value: what a void action returns. In params, a key set to null
-    /// counts as absent.
+    /// No value: what a void action returns. A contract counts a param set
+    /// to null as absent.
     case null
     /// `true` or `false`.
     case bool(Bool)
