@@ -4,6 +4,8 @@ scripts/check-docs.sh.
   symbol-docs.py undocumented DIR MODULE...   the public symbols with a place in
                                               the sources and no doc comment,
                                               one "Module kind path" a line
+  symbol-docs.py count DIR MODULE...          how many public symbols with a
+                                              place in the sources there are
   symbol-docs.py members DIR TYPE             the public members of Switchboard's
                                               TYPE, by base name, one a line
 """
@@ -21,14 +23,21 @@ def public(symbol):
     return symbol.get("accessLevel") in ("public", "open")
 
 
-def undocumented(directory, modules):
-    lines = set()
+def written(directory, modules):
+    """The public symbols written in the sources, as (module, symbol)."""
     for module in modules:
         for s in symbols(directory, module):
             # Members the compiler makes (init(rawValue:), == of Equatable)
             # have no place in the sources, so nothing to write a comment on.
-            if public(s) and "location" in s and not s.get("docComment"):
-                lines.add(f"{module} {s['kind']['identifier']} {'.'.join(s['pathComponents'])}")
+            if public(s) and "location" in s:
+                yield module, s
+
+
+def undocumented(directory, modules):
+    lines = set()
+    for module, s in written(directory, modules):
+        if not s.get("docComment"):
+            lines.add(f"{module} {s['kind']['identifier']} {'.'.join(s['pathComponents'])}")
     return sorted(lines)
 
 
@@ -46,6 +55,8 @@ def members(directory, type_name):
 def main(argv):
     if len(argv) >= 4 and argv[1] == "undocumented":
         print("\n".join(undocumented(argv[2], argv[3:])))
+    elif len(argv) >= 4 and argv[1] == "count":
+        print(sum(1 for _ in written(argv[2], argv[3:])))
     elif len(argv) == 4 and argv[1] == "members":
         print("\n".join(members(argv[2], argv[3])))
     else:

@@ -14,7 +14,7 @@ extension Mediator {
         try await awaitCall(target: target, action: action, params: params, options: options, fallback: false).get()
     }
 
-    /// `perform` for async code: as ``call(target:action:params:options:)-(_,_,_,_)``
+    /// `perform` for async code: as `try await call(target:action:params:options:)`
     /// with CTMediator's fallbacks; `.null` when the call fails.
     @discardableResult
     public func perform(target: String, action: String, params: Params = [:],

@@ -30,9 +30,13 @@
 /// "result", "exposure", "async"?}`, as ``Mediator/routes()`` lists contracts;
 /// `"async": true` only for an action that answers later) is read too.
 public struct Contract: Sendable, Equatable, ExpressibleByStringLiteral {
+    /// The declared params, in the order written. Keys a contract does not
+    /// name pass through unchecked.
     public var params: [Param]
     /// The result's type; `.any` when not declared.
     public var result: ParamType
+    /// Whether URLs may reach the action (`remote`, the default) or only
+    /// calls by name and routes (`local`).
     public var exposure: Exposure
     /// The action answers later (the `async` item): a listing and a
     /// generator's hint, not a check.
@@ -42,14 +46,28 @@ public struct Contract: Sendable, Equatable, ExpressibleByStringLiteral {
     /// Whether calls can be checked against it (see `usable(for:)`).
     @_spi(Faces) public var isUsable: Bool { problem == nil }
 
+    /// One declared param: `name: type`, `name: type?` or
+    /// `name: type = default`, with its `-- doc`.
     public struct Param: Sendable, Equatable {
+        /// The params key, compared by its bytes.
         public var name: String
+        /// The type the value must have; a call with another kind fails with
+        /// `.badParams` unless a lossless conversion applies (an int for a
+        /// double, a string for bytes, and from a URL the text of a bool,
+        /// an int or a double).
         public var type: ParamType
+        /// A call without the key (or with it set to null) fails with
+        /// `.badParams`. Never true when there is a default.
         public var required: Bool
         /// Filled in when the caller leaves the param out (implies optional).
         public var defaultValue: Value?
+        /// What the param means, for listings (`routes()`) and generated
+        /// wrappers; empty when not written.
         public var doc: String
 
+        /// A param named `name` of type `type`; a default makes it optional
+        /// whatever `required` says. Registering the contract checks the
+        /// default against the type.
         public init(_ name: String, _ type: ParamType, required: Bool = true, default defaultValue: Value? = nil,
                     doc: String = "") {
             self.name = name
@@ -60,6 +78,7 @@ public struct Contract: Sendable, Equatable, ExpressibleByStringLiteral {
         }
     }
 
+    /// Which callers may reach an action: the `local` item of the syntax.
     public enum Exposure: String, Sendable {
         /// Reachable from URLs, subject to the URL policy.
         case remote
@@ -67,6 +86,8 @@ public struct Contract: Sendable, Equatable, ExpressibleByStringLiteral {
         case local
     }
 
+    /// A contract built from its parts rather than parsed. Registering it
+    /// checks it (params named twice, defaults of the wrong type).
     public init(params: [Param] = [], result: ParamType = .any, exposure: Exposure = .remote,
                 answersLater: Bool = false) {
         self.params = params
@@ -156,6 +177,8 @@ public struct Contract: Sendable, Equatable, ExpressibleByStringLiteral {
         }
     }
 
+    /// Two contracts are equal when they declare the same params, result,
+    /// exposure and `async`, and fail to parse for the same reason, if any.
     public static func == (a: Contract, b: Contract) -> Bool {
         a.params == b.params && a.result == b.result && a.exposure == b.exposure && a.answersLater == b.answersLater
             && a.problem == b.problem
@@ -164,7 +187,25 @@ public struct Contract: Sendable, Equatable, ExpressibleByStringLiteral {
 
 /// The type of a declared param or result.
 public enum ParamType: String, Sendable, CaseIterable {
-    case bool, int, double, string, bytes, array, dict, callback, any
+    /// `true` or `false`; from a URL, also the text `true`, `false`, `1`, `0`.
+    case bool
+    /// A 64-bit integer; from a URL, also its decimal text.
+    case int
+    /// A double; an int that converts exactly is accepted and converted, and
+    /// from a URL the text of a finite number.
+    case double
+    /// UTF-8 text.
+    case string
+    /// Raw bytes; a string is accepted as its UTF-8.
+    case bytes
+    /// An array of values.
+    case array
+    /// A dict of values (`Value.Dict`).
+    case dict
+    /// A callable value (``Callback``).
+    case callback
+    /// Any value: nothing is checked.
+    case any
 
     /// Whether `value` is of this type as it stands (an int is not a double).
     func admits(_ value: Value) -> Bool {

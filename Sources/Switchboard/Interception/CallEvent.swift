@@ -7,15 +7,26 @@
 public final class CallEvent: @unchecked Sendable {
     // @unchecked: immutable after the end fields are set, before delivery.
 
-    public enum Phase: Sendable { case start, end }
+    /// Which of a call's two events this is.
+    public enum Phase: Sendable {
+        /// The call has entered the mediator, before its rules, interceptors
+        /// and target: no error, result or duration yet.
+        case start
+        /// The call has answered: `error` says whether it failed, `duration`
+        /// how long it took.
+        case end
+    }
 
+    /// Whether the call starts or ends; every call that starts also ends.
     public let phase: Phase
     /// The target and action as called, or nil for a URL call that did not
     /// resolve yet (start) or at all (end).
     public let target: String?
+    /// The action as called; nil as for `target`.
     public let action: String?
     /// The URL, for calls from URLs.
     public let url: String?
+    /// The tags of the call's `CallOptions`.
     public let tags: [String]
     /// Nil when the call succeeded (and at start).
     public let error: SwitchboardError?

@@ -25,6 +25,7 @@ public struct CallOptions: Sendable {
     /// this one runs wait no longer than it does.
     public var timeout: Duration?
 
+    /// Options for one call; each default changes nothing.
     public init(tags: [String] = [], bypassInterceptors: Bool = false, cancellation: Cancellation? = nil,
                 cacheTarget: Bool = false, timeout: Duration? = nil) {
         self.tags = tags
@@ -34,6 +35,7 @@ public struct CallOptions: Sendable {
         self.timeout = timeout
     }
 
+    /// No tags, no cancellation, no timeout, no caching: a plain call.
     public static let none = CallOptions()
 
     /// Options that change nothing take the same path as a plain call.
@@ -60,10 +62,17 @@ public final class Cancellation: @unchecked Sendable {
     // @unchecked: the flag is atomic, the list behind a mutex.
     private let flag = Atomic<Bool>(false)
 
+    /// A token not yet cancelled; pass it in the `cancellation` of the
+    /// `CallOptions` of the calls it may cancel (one token may serve many).
     public init() {}
 
+    /// Whether `cancel()` has been called.
     public var isCancelled: Bool { flag.load(ordering: .acquiring) }
 
+    /// Cancels every call made with this token: one waiting for an
+    /// interceptor or for an answer fails with `.canceled`, one that has not
+    /// reached its target never does, and a running action can see it
+    /// (``Mediator/isCancelled``). Calling it again does nothing.
     public func cancel() {
         guard !flag.exchange(true, ordering: .acquiringAndReleasing) else { return }
         Parking.wakeAll() // calls waiting for an interceptor look again

@@ -14,9 +14,11 @@ public final class Interception: @unchecked Sendable {
     /// The call's target and action as they are now (after earlier
     /// redirects and rules).
     public let target: String
+    /// The action, as for `target`.
     public let action: String
     /// The URL the call came from, nil for a local call.
     public let url: String?
+    /// Whether the call came from a URL (`url` is not nil).
     public var fromURL: Bool { url != nil }
     /// What the caller attached (``CallOptions/tags``).
     public let tags: [String]

@@ -106,8 +106,9 @@ extension Mediator {
         return id
     }
 
-    /// The most interceptors, and the most observers, a mediator holds.
+    /// The most interceptors a mediator holds: adding one more is `.rejected`.
     public static let maxInterceptors = 1_024
+    /// The most observers a mediator holds: adding one more is `.rejected`.
     public static let maxObservers = 1_024
 
     /// Renames an interceptor or changes its timeout (nil keeps either).
@@ -154,7 +155,7 @@ extension Mediator {
     }
 
     /// Adds an observer, told when each call starts and ends. Returns the
-    /// id for ``removeObserver(_:)``. With no observer (and no other hook)
+    /// id for ``removeObserver(_:)-(ObserverID)``. With no observer (and no other hook)
     /// calls pay nothing for the feature. `.rejected` past
     /// ``maxObservers``.
     @discardableResult
@@ -182,6 +183,9 @@ extension Mediator {
         }
     }
 
+    /// Removes an observer: calls that start afterwards do not tell it; a
+    /// call already running may still tell it of its end. Returns false for
+    /// an unknown id.
     @discardableResult
     public func removeObserver(_ id: ObserverID) -> Bool {
         hooks.update(epochs, changed: changed) { current, _ in
@@ -212,7 +216,7 @@ extension Mediator {
     }
 
     /// Answers any call that nothing else answers, after `NoTargetAction`,
-    /// with the same params (``FallbackCall``: `originParams`, `targetString`,
+    /// with the same params (`originParams`, `targetString`,
     /// `selectorString`, `target`, `action`, and `url` for a URL call).
     /// Nil removes it.
     public func setDegradeHandler(_ body: (@Sendable (Params) throws -> Value)?) {

@@ -12,11 +12,20 @@
 /// in `to` is what the n-th `*` matched. The first rule that matches wins; a
 /// rewritten call is matched again, at most ``Mediator/maxRedirects`` times.
 public struct RoutingRule: Sendable, Equatable {
+    /// What a rule does.
     public enum Kind: Sendable, Equatable {
+        /// Calls matching `from` go to `to` instead: a URL pattern (with a
+        /// scheme) rewrites the URL before it resolves, a `Target/action`
+        /// pattern rewrites any call's target and action. `$1`…`$9` in `to`
+        /// are what the `*`s in `from` matched.
         case rewrite(from: String, to: String)
+        /// When nothing answers a call of `target` and `action` (either may
+        /// be a `*` pattern), target `to`'s action `toAction` answers instead,
+        /// with NoTargetAction's params.
         case degrade(target: String, action: String, to: String, toAction: String)
     }
 
+    /// The rule's pattern and what it does.
     public let kind: Kind
     /// Whether a rewrite applies to URL text (its pattern has a scheme) or to
     /// `target/action`.
@@ -25,6 +34,9 @@ public struct RoutingRule: Sendable, Equatable {
     /// (``RemoteURL/normalized(_:)``): `APP://%4Fld/*` matches as `app://Old/*`.
     let urlPattern: String?
 
+    /// A rule of this kind, taken as it is (the dict form,
+    /// `init(_:index:)`, checks its fields); a pattern that matches no call
+    /// never applies.
     public init(_ kind: Kind) {
         self.kind = kind
         urlPattern = Self.urlPattern(kind)
@@ -35,6 +47,7 @@ public struct RoutingRule: Sendable, Equatable {
         return RemoteURL.normalized(from)
     }
 
+    /// Rules are equal when their kinds are.
     public static func == (a: RoutingRule, b: RoutingRule) -> Bool { a.kind == b.kind }
 
     private static func isURLRule(_ kind: Kind) -> Bool {

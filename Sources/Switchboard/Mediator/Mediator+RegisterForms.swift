@@ -53,8 +53,8 @@ extension Mediator {
         })
     }
 
-    /// A main-actor closure action (as ``register(target:action:contract:isolation:_:)-(_,_,_,_,(Params)->Value)``)
-    /// that gets its call's context.
+    /// A main-actor closure action (as the form above) that gets its call's
+    /// context.
     public func register(target: String, action: String, contract: Contract? = nil, isolation: MainActor,
                          _ body: @escaping @MainActor @Sendable (Params, CallContext) throws -> Value)
         throws(SwitchboardError) {

@@ -15,6 +15,8 @@
 // "route" is a prepared call, and URL patterns are "URL patterns".
 
 extension Mediator {
+    /// The 1.x name of `performAndWait(target:action:params:cacheTarget:)`,
+    /// kept for Swift 5 language mode.
     @available(*, deprecated, renamed: "performAndWait(target:action:params:cacheTarget:)")
     @available(swift, obsoleted: 6, renamed: "performAndWait(target:action:params:cacheTarget:)")
     @discardableResult
@@ -22,6 +24,8 @@ extension Mediator {
         performAndWait(target: target, action: action, params: params, cacheTarget: cacheTarget)
     }
 
+    /// The 1.x name of `performAndWait(target:action:params:options:)`,
+    /// kept for Swift 5 language mode.
     @available(*, deprecated, renamed: "performAndWait(target:action:params:options:)")
     @available(swift, obsoleted: 6, renamed: "performAndWait(target:action:params:options:)")
     @discardableResult
@@ -29,6 +33,8 @@ extension Mediator {
         performAndWait(target: target, action: action, params: params, options: options)
     }
 
+    /// The 1.x name of `callAndWait(target:action:params:cacheTarget:)`,
+    /// kept for Swift 5 language mode.
     @available(*, deprecated, renamed: "callAndWait(target:action:params:cacheTarget:)")
     @available(swift, obsoleted: 6, renamed: "callAndWait(target:action:params:cacheTarget:)")
     public func call(target: String, action: String, params: Params = [:],
@@ -36,6 +42,8 @@ extension Mediator {
         try callAndWait(target: target, action: action, params: params, cacheTarget: cacheTarget)
     }
 
+    /// The 1.x name of `callAndWait(target:action:params:options:)`, kept
+    /// for Swift 5 language mode.
     @available(*, deprecated, renamed: "callAndWait(target:action:params:options:)")
     @available(swift, obsoleted: 6, renamed: "callAndWait(target:action:params:options:)")
     public func call(target: String, action: String, params: Params = [:],
@@ -43,6 +51,8 @@ extension Mediator {
         try callAndWait(target: target, action: action, params: params, options: options)
     }
 
+    /// The 1.x name of `openAndWait(_:params:options:completion:)`, kept
+    /// for Swift 5 language mode.
     @available(*, deprecated, renamed: "openAndWait(_:params:options:completion:)")
     @available(swift, obsoleted: 6, renamed: "openAndWait(_:params:options:completion:)")
     @discardableResult
@@ -51,12 +61,16 @@ extension Mediator {
         openAndWait(url, params: params, options: options, completion: completion)
     }
 
+    /// The 1.x name of `callAndWait(url:params:options:)`, kept for Swift 5
+    /// language mode.
     @available(*, deprecated, renamed: "callAndWait(url:params:options:)")
     @available(swift, obsoleted: 6, renamed: "callAndWait(url:params:options:)")
     public func call(url: String, params: Params = [:], options: CallOptions = .none) throws(SwitchboardError) -> Value {
         try callAndWait(url: url, params: params, options: options)
     }
 
+    /// The 1.x name of `callServiceAndWait(_:action:params:cacheTarget:)`,
+    /// kept for Swift 5 language mode.
     @available(*, deprecated, renamed: "callServiceAndWait(_:action:params:cacheTarget:)")
     @available(swift, obsoleted: 6, renamed: "callServiceAndWait(_:action:params:cacheTarget:)")
     public func callService(_ name: String, action: String, params: Params = [:],
@@ -64,17 +78,20 @@ extension Mediator {
         try callServiceAndWait(name, action: action, params: params, cacheTarget: cacheTarget)
     }
 
+    /// The 1.x name of `evict(target:)`.
     @available(*, deprecated, renamed: "evict(target:)")
     @discardableResult
     public func releaseCachedTarget(_ target: String) -> Bool {
         evict(target: target)
     }
 
+    /// The 1.x name of `addURLPattern(_:target:action:)`.
     @available(*, deprecated, renamed: "addURLPattern(_:target:action:)")
     public func addRoute(pattern: String, target: String, action: String) throws(SwitchboardError) {
         try addURLPattern(pattern, target: target, action: action)
     }
 
+    /// The 1.x name of `removeURLPattern(_:)`.
     @available(*, deprecated, renamed: "removeURLPattern(_:)")
     @discardableResult
     public func removeRoute(pattern: String) -> Bool {
@@ -83,6 +100,7 @@ extension Mediator {
 }
 
 extension Route {
+    /// The 1.x name of `callAndWait(_:)`, kept for Swift 5 language mode.
     @available(*, deprecated, renamed: "callAndWait(_:)")
     @available(swift, obsoleted: 6, renamed: "callAndWait(_:)")
     public func call(_ params: Params = [:]) throws(SwitchboardError) -> Value {

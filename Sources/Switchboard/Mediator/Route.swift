@@ -27,6 +27,7 @@ public final class Route: @unchecked Sendable {
     // @unchecked: its names own their bytes; `kept` is atomic and plans are
     // immutable.
 
+    /// The mediator the route calls through (kept alive by the route).
     public let mediator: Mediator
     let target: OwnedName
     let action: OwnedName
@@ -74,7 +75,9 @@ public final class Route: @unchecked Sendable {
         return plan
     }
 
+    /// The target's name, as prepared.
     public var targetName: String { target.string }
+    /// The action's name, as prepared.
     public var actionName: String { action.string }
 
     /// Calls the prepared action with `params` on this thread, waiting there

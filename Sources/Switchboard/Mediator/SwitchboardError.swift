@@ -42,6 +42,8 @@ public struct SwitchboardError: Error, Sendable {
     /// failure came from one; nil when it came from C or Lua as a message.
     public var underlying: (any Error)? { storage.underlying }
 
+    /// An error to throw from an action (any code, as a C action may return
+    /// any status); `underlying` keeps a Swift error it stands for.
     public init(code: Code, message: String, underlying: (any Error)? = nil) {
         storage = Storage(code: code, message: message, underlying: underlying)
     }
@@ -57,6 +59,7 @@ public struct SwitchboardError: Error, Sendable {
     /// New codes may come in minor releases: a `switch` over codes needs a
     /// `default`.
     public struct Code: RawRepresentable, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+        /// The `sb_status` number (1 and up; 0, success, is no code).
         public let rawValue: Int32
 
         /// The code of `rawValue`, or nil when no status has that number.
@@ -114,6 +117,7 @@ public struct SwitchboardError: Error, Sendable {
             "EQUEUED", "ETIMEOUT", "ECANCELED", "EPARAMS", "EWOULDBLOCK", "ENOTFOUND",
         ]
 
+        /// Every code this version knows, in number order.
         public static var allCases: [Code] { (1..<Int32(names.count)).map(Code.init) }
 
         /// The short name used in C (`SB_` + name) and Lua (`"ENOTARGET"`).
@@ -122,6 +126,7 @@ public struct SwitchboardError: Error, Sendable {
         /// `name` as static text (the C face hands out its bytes).
         @_spi(Faces) public var staticName: StaticString { Self.names[Int(rawValue)] }
 
+        /// The short name, as `name`: "ENOTARGET".
         public var description: String { name }
     }
 
@@ -150,24 +155,40 @@ public struct SwitchboardError: Error, Sendable {
 // binding (`case .noTarget(let message)`) is what changed: match the code
 // (`case .noTarget:`, or `error.code == .noTarget`) and read `message`.
 extension SwitchboardError {
+    /// An error of code `.invalidArgument` saying `message`.
     public static func invalidArgument(_ message: String) -> SwitchboardError { .init(code: .invalidArgument, message: message) }
+    /// An error of code `.noTarget` saying `message`.
     public static func noTarget(_ message: String) -> SwitchboardError { .init(code: .noTarget, message: message) }
+    /// An error of code `.noAction` saying `message`.
     public static func noAction(_ message: String) -> SwitchboardError { .init(code: .noAction, message: message) }
+    /// An error of code `.actionFailed` saying `message`, keeping the Swift
+    /// error that caused it, if any.
     public static func actionFailed(_ message: String, underlying: (any Error)?) -> SwitchboardError {
         .init(code: .actionFailed, message: message, underlying: underlying)
     }
+    /// An error of code `.typeMismatch` saying `message`.
     public static func typeMismatch(_ message: String) -> SwitchboardError { .init(code: .typeMismatch, message: message) }
+    /// An error of code `.rejected` saying `message`.
     public static func rejected(_ message: String) -> SwitchboardError { .init(code: .rejected, message: message) }
+    /// An error of code `.badURL` saying `message`.
     public static func badURL(_ message: String) -> SwitchboardError { .init(code: .badURL, message: message) }
+    /// An error of code `.outOfMemory` saying `message`.
     public static func outOfMemory(_ message: String) -> SwitchboardError { .init(code: .outOfMemory, message: message) }
+    /// An error of code `.queued` saying `message`.
     public static func queued(_ message: String) -> SwitchboardError { .init(code: .queued, message: message) }
+    /// An error of code `.timeout` saying `message`.
     public static func timeout(_ message: String) -> SwitchboardError { .init(code: .timeout, message: message) }
+    /// An error of code `.canceled` saying `message`.
     public static func canceled(_ message: String) -> SwitchboardError { .init(code: .canceled, message: message) }
+    /// An error of code `.badParams` saying `message`.
     public static func badParams(_ message: String) -> SwitchboardError { .init(code: .badParams, message: message) }
+    /// An error of code `.wouldBlock` saying `message`.
     public static func wouldBlock(_ message: String) -> SwitchboardError { .init(code: .wouldBlock, message: message) }
+    /// An error of code `.notFound` saying `message`.
     public static func notFound(_ message: String) -> SwitchboardError { .init(code: .notFound, message: message) }
 }
 
 extension SwitchboardError: CustomStringConvertible {
+    /// "ENOTARGET: no target named ...": the code's name and the message.
     public var description: String { "\(code.name): \(message)" }
 }

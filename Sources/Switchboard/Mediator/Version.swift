@@ -3,5 +3,6 @@
 /// (SwitchboardCTests/VersionTests checks the three agree). What the numbers
 /// promise is in the README's "Versions" section.
 extension Mediator {
+    /// The package's release, "MAJOR.MINOR.PATCH".
     public static let version = "1.1.0"
 }

@@ -166,7 +166,7 @@ extension Mediator {
     /// Performs `action` of the service `name` on the target bound to it,
     /// as ``callAndWait(target:action:params:cacheTarget:)`` does (on this
     /// thread, waiting there for an action that answers later), checked
-    /// against the interface's contract for `action` (see ``ServiceCall``).
+    /// against the interface's contract for `action`.
     /// The binding alone picks the target: a module key in `params` is
     /// passed on as a param, and chooses nothing. In async code,
     /// `try await callService(_:action:params:options:)`.

@@ -18,6 +18,8 @@
 /// to cache the target; a cached instance is shared by every thread that
 /// calls it, hence `Sendable`.
 public protocol Target: AnyObject, Sendable {
+    /// Makes the instance a call runs on (or that the mediator caches): it
+    /// takes no arguments, since the mediator knows only the class's name.
     init()
     /// The actions this target answers, by name.
     static var actions: Actions<Self> { get }
@@ -50,8 +52,11 @@ public protocol Target: AnyObject, Sendable {
 }
 
 extension Target {
+    /// No actions that answer later.
     public static var asyncActions: AsyncActions<Self> { [:] }
+    /// No actions that read their call's context.
     public static var contextActions: ContextActions<Self> { [:] }
+    /// No contracts: every action takes any params.
     public static var contracts: Contracts { [:] }
 }
 
@@ -72,6 +77,8 @@ public struct Contracts: Sendable, ExpressibleByDictionaryLiteral {
 
 /// A target's table of actions: name → `(instance, params) throws -> Value`.
 public struct Actions<T: Target>: Sendable, ExpressibleByDictionaryLiteral {
+    /// An action: the target instance and the call's params in, its result
+    /// out; what it throws fails the call (see ``SwitchboardError``).
     public typealias Body = @Sendable (T, Params) throws -> Value
 
     let bodies: [(name: String, body: Body)]
@@ -88,6 +95,8 @@ public struct Actions<T: Target>: Sendable, ExpressibleByDictionaryLiteral {
 /// A target's table of actions that answer later:
 /// name → `(instance, params) async throws -> Value`.
 public struct AsyncActions<T: Target>: Sendable, ExpressibleByDictionaryLiteral {
+    /// An action that answers later: it runs on a task of its own, and the
+    /// call answers when it returns.
     public typealias Body = @Sendable (T, Params) async throws -> Value
 
     let bodies: [(name: String, body: Body)]
@@ -104,6 +113,8 @@ public struct AsyncActions<T: Target>: Sendable, ExpressibleByDictionaryLiteral 
 /// A target's table of actions that read their call's context:
 /// name → `(instance, params, context) throws -> Value`.
 public struct ContextActions<T: Target>: Sendable, ExpressibleByDictionaryLiteral {
+    /// An action that also gets its call's context: the calling mediator,
+    /// the caller's tags, the deadline and cancellation.
     public typealias Body = @Sendable (T, Params, CallContext) throws -> Value
 
     let bodies: [(name: String, body: Body)]

@@ -154,7 +154,7 @@ extension Mediator {
     /// The URL `pattern` stands for with its placeholders filled from
     /// `params` (MGJRouter's `generateURLWithPattern:parameters:`); the
     /// params no placeholder takes become the query. Matching the URL gives
-    /// back the params (see ``URLBuilder``). `.badParams` for a value that
+    /// back the params. `.badParams` for a value that
     /// is missing or of the wrong kind, `.invalidArgument` for a malformed
     /// pattern. The pattern need not be registered.
     public func buildURL(pattern: String, params: Params = [:]) throws(SwitchboardError) -> String {

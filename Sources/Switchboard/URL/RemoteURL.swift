@@ -1,7 +1,7 @@
 /// A URL that passed validation, decoded into the parts routing needs.
 ///
-/// ``URLGrammar`` splits it in one pass over its bytes and refuses what the
-/// mediator's grammar does not allow; this decodes the parts strictly: every
+/// The mediator's URL grammar splits it in one pass over its bytes and
+/// refuses what it does not allow; this decodes the parts strictly: every
 /// escape must decode to UTF-8 without NUL bytes, and there must be a host.
 /// Anything else is `.badURL` with a message naming the problem.
 ///
@@ -61,6 +61,8 @@ public struct RemoteURL: Sendable, Equatable {
     /// Path segments beyond this many are refused.
     public static let maximumSegments = 64
 
+    /// Parses and decodes `string` by the rules above; `.badURL` naming the
+    /// problem when it breaks them or is longer than `maximumLength`.
     public init(_ string: String) throws(SwitchboardError) {
         self.string = string
         try Self.checkLength(string)

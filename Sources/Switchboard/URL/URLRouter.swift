@@ -31,6 +31,8 @@ public struct URLPolicy: Sendable, Equatable {
     /// Targets URLs may reach (after patterns and connectors resolve them).
     public var targets: [String]?
 
+    /// A policy allowing only these schemes and these targets; nil for
+    /// either allows every one.
     public init(schemes: [String]? = nil, targets: [String]? = nil) {
         self.schemes = schemes?.map(\.asciiLowercased)
         self.targets = targets
@@ -57,7 +59,9 @@ public struct URLPolicy: Sendable, Equatable {
 
 /// A URL call the policy refused, as observers see it.
 public struct RejectedURL: Sendable {
+    /// The URL as the caller gave it.
     public let url: String
+    /// Why it was refused, as the `.rejected` error's message says.
     public let reason: String
 }
 

@@ -12,8 +12,16 @@ public protocol URLSignatureCheck: Sendable {
 
 /// Why a signed URL is refused.
 public enum URLSignatureRefusal: Error, Sendable, Equatable {
-    case unsigned, malformed, wrong, expired
+    /// The URL carries no signature.
+    case unsigned
+    /// The signature's parameters are not where or what they must be.
+    case malformed
+    /// The signature does not match the URL (or was made with another key).
+    case wrong
+    /// The signature's `expires` time has passed.
+    case expired
 
+    /// The refusal as a sentence, for the `.rejected` error and observers.
     public var reason: String {
         switch self {
         case .unsigned: "the URL is not signed, and this mediator requires signed URLs"

@@ -1,7 +1,7 @@
 /// A callable value carried in params or results.
 ///
-/// A callback made in Swift wraps a closure; one made in C or Lua wraps a
-/// ``ForeignFunction``. Either kind can be called from any language. Two
+/// A callback made in Swift wraps a closure; one made in C or Lua wraps
+/// that face's function. Either kind can be called from any language. Two
 /// callbacks are equal only if they are the same object.
 public final class Callback: Sendable {
     enum Body: Sendable {
@@ -14,6 +14,9 @@ public final class Callback: Sendable {
     /// it without touching its reference count.
     @_spi(Faces) public let borrowedForeign: Unmanaged<ForeignFunction>?
 
+    /// A callback that runs `body` with the caller's argument, on the
+    /// caller's thread, from any face; what it throws fails the call with
+    /// that error (or `.actionFailed`).
     public init(_ body: @escaping @Sendable (Value) throws -> Value) {
         self.body = .swift(body)
         borrowedForeign = nil

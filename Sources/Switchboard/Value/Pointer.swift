@@ -13,6 +13,8 @@ public final class Pointer: @unchecked Sendable {
     public let object: (any AnyObject & Sendable)?
     private let destroy: (@Sendable (UnsafeMutableRawPointer?) -> Void)?
 
+    /// Carries `address`; `destroy`, if any, runs once with it when the last
+    /// value holding the pointer is gone.
     public init(_ address: UnsafeMutableRawPointer?,
                 destroy: (@Sendable (UnsafeMutableRawPointer?) -> Void)? = nil) {
         self.address = address

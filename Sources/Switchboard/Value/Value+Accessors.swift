@@ -2,51 +2,61 @@
 // `Value.int(3).double` is nil (3 is not 3.0) and `Value.bytes(...).string` is nil.
 
 extension Value {
+    /// Whether this is `.null`.
     public var isNull: Bool {
         if case .null = self { return true }
         return false
     }
 
+    /// The bool, when this is `.bool`.
     public var bool: Bool? {
         if case .bool(let b) = self { return b }
         return nil
     }
 
+    /// The integer, when this is `.int` (nil for a double, however whole).
     public var int: Int64? {
         if case .int(let i) = self { return i }
         return nil
     }
 
+    /// The double, when this is `.double` (nil for an int).
     public var double: Double? {
         if case .double(let d) = self { return d }
         return nil
     }
 
+    /// The text, when this is `.string` (nil for bytes).
     public var string: String? {
         if case .string(let s) = self { return s }
         return nil
     }
 
+    /// The bytes, when this is `.bytes` (nil for a string).
     public var bytes: [UInt8]? {
         if case .bytes(let b) = self { return b }
         return nil
     }
 
+    /// The elements, when this is `.array`.
     public var array: [Value]? {
         if case .array(let a) = self { return a }
         return nil
     }
 
+    /// The dict, when this is `.dict`.
     public var dict: Dict? {
         if case .dict(let d) = self { return d }
         return nil
     }
 
+    /// The callback, when this is `.callback`: call it with `callback?(args)`.
     public var callback: Callback? {
         if case .callback(let c) = self { return c }
         return nil
     }
 
+    /// The host object, when this is `.pointer`.
     public var pointer: Pointer? {
         if case .pointer(let p) = self { return p }
         return nil

@@ -82,6 +82,8 @@ struct IndexKey: CodingKey {
 /// be encoded; decoding tries null, bool, int, double, string, dict, array,
 /// in that order.
 extension Value: Codable {
+    /// Encodes the value as data (see above); throws `EncodingError` for a
+    /// callback or a pointer, which only this module's coders carry.
     public func encode(to encoder: any Encoder) throws {
         switch self {
         case .null:
@@ -113,6 +115,8 @@ extension Value: Codable {
         }
     }
 
+    /// Decodes whatever the decoder holds as the first kind that fits, in
+    /// the order above.
     public init(from decoder: any Decoder) throws {
         if let single = try? decoder.singleValueContainer() {
             if single.decodeNil() { self = .null; return }
@@ -130,6 +134,7 @@ extension Value: Codable {
 }
 
 extension Value.Dict: Codable {
+    /// Encodes the dict as a keyed container, its keys in the dict's order.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: TextKey.self)
         for (key, value) in self { try c.encode(value, forKey: TextKey(key)) }

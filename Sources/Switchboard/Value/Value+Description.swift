@@ -12,6 +12,7 @@
 // order.
 
 extension Value: CustomStringConvertible {
+    /// The value as JSON, by the rules above: `{"name":"Ada","n":3}`.
     public var description: String {
         var out = ""
         write(to: &out)

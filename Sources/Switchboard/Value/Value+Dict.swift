@@ -24,6 +24,7 @@ extension Value {
     /// (seeded, keyed by the bytes) keeps lookups constant-time. Removing a
     /// key costs time proportional to the count.
     public struct Dict: Sendable {
+        /// A key and its value, as iteration gives them.
         public typealias Element = (key: String, value: Value)
 
         @usableFromInline var entries: ContiguousArray<Entry>
@@ -34,11 +35,13 @@ extension Value {
         /// Dicts of up to this many entries have no index.
         @usableFromInline static var indexThreshold: Int { 8 }
 
+        /// An empty dict (`[:]` says the same).
         public init() {
             entries = []
             slots = []
         }
 
+        /// An empty dict with room for `minimumCapacity` keys.
         public init(minimumCapacity: Int) {
             self.init()
             entries.reserveCapacity(minimumCapacity)
@@ -158,7 +161,9 @@ extension Value.Dict {
         entries.withUnsafeBufferPointer { $0.contains { $0.length == length || $0.length == other } }
     }
 
+    /// The keys, in the dict's order.
     public var keys: [String] { entries.map(\.key) }
+    /// The values, in the order of their keys.
     public var values: [Value] { entries.map(\.value) }
 }
 
@@ -187,11 +192,14 @@ extension Value.Dict {
         return removed
     }
 
+    /// Removes every key.
     public mutating func removeAll() {
         entries.removeAll()
         slots.removeAll()
     }
 
+    /// Makes room for `capacity` keys, so adding that many does not grow
+    /// the storage again.
     public mutating func reserveCapacity(_ capacity: Int) { entries.reserveCapacity(capacity) }
 
     /// Sets every key of `other` (its values win), in `other`'s order: keys
@@ -283,10 +291,15 @@ extension Value.Dict {
 // MARK: - Collection, literals, equality
 
 extension Value.Dict: RandomAccessCollection {
+    /// 0: positions count entries in the dict's order.
     public var startIndex: Int { 0 }
+    /// The position after the last entry, `count`.
     public var endIndex: Int { entries.count }
+    /// The key and value at `position`, counting in the dict's order.
     public subscript(position: Int) -> Element { (entries[position].key, entries[position].value) }
+    /// How many keys the dict holds.
     public var count: Int { entries.count }
+    /// Whether the dict holds no key.
     public var isEmpty: Bool { entries.isEmpty }
 }
 

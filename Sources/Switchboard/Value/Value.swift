@@ -11,14 +11,21 @@
 /// shared between the two, which is what keeps components independent of
 /// each other.
 public enum Value: Sendable {
+    /// No value: what a void action returns. A contract counts a param set
+    /// to null as absent.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A 64-bit integer; `.int(count)` also takes a Swift `Int`.
     case int(Int64)
+    /// A double, never equal to an int of the same number.
     case double(Double)
     /// UTF-8 text, compared by its bytes. Byte strings that are not valid
     /// UTF-8 travel as `.bytes`.
     case string(String)
+    /// Raw bytes, compared by their contents.
     case bytes([UInt8])
+    /// Values in order.
     case array([Value])
     /// String keys to values, in insertion order (see ``Dict``).
     case dict(Dict)
@@ -31,9 +38,29 @@ public enum Value: Sendable {
 extension Value {
     /// The kind of a value, in the order of `sb_type` in `switchboard.h`.
     public enum Kind: Int32, Sendable, CaseIterable {
-        case null = 0, bool = 1, int = 2, double = 3, string = 4, bytes = 5, array = 6, dict = 7, callback = 8, pointer = 9
+        /// `.null` (`SB_NULL`).
+        case null = 0
+        /// `.bool` (`SB_BOOL`).
+        case bool = 1
+        /// `.int` (`SB_INT`).
+        case int = 2
+        /// `.double` (`SB_DOUBLE`).
+        case double = 3
+        /// `.string` (`SB_STRING`).
+        case string = 4
+        /// `.bytes` (`SB_BYTES`).
+        case bytes = 5
+        /// `.array` (`SB_ARRAY`).
+        case array = 6
+        /// `.dict` (`SB_DICT`).
+        case dict = 7
+        /// `.callback` (`SB_CALLBACK`).
+        case callback = 8
+        /// `.pointer` (`SB_POINTER`).
+        case pointer = 9
     }
 
+    /// Which of the ten kinds this value is.
     public var kind: Kind {
         switch self {
         case .null: .null
