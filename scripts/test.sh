@@ -86,6 +86,7 @@ sb_run "Version numbers: the header, CHANGELOG.md, a tag and the symbol versions
 sb_run "Swift: a versioned dependency resolves every product; an app importing Switchboard builds without swift-crypto" scripts/check-swift-dependency.sh
 sb_run "Swift: every public symbol has a doc comment (symbol graph; docs/undocumented-symbols.txt only shrinks)" scripts/check-docs.sh
 sb_run "Every sample in README.md and docs/ runs (or says why not) and prints what it shows" scripts/check-samples.sh
+sb_run "The README's picture is what switchboard graph draws from the examples' run (docs/images)" scripts/examples-graph.sh
 sb_run "docs/lua.md documents every name of the Lua module" scripts/check-lua-reference.sh
 sb_slow "docs/ROBUSTNESS.md matches what the suites recorded" scripts/robustness.sh check "$SB_ROBUSTNESS_LOG"
 sb_summary
