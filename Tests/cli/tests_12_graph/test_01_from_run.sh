@@ -30,3 +30,20 @@ check "a failing scenario: exit 1, named on standard error, the graph written wi
     && grep -q 'not ok 2 - .*failing.lua: fails' '$work/failing.err' && grep -q 'label=\"cell\"' '$work/failing.tap' \
     && grep -q '^}' '$work/failing.tap' || { cat '$work/failing.err' '$work/failing.tap'; exit 1; }"
 check "the run's trace and report, in a folder of TMPDIR, are removed" bash -c "[ -z \"\$(ls -A '$work/tmp')\" ]"
+
+# A signal that stops the run: the command dies by it, as run does, and its
+# temporary folder (the trace so far, the TAP) goes with it.
+mkdir "$work/tmp_signal"
+graph_signalled() {
+  local ready="$work/ready" status=0
+  rm -f "$ready"
+  TMPDIR="$work/tmp_signal" SB_READY="$ready" "$sb" graph --allow-os $scenarios/interrupted.lua \
+    > "$work/signalled.dot" 2> "$work/signalled.err" &
+  local pid=$!
+  for _ in $(seq 300); do [ -e "$ready" ] && break; sleep 0.1; done
+  kill -TERM $pid
+  wait $pid || status=$?
+  [ $status = 143 ] && [ -z "$(ls -A "$work/tmp_signal")" ] && grep -q 'Interrupted by signal 15' "$work/signalled.err" \
+    || { echo "exit $status"; ls -A "$work/tmp_signal"; cat "$work/signalled.err"; return 1; }
+}
+check "SIGTERM while a scenario runs: the command dies by it (143), its temporary folder removed" graph_signalled
