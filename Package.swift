@@ -125,7 +125,7 @@ let package = Package(
             ],
             exclude: ["exports.list"],
             // The scenario API, a file per job (ScenarioAPI.swift puts them together).
-            resources: ["show", "equality", "failures", "calls", "matchers", "scenarios", "output", "trace", "coverage", "control"]
+            resources: ["show", "equality", "failures", "calls", "matchers", "scenarios", "output", "answers", "trace", "coverage", "control"]
                 .map { .embedInCode("ScenarioAPI/\($0).lua") } + [.embedInCode("replay.lua")],
             linkerSettings: [.unsafeFlags([
                 "-Xlinker", "--dynamic-list=\(root)/Sources/SwitchboardCommand/exports.list",

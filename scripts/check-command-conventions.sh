@@ -44,7 +44,7 @@ grep -qF "from $examples" <<< "$help" || sb_die "the staged switchboard --help d
 
 # The completions scripts/build.sh made name every subcommand.
 for f in bash-completion/completions/switchboard zsh/site-functions/_switchboard fish/vendor_completions.d/switchboard.fish; do
-  for word in run call replay routes gen; do
+  for word in run call replay routes gen graph; do
     grep -qw "$word" "$dist/share/$f" || sb_die "$dist/share/$f does not complete $word"
   done
 done

@@ -90,7 +90,7 @@ tap=$(cd "$prefix/share/switchboard/examples" && env -i PATH=/usr/bin:/bin "$pre
 grep -q '^# [1-9][0-9]* passed, 0 failed' <<< "$tap" || sb_die "no summary line from the installed command: $tap"
 if ldd "$prefix/bin/switchboard" | grep -i swift; then sb_die "the installed command needs Swift libraries"; fi
 doc="$prefix/share/doc/switchboard"
-for f in LICENSE README.md docs/lua.md examples/c/hello.c examples/c/module_a.c examples/lua/hello.lua; do
+for f in LICENSE README.md docs/lua.md docs/images/examples-graph.svg examples/c/hello.c examples/c/module_a.c examples/lua/hello.lua; do
   cmp -s "$f" "$doc/$f" || sb_die "$doc/$f is not installed (or differs from $f)"
 done
 [ -s "$prefix/share/switchboard/valgrind.supp" ] || sb_die "no share/switchboard/valgrind.supp installed"

@@ -25,6 +25,7 @@ declare -A probe=(
   [cmake]=/usr/bin/cmake       # scripts/check-install.sh: a CMake project finds the installed library
   [lua-socket]=/usr/lib/x86_64-linux-gnu/liblua5.4-socket.so.2  # docs/lua.md: its asynchronous sample waits on sb.fd() with socket.select
   [bash-completion]=/usr/share/bash-completion/bash_completion  # scripts/check-install.sh: the installed completion, as bash loads it
+  [graphviz]=/usr/bin/dot      # tests only: switchboard graph --format svg|png runs dot (never bundled; Tests/cli/tests_12_graph)
   # scripts/check-loops.sh: the event-loop recipes of examples/loops, against the loops Debian ships
   [libuv1-dev]=/usr/include/uv.h
   [libglib2.0-dev]=/usr/include/glib-2.0/glib.h

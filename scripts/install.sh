@@ -24,7 +24,7 @@
 #   PREFIX/share/bash-completion/completions/switchboard,
 #   PREFIX/share/zsh/site-functions/_switchboard,
 #   PREFIX/share/fish/vendor_completions.d/switchboard.fish   shell completions
-#   PREFIX/share/doc/switchboard/            README, LICENSE, docs/, examples/
+#   PREFIX/share/doc/switchboard/            README, LICENSE, docs/ (and its pictures), examples/
 #   PREFIX/share/man/man1/switchboard.1, switchboard.SUBCOMMAND.1   man pages
 #   PREFIX/share/switchboard/install-manifest.txt   what scripts/uninstall.sh removes
 #
@@ -148,7 +148,7 @@ done
 # The documentation, with the example sources the README shows.
 doc=share/doc/switchboard
 for f in README.md LICENSE; do put 644 "$f" "$doc/$f"; done
-{ find docs -type f -name '*.md'; find examples -type f ! -name '*.so' ! -name '*.o'; } | sort |
+{ find docs -type f \( -name '*.md' -o -name '*.svg' \); find examples -type f ! -name '*.so' ! -name '*.o'; } | sort |
   while read -r f; do put 644 "$f" "$doc/$f"; done
 
 # The manual pages scripts/build.sh generated (man switchboard, man switchboard.run).

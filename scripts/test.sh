@@ -89,6 +89,7 @@ sb_run "Swift: every public symbol has a doc comment (symbol graph)" scripts/che
 # About 10 s once built (a minute from clean): cheap enough for --quick.
 sb_run "Swift: the DocC catalogue builds (swift-docc-plugin, warnings as errors) and its articles' samples pass" scripts/check-docc.sh
 sb_run "Every sample in README.md and docs/ runs (or says why not) and prints what it shows" scripts/check-samples.sh
+sb_run "The README's picture is what switchboard graph draws from the examples' run (docs/images)" scripts/examples-graph.sh
 sb_run "docs/lua.md documents every name of the Lua module" scripts/check-lua-reference.sh
 sb_slow "docs/ROBUSTNESS.md matches what the suites recorded" scripts/robustness.sh check "$SB_ROBUSTNESS_LOG"
 sb_summary

@@ -66,6 +66,7 @@ struct Interruption {
         progress.clear()
         tap.bailOut(bailOut, begun: tapBegun)
         complain(String(bailOut.dropFirst("Bail out! ".count)))
+        TemporaryFolder.removeAll() // switchboard graph's: the run's trace and report were its own
         sbr_signals_finish()
         exit(128 + (Self.signal ?? SIGINT)) // not reached
     }

@@ -91,3 +91,33 @@ struct SessionOptions: ParsableArguments {
         if let setup { try PathCheck.readableFile(setup, what: "--setup \(setup)") }
     }
 }
+
+/// Which scenarios a run runs (run, graph): name patterns and tags.
+struct SelectionOptions: ParsableArguments {
+    @Option(name: .customLong("filter"), help: ArgumentHelp(
+        "Run only the scenarios whose name or script path matches this regular expression (case-insensitive). Repeatable: any may match.",
+        valueName: "regex"))
+    var filters: [String] = []
+
+    @Option(name: .customLong("filter-out"), help: ArgumentHelp(
+        "Leave out the scenarios whose name or script path matches this regular expression (case-insensitive). Repeatable.",
+        valueName: "regex"))
+    var filtersOut: [String] = []
+
+    @Option(name: .customLong("tag"), help: ArgumentHelp(
+        "Run only the scenarios with this tag (scenario(name, {tags = {...}}, fn)). Repeatable, or several separated by commas: any may match.",
+        valueName: "tag"))
+    var tags: [String] = []
+
+    @Option(name: .customLong("exclude-tag"), help: ArgumentHelp(
+        "Leave out the scenarios with this tag. Repeatable, or several separated by commas.",
+        valueName: "tag"))
+    var excludedTags: [String] = []
+
+    /// Whether any option was given.
+    var given: Bool { !(filters.isEmpty && filtersOut.isEmpty && tags.isEmpty && excludedTags.isEmpty) }
+
+    func selection() throws -> Selection {
+        try Selection(filters: filters, filtersOut: filtersOut, tags: tags, excludedTags: excludedTags)
+    }
+}

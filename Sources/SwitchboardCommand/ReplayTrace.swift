@@ -23,53 +23,12 @@ struct ReplayTrace {
         var nested = 0 // records of calls made while answering (depth 2+): not replayed
     }
 
-    static let lineLimit = 16 << 20
-
     private(set) var scenarios: [Scenario] = []
 
     /// Reads `path`; a line that is not a trace record is a usage error naming it.
     init(path: String) throws {
-        // Opened once, without blocking, and checked by descriptor: the name
-        // may have become a FIFO since it was checked.
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        var info = stat()
-        guard fd >= 0, fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
-              fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == 0, let file = fdopen(fd, "r") else {
-            let reason = fd < 0 ? String(cString: strerror(errno)) : "not a regular file"
-            if fd >= 0 { close(fd) }
-            throw ValidationError(visible("\(path): \(reason)"))
-        }
-        defer { fclose(file) }
         var index: [[UInt8]: Int] = [:]
-        var line: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        var number = 1
-        func finish() throws {
-            defer { line.removeAll(keepingCapacity: true); number += 1 }
-            guard !line.isEmpty else { return }
-            try add(line, number: number, path: path, index: &index)
-        }
-        while true {
-            let n = fread(&chunk, 1, chunk.count, file)
-            if n == 0 { break }
-            var start = 0
-            for i in 0..<n where chunk[i] == 0x0A {
-                line.append(contentsOf: chunk[start..<i])
-                try checkLength(line, number: number, path: path)
-                try finish()
-                start = i + 1
-            }
-            line.append(contentsOf: chunk[start..<n])
-            try checkLength(line, number: number, path: path)
-        }
-        if ferror(file) != 0 { throw ValidationError(visible("\(path): \(String(cString: strerror(errno)))")) }
-        try finish()
-    }
-
-    private func checkLength(_ line: [UInt8], number: Int, path: String) throws {
-        if line.count > Self.lineLimit {
-            throw ValidationError(visible("\(path) line \(number): longer than \(Self.lineLimit >> 20) MiB; not a trace line"))
-        }
+        try TraceLines.read(path) { line, number in try add(line, number: number, path: path, index: &index) }
     }
 
     private mutating func add(_ bytes: [UInt8], number: Int, path: String, index: inout [[UInt8]: Int]) throws {

@@ -45,25 +45,7 @@ extension SwitchboardCLI {
         @OptionGroup var load: LoadOptions
         @OptionGroup var limits: LimitOptions<ScenarioLimits>
 
-        @Option(name: .customLong("filter"), help: ArgumentHelp(
-            "Run only the scenarios whose name or script path matches this regular expression (case-insensitive). Repeatable: any may match.",
-            valueName: "regex"))
-        var filters: [String] = []
-
-        @Option(name: .customLong("filter-out"), help: ArgumentHelp(
-            "Leave out the scenarios whose name or script path matches this regular expression (case-insensitive). Repeatable.",
-            valueName: "regex"))
-        var filtersOut: [String] = []
-
-        @Option(name: .customLong("tag"), help: ArgumentHelp(
-            "Run only the scenarios with this tag (scenario(name, {tags = {...}}, fn)). Repeatable, or several separated by commas: any may match.",
-            valueName: "tag"))
-        var tags: [String] = []
-
-        @Option(name: .customLong("exclude-tag"), help: ArgumentHelp(
-            "Leave out the scenarios with this tag. Repeatable, or several separated by commas.",
-            valueName: "tag"))
-        var excludedTags: [String] = []
+        @OptionGroup var select: SelectionOptions
 
         @Option(help: ArgumentHelp(
             "Run the K-th of N parts of the selected scenarios (by a hash of script path and name: the N parts hold each once; adding a scenario moves no other). For a CI system's parallel jobs; switchboard report merge joins their JUnit reports.",
@@ -117,7 +99,7 @@ extension SwitchboardCLI {
         }
 
         private func selection() throws -> Selection {
-            try Selection(filters: filters, filtersOut: filtersOut, tags: tags, excludedTags: excludedTags)
+            try select.selection()
         }
 
         func run() throws {

@@ -21,6 +21,7 @@ enum ScenarioAPI {
         ("matchers", PackageResources.matchers_lua),   // expect(...) and the matchers
         ("scenarios", PackageResources.scenarios_lua), // scenario(), step()
         ("output", PackageResources.output_lua),       // print, io.write, the standard streams
+        ("answers", PackageResources.answers_lua),     // what answered a call (--trace)
         ("trace", PackageResources.trace_lua),         // --trace
         ("coverage", PackageResources.coverage_lua),   // --coverage
         ("control", PackageResources.control_lua),     // the runner's side; returns the control table

@@ -25,8 +25,8 @@ struct SwitchboardCLI: ParsableCommand {
             them and reports in TAP (run), performs one call and prints its result as JSON \
             (call), re-issues the calls of a recorded --trace file and reports every result \
             that differs (replay), lists the targets, actions, schemes and route patterns they \
-            provide (routes), or writes typed Swift, C or Lua wrappers for the actions that have \
-            contracts (gen).
+            provide (routes), writes typed Swift, C or Lua wrappers for the actions that have \
+            contracts (gen), or draws who calls whom (graph).
 
             Lua code runs sandboxed and within limits that every subcommand takes as options: \
             --timeout, --max-instructions, --max-memory and --grace; --allow-os lifts the \
@@ -46,7 +46,7 @@ struct SwitchboardCLI: ParsableCommand {
               $ switchboard gen --lang c --plugin ./module_a.so -o generated
             """),
         version: String(cString: sb_version()),
-        subcommands: [Run.self, Call.self, Replay.self, Routes.self, Gen.self, Report.self])
+        subcommands: [Run.self, Call.self, Replay.self, Routes.self, Gen.self, Report.self, Graph.self])
 
     /// A first word that is no subcommand (`switchboard rnu`) is a usage
     /// error that names the closest one, as a mistyped option already is.
@@ -76,7 +76,7 @@ struct SwitchboardCLI: ParsableCommand {
         guard !names.contains(word) else { return nil }
         let close = NameSuggestions.closest(to: word, among: names, limit: 1)
         if let best = close.first { return "Unknown subcommand '\(word)'. Did you mean '\(best)'?" }
-        return "Unknown subcommand '\(word)' (run, call, replay, routes, gen, report or help)"
+        return "Unknown subcommand '\(word)' (run, call, replay, routes, gen, report, graph or help)"
     }
 }
 

@@ -14,19 +14,21 @@ $0 == ".Ex -std" {
   print ".Bl -tag -width 6n"
   print ".It 0"
   print "Success: every scenario passed (run), the call succeeded (call), no call differs"
-  print "(replay), the list or the wrappers were written (routes, gen)."
+  print "(replay), the list or the wrappers were written (routes, gen), the graph was"
+  print "written and every scenario passed (graph)."
   print ".It 1"
   print "What was asked for failed: a scenario failed, or none matched --filter; the call"
   print "failed (its code and message on standard error); a call differs, or a replay was"
   print "stopped by a limit; a --setup file or a Lua target failed; an output could not be"
-  print "written."
+  print "written; Graphviz's dot is not installed, or failed (graph --format svg or png)."
   print ".It 3"
   print "The watchdog ended the run: code stuck in C in the command's own process (a"
   print "script's top level, a --setup file) past --timeout and --grace."
   print ".It 64"
   print "A usage error, found before anything runs: an option or argument that cannot be"
   print "parsed, a path that is missing or of the wrong kind, a mistyped subcommand, params"
-  print "that are not a JSON object (call), a file that is not a trace (replay)."
+  print "that are not a JSON object (call), a file that is not a trace (replay, graph"
+  print "--from-trace)."
   print ".El"
   next
 }
@@ -45,8 +47,8 @@ page == "switchboard.help" && $0 == ".Sh DESCRIPTION" {
 }
 page == "switchboard.help" && $0 == ".It Ar subcommands..." {
   print
-  print "The subcommand whose help to show (run, call, replay, routes, gen); none for the"
-  print "command's own."
+  print "The subcommand whose help to show (run, call, replay, routes, gen, report, graph);"
+  print "none for the command's own."
   next
 }
 { print }

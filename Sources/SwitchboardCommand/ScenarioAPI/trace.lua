@@ -8,7 +8,7 @@ local concat = table.concat
 local math_type, huge, floor = math.type, math.huge, math.floor
 local getinfo = debug.getinfo
 local utf8_len = utf8.len
-local sorted_keys = api.sorted_keys
+local sorted_keys, answered_by = api.sorted_keys, api.answered_by
 local state = api.state
 local script = helpers.script
 
@@ -103,6 +103,9 @@ if helpers.trace then
       line[#line + 1] = '"url":' .. json(event.url, 0)
     else
       line[#line + 1] = '"call":"perform"'
+    end
+    -- (A URL's: where it went, when it resolved.)
+    if not event.url or (event.target and event.action) then
       line[#line + 1] = '"target":' .. json(event.target, 0)
       line[#line + 1] = '"action":' .. json(event.action, 0)
     end
@@ -112,6 +115,8 @@ if helpers.trace then
       line[#line + 1] = '"code":' .. json(event.code, 0)
     else
       line[#line + 1] = '"result":' .. json(event.result, 0)
+      local by = event.target and event.action and answered_by(event.target, event.action)
+      if by then line[#line + 1] = '"answered_by":' .. json_string(by) end
     end
     line[#line + 1] = format('"duration_us":%d', floor(event.duration * 1e6 + 0.5))
     helpers.trace("{" .. concat(line, ",") .. "}")

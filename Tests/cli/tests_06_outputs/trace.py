@@ -1,7 +1,7 @@
 # trace.py TRACE: trace.lua's calls, recorded.
 import json, sys
 records = [json.loads(line) for line in open(sys.argv[1])]
-calls = [(r["call"], r.get("target") or r.get("url")) for r in records]
+calls = [(r["call"], r.get("url") or r.get("target")) for r in records]
 assert calls == [("perform", "A"), ("perform", "Nobody"), ("open", "app://A/cell?identifier=Traced"),
                  ("open", "app://A/nativeNoImage"), ("perform", "A"), ("perform", "Inner")], calls
 for r in records:
@@ -16,5 +16,7 @@ assert first["result"] == {"page": "DemoModuleADetailViewController", "title": "
 assert missing["code"] == "ENOTARGET" and "Nobody" in missing["error"] and "result" not in missing, missing
 assert missing["params"] == {"bytes": {"$bytes": "fffe"}}, missing["params"]
 assert url_ok["result"]["identifier"] == "Traced", url_ok
+assert (url_ok["target"], url_ok["action"]) == ("A", "cell"), url_ok  # where the URL went
+assert not any("answered_by" in r for r in records), records  # each call answered by the action it named
 assert refused["code"] == "EREJECTED", refused
 assert outer["params"] == {"nan": "NaN"} and outer["result"]["image"] == "placeholder.png", outer

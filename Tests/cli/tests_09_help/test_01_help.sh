@@ -1,6 +1,6 @@
 # --version, and every example in every --help works.
 check "--version prints the library version" bash -c "[ \"\$('$sb' --version)\" = \"\$(sed -nE 's/^#define SB_VERSION_STRING \"([^\"]+)\"/\\1/p' include/switchboard.h)\" ]"
-for command in "" run call replay routes gen; do
+for command in "" run call replay routes gen graph; do
   "$sb" $command --help > "$work/help.txt"
   grep -E '^ +\$ switchboard ' "$work/help.txt" | sed -E 's/^ +\$ //' > "$work/examples.txt"
   check "switchboard $command --help shows an example" test -s "$work/examples.txt"
