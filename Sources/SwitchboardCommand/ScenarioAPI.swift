@@ -23,6 +23,7 @@ enum ScenarioAPI {
         ("output", PackageResources.output_lua),       // print, io.write, the standard streams
         ("trace", PackageResources.trace_lua),         // --trace
         ("coverage", PackageResources.coverage_lua),   // --coverage
+        ("record", PackageResources.record_lua),       // --trace: what the script does, for replay
         ("control", PackageResources.control_lua),     // the runner's side; returns the control table
     ]
 
