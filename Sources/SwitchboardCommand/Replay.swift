@@ -9,23 +9,42 @@ import Glibc
 extension SwitchboardCLI {
     struct Replay: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Re-issue the calls of a --trace file against this build and report every result that differs.",
+            abstract: "Do again what the scenarios of a --trace file did, against this build, and report every answer that differs.",
             discussion: InstallPrefix.expand("""
-                Record a run on one build (switchboard run --trace FILE), replay it on the next. For each \
-                scenario in the trace, in a fresh mediator with the plugins and Lua targets given, in a \
-                process of its own (as in switchboard run: a plugin's static memory starts afresh), the calls \
-                the scenario made itself (depth 1) are made again, in order, through the same entry points \
-                (sb.perform, or sb.open and its URL policy). A result compares as the trace writes it; a \
-                failure compares by its code only (messages may change between builds). A call to a target \
-                that is not loaded now, where the record did not say ENOTARGET, is skipped: the scenario \
-                registered it from Lua, which a replay cannot redo without its script.
+                Record a run on one build (switchboard run --trace FILE), replay it on the next. A trace \
+                records each step a scenario took: every call it made (sb.perform, sb.open, \
+                sb.perform_async, sb.perform_service) with its params and options (cache, fallback, \
+                bypass, tags, timeout, a cancellation token as cancelled or not) and whether a coroutine \
+                made it; what it set up (sb.target, sb.url_pattern, sb.rules, sb.intercept, sb.evict, \
+                sb.degrade, sb.scheme, sb.policy...); and each time the build called a function of the \
+                script's (a target's action, a callback in params, an interceptor, a URL pattern's \
+                function), what it was given, what it answered (through sb.later too) and the calls it \
+                made meanwhile.
+
+                For each scenario, in a fresh mediator with the plugins and Lua targets given, in a \
+                process of its own (as in switchboard run), the replay takes the steps again in the \
+                order they started, after its script's top level, each answered before the next. A \
+                function of the script's is played by a stand-in: it compares what the build gives it \
+                with what the function was given, makes the calls the function made, and answers what \
+                it answered; a recorded call of it that the build no longer makes differs, and so does \
+                one more. An answer compares as the trace writes it; a failure compares by its code \
+                only (messages may change between builds).
+
+                What a replay cannot reproduce: timing (calls started together are made one after the \
+                other), a C value or coroutine in a step's arguments (recorded by kind only: that step \
+                is skipped, with its reason), what the script's functions did besides calling and \
+                answering (its own variables), calls its observers made (skipped: observers are not \
+                replayed), a token cancelled while its call ran, and what the script loaded itself \
+                (sb.load_plugin, sb.path: give the replay the same --plugin and --targets). A trace of \
+                format 1 (written before traces recorded steps) replays its calls without options, \
+                skipping those to targets the script registered; a newer format is refused.
 
                 Reports in TAP, one test per scenario, with the calls that differ (and those skipped) in \
                 its YAML block. Exit status: 0 when nothing differs, 1 otherwise, 3 when the watchdog \
                 ended it, 64 for a usage error or a file that is not a trace (the line is named).
 
                 Example, from PREFIX/share/switchboard/examples (scenarios/module_a.jsonl holds the \
-                calls of four scenarios of scenarios/module_a.lua, recorded with switchboard run --trace):
+                steps of scenarios/module_a.lua, recorded with switchboard run --trace):
 
                   $ switchboard replay --plugin ./module_a.so scenarios/module_a.jsonl
                 """))
