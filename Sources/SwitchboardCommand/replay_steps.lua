@@ -85,6 +85,18 @@ local stand_ins, labels, made_by = {}, {}, {}
 
 local do_step -- (record, at the top) -> nothing; reports
 
+-- What the build gives now, written with the recorded ids: an interceptor
+-- named by default is "Lua interceptor <its id>", and ids count the
+-- trace's own observers when it was recorded.
+local function as_recorded(text)
+  for recorded_id, now in next, id_of do
+    if recorded_id ~= now then
+      text = gsub(text, '"Lua interceptor ' .. now .. '"', '"Lua interceptor ' .. recorded_id .. '"')
+    end
+  end
+  return text
+end
+
 local function stand_in(id)
   if stand_ins[id] then return stand_ins[id] end
   local function fn(...)
@@ -97,7 +109,8 @@ local function stand_in(id)
       return nil
     end
     queue.next = queue.next + 1
-    compare(record, label, '{"args":' .. rewritten(record.args) .. "}", '{"args":' .. list(pack(...)) .. "}")
+    record.given = pack(...) -- the functions among them are answered through ("replied" steps)
+    compare(record, label, '{"args":' .. rewritten(record.args) .. "}", '{"args":' .. as_recorded(list(record.given)) .. "}")
     for _, child in ipairs(record.children or {}) do do_step(child, false) end
     if record.raised ~= nil then error(record.raised, 0) end
     local values = returned(revive(record.returns))
@@ -151,6 +164,8 @@ local function arguments(record)
     if record.op == "observe" then return function() end end -- observers are not replayed
     if record.op == "target" and #path >= 2 then
       labels[value] = labels[value] or (tostring(record.args[1]) .. "." .. tostring(path[2]))
+    elseif #path == 1 then
+      labels[value] = labels[value] or (name .. " (argument " .. tostring(path[1]) .. ")")
     else
       labels[value] = labels[value] or (name .. " (" .. concat(path, ".", 2) .. ")")
     end
@@ -165,7 +180,26 @@ local function arguments(record)
   return args, met
 end
 
+-- A "replied" step: the script's function answered through a function the
+-- build gave it (an async interceptor's complete): it is called so again.
+local function reply(record)
+  local parent = steps[record["in"]]
+  local name = "the script's " .. (labels[parent.fn] or ("function " .. parent.fn)) .. " (answering through argument "
+    .. tostring(record.arg) .. ")"
+  local fn = parent.given and parent.given[record.arg]
+  if type(fn) ~= "function" then
+    return answer(record, name, 'differs\t{"returns":' .. shown(rewritten(record.returns)) .. '}\t{"given":'
+                  .. shown(parent.given and list(parent.given) or "null") .. "}")
+  end
+  local values = revive(record.args)
+  local results, raised = call(fn, returned(values), false)
+  compare(record, name, outcome(returned(record.returns)), outcome(results, raised))
+end
+
 function do_step(record, at_top)
+  if record.op == "replied" and steps[record["in"]] and steps[record["in"]].op == "invoked" then
+    return reply(record)
+  end
   local name = step_name(record)
   if record.observer then
     return answer(record, name, "skipped\tan observer of the script's made it: observers hear calls and do not"

@@ -11,7 +11,9 @@ local api, helpers = ...
 local sb = sb
 local type, next, ipairs, rawequal, tostring, pcall, load = type, next, ipairs, rawequal, tostring, pcall, load
 local getmetatable, setmetatable = getmetatable, setmetatable
-local format, concat, pack, unpack = string.format, table.concat, table.pack, table.unpack
+local format, find, gsub, concat, pack, unpack = string.format, string.find, string.gsub, table.concat, table.pack,
+  table.unpack
+local getinfo = debug.getinfo
 local running, status, isyieldable = coroutine.running, coroutine.status, coroutine.isyieldable
 local json, trace_head, announce = api.json, api.trace_head, api.announce_script_call
 local write, state = helpers.trace, api.state
@@ -130,6 +132,28 @@ local ending = {
   end,
 }
 
+-- The arguments the build gives a function of the script's, each function
+-- among them (an async interceptor's `complete`) recorded when the script
+-- calls it: a step "replied", in the function's call.
+local function replying(frame, ...)
+  local args = pack(...)
+  for i = 1, args.n do
+    local given = args[i]
+    if type(given) == "function" then
+      args[i] = function(...)
+        seq = seq + 1
+        local fields = { format('"seq":%d', seq), format('"in":%d', frame.seq), format('"op":"replied","arg":%d', i),
+                         '"args":' .. list(pack(...)) }
+        local results = pack(given(...))
+        fields[#fields + 1] = '"returns":' .. list(results)
+        line_of(fields)
+        return unpack(results, 1, results.n)
+      end
+    end
+  end
+  return unpack(args, 1, args.n)
+end
+
 -- What the build calls instead of a function of the script's: the
 -- function, recorded (an observer's calls are only marked as its own).
 local function proxy(fn, kind)
@@ -152,7 +176,7 @@ local function proxy(fn, kind)
       local frame <close> = setmetatable({ kind = "script", co = running(), seq = seq, fn = id,
                                           args = list(pack(...)) }, ending)
       push(frame)
-      local results = pack(fn(...))
+      local results = pack(fn(replying(frame, ...)))
       if not frame.later then invoked(frame, results) end
       return unpack(results, 1, results.n)
     end
@@ -256,8 +280,27 @@ local function begin(name, is_call, ...)
   return step
 end
 
-local function finish(step, ...)
-  if rawequal(step, passing) then return ... end
+-- What the module raised, as it reads without the trace: at the line of
+-- the wrapper's caller (level 4 from here), under the name that called it
+-- (level 3), as luaL_argerror and luaL_error write them.
+local function untraced(err, name)
+  if type(err) ~= "string" then return err end
+  local called, caller = getinfo(3, "n"), getinfo(4, "Sl")
+  err = gsub(err, "^(bad argument #%d+ to )'%?'", function(head)
+    return head .. "'" .. (called and called.name or ("switchboard." .. name)) .. "'"
+  end, 1)
+  if caller and caller.currentline > 0 and not find(err, "^[^\n]-:%d+: ") then
+    err = caller.short_src .. ":" .. caller.currentline .. ": " .. err
+  end
+  return err
+end
+
+local function finish(step, name, ok, ...)
+  if rawequal(step, passing) then
+    if ok then return ... end
+    error(untraced(..., name), 0)
+  end
+  if not ok then error(untraced(..., name), 0) end -- the step's __close writes it
   announce(false) -- taken by the call's start event, unless it was refused before any
   step.done = true
   if step.frame then pop(step.frame) end
@@ -267,20 +310,22 @@ local function finish(step, ...)
   return ...
 end
 
--- Each recorded function is replaced by one that calls it under its own
--- name, so that a misuse reads as before ("bad argument #1 to 'perform'").
+-- Each recorded function is replaced by one that calls it in a pcall (so
+-- that what it raises is recorded) and raises it again as it read
+-- without the trace ("x.lua:3: bad argument #2 to 'target'"); a call that
+-- suspends its coroutine suspends through the pcall.
 local TEMPLATE = [[
-local %s, begin, finish, arguments = ...
+local raw, name, begin, finish, arguments, pcall = ...
 return function(...)
   local step <close> = begin(...)
-  return finish(step, %s(arguments(step, ...)))
+  return finish(step, name, pcall(raw, arguments(step, ...)))
 end]]
 
 local function wrap(name, is_call)
   local raw = sb[name]
   if type(raw) ~= "function" then return end
-  local make = load(format(TEMPLATE, name, name), "=(scenario API)", "t", {})
-  local wrapper = make(raw, function(...) return begin(name, is_call, ...) end, finish, arguments)
+  local make = load(TEMPLATE, "=(scenario API)", "t", {})
+  local wrapper = make(raw, name, function(...) return begin(name, is_call, ...) end, finish, arguments, pcall)
   for key, value in next, sb do -- aliases (sb.release is sb.evict) stay aliases
     if rawequal(value, raw) then sb[key] = wrapper end
   end

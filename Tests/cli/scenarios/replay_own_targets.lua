@@ -34,3 +34,10 @@ scenario("an action of the script's answers later", function()
   })
   expect(sb.perform("Dialog", "ask", { q = "Save?" })).to_equal({ answer = "Save?" })
 end)
+
+scenario("an interceptor of the script's, unnamed, decides later", function()
+  sb.intercept(0, function(call, complete)
+    if call.target == "A" then complete("answer", { by = call.interceptor }) end
+  end, { async = true })
+  expect(sb.perform("A", "nativeNoImage").by).to_match("^Lua interceptor %d+$")
+end)

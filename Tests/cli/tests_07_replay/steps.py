@@ -40,9 +40,11 @@ if mode == "same":
     assert {r["scenario"] for r in invoked} >= {"a build target calls the script's target",
                                                  "the fallback, a URL pattern and a callback are the script's",
                                                  "an action of the script's answers later"}, invoked
+    replied = [r for r in records if r.get("op") == "replied"]
+    assert [(r["arg"], r["args"][0], r["returns"]) for r in replied] == [(2, "answer", [True])], replied
     later = [r for r in invoked if r.get("later")]
     assert len(later) == 1 and later[0]["returns"] == [{"answer": "Save?"}], later
-    inside = [r for r in records if r.get("in") == later[0]["seq"]]
+    inside = [r for r in records if r.get("in") == later[0]["seq"] and r["scenario"] == later[0]["scenario"]]
     assert [r["args"][:2] for r in inside] == [["Net", "download"]], inside
     tests, summary, status = report(sys.argv[4], sys.argv[5])
     n = len({(r["script"], r["scenario"], r["seq"]) for r in records if "op" in r})  # the top level's, once

@@ -7,6 +7,22 @@ run steps replay "${load[@]}" --targets $price "$work/steps.jsonl"
 check "options (timeout, cache, fallback, tags, bypass, a cancelled token, an async function) and the script's targets, fallback, URL pattern, callback and sb.later are recorded; replayed on the same build: all the same, none skipped, exit 0" \
   $py "$here/steps.py" same "$work/steps_rec.status" "$work/steps.jsonl" "$work/steps.tap" "$work/steps.status"
 
+# What a misuse of the module raises reads the same with --trace (the steps' wrappers
+# raise it again as the module did: at the script's line, under the name it was called by).
+cat > "$work/misuse.lua" <<'LUA'
+scenario("misuse", function()
+  print(select(2, pcall(function() sb.target(1) end)))
+  print(select(2, pcall(sb.intercept, "x")))
+  print(select(2, pcall(function() local e = sb.evict; e() end)))
+end)
+LUA
+run misuse run -v "$work/misuse.lua"
+run misuse_traced run -v --trace "$work/misuse.jsonl" "$work/misuse.lua"
+check "a misuse raises the same message with --trace as without" bash -c "
+  grep '^# ' '$work/misuse.tap' | grep -v '# 1 passed' > '$work/misuse.lines' && grep -q \"misuse.lua:2: bad argument #2 to 'target'\" '$work/misuse.lines' \
+    && grep -q \"bad argument #1 to 'switchboard.intercept'\" '$work/misuse.lines' && grep -q \"misuse.lua:4: bad argument #1 to 'e'\" '$work/misuse.lines' \
+    && grep '^# ' '$work/misuse_traced.tap' | grep -v '# 1 passed' | diff '$work/misuse.lines' -"
+
 # The same trace without its options: the calls whose answers the options made differ.
 $py -c "
 import json, sys
