@@ -172,12 +172,16 @@ extension SwitchboardCLI {
                     }
                 }
             }
-            switch session.replay(Array("run".utf8)) {
-            case .failure(let failure):
-                return "\(failure)"
-            case .success(let text):
-                for verdict in text.split(separator: "\n") where !answer(String(verdict)) { return "the answers could not be sent" }
-                return nil
+            var request = "run" // then "more": the answers come a page at a time, "" after the last
+            while true {
+                switch session.replay(Array(request.utf8)) {
+                case .failure(let failure):
+                    return "\(failure)"
+                case .success(let text):
+                    if text.isEmpty { return nil }
+                    for verdict in text.split(separator: "\n") where !answer(String(verdict)) { return "the answers could not be sent" }
+                }
+                request = "more"
             }
         }
     }

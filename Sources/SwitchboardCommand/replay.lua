@@ -6,7 +6,8 @@
 --          scenario's own, not compared (replay_steps.lua); answers ""
 --   step:  a format-2 step of the scenario; answers ""
 -- and "run", which does the format-2 steps given and answers a line
--- "NUMBER<tab>NAME<tab>VERDICT" for each one compared.
+-- "NUMBER<tab>NAME<tab>VERDICT" for each one compared: the first lines, and
+-- "more" the next ones, "" once there are none left.
 -- A verdict is "same", "differs<tab>recorded<tab>now" or
 -- "skipped<tab>reason"; recorded and now are JSON texts (the trace
 -- writer's: no raw tab).
@@ -81,6 +82,7 @@ end
 
 return function(text)
   if text == "run" then return replay.run_steps() end
+  if text == "more" then return replay.more_answers() end
   local mode, number, line = match(text, "^(%a+) (%d+)\t(.*)$")
   if mode == "call" then return replay_call(line) end
   replay.add_step(decode(line), tonumber(number), mode == "setup")

@@ -8,7 +8,7 @@
 -- stand-in takes that function's next recorded call, compares what it is
 -- given with what the function was given, makes the calls the function
 -- made (steps "in" it) and answers what the function answered. Exports
--- add_step and run_steps.
+-- add_step, run_steps and more_answers.
 local replay, wait, recorded = ...
 local sb = sb
 local decode, revive, rewritten, list, shown = replay.decode, replay.revive, replay.rewritten, replay.list, replay.shown
@@ -34,10 +34,12 @@ local steps = {}       -- seq -> record, the first line of each (the top level i
 local answers = {}     -- the report's lines
 local id_of = {}       -- an interceptor's or observer's id as recorded -> as given now
 
--- One answer of the report.
+-- One answer of the report (a name cut at 1 KiB: a forged one may be long).
 local function answer(record, name, verdict)
   if record.setup then return end
-  answers[#answers + 1] = record.number .. "\t" .. gsub(name, "[%c]", " ") .. "\t" .. verdict
+  name = gsub(name, "[%c]", " ")
+  if #name > 1024 then name = shown(name):sub(1, 1024) .. "..." end
+  answers[#answers + 1] = record.number .. "\t" .. name .. "\t" .. verdict
 end
 
 local function compare(record, name, recorded, now)
@@ -234,6 +236,20 @@ end
 -- Does the steps given, in the order they started: the setup, then the
 -- scenario's; then reports the recorded calls of the script's functions
 -- that the build did not make.
+-- The answers not handed over yet, as many lines as fit in 96 KiB (the
+-- runner hands a text over up to 128 KiB; a line is at most about 10):
+-- "" once all were.
+local handed = 0
+function replay.more_answers()
+  local page, size = {}, 0
+  while handed < #answers and (size == 0 or size + #answers[handed + 1] < 96 * 1024) do
+    handed = handed + 1
+    page[#page + 1] = answers[handed]
+    size = size + #answers[handed] + 1
+  end
+  return concat(page, "\n")
+end
+
 function replay.run_steps()
   local top, ordered = {}, {}
   for _, record in next, steps do ordered[#ordered + 1] = record end
@@ -243,8 +259,8 @@ function replay.run_steps()
       local queue = recorded_calls[record.fn] or { next = 1 }
       recorded_calls[record.fn] = queue
       queue[#queue + 1] = record
-    elseif record["in"] and steps[record["in"]] then
-      local parent = steps[record["in"]]
+    elseif record["in"] and record["in"] < record.seq and steps[record["in"]] and steps[record["in"]].op == "invoked" then
+      local parent = steps[record["in"]] -- taken when the build calls that function again
       parent.children = parent.children or {}
       parent.children[#parent.children + 1] = record
     else
@@ -258,5 +274,5 @@ function replay.run_steps()
              'differs\t{"args":' .. shown(rewritten(queue[i].args)) .. '}\t{"called":false}')
     end
   end
-  return concat(answers, "\n")
+  return replay.more_answers()
 end

@@ -258,7 +258,9 @@ local function arguments(step, ...)
 end
 
 local function begin(name, is_call, ...)
-  if not rawequal(state.running, frames_owner) then frames, frames_owner = {}, state.running end
+  if not rawequal(state.running, frames_owner) then
+    frames, frames_owner, inherited = {}, state.running, setmetatable({}, { __mode = "k" })
+  end
   local frame = current_frame()
   if frame and frame.kind == "build" then return passing end
   seq = seq + 1

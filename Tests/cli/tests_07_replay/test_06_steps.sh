@@ -76,5 +76,25 @@ run forged_op replay "$work/forged_op.jsonl"
 check "a step naming a function a trace does not record (sb.load_plugin) is not called: it differs" bash -c "
   [ \$(cat '$work/forged_op.status') = 1 ] && grep -q 'not a step a trace records' '$work/forged_op.tap' \
     || { cat '$work/forged_op.tap' '$work/forged_op.err'; exit 1; }"
+# A scenario of 10,000 steps: their answers are more than the runner hands over at once
+# (128 KiB), so they come a page at a time; all of them are counted.
+printf 'scenario("many", function() for i = 1, 10000 do sb.perform("A", "nativeNoImage") end end)\n' > "$work/many.lua"
+run many_rec run --plugin "$module_a" --trace "$work/many.jsonl" "$work/many.lua"
+run many replay --plugin "$module_a" "$work/many.jsonl"
+check "10,000 steps in one scenario: every answer reported" bash -c "
+  [ \$(cat '$work/many.status') = 0 ] && grep -q '^# 10000 calls replayed: 10000 same, 0 differ, 0 skipped' '$work/many.tap' \
+    || { tail -n 5 '$work/many.tap' '$work/many.err'; exit 1; }"
+
+# Forged steps (forged_steps.jsonl, a scenario each): "in" naming the step itself or none, a
+# call of a function never registered, a "replied" with no call to answer or a table for its
+# argument, a recursion cut short, a stand-in for a target's name, a raise, bytes for a name.
+run forged_steps replay --plugin "$module_a" "$here/forged_steps.jsonl"
+check "forged steps: each is answered (differs, or the same where it is), none is dropped, nothing crashes" bash -c "
+  [ \$(cat '$work/forged_steps.status') = 1 ] && [ \$(grep -c '^not ok ' '$work/forged_steps.tap') = 7 ] \
+    && grep -q '^ok 2 - s: orphan' '$work/forged_steps.tap' && grep -q '^ok 8 - s: raised' '$work/forged_steps.tap' \
+    && grep -q '^# 18 calls replayed: 10 same, 8 differ, 0 skipped' '$work/forged_steps.tap' \
+    || { cat '$work/forged_steps.tap' '$work/forged_steps.err'; exit 1; }"
+row "switchboard replay of forged steps of format 2 (in naming itself or nothing, an unknown function, a reply with nothing to answer, a recursion cut short, a stand-in as a target name, bytes as a name)" 9 \
+  "every step is made or reported: what does not match the build differs (exit 1); none is dropped or loops"
 row "switchboard replay of a trace of a newer format, of two formats joined, of a step naming sb.load_plugin, and on a build whose Lua target replaces sb.perform" 4 \
   "the newer format and the joined file are usage errors naming the formats; the forged step is not called (it differs); the replay keeps the module's own sb.perform"
