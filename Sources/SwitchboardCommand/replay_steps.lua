@@ -9,13 +9,11 @@
 -- given with what the function was given, makes the calls the function
 -- made (steps "in" it) and answers what the function answered. Exports
 -- add_step, run_steps and more_answers.
-local replay, wait, recorded = ...
+local replay, wait, recorded_names = ...
 local sb = sb
-local decode, revive, rewritten, list, shown = replay.decode, replay.revive, replay.rewritten, replay.list, replay.shown
-local is_null = replay.is_null
+local revive, rewritten, list, shown, is_null = replay.revive, replay.rewritten, replay.list, replay.shown, replay.is_null
 local type, next, ipairs, pcall, error, tostring, select = type, next, ipairs, pcall, error, tostring, select
-local format, gsub, concat, sort, pack, unpack = string.format, string.gsub, table.concat, table.sort, table.pack,
-  table.unpack
+local gsub, sub, concat, sort, pack, unpack = string.gsub, string.sub, table.concat, table.sort, table.pack, table.unpack
 local co_create, co_resume, co_status = coroutine.create, coroutine.resume, coroutine.status
 local math_type = math.type
 local poll, fd, pending, cancellation = sb.poll, sb.fd, sb.pending, sb.cancellation
@@ -24,7 +22,7 @@ local poll, fd, pending, cancellation = sb.poll, sb.fd, sb.pending, sb.cancellat
 -- them (a target replayed later could replace them in the table every
 -- target shares).
 local module = {}
-for _, names in next, recorded do
+for _, names in next, recorded_names do
   for _, name in ipairs(names) do
     if type(sb[name]) == "function" then module[name] = sb[name] end
   end
@@ -38,7 +36,7 @@ local id_of = {}       -- an interceptor's or observer's id as recorded -> as gi
 local function answer(record, name, verdict)
   if record.setup then return end
   name = gsub(name, "[%c]", " ")
-  if #name > 1024 then name = shown(name):sub(1, 1024) .. "..." end
+  if #name > 1024 then name = sub(shown(name), 1, 1024) .. "..." end
   answers[#answers + 1] = record.number .. "\t" .. name .. "\t" .. verdict
 end
 
@@ -59,8 +57,8 @@ local function outcome(returns, raised)
   return '{"returns":' .. list(returns) .. "}"
 end
 
--- The recorded returns, as the function gave them: a null in first place
--- was nil (a failure, or nothing).
+-- The recorded returns, as the function gave them: a null first or last
+-- was nil (a failure, or nothing); a table.pack.
 local function returned(values)
   local out = { n = #values }
   for i = 1, out.n do out[i] = values[i] end

@@ -1,5 +1,5 @@
 -- --trace: what the script itself does to the mediator, a line a step, so
--- that `switchboard replay` can do it again (replay_ops.lua). The calls it
+-- that `switchboard replay` can do it again (replay_steps.lua). The calls it
 -- makes (with their options, and whether a coroutine made them), the
 -- targets, URL patterns, rules, interceptors... it sets up, and each time
 -- the build calls a function of the script's (an action of a target it
@@ -9,7 +9,7 @@
 -- without --trace.
 local api, helpers = ...
 local sb = sb
-local type, next, ipairs, rawequal, tostring, pcall, load = type, next, ipairs, rawequal, tostring, pcall, load
+local type, next, ipairs, rawequal, tostring, pcall, error = type, next, ipairs, rawequal, tostring, pcall, error
 local getmetatable, setmetatable = getmetatable, setmetatable
 local format, find, gsub, concat, pack, unpack = string.format, string.find, string.gsub, table.concat, table.pack,
   table.unpack
@@ -313,21 +313,16 @@ local function finish(step, name, ok, ...)
 end
 
 -- Each recorded function is replaced by one that calls it in a pcall (so
--- that what it raises is recorded) and raises it again as it read
--- without the trace ("x.lua:3: bad argument #2 to 'target'"); a call that
--- suspends its coroutine suspends through the pcall.
-local TEMPLATE = [[
-local raw, name, begin, finish, arguments, pcall = ...
-return function(...)
-  local step <close> = begin(...)
-  return finish(step, name, pcall(raw, arguments(step, ...)))
-end]]
-
+-- that what it raises is recorded) and raises it again as it read without
+-- the trace ("x.lua:3: bad argument #2 to 'target'"); a call that suspends
+-- its coroutine suspends through the pcall.
 local function wrap(name, is_call)
   local raw = sb[name]
   if type(raw) ~= "function" then return end
-  local make = load(TEMPLATE, "=(scenario API)", "t", {})
-  local wrapper = make(raw, name, function(...) return begin(name, is_call, ...) end, finish, arguments, pcall)
+  local function wrapper(...)
+    local step <close> = begin(name, is_call, ...)
+    return finish(step, name, pcall(raw, arguments(step, ...)))
+  end
   for key, value in next, sb do -- aliases (sb.release is sb.evict) stay aliases
     if rawequal(value, raw) then sb[key] = wrapper end
   end
