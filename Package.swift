@@ -125,8 +125,11 @@ let package = Package(
             ],
             exclude: ["exports.list"],
             // The scenario API, a file per job (ScenarioAPI.swift puts them together).
-            resources: ["show", "equality", "failures", "calls", "matchers", "scenarios", "output", "answers", "trace", "coverage", "control"]
-                .map { .embedInCode("ScenarioAPI/\($0).lua") } + [.embedInCode("replay.lua")],
+            resources: ["show", "equality", "failures", "calls", "matchers", "scenarios", "output", "answers", "trace", "coverage",
+                        "record", "control"]
+                .map { .embedInCode("ScenarioAPI/\($0).lua") }
+                // The replay's, in three parts (ReplayChunk.swift puts them together).
+                + ["replay_values", "replay_steps", "replay"].map { .embedInCode("\($0).lua") },
             linkerSettings: [.unsafeFlags([
                 "-Xlinker", "--dynamic-list=\(root)/Sources/SwitchboardCommand/exports.list",
             ])]),

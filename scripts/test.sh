@@ -79,6 +79,8 @@ sb_slow "Stress: 8 threads for 10 s, Swift and C" swift run SwitchboardStress --
 sb_slow "Benchmarks, smoke mode" scripts/bench.sh --smoke --no-build --json .build/bench-smoke.json
 
 sb_run "The switchboard command (TAP via prove and tappy, JUnit, limits, trace)" scripts/cli-tests.sh
+# The examples' trace, replayed on the build that recorded it: nothing differs, nothing is skipped.
+sb_run "Replay gate: the examples run with --trace, then replayed (scripts/check-replay.sh, seconds)" scripts/check-replay.sh
 sb_run "The switchboard command's conventions (exit 64 for bad params, --help names its prefix, completions)" scripts/check-command-conventions.sh
 sb_run "Install with --prefix and DESTDIR, pkg-config, C and C++, lua5.4, uninstall" scripts/check-install.sh
 sb_run "The installed library under gdb and valgrind (stripped, DWARF 4 debug file, suppressions)" scripts/check-debuginfo.sh

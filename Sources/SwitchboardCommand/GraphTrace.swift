@@ -39,9 +39,9 @@ struct GraphTrace {
     init(path: String) throws {
         var index: [[UInt8]: Int] = [:]
         try TraceLines.read(path) { line, number in
-            let (script, scenario, record) = try Self.record(line) { what in
+            guard let (script, scenario, record) = try Self.record(line, problem: { what in
                 ValidationError(visible("\(path) line \(number): \(what) (switchboard run --trace writes one JSON object a line)"))
-            }
+            }) else { return } // a step of the script's (format 2), for replay
             let key = script + [0] + scenario
             if index[key] == nil {
                 index[key] = scenarios.count
@@ -51,14 +51,21 @@ struct GraphTrace {
         }
     }
 
-    /// One line: its script, its scenario (as a key), its record.
+    /// One line: its script, its scenario (as a key), its record; nil for
+    /// a line that records a step of the script's, not a call (format 2).
     private static func record(_ line: [UInt8], problem: (String) -> ValidationError) throws
-        -> (Name, [UInt8], Record) {
+        -> (Name, [UInt8], Record)? {
         if let nul = line.firstIndex(of: 0) { throw problem("a NUL byte at byte \(nul + 1)") }
         guard let text = String(validating: line, as: UTF8.self) else { throw problem("not UTF-8") }
         let value: Value
         do { value = try Value(json: text) } catch { throw problem("not JSON: \(error.message)") }
         guard case .dict = value else { throw problem("not a JSON object") }
+        if let format = value["trace"] {
+            guard let n = format.int, n == 1 || n == 2 else {
+                throw problem("\"trace\" names a format this build does not read (1 and 2 it does)")
+            }
+        }
+        if value["call"] == nil && value["op"] != nil { return nil }
         func name(_ key: String) throws -> Name? {
             switch value[key] {
             case nil, .null?: return nil

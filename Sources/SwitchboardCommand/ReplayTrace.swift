@@ -8,22 +8,41 @@ import Glibc
 /// A --trace file read for `switchboard replay`: every line checked (JSON, a
 /// trace record) before anything is replayed, and grouped by the script and
 /// scenario that made it, in file order.
+///
+/// Two formats: 1 (no "trace" field) recorded the calls the mediator saw;
+/// 2 ("trace": 2, ScenarioAPI/record.lua) adds the steps the script took
+/// (its calls with their options, what it set up, what its own functions
+/// were given and answered), which are what a replay does again.
 struct ReplayTrace {
-    /// One recorded call the scenario made itself (depth 1).
+    /// What is replayed of a scenario: a call it made itself (format 1,
+    /// depth 1), or a step (format 2).
     struct Call {
         let line: Int
         let text: [UInt8] // the line, handed to replay.lua as it is
-        let name: String  // "Target.action" or "open URL", for the report
+        let name: String  // "Target.action", "open URL", "sb.rules"..., for the report
     }
 
     struct Scenario {
         let script: String
         let name: String
+        let scriptKey: [UInt8] // the script's name as JSON: scenarios of one script share it
+        let topLevel: Bool     // the script's top level ("scenario": null)
         var calls: [Call] = []
-        var nested = 0 // records of calls made while answering (depth 2+): not replayed
+        var nested = 0 // format 1: records of calls made while answering (depth 2+): not replayed
     }
 
+    static let newestFormat = 2
+
     private(set) var scenarios: [Scenario] = []
+    /// The format of the file's lines (all have one); nil for an empty file.
+    private(set) var format: Int?
+
+    /// The steps of the top level of `scenario`'s script (format 2), which
+    /// every scenario of that script started after.
+    func setup(of scenario: Scenario) -> [Call] {
+        guard format == 2, !scenario.topLevel else { return [] }
+        return scenarios.first { $0.topLevel && $0.scriptKey == scenario.scriptKey }?.calls ?? []
+    }
 
     /// Reads `path`; a line that is not a trace record is a usage error naming it.
     init(path: String) throws {
@@ -50,37 +69,55 @@ struct ReplayTrace {
             return sb_value_get_string(v, nil).map { String(cString: $0) }
         }
         func present(_ key: String) -> Bool { sb_dict_get(value, key) != nil }
-        guard present("script") else { throw problem("no \"script\": not a trace, or one written before traces named their script (record it again)") }
-        guard let depthValue = sb_dict_get(value, "depth"), sb_value_type(depthValue) == SB_INT else {
-            throw problem("no \"depth\" (an integer): not a trace, or one written before traces recorded depths (record it again)")
+        func integer(_ key: String) -> Int64? {
+            guard let v = sb_dict_get(value, key), sb_value_type(v) == SB_INT else { return nil }
+            var n: Int64 = 0
+            _ = sb_value_get_int(v, &n)
+            return n
         }
-        var depth: Int64 = 0
-        _ = sb_value_get_int(depthValue, &depth)
-        guard depth >= 1 else { throw problem("\"depth\" must be 1 or more") }
+        guard present("script") else { throw problem("no \"script\": not a trace, or one written before traces named their script (record it again)") }
+        let lineFormat = try Self.format(present("trace") ? integer("trace") : 1, problem)
+        if let known = format, known != lineFormat {
+            throw problem("trace format \(lineFormat), but the lines before it are format \(known): two traces joined? (record it again)")
+        }
+        format = lineFormat
         guard let scenarioValue = sb_dict_get(value, "scenario"),
               sb_value_type(scenarioValue) == SB_STRING || sb_value_type(scenarioValue) == SB_NULL else {
             throw problem("no \"scenario\" (a string, or null for a script's top level)")
         }
         let name: String
-        switch string("call") {
-        case "perform":
-            guard let target = string("target"), let action = string("action") else {
-                throw problem("a perform record needs \"target\" and \"action\" strings")
+        var replayed = false, nested = false
+        if lineFormat >= 2 && present("op") {
+            name = try ReplayStep.check(value, problem)
+            replayed = true
+        } else {
+            guard let depth = integer("depth") else {
+                throw problem("no \"depth\" (an integer): not a trace, or one written before traces recorded depths (record it again)")
             }
-            name = "\(target).\(action)"
-        case "open":
-            guard let url = string("url") else { throw problem("an open record needs a \"url\" string") }
-            name = "open \(url)"
-        default:
-            throw problem("\"call\" must be \"perform\" or \"open\"")
-        }
-        guard present("params"), let params = sb_dict_get(value, "params"), sb_value_type(params) == SB_DICT || sb_value_type(params) == SB_NULL else {
-            throw problem("no \"params\" (an object or null)")
-        }
-        if present("code") {
-            guard string("code") != nil else { throw problem("\"code\" must be a string") }
-        } else if !present("result") {
-            throw problem("neither \"result\" nor \"code\"")
+            guard depth >= 1 else { throw problem("\"depth\" must be 1 or more") }
+            switch string("call") {
+            case "perform":
+                guard let target = string("target"), let action = string("action") else {
+                    throw problem("a perform record needs \"target\" and \"action\" strings")
+                }
+                name = "\(target).\(action)"
+            case "open":
+                guard let url = string("url") else { throw problem("an open record needs a \"url\" string") }
+                name = "open \(url)"
+            default:
+                throw problem("\"call\" must be \"perform\" or \"open\"" + (lineFormat >= 2 ? ", or the line an \"op\"" : ""))
+            }
+            guard present("params"), let params = sb_dict_get(value, "params"), sb_value_type(params) == SB_DICT || sb_value_type(params) == SB_NULL else {
+                throw problem("no \"params\" (an object or null)")
+            }
+            if present("code") {
+                guard string("code") != nil else { throw problem("\"code\" must be a string") }
+            } else if !present("result") {
+                throw problem("neither \"result\" nor \"code\"")
+            }
+            // Format 2 replays the script's steps: its calls' records are what the mediator saw.
+            replayed = lineFormat == 1 && depth == 1
+            nested = lineFormat == 1 && depth > 1
         }
         // Names as `switchboard run` allows them (text without control
         // characters, a scenario's at most 1024 bytes), and grouped by their
@@ -105,12 +142,23 @@ struct ReplayTrace {
         } else {
             position = scenarios.count
             index[key] = position
-            scenarios.append(Scenario(script: script, name: scenario))
+            scenarios.append(Scenario(script: script, name: scenario, scriptKey: json("script"),
+                                      topLevel: string("scenario") == nil))
         }
-        if depth == 1 {
+        if replayed {
             scenarios[position].calls.append(Call(line: number, text: bytes, name: name))
-        } else {
+        } else if nested {
             scenarios[position].nested += 1
         }
+    }
+
+    /// A line's format: 1 (no "trace" field; or 1) or 2; a newer one is refused, named.
+    private static func format(_ value: Int64?, _ problem: (String) -> ValidationError) throws -> Int {
+        guard let value, value >= 1 else { throw problem("\"trace\" (the trace's format) must be 1 or more") }
+        guard value <= newestFormat else {
+            throw problem("trace format \(value) is newer than this switchboard reads (formats 1 to \(newestFormat)): "
+                          + "replay it with the switchboard that wrote it, or a newer one")
+        }
+        return Int(value)
     }
 }

@@ -59,7 +59,7 @@ extension SwitchboardCLI {
         var junit: String?
 
         @Option(help: ArgumentHelp(
-            "Write one JSON object per sb.perform and sb.open to this file (time, scenario, call, target, action, params, result or error and code, duration_us).",
+            "Write a JSON line per call the mediator sees (time, scenario, depth, call, target and action or url, params, result or error and code, duration_us), and per step the script takes (op, args, returns: what switchboard replay does again), to this file.",
             valueName: "file"))
         var trace: String?
 

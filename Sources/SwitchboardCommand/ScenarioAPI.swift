@@ -24,6 +24,7 @@ enum ScenarioAPI {
         ("answers", PackageResources.answers_lua),     // what answered a call (--trace)
         ("trace", PackageResources.trace_lua),         // --trace
         ("coverage", PackageResources.coverage_lua),   // --coverage
+        ("record", PackageResources.record_lua),       // --trace: what the script does, for replay
         ("control", PackageResources.control_lua),     // the runner's side; returns the control table
     ]
 

@@ -31,11 +31,11 @@ final class Session {
         }
     }
 
-    /// Loads the replay chunk (replay.lua) after the scenario API, whose
+    /// Loads the replay chunk (ReplayChunk) after the scenario API, whose
     /// trace writer it writes results with.
     func prepareReplay() throws {
         var error: UnsafeMutablePointer<CChar>?
-        let source = PackageResources.replay_lua
+        let source = ReplayChunk.source
         let ok = source.withUnsafeBufferPointer { buffer in
             buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
                 sbr_session_replay_prepare(session, $0, buffer.count, &error)

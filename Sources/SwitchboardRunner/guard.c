@@ -338,6 +338,14 @@ int sbr_guard_wait(sbr_guard *g, lua_State *L, int fd) {
     }
 }
 
+int sbr_lua_wait(lua_State *L) {
+    lua_Integer fd = luaL_checkinteger(L, 1);
+    luaL_argcheck(L, fd >= 0 && fd <= 0x7fffffff, 1, "a file descriptor");
+    void *ud = NULL;
+    lua_getallocf(L, &ud);
+    return sbr_guard_wait(ud, L, (int)fd);
+}
+
 const char *sbr_guard_tripped(const sbr_guard *g) {
     return g->tripped ? g->message : NULL;
 }

@@ -83,6 +83,9 @@ void sbr_guard_relax(sbr_guard *g, lua_State *L);
 /* Waits until `fd` (sb.fd()) is readable, within the scenario's timeout:
  * past it (or nudged), trips the limit and raises it. */
 int sbr_guard_wait(sbr_guard *g, lua_State *L, int fd);
+/* wait(fd) in Lua: sbr_guard_wait with the state's own guard (the
+ * allocator's userdata); the runner's helpers.wait and the replay's. */
+int sbr_lua_wait(lua_State *L);
 /* The message of the limit that stopped the state, or NULL. */
 const char *sbr_guard_tripped(const sbr_guard *g);
 /* Where the tripped state was stopped ("file:line"), or NULL. */

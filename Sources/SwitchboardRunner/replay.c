@@ -1,7 +1,9 @@
 /*
  * `switchboard replay` in a session: the scenario API is loaded for its
  * trace writer (so a replayed result is written as a record was), then the
- * replay chunk, whose function each recorded call is handed to.
+ * replay chunk (ReplayChunk.swift), called with that writer, wait(fd) and
+ * the names of the steps a trace records;
+ * each line of the trace is handed to the function it returns.
  */
 #include "internal.h"
 
@@ -15,10 +17,15 @@
 #endif
 
 #define REPLAY_KEY "switchboard.replay"
+#define STEPS_KEY "switchboard.replay.steps"
 
-/* helpers.keep_json(writer): the prelude hands over its JSON writer. */
+/* helpers.keep_json(writer, steps): the prelude hands over its JSON writer
+ * and the names of the module's functions a trace records. */
 static int h_keep_json(lua_State *L) {
     luaL_checktype(L, 1, LUA_TFUNCTION);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_pushvalue(L, 2);
+    lua_setfield(L, LUA_REGISTRYINDEX, STEPS_KEY);
     lua_pushvalue(L, 1);
     lua_setfield(L, LUA_REGISTRYINDEX, REPLAY_KEY);
     return 0;
@@ -44,7 +51,9 @@ static int protected_prepare(lua_State *L) {
     }
     if (luaL_loadbufferx(L, source, length, "=(replay)", "t") != LUA_OK) return lua_error(L);
     lua_insert(L, -2);
-    lua_call(L, 1, 1);
+    lua_pushcfunction(L, sbr_lua_wait); /* for the answers of calls that suspend */
+    lua_getfield(L, LUA_REGISTRYINDEX, STEPS_KEY);
+    lua_call(L, 3, 1);
     luaL_checktype(L, -1, LUA_TFUNCTION);
     lua_setfield(L, LUA_REGISTRYINDEX, REPLAY_KEY);
     return 0;

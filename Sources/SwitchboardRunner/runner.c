@@ -84,21 +84,11 @@ static int h_trace(lua_State *L) {
     return 0;
 }
 
-/* wait(fd): until sb.fd() is readable (an asynchronous call ended), within
- * the scenario's limits. */
-static int h_wait(lua_State *L) {
-    lua_Integer fd = luaL_checkinteger(L, 1);
-    luaL_argcheck(L, fd >= 0 && fd <= 0x7fffffff, 1, "a file descriptor");
-    void *ud = NULL;
-    lua_getallocf(L, &ud);
-    return sbr_guard_wait(ud, L, (int)fd);
-}
-
 static void push_helpers(lua_State *L, const frame *f) {
     lua_createtable(L, 0, 8);
     sbr_push_file_methods(L);
     lua_setfield(L, -2, "file_methods");
-    lua_pushcfunction(L, h_wait);
+    lua_pushcfunction(L, sbr_lua_wait);
     lua_setfield(L, -2, "wait");
     lua_pushcfunction(L, h_now);
     lua_setfield(L, -2, "now");

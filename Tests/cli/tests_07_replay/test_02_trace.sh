@@ -1,14 +1,14 @@
 # switchboard replay of trace.lua's trace, of it edited, and of values that must round-trip.
 record_trace "$work/trace.jsonl"
 replay_run replay_trace "$work/trace.jsonl"
-check "replay of trace.lua: the refused URL is refused again, ENOTARGET compares by code, sb.target's target is skipped" \
+check "replay of trace.lua: the refused URL is refused again, ENOTARGET compares by code, sb.target's target stands in for itself" \
   $py "$here/replay_trace.py" "$work/replay_trace.tap" "$work/replay_trace.status"
 
 # A record edited to say another result, and one claiming a refused URL succeeded.
 edit_trace "$work/trace.jsonl" "$work/edited.jsonl"
 replay_run replay_edited "$work/edited.jsonl"
-check "a record edited to another result differs: exit 1, the YAML names the calls, recorded and now" \
-  $py "$here/replay_edited.py" "$work/replay_edited.tap" "$work/replay_edited.status"
+check "a step edited to another result, or to other params for the script's own target, differs: exit 1, the YAML names the calls, recorded and now" \
+  $py "$here/replay_edited.py" "$work/replay_edited.tap" "$work/replay_edited.status" "$work/edited.jsonl"
 
 # Hand-written records: values that must round-trip, errors compared by code.
 record_roundtrip "$work/roundtrip.jsonl"
