@@ -26,7 +26,7 @@ check "an empty trace: an empty graph, exit 0" bash -c "[ \$(cat '$work/empty.st
 
 # not_a_trace NAME PATTERN: graph --from-trace $work/NAME.jsonl exits 64, PATTERN on stderr, nothing on stdout.
 not_a_trace() { usage "$1" "$2" graph --from-trace "$work/$1.jsonl"; }
-good=$(head -1 "$work/trace.jsonl")
+good=$(grep -m1 '"call":"perform"' "$work/trace.jsonl") # a call record (format 2 has step lines too)
 printf '%s\nnot json\n' "$good" > "$work/malformed.jsonl"
 check "a line that is not JSON: 64, naming the line" not_a_trace malformed "malformed.jsonl line 2: not JSON"
 printf '[1,2]\n' > "$work/array.jsonl"
@@ -35,6 +35,8 @@ printf '%s\n' '{"call":"perform","target":"A","action":"x","params":{},"result":
 check "a record without script (an older trace): 64" not_a_trace old_record 'old_record.jsonl line 1: no "script"'
 sed 's/"depth":[0-9]*/"depth":0/' <<< "$good" > "$work/depth.jsonl"
 check "depth 0: 64" not_a_trace depth 'depth.jsonl line 1: no "depth"'
+sed 's/"trace":2/"trace":3/' <<< "$good" > "$work/format.jsonl"
+check "a trace format this build does not read: 64" not_a_trace format 'format.jsonl line 1: "trace" names a format'
 sed 's/"call":"perform"/"call":"register"/' <<< "$good" > "$work/call.jsonl"
 check "a call that is neither perform nor open: 64" not_a_trace call 'call.jsonl line 1: "call" must be'
 sed 's/"result":/"answered_by":"somebody","result":/' <<< "$good" > "$work/by.jsonl"
