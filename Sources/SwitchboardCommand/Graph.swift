@@ -25,7 +25,7 @@ extension SwitchboardCLI {
                 Writes Graphviz DOT (to standard output, or -o FILE), sorted, so that the same calls \
                 give the same text. --format svg or png (or -o FILE.svg, FILE.png) draws it with \
                 Graphviz's dot program, which is not part of Switchboard: the Debian package \
-                graphviz. The run's own report is not shown: the scenarios that did not pass are \
+                graphviz; dot is ended past --timeout. The run's own report is not shown: the scenarios that did not pass are \
                 listed on standard error, and then the graph is still written.
 
                 Exit status: 0 when the graph was written and every scenario passed; 1 when one did \
@@ -177,10 +177,10 @@ extension SwitchboardCLI {
                 LineWriter(descriptor: standardOutput).write(dot)
             case (let path?, let program?):
                 let file = try AtomicFile(path: path)
-                try Graphviz.render(dot, format: format, program: program, output: file.descriptor)
+                try Graphviz.render(dot, format: format, program: program, output: file.descriptor, timeout: limits.timeout)
                 try file.publish()
             case (nil, let program?):
-                try Graphviz.render(dot, format: format, program: program, output: standardOutput)
+                try Graphviz.render(dot, format: format, program: program, output: standardOutput, timeout: limits.timeout)
             }
         }
     }

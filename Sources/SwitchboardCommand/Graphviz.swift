@@ -24,7 +24,9 @@ enum Graphviz {
     /// Runs `dot -T<format>` over `source`, writing the drawing to `output`
     /// (a descriptor). The DOT goes through an unlinked temporary file, so
     /// nothing is left behind and no pipe can break under us.
-    static func render(_ source: String, format: String, program: String, output: Int32) throws {
+    /// `dot` is ended after `timeout` seconds (0: no limit): a graph too big
+    /// to lay out, or a `dot` that hangs, does not hang the command.
+    static func render(_ source: String, format: String, program: String, output: Int32, timeout: Double) throws {
         let input = try unlinkedFile(holding: source)
         defer { close(input) }
         var actions = posix_spawn_file_actions_t()
@@ -48,14 +50,31 @@ enum Graphviz {
         var pid = pid_t()
         let spawned = posix_spawn(&pid, program, &actions, &attributes, argv, environ)
         guard spawned == 0 else { throw CommandFailure("cannot run \(program): \(String(cString: strerror(spawned)))") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { throw CommandFailure("waiting for \(program): \(String(cString: strerror(errno)))") }
-        }
+        let status = try wait(for: pid, program: program, timeout: timeout)
         let exited = status & 0x7F == 0
         guard exited && (status >> 8) & 0xFF == 0 else {
             let how = exited ? "exited with status \((status >> 8) & 0xFF)" : "was ended by signal \(status & 0x7F)"
             throw CommandFailure("\(program) -T\(format) \(how) (what it said is above)")
+        }
+    }
+
+    /// `pid`'s status once it ended, polled so that it can be ended (SIGKILL)
+    /// past `timeout` seconds, which is then the failure.
+    private static func wait(for pid: pid_t, program: String, timeout: Double) throws -> Int32 {
+        let deadline = timeout > 0 ? monotonicSeconds() + timeout : Double.infinity
+        var status: Int32 = 0
+        while true {
+            let ended = waitpid(pid, &status, WNOHANG)
+            if ended == pid { return status }
+            guard ended == 0 || errno == EINTR else {
+                throw CommandFailure("waiting for \(program): \(String(cString: strerror(errno)))")
+            }
+            if monotonicSeconds() > deadline {
+                kill(pid, SIGKILL)
+                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                throw CommandFailure("\(program) did not finish within \(timeout) s (--timeout): it was ended")
+            }
+            usleep(10_000)
         }
     }
 
