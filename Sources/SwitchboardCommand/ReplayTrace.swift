@@ -29,6 +29,7 @@ struct ReplayTrace {
         let topLevel: Bool     // the script's top level ("scenario": null)
         var calls: [Call] = []
         var nested = 0 // format 1: records of calls made while answering (depth 2+): not replayed
+        var seqs: [Int64: Int] = [:] // format 2: each step's seq -> its line (a scenario's are unique)
     }
 
     static let newestFormat = 2
@@ -144,6 +145,15 @@ struct ReplayTrace {
             index[key] = position
             scenarios.append(Scenario(script: script, name: scenario, scriptKey: json("script"),
                                       topLevel: string("scenario") == nil))
+        }
+        // A scenario's steps have one seq each (replay does one step a seq): a second is
+        // an edit that would not be replayed. The top level is recorded once by each
+        // process that ran it: its seqs repeat.
+        if lineFormat >= 2, replayed, string("scenario") != nil, let seq = integer("seq") {
+            if let first = scenarios[position].seqs[seq] {
+                throw problem("a second step with \"seq\" \(seq) in this scenario (the first is line \(first))")
+            }
+            scenarios[position].seqs[seq] = number
         }
         if replayed {
             scenarios[position].calls.append(Call(line: number, text: bytes, name: name))
