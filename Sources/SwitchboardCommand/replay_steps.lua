@@ -15,7 +15,7 @@ local revive, rewritten, list, shown, is_null = replay.revive, replay.rewritten,
 local type, next, ipairs, pcall, error, tostring, select = type, next, ipairs, pcall, error, tostring, select
 local gsub, sub, concat, sort, pack, unpack = string.gsub, string.sub, table.concat, table.sort, table.pack, table.unpack
 local co_create, co_resume, co_status = coroutine.create, coroutine.resume, coroutine.status
-local math_type = math.type
+local math_type, tointeger, tonumber = math.type, math.tointeger, tonumber
 local poll, fd, pending, cancellation = sb.poll, sb.fd, sb.pending, sb.cancellation
 -- The functions a trace records (ScenarioAPI/record.lua): no other is
 -- called, whatever a line names. Taken now, as the script's calls reached
@@ -31,6 +31,7 @@ end
 local steps = {}       -- seq -> record, the first line of each (the top level is recorded more than once)
 local answers = {}     -- the report's lines
 local id_of = {}       -- an interceptor's or observer's id as recorded -> as given now
+local recorded_id_of = {} -- and back
 
 -- One answer of the report (a name cut at 1 KiB: a forged one may be long).
 local function answer(record, name, verdict)
@@ -88,13 +89,13 @@ local do_step -- (record, at the top) -> nothing; reports
 -- What the build gives now, written with the recorded ids: an interceptor
 -- named by default is "Lua interceptor <its id>", and ids count the
 -- trace's own observers when it was recorded.
+-- One pass over the text, whatever the number of ids (a trace may hold
+-- thousands of intercept steps, and each stand-in's call writes its args).
 local function as_recorded(text)
-  for recorded_id, now in next, id_of do
-    if recorded_id ~= now then
-      text = gsub(text, '"Lua interceptor ' .. now .. '"', '"Lua interceptor ' .. recorded_id .. '"')
-    end
-  end
-  return text
+  return (gsub(text, '"Lua interceptor (%d+)"', function(now)
+    local recorded = recorded_id_of[tointeger(tonumber(now))]
+    if recorded then return '"Lua interceptor ' .. recorded .. '"' end
+  end))
 end
 
 local function stand_in(id)
@@ -123,9 +124,14 @@ end
 ----------------------------------------------------------------------- steps
 
 function replay.add_step(record, number, setup)
-  local seq = record.seq
-  if steps[seq] then return end
+  local seq, first = record.seq, steps[record.seq]
+  -- The top level is recorded once by each process that ran it: its seqs repeat.
+  if first and (setup or is_null(record.scenario)) then return end
   record.number, record.setup = number, setup
+  if first then -- a scenario's step with a seq of its top level's: an edit, not replayed, and so said
+    return answer(record, step_name(record), 'differs\t{"seq":' .. seq .. ',"line":' .. first.number
+                  .. '}\t"a second step with this seq: not replayed"')
+  end
   steps[seq] = record
 end
 
@@ -226,6 +232,7 @@ function do_step(record, at_top)
   if (record.op == "intercept" or record.op == "observe") and results and math_type(results[1]) == "integer"
     and record.returns and math_type(record.returns[1]) == "integer" then
     id_of[record.returns[1]] = results[1] -- an id: whatever it is now, later steps use it
+    recorded_id_of[results[1]] = record.returns[1]
     return answer(record, name, "same")
   end
   compare(record, name, recorded, outcome(results, raised))
