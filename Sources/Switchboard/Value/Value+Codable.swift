@@ -15,19 +15,23 @@
 // `[UInt8]` ↔ bytes (an array of ints decodes too); nil ↔ null; arrays ↔
 // array; keyed containers ↔ dict; a `Value` or `Params` field is taken as it
 // is (callbacks and pointers included). Decoding is strict as the accessors
-// are: a string never decodes as a number.
+// are: a string never decodes as a number. Containers nest at most
+// `SB_MAX_DEPTH` (``Value/maximumJSONDepth``) deep both ways, as in every
+// face: a recursive type nested deeper is refused at that depth, not
+// followed until the stack runs out.
 
 extension Value {
     /// `value` as a Value (see the rules above). Throws `.invalidArgument`
     /// for what no Value holds: an integer beyond 64 signed bits, a value
-    /// that encodes nothing.
+    /// that encodes nothing, containers nested deeper than `SB_MAX_DEPTH`.
     public init<T: Encodable>(encoding value: T) throws(SwitchboardError) {
         self = try ValueEncoding.encode(value)
     }
 
     /// This value as a `T` (see the rules above). Throws `.badParams` naming
     /// the key path and what was found: a missing key, a value of another
-    /// kind, a number out of the type's range.
+    /// kind, a number out of the type's range, containers nested deeper
+    /// than `SB_MAX_DEPTH`.
     public func decode<T: Decodable>(_ type: T.Type = T.self) throws(SwitchboardError) -> T {
         try ValueDecoding.decode(type, from: self)
     }

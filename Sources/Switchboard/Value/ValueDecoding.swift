@@ -100,11 +100,13 @@ struct ValueDecoder: Decoder {
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        try admitContainer()
         guard case .dict(let dict) = value else { throw ValueDecoding.mismatch(Value.Dict.self, value, codingPath) }
         return KeyedDecodingContainer(KeyedContainer<Key>(dict: dict, codingPath: codingPath))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        try admitContainer()
         switch value {
         case .array(let items): return UnkeyedContainer(items: items, codingPath: codingPath)
         case .bytes(let bytes): return UnkeyedContainer(items: bytes.map { .int(Int64($0)) }, codingPath: codingPath)
@@ -114,6 +116,15 @@ struct ValueDecoder: Decoder {
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
         SingleContainer(value: value, codingPath: codingPath)
+    }
+
+    /// Refuses a container held by `SB_MAX_DEPTH` others: no face makes such
+    /// a value, and a recursive type would decode one until the stack ran
+    /// out. (Every container adds a key to the path: `superDecoder()` too.)
+    private func admitContainer() throws {
+        guard codingPath.count < Value.maximumJSONDepth else {
+            throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: ValueEncoding.tooDeep))
+        }
     }
 
     struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
@@ -167,8 +178,9 @@ struct ValueDecoder: Decoder {
             try ValueDecoder(value: value(key), codingPath: codingPath + [key]).unkeyedContainer()
         }
 
+        /// The value under "super", as JSONDecoder finds it.
         func superDecoder() throws -> any Decoder {
-            ValueDecoder(value: dict["super"] ?? .null, codingPath: codingPath)
+            ValueDecoder(value: dict["super"] ?? .null, codingPath: codingPath + [TextKey("super")])
         }
 
         func superDecoder(forKey key: Key) throws -> any Decoder {

@@ -1,0 +1,149 @@
+import Testing
+import Foundation
+import Synchronization
+@_spi(Faces) @testable import Switchboard
+
+// What issue 45 added to the Swift face, attacked as a hostile caller would:
+// values that do not fit the Swift type, recursive and huge types, strange
+// encoders, escaped call contexts, forged hook ids and blocking calls where
+// blocking is wrong. Each attack ends in a value or a clear SwitchboardError,
+// never a trap, a hang or a stranger's state changed.
+
+/// The error `body` throws, or nil.
+private func thrown<T>(_ body: () throws -> T) -> SwitchboardError? {
+    do {
+        _ = try body()
+        return nil
+    } catch let error as SwitchboardError {
+        return error
+    } catch {
+        Issue.record("not a SwitchboardError: \(error)")
+        return nil
+    }
+}
+
+/// A linked list: a recursive Codable type as deep as the input says.
+private final class Link: Codable, @unchecked Sendable {
+    let n: Int
+    let next: Link?
+    init(_ n: Int, _ next: Link?) {
+        self.n = n
+        self.next = next
+    }
+
+    /// `count` links, built and torn down without recursion.
+    static func chain(_ count: Int) -> Link {
+        var link = Link(0, nil)
+        for i in 1..<count { link = Link(i, link) }
+        return link
+    }
+
+    /// Releases a long chain link by link (ARC would recurse).
+    static func dismantle(_ link: inout Link?) {
+        while let current = link {
+            link = current.next
+            _ = current
+        }
+    }
+}
+
+/// A value nesting `depth` dicts (a `Link` chain as data).
+private func nestedDicts(_ depth: Int) -> Value {
+    var value: Value = ["n": 0]
+    for i in 1..<depth { value = ["n": .int(i), "next": value] }
+    return value
+}
+
+/// A coding key that is any text.
+struct HostileKey: CodingKey {
+    let stringValue: String
+    var intValue: Int? { nil }
+    init(_ text: String) { stringValue = text }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
+
+@Suite("Hostile Swift face: the Codable bridge")
+struct HostileCodableTests {
+    @Test("a recursive type 5,000 deep is refused both ways at SB_MAX_DEPTH, not run until the stack overflows")
+    func recursiveTypes() throws {
+        let limit = Value.maximumJSONDepth
+        // Encoding: 5,000 links overflowed the stack (SIGSEGV).
+        var chain: Link? = Link.chain(5_000)
+        let encoding = thrown { try Value(encoding: chain!) }
+        #expect(encoding?.code == .invalidArgument)
+        #expect(encoding?.message.contains("values nest deeper than \(limit)") == true)
+        Link.dismantle(&chain)
+        // Exactly at the limit: 200 nested dicts encode, 201 do not.
+        var atLimit: Link? = Link.chain(limit)
+        let encoded = try Value(encoding: atLimit!)
+        #expect(encoded == nestedDicts(limit))
+        Link.dismantle(&atLimit)
+        var beyond: Link? = Link.chain(limit + 1)
+        #expect(thrown { try Value(encoding: beyond!) }?.code == .invalidArgument)
+        Link.dismantle(&beyond)
+        // Decoding: a Swift-made value 5,000 deep (no face makes one) overflowed the stack too.
+        let deep = nestedDicts(5_000)
+        let decoding = thrown { try deep.decode(Link.self) }
+        #expect(decoding?.code == .badParams)
+        #expect(decoding?.message.contains("values nest deeper than \(limit)") == true)
+        var decoded: Link? = try nestedDicts(limit).decode(Link.self)
+        #expect(decoded?.n == limit - 1)
+        Link.dismantle(&decoded)
+        #expect(thrown { try nestedDicts(limit + 1).decode(Link.self) }?.code == .badParams)
+        robustnessRow("Codable: a recursive type (a linked list) 5,000 deep, encoded and decoded; 200 and 201 deep",
+                      cases: 6, "beyond SB_MAX_DEPTH .invalidArgument / .badParams naming the path; at it, the value")
+    }
+
+    /// Recurses through superEncoder(forKey:) and superDecoder(forKey:) alone,
+    /// never through the generic encode/decode.
+    final class ViaSuper: Codable, @unchecked Sendable {
+        let next: ViaSuper?
+        init(_ next: ViaSuper?) { self.next = next }
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: HostileKey.self)
+            try c.encode(true, forKey: HostileKey("here"))
+            if let next { try next.encode(to: c.superEncoder(forKey: HostileKey("next"))) }
+        }
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: HostileKey.self)
+            next = c.contains(HostileKey("next")) ? try ViaSuper(from: c.superDecoder(forKey: HostileKey("next"))) : nil
+        }
+    }
+
+    @Test("recursion through superEncoder and superDecoder stops at the limit too")
+    func recursionViaSuper() throws {
+        var chain = ViaSuper(nil)
+        for _ in 0..<5_000 { chain = ViaSuper(chain) }
+        #expect(thrown { try Value(encoding: chain) }?.code == .invalidArgument)
+        var value: Value = ["here": true]
+        for _ in 0..<5_000 { value = ["here": true, "next": value] }
+        #expect(thrown { try value.decode(ViaSuper.self) }?.code == .badParams)
+        withExtendedLifetime(chain) {}
+        var link: ViaSuper? = chain
+        while let current = link { link = current.next }
+    }
+
+    @Test("200,000 elements and 100,000 keys encode in linear work, and decode back")
+    func hugeContainers() throws {
+        // Each element or key copied the container's array so far: 100,000
+        // keys took minutes. A wall bound far above the linear cost (under
+        // a second here, a few under TSan) stands for that.
+        let clock = ContinuousClock(), started = clock.now
+        let ints = Array(repeating: 7, count: 200_000)
+        let array = try Value(encoding: ints)
+        #expect(array.array?.count == 200_000)
+        var byName: [String: Int] = [:]
+        for i in 0..<100_000 { byName["k\(i)"] = i }
+        let dict = try Value(encoding: byName)
+        #expect(dict.dict?.count == 100_000)
+        #expect(try array.decode([Int].self) == ints)
+        #expect(try dict.decode([String: Int].self) == byName)
+        let bytes = try Value(encoding: [UInt8](repeating: 1, count: 1_000_000))
+        #expect(try bytes.decode(Data.self).count == 1_000_000)
+        let elapsed = clock.now - started
+        #expect(elapsed < .seconds(30), "took \(elapsed)")
+        robustnessRow("Codable: an array of 200,000 ints, a dict of 100,000 keys, 1,000,000 bytes as Data",
+                      cases: 3, "encoded and decoded in linear work (each element copied the container: quadratic)")
+    }
+}
