@@ -65,6 +65,83 @@ struct HostileKey: CodingKey {
 
 @Suite("Hostile Swift face: the Codable bridge")
 struct HostileCodableTests {
+    struct Scalars: Codable {
+        var i: Int?
+        var i8: Int8?
+        var u64: UInt64?
+        var f: Float?
+        var d: Double?
+        var b: Bool?
+        var s: String?
+    }
+
+    @Test("every kind of value into every scalar type: a value or .badParams, never a trap")
+    func kindMatrix() throws {
+        let values: [Value] = [
+            .null, .bool(true), .int(0), .int(.min), .int(.max), .int(-1), .double(.nan), .double(.infinity),
+            .double(-0.0), .double(1e300), .double(3.0), .string(""), .string("7"), .bytes([0xFF]), .array([]),
+            .dict([:]), .callback(Callback { $0 }), .pointer(Pointer(object: Callback { $0 })),
+        ]
+        let fields = ["i", "i8", "u64", "f", "d", "b", "s"]
+        var outcomes = 0
+        for value in values {
+            for field in fields {
+                let params: Params = [field: value]
+                if let error = thrown({ try params.decode(Scalars.self) }) {
+                    #expect(error.code == .badParams, "\(field) <- \(value): \(error)")
+                    #expect(error.message.contains("\"\(field)\""), "\(error.message)")
+                }
+                outcomes += 1
+            }
+        }
+        // What fits, fits exactly; what does not is refused with the reason.
+        let d = { (v: Value) in try (["d": v] as Params).decode(Scalars.self).d }
+        let f = { (v: Value) in try (["f": v] as Params).decode(Scalars.self).f }
+        #expect(try (["i": .int(.min)] as Params).decode(Scalars.self).i == Int.min)
+        #expect(thrown { try (["i8": .int(.min)] as Params).decode(Scalars.self) }?.message.contains("does not fit in Int8") == true)
+        #expect(thrown { try (["u64": -1] as Params).decode(Scalars.self) }?.message.contains("does not fit in UInt64") == true)
+        #expect(thrown { try (["i": 3.0] as Params).decode(Scalars.self) }?.message.contains("expected int, got double 3.0") == true)
+        #expect(thrown { try (["i": 1e300] as Params).decode(Scalars.self) }?.code == .badParams)
+        #expect(thrown { try d(.int(.max)) }?.message.contains("has no exact double") == true)
+        #expect(try d(.double(-0.0))?.sign == .minus)
+        #expect(try d(.double(.nan))?.isNaN == true)
+        #expect(try f(.double(.infinity)) == .infinity)
+        #expect(try f(.double(3.25)) == 3.25)
+        #expect(try f(.int(16_777_216)) == 16_777_216)
+        // Float: a double beyond its range is no Float, and an int it cannot
+        // hold exactly is none either (as for Double).
+        #expect(thrown { try f(.double(1e300)) }?.message.contains("does not fit in Float") == true)
+        #expect(thrown { try f(.double(-1e39)) }?.message.contains("does not fit in Float") == true)
+        #expect(thrown { try f(.int(16_777_217)) }?.message.contains("has no exact Float") == true)
+        #expect(thrown { try (["s": .bytes([0xFF])] as Params).decode(Scalars.self) }?.message
+                    .contains("expected string, got bytes") == true)
+        robustnessRow("Codable: every kind of value (null, bool, int extremes, NaN, infinities, -0.0, 1e300, bytes, "
+                      + "containers, callbacks, pointers) decoded into every scalar Swift type", cases: outcomes,
+                      ".badParams naming the key, or the value when it fits exactly (Float range checked)")
+    }
+
+    @Test("bytes and strings: a string's UTF-8 decodes as bytes (Lua's one type for both), bytes never as a string")
+    func bytesAndStrings() throws {
+        struct Blob: Codable { var bytes: [UInt8]; var data: Data; var text: String }
+        let fromString = try (["bytes": "abc", "data": "é", "text": "t"] as Params).decode(Blob.self)
+        #expect(fromString.bytes == Array("abc".utf8) && fromString.data == Data("é".utf8))
+        let fromBytes = try (["bytes": .bytes([0, 0xFF]), "data": .bytes([0xFE]), "text": "t"] as Params)
+            .decode(Blob.self)
+        #expect(fromBytes.bytes == [0, 0xFF] && fromBytes.data == Data([0xFE]))
+        let notUTF8 = thrown { try (["bytes": "", "data": "", "text": .bytes([0xC3, 0x28])] as Params).decode(Blob.self) }
+        #expect(notUTF8?.message.contains("\"text\": expected string, got bytes") == true)
+        // An array of ints is bytes too; a string is no array of numbers.
+        #expect(try (["bytes": [1, 2], "data": [3], "text": ""] as Params).decode(Blob.self).data == Data([3]))
+        #expect(thrown { try Value.string("ab").decode([Int].self) }?.code == .badParams)
+        #expect(thrown { try Value.array([256]).decode([UInt8].self) }?.message.contains("does not fit in UInt8") == true)
+        // Data round-trips (as the ints Data encodes itself as).
+        let data = Data((0..<300).map { UInt8($0 % 256) })
+        #expect(try Value(encoding: data).decode(Data.self) == data)
+        robustnessRow("Codable: bytes and strings crossed (a Lua string for [UInt8] and Data, non-UTF-8 bytes for "
+                      + "a String, 256 for a UInt8)", cases: 5,
+                      "a string decodes as its UTF-8 bytes, as contracts convert it; the rest .badParams naming the key")
+    }
+
     @Test("a recursive type 5,000 deep is refused both ways at SB_MAX_DEPTH, not run until the stack overflows")
     func recursiveTypes() throws {
         let limit = Value.maximumJSONDepth

@@ -11,8 +11,11 @@
 // a key encoded twice keeps its last value at its first place, as `Params`
 // does. Kinds map as `Value` draws them: Bool ↔ bool; every integer type ↔
 // int (64 bits, range checked both ways); Double, Float ↔ double (an int
-// decodes as a Double or Float when it converts exactly); String ↔ string;
-// `[UInt8]` ↔ bytes (an array of ints decodes too); nil ↔ null; arrays ↔
+// decodes as a Double or Float when it converts exactly, a double beyond
+// Float's range is no Float); String ↔ string; `[UInt8]` ↔ bytes (an array
+// of ints decodes too, and so does a string, as its UTF-8: Lua has one type
+// for both, and contracts convert it so; `Data` decodes as `[UInt8]` does
+// and encodes as it encodes itself, an array of ints); nil ↔ null; arrays ↔
 // array; keyed containers ↔ dict; a `Value` or `Params` field is taken as it
 // is (callbacks and pointers included). Decoding is strict as the accessors
 // are: a string never decodes as a number. Containers nest at most
