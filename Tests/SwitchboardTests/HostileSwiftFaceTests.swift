@@ -142,6 +142,37 @@ struct HostileCodableTests {
                       "a string decodes as its UTF-8 bytes, as contracts convert it; the rest .badParams naming the key")
     }
 
+    @Test("dicts with Int keys, keys with control bytes, and messages that quote huge input only in part")
+    func keysAndMessages() throws {
+        let byInt: [Int: String] = [3: "a", -1: "b"]
+        #expect(try Value(encoding: byInt).decode([Int: String].self) == byInt)
+        #expect(thrown { try Value.dict(["x": "a"]).decode([Int: String].self) }?.code == .badParams)
+        // A key with ESC and NUL is quoted with escapes, never raw.
+        let message = thrown { try Value.dict(["\u{1B}[2J\u{0}": "x"]).decode([String: Int].self) }?.message ?? ""
+        #expect(message.contains("\\u001b[2J\\u0000") && !message.contains("\u{1B}"))
+        // One character of 100,000 combining marks, and a 100,000-byte key:
+        // messages quote a few dozen scalars of each.
+        let huge = "e" + String(repeating: "\u{301}", count: 100_000)
+        let wrongKind = thrown { try (["s": .string(huge)] as Params).decode([String: Int].self) }
+        #expect(wrongKind?.code == .badParams)
+        #expect((wrongKind?.message.utf8.count ?? .max) < 400)
+        let longKey = String(repeating: "k", count: 100_000)
+        let keyed = thrown { try Value.dict([longKey: "x"]).decode([String: Int].self) }
+        #expect(keyed?.code == .badParams)
+        #expect((keyed?.message.utf8.count ?? .max) < 400)
+        // A contract's refusal quotes the string so too, escaped: no raw ESC
+        // reaches a terminal that prints the message.
+        let m = Mediator()
+        try m.register(target: "T", action: "a", contract: "n: int") { _ in .null }
+        let refused = thrown { try m.callAndWait(target: "T", action: "a", params: ["n": .string("\u{1B}]0;x\u{7}" + huge)]) }
+        #expect(refused?.code == .badParams)
+        #expect((refused?.message.utf8.count ?? .max) < 400)
+        #expect(refused?.message.contains("\u{1B}") == false)
+        robustnessRow("Codable and contracts: a wrong value under a 100,000-byte key, a string of one character of "
+                      + "100,000 combining marks, with ESC and BEL", cases: 3,
+                      "messages quote the first few dozen scalars of each, control bytes escaped")
+    }
+
     @Test("a recursive type 5,000 deep is refused both ways at SB_MAX_DEPTH, not run until the stack overflows")
     func recursiveTypes() throws {
         let limit = Value.maximumJSONDepth

@@ -64,7 +64,7 @@ func describe(_ path: [any CodingKey]) -> String {
         if let index = key.intValue, key.stringValue == "Index \(index)" || key.stringValue == "\(index)" {
             text += "[\(index)]"
         } else {
-            text += (text.isEmpty ? "" : ".") + Value.string(key.stringValue).description
+            text += (text.isEmpty ? "" : ".") + Value.string(key.stringValue.clipped(toScalars: 64)).description
         }
     }
     return text

@@ -75,9 +75,10 @@ enum ValueDecoding {
     /// A value in messages: its kind, and short data as it reads.
     static func shown(_ value: Value) -> String {
         switch value {
-        case .string, .int, .double, .bool:
-            let text = value.description
-            return "\(value.kind) " + (text.utf8.count > 40 ? String(text.prefix(37)) + "..." : text)
+        case .string(let text):
+            return "string " + Value.string(text.clipped(toScalars: 36)).description
+        case .int, .double, .bool:
+            return "\(value.kind) \(value.description)"
         default:
             return "\(value.kind)"
         }
