@@ -255,3 +255,32 @@ struct HostileCodableTests {
                       cases: 3, "encoded and decoded in linear work (each element copied the container: quadratic)")
     }
 }
+
+@Suite("Hostile Swift face: hook ids")
+struct HostileHookIDTests {
+    @Test("another mediator's id, a forged id, an id removed twice: false, and nobody's hook is touched")
+    func foreignAndForged() throws {
+        let a = Mediator(), b = Mediator()
+        let seen = Mutex<[String]>([])
+        try b.register(target: "T", action: "a") { _ in 1 }
+        let inA = try a.addInterceptor(named: "a") { _ in .proceed }
+        let observedInA = try a.addObserver { _ in }
+        try b.addInterceptor(named: "b") { _ in
+            seen.withLock { $0.append("b") }
+            return .proceed
+        }
+        try b.addObserver { event in if event.phase == .end { seen.withLock { $0.append("end") } } }
+        // a's ids name nothing in b (each mediator counted from 1, so they named b's hooks).
+        #expect(!b.removeInterceptor(inA))
+        #expect(!b.removeObserver(observedInA))
+        #expect(!b.removeInterceptor(InterceptorID(rawValue: 0)))
+        #expect(!b.removeInterceptor(InterceptorID(rawValue: .max)))
+        #expect(!b.removeObserver(ObserverID(rawValue: inA.rawValue)))
+        _ = try b.callAndWait(target: "T", action: "a")
+        #expect(seen.withLock { $0 } == ["b", "end"])
+        #expect(a.removeInterceptor(inA) && !a.removeInterceptor(inA))
+        #expect(a.removeObserver(observedInA) && !a.removeObserver(observedInA))
+        robustnessRow("Hook ids: another mediator's interceptor and observer ids, ids 0 and UInt64.max, an id "
+                      + "removed twice", cases: 6, "false; ids are unique in the process, so no other hook is removed")
+    }
+}
