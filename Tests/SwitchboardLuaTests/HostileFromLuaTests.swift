@@ -93,3 +93,34 @@ struct HostileCodableFromLuaTests {
         #expect(result == "true|false|nest deeper than SB_MAX_DEPTH")
     }
 }
+
+/// Hook ids a Lua script did not get from its own state: the host's
+/// interceptor (an auth check, say) is not the script's to remove.
+@Suite("Hostile Swift face: hook ids tried from Lua")
+struct HostileHookIDsFromLuaTests {
+    @Test("sb.unintercept and sb.unobserve of the host's hooks are ENOTFOUND, and the hooks keep running")
+    func hostHooks() throws {
+        let world = try World()
+        try world.mediator.register(target: "Pay", action: "charge") { _ in "charged" }
+        let auth = try world.mediator.addInterceptor(named: "auth") { call in
+            call.params["user"] == nil ? .reject(.rejected("log in first")) : .proceed
+        }
+        let audit = try world.mediator.addObserver { _ in }
+        let result = try world.lua("""
+            local r1, m1, c1 = sb.unintercept(\(auth.rawValue))
+            local r2, m2, c2 = sb.unobserve(\(audit.rawValue))
+            -- Guessing every small number does no better.
+            local removed = 0
+            for id = 1, 10000 do
+              if sb.unintercept(id) then removed = removed + 1 end
+              if sb.unobserve(id) then removed = removed + 1 end
+            end
+            local own = sb.intercept(0, function() end)
+            local r, m, c = sb.perform("Pay", "charge")
+            return table.concat({ tostring(r1), tostring(c1), tostring(r2), tostring(c2), removed, tostring(r), tostring(c),
+                                  tostring(sb.unintercept(own)) }, "|")
+            """)
+        #expect(result == "nil|ENOTFOUND|nil|ENOTFOUND|0|nil|EREJECTED|true")
+        #expect(world.mediator.removeInterceptor(auth) && world.mediator.removeObserver(audit))
+    }
+}
