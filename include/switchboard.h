@@ -1058,7 +1058,9 @@ typedef int (*sb_interceptor_fn)(void *userdata, sb_call *call);
 
 /* Adds an interceptor. `free_userdata` (may be NULL) runs exactly once: when
  * it is removed, when the mediator is freed, or at once if this fails. *id
- * (may be NULL) receives its id. Its name is "C interceptor <id>" until
+ * (may be NULL) receives its id: unique in the process (among interceptors
+ * and observers of every mediator), so another mediator's id is unknown to
+ * this one. Its name is "C interceptor <id>" until
  * sb_interceptor_set_options. SB_EINVAL for a NULL `m` or `fn`;
  * SB_EREJECTED when the mediator holds SB_MAX_HOOKS interceptors already. */
 #define SB_MAX_HOOKS 1024 /* interceptors, and observers, a mediator holds */

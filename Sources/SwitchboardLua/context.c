@@ -655,6 +655,13 @@ void sb_lua_remember_hook(sb_lua_ctx *ctx, char kind, uint64_t id) {
     ctx->nhooks++;
 }
 
+int sb_lua_owns_hook(const sb_lua_ctx *ctx, char kind, uint64_t id) {
+    for (size_t i = 0; i < ctx->nhooks; i++) {
+        if (ctx->hooks[i].kind == kind && ctx->hooks[i].id == id) return 1;
+    }
+    return 0;
+}
+
 void sb_lua_forget_hook(sb_lua_ctx *ctx, char kind, uint64_t id) {
     for (size_t i = 0; i < ctx->nhooks; i++) {
         if (ctx->hooks[i].kind == kind && ctx->hooks[i].id == id) {

@@ -360,9 +360,18 @@ static int l_intercept(lua_State *L) {
     return 1;
 }
 
+/* sb.unintercept(id), sb.unobserve(id): only a hook this state added. The
+ * mediator's others (the host's, another state's) are not a script's to
+ * remove, whatever number it tries: ENOTFOUND, as for an unknown id. */
 static int remove_hook(lua_State *L, char kind) {
     sb_lua_ctx *ctx = sb_lua_ctx_of(L);
     lua_Integer id = luaL_checkinteger(L, 1);
+    if (!sb_lua_owns_hook(ctx, kind, (uint64_t)id)) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "this Lua state added no %s with id %I", kind == 'i' ? "interceptor" : "observer", id);
+        lua_pushstring(L, sb_lua_status_name(SB_ENOTFOUND));
+        return 3;
+    }
     sb_status status = kind == 'i' ? sb_interceptor_remove(ctx->m, (uint64_t)id) : sb_observer_remove(ctx->m, (uint64_t)id);
     if (status != SB_OK) return sb_lua_push_failure(L, status);
     sb_lua_forget_hook(ctx, kind, (uint64_t)id);

@@ -161,6 +161,8 @@ void sb_lua_closer_remove(sb_lua_closer *c);
 /* Hooks this state added, removed when it closes. */
 void sb_lua_remember_hook(sb_lua_ctx *ctx, char kind, uint64_t id);
 void sb_lua_forget_hook(sb_lua_ctx *ctx, char kind, uint64_t id);
+/* Whether this state added the hook (and has not removed it). */
+int sb_lua_owns_hook(const sb_lua_ctx *ctx, char kind, uint64_t id);
 int sb_lua_close(lua_State *L);             /* __gc of the context box */
 /* A Lua function as a callback (observers, interceptors, values). */
 sb_status sb_lua_fn_call(void *userdata, const sb_value *args, sb_value **out);

@@ -120,6 +120,39 @@ static void test_order(void) {
     CHECK(freed == 3);
 }
 
+/* Ids are unique in the process: another mediator's interceptor or observer
+ * id is unknown to this one (each mediator counted from 1, so removing an id
+ * of one removed the other's hook with the same number). */
+static void observe_nothing(void *u, const sb_call_event *e) {
+    (void)u;
+    (void)e;
+}
+
+static void test_ids_of_another_mediator(void) {
+    sb_mediator *a = sb_mediator_new(), *b = sb_mediator_new();
+    uint64_t in_a = 0, observed_in_a = 0, in_b = 0, observed_in_b = 0;
+    freed = 0;
+    CHECK_STATUS(sb_interceptor_add(a, 0, log_name, "A", count_free, &in_a), SB_OK);
+    CHECK_STATUS(sb_observer_add(a, observe_nothing, NULL, count_free, &observed_in_a), SB_OK);
+    CHECK_STATUS(sb_interceptor_add(b, 0, log_name, "B", count_free, &in_b), SB_OK);
+    CHECK_STATUS(sb_observer_add(b, observe_nothing, NULL, count_free, &observed_in_b), SB_OK);
+    CHECK(in_a != in_b && observed_in_a != observed_in_b);
+    CHECK_STATUS(sb_interceptor_remove(b, in_a), SB_ENOTFOUND);
+    CHECK_STATUS(sb_observer_remove(b, observed_in_a), SB_ENOTFOUND);
+    CHECK(freed == 0);
+    CHECK_STATUS(sb_action_register(b, "T", "act", name_of, "T.act", NULL), SB_OK);
+    order_log[0] = '\0';
+    CHECK_STATUS(sb_action_perform(b, "T", "act", NULL, 0, NULL), SB_OK);
+    CHECK_STR(order_log, "B"); /* b's interceptor is still there */
+    CHECK_STATUS(sb_interceptor_remove(a, in_a), SB_OK);
+    CHECK_STATUS(sb_observer_remove(a, observed_in_a), SB_OK);
+    sb_mediator_free(a);
+    sb_mediator_free(b);
+    CHECK(freed == 4);
+    robustness_row("Interceptor and observer ids of another mediator removed (C)", 2,
+                   "SB_ENOTFOUND: ids are unique in the process; the other mediator's hooks stay");
+}
+
 /* ------------------------------------- passing through, against proceeding */
 
 /* An interceptor that returns without deciding proceeds by a shorter path
@@ -1476,6 +1509,7 @@ static void test_late_decisions(void) {
 
 int main(void) {
     test_order();
+    test_ids_of_another_mediator();
     test_pass_through_as_proceed();
     test_decisions();
     test_what_it_sees();

@@ -34,10 +34,11 @@ extension Contract {
         return fixed
     }
 
+    /// The value for a message: its kind, and for a string its first 40
+    /// scalars, escaped as JSON (a control byte is never copied raw).
     private static func describe(_ value: Value) -> String {
         guard case .string(let text) = value else { return "\(value.kind)" }
-        let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
-        return "string \"\(shown)\""
+        return "string " + Value.string(text.clipped(toScalars: 40, marker: "…")).description
     }
 }
 

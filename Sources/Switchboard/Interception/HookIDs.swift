@@ -1,6 +1,7 @@
 /// An interceptor's id, for ``Mediator/removeInterceptor(_:)-(InterceptorID)``.
 /// The same number as the C face's (`sb_interceptor_add`) and the Lua
-/// face's (`sb.intercept`) for the interceptor.
+/// face's (`sb.intercept`) for the interceptor. Ids are unique in the
+/// process: another mediator's id removes nothing.
 public struct InterceptorID: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     /// The number, as the C and Lua faces give it.
     public let rawValue: UInt64
@@ -12,7 +13,8 @@ public struct InterceptorID: RawRepresentable, Hashable, Sendable, CustomStringC
 
 /// An observer's id, for ``Mediator/removeObserver(_:)-(ObserverID)``. The
 /// same number as the C face's (`sb_observer_add`) and the Lua face's
-/// (`sb.observe`).
+/// (`sb.observe`). Ids are unique in the process: another mediator's id
+/// removes nothing.
 public struct ObserverID: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     /// The number, as the C and Lua faces give it.
     public let rawValue: UInt64

@@ -75,7 +75,10 @@ final class HookState: @unchecked Sendable {
     let published = Atomic<UInt>(0)
     let lock = Lock()
     private var current = Hooks.empty
-    private var nextID: UInt64 = 1
+    /// Hook ids count across every mediator of the process, so that an id
+    /// one mediator gave never names another's hook: removing it there is
+    /// refused (false, `SB_ENOTFOUND`) instead of removing a stranger.
+    private static let nextID = Atomic<UInt64>(1)
     /// Whether a call may skip interceptors (``CallOptions/bypassInterceptors``).
     let allowsBypass = Atomic<Bool>(true)
 
@@ -98,7 +101,7 @@ final class HookState: @unchecked Sendable {
     func update<R>(_ epochs: EpochDomain, changed: () -> Void, _ change: (Hooks, () -> UInt64) -> (Hooks, R)) -> R {
         defer { epochs.collect(wait: true) }
         return lock.withLock {
-            let (next, result) = change(current, { defer { nextID += 1 }; return nextID })
+            let (next, result) = change(current, { Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue })
             current = next
             let bits = next.isEmpty ? 0 : UInt(bitPattern: Unmanaged.passRetained(next).toOpaque())
             let old = published.exchange(bits, ordering: .acquiringAndReleasing)

@@ -11,23 +11,30 @@
 // a key encoded twice keeps its last value at its first place, as `Params`
 // does. Kinds map as `Value` draws them: Bool ↔ bool; every integer type ↔
 // int (64 bits, range checked both ways); Double, Float ↔ double (an int
-// decodes as a Double or Float when it converts exactly); String ↔ string;
-// `[UInt8]` ↔ bytes (an array of ints decodes too); nil ↔ null; arrays ↔
+// decodes as a Double or Float when it converts exactly, a double beyond
+// Float's range is no Float); String ↔ string; `[UInt8]` ↔ bytes (an array
+// of ints decodes too, and so does a string, as its UTF-8: Lua has one type
+// for both, and contracts convert it so; `Data` decodes as `[UInt8]` does
+// and encodes as it encodes itself, an array of ints); nil ↔ null; arrays ↔
 // array; keyed containers ↔ dict; a `Value` or `Params` field is taken as it
 // is (callbacks and pointers included). Decoding is strict as the accessors
-// are: a string never decodes as a number.
+// are: a string never decodes as a number. Containers nest at most
+// `SB_MAX_DEPTH` (``Value/maximumJSONDepth``) deep both ways, as in every
+// face: a recursive type nested deeper is refused at that depth, not
+// followed until the stack runs out.
 
 extension Value {
     /// `value` as a Value (see the rules above). Throws `.invalidArgument`
     /// for what no Value holds: an integer beyond 64 signed bits, a value
-    /// that encodes nothing.
+    /// that encodes nothing, containers nested deeper than `SB_MAX_DEPTH`.
     public init<T: Encodable>(encoding value: T) throws(SwitchboardError) {
         self = try ValueEncoding.encode(value)
     }
 
     /// This value as a `T` (see the rules above). Throws `.badParams` naming
     /// the key path and what was found: a missing key, a value of another
-    /// kind, a number out of the type's range.
+    /// kind, a number out of the type's range, containers nested deeper
+    /// than `SB_MAX_DEPTH`.
     public func decode<T: Decodable>(_ type: T.Type = T.self) throws(SwitchboardError) -> T {
         try ValueDecoding.decode(type, from: self)
     }
@@ -57,7 +64,7 @@ func describe(_ path: [any CodingKey]) -> String {
         if let index = key.intValue, key.stringValue == "Index \(index)" || key.stringValue == "\(index)" {
             text += "[\(index)]"
         } else {
-            text += (text.isEmpty ? "" : ".") + Value.string(key.stringValue).description
+            text += (text.isEmpty ? "" : ".") + Value.string(key.stringValue.clipped(toScalars: 64)).description
         }
     }
     return text

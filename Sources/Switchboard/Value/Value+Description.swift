@@ -97,3 +97,16 @@ extension Value: CustomStringConvertible {
         out += "\""
     }
 }
+
+extension String {
+    /// At most `limit` Unicode scalars of the string, then `marker` if it
+    /// had more: for quoting input in a message. Scalars, not characters: a
+    /// character holds any number of combining marks, so a prefix of 40
+    /// characters can be the whole of a huge input.
+    func clipped(toScalars limit: Int, marker: String = "...") -> String {
+        let scalars = unicodeScalars
+        guard let end = scalars.index(scalars.startIndex, offsetBy: limit, limitedBy: scalars.endIndex),
+              end != scalars.endIndex else { return self }
+        return String(scalars[..<end]) + marker
+    }
+}

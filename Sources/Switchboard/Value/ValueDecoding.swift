@@ -20,8 +20,27 @@ enum ValueDecoding {
             guard case .dict(let dict) = value else { throw mismatch(T.self, value, path) }
             return dict as! T
         }
-        if T.self == [UInt8].self, case .bytes(let bytes) = value { return bytes as! T }
+        if let bytes = try bytesCollection(T.self, value) { return bytes }
         return try T(from: ValueDecoder(value: value, codingPath: path))
+    }
+
+    /// Bytes, or a string's UTF-8, as a collection of bytes (`[UInt8]`,
+    /// `Data`): Lua has one type for both (a script's valid UTF-8 arrives as
+    /// a string), and contracts convert a string to bytes so too. Nil when
+    /// `T` is no such collection or `value` neither kind.
+    private static func bytesCollection<T>(_ type: T.Type, _ value: Value) throws -> T? {
+        func make<C: RangeReplaceableCollection<UInt8>>(_ type: C.Type, _ bytes: some Sequence<UInt8>) -> C { C(bytes) }
+        switch value {
+        case .bytes(let bytes):
+            if T.self == [UInt8].self { return (bytes as! T) }
+            guard let collection = T.self as? any RangeReplaceableCollection<UInt8>.Type else { return nil }
+            return (make(collection, bytes) as! T)
+        case .string(let text) where T.self != String.self:
+            guard let collection = T.self as? any RangeReplaceableCollection<UInt8>.Type else { return nil }
+            return (make(collection, text.utf8) as! T)
+        default:
+            return nil
+        }
     }
 
     private static func message(of error: DecodingError, decoding type: Any.Type) -> String {
@@ -47,6 +66,8 @@ enum ValueDecoding {
         case is Double.Type, is Float.Type: "double"
         case is any BinaryInteger.Type: "int"
         case is [UInt8].Type: "bytes"
+        case is [Value].Type: "array"
+        case is Value.Dict.Type: "dict"
         default: "\(type)"
         }
     }
@@ -54,9 +75,10 @@ enum ValueDecoding {
     /// A value in messages: its kind, and short data as it reads.
     static func shown(_ value: Value) -> String {
         switch value {
-        case .string, .int, .double, .bool:
-            let text = value.description
-            return "\(value.kind) " + (text.utf8.count > 40 ? String(text.prefix(37)) + "..." : text)
+        case .string(let text):
+            return "string " + Value.string(text.clipped(toScalars: 36)).description
+        case .int, .double, .bool:
+            return "\(value.kind) \(value.description)"
         default:
             return "\(value.kind)"
         }
@@ -83,6 +105,25 @@ enum ValueDecoding {
         }
     }
 
+    /// A double as a Float when it is within Float's range (rounded, as
+    /// JSONDecoder rounds), an int when Float holds it exactly.
+    static func float(_ value: Value, _ path: [any CodingKey]) throws -> Float {
+        switch value {
+        case .double(let double):
+            let float = Float(double)
+            guard float.isFinite || !double.isFinite else {
+                throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "\(double) does not fit in Float"))
+            }
+            return float
+        case .int(let int):
+            guard let exact = Float(exactly: int) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "\(int) has no exact Float"))
+            }
+            return exact
+        default: throw mismatch(Float.self, value, path)
+        }
+    }
+
     static func bool(_ value: Value, _ path: [any CodingKey]) throws -> Bool {
         guard case .bool(let bool) = value else { throw mismatch(Bool.self, value, path) }
         return bool
@@ -100,11 +141,13 @@ struct ValueDecoder: Decoder {
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        try admitContainer()
         guard case .dict(let dict) = value else { throw ValueDecoding.mismatch(Value.Dict.self, value, codingPath) }
         return KeyedDecodingContainer(KeyedContainer<Key>(dict: dict, codingPath: codingPath))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        try admitContainer()
         switch value {
         case .array(let items): return UnkeyedContainer(items: items, codingPath: codingPath)
         case .bytes(let bytes): return UnkeyedContainer(items: bytes.map { .int(Int64($0)) }, codingPath: codingPath)
@@ -114,6 +157,15 @@ struct ValueDecoder: Decoder {
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
         SingleContainer(value: value, codingPath: codingPath)
+    }
+
+    /// Refuses a container held by `SB_MAX_DEPTH` others: no face makes such
+    /// a value, and a recursive type would decode one until the stack ran
+    /// out. (Every container adds a key to the path: `superDecoder()` too.)
+    private func admitContainer() throws {
+        guard codingPath.count < Value.maximumJSONDepth else {
+            throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: ValueEncoding.tooDeep))
+        }
     }
 
     struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
@@ -143,7 +195,7 @@ struct ValueDecoder: Decoder {
             try ValueDecoding.double(value(key), codingPath + [key])
         }
         func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
-            Float(try ValueDecoding.double(value(key), codingPath + [key]))
+            try ValueDecoding.float(value(key), codingPath + [key])
         }
         func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
             try ValueDecoding.int(type, value(key), codingPath + [key])
@@ -167,8 +219,9 @@ struct ValueDecoder: Decoder {
             try ValueDecoder(value: value(key), codingPath: codingPath + [key]).unkeyedContainer()
         }
 
+        /// The value under "super", as JSONDecoder finds it.
         func superDecoder() throws -> any Decoder {
-            ValueDecoder(value: dict["super"] ?? .null, codingPath: codingPath)
+            ValueDecoder(value: dict["super"] ?? .null, codingPath: codingPath + [TextKey("super")])
         }
 
         func superDecoder(forKey key: Key) throws -> any Decoder {
@@ -207,7 +260,7 @@ struct ValueDecoder: Decoder {
         mutating func decode(_ type: Bool.Type) throws -> Bool { let p = path; return try ValueDecoding.bool(next(type), p) }
         mutating func decode(_ type: String.Type) throws -> String { let p = path; return try ValueDecoding.string(next(type), p) }
         mutating func decode(_ type: Double.Type) throws -> Double { let p = path; return try ValueDecoding.double(next(type), p) }
-        mutating func decode(_ type: Float.Type) throws -> Float { let p = path; return Float(try ValueDecoding.double(next(type), p)) }
+        mutating func decode(_ type: Float.Type) throws -> Float { let p = path; return try ValueDecoding.float(next(type), p) }
         mutating func decode(_ type: Int.Type) throws -> Int { let p = path; return try ValueDecoding.int(type, next(type), p) }
         mutating func decode(_ type: Int64.Type) throws -> Int64 { let p = path; return try ValueDecoding.int(type, next(type), p) }
         mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
@@ -241,7 +294,7 @@ struct ValueDecoder: Decoder {
         func decode(_ type: Bool.Type) throws -> Bool { try ValueDecoding.bool(value, codingPath) }
         func decode(_ type: String.Type) throws -> String { try ValueDecoding.string(value, codingPath) }
         func decode(_ type: Double.Type) throws -> Double { try ValueDecoding.double(value, codingPath) }
-        func decode(_ type: Float.Type) throws -> Float { Float(try ValueDecoding.double(value, codingPath)) }
+        func decode(_ type: Float.Type) throws -> Float { try ValueDecoding.float(value, codingPath) }
         func decode(_ type: Int.Type) throws -> Int { try ValueDecoding.int(type, value, codingPath) }
         func decode(_ type: Int64.Type) throws -> Int64 { try ValueDecoding.int(type, value, codingPath) }
         func decode<T: Decodable>(_ type: T.Type) throws -> T {

@@ -5,87 +5,148 @@
 
 enum ValueEncoding {
     static func encode<T: Encodable>(_ value: T) throws(SwitchboardError) -> Value {
-        let root = Node()
+        let root = Node(depth: 0)
+        let encoded: Value?
         do {
             try root.encode(value, path: [])
+            encoded = try root.value()
         } catch let error as SwitchboardError {
             throw error
         } catch let EncodingError.invalidValue(_, context) {
             throw .invalidArgument("\(describe(context.codingPath)): \(context.debugDescription)")
+        } catch let error as Node.TooDeep {
+            throw .invalidArgument("\(describe(error.path.reversed())): \(tooDeep)")
         } catch {
             throw .invalidArgument("\(T.self) did not encode: \(error)")
         }
-        guard let encoded = root.value else {
+        guard let encoded else {
             throw .invalidArgument("\(T.self) encoded nothing")
         }
         return encoded
     }
 
+    /// Why a value nesting deeper than `SB_MAX_DEPTH` is refused (no face
+    /// takes one, and a recursive type would otherwise recurse until the
+    /// stack ran out).
+    static let tooDeep = "values nest deeper than \(Value.maximumJSONDepth) (SB_MAX_DEPTH)"
+
     /// One value being encoded: a plain value, or a container of nodes.
+    /// Each kind keeps its parts in a property of its own, so that adding
+    /// to a container changes it in place (an enum's payload copied out,
+    /// appended to and stored back was copied whole each time: encoding
+    /// n elements cost n²).
     final class Node {
-        enum Content {
-            case empty
-            case plain(Value)
-            /// Keys in the order first encoded; a key encoded again keeps its place.
-            case keyed(keys: [String], nodes: [ExactName: Node])
-            case unkeyed([Node])
+        enum Shape { case empty, plain, keyed, unkeyed }
+
+        /// How many containers hold this node.
+        let depth: Int
+        private(set) var shape = Shape.empty
+        private var plain = Value.null
+        /// Keyed: keys in the order first encoded; a key encoded again keeps its place.
+        private var keys: [String] = []
+        private var children: [ExactName: Node] = [:]
+        /// Unkeyed: the elements in order.
+        private var items: [Node] = []
+
+        init(depth: Int) { self.depth = depth }
+
+        /// Where a container nests deeper than `SB_MAX_DEPTH`: the path,
+        /// innermost key first.
+        struct TooDeep: Error { var path: [any CodingKey] }
+
+        /// The value encoded here; nil if nothing was.
+        func value() throws(TooDeep) -> Value? {
+            switch shape {
+            case .empty: return nil
+            case .plain: return plain
+            case .keyed, .unkeyed:
+                guard depth < Value.maximumJSONDepth else { throw TooDeep(path: []) }
+                return shape == .keyed ? .dict(try keyedValue()) : .array(try unkeyedValue())
+            }
         }
 
-        var content = Content.empty
+        /// The value encoded here as a container's element: one that
+        /// encoded nothing is an empty dict (as JSONEncoder writes `{}`).
+        private func element() throws(TooDeep) -> Value {
+            if let value = try value() { return value }
+            guard depth < Value.maximumJSONDepth else { throw TooDeep(path: []) }
+            return .dict([:])
+        }
 
-        var value: Value? {
-            switch content {
-            case .empty: nil
-            case .plain(let value): value
-            case .keyed(let keys, let nodes):
-                .dict(Value.Dict(distinctKeys: keys.map { key in (key: key, value: nodes[ExactName(key)]!.value ?? .dict([:])) }))
-            case .unkeyed(let nodes): .array(nodes.map { $0.value ?? .dict([:]) })
+        private func keyedValue() throws(TooDeep) -> Value.Dict {
+            var dict = Value.Dict(minimumCapacity: keys.count)
+            for key in keys {
+                do {
+                    dict.appendDistinct(key, try children[ExactName(key)]!.element())
+                } catch {
+                    throw TooDeep(path: error.path + [TextKey(key)])
+                }
             }
+            return dict
+        }
+
+        private func unkeyedValue() throws(TooDeep) -> [Value] {
+            var array: [Value] = []
+            array.reserveCapacity(items.count)
+            for (index, item) in items.enumerated() {
+                do {
+                    array.append(try item.element())
+                } catch {
+                    throw TooDeep(path: error.path + [IndexKey(index)])
+                }
+            }
+            return array
         }
 
         func encode<T: Encodable>(_ value: T, path: [any CodingKey]) throws {
             switch value {
-            case let value as Value: content = .plain(value)
-            case let dict as Value.Dict: content = .plain(.dict(dict))
-            case let bytes as [UInt8]: content = .plain(.bytes(bytes))
+            case let value as Value: set(value)
+            case let dict as Value.Dict: set(.dict(dict))
+            case let bytes as [UInt8]: set(.bytes(bytes))
             default: try value.encode(to: ValueEncoder(node: self, codingPath: path))
             }
         }
 
+        func set(_ value: Value) {
+            clear()
+            shape = .plain
+            plain = value
+        }
+
         func child(forKey key: String) -> Node {
-            var keys: [String] = [], nodes: [ExactName: Node] = [:]
-            if case .keyed(let k, let n) = content { (keys, nodes) = (k, n) }
-            let name = ExactName(key)
-            if nodes[name] == nil { keys.append(key) }
-            let node = Node()
-            nodes[name] = node
-            content = .keyed(keys: keys, nodes: nodes)
+            becomeKeyed()
+            let node = Node(depth: depth + 1)
+            if children.updateValue(node, forKey: ExactName(key)) == nil { keys.append(key) }
             return node
         }
 
         func appended() -> Node {
-            var nodes: [Node] = []
-            if case .unkeyed(let n) = content { nodes = n }
-            let node = Node()
-            nodes.append(node)
-            content = .unkeyed(nodes)
+            becomeUnkeyed()
+            let node = Node(depth: depth + 1)
+            items.append(node)
             return node
         }
 
         func becomeKeyed() {
-            if case .keyed = content { return }
-            content = .keyed(keys: [], nodes: [:])
+            guard shape != .keyed else { return }
+            clear()
+            shape = .keyed
         }
 
         func becomeUnkeyed() {
-            if case .unkeyed = content { return }
-            content = .unkeyed([])
+            guard shape != .unkeyed else { return }
+            clear()
+            shape = .unkeyed
         }
 
-        var count: Int {
-            if case .unkeyed(let nodes) = content { return nodes.count }
-            return 0
+        private func clear() {
+            plain = .null
+            keys = []
+            children = [:]
+            items = []
         }
+
+        var count: Int { shape == .unkeyed ? items.count : 0 }
     }
 
     /// An integer as `.int`, or the error for one beyond 64 signed bits.
@@ -117,30 +178,45 @@ struct ValueEncoder: Encoder {
         SingleContainer(node: node, codingPath: codingPath)
     }
 
+    /// Refuses a write into `container` when it nests deeper than
+    /// `SB_MAX_DEPTH`: every write checks, so a recursive type stops there
+    /// (ValueEncoding.Node.value checks containers nothing was written to).
+    static func admit(_ container: ValueEncoding.Node, _ path: [any CodingKey]) throws {
+        guard container.depth < Value.maximumJSONDepth else {
+            throw EncodingError.invalidValue((), .init(codingPath: path, debugDescription: ValueEncoding.tooDeep))
+        }
+    }
+
     struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         let node: ValueEncoding.Node
         let codingPath: [any CodingKey]
 
-        private func set(_ value: Value, _ key: Key) { node.child(forKey: key.stringValue).content = .plain(value) }
+        /// The node for `key`, a new one in place of any encoded before.
+        private func child(_ key: Key) throws -> ValueEncoding.Node {
+            try ValueEncoder.admit(node, codingPath + [key])
+            return node.child(forKey: key.stringValue)
+        }
 
-        mutating func encodeNil(forKey key: Key) throws { set(.null, key) }
-        mutating func encode(_ value: Bool, forKey key: Key) throws { set(.bool(value), key) }
-        mutating func encode(_ value: String, forKey key: Key) throws { set(.string(value), key) }
-        mutating func encode(_ value: Double, forKey key: Key) throws { set(.double(value), key) }
-        mutating func encode(_ value: Float, forKey key: Key) throws { set(.double(Double(value)), key) }
-        mutating func encode(_ value: Int, forKey key: Key) throws { set(.int(Int64(value)), key) }
-        mutating func encode(_ value: Int64, forKey key: Key) throws { set(.int(value), key) }
+        private func set(_ value: Value, _ key: Key) throws { try child(key).set(value) }
+
+        mutating func encodeNil(forKey key: Key) throws { try set(.null, key) }
+        mutating func encode(_ value: Bool, forKey key: Key) throws { try set(.bool(value), key) }
+        mutating func encode(_ value: String, forKey key: Key) throws { try set(.string(value), key) }
+        mutating func encode(_ value: Double, forKey key: Key) throws { try set(.double(value), key) }
+        mutating func encode(_ value: Float, forKey key: Key) throws { try set(.double(Double(value)), key) }
+        mutating func encode(_ value: Int, forKey key: Key) throws { try set(.int(Int64(value)), key) }
+        mutating func encode(_ value: Int64, forKey key: Key) throws { try set(.int(value), key) }
         mutating func encode(_ value: UInt64, forKey key: Key) throws {
-            set(try ValueEncoding.int(value, codingPath + [key]), key)
+            try set(try ValueEncoding.int(value, codingPath + [key]), key)
         }
         mutating func encode(_ value: UInt, forKey key: Key) throws {
-            set(try ValueEncoding.int(value, codingPath + [key]), key)
+            try set(try ValueEncoding.int(value, codingPath + [key]), key)
         }
         mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
             if let integer = value as? any BinaryInteger {
-                return set(try ValueEncoding.int(integer, codingPath + [key]), key)
+                return try set(try ValueEncoding.int(integer, codingPath + [key]), key)
             }
-            try node.child(forKey: key.stringValue).encode(value, path: codingPath + [key])
+            try child(key).encode(value, path: codingPath + [key])
         }
 
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type,
@@ -156,8 +232,9 @@ struct ValueEncoder: Encoder {
             return UnkeyedContainer(node: child, codingPath: codingPath + [key])
         }
 
+        /// Under the key "super", as JSONEncoder puts it.
         mutating func superEncoder() -> any Encoder {
-            ValueEncoder(node: node.child(forKey: "super"), codingPath: codingPath)
+            ValueEncoder(node: node.child(forKey: "super"), codingPath: codingPath + [TextKey("super")])
         }
 
         mutating func superEncoder(forKey key: Key) -> any Encoder {
@@ -172,20 +249,26 @@ struct ValueEncoder: Encoder {
 
         private var nextPath: [any CodingKey] { codingPath + [IndexKey(count)] }
 
-        mutating func encodeNil() throws { node.appended().content = .plain(.null) }
-        mutating func encode(_ value: Bool) throws { node.appended().content = .plain(.bool(value)) }
-        mutating func encode(_ value: String) throws { node.appended().content = .plain(.string(value)) }
-        mutating func encode(_ value: Double) throws { node.appended().content = .plain(.double(value)) }
-        mutating func encode(_ value: Float) throws { node.appended().content = .plain(.double(Double(value))) }
-        mutating func encode(_ value: Int) throws { node.appended().content = .plain(.int(Int64(value))) }
-        mutating func encode(_ value: Int64) throws { node.appended().content = .plain(.int(value)) }
+        /// A new last element.
+        private func next() throws -> ValueEncoding.Node {
+            try ValueEncoder.admit(node, nextPath)
+            return node.appended()
+        }
+
+        mutating func encodeNil() throws { try next().set(.null) }
+        mutating func encode(_ value: Bool) throws { try next().set(.bool(value)) }
+        mutating func encode(_ value: String) throws { try next().set(.string(value)) }
+        mutating func encode(_ value: Double) throws { try next().set(.double(value)) }
+        mutating func encode(_ value: Float) throws { try next().set(.double(Double(value))) }
+        mutating func encode(_ value: Int) throws { try next().set(.int(Int64(value))) }
+        mutating func encode(_ value: Int64) throws { try next().set(.int(value)) }
         mutating func encode<T: Encodable>(_ value: T) throws {
             let path = nextPath
             if let integer = value as? any BinaryInteger {
                 let int = try ValueEncoding.int(integer, path)
-                return node.appended().content = .plain(int)
+                return try next().set(int)
             }
-            try node.appended().encode(value, path: path)
+            try next().encode(value, path: path)
         }
 
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
@@ -208,20 +291,28 @@ struct ValueEncoder: Encoder {
         }
     }
 
+    /// One value in place of the node's: nests as deep as the node is held.
     struct SingleContainer: SingleValueEncodingContainer {
         let node: ValueEncoding.Node
         let codingPath: [any CodingKey]
 
-        mutating func encodeNil() throws { node.content = .plain(.null) }
-        mutating func encode(_ value: Bool) throws { node.content = .plain(.bool(value)) }
-        mutating func encode(_ value: String) throws { node.content = .plain(.string(value)) }
-        mutating func encode(_ value: Double) throws { node.content = .plain(.double(value)) }
-        mutating func encode(_ value: Float) throws { node.content = .plain(.double(Double(value))) }
-        mutating func encode(_ value: Int) throws { node.content = .plain(.int(Int64(value))) }
-        mutating func encode(_ value: Int64) throws { node.content = .plain(.int(value)) }
+        private func set(_ value: Value) throws {
+            guard node.depth <= Value.maximumJSONDepth else {
+                throw EncodingError.invalidValue((), .init(codingPath: codingPath, debugDescription: ValueEncoding.tooDeep))
+            }
+            node.set(value)
+        }
+
+        mutating func encodeNil() throws { try set(.null) }
+        mutating func encode(_ value: Bool) throws { try set(.bool(value)) }
+        mutating func encode(_ value: String) throws { try set(.string(value)) }
+        mutating func encode(_ value: Double) throws { try set(.double(value)) }
+        mutating func encode(_ value: Float) throws { try set(.double(Double(value))) }
+        mutating func encode(_ value: Int) throws { try set(.int(Int64(value))) }
+        mutating func encode(_ value: Int64) throws { try set(.int(value)) }
         mutating func encode<T: Encodable>(_ value: T) throws {
             if let integer = value as? any BinaryInteger {
-                return node.content = .plain(try ValueEncoding.int(integer, codingPath))
+                return try set(try ValueEncoding.int(integer, codingPath))
             }
             try node.encode(value, path: codingPath)
         }
