@@ -392,7 +392,7 @@ struct HostileCodableTests {
 @Suite("Hostile Swift face: call contexts")
 struct HostileCallContextTests {
     final class Kept: @unchecked Sendable {
-        let lock = Mutex<[CallContext]>([])
+        let lock = Guarded<[CallContext]>([])
         func add(_ call: CallContext) { lock.withLock { $0.append(call) } }
         var all: [CallContext] { lock.withLock { $0 } }
     }
@@ -475,7 +475,7 @@ struct HostileHookIDTests {
     @Test("another mediator's id, a forged id, an id removed twice: false, and nobody's hook is touched")
     func foreignAndForged() throws {
         let a = Mediator(), b = Mediator()
-        let seen = Mutex<[String]>([])
+        let seen = Guarded<[String]>([])
         try b.register(target: "T", action: "a") { _ in 1 }
         let inA = try a.addInterceptor(named: "a") { _ in .proceed }
         let observedInA = try a.addObserver { _ in }
@@ -502,8 +502,8 @@ struct HostileHookIDTests {
     func removedWhileRunning() throws {
         let m = Mediator()
         try m.register(target: "T", action: "a") { _ in 1 }
-        let ids = Mutex<(InterceptorID?, ObserverID?)>((nil, nil))
-        let removals = Mutex<[Bool]>([])
+        let ids = Guarded<(InterceptorID?, ObserverID?)>((nil, nil))
+        let removals = Guarded<[Bool]>([])
         let interceptor = try m.addInterceptor(named: "once") { _ in
             let id = ids.withLock { $0.0 }!
             removals.withLock { $0.append(m.removeInterceptor(id)) }
