@@ -87,16 +87,7 @@ enum Graphviz {
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         unlink(template)
         var text = text
-        let written = text.withUTF8 { bytes -> Bool in
-            var done = 0
-            while done < bytes.count {
-                let n = write(fd, bytes.baseAddress! + done, bytes.count - done)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { return false }
-                done += n
-            }
-            return true
-        }
+        let written = text.withUTF8 { writeAll(fd, UnsafeRawBufferPointer($0)) }
         guard written, lseek(fd, 0, SEEK_SET) == 0 else {
             let reason = String(cString: strerror(errno))
             close(fd)

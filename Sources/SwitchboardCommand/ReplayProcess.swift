@@ -45,16 +45,7 @@ enum ReplayProcess {
         var record = [kind]
         withUnsafeBytes(of: &length) { record.append(contentsOf: $0) }
         record.append(contentsOf: text.utf8)
-        return record.withUnsafeBytes { bytes in
-            var done = 0
-            while done < bytes.count {
-                let n = write(fd, bytes.baseAddress! + done, bytes.count - done)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { return false }
-                done += n
-            }
-            return true
-        }
+        return record.withUnsafeBytes { writeAll(fd, $0) }
     }
 
     /// Everything the child sends, to the end of the pipe. A signal that
