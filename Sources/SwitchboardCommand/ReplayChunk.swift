@@ -14,20 +14,11 @@ enum ReplayChunk {
         ("replay", PackageResources.replay_lua),
     ]
 
-    static let source: [UInt8] = {
-        var text = Array("""
+    static let source: [UInt8] = LuaChunk.join(preamble: """
             -- `switchboard replay`, put together from Sources/SwitchboardCommand/replay*.lua
             -- (ReplayChunk.swift).
             local json, wait, recorded = ...
             local replay = { json = json }
 
-            """.utf8)
-        for (i, part) in parts.enumerated() {
-            let last = i == parts.count - 1
-            text += Array("do local function part(...) -- \(part.name).lua\n".utf8)
-            text += part.source
-            text += Array("\nend \(last ? "return " : "")part(replay, wait, recorded) end\n".utf8)
-        }
-        return text
-    }()
+            """, folder: "", parts: parts, arguments: "replay, wait, recorded")
 }

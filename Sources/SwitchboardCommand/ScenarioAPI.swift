@@ -28,8 +28,7 @@ enum ScenarioAPI {
         ("control", PackageResources.control_lua),     // the runner's side; returns the control table
     ]
 
-    static let source: [UInt8] = {
-        var text = Array("""
+    static let source: [UInt8] = LuaChunk.join(preamble: """
             -- The scenario API of `switchboard run`, put together from
             -- Sources/SwitchboardCommand/ScenarioAPI/*.lua (ScenarioAPI.swift).
             local helpers = ...
@@ -37,13 +36,5 @@ enum ScenarioAPI {
             -- As lua5.4 sets it: scripts find their fixtures next to themselves.
             arg = { [0] = helpers.script }
 
-            """.utf8)
-        for (i, part) in parts.enumerated() {
-            let last = i == parts.count - 1
-            text += Array("do local function part(...) -- ScenarioAPI/\(part.name).lua\n".utf8)
-            text += part.source
-            text += Array("\nend \(last ? "return " : "")part(api, helpers) end\n".utf8)
-        }
-        return text
-    }()
+            """, folder: "ScenarioAPI/", parts: parts, arguments: "api, helpers")
 }
