@@ -16,7 +16,13 @@ def start(name, script, *options, stdout=subprocess.PIPE):
     env = dict(os.environ, SB_READY=ready)
     args = [sb, "run", "--allow-os", "--timeout", "120", "--jobs", "1", "--junit", os.path.join(work, name + ".xml"),
             "--trace", os.path.join(work, name + ".jsonl"), *options, os.path.join(scenarios, script)]
-    return subprocess.Popen(args, stdout=stdout, stderr=subprocess.PIPE, env=env), ready
+    # As from a terminal: a run started in the background of a script (SIGINT
+    # ignored) or under nohup (SIGHUP) keeps ignoring those, by design.
+    return subprocess.Popen(args, stdout=stdout, stderr=subprocess.PIPE, env=env, preexec_fn=default_signals), ready
+
+def default_signals():
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
 
 def cases(name):
     return [(c.name, c.result[0].type if c.result else "passed", c.result[0].message if c.result else None)
@@ -38,7 +44,7 @@ for sig in (signal.SIGINT, signal.SIGTERM):
     run.send_signal(sig)
     out, err = run.communicate(timeout=60)
     assert time.monotonic() - started < 30, "it waited for the scenario's timeout"
-    assert run.returncode == -sig, (run.returncode, err)  # it dies by the signal, as it would have
+    assert run.returncode == -sig, (name, run.returncode, err)  # it dies by the signal, as it would have
     tap = out.decode().splitlines()
     assert [l for l in tap if l.startswith(("ok", "not ok"))] == \
         ["ok %d - %s/interrupted.lua: passes %d" % (i, scenarios, i) for i in range(1, 7)] + \
