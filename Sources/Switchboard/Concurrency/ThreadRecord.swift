@@ -206,6 +206,19 @@ struct ThreadRecord {
             if object != 0 { body(object, slot / Self.slotsPerLevel) }
         }
     }
+
+    /// How many slots a collector reads for this thread (`forEachHeld`'s).
+    var heldCount: Int {
+        let deepest = min(deepestHeld.pointee.load(ordering: .acquiring), Self.levels - 1)
+        return deepest > 0 ? (deepest + 1) * Self.slotsPerLevel : 0
+    }
+
+    /// The call level of this thread that holds `object` now, or nil.
+    func levelHolding(_ object: UInt) -> Int? {
+        var level: Int?
+        forEachHeld { held, at in if held == object && level == nil { level = at } }
+        return level
+    }
 }
 
 /// Per-thread words kept in the thread's record instead of under a pthread
