@@ -29,14 +29,26 @@ extension Mediator {
     /// interceptor may still move it, and a target that is not there gets
     /// the NoTargetAction fallback.
     public func lookup(url: String) throws(SwitchboardError) -> URLLookup {
+        try lookup(url: url) { kind, scheme, target, action, pattern, params in
+            URLLookup(kind: kind, scheme: scheme, target: target, action: action, pattern: pattern, params: params)
+        }
+    }
+
+    /// ``lookup(url:)``, giving what it found to `make` (borrowed) instead
+    /// of a ``URLLookup``: a face builds its own answer from the parts
+    /// (the C face's dict), with no Swift value made and dropped between.
+    @_spi(Faces) public func lookup<Found>(
+        url: String,
+        _ make: (_ kind: URLLookup.Kind, _ scheme: String, _ target: String?, _ action: String?, _ pattern: String?,
+                 _ params: Params) throws(SwitchboardError) -> Found
+    ) throws(SwitchboardError) -> Found {
         try CallDepth.entering("the URL lookup " + RemoteURL.quoted(url)) { () throws(SwitchboardError) in
             let parsed = try RemoteURL(try urls.verified(url, quiet: true))
             let destination = try urls.resolve(parsed, quiet: true)
             if let problem = destination.nameProblem { throw .badURL(problem) }
             let handler = HandlerName.isHandler(destination.target)
-            return URLLookup(kind: destination.kind, scheme: parsed.scheme, target: handler ? nil : destination.target,
-                             action: handler ? nil : destination.action, pattern: destination.pattern,
-                             params: destination.params)
+            return try make(destination.kind, parsed.scheme, handler ? nil : destination.target,
+                            handler ? nil : destination.action, destination.pattern, destination.params)
         }
     }
 

@@ -145,8 +145,14 @@ public func sb_url_lookup(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar>?, _
     case .failure(let error): return failure(error)
     }
     do throws(SwitchboardError) {
-        let found = try CMediator.borrow(m).takeUnretainedValue().mediator.lookup(url: text)
-        if let out { out.pointee = try lookupDict(found).pointer }
+        let mediator = CMediator.borrow(m).takeUnretainedValue().mediator
+        if let out {
+            out.pointee = try mediator.lookup(url: text) { (kind, scheme, target, action, pattern, params) throws(SwitchboardError) in
+                try lookupDict(kind: kind, scheme: scheme, target: target, action: action, pattern: pattern, params: params).pointer
+            }
+        } else {
+            _ = try mediator.lookup(url: text) { _, _, _, _, _, _ in () }
+        }
         return SB_OK
     } catch {
         return failure(error)
@@ -170,16 +176,18 @@ private enum KindNames {
     }
 }
 
-/// `found` as C values: `URLLookup.value`'s dict, made here directly, as
-/// `SBValue.from` makes a dict (the params nested at level 1), without the
-/// Swift dict in between; the kind is a shared string, and a pattern's scheme
-/// and pattern are the strings its params already hold. A lookup should
-/// cost less than the call it looks up (scripts/bench.sh, c.url_lookup).
-private func lookupDict(_ found: URLLookup) throws(SwitchboardError) -> Handle {
-    let params = try Handle.from(.dict(found.params), level: 1)
+/// A lookup's answer as C values: `URLLookup.value`'s dict, made here
+/// directly, as `SBValue.from` makes a dict (the params nested at level 1),
+/// without the Swift dict in between; the kind is a shared string, and a
+/// pattern's scheme and pattern are the strings its params already hold. A
+/// lookup should cost less than the call it looks up (scripts/bench.sh,
+/// c.url_lookup).
+private func lookupDict(kind: URLLookup.Kind, scheme: String, target: String?, action: String?, pattern: String?,
+                        params: Params) throws(SwitchboardError) -> Handle {
+    let params = try Handle.from(.dict(params), level: 1)
     /// The string the converted params hold under `key`, shared; else a new one.
     func string(_ text: String, sharing key: StaticString) -> Handle {
-        if found.kind == .pattern, let box = params.box.map(Borrowed.init),
+        if kind == .pattern, let box = params.box.map(Borrowed.init),
            let at = box.read({ $0.find(key: key.utf8Start, length: key.utf8CodeUnitCount) }) {
             return box.read { $0.dictEntries[at].value }.retain()
         }
@@ -188,21 +196,22 @@ private func lookupDict(_ found: URLLookup) throws(SwitchboardError) -> Handle {
     // At most 7 entries: room for them at once (no growing on the 5th).
     let dict = SBValue.container(SB_DICT, capacity: 7)
     var failed = false
-    /// Sets `key` to `value` (ours); after one failure only releases.
+    /// Adds `key` (each is added once) with `value` (ours); after one
+    /// failure only releases.
     func put(_ key: StaticString, _ value: Handle) {
-        if failed || !dict.set(key: key.utf8Start, length: key.utf8CodeUnitCount, value: value) {
+        if failed || !dict.append(newKey: key.utf8Start, length: key.utf8CodeUnitCount, value: value) {
             failed = true
             value.release()
         }
     }
-    put("kind", KindNames.of(found.kind))
-    put("scheme", string(found.scheme, sharing: "switchboard.scheme"))
-    if let target = found.target, let action = found.action {
+    put("kind", KindNames.of(kind))
+    put("scheme", string(scheme, sharing: "switchboard.scheme"))
+    if let target, let action {
         put("target", Handle(retaining: .string(target)))
         put("action", Handle(retaining: .string(action)))
     }
-    put("handler", Handle.bool(found.target == nil))
-    if let pattern = found.pattern { put("pattern", string(pattern, sharing: "switchboard.pattern")) }
+    put("handler", Handle.bool(target == nil))
+    if let pattern { put("pattern", string(pattern, sharing: "switchboard.pattern")) }
     put("params", params)
     let result = Handle(retaining: dict)
     guard !failed else {

@@ -213,6 +213,13 @@ extension SBValue {
             dropChild(old)
             return true
         }
+        return append(newKey: key, length: length, value: value)
+    }
+
+    /// `set` of a key the dict does not hold (the keys of a Swift dict
+    /// being converted): no search for it.
+    func append(newKey key: UnsafePointer<UInt8>, length: Int, value: Handle) -> Bool {
+        assert(find(key: key, length: length) == nil, "append(newKey:) of a key the dict holds")
         if h.pointee.count == h.pointee.capacity {
             guard growSlots(elementSize: MemoryLayout<DictEntry>.stride) else { return false }
             if h.pointee.capacity > indexThreshold && !rebuildIndex() { return false }

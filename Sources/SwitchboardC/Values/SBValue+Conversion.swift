@@ -1,5 +1,10 @@
 @_spi(Faces) import Switchboard
 import CSwitchboard
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 // Conversion between C values and Swift `Value`s, for calls that cross
 // between C and Swift. C-to-C calls never convert. (Immediates are handled
@@ -67,10 +72,16 @@ extension SBValue {
             try checkDepth(level)
             let dict = container(SB_DICT)
             for (key, value) in entries {
-                if key.utf8.contains(0) { throw .invalidArgument("dict key \(Value.string(key)) contains a NUL byte") }
-                let element = try Handle.from(value, level: level + 1)
                 var key = key
-                let stored = key.withUTF8 { dict.set(key: $0.baseAddress ?? SBValue.emptyKey, length: $0.count, value: element) }
+                // memchr: a generic search of the UTF-8 view cost more than the rest of the entry.
+                if key.withUTF8({ $0.count > 0 && memchr($0.baseAddress!, 0, $0.count) != nil }) {
+                    throw .invalidArgument("dict key \(Value.string(key)) contains a NUL byte")
+                }
+                let element = try Handle.from(value, level: level + 1)
+                // A Swift dict's keys are distinct: no search for each.
+                let stored = key.withUTF8 {
+                    dict.append(newKey: $0.baseAddress ?? SBValue.emptyKey, length: $0.count, value: element)
+                }
                 guard stored else {
                     element.release()
                     throw .outOfMemory("out of memory building a dict")
