@@ -135,24 +135,24 @@ final class Target_SlowStart: Target {
         #expect(Self.settles(tokens), "every closure released once the call returned")
     }
 
-    /// The collector finds what calls hold in each thread's slots, read in
-    /// place when they are few, through a dictionary when they are many (a
-    /// call 12 levels deep holds over 16): either way the closure a blocked
-    /// call runs stays, and what it does not use is released.
-    @Test(arguments: [0, 12])
+    /// The collector finds what calls hold in each thread's slots: the first
+    /// 32 in a buffer it searches, more (a call 40 levels deep) through a
+    /// dictionary. Either way the closure a blocked call runs stays, and
+    /// what it does not use is released.
+    @Test(arguments: [0, 40])
     func whatABlockedCallUsesStaysUntilItReturns(nestedIn depth: Int) throws {
         let m = Mediator()
-        let tokens = Tokens()
+        let held = Tokens() // the blocked action's closure's only
+        let tokens = Tokens() // the changes' closures'
         let entered = DispatchSemaphore(value: 0)
         let gate = DispatchSemaphore(value: 0)
         let finished = DispatchSemaphore(value: 0)
         do {
-            // Only the action's closure holds `token`; the blocked call runs it.
-            let token = tokens.make()
+            let token = held.make()
             try m.register(target: "Held", action: "wait") { _ in
                 entered.signal()
                 gate.wait()
-                return .int(token.tokens.alive > 0 ? 1 : 0)
+                return .int(token.tokens.alive)
             }
         }
         // Nest.down with n calls itself with n - 1, and Held.wait at 1.
@@ -174,11 +174,13 @@ final class Target_SlowStart: Target {
         var ids: UInt64 = 0
         for i in 0..<1_400 { try Self.change(m, i, tokens, &ids) }
         EpochDomain.shared.collect(wait: true)
-        #expect(tokens.alive >= 1 && tokens.alive < 1_000, "closures alive: \(tokens.alive)")
+        #expect(held.alive == 1)
+        #expect(tokens.alive < 1_000, "the changes' closures alive: \(tokens.alive)")
         gate.signal()
         finished.wait()
         #expect(result.withLock { $0 } == 1)
         // Its destructor runs once the call has returned: nothing else holds it.
+        #expect(Self.settles(held))
         #expect(Self.settles(tokens))
     }
 

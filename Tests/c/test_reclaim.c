@@ -169,6 +169,79 @@ static void churn_beside(const char *row, sb_mediator *m, sb_mediator *blocked_i
     sb_value_release(policy);
 }
 
+/* A call blocked 40 levels deep (Level40 calls Level39 ... calls Held):
+ * the collector finds what calls hold in a buffer of 32 entries, and in a
+ * dictionary past them. Held is unregistered while it runs and the registry
+ * churns: its userdata must stay until it returns, then be freed. */
+#define DEEP 40
+#define HELD_LIVE 0x4c495645u
+#define HELD_DEAD 0xdeadbeefu
+static unsigned held_magic;
+static int held_freed_while_running;
+static sb_mediator *deep_m;
+
+static void poison_held(void *ud) { *(unsigned *)ud = HELD_DEAD; }
+
+static sb_status held_wait(void *ud, const sb_value *args, sb_value **out) {
+    (void)args;
+    blocking(NULL, NULL, out);
+    if (*(unsigned *)ud != HELD_LIVE) held_freed_while_running = 1;
+    return SB_OK;
+}
+
+static sb_status level_down(void *ud, const sb_value *args, sb_value **out) {
+    (void)args;
+    intptr_t level = (intptr_t)ud;
+    char next[32];
+    if (level == 1) snprintf(next, sizeof next, "Held");
+    else snprintf(next, sizeof next, "Level%ld", (long)level - 1);
+    return sb_action_perform(deep_m, next, level == 1 ? "wait" : "down", NULL, 0, out);
+}
+
+static void *perform_deep(void *arg) {
+    struct blocked_call *call = arg;
+    sb_value *out = NULL;
+    char top[32];
+    snprintf(top, sizeof top, "Level%d", DEEP);
+    call->status = sb_action_perform(deep_m, top, "down", NULL, 0, &out);
+    call->result = check_int(out);
+    sb_value_release(out);
+    return NULL;
+}
+
+static void blocked_deep(void) {
+    sb_mediator *m = deep_m = sb_mediator_new();
+    sb_value *policy = NULL;
+    CHECK_STATUS(sb_json_decode("{\"schemes\": [\"app\"], \"targets\": [\"Churn\"]}", &policy), SB_OK);
+    held_magic = HELD_LIVE;
+    CHECK_STATUS(sb_action_register(m, "Held", "wait", held_wait, &held_magic, poison_held), SB_OK);
+    for (intptr_t level = 1; level <= DEEP; level++) {
+        char name[32];
+        snprintf(name, sizeof name, "Level%ld", (long)level);
+        CHECK_STATUS(sb_action_register(m, name, "down", level_down, (void *)level, NULL), SB_OK);
+    }
+    entered = released = 0;
+    struct blocked_call call = {m, SB_OK, 0};
+    pthread_t thread;
+    CHECK(pthread_create(&thread, NULL, perform_deep, &call) == 0);
+    pthread_mutex_lock(&mu);
+    while (!entered) pthread_cond_wait(&cv, &mu);
+    pthread_mutex_unlock(&mu);
+    CHECK_STATUS(sb_target_unregister(m, "Held"), SB_OK);
+    for (long i = 0; i < 16 * 64; i++) change(m, i, policy);
+    pthread_mutex_lock(&mu);
+    released = 1;
+    pthread_cond_broadcast(&cv);
+    pthread_mutex_unlock(&mu);
+    CHECK(pthread_join(thread, NULL) == 0);
+    CHECK_STATUS(call.status, SB_OK);
+    CHECK(call.result == 7);
+    CHECK(!held_freed_while_running);
+    sb_mediator_free(m);
+    CHECK(held_magic == HELD_DEAD); /* freed once the call returned, at the latest with its mediator */
+    sb_value_release(policy);
+}
+
 int main(void) {
     const char *text = getenv("SB_RECLAIM_CHANGES");
     long changes = text ? atol(text) : 400000;
@@ -182,6 +255,7 @@ int main(void) {
      * reused and hide growth in a row after it. */
     churn_beside("one call blocked in another mediator", m, other, changes);
     churn_beside("one call blocked in the same mediator", m, m, changes);
+    blocked_deep();
     sb_mediator_free(m);
     sb_mediator_free(other);
     CHECK(freed_now() == made);

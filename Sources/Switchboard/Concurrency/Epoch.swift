@@ -162,19 +162,21 @@ final class EpochDomain: @unchecked Sendable {
             var count = 0
             var more: [Unmanaged<AnyObject>] = []
             if retired.contains(where: { $0.epoch &+ 2 <= now }) {
-                let held = HeldObjects(records)
-                retired.removeAll { item in
-                    guard item.epoch &+ 2 <= now else { return false }
-                    if let (holder, level) = held.holder(of: UInt(bitPattern: item.object.toOpaque())) {
-                        // That call collects as it returns (or the next change does).
-                        if holder.owesAt.pointee.load(ordering: .relaxed) < level {
-                            holder.owesAt.pointee.store(level, ordering: .relaxed)
+                withUnsafeTemporaryAllocation(of: HeldObjects.Entry.self, capacity: HeldObjects.few) { buffer in
+                    let held = HeldObjects(records, buffer: buffer)
+                    retired.removeAll { item in
+                        guard item.epoch &+ 2 <= now else { return false }
+                        if let (holder, level) = held.holder(of: UInt(bitPattern: item.object.toOpaque())) {
+                            // That call collects as it returns (or the next change does).
+                            if holder.owesAt.pointee.load(ordering: .relaxed) < level {
+                                holder.owesAt.pointee.store(level, ordering: .relaxed)
+                            }
+                            return false
                         }
-                        return false
+                        if count < inline { first.initializeElement(at: count, to: item.object) } else { more.append(item.object) }
+                        count += 1
+                        return true
                     }
-                    if count < inline { first.initializeElement(at: count, to: item.object) } else { more.append(item.object) }
-                    count += 1
-                    return true
                 }
             }
             // Only what waits for epochs makes every unpin try again; what a
@@ -202,40 +204,45 @@ final class EpochDomain: @unchecked Sendable {
         return true
     }
 
-    /// Every object some call holds now, with a thread that holds it. A
-    /// thread publishes what it holds before it unpins, and this is read
-    /// after seeing it unpinned (acquire), so nothing a call still uses is
-    /// missed. Calls hold a few objects each: the records' slots are
-    /// searched in place, and a dictionary is made only when they hold many.
+    /// Every object some call holds now, with a thread and level that hold
+    /// it (the first found). A thread publishes what it holds before it
+    /// unpins, and this is read after seeing it unpinned (acquire), so
+    /// nothing a call still uses is missed. Calls hold a few objects each:
+    /// the first `few` go in a buffer the collector keeps on its stack,
+    /// searched in turn; past them, all go in a dictionary.
     private struct HeldObjects {
-        let records: ThreadRecord?
+        typealias Entry = (object: UInt, record: ThreadRecord, level: Int)
+        static let few = 32
+        private let buffer: UnsafeMutableBufferPointer<Entry>
+        private var count = 0
         private var many: [UInt: (ThreadRecord, level: Int)]?
 
-        init(_ records: ThreadRecord?) {
-            self.records = records
-            var total = 0
+        init(_ records: ThreadRecord?, buffer: UnsafeMutableBufferPointer<Entry>) {
+            self.buffer = buffer
             var next = records
             while let record = next {
-                total += record.heldCount
+                record.forEachHeld { add($0, record, $1) }
                 next = record.next
             }
-            guard total > 16 else { return }
-            var held: [UInt: (ThreadRecord, level: Int)] = [:]
-            next = records
-            while let record = next {
-                record.forEachHeld { held[$0] = (record, $1) }
-                next = record.next
+        }
+
+        private mutating func add(_ object: UInt, _ record: ThreadRecord, _ level: Int) {
+            if many == nil {
+                if count < buffer.count {
+                    buffer.initializeElement(at: count, to: (object, record, level))
+                    count += 1
+                    return
+                }
+                var all: [UInt: (ThreadRecord, level: Int)] = Dictionary(minimumCapacity: 2 * count)
+                for entry in buffer[..<count] where all[entry.object] == nil { all[entry.object] = (entry.record, entry.level) }
+                many = all
             }
-            many = held
+            if many![object] == nil { many![object] = (record, level) }
         }
 
         func holder(of object: UInt) -> (ThreadRecord, level: Int)? {
             if let many { return many[object] }
-            var next = records
-            while let record = next {
-                if let level = record.levelHolding(object) { return (record, level) }
-                next = record.next
-            }
+            for entry in buffer[..<count] where entry.object == object { return (entry.record, entry.level) }
             return nil
         }
     }
@@ -446,7 +453,7 @@ struct EpochPins: @unchecked Sendable {
         record.pinned.pointee &+= 1
         if record.pinned.pointee == 1 {
             // Releasing, so that a collector that sees this state also sees
-            // what the thread held before (see `EpochDomain.heldObjects`).
+            // what the thread held before (see `EpochDomain.HeldObjects`).
             record.state.pointee.store(global.pointee.load(ordering: .relaxed) << 1 | 1, ordering: .releasing)
             // Pairs with the fence in `collect`: either the collector sees this
             // pin, or this thread's later reads see the writer's unlink.

@@ -158,9 +158,10 @@ struct ThreadRecord {
         (base + Self.inUseOffset).assumingMemoryBound(to: Atomic<Bool>.self)
     }
 
-    /// The deepest call level holding a retired object that a collector
-    /// had to keep (0: none): the call at that level collects as it
-    /// returns, so what it held is released then, not at the next change.
+    /// The deepest call level a collector marked as holding a retired
+    /// object it had to keep (0: none): the call at that level collects as
+    /// it returns, so what it held is released then (or marked again for a
+    /// shallower call still holding it), not at the next change.
     var owesAt: UnsafeMutablePointer<Atomic<Int>> {
         (base + Self.owesAtOffset).assumingMemoryBound(to: Atomic<Int>.self)
     }
@@ -205,19 +206,6 @@ struct ThreadRecord {
             let object = (held + slot).pointee.load(ordering: .acquiring)
             if object != 0 { body(object, slot / Self.slotsPerLevel) }
         }
-    }
-
-    /// How many slots a collector reads for this thread (`forEachHeld`'s).
-    var heldCount: Int {
-        let deepest = min(deepestHeld.pointee.load(ordering: .acquiring), Self.levels - 1)
-        return deepest > 0 ? (deepest + 1) * Self.slotsPerLevel : 0
-    }
-
-    /// The call level of this thread that holds `object` now, or nil.
-    func levelHolding(_ object: UInt) -> Int? {
-        var level: Int?
-        forEachHeld { held, at in if held == object && level == nil { level = at } }
-        return level
     }
 }
 

@@ -13,7 +13,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/fixtures.sh"
 cd "$SB_ROOT"
 # script(1) runs its command with $SHELL, which a CI machine may leave unset
 # (then /bin/sh): the tests quote for bash (printf %q).
-export SHELL="$(command -v bash)"
+export SHELL="$BASH"
 trap sb_test_end EXIT
 trap 'echo "  stopped at line $LINENO of ${BASH_SOURCE[0]##*/}: $BASH_COMMAND"' ERR
 source "$test_file"
