@@ -92,6 +92,26 @@ static void *perform_blocking(void *arg) {
     return NULL;
 }
 
+/* Starts `perform` on a thread of its own and waits until its action blocks. */
+static void start_blocked(void *(*perform)(void *), struct blocked_call *call, pthread_t *thread) {
+    entered = released = 0;
+    CHECK(pthread_create(thread, NULL, perform, call) == 0);
+    pthread_mutex_lock(&mu);
+    while (!entered) pthread_cond_wait(&cv, &mu);
+    pthread_mutex_unlock(&mu);
+}
+
+/* Lets the blocked action go; its call must answer 7. */
+static void finish_blocked(pthread_t thread, const struct blocked_call *call) {
+    pthread_mutex_lock(&mu);
+    released = 1;
+    pthread_cond_broadcast(&cv);
+    pthread_mutex_unlock(&mu);
+    CHECK(pthread_join(thread, NULL) == 0);
+    CHECK_STATUS(call->status, SB_OK);
+    CHECK(call->result == 7);
+}
+
 /* One registry change of kind `i % 16`; every second one undoes the one before. */
 static void change(sb_mediator *m, long i, sb_value *policy) {
     static uint64_t id;
@@ -135,13 +155,9 @@ static void churn_beside(const char *row, sb_mediator *m, sb_mediator *blocked_i
     CHECK_STATUS(sb_json_decode("{\"schemes\": [\"app\"], \"targets\": [\"Churn\"]}", &policy), SB_OK);
     pthread_t thread;
     struct blocked_call call = {blocked_in, SB_OK, 0};
-    entered = released = 0;
     if (blocked_in) {
         CHECK_STATUS(sb_action_register(blocked_in, "Blocker", "wait", blocking, NULL, NULL), SB_OK);
-        CHECK(pthread_create(&thread, NULL, perform_blocking, &call) == 0);
-        pthread_mutex_lock(&mu);
-        while (!entered) pthread_cond_wait(&cv, &mu);
-        pthread_mutex_unlock(&mu);
+        start_blocked(perform_blocking, &call, &thread);
     }
     /* Warm up (first allocations of every kind), then measure. */
     for (long i = 0; i < 16 * 64; i++) change(m, i, policy);
@@ -154,13 +170,7 @@ static void churn_beside(const char *row, sb_mediator *m, sb_mediator *blocked_i
         CHECK(growth < RSS_BOUND);
     }
     if (blocked_in) {
-        pthread_mutex_lock(&mu);
-        released = 1;
-        pthread_cond_broadcast(&cv);
-        pthread_mutex_unlock(&mu);
-        CHECK(pthread_join(thread, NULL) == 0);
-        CHECK_STATUS(call.status, SB_OK);
-        CHECK(call.result == 7);
+        finish_blocked(thread, &call);
         CHECK_STATUS(sb_target_unregister(blocked_in, "Blocker"), SB_OK);
     }
     /* Everything the changes made was undone: every destructor has run once. */
@@ -220,22 +230,12 @@ static void blocked_deep(void) {
         snprintf(name, sizeof name, "Level%ld", (long)level);
         CHECK_STATUS(sb_action_register(m, name, "down", level_down, (void *)level, NULL), SB_OK);
     }
-    entered = released = 0;
     struct blocked_call call = {m, SB_OK, 0};
     pthread_t thread;
-    CHECK(pthread_create(&thread, NULL, perform_deep, &call) == 0);
-    pthread_mutex_lock(&mu);
-    while (!entered) pthread_cond_wait(&cv, &mu);
-    pthread_mutex_unlock(&mu);
+    start_blocked(perform_deep, &call, &thread);
     CHECK_STATUS(sb_target_unregister(m, "Held"), SB_OK);
     for (long i = 0; i < 16 * 64; i++) change(m, i, policy);
-    pthread_mutex_lock(&mu);
-    released = 1;
-    pthread_cond_broadcast(&cv);
-    pthread_mutex_unlock(&mu);
-    CHECK(pthread_join(thread, NULL) == 0);
-    CHECK_STATUS(call.status, SB_OK);
-    CHECK(call.result == 7);
+    finish_blocked(thread, &call);
     CHECK(!held_freed_while_running);
     sb_mediator_free(m);
     CHECK(held_magic == HELD_DEAD); /* freed once the call returned, at the latest with its mediator */
