@@ -147,6 +147,31 @@ struct InteropTests {
         #expect(length == 8)
     }
 
+    @Test("a Swift dict key holding a NUL byte cannot become a C key; the other keys keep their bytes and order")
+    func nulInKeys() throws {
+        for key in ["a\u{0}b", "\u{0}", "ab\u{0}"] {
+            #expect {
+                let value: Value = ["n": 1, key: 2]
+                try Handle.from(value).release()
+            } throws: { error in
+                guard let error = error as? SwitchboardError, error.code == .invalidArgument else { return false }
+                return error.message.contains("contains a NUL byte")
+            }
+        }
+        let original: Value = ["": 0, "zé": 1, "a": 2, String(repeating: "k", count: 40): 3]
+        let native = try Handle.from(original)
+        defer { native.release() }
+        #expect(try native.toValue() == original)
+        var keys: [String] = []
+        for i in 0..<sb_value_count(native.pointer) {
+            var key: UnsafePointer<CChar>?
+            var item: OpaquePointer?
+            #expect(sb_dict_at(native.pointer, i, &key, &item) == SB_OK)
+            keys.append(String(cString: try #require(key)))
+        }
+        #expect(keys == ["", "zé", "a", String(repeating: "k", count: 40)])
+    }
+
     @Test("a C caller reaches a Swift target class, cached across calls")
     func swiftClassFromC() throws {
         let pair = Pair(modules: ["SwitchboardCTests"])
