@@ -111,6 +111,16 @@
  * the Swift runtime inside ends the process when malloc fails, as a Swift
  * program does.
  *
+ * fork. A child of fork may go on using the library, from any number of
+ * threads, when the parent ran one thread as it forked (as POSIX asks of
+ * any library). The Swift runtime keeps each thread's kernel id for its
+ * locks, and fork copies the forking thread's into the child; the library
+ * makes the child's thread forget it (pthread_atfork), finding the
+ * runtime's variables by name in the library's symbol table or, when the
+ * library was stripped, in its debug file (beside it, in .debug/, or under
+ * /usr/lib/debug, as gdb looks). Without either, two threads of a child may
+ * hang when they meet on a lock.
+ *
  * Building a host. pkg-config gives no run path; for a prefix the loader
  * does not search, ask for one:
  *   cc app.c $(pkg-config --cflags --libs switchboard) \
