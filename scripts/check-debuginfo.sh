@@ -82,6 +82,15 @@ frame=$(grep -Em1 'by 0x[0-9A-F]+: sb_[a-z_]+ \([A-Za-z_+]+\.swift:[0-9]+\)' "$t
 make -s -C Tests/c "$SB_ROOT/.build/c-tests/test_fork_child"
 LD_LIBRARY_PATH="$prefix/lib" "$SB_ROOT/.build/c-tests/test_fork_child" > /dev/null \
   || sb_die "a child of fork hung or failed with the installed library (test_fork_child)"
+# A FIFO where the debug file is looked for: never opened for reading (the
+# fork would wait for a writer for ever, and every other fork with it).
+mv "$debug" "$tmp/debug.kept"
+mkfifo "$debug"
+status=0
+SB_FORK_ROUNDS=3 LD_LIBRARY_PATH="$prefix/lib" timeout 60 "$SB_ROOT/.build/c-tests/test_fork_child" > /dev/null 2>&1 || status=$?
+[ "$status" != 124 ] || sb_die "a FIFO in place of the debug file blocked fork (test_fork_child timed out)"
+rm "$debug"
+mv "$tmp/debug.kept" "$debug"
 examples="$prefix/share/switchboard/examples"
 for run in $(seq 20); do
   "$prefix/bin/switchboard" run --plugin "$examples/module_a.so" --targets "$examples/targets" --timeout 5 --grace 1 \

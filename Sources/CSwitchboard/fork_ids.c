@@ -17,10 +17,11 @@
  * offsets in each module's thread-local block are in the module's symbol
  * table, or, in an installed (stripped) library, in its debug file. Before
  * a fork, the forking thread's copies are found (each module's table is
- * read once, then remembered); in the child they are set to 0, which makes
- * the runtime ask the kernel again. A module whose symbols are nowhere
- * keeps the hazard (switchboard.h, "fork").
- */
+ * read once and remembered until a module is unloaded); in the child they
+ * are set to 0, which makes the runtime ask the kernel again. A module
+ * whose symbols are nowhere keeps the hazard (switchboard.h, "fork").
+ * Files are read only if they are regular files, and their symbols used
+ * only if they carry the loaded module's build id. */
 #define _GNU_SOURCE
 #include <elf.h>
 #include <fcntl.h>
@@ -30,21 +31,25 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "switchboard_file.h"
+
 #if defined(__linux__) && defined(__LP64__)
 
 /* A module holds one copy of the runtime's and one of Mutex's for each of
  * its Swift modules that lock (the command: 9). */
-enum { MAX_MODULES = 32, MAX_IDS = 32, MAX_FOUND = 128 };
+enum { MAX_IDS = 32, MAX_FOUND = 128 };
 
 /* What a module's symbol table says: where its cached ids are. */
 typedef struct {
     size_t modid;
     ElfW(Addr) base;
+    const ElfW(Phdr) *phdr;
     int count;
     size_t offsets[MAX_IDS];
 } module_ids;
@@ -53,8 +58,12 @@ typedef struct {
  * two threads forking at once take turns here. No thread-local storage:
  * a library loaded with dlopen has little of it (glibc's static TLS). */
 static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
-static module_ids modules[MAX_MODULES];
-static int module_count;
+/* Every module with thread-local storage seen (most have no ids: a slot
+ * each all the same, so that none is read twice). Forgotten when a module
+ * is unloaded: another may take its place and its module id. */
+static module_ids *modules;
+static size_t module_count, module_room;
+static unsigned long long modules_unloaded;
 
 /* The forking thread's copies, found before the fork, cleared in the child. */
 static int32_t *found[MAX_FOUND];
@@ -83,11 +92,14 @@ typedef struct {
 
 static int elf_open(const char *path, elf_file *f) {
     memset(f, 0, sizeof *f);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* Only a regular file, opened without blocking: a FIFO or a device put
+     * where a debug file is looked for must not stop every fork. */
+    char why[128];
+    int fd = sb__file_open(path, why, sizeof why);
     if (fd < 0) return 0;
     struct stat st;
     void *map = MAP_FAILED;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size >= sizeof(ElfW(Ehdr))) {
+    if (fstat(fd, &st) == 0 && (size_t)st.st_size >= sizeof(ElfW(Ehdr))) {
         map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     }
     close(fd);
@@ -246,25 +258,66 @@ static void find_symbols(const struct dl_phdr_info *info, const char *path, modu
     }
 }
 
-static const module_ids *remembered(const struct dl_phdr_info *info) {
-    for (int i = 0; i < module_count; i++) {
-        if (modules[i].modid == info->dlpi_tls_modid && modules[i].base == info->dlpi_addr) return &modules[i];
+/* The module's file: its name as loaded if absolute; else (the program, or
+ * a module loaded by a relative name before the directory changed) the
+ * file mapped at its first segment, as /proc/self/maps names it. */
+static int module_path(const struct dl_phdr_info *info, char *out, size_t size) {
+    const char *name = info->dlpi_name;
+    if (name != NULL && name[0] == '/') {
+        if (strlen(name) >= size) return 0;
+        strcpy(out, name);
+        return 1;
     }
-    if (module_count == MAX_MODULES) return NULL;
+    ElfW(Addr) start = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        if (info->dlpi_phdr[i].p_type == PT_LOAD) {
+            start = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+            break;
+        }
+    }
+    FILE *maps = fopen("/proc/self/maps", "re");
+    if (maps == NULL) return 0;
+    char line[PATH_MAX + 128];
+    int found_path = 0;
+    while (!found_path && fgets(line, sizeof line, maps) != NULL) {
+        unsigned long from = 0, to = 0;
+        int at = 0;
+        if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &from, &to, &at) < 2 || at == 0) continue;
+        if (start < from || start >= to || line[at] != '/') continue;
+        size_t length = strcspn(line + at, "\n");
+        if (length < size) {
+            memcpy(out, line + at, length);
+            out[length] = '\0';
+            found_path = 1;
+        }
+    }
+    fclose(maps);
+    return found_path;
+}
+
+static const module_ids *remembered(const struct dl_phdr_info *info) {
+    if (info->dlpi_subs != modules_unloaded) {
+        module_count = 0;
+        modules_unloaded = info->dlpi_subs;
+    }
+    for (size_t i = 0; i < module_count; i++) {
+        const module_ids *m = &modules[i];
+        if (m->modid == info->dlpi_tls_modid && m->base == info->dlpi_addr && m->phdr == info->dlpi_phdr) return m;
+    }
+    if (module_count == module_room) {
+        size_t room = module_room != 0 ? module_room * 2 : 16;
+        module_ids *grown = realloc(modules, room * sizeof *grown);
+        if (grown == NULL) return NULL; /* no repair this time; the fork goes on */
+        modules = grown;
+        module_room = room;
+    }
     module_ids *m = &modules[module_count++];
     memset(m, 0, sizeof *m);
     m->modid = info->dlpi_tls_modid;
     m->base = info->dlpi_addr;
-    /* The program has no name here; its file's is where its debug file is. */
-    char program[PATH_MAX];
-    const char *path = info->dlpi_name;
-    if (path == NULL || path[0] == '\0') {
-        ssize_t length = readlink("/proc/self/exe", program, sizeof program - 1);
-        if (length <= 0) return m;
-        program[length] = '\0';
-        path = program;
-    }
-    find_symbols(info, path, m);
+    m->phdr = info->dlpi_phdr;
+    char path[PATH_MAX];
+    if (module_path(info, path, sizeof path)) find_symbols(info, path, m);
     return m;
 }
 

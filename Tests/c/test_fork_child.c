@@ -152,6 +152,10 @@ static int fork_and_wait(sb_mediator *m, int (*body)(sb_mediator *)) {
 }
 
 int main(void) {
+    /* The Makefile's second run loads the library by a relative name and
+     * changes directory here, before the first fork. */
+    const char *directory = getenv("SB_FORK_CHDIR");
+    CHECK(directory == NULL || chdir(directory) == 0);
     forking_thread = pthread_self();
     /* The parent makes no call that waits: the child is the first to use
      * what waiting calls use, as a scenario's process was. */
