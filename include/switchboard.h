@@ -118,8 +118,10 @@
  * makes the child's thread forget it (pthread_atfork), finding the
  * runtime's variables by name in the library's symbol table or, when the
  * library was stripped, in its debug file (beside it, in .debug/, or under
- * /usr/lib/debug, as gdb looks). Without either, two threads of a child may
- * hang when they meet on a lock.
+ * /usr/lib/debug, as gdb looks), read at the first fork and accepted only
+ * with the loaded library's build id. Without either (or with the library
+ * replaced on disk, upgraded, before the process first forks), two threads
+ * of a child may hang when they meet on a lock.
  *
  * Building a host. pkg-config gives no run path; for a prefix the loader
  * does not search, ask for one:

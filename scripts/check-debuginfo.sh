@@ -91,6 +91,23 @@ SB_FORK_ROUNDS=3 LD_LIBRARY_PATH="$prefix/lib" timeout 60 "$SB_ROOT/.build/c-tes
 [ "$status" != 124 ] || sb_die "a FIFO in place of the debug file blocked fork (test_fork_child timed out)"
 rm "$debug"
 mv "$tmp/debug.kept" "$debug"
+# The debug file rewritten in place (cp over it, truncated then whole) while
+# 100 processes make their first fork: the library reads it with pread,
+# never mapped, so none dies of SIGBUS (one did when it was mapped).
+cp "$debug" "$tmp/debug.whole"
+head -c 1000000 "$debug" > "$tmp/debug.cut"
+(while :; do cp "$tmp/debug.cut" "$debug"; cp "$tmp/debug.whole" "$debug"; done) &
+rewriter=$!
+died=0
+for run in $(seq 100); do
+  status=0
+  SB_FORK_ROUNDS=1 LD_LIBRARY_PATH="$prefix/lib" timeout 60 "$SB_ROOT/.build/c-tests/test_fork_child" > /dev/null 2>&1 || status=$?
+  [ "$status" -le 1 ] || { died=$((died + 1)); echo "run $run: exit $status"; }
+done
+kill "$rewriter"
+wait "$rewriter" 2> /dev/null || true
+cp "$tmp/debug.whole" "$debug"
+[ "$died" = 0 ] || sb_die "$died of 100 processes died or hung while the debug file was rewritten in place"
 examples="$prefix/share/switchboard/examples"
 for run in $(seq 20); do
   "$prefix/bin/switchboard" run --plugin "$examples/module_a.so" --targets "$examples/targets" --timeout 5 --grace 1 \
