@@ -134,7 +134,7 @@ static int contended_child(sb_mediator *m) {
     return answered == CALLS && (intptr_t)other_answered == CALLS ? 0 : 3;
 }
 
-/* Forks a child running `body`; waits up to 30 s. 0 when it ended well, 1
+/* Forks a child running `body`; waits up to 3 s. 0 when it ended well, 1
  * when it failed, 2 when it hung. */
 static int fork_and_wait(sb_mediator *m, int (*body)(sb_mediator *)) {
     fflush(NULL);
