@@ -5,6 +5,7 @@
  * MGJRouter) as a C program writes them; the Swift suites port them all. */
 #include "check.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -111,6 +112,108 @@ static void test_lookup(void) {
     }
     CHECK(echo_calls == 0);
     sb_mediator_free(m);
+}
+
+/* The answer's keys and values, in order, as JSON. */
+static int answer_is(sb_mediator *m, const char *url, const char *expected) {
+    sb_value *out = NULL;
+    if (sb_url_lookup(m, url, &out) != SB_OK) return 0;
+    char *json = sb_json_encode(out);
+    int same = json != NULL && strcmp(json, expected) == 0;
+    if (!same) fprintf(stderr, "  %s\n  got      %s\n  expected %s\n", url, json ? json : "(null)", expected);
+    sb_memory_free(json);
+    sb_value_release(out);
+    return same;
+}
+
+/* Every shape of answer, key by key; answers that share their names with
+ * the one before stay each the caller's own. */
+static void test_lookup_answers(void) {
+    sb_mediator *m = sb_mediator_new();
+    CHECK_STATUS(sb_action_register(m, "T", "echo", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "U", "run", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_url_pattern_add(m, "app://user/<int:id>", "T", "echo"), SB_OK);
+    CHECK_STATUS(sb_url_pattern_add(m, "app://job/:name", "U", "run"), SB_OK);
+    CHECK_STATUS(sb_url_pattern_add_handler(m, "app://h/:x", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_url_fallback_set_handler(m, "shop", echo, NULL, NULL), SB_OK);
+    CHECK(answer_is(m, "app://user/7?tab=a",
+                    "{\"kind\":\"pattern\",\"scheme\":\"app\",\"target\":\"T\",\"action\":\"echo\",\"handler\":false,"
+                    "\"pattern\":\"app://user/<int:id>\",\"params\":{\"tab\":\"a\",\"id\":7,"
+                    "\"switchboard.pattern\":\"app://user/<int:id>\",\"switchboard.scheme\":\"app\","
+                    "\"switchboard.url\":\"app://user/7?tab=a\"}}"));
+    CHECK(answer_is(m, "app://T/echo?k=v",
+                    "{\"kind\":\"targets\",\"scheme\":\"app\",\"target\":\"T\",\"action\":\"echo\",\"handler\":false,"
+                    "\"params\":{\"k\":\"v\"}}"));
+    CHECK(answer_is(m, "app://h/1",
+                    "{\"kind\":\"pattern\",\"scheme\":\"app\",\"handler\":true,\"pattern\":\"app://h/:x\","
+                    "\"params\":{\"x\":\"1\",\"switchboard.pattern\":\"app://h/:x\",\"switchboard.scheme\":\"app\","
+                    "\"switchboard.url\":\"app://h/1\"}}"));
+    CHECK(answer_is(m, "shop://cart",
+                    "{\"kind\":\"fallback\",\"scheme\":\"shop\",\"handler\":true,\"params\":{\"url\":\"shop://cart\","
+                    "\"scheme\":\"shop\",\"host\":\"cart\",\"path\":[],\"query\":{}}}"));
+
+    /* Held answers keep their names whatever later lookups find, and one
+     * changed by its caller changes alone. */
+    sb_value *a = NULL, *b = NULL, *c = NULL;
+    CHECK_STATUS(sb_url_lookup(m, "app://user/1", &a), SB_OK);
+    CHECK_STATUS(sb_url_lookup(m, "app://job/x", &b), SB_OK);
+    CHECK_STATUS(sb_url_lookup(m, "app://user/2", &c), SB_OK);
+    CHECK_STR(str(a, "target"), "T");
+    CHECK_STR(str(a, "action"), "echo");
+    CHECK_STR(str(b, "target"), "U");
+    CHECK_STR(str(b, "action"), "run");
+    CHECK_STR(str(c, "target"), "T");
+    CHECK_STATUS(sb_dict_set_new(a, "target", sb_string("Changed")), SB_OK);
+    CHECK_STR(str(c, "target"), "T");
+    sb_value_release(a);
+    CHECK_STATUS(sb_url_lookup(m, "app://user/3", &a), SB_OK);
+    CHECK_STR(str(a, "target"), "T");
+    sb_value_release(a);
+    sb_value_release(b);
+    sb_value_release(c);
+    sb_mediator_free(m);
+}
+
+/* Threads looking up URLs of two destinations at once each get their own
+ * destination's names (the names a lookup keeps for the next are taken by
+ * one lookup at a time). */
+enum { LOOKUP_THREADS = 4, LOOKUPS = 2000 };
+static sb_mediator *lookup_mediator;
+static void *lookup_worker(void *arg) {
+    long wrong = 0, n = (long)(intptr_t)arg;
+    for (int i = 0; i < LOOKUPS; i++) {
+        int second = (i + n) % 2;
+        sb_value *out = NULL;
+        if (sb_url_lookup(lookup_mediator, second ? "app://job/x" : "app://user/1", &out) != SB_OK) {
+            wrong++;
+            continue;
+        }
+        const char *target = str(out, "target"), *action = str(out, "action");
+        if (target == NULL || action == NULL || strcmp(target, second ? "U" : "T") != 0 ||
+            strcmp(action, second ? "run" : "echo") != 0)
+            wrong++;
+        sb_value_release(out);
+    }
+    return (void *)(intptr_t)wrong;
+}
+
+static void test_lookup_threads(void) {
+    lookup_mediator = sb_mediator_new();
+    CHECK_STATUS(sb_action_register(lookup_mediator, "T", "echo", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(lookup_mediator, "U", "run", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_url_pattern_add(lookup_mediator, "app://user/<int:id>", "T", "echo"), SB_OK);
+    CHECK_STATUS(sb_url_pattern_add(lookup_mediator, "app://job/:name", "U", "run"), SB_OK);
+    pthread_t threads[LOOKUP_THREADS];
+    for (long i = 0; i < LOOKUP_THREADS; i++)
+        CHECK(pthread_create(&threads[i], NULL, lookup_worker, (void *)(intptr_t)i) == 0);
+    long wrong = 0;
+    for (int i = 0; i < LOOKUP_THREADS; i++) {
+        void *result = NULL;
+        CHECK(pthread_join(threads[i], &result) == 0);
+        wrong += (long)(intptr_t)result;
+    }
+    CHECK(wrong == 0);
+    sb_mediator_free(lookup_mediator);
 }
 
 static void test_build(void) {
@@ -371,6 +474,8 @@ static void test_peer_cases(void) {
 
 int main(void) {
     test_lookup();
+    test_lookup_answers();
+    test_lookup_threads();
     test_build();
     test_converters();
     test_fallback();

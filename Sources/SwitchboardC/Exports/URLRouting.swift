@@ -148,7 +148,8 @@ public func sb_url_lookup(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar>?, _
         let mediator = CMediator.borrow(m).takeUnretainedValue().mediator
         if let out {
             out.pointee = try mediator.lookup(url: text) { (kind, scheme, target, action, pattern, params) throws(SwitchboardError) in
-                try lookupDict(kind: kind, scheme: scheme, target: target, action: action, pattern: pattern, params: params).pointer
+                try LookupAnswer.make(kind: kind, scheme: scheme, target: target, action: action, pattern: pattern,
+                                      params: params).pointer
             }
         } else {
             _ = try mediator.lookup(url: text) { _, _, _, _, _, _ in () }
@@ -157,68 +158,6 @@ public func sb_url_lookup(_ m: sb_mediator_ptr?, _ url: UnsafePointer<CChar>?, _
     } catch {
         return failure(error)
     }
-}
-
-/// The lookup kinds' names as C strings, made once and shared (retained).
-private enum KindNames {
-    static let pattern = Handle(retaining: .string("pattern"))
-    static let targets = Handle(retaining: .string("targets"))
-    static let forward = Handle(retaining: .string("forward"))
-    static let fallback = Handle(retaining: .string("fallback"))
-
-    static func of(_ kind: URLLookup.Kind) -> Handle {
-        switch kind {
-        case .pattern: pattern.retain()
-        case .targets: targets.retain()
-        case .forward: forward.retain()
-        case .fallback: fallback.retain()
-        }
-    }
-}
-
-/// A lookup's answer as C values: `URLLookup.value`'s dict, made here
-/// directly, as `SBValue.from` makes a dict (the params nested at level 1),
-/// without the Swift dict in between; the kind is a shared string, and a
-/// pattern's scheme and pattern are the strings its params already hold. A
-/// lookup should cost less than the call it looks up (scripts/bench.sh,
-/// c.url_lookup).
-private func lookupDict(kind: URLLookup.Kind, scheme: String, target: String?, action: String?, pattern: String?,
-                        params: Params) throws(SwitchboardError) -> Handle {
-    let params = try Handle.from(.dict(params), level: 1)
-    /// The string the converted params hold under `key`, shared; else a new one.
-    func string(_ text: String, sharing key: StaticString) -> Handle {
-        if kind == .pattern, let box = params.box.map(Borrowed.init),
-           let at = box.read({ $0.find(key: key.utf8Start, length: key.utf8CodeUnitCount) }) {
-            return box.read { $0.dictEntries[at].value }.retain()
-        }
-        return Handle(retaining: .string(text))
-    }
-    // At most 7 entries: room for them at once (no growing on the 5th).
-    let dict = SBValue.container(SB_DICT, capacity: 7)
-    var failed = false
-    /// Adds `key` (each is added once) with `value` (ours); after one
-    /// failure only releases.
-    func put(_ key: StaticString, _ value: Handle) {
-        if failed || !dict.append(newKey: key.utf8Start, length: key.utf8CodeUnitCount, value: value) {
-            failed = true
-            value.release()
-        }
-    }
-    put("kind", KindNames.of(kind))
-    put("scheme", string(scheme, sharing: "switchboard.scheme"))
-    if let target, let action {
-        put("target", Handle(retaining: .string(target)))
-        put("action", Handle(retaining: .string(action)))
-    }
-    put("handler", Handle.bool(target == nil))
-    if let pattern { put("pattern", string(pattern, sharing: "switchboard.pattern")) }
-    put("params", params)
-    let result = Handle(retaining: dict)
-    guard !failed else {
-        result.release()
-        throw .outOfMemory("out of memory building the lookup's dict")
-    }
-    return result
 }
 
 @_cdecl("sb_url_build")
