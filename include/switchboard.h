@@ -949,10 +949,14 @@ SB_API sb_status sb_url_fallback_remove_handler_if(sb_mediator *m, const char *s
  * handler), "handler": bool, "pattern" (for "pattern"), "params": the dict
  * the call would get from the URL}. Fails as sb_url_open would before any
  * target runs (SB_EBADURL, SB_EREJECTED: the signature, the policy, the
- * native rule; SB_ENOTARGET), without telling the URL observer. Rules and
- * interceptors may still move the call once it is made, and a target that
- * is not there gets the NoTargetAction fallback. Calls user code
- * (converters). Since 1.1.
+ * native rule; SB_ENOTARGET), without telling the URL observer; and with
+ * SB_EINVAL for params (a converter's values) already as deep as
+ * SB_MAX_DEPTH allows, which the call would pass but the answer, one level
+ * further down, cannot hold. Rules and interceptors may still move the call
+ * once it is made, and a target that is not there gets the NoTargetAction
+ * fallback. Calls user code (converters). The answer is the caller's; its
+ * string values may be shared with other answers (strings never change).
+ * Since 1.1.
  */
 SB_API sb_status sb_url_lookup(sb_mediator *m, const char *url, sb_value **out);
 

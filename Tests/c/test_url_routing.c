@@ -63,6 +63,23 @@ static sb_status nullish(void *u, const sb_value *segment, sb_value **out) {
     return SB_OK;
 }
 
+/* <chain:n>: n arrays, each inside the next. */
+static sb_status chain(void *u, const sb_value *segment, sb_value **out) {
+    long n = strtol(sb_value_get_string(segment, NULL), NULL, 10);
+    sb_value *v = sb_array_new();
+    (void)u;
+    for (long i = 1; i < n && v != NULL; i++) {
+        sb_value *outer = sb_array_new();
+        if (outer == NULL || sb_array_append_new(outer, v) != SB_OK) {
+            sb_value_release(outer);
+            return SB_ENOMEM;
+        }
+        v = outer;
+    }
+    *out = v;
+    return v != NULL ? SB_OK : SB_ENOMEM;
+}
+
 /* <deep:x>: opens a URL that matches itself again, until the depth limit. */
 static sb_status deep(void *m, const sb_value *segment, sb_value **out) {
     char url[128];
@@ -284,6 +301,8 @@ static void test_converters(void) {
     CHECK_STATUS(sb_url_pattern_add(m, "p://b/<broken:x>", "T", "echo"), SB_OK);
     CHECK_STATUS(sb_url_pattern_add(m, "p://z/<nullish:x>", "T", "echo"), SB_OK);
     CHECK_STATUS(sb_url_pattern_add(m, "p://deep/<deep:x>", "T", "echo"), SB_OK);
+    CHECK_STATUS(sb_url_converter_add(m, "chain", chain, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_url_pattern_add(m, "p://c/<chain:n>", "T", "echo"), SB_OK);
 
     CHECK_STATUS(sb_url_open(m, "myapp://hello/devxoul", NULL, &out), SB_OK);
     CHECK_STR(str(out, "name"), "Hello, devxoul!");
@@ -298,6 +317,14 @@ static void test_converters(void) {
     CHECK(ERROR_MENTIONS("the converter broke"));
     CHECK_STATUS(sb_url_open(m, "p://z/x", NULL, &out), SB_ENOTARGET);
     CHECK_STATUS(sb_url_open(m, "p://deep/x", NULL, &out), SB_EREJECTED); /* the depth limit */
+    /* Params as deep as SB_MAX_DEPTH allows reach the action, but do not fit
+     * in a lookup's answer, one level further down (switchboard.h says so). */
+    CHECK_STATUS(sb_url_open(m, "p://c/199", NULL, &out), SB_OK);
+    sb_value_release(out);
+    CHECK_STATUS(sb_url_lookup(m, "p://c/198", &out), SB_OK);
+    sb_value_release(out);
+    CHECK_STATUS(sb_url_lookup(m, "p://c/199", &out), SB_EINVAL);
+    CHECK(out == NULL && ERROR_MENTIONS("SB_MAX_DEPTH"));
 
     /* Names: not a built-in type, ASCII identifier characters; userdata freed on refusal. */
     CHECK_STATUS(sb_url_converter_add(m, "int", greeting, NULL, count_free), SB_EINVAL);
