@@ -1049,7 +1049,14 @@ SB_API char *sb_routes_json(sb_mediator *m);
  *   SB_INTERCEPT_PENDING  it will decide later, from any thread, with
  *                         exactly one sb_call_ decision. The call waits up
  *                         to the interceptor's timeout (SB_INTERCEPTOR_TIMEOUT_MS
- *                         unless set), then fails with SB_ETIMEOUT naming it;
+ *                         unless set), then fails with SB_ETIMEOUT naming it.
+ *                         A caller that does not wait (sb_action_perform_async
+ *                         and the other _async calls) is not held meanwhile:
+ *                         its call is pending, and the rest of it (later
+ *                         interceptors, the target, `done`) runs on the thread
+ *                         that decides, inside that sb_call_ function — or
+ *                         fails there at the timeout (the library's watch
+ *                         thread) or on cancellation (the cancelling thread);
  *   any other sb_status   it failed: the call fails with that status and a
  *                         message naming the interceptor and sb_error_message().
  * Ownership: the `sb_call` is open until the function has returned and the
@@ -1106,6 +1113,16 @@ SB_API const char *sb_call_tag(const sb_call *call, size_t i); /* NULL past the 
 SB_API int sb_call_cancelled(const sb_call *call);
 /* The name of the interceptor this call is shown to. */
 SB_API const char *sb_call_interceptor(const sb_call *call);
+/* Asked by the interceptor function, on the thread that shows it the call:
+ * 1 when the call's caller waits there for the decision (sb_action_perform,
+ * sb_url_open), 0 when it does not (sb_action_perform_async and the other
+ * _async calls; a Lua coroutine's sb.perform). A decision that only this
+ * thread can make later (an event loop's own) is then possible: return
+ * SB_INTERCEPT_PENDING and decide from the loop. For a caller that waits
+ * it never comes: fail the call instead (SB_EWOULDBLOCK), as
+ * sb_completion_caller_waits tells an action. 1 for NULL or a handle no
+ * longer open. Since 1.1. */
+SB_API int sb_call_caller_waits(const sb_call *call);
 
 /* Decisions: each returns SB_OK when it decided the call (see above for the
  * ignored ones). Values are borrowed. */
@@ -1245,16 +1262,17 @@ SB_API int sb_completion_caller_waits(sb_completion c);
  * runs on the calling thread as sb_action_perform's does (interceptors, contracts,
  * observers, the depth limit, fallbacks); if its action answers later, the
  * call returns at once instead of waiting, and `done` gets the answer when
- * it comes. Calls the action makes meanwhile wait as usual, and so does an
- * interceptor that decides later (SB_INTERCEPT_PENDING): that wait happens
- * on the calling thread, before the action runs.
+ * it comes; so does one an interceptor decides later (SB_INTERCEPT_PENDING):
+ * the call goes on from that interceptor on the thread that decides. Calls
+ * the action makes meanwhile wait as usual.
  */
 /* Called exactly once when a call made by the functions below ends:
  * `status`, and for SB_OK `result`, a new reference the callback owns (NULL
  * otherwise; the failure's message is sb_error_message() during the callback).
  * It runs on the thread that ends the call: the calling thread, before the
  * call returns, when the action answered at once; otherwise the thread that
- * completes the action (sb_completion_succeed/fail), the one that cancels
+ * completes the action (sb_completion_succeed/fail) or decides an
+ * interceptor's pending call (sb_call_proceed...), the one that cancels
  * the call (sb_cancellation_request, before it returns), or the library's watch
  * thread at the call's timeout — keep `done` short there: it delays other
  * calls' timeouts. The observers' end event comes on that thread just

@@ -273,14 +273,17 @@ static int intercept(void *userdata, sb_call *call) {
         return status;
     }
     /* It ran here, on the state's thread, and decides later: only this
-     * thread can run `complete`, and the call would wait on it for the
-     * whole timeout, the state's timers frozen. Fail at once instead (the
-     * call's `complete` then decides nothing). */
-    if (li->async && !__atomic_exchange_n(&c->done, 1, __ATOMIC_ACQ_REL)) {
+     * thread can run `complete`. A caller that does not wait (a coroutine's
+     * sb.perform, an asynchronous call) is pending until it does, and the
+     * call goes on from there. One that waits here would wait for the
+     * whole timeout, the state's timers frozen: it fails at once instead
+     * (the call's `complete` then decides nothing). */
+    if (li->async && sb_call_caller_waits(call) && !__atomic_exchange_n(&c->done, 1, __ATOMIC_ACQ_REL)) {
         sb_value_release(args);
         sb_error_set("interceptor \"%s\" decides later (async) from its Lua state's thread, which is the thread "
-                     "this call would wait on: the decision could never come in time; call from another thread, "
-                     "or decide before the interceptor returns", sb_call_interceptor(call));
+                     "this call would wait on: the decision could never come in time; call from a coroutine "
+                     "(which waits without the thread) or from another thread, or decide before the interceptor "
+                     "returns", sb_call_interceptor(call));
         return SB_EWOULDBLOCK;
     }
     sb_value_release(args);

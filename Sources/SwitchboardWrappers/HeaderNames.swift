@@ -8,7 +8,7 @@ enum HeaderNames {
         "sb_action_perform_async", "sb_action_perform_opts", "sb_action_register",
         "sb_action_register_contract", "sb_action_unregister", "sb_action_unregister_if",
         "sb_array_append", "sb_array_append_new", "sb_array_get", "sb_array_new", "sb_bool", "sb_bytes",
-        "sb_call", "sb_call_", "sb_call_action", "sb_call_answer", "sb_call_cancelled", "sb_call_event",
+        "sb_call", "sb_call_", "sb_call_action", "sb_call_answer", "sb_call_caller_waits", "sb_call_cancelled", "sb_call_event",
         "sb_call_interceptor", "sb_call_options", "sb_call_params", "sb_call_phase", "sb_call_proceed",
         "sb_call_redirect", "sb_call_reject", "sb_call_tag", "sb_call_tag_count", "sb_call_target",
         "sb_call_url", "sb_callback_call", "sb_callback_new", "sb_cancellation", "sb_cancellation_free",

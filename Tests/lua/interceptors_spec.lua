@@ -228,10 +228,11 @@ describe("sb.intercept", function()
     assert.are.equal(0, t.calls)
   end)
 
-  it("fails at once an async interceptor left undecided on the state's own thread, call after call (issue 40)", function()
-    -- Only this thread can run `complete`, and the call would wait on this
-    -- thread: it fails with EWOULDBLOCK instead of freezing the state (its
-    -- timers, its loop) for the interceptor's whole timeout (ETIMEOUT).
+  it("fails at once an async interceptor left undecided on the state's own thread, for a caller that waits (issue 40)", function()
+    -- Only this thread can run `complete`, and a call outside a coroutine
+    -- would wait on this thread: it fails with EWOULDBLOCK instead of
+    -- freezing the state (its timers, its loop) for the interceptor's whole
+    -- timeout (ETIMEOUT).
     local t = echo_target("Slow")
     local pending = {}
     local id = intercept(1, function(call, complete)
@@ -242,27 +243,123 @@ describe("sb.intercept", function()
     assert.is_nil(result)
     assert.are.equal("EWOULDBLOCK", code)
     assert.matches('"sleepy"', message, 1, true)
-    local refused, other = 0, {}
-    for i = 1, 1000 do
-      local r, m, c = coroutine.wrap(function() return sb.perform(t.name, "show", { i = i }) end)()
-      if r == nil and c == "EWOULDBLOCK" then
-        refused = refused + 1
-      else
-        other[#other + 1] = tostring(c) .. ": " .. tostring(m)
-      end
-    end
-    assert.are.same({}, other)
-    assert.are.equal(1000, refused)
-    assert.are.equal(1001, #pending)
-    assert.is_true(unintercept(id))
-    assert.are.equal(t.name, assert(sb.perform(t.name, "show")).at)
-    assert.are.equal(1, t.calls)
+    assert.matches("coroutine", message, 1, true)
+    assert.are.equal(1, #pending)
     -- a decision after the call failed is refused
     local late = table.pack(pending[1]("continue"))
     assert.is_nil(late[1])
     assert.are.equal("EINVAL", late[3])
+    assert.is_true(unintercept(id))
+    assert.are.equal(t.name, assert(sb.perform(t.name, "show")).at)
+    assert.are.equal(1, t.calls)
+  end)
+
+  it("suspends a coroutine whose call meets an async interceptor that decides later, the thread free meanwhile (issue 40)", function()
+    -- Before: EWOULDBLOCK at once (and before that, the whole timeout with
+    -- the thread frozen). Now the coroutine waits without the thread; the
+    -- decision, made later on this thread, runs the rest of the call, and
+    -- sb.poll() resumes the coroutine with its answer.
+    local t = echo_target("Decided")
+    local other = echo_target("Elsewhere")
+    local pending = {}
+    intercept(1, function(call, complete)
+      if call.target ~= t.name then return complete() end
+      pending[#pending + 1] = complete
+    end, { async = true, timeout = 30, name = "later" })
+    local after = 0 -- a second interceptor: runs only once the first decided
+    intercept(0, function(call) if call.target == t.name or call.target == other.name then after = after + 1 end end)
+    local n, results, cos = 1000, {}, {}
+    for i = 1, n do
+      cos[i] = coroutine.create(function() results[i] = table.pack(sb.perform(t.name, "show", { i = i })) end)
+      assert(coroutine.resume(cos[i]))
+      assert.are.equal("suspended", coroutine.status(cos[i]))
+    end
+    assert.are.equal(n, #pending)
+    -- The thread is free: calls, polls, other targets.
+    assert.are.equal(0, (sb.poll()))
+    assert.are.equal(other.name, assert(sb.perform(other.name, "show")).at)
+    assert.are.equal(0, t.calls)
+    assert.are.equal(1, after)
+    -- Decisions of every kind, made later on this thread.
+    for i = 1, n do
+      local kind = i % 4
+      local ok
+      if kind == 0 then ok = pending[i]("continue")
+      elseif kind == 1 then ok = pending[i]("continue", { i = i, rewritten = true })
+      elseif kind == 2 then ok = pending[i]("answer", "answered " .. i)
+      else ok = pending[i]("reject", "refused " .. i) end
+      assert.is_true(ok)
+    end
+    assert.are.equal(n // 2, t.calls) -- the action ran inside `complete`, for those that went on
+    local function all_ended()
+      for i = 1, n do if coroutine.status(cos[i]) ~= "dead" then return false end end
+      return true
+    end
+    local deadline = os.time() + 10
+    while not all_ended() and os.time() <= deadline do sb.poll() end
+    for i = 1, n do
+      assert.are.equal("dead", coroutine.status(cos[i]))
+      local r, kind = results[i], i % 4
+      if kind == 0 then
+        assert.are.same({ i = i }, r[1].params)
+      elseif kind == 1 then
+        assert.are.same({ i = i, rewritten = true }, r[1].params)
+      elseif kind == 2 then
+        assert.are.equal("answered " .. i, r[1])
+      else
+        assert.is_nil(r[1])
+        assert.are.equal("EREJECTED", r[3])
+        assert.matches("refused " .. i, r[2], 1, true)
+      end
+    end
+    assert.are.equal(1 + n // 2, after)
+    -- a second decision is refused
+    local again = table.pack(pending[1]("continue"))
+    assert.is_nil(again[1])
+    assert.are.equal("EINVAL", again[3])
     helper.row("an async Lua interceptor that decides later, called on its state's own thread (in a coroutine and not)",
-               1001, "the call fails at once with EWOULDBLOCK; before issue 40 it froze the thread for the whole timeout")
+               n + 1, "a coroutine's call waits without the thread and goes on when the interceptor decides; a caller "
+                 .. "that waits fails at once with EWOULDBLOCK; before issue 40 it froze the thread for the whole timeout")
+  end)
+
+  it("times out a coroutine's call whose async interceptor never decides, naming it, and refuses the late decision", function()
+    local t = echo_target("Never")
+    local kept
+    intercept(1, function(call, complete)
+      if call.target == t.name then kept = complete else complete() end
+    end, { async = true, timeout = 0.05, name = "mute" })
+    local got
+    local co = coroutine.create(function() got = table.pack(sb.perform(t.name, "show")) end)
+    assert(coroutine.resume(co))
+    assert.are.equal("suspended", coroutine.status(co))
+    local deadline = os.time() + 10
+    while coroutine.status(co) ~= "dead" and os.time() <= deadline do sb.poll() end
+    assert.is_nil(got[1])
+    assert.are.equal("ETIMEOUT", got[3])
+    assert.matches('interceptor "mute" did not decide within 50 ms', got[2], 1, true)
+    local late = table.pack(kept("continue"))
+    assert.is_nil(late[1])
+    assert.are.equal(0, t.calls)
+  end)
+
+  it("cancels a coroutine's call that waits for an async interceptor", function()
+    local t = echo_target("Cancelled")
+    local kept
+    intercept(1, function(call, complete)
+      if call.target == t.name then kept = complete else complete() end
+    end, { async = true, timeout = 30, name = "slowpoke" })
+    local token = sb.cancellation()
+    local got
+    local co = coroutine.create(function() got = table.pack(sb.perform(t.name, "show", {}, { cancel = token })) end)
+    assert(coroutine.resume(co))
+    assert.are.equal("suspended", coroutine.status(co))
+    token:cancel()
+    local deadline = os.time() + 10
+    while coroutine.status(co) ~= "dead" and os.time() <= deadline do sb.poll() end
+    assert.is_nil(got[1])
+    assert.are.equal("ECANCELED", got[3])
+    assert.is_nil((kept("continue")))
+    assert.are.equal(0, t.calls)
   end)
 
   it("removes an interceptor with sb.unintercept, and refuses an unknown id", function()

@@ -158,6 +158,18 @@ import Synchronization
         return Completion(level: level, cancellation: CurrentCall.cancellation, callerWaits: callerWaits(level: level))
     }
 
+    /// For a step that comes before the action (an interceptor that decides
+    /// later, Interception/Steering.swift) of a call whose caller does not
+    /// wait: a completion the call is pending on from now on, which that
+    /// step completes when the call ends. Nil when the caller waits: the
+    /// step waits too.
+    static func suspendHere(label: String) -> Completion? {
+        let level = self.level
+        guard level > 0, level < ThreadRecord.levels, !callerWaits(level: level) else { return nil }
+        let completion = Completion(level: level, cancellation: CurrentCall.cancellation, callerWaits: false)
+        return detaches(completion, at: level, taken, label: label) ? completion : nil
+    }
+
     /// After an action returned "pending": waits for its completion and
     /// gives the answer as the action would have (0 with `out` set to a new
     /// reference, or a status with the message reported through `bridge`).

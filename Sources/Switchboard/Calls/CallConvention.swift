@@ -33,6 +33,18 @@ protocol CallConvention {
     /// Whether the call is pending: its action answers later and its
     /// caller does not wait (``Deferral/detaching(_:)``).
     func isPending(_ outcome: Outcome) -> Bool
+
+    // For calls that leave their thread at an interceptor deciding later
+    // and are taken up on another (Interception/Steering.swift):
+    /// The outcome of a call that is pending from now on.
+    var pending: Outcome { get }
+    /// This convention with nothing borrowed from its caller's stack.
+    func suspended() -> Self
+    /// Runs `body`, the rest of such a call, with this convention writing
+    /// where this stack can read, and gives the outcome as the call's
+    /// answer; nil when it is pending again (its completion is then this
+    /// thread's `Deferral.detachedHere`).
+    func resuming(_ body: (Self) -> Outcome) -> Completion.Answer?
 }
 
 extension CallConvention {
@@ -288,6 +300,18 @@ struct SwiftConvention: CallConvention {
     }
 
     func fail(_ error: SwitchboardError) -> Result<Value, SwitchboardError> { .failure(error) }
+
+    var pending: Result<Value, SwitchboardError> { .failure(Deferral.pending) }
+
+    func suspended() -> SwiftConvention { self }
+
+    func resuming(_ body: (SwiftConvention) -> Result<Value, SwitchboardError>) -> Completion.Answer? {
+        switch body(self) {
+        case .success(let value): return .value(value)
+        case .failure(let error) where Deferral.isPending(error): return nil
+        case .failure(let error): return .failure(error)
+        }
+    }
 
     func withFallbackArgs(origin: Params, call: FallbackCall,
                           _ body: (Params) -> Result<Value, SwitchboardError>) -> Result<Value, SwitchboardError> {

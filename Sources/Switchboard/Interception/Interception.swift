@@ -8,6 +8,12 @@ import Synchronization
 /// that comes after the timeout, after a cancellation, or a second time is
 /// ignored: `complete` returns false and the interceptor's count of ignored
 /// decisions (in ``Mediator/routes()``) goes up.
+///
+/// A call whose caller does not wait (``callerWaits`` false: `await`,
+/// `sb_action_perform_async`, a Lua coroutine) does not hold its thread
+/// meanwhile: it is pending from the moment the interceptor returns
+/// undecided, and the rest of it (later interceptors, the target) runs on
+/// the thread that decides, inside `complete`.
 public final class Interception: @unchecked Sendable {
     // @unchecked: `decision` is written once, before `state` is published.
 
@@ -36,13 +42,27 @@ public final class Interception: @unchecked Sendable {
 
     private let state = Atomic<Int>(State.pending)
     private var decision: Decision = .proceed
+    /// The call level it is shown at, on the showing thread.
+    private let level: Int
+    /// For a caller that does not wait: what takes the call up again once
+    /// it is decided or given up (`whenSettled`); `resumable` says one is
+    /// set, so that deciding a call nobody left costs one load.
+    private let resumption = Guarded<Resumption>(.none)
+    private let resumable = Atomic<Bool>(false)
+
+    private enum Resumption {
+        case none
+        case waiting(@Sendable () -> Void)
+        case ran
+    }
 
     enum State {
         static let pending = 0, decided = 1, abandoned = 2
     }
 
     init(target: String, action: String, url: String?, tags: [String], carried: CallParams,
-         cancellation: Cancellation?, registration: InterceptorRegistration) {
+         cancellation: Cancellation?, registration: InterceptorRegistration, level: Int) {
+        self.level = level
         self.target = target
         self.action = action
         self.url = url
@@ -59,6 +79,13 @@ public final class Interception: @unchecked Sendable {
     /// Whether the caller has cancelled the call.
     public var isCancelled: Bool { cancellation?.isCancelled ?? false }
 
+    /// Whether the call's caller waits on the showing thread for the
+    /// decision. Asked by the interceptor's body, on that thread: a face
+    /// whose decision can only come from that very thread (a Lua state's
+    /// interceptor) fails a caller that waits at once, and lets one that
+    /// does not wait go pending.
+    public var callerWaits: Bool { Deferral.callerWaits(level: level) }
+
     /// Decides the call. Returns false, and decides nothing, when the call
     /// was already decided, timed out or was cancelled.
     @discardableResult
@@ -71,6 +98,9 @@ public final class Interception: @unchecked Sendable {
         self.decision = decision
         state.store(State.decided, ordering: .sequentiallyConsistent)
         Parking.wake(self)
+        // After the store: `whenSettled` sets the flag, then looks at the
+        // state; one of the two sides sees the other's write.
+        if resumable.load(ordering: .sequentiallyConsistent) { resume() }
         return true
     }
 
@@ -119,6 +149,38 @@ public final class Interception: @unchecked Sendable {
             _ = Parking.wait(on: self, until: .max) { state.load(ordering: .sequentiallyConsistent) == State.decided }
         }
         return decision
+    }
+
+    /// For a caller that does not wait: runs `body` once the call is decided
+    /// or given up (`giveUp`), on the thread that does it; at once, here,
+    /// if it is already. Set once.
+    func whenSettled(_ body: @escaping @Sendable () -> Void) {
+        resumption.withLock { $0 = .waiting(body) }
+        resumable.store(true, ordering: .sequentiallyConsistent)
+        let now = state.load(ordering: .sequentiallyConsistent)
+        if now == State.decided || now == State.abandoned { resume() }
+    }
+
+    /// For a caller that does not wait: stops waiting for a decision (the
+    /// interceptor's timeout, a cancellation) unless a completer claimed the
+    /// call first, whose `complete` then takes the call up. Returns whether
+    /// it gave up.
+    @discardableResult
+    func giveUp() -> Bool {
+        guard state.compareExchange(expected: State.pending, desired: State.abandoned,
+                                    ordering: .sequentiallyConsistent).exchanged else { return false }
+        resume()
+        return true
+    }
+
+    /// Runs what `whenSettled` set, once, whichever side gets here first.
+    private func resume() {
+        let body = resumption.withLock { resumption -> (@Sendable () -> Void)? in
+            guard case .waiting(let body) = resumption else { return nil }
+            resumption = .ran
+            return body
+        }
+        body?()
     }
 
     /// The caller's side: whether it should stop waiting.

@@ -50,19 +50,21 @@ extension Mediator {
     }
 
     /// Adds an interceptor written with Swift concurrency. The call waits
-    /// for it up to `timeout`, then fails with `.timeout`. The body starts on
-    /// a thread kept for async interceptors, not on Swift's shared pool, so
-    /// calls made from tasks cannot starve it. A body isolated to the main
-    /// actor (`{ @MainActor call in ... }`) cannot run while a call waits for
-    /// it on the main actor: such a call fails at once with `.wouldBlock`
-    /// (await the call instead) rather than stall for the whole timeout.
+    /// for it up to `timeout`, then fails with `.timeout`; an awaited call
+    /// waits without a thread, and goes on where the body decides. The body
+    /// starts on a thread kept for async interceptors, not on Swift's shared
+    /// pool, so calls made from tasks cannot starve it. A body isolated to
+    /// the main actor (`{ @MainActor call in ... }`) cannot run while a
+    /// synchronous call waits for it on the main actor: such a call fails at
+    /// once with `.wouldBlock` (await the call instead) rather than stall for
+    /// the whole timeout.
     @discardableResult
     public func addInterceptor(named name: String, priority: Int = 0, timeout: Duration = defaultInterceptorTimeout,
                                async body: @escaping @isolated(any) @Sendable (Interception) async throws -> Decision)
         throws(SwitchboardError) -> InterceptorID {
         let needsMainActor = MainActorCode.isMain(body.isolation)
         return try addInterceptor(named: name, priority: priority, timeout: timeout) { call in
-            if needsMainActor && MainActorThread.isCurrent {
+            if needsMainActor && MainActorThread.isCurrent && call.callerWaits {
                 call.complete(.reject(.wouldBlock(
                     "interceptor \"\(name)\" is isolated to the main actor, and this call waits for it on the main "
                     + "actor, where it would run: await the call (try await mediator.call), or make it from another thread")))

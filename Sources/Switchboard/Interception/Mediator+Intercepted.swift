@@ -64,16 +64,20 @@ extension Mediator {
         let began = observing ? Clock.now : 0
         if observing { notify(hooks, call.event(.start, error: nil, result: nil, duration: 0), record) }
 
+        // Set when the call leaves its steering at an interceptor deciding
+        // later (Steering.swift): the end event tells of the call as it ends.
+        var steered: SteeredSummary?
         let outcome = CurrentCall.with(options) {
             steer(record, &call, hooks: hooks, module: module, options: options, fallback: fallback,
-                  via: convention, prepared: prepared)
+                  via: convention, prepared: prepared, steered: &steered)
         }
         if observing {
             if convention.isPending(outcome), let completion = Deferral.detachedHere {
                 // Its caller does not wait: the end event comes with the answer.
-                let ended = call.summary
+                let summary = call.summary, steered = steered
                 completion.then { [self] answer in
                     let record = pins.record()
+                    let ended = steered?.summary ?? summary
                     switch answer {
                     case .value(let value):
                         notify(hooks, ended.event(.end, error: nil, result: .swift(value), duration: Clock.now &- began), record)
@@ -97,189 +101,6 @@ extension Mediator {
         record.observing.pointee += 1
         defer { record.observing.pointee -= 1 }
         for observer in hooks.observers { observer.body(event) }
-    }
-
-    /// Rules, interceptors and redirects, then the target.
-    private func steer<C: CallConvention>(_ record: ThreadRecord, _ call: inout InterceptedCall, hooks: Hooks,
-                                          module: String?,
-                                          options: CallOptions, fallback: Bool, via convention: C,
-                                          prepared: Route?) -> C.Outcome {
-        // Where the call has been, for the loop message; built only once it
-        // moves, so a call that goes straight through makes no strings.
-        var hops: [String] = []
-        var redirects = 0
-        /// Records a redirect; the loop error once there are too many.
-        func hop(from origin: @autoclosure () -> String, to next: String) -> SwitchboardError? {
-            if hops.isEmpty { hops.append(origin()) }
-            hops.append(next)
-            redirects += 1
-            guard redirects > Self.maxRedirects else { return nil }
-            return .rejected("redirect loop: more than \(Self.maxRedirects) redirects ("
-                             + hops.suffix(Self.maxRedirects + 1).joined(separator: " → ") + " → …)")
-        }
-
-        if let original = call.startURL {
-            let extra = call.extra ?? [:]
-            // Rules match the URL's normal form, so an escape (%4Fld for
-            // Old) or the scheme's case does not slip past a rule; a rule
-            // that lengthens the URL meets the length limit at each step.
-            var text = hooks.rules.hasURLRules ? RemoteURL.normalized(original) : original
-            while let rewritten = hooks.rules.rewrite(url: text) {
-                if let loop = hop(from: original, to: rewritten) { return convention.fail(loop) }
-                do throws(SwitchboardError) { try RemoteURL.checkLength(rewritten) } catch { return convention.fail(error) }
-                text = RemoteURL.normalized(rewritten)
-            }
-            do throws(SwitchboardError) {
-                let destination = try resolve(url: text)
-                if let problem = destination.nameProblem {
-                    throw .badURL(problem)
-                }
-                call.url = text
-                call.target = destination.target
-                call.action = destination.action
-                call.carried = CallParams(destination.params.merging(extra))
-            } catch {
-                return convention.fail(error)
-            }
-            hops = []
-        }
-        guard var target = call.target, var action = call.action else { preconditionFailure("a call without a destination") }
-        var redirected = false
-
-        /// Moves the call to (`t`, `a`), checking names and, for a URL
-        /// call, the URL policy again.
-        func move(_ t: String, _ a: String, by whom: String) -> SwitchboardError? {
-            if let problem = NameCheck.problem(with: t, kind: "target") ?? NameCheck.problem(with: a, kind: "action") {
-                return .invalidArgument("\(whom) redirected \(target).\(action) to an invalid name: \(problem)")
-            }
-            if let loop = hop(from: "\(target).\(action)", to: "\(t).\(a)") { return loop }
-            if let url = call.url {
-                do throws(SwitchboardError) { try urls.admit(target: t, action: a, url: url) } catch { return error }
-            }
-            (target, action) = (t, a)
-            (call.target, call.action) = (t, a)
-            redirected = true
-            return nil
-        }
-
-        let bypass = options.bypassInterceptors && self.hooks.allowsBypass.load(ordering: .relaxed)
-        steering: while true {
-            if let rewritten = hooks.rules.rewrite(target: target, action: action) {
-                guard let (t, a) = RoutingRule.split(rewritten) else {
-                    return convention.fail(.invalidArgument("a rule rewrote \(target)/\(action) to \"\(rewritten)\", which is not target/action"))
-                }
-                if let error = move(t, a, by: "a rule") { return convention.fail(error) }
-                continue steering
-            }
-            guard !bypass else { break }
-            for registration in hooks.interceptors {
-                if call.cancellation?.isCancelled == true { return convention.fail(call.cancelled(before: registration.name)) }
-                let decision: Decision
-                switch decide(registration, &call, target: target, action: action) {
-                case .success(let d): decision = d
-                case .failure(let error): return convention.fail(error)
-                }
-                switch decision {
-                case .proceed:
-                    continue
-                case .rewrite(let params):
-                    call.carried = CallParams(params)
-                case .redirect(let t, let a, let params):
-                    if let params { call.carried = CallParams(params) }
-                    if t.hasSameBytes(as: target) && a.hasSameBytes(as: action) { continue }
-                    if let error = move(t, a, by: "interceptor \"\(registration.name)\"") { return convention.fail(error) }
-                    continue steering
-                case .reject(let error):
-                    return convention.fail(error)
-                case .answer(let value):
-                    var lookup = target
-                    if !redirected, let module {
-                        do throws(SwitchboardError) { lookup = try Self.qualified(target, inModule: module) } catch {
-                            return convention.fail(error)
-                        }
-                    }
-                    return answer(record, value, by: registration.name, for: lookup, action,
-                                  forURL: call.url != nil, via: convention)
-                }
-            }
-            break
-        }
-        if call.cancellation?.isCancelled == true { return convention.fail(call.cancelled(before: nil)) }
-        let args: C.Args
-        switch convention.args(from: call.carried) {
-        case .success(let a): args = a
-        case .failure(let error): return convention.fail(error)
-        }
-        if let prepared, !redirected { return prepared.runEntered(record, args: args, via: convention) }
-        // Plain lets: the vars `move` captures are checked for exclusive
-        // access at run time in every closure that reads them.
-        let (called, calledAction) = (target, action)
-        var lookup = called
-        if !redirected, let module {
-            do throws(SwitchboardError) { lookup = try Self.qualified(called, inModule: module) } catch {
-                return convention.fail(error)
-            }
-        }
-        return withNameRef(lookup) { lookupRef in
-            withNameRef(called) { calledRef in
-                withNameRef(calledAction) { actionRef in
-                    planned(record, lookupRef, as: calledRef, actionRef, args: args, cache: options.cacheTarget,
-                                    fallback: fallback, via: convention)
-                }
-            }
-        }
-    }
-
-    /// An interceptor's answer to a call of (`target`, `action`): it stands
-    /// in for that action's result, so a result the action's contract
-    /// declares is checked as the action's own would be (converted as
-    /// `ParamType.result` converts; `.typeMismatch` naming the action and
-    /// both types). The action is the one the call's plan runs (the exact
-    /// action: a `notFound` declares nothing for it), read pinned: what is
-    /// kept is its declared type and, for a mismatch, the message.
-    private func answer<C: CallConvention>(_ record: ThreadRecord, _ value: Value, by interceptor: String,
-                                           for target: String, _ action: String, forURL: Bool,
-                                           via convention: C) -> C.Outcome {
-        let wrong: SwitchboardError?, fitted: Value
-        pins.pin(record)
-        (wrong, fitted) = withNameRef(target) { t in
-            withNameRef(action) { a in
-                guard let step = plan(t, a, forURL: forURL, fallback: false).read({ $0.exactStep }) else {
-                    return (nil, value)
-                }
-                return Borrowed(step.action).read { entry in
-                    guard let type = entry.declaredResult else { return (nil, value) }
-                    guard let fitted = type.result(value) else {
-                        return (entry.wrongResult(type, got: "\(value.kind)", target: t, action: a), value)
-                    }
-                    return (nil, fitted)
-                }
-            }
-        }
-        pins.unpin(record)
-        if let wrong {
-            return convention.fail(.typeMismatch(wrong.message + " (the answer of interceptor \"\(interceptor)\")"))
-        }
-        return convention.answer(fitted)
-    }
-
-    /// Shows the call to one interceptor and waits for its decision.
-    private func decide(_ registration: InterceptorRegistration, _ call: inout InterceptedCall,
-                        target: String, action: String) -> Result<Decision, SwitchboardError> {
-        let interception = Interception(target: target, action: action, url: call.url, tags: call.tags,
-                                        carried: call.carried, cancellation: call.cancellation,
-                                        registration: registration)
-        let started = Clock.now
-        registration.body(interception)
-        if let decision = interception.decided { return .success(decision) }
-        let deadline = started.addingReportingOverflow(registration.timeout)
-        _ = Parking.wait(on: interception, until: deadline.overflow ? .max : deadline.partialValue) { interception.settled }
-        if let decision = interception.decided ?? interception.abandon() { return .success(decision) }
-        if interception.isCancelled { return .failure(call.cancelled(before: registration.name)) }
-        let ms = Double(registration.timeout) / 1e6
-        return .failure(.timeout("interceptor \"\(registration.name)\" did not decide within "
-                                 + (ms >= 1 ? "\(Int(ms.rounded())) ms" : "\(registration.timeout / 1000) µs")
-                                 + " (call to \(target).\(action))"))
     }
 }
 
@@ -322,6 +143,20 @@ struct InterceptedCall: ~Copyable {
     /// call's end event.
     var summary: CallSummary {
         CallSummary(target: target, action: action, url: startURL ?? url, tags: tags, carried: carried)
+    }
+
+    /// A copy, for a call that leaves its thread (Steering.swift).
+    func copy() -> InterceptedCall { InterceptedCall(copying: self) }
+
+    private init(copying other: borrowing InterceptedCall) {
+        startURL = other.startURL
+        extra = other.extra
+        tags = other.tags
+        cancellation = other.cancellation
+        target = other.target
+        action = other.action
+        url = other.url
+        carried = other.carried
     }
 
     func cancelled(before interceptor: String?) -> SwitchboardError {

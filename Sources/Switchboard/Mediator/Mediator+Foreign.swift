@@ -292,6 +292,25 @@ struct ForeignConvention: CallConvention {
         return error.code.rawValue
     }
 
+    var pending: Int32 {
+        out.pointee = nil
+        return Deferral.pendingStatus
+    }
+
+    /// The URL made a string (a plain URL call's bytes are the caller's);
+    /// `out` is the caller's still, and only `resuming` writes results.
+    func suspended() -> ForeignConvention { ForeignConvention(bridge: bridge, out: out, url: url) }
+
+    func resuming(_ body: (ForeignConvention) -> Int32) -> Completion.Answer? {
+        var result: OpaquePointer?
+        return withUnsafeMutablePointer(to: &result) { out -> Completion.Answer? in
+            let status = body(ForeignConvention(bridge: bridge, out: out, url: url))
+            if status == Deferral.pendingStatus { return nil }
+            if status == 0 { return .native(out.pointee, bridge) }
+            return .failure(failure(of: status)!)
+        }
+    }
+
     func withFallbackArgs(origin: OpaquePointer?, call: FallbackCall, _ body: (OpaquePointer?) -> Int32) -> Int32 {
         let params: OpaquePointer
         do throws(SwitchboardError) {

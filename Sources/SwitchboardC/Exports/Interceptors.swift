@@ -101,6 +101,11 @@ public func sb_call_cancelled(_ call: sb_call_cptr?) -> CInt {
     (call.flatMap { CCall.find($0) }?.interception.isCancelled ?? false) ? 1 : 0
 }
 
+@_cdecl("sb_call_caller_waits")
+public func sb_call_caller_waits(_ call: sb_call_cptr?) -> CInt {
+    (call.flatMap { CCall.find($0) }?.interception.callerWaits ?? true) ? 1 : 0
+}
+
 // MARK: Decisions
 
 @_cdecl("sb_call_proceed")
