@@ -45,15 +45,15 @@ public final class Interception: @unchecked Sendable {
     /// The call level it is shown at, on the showing thread.
     private let level: Int
     /// For a caller that does not wait: what takes the call up again once
-    /// it is decided or given up (`whenSettled`); `resumable` says one is
-    /// set, so that deciding a call nobody left costs one load.
-    private let resumption = Guarded<Resumption>(.none)
-    private let resumable = Atomic<Bool>(false)
+    /// it is decided or given up (`whenSettled`). 0: nothing (deciding a
+    /// call nobody left costs one load); `ran`: taken already; else the
+    /// bits of an `Unmanaged<Resumption>` owning one reference.
+    private let resumption = Atomic<UInt>(0)
+    private static let ran: UInt = 1
 
-    private enum Resumption {
-        case none
-        case waiting(@Sendable () -> Void)
-        case ran
+    private final class Resumption {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
     }
 
     enum State {
@@ -98,9 +98,9 @@ public final class Interception: @unchecked Sendable {
         self.decision = decision
         state.store(State.decided, ordering: .sequentiallyConsistent)
         Parking.wake(self)
-        // After the store: `whenSettled` sets the flag, then looks at the
-        // state; one of the two sides sees the other's write.
-        if resumable.load(ordering: .sequentiallyConsistent) { resume() }
+        // After the store: `whenSettled` sets its resumption, then looks at
+        // the state; one of the two sides sees the other's write.
+        if resumption.load(ordering: .sequentiallyConsistent) != 0 { resume() }
         return true
     }
 
@@ -155,8 +155,8 @@ public final class Interception: @unchecked Sendable {
     /// or given up (`giveUp`), on the thread that does it; at once, here,
     /// if it is already. Set once.
     func whenSettled(_ body: @escaping @Sendable () -> Void) {
-        resumption.withLock { $0 = .waiting(body) }
-        resumable.store(true, ordering: .sequentiallyConsistent)
+        let bits = UInt(bitPattern: Unmanaged.passRetained(Resumption(body)).toOpaque())
+        resumption.store(bits, ordering: .sequentiallyConsistent)
         let now = state.load(ordering: .sequentiallyConsistent)
         if now == State.decided || now == State.abandoned { resume() }
     }
@@ -175,12 +175,14 @@ public final class Interception: @unchecked Sendable {
 
     /// Runs what `whenSettled` set, once, whichever side gets here first.
     private func resume() {
-        let body = resumption.withLock { resumption -> (@Sendable () -> Void)? in
-            guard case .waiting(let body) = resumption else { return nil }
-            resumption = .ran
-            return body
-        }
-        body?()
+        let bits = resumption.exchange(Self.ran, ordering: .sequentiallyConsistent)
+        guard bits > Self.ran else { return }
+        Unmanaged<Resumption>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeRetainedValue().body()
+    }
+
+    deinit {
+        let bits = resumption.load(ordering: .acquiring)
+        if bits > Self.ran { Unmanaged<Resumption>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release() }
     }
 
     /// The caller's side: whether it should stop waiting.

@@ -121,14 +121,19 @@ extension Mediator {
                 let registration = hooks.interceptors[index]
                 index += 1
                 if call.cancellation?.isCancelled == true { return convention.fail(call.cancelled(before: registration.name)) }
+                // Shown to the interceptor, which decides now or later.
+                let interception = Interception(target: course.target, action: course.action, url: call.url,
+                                                tags: call.tags, carried: call.carried, cancellation: call.cancellation,
+                                                registration: registration, level: record.depth.pointee)
+                let started = Clock.now
+                registration.body(interception)
                 let decision: Decision
-                switch decide(record, registration, &call, target: course.target, action: course.action) {
-                case .decided(let d):
-                    decision = d
-                case .failed(let error):
-                    return convention.fail(error)
-                case .later(let interception, let started):
-                    if let pending = suspend(record, &call, course, at: interception, registration, next: index,
+                if let decided = interception.decided {
+                    decision = decided
+                } else {
+                    // Later: a caller that does not wait leaves it here.
+                    if !interception.callerWaits,
+                       let pending = suspend(record, &call, course, at: interception, registration, next: index,
                                              hooks: hooks, module: module, options: options, fallback: fallback,
                                              via: convention, prepared: prepared, steered: &steered) {
                         return pending
@@ -161,6 +166,7 @@ extension Mediator {
         case end(Outcome)
     }
 
+    @inline(__always)
     private func apply<C: CallConvention>(_ decision: Decision, of registration: InterceptorRegistration,
                                           _ record: ThreadRecord, _ call: inout InterceptedCall,
                                           _ course: inout Course, module: String?, via convention: C) -> Turn<C.Outcome> {
@@ -209,6 +215,7 @@ extension Mediator {
     }
 
     /// The call has passed its rules and interceptors: the target.
+    @inline(__always)
     private func arrive<C: CallConvention>(_ record: ThreadRecord, _ call: inout InterceptedCall, _ course: Course,
                                            module: String?, options: CallOptions, fallback: Bool, via convention: C,
                                            prepared: Route?) -> C.Outcome {
@@ -267,32 +274,6 @@ extension Mediator {
             return convention.fail(.typeMismatch(wrong.message + " (the answer of interceptor \"\(interceptor)\")"))
         }
         return convention.answer(fitted)
-    }
-
-    /// What showing the call to one interceptor came to.
-    private enum Verdict {
-        case decided(Decision)
-        case failed(SwitchboardError)
-        /// Undecided when its body returned, and the caller does not wait:
-        /// the decision comes later (shown at `started`).
-        case later(Interception, started: UInt64)
-    }
-
-    /// Shows the call to one interceptor; waits for its decision unless the
-    /// caller does not wait.
-    private func decide(_ record: ThreadRecord, _ registration: InterceptorRegistration, _ call: inout InterceptedCall,
-                        target: String, action: String) -> Verdict {
-        let interception = Interception(target: target, action: action, url: call.url, tags: call.tags,
-                                        carried: call.carried, cancellation: call.cancellation,
-                                        registration: registration, level: record.depth.pointee)
-        let started = Clock.now
-        registration.body(interception)
-        if let decision = interception.decided { return .decided(decision) }
-        if !interception.callerWaits { return .later(interception, started: started) }
-        switch awaitDecision(interception, registration, &call, started: started, target: target, action: action) {
-        case .success(let decision): return .decided(decision)
-        case .failure(let error): return .failed(error)
-        }
     }
 
     /// Waits here for an interceptor's decision, up to its timeout.
