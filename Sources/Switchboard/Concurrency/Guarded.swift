@@ -31,11 +31,14 @@ import Darwin
     public borrowing func withLock<Result: ~Copyable, E: Error>(
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {
-        try mutex.withLock { (value: inout sending Value) throws(E) -> sending Result in
-            // The value's place is the lock's identity for the sanitizer: it
-            // stays put while the Mutex lives, and is never read through.
-            let place = withUnsafeMutablePointer(to: &value) { UnsafeRawPointer($0) }
-            let annotations = SanitizerAnnotations.present
+        // The Mutex's place is the lock's identity for the sanitizer: it stays
+        // put while the Mutex lives, and is never read through. Taken from
+        // the lock, not from the value: an access to the value before
+        // "acquired" is told is what the sanitizer reports as a race (CI saw
+        // one, when two threads met on a service's instance).
+        let place = withUnsafePointer(to: mutex) { UnsafeRawPointer($0) }
+        let annotations = SanitizerAnnotations.present
+        return try mutex.withLock { (value: inout sending Value) throws(E) -> sending Result in
             annotations?.acquire(place)
             defer { annotations?.release(place) }
             return try body(&value)
