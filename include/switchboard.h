@@ -283,7 +283,10 @@ SB_API sb_mediator *sb_mediator_new(void);
  * plugins (their code stays loaded: see sb_plugin_load). Prepared routes
  * keep their mediator alive until they are freed.
  * NULL and sb_mediator_shared() are no-ops. Must not be called while a call on
- * this mediator is running. Calls user code. */
+ * this mediator is running. A call whose caller does not wait, pending on an
+ * interceptor's decision (SB_INTERCEPT_PENDING), ends first with
+ * SB_ECANCELED: its `done` runs here, and a later decision is ignored.
+ * Calls user code. */
 SB_API void sb_mediator_free(sb_mediator *m);
 
 /* ----------------------------------------------------------------- values */
@@ -1158,8 +1161,10 @@ typedef struct sb_call_options {
     size_t tag_count;
     sb_cancellation *cancel;    /* NULL, or a token to cancel the call with */
     unsigned timeout_ms;        /* how long the call waits for an action that answers
-                                 * later (SB_ETIMEOUT past it); calls made while it
-                                 * runs wait no longer. 0: no timeout of its own. */
+                                 * later (SB_ETIMEOUT past it) — for a caller that does
+                                 * not wait, for an interceptor's decision too; calls
+                                 * made while it runs wait no longer. 0: no timeout of
+                                 * its own. */
     sb_queue *queue;            /* version 2: NULL, or the queue that brings `done` to
                                  * its loop's thread (sb_action_perform_async,
                                  * sb_url_open_async, sb_service_perform_async; see

@@ -233,8 +233,27 @@ static void interceptor_free(void *userdata) {
     free(li);
 }
 
+/* The callback is let go: its Lua function was collected, or its state
+ * closed. A call it never decided could only wait for the interceptor's
+ * timeout: it is rejected now instead. A finalizer runs at any allocation,
+ * so the thread's message is kept as it was. */
 static void completer_free(void *userdata) {
-    free(userdata);
+    completer *c = userdata;
+    if (!__atomic_exchange_n(&c->done, 1, __ATOMIC_ACQ_REL)) {
+        const char *last = sb_error_message();
+        char *kept = malloc(strlen(last) + 1);
+        if (kept != NULL) strcpy(kept, last);
+        const char *name = sb_call_interceptor(c->call);
+        char why[320];
+        snprintf(why, sizeof why, "interceptor \"%s\" can no longer decide: its complete function was let go "
+                 "undecided (collected, or its Lua state closed)", name != NULL ? name : "?");
+        (void)sb_call_reject(c->call, SB_ECANCELED, why);
+        if (kept != NULL) {
+            sb_error_set("%s", kept);
+            free(kept);
+        }
+    }
+    free(c);
 }
 
 static int intercept(void *userdata, sb_call *call) {

@@ -269,11 +269,152 @@ static void test_caller_waits(void) {
     sb_mediator_free(m);
 }
 
+/* The number under `key` of the routes() entry of interceptor `name`. */
+static int64_t routes_count(sb_mediator *m, const char *name, const char *key) {
+    sb_value *routes = NULL;
+    int64_t n = -1;
+    if (sb_routes(m, &routes) != SB_OK) return -1;
+    const sb_value *list = sb_dict_get(routes, "interceptors");
+    for (size_t i = 0; i < sb_value_count(list); i++) {
+        const sb_value *entry = sb_array_get(list, i);
+        const char *entry_name = sb_value_get_string(sb_dict_get(entry, "name"), NULL);
+        if (entry_name != NULL && strcmp(entry_name, name) == 0) n = check_int(sb_dict_get(entry, key));
+    }
+    sb_value_release(routes);
+    return n;
+}
+
+/* A caller that stopped waiting (its own timeout, its queue freed) lets the
+ * interceptor know: a later decision is ignored, said and counted, as one
+ * after the interceptor's timeout (a hostile review found them accepted,
+ * with SB_OK, and nothing run). */
+static void test_caller_gave_up(void) {
+    sb_mediator *m = sb_mediator_new();
+    uint64_t id = 0;
+    answer a;
+    CHECK_STATUS(sb_action_register(m, "T", "echo", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_interceptor_add(m, 0, keep_every, NULL, NULL, &id), SB_OK);
+    CHECK_STATUS(sb_interceptor_set_options(m, id, "patient", 60000), SB_OK);
+    reached = kept_count = 0;
+    sb_call_options options = SB_CALL_OPTIONS_INIT;
+    options.timeout_ms = 5;
+    CHECK_STATUS(call_async(m, 1, &options, &a), SB_PENDING);
+    CHECK(wait_ran(&a) && a.status == SB_ETIMEOUT);
+    CHECK(sb_call_cancelled(kept[0]) == 0);
+    CHECK_STATUS(sb_call_proceed(kept[0]), SB_ETIMEOUT);
+    CHECK(reached == 0 && routes_count(m, "patient", "ignored_decisions") == 1);
+
+    /* Its queue freed: cancelled. */
+    sb_queue *q = NULL;
+    CHECK_STATUS(sb_queue_new(&q), SB_OK);
+    options.timeout_ms = 0;
+    options.queue = q;
+    kept_count = 0;
+    CHECK_STATUS(call_async(m, 2, &options, &a), SB_PENDING);
+    sb_queue_free(q);
+    CHECK(a.ran && a.status == SB_ECANCELED);
+    CHECK(sb_call_cancelled(kept[0]) == 1);
+    CHECK_STATUS(sb_call_proceed(kept[0]), SB_ECANCELED);
+    CHECK(reached == 0 && routes_count(m, "patient", "ignored_decisions") == 2);
+    sb_mediator_free(m);
+}
+
+/* Freeing the mediator ends the calls that wait for a decision: `done` runs
+ * inside sb_mediator_free with SB_ECANCELED, the targets' destructors run
+ * there, and a later decision runs nothing (a hostile review found the free doing nothing
+ * and a later decision running actions of the freed mediator). */
+static int destroyed;
+static void count_destroyed(void *u) {
+    (void)u;
+    destroyed++;
+}
+
+static void test_mediator_freed(void) {
+    sb_mediator *m = sb_mediator_new();
+    answer answers[3];
+    CHECK_STATUS(sb_action_register(m, "T", "echo", echo, NULL, count_destroyed), SB_OK);
+    CHECK_STATUS(sb_interceptor_add(m, 0, keep_every, NULL, count_destroyed, NULL), SB_OK);
+    reached = kept_count = destroyed = 0;
+    for (int i = 0; i < 3; i++) CHECK_STATUS(call_async(m, i, NULL, &answers[i]), SB_PENDING);
+    CHECK(kept_count == 3 && !answers[0].ran);
+    sb_mediator_free(m);
+    int cancelled = 0;
+    for (int i = 0; i < 3; i++) cancelled += answers[i].ran && answers[i].status == SB_ECANCELED;
+    CHECK(cancelled == 3);
+    CHECK(strstr(answers[0].message, "its mediator was freed") != NULL);
+    CHECK(destroyed == 1); /* the action's userdata */
+    /* The handles stay open until decided (switchboard.h): the decisions are
+     * refused, and the interceptor's userdata goes with the last. */
+    int refused = 0;
+    for (int i = 0; i < 3; i++) refused += sb_call_proceed(kept[i]) == SB_ECANCELED;
+    CHECK(refused == 3 && destroyed == 2);
+    CHECK(reached == 0);
+}
+
+/* Decisions made by actions, each resuming the next call inside the last,
+ * on a thread with a small stack: refused at the stack's reserve, never a
+ * crash (a hostile review found a chain overflowing 128 KiB: a resumed
+ * call's levels are deeper than a plain call's). */
+#define CHAIN 400
+static sb_call *chain_kept[CHAIN];
+static int chain_count;
+static int keep_chain(void *u, sb_call *call) {
+    (void)u;
+    if (chain_count < CHAIN) chain_kept[chain_count++] = call;
+    return SB_INTERCEPT_PENDING;
+}
+static sb_status decide_next(void *u, const sb_value *params, sb_value **out) {
+    (void)u;
+    int64_t k = check_int(sb_dict_get(params, "i"));
+    if (k + 1 < CHAIN) (void)sb_call_proceed(chain_kept[k + 1]);
+    *out = sb_int(k);
+    return SB_OK;
+}
+static answer chain_answers[CHAIN];
+static void *start_chain(void *arg) {
+    (void)arg;
+    (void)sb_call_proceed(chain_kept[0]);
+    return NULL;
+}
+
+static void test_chain_on_a_small_stack(void) {
+    sb_mediator *m = sb_mediator_new();
+    CHECK_STATUS(sb_action_register(m, "T", "echo", decide_next, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_interceptor_add(m, 0, keep_chain, NULL, NULL, NULL), SB_OK);
+    for (int i = 0; i < CHAIN; i++) CHECK_STATUS(call_async(m, i, NULL, &chain_answers[i]), SB_PENDING);
+    CHECK(chain_count == CHAIN);
+    pthread_attr_t attr;
+    pthread_t thread;
+    CHECK(pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, 128 * 1024) == 0);
+    CHECK(pthread_create(&thread, &attr, start_chain, NULL) == 0);
+    CHECK(pthread_join(thread, NULL) == 0);
+    pthread_attr_destroy(&attr);
+    int ok = 0, refused = 0, open = 0;
+    for (int i = 0; i < CHAIN; i++) {
+        if (!chain_answers[i].ran) {
+            open++;
+        } else if (chain_answers[i].status == SB_OK) {
+            ok++;
+        } else if (chain_answers[i].status == SB_EREJECTED &&
+                   strstr(chain_answers[i].message, "stack is nearly used up") != NULL) {
+            refused++;
+        }
+    }
+    CHECK(ok > 0 && refused == 1 && ok + refused + open == CHAIN);
+    sb_mediator_free(m); /* the calls the chain never reached end here */
+    int ended = 0;
+    for (int i = 0; i < CHAIN; i++) ended += chain_answers[i].ran;
+    CHECK(ended == CHAIN);
+}
+
 int main(void) {
     test_caller_waits();
     test_decided_on_another_thread();
     test_timeout_and_cancel();
     test_end_event();
     test_caller_that_waits();
+    test_caller_gave_up();
+    test_mediator_freed();
+    test_chain_on_a_small_stack();
     return check_report("async_interceptors");
 }

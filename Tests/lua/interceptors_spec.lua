@@ -342,6 +342,30 @@ describe("sb.intercept", function()
     assert.are.equal(0, t.calls)
   end)
 
+  it("ends a coroutine's call at once when its async interceptor's complete is collected undecided", function()
+    -- Nothing can decide it any more (the function is gone, or its state
+    -- closed): the call is rejected then, not left to the interceptor's
+    -- timeout (a hostile review found lua_close leaving C callers waiting
+    -- for it, up to a day).
+    local t = echo_target("Forgotten")
+    intercept(1, function(call, complete)
+      if call.target ~= t.name then complete() end -- the others' complete is dropped
+    end, { async = true, timeout = 3600, name = "forgetful" })
+    local got
+    local co = coroutine.create(function() got = table.pack(sb.perform(t.name, "show")) end)
+    assert(coroutine.resume(co))
+    assert.are.equal("suspended", coroutine.status(co))
+    collectgarbage("collect")
+    collectgarbage("collect")
+    local deadline = os.time() + 10
+    while coroutine.status(co) ~= "dead" and os.time() <= deadline do sb.poll() end
+    assert.are.equal("dead", coroutine.status(co))
+    assert.is_nil(got[1])
+    assert.are.equal("ECANCELED", got[3])
+    assert.matches('interceptor "forgetful" can no longer decide', got[2], 1, true)
+    assert.are.equal(0, t.calls)
+  end)
+
   it("cancels a coroutine's call that waits for an async interceptor", function()
     local t = echo_target("Cancelled")
     local kept

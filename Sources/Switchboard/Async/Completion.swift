@@ -224,6 +224,8 @@ import Synchronization
         var finishers: [(Answer) -> Answer] = []
         var consumer: ((Answer) -> Void)?
         var delivered = false
+        /// Told when the caller gives up (`whenGivenUp`).
+        var givenUp: [@Sendable (Int) -> Void] = []
 
         func run(_ answer: Answer) {
             var answer = answer
@@ -320,6 +322,22 @@ import Synchronization
     /// that does not wait and took an answer otherwise).
     public func giveUp() { giveUp(State.cancelled) }
 
+    /// For a caller that does not wait: tells `hook` the reason
+    /// (`State.timedOut`, `.cancelled`) if the caller gives up before the
+    /// call is completed; at once if it has. A call pending on something
+    /// other than its action (an interceptor's decision, Steering.swift)
+    /// lets that know.
+    func whenGivenUp(_ hook: @escaping @Sendable (Int) -> Void) {
+        let reason = detached.withLock { detached -> Int? in
+            let now = state.load(ordering: .sequentiallyConsistent)
+            if now == State.timedOut || now == State.cancelled { return now }
+            if detached == nil { detached = Detached() }
+            detached!.givenUp.append(hook)
+            return nil
+        }
+        if let reason { hook(reason) }
+    }
+
     /// Whether a caller that does not wait has its answer, or gave up.
     var isDelivered: Bool { detached.withLock { $0?.delivered ?? false } }
 
@@ -333,6 +351,11 @@ import Synchronization
                                                    ordering: .sequentiallyConsistent)
         guard exchanged else { return false }
         task.withLock { $0?.cancel() }
+        let told = detached.withLock { detached -> [@Sendable (Int) -> Void] in
+            defer { detached?.givenUp = [] }
+            return detached?.givenUp ?? []
+        }
+        for tell in told { tell(reason) }
         guard let delivery = claimDelivery() else { return false }
         let failure: SwitchboardError = failure ?? (reason == State.cancelled
             ? .canceled("the call to \(label) was cancelled while it waited for its answer")

@@ -35,6 +35,16 @@ enum CallDepth {
         return here < record.stackFloor.pointee && here >= record.stackLow.pointee
     }
 
+    /// `exceeded` at any depth: for a call taken up inside other code (a
+    /// decision that resumes a suspended call, Interception/Steering.swift),
+    /// whose levels cost more stack than a plain call's, so that a chain of
+    /// them meets the stack's reserve before the first checked depth.
+    static func exceededAtAnyDepth(_ record: ThreadRecord) -> Bool {
+        if record.depth.pointee > limit { return true }
+        let here = stackAddress()
+        return here < record.stackFloor.pointee && here >= record.stackLow.pointee
+    }
+
     /// The error for a call that `exceeded` refused.
     static func error(_ record: ThreadRecord, target: NameRef, action: NameRef) -> SwitchboardError {
         error(record, call: "\(target.string).\(action.string)")

@@ -50,6 +50,8 @@ public final class Interception: @unchecked Sendable {
     /// bits of an `Unmanaged<Resumption>` owning one reference.
     private let resumption = Atomic<UInt>(0)
     private static let ran: UInt = 1
+    /// Given up by a caller that does not wait, as cancelled (`giveUp`).
+    private let droppedAsCancelled = Atomic<Bool>(false)
 
     private final class Resumption {
         let body: @Sendable () -> Void
@@ -76,8 +78,10 @@ public final class Interception: @unchecked Sendable {
     /// The call's params (converted from the caller's face if needed).
     public var params: Params { carried.params }
 
-    /// Whether the caller has cancelled the call.
-    public var isCancelled: Bool { cancellation?.isCancelled ?? false }
+    /// Whether the caller has cancelled the call (its token, or a caller
+    /// that does not wait giving up as cancelled: its queue freed, its
+    /// mediator freed).
+    public var isCancelled: Bool { cancellation?.isCancelled ?? false || droppedAsCancelled.load(ordering: .acquiring) }
 
     /// Whether the call's caller waits on the showing thread for the
     /// decision. Asked by the interceptor's body, on that thread: a face
@@ -162,11 +166,12 @@ public final class Interception: @unchecked Sendable {
     }
 
     /// For a caller that does not wait: stops waiting for a decision (the
-    /// interceptor's timeout, a cancellation) unless a completer claimed the
-    /// call first, whose `complete` then takes the call up. Returns whether
-    /// it gave up.
+    /// interceptor's timeout, a cancellation, the caller gone: `cancelled`
+    /// says so to `isCancelled`) unless a completer claimed the call first,
+    /// whose `complete` then takes the call up. Returns whether it gave up.
     @discardableResult
-    func giveUp() -> Bool {
+    func giveUp(cancelled: Bool = false) -> Bool {
+        if cancelled { droppedAsCancelled.store(true, ordering: .releasing) }
         guard state.compareExchange(expected: State.pending, desired: State.abandoned,
                                     ordering: .sequentiallyConsistent).exchanged else { return false }
         resume()

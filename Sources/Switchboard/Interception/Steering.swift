@@ -133,9 +133,10 @@ extension Mediator {
                 } else {
                     // Later: a caller that does not wait leaves it here.
                     if !interception.callerWaits,
-                       let pending = suspend(record, &call, course, at: interception, registration, next: index,
-                                             hooks: hooks, module: module, options: options, fallback: fallback,
-                                             via: convention, prepared: prepared, steered: &steered) {
+                       let pending = suspend(record, &call, course, at: interception, registration, shown: started,
+                                             next: index, hooks: hooks, module: module, options: options,
+                                             fallback: fallback, via: convention, prepared: prepared,
+                                             steered: &steered) {
                         return pending
                     }
                     switch awaitDecision(interception, registration, &call, started: started,
@@ -300,7 +301,7 @@ extension Mediator {
     /// leave (the caller waits after all): then it waits here.
     private func suspend<C: CallConvention>(_ record: ThreadRecord, _ call: inout InterceptedCall, _ course: Course,
                                             at interception: Interception, _ registration: InterceptorRegistration,
-                                            next: Int, hooks: Hooks, module: String?, options: CallOptions,
+                                            shown: UInt64, next: Int, hooks: Hooks, module: String?, options: CallOptions,
                                             fallback: Bool, via convention: C, prepared: Route?,
                                             steered: inout SteeredSummary?) -> C.Outcome? {
         guard let completion = Deferral.suspendHere(label: "\(course.target).\(course.action)") else { return nil }
@@ -311,7 +312,7 @@ extension Mediator {
             registration: registration, hooks: hooks, module: module, options: options, fallback: fallback,
             convention: convention.suspended(), prepared: prepared, completion: completion, summary: summary,
             frame: CurrentCall.save())
-        suspended.wait()
+        suspended.wait(shown: shown)
         return convention.pending
     }
 
@@ -327,7 +328,7 @@ extension Mediator {
             defer { pins.leaveCall(record) }
             let suspensions = suspended.summary.suspensions
             let ended: C.Outcome
-            if CallDepth.exceeded(record) {
+            if CallDepth.exceededAtAnyDepth(record) {
                 ended = convention.fail(CallDepth.error(record, call: "\(suspended.course.target).\(suspended.course.action)"))
             } else {
                 pins.pin(record)
@@ -350,41 +351,61 @@ extension Mediator {
 private class Suspension: @unchecked Sendable {
     // @unchecked: made by the suspending thread, then used by the one
     // thread that takes the call up (`Interception.whenSettled` runs once);
-    // `gaveUp` is reached under its lock.
+    // `reason` is reached under its lock.
     let interception: Interception
     let registration: InterceptorRegistration
     /// What the call is pending on: its caller's answer.
     let completion: Completion
+    /// The mediator's list of such calls, which it is on while it waits.
+    private let list: SuspendedCalls
     /// Gives up waiting for the decision at the interceptor's timeout, or
     /// when the call is cancelled (`DetachedWatch` and the token watch it).
     private let timer: Completion
-    /// Why the timer gave up, when it did.
-    private let gaveUp = Guarded<SwitchboardError?>(nil)
+    /// Why the wait ended without a decision, when neither the timeout nor
+    /// the token says it (no watch thread; the mediator freed).
+    private let reason = Guarded<SwitchboardError?>(nil)
 
     init(interception: Interception, registration: InterceptorRegistration, completion: Completion,
-         cancellation: Cancellation?) {
+         cancellation: Cancellation?, list: SuspendedCalls) {
         self.interception = interception
         self.registration = registration
         self.completion = completion
+        self.list = list
         timer = Completion(level: 0, cancellation: cancellation, callerWaits: false)
     }
 
-    /// Waits, without a thread, for the decision or the timer. The timer
-    /// first: until `whenSettled` no other thread can take the call up.
-    func wait() {
-        let deadline = Clock.now.addingReportingOverflow(registration.timeout)
+    /// Waits, without a thread, for the decision or the timer (the
+    /// interceptor's timeout from when it was `shown` the call), or the
+    /// caller giving up (its own timeout, its queue freed). The timer first:
+    /// until `whenSettled` no other thread can take the call up.
+    func wait(shown: UInt64) {
+        list.add(self)
+        let deadline = shown.addingReportingOverflow(registration.timeout)
         timer.label = "interceptor \"\(registration.name)\""
         timer.deadline = deadline.overflow ? .max : deadline.partialValue
         timer.deliver { [self] answer in
             guard case .failure(let error) = answer else { return }
-            gaveUp.withLock { $0 = error }
+            if error.code != .timeout && error.code != .canceled { reason.withLock { $0 = error } }
             interception.giveUp()
+        }
+        // A decision that comes after the caller stopped waiting is ignored,
+        // and said so to the interceptor, as one after the timeout.
+        completion.whenGivenUp { [interception] why in
+            interception.giveUp(cancelled: why == Completion.State.cancelled)
         }
         interception.whenSettled { self.takeUp() }
     }
 
+    /// Ends the wait now, unless a decision came first: the call fails with
+    /// `error` (its mediator is being freed).
+    func end(because error: SwitchboardError) {
+        reason.withLock { $0 = error }
+        interception.giveUp(cancelled: true)
+    }
+
     /// Once: the decision came, or the wait for it ended.
     private func takeUp() {
+        list.remove(self)
         timer.complete(.value(.null)) // no longer watched (refused if it gave up)
         // The caller stopped waiting meanwhile (the call's own timeout, a
         // cancellation): nothing is left to run for it.
@@ -392,7 +413,7 @@ private class Suspension: @unchecked Sendable {
         let verdict: Result<Decision, SwitchboardError>
         if let decision = interception.decided {
             verdict = .success(decision)
-        } else if let error = gaveUp.withLock({ $0 }), error.code != .timeout, error.code != .canceled {
+        } else if let error = reason.withLock({ $0 }) {
             verdict = .failure(error)
         } else {
             verdict = .failure(undecided())
@@ -402,6 +423,9 @@ private class Suspension: @unchecked Sendable {
             completion.complete(answer)
         } else if let pending {
             pending.deliver { [completion] in completion.complete($0) }
+            // Pending again (on another interceptor, or its action): a caller
+            // that gives up lets that know too.
+            completion.whenGivenUp { _ in pending.giveUp() }
         } else {
             completion.complete(.failure(.actionFailed("the call returned pending without an answer to come",
                                                        underlying: nil)))
@@ -416,6 +440,37 @@ private class Suspension: @unchecked Sendable {
     func resume(_ verdict: Result<Decision, SwitchboardError>) -> Completion.Answer? {
         preconditionFailure("SuspendedCall overrides resume")
     }
+}
+
+/// The calls of one mediator that wait for an interceptor's decision.
+final class SuspendedCalls: @unchecked Sendable {
+    // @unchecked: `calls` is reached only under its lock.
+    private let calls = Guarded<[ObjectIdentifier: Suspension]>([:])
+
+    fileprivate func add(_ call: Suspension) { calls.withLock { $0[ObjectIdentifier(call)] = call } }
+    fileprivate func remove(_ call: Suspension) { _ = calls.withLock { $0.removeValue(forKey: ObjectIdentifier(call)) } }
+
+    /// Ends every one with `.canceled`, here: their callers get their
+    /// answers now, and a later decision is ignored.
+    func endAll() {
+        let all = calls.withLock { calls -> [Suspension] in
+            defer { calls = [:] }
+            return Array(calls.values)
+        }
+        for call in all {
+            call.end(because: .canceled("the call to \(call.interception.target).\(call.interception.action) was "
+                                        + "cancelled: its mediator was freed while it waited for interceptor "
+                                        + "\"\(call.registration.name)\""))
+        }
+    }
+}
+
+extension Mediator {
+    /// Ends the calls that wait for an interceptor's decision without a
+    /// thread, each with `.canceled`, their callers' answers coming now, on
+    /// this thread: the mediator is being freed, and nothing may run on it
+    /// later (`sb_mediator_free`).
+    @_spi(Faces) public func endSuspendedCalls() { suspendedCalls.endAll() }
 }
 
 /// The call itself, in its caller's face (`C`).
@@ -439,6 +494,7 @@ private final class SuspendedCall<C: CallConvention>: Suspension, @unchecked Sen
          fallback: Bool, convention: C, prepared: Route?, completion: Completion, summary: SteeredSummary,
          frame: CurrentCall.Saved?) {
         let cancellation = call.cancellation
+        let list = mediator.suspendedCalls
         self.mediator = mediator
         self.call = call
         self.course = course
@@ -452,12 +508,12 @@ private final class SuspendedCall<C: CallConvention>: Suspension, @unchecked Sen
         self.summary = summary
         self.frame = frame
         super.init(interception: interception, registration: registration, completion: completion,
-                   cancellation: cancellation)
+                   cancellation: cancellation, list: list)
     }
 
-    override func wait() {
+    override func wait(shown: UInt64) {
         summary.left(call.summary)
-        super.wait()
+        super.wait(shown: shown)
     }
 
     override func undecided() -> SwitchboardError {

@@ -60,6 +60,10 @@ public final class Mediator: @unchecked Sendable {
     /// Protocol-class services (Services/).
     let services = ServiceRegistry()
 
+    /// Calls waiting for an interceptor's decision without a thread
+    /// (Interception/Steering.swift): freeing the mediator ends them.
+    let suspendedCalls = SuspendedCalls()
+
     /// Where the registered actions of a target came from, when a face said
     /// (a Lua file, ...): the catalogue shows it instead of "registered".
     /// Keyed by the name's bytes, as targets are (a String key would merge

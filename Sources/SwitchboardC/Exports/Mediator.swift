@@ -19,6 +19,8 @@ public func sb_mediator_free(_ m: sb_mediator_ptr?) {
     guard let m else { return }
     let mediator = CMediator.borrow(m)
     if Borrowed(mediator).read({ $0.isShared }) { return }
+    // Nothing may run on it later: not even a call an interceptor decides.
+    Borrowed(mediator).read { $0.mediator.endSuspendedCalls() }
     mediator.release()
 }
 
