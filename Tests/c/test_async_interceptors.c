@@ -89,6 +89,18 @@ static sb_status call_async(sb_mediator *m, int64_t i, const sb_call_options *op
     return status;
 }
 
+/* A mediator with T.echo and one interceptor `fn`, named `name`, whose
+ * decisions are awaited `timeout_ms`. */
+static sb_mediator *keeping(sb_interceptor_fn fn, const char *name, unsigned timeout_ms) {
+    sb_mediator *m = sb_mediator_new();
+    uint64_t id = 0;
+    CHECK_STATUS(sb_action_register(m, "T", "echo", echo, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_interceptor_add(m, 0, fn, NULL, NULL, &id), SB_OK);
+    CHECK_STATUS(sb_interceptor_set_options(m, id, name, timeout_ms), SB_OK);
+    reached = kept_count = 0;
+    return m;
+}
+
 /* Decides every kept call, last first: proceed (even i), or redirect to
  * T.other (odd i). */
 static void *decide_kept(void *arg) {
@@ -140,13 +152,8 @@ static void test_decided_on_another_thread(void) {
 
 /* The interceptor's timeout, a late decision, and a cancellation. */
 static void test_timeout_and_cancel(void) {
-    sb_mediator *m = sb_mediator_new();
-    uint64_t id = 0;
+    sb_mediator *m = keeping(keep_call, "slow", 20);
     answer a;
-    CHECK_STATUS(sb_action_register(m, "T", "echo", echo, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_interceptor_add(m, 0, keep_call, NULL, NULL, &id), SB_OK);
-    CHECK_STATUS(sb_interceptor_set_options(m, id, "slow", 20), SB_OK);
-    reached = kept_count = 0;
     CHECK_STATUS(call_async(m, 1, NULL, &a), SB_PENDING);
     CHECK(wait_ran(&a));
     CHECK(a.status == SB_ETIMEOUT && strstr(a.message, "interceptor \"slow\" did not decide within 20 ms") != NULL);
@@ -155,7 +162,8 @@ static void test_timeout_and_cancel(void) {
     CHECK(reached == 0);
 
     /* Cancelled while it waits for the decision: done at once, on the cancelling thread. */
-    CHECK_STATUS(sb_interceptor_set_options(m, id, "slow", 60000), SB_OK);
+    sb_mediator_free(m);
+    m = keeping(keep_call, "slow", 60000);
     sb_cancellation *token = sb_cancellation_new();
     sb_call_options options = SB_CALL_OPTIONS_INIT;
     options.cancel = token;
@@ -289,13 +297,8 @@ static int64_t routes_count(sb_mediator *m, const char *name, const char *key) {
  * after the interceptor's timeout (a hostile review found them accepted,
  * with SB_OK, and nothing run). */
 static void test_caller_gave_up(void) {
-    sb_mediator *m = sb_mediator_new();
-    uint64_t id = 0;
+    sb_mediator *m = keeping(keep_every, "patient", 60000);
     answer a;
-    CHECK_STATUS(sb_action_register(m, "T", "echo", echo, NULL, NULL), SB_OK);
-    CHECK_STATUS(sb_interceptor_add(m, 0, keep_every, NULL, NULL, &id), SB_OK);
-    CHECK_STATUS(sb_interceptor_set_options(m, id, "patient", 60000), SB_OK);
-    reached = kept_count = 0;
     sb_call_options options = SB_CALL_OPTIONS_INIT;
     options.timeout_ms = 5;
     CHECK_STATUS(call_async(m, 1, &options, &a), SB_PENDING);

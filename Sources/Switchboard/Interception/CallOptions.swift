@@ -157,26 +157,11 @@ enum CurrentCall {
         return withExtendedLifetime(current) { body() }
     }
 
-    /// What a call that leaves its thread keeps of the frame it runs in, to
-    /// run in again where it is taken up (Interception/Steering.swift): the
-    /// cancellation and the deadline, and its own tags. Nil: no frame.
-    struct Saved {
-        let cancellation: Cancellation?
-        let deadline: UInt64
-        let tags: [String]
-    }
-
-    static func save() -> Saved? {
-        guard let frame else { return nil }
-        let level = EpochDomain.shared.pins.record().depth.pointee
-        return Saved(cancellation: frame.cancellation, deadline: frame.deadline,
-                     tags: frame.level == level ? frame.tags : [])
-    }
-
-    /// Runs `body`, the call `saved` was taken from, in that frame again,
-    /// and in no frame of the thread's own (the call is not one of the
-    /// calls running here, which only happen to end its wait).
-    static func restoring<R>(_ saved: Saved?, _ body: () -> R) -> R {
+    /// Runs `body`, the call whose `snapshot()` this is, in that frame
+    /// again, and in no frame of the thread's own: a call that left its
+    /// thread (Interception/Steering.swift) is not one of the calls running
+    /// where it is taken up, which only happen to end its wait.
+    static func restoring<R>(_ saved: Snapshot?, _ body: () -> R) -> R {
         let record = EpochDomain.shared.pins.record()
         let current = saved.map {
             Frame(cancellation: $0.cancellation, deadline: $0.deadline, tags: $0.tags, level: record.depth.pointee)

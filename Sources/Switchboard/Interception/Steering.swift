@@ -311,7 +311,7 @@ extension Mediator {
             mediator: self, call: call.copy(), course: course, next: next, interception: interception,
             registration: registration, hooks: hooks, module: module, options: options, fallback: fallback,
             convention: convention.suspended(), prepared: prepared, completion: completion, summary: summary,
-            frame: CurrentCall.save())
+            frame: CurrentCall.snapshot())
         suspended.wait(shown: shown)
         return convention.pending
     }
@@ -487,12 +487,12 @@ private final class SuspendedCall<C: CallConvention>: Suspension, @unchecked Sen
     let convention: C
     let prepared: Route?
     let summary: SteeredSummary
-    let frame: CurrentCall.Saved?
+    let frame: CurrentCall.Snapshot?
 
     init(mediator: Mediator, call: consuming InterceptedCall, course: Course, next: Int, interception: Interception,
          registration: InterceptorRegistration, hooks: Hooks, module: String?, options: CallOptions,
          fallback: Bool, convention: C, prepared: Route?, completion: Completion, summary: SteeredSummary,
-         frame: CurrentCall.Saved?) {
+         frame: CurrentCall.Snapshot?) {
         let cancellation = call.cancellation
         let list = mediator.suspendedCalls
         self.mediator = mediator
