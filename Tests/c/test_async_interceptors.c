@@ -354,6 +354,32 @@ static void test_mediator_freed(void) {
     CHECK(reached == 0);
 }
 
+/* A call that suspends once the free has begun (made by a `done` the free
+ * runs; a decision racing the free does the same) ends at once too (a
+ * second hostile review found such calls outliving the free). */
+static sb_mediator *being_freed;
+static answer first, second;
+static void done_then_call_again(void *userdata, sb_status status, sb_value *result) {
+    record_done(userdata, status, result);
+    (void)call_async(being_freed, 2, NULL, &second);
+}
+
+static void test_suspended_during_the_free(void) {
+    being_freed = keeping(keep_every, "k", 60000);
+    sb_value *params = sb_dict_new();
+    memset(&first, 0, sizeof first);
+    memset(&second, 0, sizeof second);
+    CHECK_STATUS(sb_action_perform_async(being_freed, "T", "echo", params, NULL, done_then_call_again, &first),
+                 SB_PENDING);
+    sb_value_release(params);
+    sb_mediator_free(being_freed);
+    CHECK(first.ran && first.status == SB_ECANCELED);
+    CHECK(second.ran && second.status == SB_ECANCELED && strstr(second.message, "its mediator was freed") != NULL);
+    CHECK(kept_count == 2 && reached == 0);
+    for (int i = 0; i < kept_count; i++) CHECK(sb_call_proceed(kept[i]) == SB_ECANCELED);
+    CHECK(reached == 0);
+}
+
 /* Decisions made by actions, each resuming the next call inside the last,
  * on a thread with a small stack: refused at the stack's reserve, never a
  * crash (a hostile review found a chain overflowing 128 KiB: a resumed
@@ -418,6 +444,7 @@ int main(void) {
     test_caller_that_waits();
     test_caller_gave_up();
     test_mediator_freed();
+    test_suspended_during_the_free();
     test_chain_on_a_small_stack();
     return check_report("async_interceptors");
 }

@@ -171,9 +171,11 @@ public final class Interception: @unchecked Sendable {
     /// whose `complete` then takes the call up. Returns whether it gave up.
     @discardableResult
     func giveUp(cancelled: Bool = false) -> Bool {
-        if cancelled { droppedAsCancelled.store(true, ordering: .releasing) }
         guard state.compareExchange(expected: State.pending, desired: State.abandoned,
                                     ordering: .sequentiallyConsistent).exchanged else { return false }
+        // Only the side that gave up says why: one that lost to the
+        // timeout must not make a late decision's refusal read "cancelled".
+        if cancelled { droppedAsCancelled.store(true, ordering: .releasing) }
         resume()
         return true
     }

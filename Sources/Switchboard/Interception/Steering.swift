@@ -379,7 +379,7 @@ private class Suspension: @unchecked Sendable {
     /// caller giving up (its own timeout, its queue freed). The timer first:
     /// until `whenSettled` no other thread can take the call up.
     func wait(shown: UInt64) {
-        list.add(self)
+        let listed = list.add(self)
         let deadline = shown.addingReportingOverflow(registration.timeout)
         timer.label = "interceptor \"\(registration.name)\""
         timer.deadline = deadline.overflow ? .max : deadline.partialValue
@@ -394,12 +394,16 @@ private class Suspension: @unchecked Sendable {
             interception.giveUp(cancelled: why == Completion.State.cancelled)
         }
         interception.whenSettled { self.takeUp() }
+        if !listed { endAsFreed() }
     }
 
     /// Ends the wait now, unless a decision came first: the call fails with
-    /// `error` (its mediator is being freed).
-    func end(because error: SwitchboardError) {
-        reason.withLock { $0 = error }
+    /// `.canceled`, its mediator being freed.
+    func endAsFreed() {
+        reason.withLock {
+            $0 = .canceled("the call to \(interception.target).\(interception.action) was cancelled: its mediator "
+                           + "was freed while it waited for interceptor \"\(registration.name)\"")
+        }
         interception.giveUp(cancelled: true)
     }
 
@@ -445,23 +449,31 @@ private class Suspension: @unchecked Sendable {
 /// The calls of one mediator that wait for an interceptor's decision.
 final class SuspendedCalls: @unchecked Sendable {
     // @unchecked: `calls` is reached only under its lock.
-    private let calls = Guarded<[ObjectIdentifier: Suspension]>([:])
+    /// The calls; nil once the mediator is freed.
+    private let calls = Guarded<[ObjectIdentifier: Suspension]?>([:])
 
-    fileprivate func add(_ call: Suspension) { calls.withLock { $0[ObjectIdentifier(call)] = call } }
-    fileprivate func remove(_ call: Suspension) { _ = calls.withLock { $0.removeValue(forKey: ObjectIdentifier(call)) } }
+    /// Adds `call`; false when the mediator is freed (or being freed): a
+    /// call that suspends from then on (its decision came as the free ran,
+    /// or a `done` the free ran made it) is ended at once instead.
+    fileprivate func add(_ call: Suspension) -> Bool {
+        calls.withLock { calls in
+            guard calls != nil else { return false }
+            calls![ObjectIdentifier(call)] = call
+            return true
+        }
+    }
 
-    /// Ends every one with `.canceled`, here: their callers get their
-    /// answers now, and a later decision is ignored.
+    fileprivate func remove(_ call: Suspension) { _ = calls.withLock { $0?.removeValue(forKey: ObjectIdentifier(call)) } }
+
+    /// Ends every one with `.canceled`, here, and every one that suspends
+    /// later: their callers get their answers now, and a later decision is
+    /// ignored.
     func endAll() {
         let all = calls.withLock { calls -> [Suspension] in
-            defer { calls = [:] }
-            return Array(calls.values)
+            defer { calls = nil }
+            return calls.map { Array($0.values) } ?? []
         }
-        for call in all {
-            call.end(because: .canceled("the call to \(call.interception.target).\(call.interception.action) was "
-                                        + "cancelled: its mediator was freed while it waited for interceptor "
-                                        + "\"\(call.registration.name)\""))
-        }
+        for call in all { call.endAsFreed() }
     }
 }
 
