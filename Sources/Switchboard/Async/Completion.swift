@@ -69,6 +69,9 @@ import Synchronization
         set { handle = newValue }
     }
     @exclusivity(unchecked) private var handle: UInt64 = 0
+    /// What `whenGivenUp` set: `Unmanaged<GiveUpHooks>` bits owning one
+    /// reference, or 0 (nearly always).
+    private let givenUpHooks = Atomic<UInt>(0)
     /// The task running a Swift `async` action, cancelled when the caller gives up.
     private let task = Guarded<Task<Void, Never>?>(nil)
     /// For a caller that does not wait (``Deferral/detaching(_:)``): what
@@ -92,6 +95,8 @@ import Synchronization
     deinit {
         letGo()
         Self.drop(answer)
+        let hooks = givenUpHooks.load(ordering: .acquiring)
+        if hooks != 0 { Unmanaged<GiveUpHooks>.fromOpaque(UnsafeRawPointer(bitPattern: hooks)!).release() }
     }
 
     /// Whether the caller has cancelled the call.
@@ -224,8 +229,6 @@ import Synchronization
         var finishers: [(Answer) -> Answer] = []
         var consumer: ((Answer) -> Void)?
         var delivered = false
-        /// Told when the caller gives up (`whenGivenUp`).
-        var givenUp: [@Sendable (Int) -> Void] = []
 
         func run(_ answer: Answer) {
             var answer = answer
@@ -328,14 +331,35 @@ import Synchronization
     /// other than its action (an interceptor's decision, Steering.swift)
     /// lets that know.
     func whenGivenUp(_ hook: @escaping @Sendable (Int) -> Void) {
-        let reason = detached.withLock { detached -> Int? in
-            let now = state.load(ordering: .sequentiallyConsistent)
-            if now == State.timedOut || now == State.cancelled { return now }
-            if detached == nil { detached = Detached() }
-            detached!.givenUp.append(hook)
-            return nil
+        var bits = givenUpHooks.load(ordering: .sequentiallyConsistent)
+        if bits == 0 {
+            let made = UInt(bitPattern: Unmanaged.passRetained(GiveUpHooks()).toOpaque())
+            let (stored, current) = givenUpHooks.compareExchange(expected: 0, desired: made,
+                                                                 ordering: .sequentiallyConsistent)
+            if stored {
+                bits = made
+            } else {
+                Unmanaged<GiveUpHooks>.fromOpaque(UnsafeRawPointer(bitPattern: made)!).release()
+                bits = current
+            }
         }
+        // After the store: `giveUp` changes the state, then looks for hooks;
+        // one of the two sides sees the other's write.
+        let reason = Unmanaged<GiveUpHooks>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
+            .list.withLock { list -> Int? in
+                let now = state.load(ordering: .sequentiallyConsistent)
+                if now == State.timedOut || now == State.cancelled { return now }
+                list.append(hook)
+                return nil
+            }
         if let reason { hook(reason) }
+    }
+
+    /// `whenGivenUp`'s hooks, apart from `Detached`, which every pending
+    /// call copies several times (a field there cost c.loop 250
+    /// instructions a call).
+    private final class GiveUpHooks: Sendable {
+        let list = Guarded<[@Sendable (Int) -> Void]>([])
     }
 
     /// Whether a caller that does not wait has its answer, or gave up.
@@ -351,11 +375,15 @@ import Synchronization
                                                    ordering: .sequentiallyConsistent)
         guard exchanged else { return false }
         task.withLock { $0?.cancel() }
-        let told = detached.withLock { detached -> [@Sendable (Int) -> Void] in
-            defer { detached?.givenUp = [] }
-            return detached?.givenUp ?? []
+        let hooks = givenUpHooks.load(ordering: .sequentiallyConsistent)
+        if hooks != 0 {
+            let told = Unmanaged<GiveUpHooks>.fromOpaque(UnsafeRawPointer(bitPattern: hooks)!).takeUnretainedValue()
+                .list.withLock { list -> [@Sendable (Int) -> Void] in
+                    defer { list = [] }
+                    return list
+                }
+            for tell in told { tell(reason) }
         }
-        for tell in told { tell(reason) }
         guard let delivery = claimDelivery() else { return false }
         let failure: SwitchboardError = failure ?? (reason == State.cancelled
             ? .canceled("the call to \(label) was cancelled while it waited for its answer")

@@ -36,11 +36,13 @@ import Darwin
         // the lock, not from the value: an access to the value before
         // "acquired" is told is what the sanitizer reports as a race (CI saw
         // one, when two threads met on a service's instance).
+        guard let annotations = SanitizerAnnotations.present else {
+            return try mutex.withLock { (value: inout sending Value) throws(E) -> sending Result in try body(&value) }
+        }
         let place = withUnsafePointer(to: mutex) { UnsafeRawPointer($0) }
-        let annotations = SanitizerAnnotations.present
         return try mutex.withLock { (value: inout sending Value) throws(E) -> sending Result in
-            annotations?.acquire(place)
-            defer { annotations?.release(place) }
+            annotations.acquire(place)
+            defer { annotations.release(place) }
             return try body(&value)
         }
     }
