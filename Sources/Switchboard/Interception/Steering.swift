@@ -215,8 +215,11 @@ extension Mediator {
         return nil
     }
 
-    /// The call has passed its rules and interceptors: the target.
-    @inline(__always)
+    /// The call has passed its rules and interceptors: the target. Not
+    /// inlined: the whole path to the action inlines here, and a copy of it
+    /// inside steering made the library 430 KiB larger (for ~150
+    /// instructions a call, bench/budgets.tsv's c.intercepted).
+    @inline(never)
     private func arrive<C: CallConvention>(_ record: ThreadRecord, _ call: inout InterceptedCall, _ course: Course,
                                            module: String?, options: CallOptions, fallback: Bool, via convention: C,
                                            prepared: Route?) -> C.Outcome {
