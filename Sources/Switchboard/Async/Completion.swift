@@ -72,8 +72,11 @@ import Synchronization
     /// What `whenGivenUp` set: `Unmanaged<GiveUpHooks>` bits owning one
     /// reference, or 0 (nearly always).
     private let givenUpHooks = Atomic<UInt>(0)
-    /// The task running a Swift `async` action, cancelled when the caller gives up.
-    private let task = Guarded<Task<Void, Never>?>(nil)
+    /// The task running a Swift `async` action, cancelled when the caller
+    /// gives up: `Unmanaged<RunningTask>` bits owning one reference, or 0
+    /// (every other call). Bits rather than a guarded optional, whose
+    /// destruction alone cost every completion's deinit ~100 instructions.
+    private let task = Atomic<UInt>(0)
     /// For a caller that does not wait (``Deferral/detaching(_:)``): what
     /// the layers around the action do with the answer, and who gets it.
     private let detached = Guarded<Detached?>(nil)
@@ -97,6 +100,8 @@ import Synchronization
         Self.drop(answer)
         let hooks = givenUpHooks.load(ordering: .acquiring)
         if hooks != 0 { Unmanaged<GiveUpHooks>.fromOpaque(UnsafeRawPointer(bitPattern: hooks)!).release() }
+        let running = task.load(ordering: .acquiring)
+        if running != 0 { Unmanaged<RunningTask>.fromOpaque(UnsafeRawPointer(bitPattern: running)!).release() }
     }
 
     /// Whether the caller has cancelled the call.
@@ -138,8 +143,7 @@ import Synchronization
         letGo()
         Parking.wake(self)
         if let delivery = claimDelivery() {
-            let answer = taken()
-            Deferral.runDelivery { delivery.run(answer) }
+            delivery.runWhenFree(taken())
         }
         return nil
     }
@@ -156,19 +160,14 @@ import Synchronization
     /// Lets go of what the call kept, once. Not on this thread's stack: the
     /// last reference to a plugin's target may unload the plugin, whose
     /// code may be what called `complete`. The epoch collector releases them
-    /// later, on a thread that enters the library.
+    /// later, on a thread that enters the library (no epoch to wait for:
+    /// these are references of the completion's own, `releaseLater`).
     private func letGo() {
         guard let (owner, instance) = kept.withLock({ kept -> (UInt, UInt)? in
             defer { kept = nil }
             return kept
         }) else { return }
-        // One by one: an array literal here would be an allocation per call.
-        if let object = UnsafeRawPointer(bitPattern: owner) {
-            EpochDomain.shared.retire(Unmanaged<AnyObject>.fromOpaque(object))
-        }
-        if let object = UnsafeRawPointer(bitPattern: instance) {
-            EpochDomain.shared.retire(Unmanaged<AnyObject>.fromOpaque(object))
-        }
+        EpochDomain.shared.releaseLater(owner, instance)
     }
 
     static func drop(_ answer: Answer) {
@@ -194,7 +193,7 @@ import Synchronization
         let (exchanged, current) = state.compareExchange(expected: State.pending, desired: reason,
                                                          ordering: .sequentiallyConsistent)
         if exchanged {
-            task.withLock { $0?.cancel() }
+            cancelTask()
             if reason == State.answered { onAnswered?(self) }
             return nil
         }
@@ -210,10 +209,26 @@ import Synchronization
         if let answer = abandon(State.answered) { Self.drop(answer) }
     }
 
-    /// Runs a Swift task for the action; cancelled if the caller gives up.
+    /// Runs a Swift task for the action (once); cancelled if the caller gives up.
     func attach(_ running: Task<Void, Never>) {
-        task.withLock { $0 = running }
+        let bits = UInt(bitPattern: Unmanaged.passRetained(RunningTask(running)).toOpaque())
+        let (stored, _) = task.compareExchange(expected: 0, desired: bits, ordering: .sequentiallyConsistent)
+        precondition(stored, "a completion runs one task")
+        // After the store: a caller giving up changes the state, then looks
+        // for the task; one of the two sides sees the other's write.
         if state.load(ordering: .sequentiallyConsistent) >= State.timedOut { running.cancel() }
+    }
+
+    private func cancelTask() {
+        let bits = task.load(ordering: .sequentiallyConsistent)
+        if bits != 0 {
+            Unmanaged<RunningTask>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue().task.cancel()
+        }
+    }
+
+    private final class RunningTask: Sendable {
+        let task: Task<Void, Never>
+        init(_ task: Task<Void, Never>) { self.task = task }
     }
 
     // MARK: A caller that does not wait
@@ -230,6 +245,19 @@ import Synchronization
         var consumer: ((Answer) -> Void)?
         var delivered = false
 
+        /// Runs now unless this thread runs a delivery already, then after
+        /// it (`Deferral.runDelivery`). Returns whether it ran now.
+        @discardableResult
+        func runWhenFree(_ answer: Answer) -> Bool {
+            // Directly when it may: a closure for `runDelivery` would be an
+            // allocation and a copy of this delivery per answer.
+            let here = Deferral.here
+            guard Deferral.beginDelivery(here) else { return Deferral.runDelivery { run(answer) } }
+            run(answer)
+            Deferral.endDelivery(here)
+            return true
+        }
+
         func run(_ answer: Answer) {
             var answer = answer
             for finish in finishers { answer = finish(answer) }
@@ -239,7 +267,7 @@ import Synchronization
             // destructors: not on this stack, which may be a plugin's
             // completing the call. The epoch collector lets go of it later.
             if !finishers.isEmpty {
-                EpochDomain.shared.retire(Unmanaged<AnyObject>.passRetained(Leftovers(finishers)))
+                EpochDomain.shared.releaseLater(Unmanaged<AnyObject>.passRetained(Leftovers(finishers)))
             }
         }
     }
@@ -289,10 +317,7 @@ import Synchronization
             guard state.load(ordering: .sequentiallyConsistent) == State.completed else { return nil }
             return claim(&detached)
         }
-        if let ready {
-            let answer = taken()
-            return Deferral.runDelivery { ready.run(answer) }
-        }
+        if let ready { return ready.runWhenFree(taken()) }
         if let cancellation, !cancellation.watch(self) { return giveUp(State.cancelled) }
         if deadline <= Clock.now { return giveUp(State.timedOut) }
         if deadline != .max, let failure = DetachedWatch.shared.watch(self) {
@@ -374,7 +399,7 @@ import Synchronization
         let (exchanged, _) = state.compareExchange(expected: State.pending, desired: reason,
                                                    ordering: .sequentiallyConsistent)
         guard exchanged else { return false }
-        task.withLock { $0?.cancel() }
+        cancelTask()
         let hooks = givenUpHooks.load(ordering: .sequentiallyConsistent)
         if hooks != 0 {
             let told = Unmanaged<GiveUpHooks>.fromOpaque(UnsafeRawPointer(bitPattern: hooks)!).takeUnretainedValue()
@@ -388,7 +413,7 @@ import Synchronization
         let failure: SwitchboardError = failure ?? (reason == State.cancelled
             ? .canceled("the call to \(label) was cancelled while it waited for its answer")
             : .timeout("\(label) did not complete within the call's timeout"))
-        return Deferral.runDelivery { delivery.run(.failure(failure)) }
+        return delivery.runWhenFree(.failure(failure))
     }
 
     private var settled: Bool {

@@ -309,6 +309,9 @@ import Synchronization
         return Unmanaged<Taken>.fromOpaque(raw).takeUnretainedValue().detachLevel != level
     }
 
+    /// This thread's, for `beginDelivery` and `endDelivery` to share.
+    static var here: Here { Here(taken: taken) }
+
     /// Runs `delivery` (a caller's callback getting its answer) now, unless
     /// this thread is running one already — a callback that ends another
     /// call, or starts one that ends at once: then right after it, in order.

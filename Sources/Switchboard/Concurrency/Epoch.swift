@@ -48,6 +48,8 @@ final class EpochDomain: @unchecked Sendable {
     // asynchronous answer; the runtime's access checks were a tenth of it).
     @exclusivity(unchecked) private var records: ThreadRecord?
     @exclusivity(unchecked) private var retired: [(epoch: UInt, object: Unmanaged<AnyObject>)] = []
+    /// Extra references to let go of off the caller's stack (`releaseLater`).
+    @exclusivity(unchecked) private var releases: [Unmanaged<AnyObject>] = []
 
     private init() {
         var key = pthread_key_t()
@@ -147,20 +149,60 @@ final class EpochDomain: @unchecked Sendable {
         }
     }
 
+    /// Takes over one strong reference that is not the object's only way in
+    /// (a pending call's hold on its target, what a delivery's layers kept)
+    /// and that must not be let go on this stack: it may be the last one
+    /// now, and its release may unload the plugin whose code is running
+    /// here. The next `collect`, on a thread that enters the library,
+    /// releases it. Unlike `retire`, no epoch or call has to end first:
+    /// whatever reached the object through shared memory holds a reference
+    /// of its own, or a retirement that waits for readers.
+    func releaseLater(_ object: Unmanaged<AnyObject>) {
+        lock.withLock {
+            releases.append(object)
+            hasGarbage.pointee.store(true, ordering: .relaxed)
+        }
+    }
+
+    /// `releaseLater` of two objects' bits (0: none), under one hold of the lock.
+    func releaseLater(_ first: UInt, _ second: UInt) {
+        guard first != 0 || second != 0 else { return }
+        lock.withLock {
+            // One by one: an array literal here would be an allocation per call.
+            if let object = UnsafeRawPointer(bitPattern: first) { releases.append(.fromOpaque(object)) }
+            if let object = UnsafeRawPointer(bitPattern: second) { releases.append(.fromOpaque(object)) }
+            hasGarbage.pointee.store(true, ordering: .relaxed)
+        }
+    }
+
     /// Advances the epoch as far as readers allow and releases what is safe.
     /// `wait: false` gives up at once if another thread is collecting.
     func collect(wait: Bool) {
         if wait { lock.lock() } else if !lock.tryLock() { return }
-        atomicMemoryFence(ordering: .sequentiallyConsistent)
-        if tryAdvance() { _ = tryAdvance() }
-        let now = global.pointee.load(ordering: .relaxed)
-        // The first few ready objects go in a buffer on the stack, the rest
-        // (a burst of retirements) in an array: the path every asynchronous
-        // answer takes allocates nothing.
+        // The first few objects to release go in a buffer on the stack, the
+        // rest (a burst of retirements) in an array: the path every
+        // asynchronous answer takes allocates nothing.
         let inline = 16
         withUnsafeTemporaryAllocation(of: Unmanaged<AnyObject>.self, capacity: inline) { first in
             var count = 0
             var more: [Unmanaged<AnyObject>] = []
+            // Popped, not removed all at once: the array keeps its storage
+            // (`removeAll(keepingCapacity:)` costs more than the few pops).
+            while let object = releases.popLast() {
+                if count < inline { first.initializeElement(at: count, to: object) } else { more.append(object) }
+                count += 1
+            }
+            // Only retirements wait for epochs: with none, no need to advance.
+            if retired.isEmpty {
+                hasGarbage.pointee.store(false, ordering: .relaxed)
+                lock.unlock()
+                for i in 0..<min(count, inline) { first[i].release() }
+                for object in more { object.release() }
+                return
+            }
+            atomicMemoryFence(ordering: .sequentiallyConsistent)
+            if tryAdvance() { _ = tryAdvance() }
+            let now = global.pointee.load(ordering: .relaxed)
             if retired.contains(where: { $0.epoch &+ 2 <= now }) {
                 withUnsafeTemporaryAllocation(of: HeldObjects.Entry.self, capacity: HeldObjects.few) { buffer in
                     let held = HeldObjects(records, buffer: buffer)
@@ -189,7 +231,7 @@ final class EpochDomain: @unchecked Sendable {
     }
 
     /// Objects retired but not yet released (for tests).
-    var pendingCount: Int { lock.withLock { retired.count } }
+    var pendingCount: Int { lock.withLock { retired.count + releases.count } }
 
     /// Moves the epoch on if every pinned thread has seen the current one.
     private func tryAdvance() -> Bool {
