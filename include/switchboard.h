@@ -1366,7 +1366,9 @@ SB_API sb_status sb_service_perform_async(sb_mediator *m, const char *name, cons
  * calls not yet ended, whose `done` gets SB_ECANCELED ("the call's queue
  * was freed"), their calls being cancelled (sb_completion_cancelled says
  * so; a later sb_completion_succeed gets SB_ECANCELED). Each `done` runs
- * exactly once, whatever the order.
+ * exactly once, whatever the order. A call started through the queue once
+ * sb_queue_free began (by one of those `done`, say) fails at once with
+ * SB_EINVAL, its `done` never run, as for any call whose options are wrong.
  *
  * New after 1.0.0, for 1.1 (symbol version SWITCHBOARD_1.1).
  */

@@ -537,6 +537,65 @@ static void test_instance_outlives_the_caller(void) {
 }
 
 
+/* The same when the caller's `done`, run inside sb_completion_succeed,
+ * enters the library (a call, a mediator made and freed): those entries
+ * collect, and used to let the unregistered action's userdata go right
+ * there, inside sb_completion_succeed (200 of 200 rounds). */
+static __thread int in_succeed;
+static int entering_freed, entering_freed_inside;
+static sb_completion entering_pending;
+static sb_mediator *entering_m;
+static sb_status entering_defers(void *ud, const sb_value *p, sb_value **out) {
+    (void)ud, (void)p, (void)out;
+    entering_pending = sb_completion_take();
+    return SB_PENDING;
+}
+static void entering_free(void *ud) {
+    (void)ud;
+    entering_freed++;
+    if (in_succeed) entering_freed_inside++;
+}
+static void entering_done(void *ud, sb_status s, sb_value *r) {
+    (void)ud, (void)s;
+    sb_value_release(r);
+    sb_value *out = NULL;
+    CHECK_STATUS(sb_action_perform(entering_m, "A", "plain", NULL, 0, &out), SB_OK);
+    sb_value_release(out);
+    sb_mediator *other = sb_mediator_new();
+    sb_action_register(other, "X", "y", plain, NULL, NULL);
+    sb_mediator_free(other);
+}
+static void *entering_complete(void *arg) {
+    (void)arg;
+    in_succeed = 1;
+    CHECK_STATUS(sb_completion_succeed(entering_pending, sb_int(7)), SB_OK);
+    in_succeed = 0;
+    return NULL;
+}
+
+static void test_let_go_outside_succeed_when_done_enters(void) {
+    entering_m = sb_mediator_new();
+    CHECK_STATUS(sb_action_register(entering_m, "A", "plain", plain, NULL, NULL), SB_OK);
+    int rounds = 50;
+    for (int i = 0; i < rounds; i++) {
+        int before = entering_freed;
+        CHECK_STATUS(sb_action_register(entering_m, "T", "go", entering_defers, (void *)1, entering_free), SB_OK);
+        CHECK_STATUS(sb_action_perform_async(entering_m, "T", "go", NULL, NULL, entering_done, NULL), SB_PENDING);
+        CHECK_STATUS(sb_target_unregister(entering_m, "T"), SB_OK);
+        pthread_t worker;
+        pthread_create(&worker, NULL, entering_complete, NULL);
+        pthread_join(worker, NULL);
+        for (int k = 0; k < 2000 && entering_freed == before; k++) {
+            sb_mediator *other = sb_mediator_new();
+            sb_mediator_free(other);
+        }
+        CHECK(entering_freed == before + 1);
+    }
+    CHECK(entering_freed == rounds);
+    CHECK(entering_freed_inside == 0);
+    sb_mediator_free(entering_m);
+}
+
 /* ------------------------------ completed before the action returned
  * Such a completion has no object of its own until its action returns
  * (OpenCompletions): these check that it behaves as any other. */
@@ -879,6 +938,7 @@ int main(void) {
     test_many_callers();
     test_only_actions();
     test_instance_outlives_the_caller();
+    test_let_go_outside_succeed_when_done_enters();
     test_completed_before_return();
     test_early_beside_open();
     test_race_with_return();

@@ -316,6 +316,40 @@ static void test_free_with_work_left(sb_mediator *m) {
     CHECK(seen_count == 4);
 }
 
+/* A `done` that sb_queue_free runs starts a call through the same queue:
+ * refused at once with SB_EINVAL, its own `done` never run (switchboard.h,
+ * "Teardown"). */
+static sb_mediator *restarting_m;
+static sb_queue *restarting_q;
+static int restarted_status = -1, restarted_done;
+static void restarted(void *ud, sb_status status, sb_value *result) {
+    (void)ud, (void)status;
+    sb_value_release(result);
+    restarted_done++;
+}
+static void restarting(void *ud, sb_status status, sb_value *result) {
+    record(ud, status, result);
+    sb_call_options o = through(restarting_q);
+    restarted_status = sb_action_perform_async(restarting_m, "Q", "now", NULL, &o, restarted, NULL);
+}
+
+static void test_free_runs_a_done_that_calls_again(sb_mediator *m) {
+    reset();
+    CHECK_STATUS(sb_queue_new(&restarting_q), SB_OK);
+    restarting_m = m;
+    sb_call_options o = through(restarting_q);
+    CHECK_STATUS(sb_action_perform_async(m, "Q", "later", NULL, &o, restarting, NULL), SB_PENDING);
+    sb_queue_free(restarting_q);
+    CHECK(seen_count == 1 && seen[0].status == SB_ECANCELED);
+    CHECK_STATUS(restarted_status, SB_EINVAL);
+    CHECK(strstr(sb_error_message(), "freed") != NULL);
+    CHECK(restarted_done == 0);
+    struct completer c;
+    complete_from_thread(0, 1, 0, &c);
+    CHECK(c.statuses[0] == SB_ECANCELED);
+    CHECK(seen_count == 1 && restarted_done == 0);
+}
+
 /* Many calls completed on threads while the queue is freed: each done
  * runs exactly once, none after the free. */
 static void *complete_all_slowly(void *arg) {
@@ -495,6 +529,7 @@ int main(void) {
     test_bounded_dispatch(m);
     test_edge_triggered(m);
     test_free_with_work_left(m);
+    test_free_runs_a_done_that_calls_again(m);
     test_free_racing_completions(m);
     test_loop_thread_gone(m);
     test_descriptor_closed_by_the_host(m);

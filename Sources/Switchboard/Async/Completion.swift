@@ -138,6 +138,11 @@ import Synchronization
             Self.drop(answer)
             return refusal(seen)
         }
+        // What the call kept is not let go on this stack, even by the
+        // library entries of a `done` run here (`ThreadRecord.completing`).
+        let record = EpochDomain.shared.pins.record()
+        record.completing += 1
+        defer { record.completing -= 1 }
         self.answer = answer
         state.store(State.completed, ordering: .sequentiallyConsistent)
         letGo()

@@ -178,6 +178,8 @@ final class EpochDomain: @unchecked Sendable {
     /// Advances the epoch as far as readers allow and releases what is safe.
     /// `wait: false` gives up at once if another thread is collecting.
     func collect(wait: Bool) {
+        // Read before the lock: a thread's first record is made under it.
+        let completing = pins.record().completing != 0
         if wait { lock.lock() } else if !lock.tryLock() { return }
         // The first few objects to release go in a buffer on the stack, the
         // rest (a burst of retirements) in an array: the path every
@@ -188,13 +190,15 @@ final class EpochDomain: @unchecked Sendable {
             var more: [Unmanaged<AnyObject>] = []
             // Popped, not removed all at once: the array keeps its storage
             // (`removeAll(keepingCapacity:)` costs more than the few pops).
-            while let object = releases.popLast() {
+            // Not while this thread completes a call (`ThreadRecord.completing`):
+            // another entry takes them.
+            while !completing, let object = releases.popLast() {
                 if count < inline { first.initializeElement(at: count, to: object) } else { more.append(object) }
                 count += 1
             }
             // Only retirements wait for epochs: with none, no need to advance.
             if retired.isEmpty {
-                hasGarbage.pointee.store(false, ordering: .relaxed)
+                hasGarbage.pointee.store(!releases.isEmpty, ordering: .relaxed)
                 lock.unlock()
                 for i in 0..<min(count, inline) { first[i].release() }
                 for object in more { object.release() }
@@ -223,7 +227,8 @@ final class EpochDomain: @unchecked Sendable {
             }
             // Only what waits for epochs makes every unpin try again; what a
             // call holds waits for that call.
-            hasGarbage.pointee.store(retired.contains { $0.epoch &+ 2 > now }, ordering: .relaxed)
+            hasGarbage.pointee.store(!releases.isEmpty || retired.contains { $0.epoch &+ 2 > now },
+                                     ordering: .relaxed)
             lock.unlock()
             for i in 0..<min(count, inline) { first[i].release() }
             for object in more { object.release() }
