@@ -69,6 +69,15 @@ import Synchronization
         set { handle = newValue }
     }
     @exclusivity(unchecked) private var handle: UInt64 = 0
+    /// What a face's consumer needs besides the answer (C: the call's
+    /// delivery), written before `deliver` and read by the consumer. Kept
+    /// here so that the consumer captures only this object, which Swift
+    /// then passes as its context instead of allocating one per call.
+    @_spi(Faces) public var faceContext: UnsafeMutableRawPointer? {
+        get { context }
+        set { context = newValue }
+    }
+    @exclusivity(unchecked) private var context: UnsafeMutableRawPointer?
     /// What `whenGivenUp` set: `Unmanaged<GiveUpHooks>` bits owning one
     /// reference, or 0 (nearly always).
     private let givenUpHooks = Atomic<UInt>(0)

@@ -138,9 +138,9 @@ private func detached(_ done: @escaping sb_done_fn, _ userdata: UnsafeMutableRaw
     if let delivery {
         // Before a consumer is given: until then the answer cannot reach it.
         sb__delivery_watch(delivery, Unmanaged.passRetained(pending).toOpaque(), letGoOfCall)
-        let end = UnsafeUserdata(UnsafeMutableRawPointer(delivery))
-        pending.deliver { answer in
-            let delivery = OpaquePointer(end.pointer!)
+        pending.faceContext = UnsafeMutableRawPointer(delivery)
+        pending.deliver { [pending] answer in
+            let delivery = OpaquePointer(pending.faceContext!)
             switch CBridge.nativeAnswer(answer) {
             case .success(let value): sb__delivery_end(delivery, SB_OK, value, nil)
             case .failure(let error):
