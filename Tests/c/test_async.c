@@ -596,6 +596,84 @@ static void test_let_go_outside_succeed_when_done_enters(void) {
     sb_mediator_free(entering_m);
 }
 
+/* A worker that enters the library only while it completes calls (each
+ * `done` starts the next call, which the worker completes in turn), the
+ * other threads idle: what the calls kept is let go all the same, by a
+ * thread that completes nothing (a task of the Swift pool, past
+ * EpochDomain.handOffAt objects), and never inside sb_completion_succeed. */
+static sb_mediator *chain_m;
+static sb_completion chain_next;
+static int chain_left, chain_freed, chain_freed_inside, chain_over;
+static pthread_mutex_t chain_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t chain_ended = PTHREAD_COND_INITIALIZER;
+static void chain_done(void *ud, sb_status s, sb_value *r);
+static sb_status chain_defers(void *ud, const sb_value *p, sb_value **out) {
+    (void)ud, (void)p, (void)out;
+    chain_next = sb_completion_take();
+    return SB_PENDING;
+}
+static void chain_free(void *ud) {
+    (void)ud;
+    __atomic_fetch_add(&chain_freed, 1, __ATOMIC_SEQ_CST);
+    if (in_succeed) __atomic_fetch_add(&chain_freed_inside, 1, __ATOMIC_SEQ_CST);
+}
+static void chain_start(void) {
+    CHECK_STATUS(sb_action_register(chain_m, "C", "go", chain_defers, (void *)1, chain_free), SB_OK);
+    CHECK_STATUS(sb_action_perform_async(chain_m, "C", "go", NULL, NULL, chain_done, NULL), SB_PENDING);
+    CHECK_STATUS(sb_target_unregister(chain_m, "C"), SB_OK);
+}
+static void chain_done(void *ud, sb_status s, sb_value *r) {
+    (void)ud;
+    CHECK_STATUS(s, SB_OK);
+    sb_value_release(r);
+    if (--chain_left > 0) {
+        chain_start();
+        return;
+    }
+    pthread_mutex_lock(&chain_lock);
+    chain_over = 1;
+    pthread_cond_signal(&chain_ended);
+    pthread_mutex_unlock(&chain_lock);
+}
+static void *chain_worker(void *arg) {
+    (void)arg;
+    while (chain_next != 0) {
+        sb_completion c = chain_next;
+        chain_next = 0;
+        in_succeed = 1;
+        CHECK_STATUS(sb_completion_succeed(c, sb_int(1)), SB_OK);
+        in_succeed = 0;
+    }
+    return NULL;
+}
+
+static void test_let_go_when_only_completers_enter(void) {
+    int rounds = 3000;
+    chain_m = sb_mediator_new();
+    chain_left = rounds;
+    chain_start();
+    pthread_t worker;
+    pthread_create(&worker, NULL, chain_worker, NULL);
+    pthread_mutex_lock(&chain_lock);
+    while (!chain_over) pthread_cond_wait(&chain_ended, &chain_lock);
+    pthread_mutex_unlock(&chain_lock);
+    pthread_join(worker, NULL);
+    /* Nothing on this thread entered the library since the first call. */
+    for (int i = 0; i < 2000 && __atomic_load_n(&chain_freed, __ATOMIC_SEQ_CST) < 1024; i++) {
+        struct timespec pause = {0, 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+    CHECK(__atomic_load_n(&chain_freed, __ATOMIC_SEQ_CST) >= 1024);
+    for (int i = 0; i < 2000 && __atomic_load_n(&chain_freed, __ATOMIC_SEQ_CST) < rounds; i++) {
+        sb_mediator *other = sb_mediator_new();
+        sb_mediator_free(other);
+        sleep_ms(1);
+    }
+    CHECK(chain_freed == rounds);
+    CHECK(chain_freed_inside == 0);
+    sb_mediator_free(chain_m);
+}
+
 /* ------------------------------ completed before the action returned
  * Such a completion has no object of its own until its action returns
  * (OpenCompletions): these check that it behaves as any other. */
@@ -939,6 +1017,7 @@ int main(void) {
     test_only_actions();
     test_instance_outlives_the_caller();
     test_let_go_outside_succeed_when_done_enters();
+    test_let_go_when_only_completers_enter();
     test_completed_before_return();
     test_early_beside_open();
     test_race_with_return();

@@ -181,6 +181,7 @@ final class EpochDomain: @unchecked Sendable {
         // Read before the lock: a thread's first record is made under it.
         let completing = pins.record().completing != 0
         if wait { lock.lock() } else if !lock.tryLock() { return }
+        guard !completing else { return leaveToOthers() }
         // The first few objects to release go in a buffer on the stack, the
         // rest (a burst of retirements) in an array: the path every
         // asynchronous answer takes allocates nothing.
@@ -190,15 +191,13 @@ final class EpochDomain: @unchecked Sendable {
             var more: [Unmanaged<AnyObject>] = []
             // Popped, not removed all at once: the array keeps its storage
             // (`removeAll(keepingCapacity:)` costs more than the few pops).
-            // Not while this thread completes a call (`ThreadRecord.completing`):
-            // another entry takes them.
-            while !completing, let object = releases.popLast() {
+            while let object = releases.popLast() {
                 if count < inline { first.initializeElement(at: count, to: object) } else { more.append(object) }
                 count += 1
             }
             // Only retirements wait for epochs: with none, no need to advance.
             if retired.isEmpty {
-                hasGarbage.pointee.store(!releases.isEmpty, ordering: .relaxed)
+                hasGarbage.pointee.store(false, ordering: .relaxed)
                 lock.unlock()
                 for i in 0..<min(count, inline) { first[i].release() }
                 for object in more { object.release() }
@@ -227,11 +226,42 @@ final class EpochDomain: @unchecked Sendable {
             }
             // Only what waits for epochs makes every unpin try again; what a
             // call holds waits for that call.
-            hasGarbage.pointee.store(!releases.isEmpty || retired.contains { $0.epoch &+ 2 > now },
-                                     ordering: .relaxed)
+            hasGarbage.pointee.store(retired.contains { $0.epoch &+ 2 > now }, ordering: .relaxed)
             lock.unlock()
             for i in 0..<min(count, inline) { first[i].release() }
             for object in more { object.release() }
+        }
+    }
+
+    /// `collect` on a thread that completes a call (`ThreadRecord.completing`),
+    /// under the lock: it releases nothing, neither what completions kept
+    /// nor what was retired (the last reference to a completed call's
+    /// target may be the registry's retired one, once another thread let go
+    /// of the completion's), and leaves it all to another entry. Unlocks.
+    private func leaveToOthers() {
+        let waiting = releases.count + retired.count
+        if waiting != 0 { hasGarbage.pointee.store(true, ordering: .relaxed) }
+        lock.unlock()
+        if waiting >= Self.handOffAt { handOffReleases() }
+    }
+
+    /// How many objects may wait when a completing thread collects before
+    /// it hands the collection to a thread of the Swift pool.
+    static let handOffAt = 1024
+    /// Set while such a hand-off is scheduled.
+    private let handingOff = Atomic<Bool>(false)
+
+    /// A thread that only ever enters the library while it completes calls
+    /// (a worker whose `done` starts the next call, the host's other
+    /// threads idle) would leave what waits growing with every call, and
+    /// no entry of its may release it (`leaveToOthers`): past `handOffAt`,
+    /// a task collects, on a thread that completes nothing.
+    private func handOffReleases() {
+        guard handingOff.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+        else { return }
+        Task.detached { [self] in
+            handingOff.store(false, ordering: .releasing)
+            collect(wait: true)
         }
     }
 

@@ -235,10 +235,11 @@ enum ThreadLocal: Int, CaseIterable {
 
 extension ThreadRecord {
     /// How many `Completion.complete` run on this thread now. While one
-    /// does, this thread's collections leave what `releaseLater` took to
-    /// other entries: a completed call's target must not be let go on the
-    /// completing thread's stack (switchboard.h), even when the caller's
-    /// `done`, run there, enters the library.
+    /// does, this thread's collections release nothing and leave it to
+    /// other entries (`EpochDomain.leaveToOthers`): a completed call's
+    /// target must not be let go on the completing thread's stack
+    /// (switchboard.h), even when the caller's `done`, run there, enters
+    /// the library.
     var completing: Int {
         get { Int(bitPattern: local(.completing).pointee) }
         nonmutating set { local(.completing).pointee = UnsafeMutableRawPointer(bitPattern: newValue) }
