@@ -1220,9 +1220,12 @@ SB_API int sb_action_cancelled(void);
  * (as an interceptor's pending call does). Until then, the action's userdata
  * and the target instance it runs on stay alive even if the action is
  * unregistered or the caller stopped waiting; they are let go after it
- * completes, by a later thread entering the library, never on the
- * completing thread's stack. A plugin's code stays mapped whatever happens
- * (sb_plugin_load), so its thread may go on after completing.
+ * completes, by a later entry into the library (on any thread), never
+ * inside the sb_completion_succeed or sb_completion_fail that completes it
+ * — nor inside a `done` it runs there, even one that enters the library or
+ * frees the mediator. (Such a `done` may let go of what calls completed
+ * before kept, as any entry may.) A plugin's code stays mapped whatever
+ * happens (sb_plugin_load), so its thread may go on after completing.
  */
 typedef uint64_t sb_completion;
 /* The completion of the call whose action runs on this thread now (the same

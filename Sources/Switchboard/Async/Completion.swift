@@ -147,18 +147,17 @@ import Synchronization
             Self.drop(answer)
             return refusal(seen)
         }
-        // What the call kept is not let go on this stack, even by the
-        // library entries of a `done` run here (`ThreadRecord.completing`).
-        let record = EpochDomain.shared.pins.record()
-        record.completing += 1
-        defer { record.completing -= 1 }
         self.answer = answer
         state.store(State.completed, ordering: .sequentiallyConsistent)
-        letGo()
         Parking.wake(self)
-        if let delivery = claimDelivery() {
-            delivery.runWhenFree(taken())
-        }
+        // What the call kept is let go after its delivery: a `done` that
+        // enters the library (whose collections let go of what waits) or
+        // frees the mediator finds the call's target still kept, so it is
+        // never let go inside the completion that ends its call, nor in
+        // its `done` (switchboard.h). A delivery queued behind another one
+        // running on this thread lets go after it runs.
+        if let delivery = claimDelivery(), !delivery.runWhenFree(taken(), then: self) { return nil }
+        letGo()
         return nil
     }
 
@@ -176,7 +175,7 @@ import Synchronization
     /// code may be what called `complete`. The epoch collector releases them
     /// later, on a thread that enters the library (no epoch to wait for:
     /// these are references of the completion's own, `releaseLater`).
-    private func letGo() {
+    fileprivate func letGo() {
         guard let (owner, instance) = kept.withLock({ kept -> (UInt, UInt)? in
             defer { kept = nil }
             return kept
@@ -260,13 +259,19 @@ import Synchronization
         var delivered = false
 
         /// Runs now unless this thread runs a delivery already, then after
-        /// it (`Deferral.runDelivery`). Returns whether it ran now.
+        /// it (`Deferral.runDelivery`); a queued one lets go of what
+        /// `completion` kept once it ran. Returns whether it ran now.
         @discardableResult
-        func runWhenFree(_ answer: Answer) -> Bool {
+        func runWhenFree(_ answer: Answer, then completion: Completion? = nil) -> Bool {
             // Directly when it may: a closure for `runDelivery` would be an
             // allocation and a copy of this delivery per answer.
             let here = Deferral.here
-            guard Deferral.beginDelivery(here) else { return Deferral.runDelivery { run(answer) } }
+            guard Deferral.beginDelivery(here) else {
+                return Deferral.runDelivery {
+                    run(answer)
+                    completion?.letGo()
+                }
+            }
             run(answer)
             Deferral.endDelivery(here)
             return true

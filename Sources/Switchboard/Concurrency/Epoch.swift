@@ -178,10 +178,7 @@ final class EpochDomain: @unchecked Sendable {
     /// Advances the epoch as far as readers allow and releases what is safe.
     /// `wait: false` gives up at once if another thread is collecting.
     func collect(wait: Bool) {
-        // Read before the lock: a thread's first record is made under it.
-        let completing = pins.record().completing != 0
         if wait { lock.lock() } else if !lock.tryLock() { return }
-        guard !completing else { return leaveToOthers() }
         // The first few objects to release go in a buffer on the stack, the
         // rest (a burst of retirements) in an array: the path every
         // asynchronous answer takes allocates nothing.
@@ -230,38 +227,6 @@ final class EpochDomain: @unchecked Sendable {
             lock.unlock()
             for i in 0..<min(count, inline) { first[i].release() }
             for object in more { object.release() }
-        }
-    }
-
-    /// `collect` on a thread that completes a call (`ThreadRecord.completing`),
-    /// under the lock: it releases nothing, neither what completions kept
-    /// nor what was retired (the last reference to a completed call's
-    /// target may be the registry's retired one, once another thread let go
-    /// of the completion's), and leaves it all to another entry. Unlocks.
-    private func leaveToOthers() {
-        let waiting = releases.count + retired.count
-        if waiting != 0 { hasGarbage.pointee.store(true, ordering: .relaxed) }
-        lock.unlock()
-        if waiting >= Self.handOffAt { handOffReleases() }
-    }
-
-    /// How many objects may wait when a completing thread collects before
-    /// it hands the collection to a thread of the Swift pool.
-    static let handOffAt = 1024
-    /// Set while such a hand-off is scheduled.
-    private let handingOff = Atomic<Bool>(false)
-
-    /// A thread that only ever enters the library while it completes calls
-    /// (a worker whose `done` starts the next call, the host's other
-    /// threads idle) would leave what waits growing with every call, and
-    /// no entry of its may release it (`leaveToOthers`): past `handOffAt`,
-    /// a task collects, on a thread that completes nothing.
-    private func handOffReleases() {
-        guard handingOff.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
-        else { return }
-        Task.detached { [self] in
-            handingOff.store(false, ordering: .releasing)
-            collect(wait: true)
         }
     }
 

@@ -221,27 +221,11 @@ enum ThreadLocal: Int, CaseIterable {
     case refusal
     /// `CurrentCall.Frame`, unretained, while a call with options runs.
     case callFrame
-    /// How many `Completion.complete` run on this thread now (a count in
-    /// the word's bits, `ThreadRecord.completing`).
-    case completing
 
     /// The calling thread's word.
     @inline(__always)
     var value: UnsafeMutableRawPointer? {
         get { EpochDomain.shared.pins.record().local(self).pointee }
         nonmutating set { EpochDomain.shared.pins.record().local(self).pointee = newValue }
-    }
-}
-
-extension ThreadRecord {
-    /// How many `Completion.complete` run on this thread now. While one
-    /// does, this thread's collections release nothing and leave it to
-    /// other entries (`EpochDomain.leaveToOthers`): a completed call's
-    /// target must not be let go on the completing thread's stack
-    /// (switchboard.h), even when the caller's `done`, run there, enters
-    /// the library.
-    var completing: Int {
-        get { Int(bitPattern: local(.completing).pointee) }
-        nonmutating set { local(.completing).pointee = UnsafeMutableRawPointer(bitPattern: newValue) }
     }
 }
