@@ -170,11 +170,12 @@ import Synchronization
         }
     }
 
-    /// Lets go of what the call kept, once. Not on this thread's stack: the
-    /// last reference to a plugin's target may unload the plugin, whose
-    /// code may be what called `complete`. The epoch collector releases them
-    /// later, on a thread that enters the library (no epoch to wait for:
-    /// these are references of the completion's own, `releaseLater`).
+    /// Lets go of what the call kept, once, after its delivery. Not here:
+    /// the last reference to a target runs the host's destructor, which
+    /// must not run inside the completion (it may wait for the completing
+    /// thread). The epoch collector releases them on a later entry into
+    /// the library (no epoch to wait for: these are references of the
+    /// completion's own, `releaseLater`).
     fileprivate func letGo() {
         guard let (owner, instance) = kept.withLock({ kept -> (UInt, UInt)? in
             defer { kept = nil }

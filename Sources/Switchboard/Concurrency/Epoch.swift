@@ -152,11 +152,11 @@ final class EpochDomain: @unchecked Sendable {
     /// Takes over one strong reference that is not the object's only way in
     /// (a pending call's hold on its target, what a delivery's layers kept)
     /// and that must not be let go on this stack: it may be the last one
-    /// now, and its release may unload the plugin whose code is running
-    /// here. The next `collect`, on a thread that enters the library,
-    /// releases it. Unlike `retire`, no epoch or call has to end first:
-    /// whatever reached the object through shared memory holds a reference
-    /// of its own, or a retirement that waits for readers.
+    /// now, and its release may run a host's destructor where it must not
+    /// (inside a completion). The next `collect`, on a thread that enters
+    /// the library, releases it. Unlike `retire`, no epoch or call has to
+    /// end first: whatever reached the object through shared memory holds
+    /// a reference of its own, or a retirement that waits for readers.
     func releaseLater(_ object: Unmanaged<AnyObject>) {
         lock.withLock {
             releases.append(object)
@@ -230,7 +230,7 @@ final class EpochDomain: @unchecked Sendable {
         }
     }
 
-    /// Objects retired but not yet released (for tests).
+    /// Objects retired or handed to `releaseLater`, not yet released (for tests).
     var pendingCount: Int { lock.withLock { retired.count + releases.count } }
 
     /// Moves the epoch on if every pinned thread has seen the current one.
