@@ -1224,7 +1224,10 @@ SB_API int sb_action_cancelled(void);
  * inside the sb_completion_succeed or sb_completion_fail that completes it
  * — nor inside a `done` it runs there, even one that enters the library or
  * frees the mediator. (Such a `done` may let go of what calls completed
- * before kept, as any entry may.) A plugin's code stays mapped whatever
+ * before kept, as any entry may.) A call whose `done` goes through a
+ * delivery queue (sb_call_options.queue) lets go of them in the
+ * sb_queue_dispatch (or sb_queue_free) that runs its `done`, once `done`
+ * returned. A plugin's code stays mapped whatever
  * happens (sb_plugin_load), so its thread may go on after completing.
  */
 typedef uint64_t sb_completion;

@@ -48,7 +48,7 @@ struct sb__delivery {
     sb_status status;          /* the answer, once WAITING */
     sb_value *result;
     char *message;             /* a failure's message (malloc), or NULL */
-    void *call;                /* the call to give up if the queue is freed first */
+    void *call;                /* the call: given up if the queue is freed first; let go after its done */
     void (*let_go)(void *call, int give_up);
 };
 
@@ -149,9 +149,9 @@ static sb__delivery *pop_waiting(sb_queue *q) {
     return d;
 }
 
-/* Drops one reference; the last frees the queue (closed by then). */
-static void queue_release(sb_queue *q) {
-    pthread_mutex_lock(&q->lock);
+/* (lock) Drops one reference and unlocks; the last frees the queue (closed
+ * by then). */
+static void queue_release_unlock(sb_queue *q) {
     long refs = --q->refs;
     pthread_mutex_unlock(&q->lock);
     if (refs > 0) return;
@@ -159,10 +159,22 @@ static void queue_release(sb_queue *q) {
     free(q);
 }
 
-static void delivery_free(sb__delivery *d) {
-    sb_queue *q = d->queue;
+/* Drops one reference; the last frees the queue (closed by then). */
+static void queue_release(sb_queue *q) {
+    pthread_mutex_lock(&q->lock);
+    queue_release_unlock(q);
+}
+
+/* Frees a delivery's memory; its reference to the queue is the caller's
+ * to drop. */
+static void delivery_free_memory(sb__delivery *d) {
     free(d->message);
     free(d);
+}
+
+static void delivery_free(sb__delivery *d) {
+    sb_queue *q = d->queue;
+    delivery_free_memory(d);
     queue_release(q);
 }
 
@@ -174,7 +186,8 @@ static int ended_cancelled(sb__delivery *d) {
     return 0;
 }
 
-/* Runs one delivery on this thread and frees it. */
+/* Runs one delivery on this thread and frees its memory; the caller drops
+ * its reference to the queue. */
 static void run(sb__delivery *d) {
     if (d->done == NULL) {
         d->fn(d->userdata);
@@ -186,8 +199,11 @@ static void run(sb__delivery *d) {
         sb_value *result = d->result;
         d->result = NULL;
         d->done(d->userdata, d->status, result);
+        /* After done: the call's completion, and what the call kept, go
+         * here, outside any completion. */
+        if (d->call != NULL) d->let_go(d->call, 0);
     }
-    delivery_free(d);
+    delivery_free_memory(d);
 }
 
 /* ---------------------------------------------------- the public functions */
@@ -272,11 +288,11 @@ sb_status sb_queue_dispatch(sb_queue *q, size_t max, size_t *out) {
         run(d);
         ran++;
         pthread_mutex_lock(&q->lock);
+        q->refs--; /* the delivery's: never the last, this dispatch holds one */
     }
     dispatching--;
     if (!q->closed) rearm(q);
-    pthread_mutex_unlock(&q->lock);
-    queue_release(q);
+    queue_release_unlock(q);
     if (out != NULL) *out = ran;
     return SB_OK;
 }
@@ -360,6 +376,7 @@ void sb_queue_free(sb_queue *q) {
         dispatching++;
         run(d);
         dispatching--;
+        queue_release(q); /* the delivery's */
     }
     /* What has not ended fails now; its call is given up, and the answer
      * that comes later is dropped (the delivery goes with it). */
@@ -395,14 +412,14 @@ void sb__queue_lend(sb_queue *q, int lent) {
 
 sb_status sb__delivery_new(sb_queue *q, sb_done_fn done, void *userdata, sb__delivery **out) {
     *out = NULL;
-    sb__delivery *d = calloc(1, sizeof *d);
+    /* Every field set here or below: a call's delivery is made per call,
+     * and calloc's clearing costs more than these stores. */
+    sb__delivery *d = malloc(sizeof *d);
     if (d == NULL) {
         sb_error_set("out of memory making the delivery of a call's done");
         return SB_ENOMEM;
     }
-    d->done = done;
-    d->userdata = userdata;
-    d->queue = q;
+    *d = (sb__delivery){.queue = q, .done = done, .userdata = userdata};
     pthread_mutex_lock(&q->lock);
     if (q->closed) {
         pthread_mutex_unlock(&q->lock);
@@ -472,15 +489,11 @@ void sb__delivery_end(sb__delivery *d, sb_status status, sb_value *result, const
         if (free_now) delivery_free(d);
         return;
     }
-    void *call = d->call;
-    void (*let_go)(void *, int) = d->let_go;
-    d->call = NULL;
     unlink_delivery(d);
     q->in_flight--;
     d->status = status;
     d->result = result;
     d->message = copy;
-    push_waiting(q, d);
+    push_waiting(q, d); /* its call, if watched, is let go after its done runs */
     pthread_mutex_unlock(&q->lock);
-    if (call != NULL) let_go(call, 0);
 }

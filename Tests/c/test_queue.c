@@ -149,6 +149,46 @@ static void test_done_on_the_loop(sb_mediator *m) {
     sb_queue_free(q);
 }
 
+/* What a queued call kept (its action's userdata, here) is let go by the
+ * dispatch that runs its done, once done returned: never on the completing
+ * thread, never inside done, and with nothing else entering the library. */
+static int kept_freed, kept_freed_in_done, in_done;
+
+static void free_kept(void *ud) {
+    (void)ud;
+    kept_freed++;
+    if (in_done) kept_freed_in_done++;
+}
+
+static void record_inside(void *ud, sb_status status, sb_value *result) {
+    in_done = 1;
+    record(ud, status, result);
+    CHECK(kept_freed == 0);
+    in_done = 0;
+}
+
+static void test_let_go_after_done(sb_mediator *m) {
+    reset();
+    kept_freed = kept_freed_in_done = 0;
+    int userdata = 0;
+    CHECK_STATUS(sb_action_register(m, "Kept", "later", later, &userdata, free_kept), SB_OK);
+    sb_queue *q = NULL;
+    CHECK_STATUS(sb_queue_new(&q), SB_OK);
+    sb_call_options o = through(q);
+    CHECK_STATUS(sb_action_perform_async(m, "Kept", "later", NULL, &o, record_inside, NULL), SB_PENDING);
+    CHECK_STATUS(sb_action_unregister(m, "Kept", "later"), SB_OK);
+    CHECK(kept_freed == 0); /* the pending call keeps it */
+    struct completer c;
+    complete_from_thread(0, 1, 0, &c);
+    CHECK(c.statuses[0] == SB_OK && kept_freed == 0);
+    size_t ran = 0;
+    CHECK_STATUS(sb_queue_dispatch(q, SIZE_MAX, &ran), SB_OK);
+    CHECK(ran == 1 && seen_count == 1 && seen[0].status == SB_OK);
+    CHECK(kept_freed == 1 && kept_freed_in_done == 0);
+    sb_queue_free(q);
+    CHECK(kept_freed == 1);
+}
+
 /* Ending at once on the queue's thread answers before the call returns;
  * a failure at once (no target) reaches done too, with its message. */
 static void test_at_once(sb_mediator *m) {
@@ -533,6 +573,7 @@ int main(void) {
     test_free_racing_completions(m);
     test_loop_thread_gone(m);
     test_descriptor_closed_by_the_host(m);
+    test_let_go_after_done(m);
     test_posts();
     test_arguments(m);
     sb_mediator_free(m);

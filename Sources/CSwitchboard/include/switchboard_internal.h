@@ -102,9 +102,11 @@ sb_status sb__delivery_new(sb_queue *q, sb_done_fn done, void *userdata, sb__del
  * meanwhile and its `done` ran there (drop the answer); -1, nothing done,
  * on any other thread or inside a `done`: end it with sb__delivery_end. */
 int sb__delivery_claim(sb__delivery *d);
-/* The call returned pending: `let_go(call, give_up)` runs exactly once:
- * with 0 once its answer is queued, with 1 if the queue is freed first
- * (the call is to be given up). Before the answer can come. */
+/* The call returned pending: `let_go(call, give_up)` runs exactly once,
+ * after the call's `done` returned (never inside sb__delivery_end): with 0
+ * after its answer's `done` ran (a dispatch, or sb_queue_free), with 1 if
+ * the queue is freed first (the call is to be given up). Before the answer
+ * can come. */
 void sb__delivery_watch(sb__delivery *d, void *call, void (*let_go)(void *call, int give_up));
 /* The call's answer (`result` stolen; `message` copied for a failure):
  * queued for the next dispatch, or dropped if the queue was freed. */

@@ -50,9 +50,13 @@ import Synchronization
     let cancellation: Cancellation?
     /// The call level of the action that took it, on the taking thread.
     let level: Int
-    /// What the call held when its action returned "pending", one strong
-    /// reference each (`keep`), until it completes.
-    private let kept = Guarded<(UInt, UInt)?>(nil)
+    /// What the call held when its action returned "pending" (the entry
+    /// that owns the action, the instance it runs on: object bits, 0 for
+    /// none), one strong reference each from its making, so the work may
+    /// use them after the caller stopped waiting or the action was
+    /// unregistered; let go once (`letGo`), after its delivery.
+    private let keptOwner: UInt, keptInstance: UInt
+    private let keptLetGo = Atomic<Bool>(false)
     /// Called once if the action answers anyway: the face forgets its handle.
     /// (A function, not a closure over the id: nothing is allocated per call.)
     /// (Accessors of this module, so that a face's use skips the dynamic
@@ -88,7 +92,7 @@ import Synchronization
     private let task = Atomic<UInt>(0)
     /// For a caller that does not wait (``Deferral/detaching(_:)``): what
     /// the layers around the action do with the answer, and who gets it.
-    private let detached = Guarded<Detached?>(nil)
+    private let detached = Guarded<Detached>(Detached())
     /// The action, for messages; set as its call stops waiting.
     var label = ""
     /// When a caller that does not wait gives up (monotonic ns; `.max`: never).
@@ -98,10 +102,14 @@ import Synchronization
     /// (a completion that only that thread could give would never come).
     public let callerWaits: Bool
 
-    init(level: Int, cancellation: Cancellation?, callerWaits: Bool) {
+    /// `keeping` is what the call holds now (`keptOwner`, `keptInstance`),
+    /// retained here: made before anyone else can complete it.
+    init(level: Int, cancellation: Cancellation?, callerWaits: Bool, keeping: (owner: UInt, instance: UInt) = (0, 0)) {
         self.level = level
         self.cancellation = cancellation
         self.callerWaits = callerWaits
+        keptOwner = Self.retain(keeping.owner)
+        keptInstance = Self.retain(keeping.instance)
     }
 
     deinit {
@@ -120,18 +128,6 @@ import Synchronization
     /// waiting for it (timed out, cancelled).
     public var isAbandoned: Bool {
         isCancelled || state.load(ordering: .acquiring) >= State.timedOut
-    }
-
-    /// As the action returns "pending": keeps what its call holds now (the
-    /// entry that owns the action, the instance it runs on) until it
-    /// completes, so the work may use them after the caller stopped waiting
-    /// or the action was unregistered. Nothing, if it completed already.
-    func keep(owner: UInt, instance: UInt) {
-        kept.withLock { kept in
-            // A completion lets go after it publishes `completed`, under this lock.
-            guard state.load(ordering: .sequentiallyConsistent) != State.completed else { return }
-            kept = (Self.retain(owner), Self.retain(instance))
-        }
     }
 
     /// Completes the call. Returns nil when the caller gets `answer`, else
@@ -156,9 +152,27 @@ import Synchronization
         // never let go inside the completion that ends its call, nor in
         // its `done` (switchboard.h). A delivery queued behind another one
         // running on this thread lets go after it runs.
-        if let delivery = claimDelivery(), !delivery.runWhenFree(taken(), then: self) { return nil }
+        if let delivery = claimDelivery() {
+            // A consumer that hands the answer on (a C queue) lets go itself,
+            // once its caller's callback ran (`letGoAfterDelivery`).
+            let ran = delivery.runWhenFree(taken(), then: delivery.consumerLetsGo ? nil : self)
+            if !ran || delivery.consumerLetsGo { return nil }
+        }
         letGo()
         return nil
+    }
+
+    /// For a consumer that said it lets go (`deliver(to:lettingGo:)`), once
+    /// its caller's callback ran, outside any completion (C: the queue's
+    /// dispatch, after `done` returned): lets go of what the call kept, now,
+    /// if it completed. A call given up is still the action's to complete:
+    /// what it kept goes when that ends it (or when it is freed).
+    public func letGoAfterDelivery() {
+        guard state.load(ordering: .acquiring) == State.completed,
+              keptOwner != 0 || keptInstance != 0,
+              !keptLetGo.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        if let object = UnsafeRawPointer(bitPattern: keptOwner) { Unmanaged<AnyObject>.fromOpaque(object).release() }
+        if let object = UnsafeRawPointer(bitPattern: keptInstance) { Unmanaged<AnyObject>.fromOpaque(object).release() }
     }
 
     private func refusal(_ state: Int) -> SwitchboardError {
@@ -177,11 +191,10 @@ import Synchronization
     /// the library (no epoch to wait for: these are references of the
     /// completion's own, `releaseLater`).
     fileprivate func letGo() {
-        guard let (owner, instance) = kept.withLock({ kept -> (UInt, UInt)? in
-            defer { kept = nil }
-            return kept
-        }) else { return }
-        EpochDomain.shared.releaseLater(owner, instance)
+        guard keptOwner != 0 || keptInstance != 0, !keptLetGo.exchange(true, ordering: .acquiringAndReleasing) else {
+            return
+        }
+        EpochDomain.shared.releaseLater(keptOwner, keptInstance)
     }
 
     static func drop(_ answer: Answer) {
@@ -257,6 +270,8 @@ import Synchronization
         // run once by the thread that claims the delivery, under the mutex.
         var finishers: [(Answer) -> Answer] = []
         var consumer: ((Answer) -> Void)?
+        /// The consumer's face lets go of what the call kept (`letGoAfterDelivery`).
+        var consumerLetsGo = false
         var delivered = false
 
         /// Runs now unless this thread runs a delivery already, then after
@@ -318,8 +333,7 @@ import Synchronization
     /// answer, before the caller gets it.
     func then(_ finisher: @escaping (Answer) -> Answer) {
         detached.withLock { detached in
-            if detached == nil { detached = Detached() }
-            detached!.finishers.append(finisher)
+            detached.finishers.append(finisher)
         }
     }
 
@@ -328,18 +342,21 @@ import Synchronization
     /// cancels it (`Cancellation.cancel`), or the watch thread at its
     /// deadline (`DetachedWatch`). Deliveries never nest on a thread (see
     /// `Deferral.runDelivery`). Returns whether it ran here, before returning.
+    /// With `lettingGo`, the consumer's face lets go of what the call kept
+    /// (`letGoAfterDelivery`) once the callback it hands the answer to ran;
+    /// the completer then does not.
     @discardableResult
-    public func deliver(to consumer: @escaping (Answer) -> Void) -> Bool {
+    public func deliver(to consumer: @escaping (Answer) -> Void, lettingGo: Bool = false) -> Bool {
         let ready = detached.withLock { detached -> Detached? in
-            if detached == nil { detached = Detached() }
-            guard !detached!.delivered else { return nil }
-            detached!.consumer = consumer
+            guard !detached.delivered else { return nil }
+            detached.consumer = consumer
+            detached.consumerLetsGo = lettingGo
             guard state.load(ordering: .sequentiallyConsistent) == State.completed else { return nil }
             return claim(&detached)
         }
         if let ready { return ready.runWhenFree(taken()) }
         if let cancellation, !cancellation.watch(self) { return giveUp(State.cancelled) }
-        if deadline <= Clock.now { return giveUp(State.timedOut) }
+        if deadline != .max, deadline <= Clock.now { return giveUp(State.timedOut) }
         if deadline != .max, let failure = DetachedWatch.shared.watch(self) {
             return giveUp(State.cancelled, because: failure)
         }
@@ -351,14 +368,15 @@ import Synchronization
     /// mediator's hooks) leaves with it.
     private func claimDelivery() -> Detached? {
         detached.withLock { detached -> Detached? in
-            guard let current = detached, current.consumer != nil, !current.delivered else { return nil }
+            guard detached.consumer != nil, !detached.delivered else { return nil }
             return claim(&detached)
         }
     }
 
-    private func claim(_ detached: inout Detached?) -> Detached? {
-        let current = detached
-        detached = Detached(finishers: [], consumer: nil, delivered: true)
+    private func claim(_ detached: inout Detached) -> Detached {
+        // Moved out, not copied: no references counted.
+        var current = Detached(delivered: true)
+        swap(&current, &detached)
         // The token holds the calls watched on it, and each call its token:
         // a call that ended leaves the token's list, or the two would keep
         // each other alive once the caller frees the token.
@@ -408,7 +426,7 @@ import Synchronization
     }
 
     /// Whether a caller that does not wait has its answer, or gave up.
-    var isDelivered: Bool { detached.withLock { $0?.delivered ?? false } }
+    var isDelivered: Bool { detached.withLock { $0.delivered } }
 
     /// For a caller that does not wait: gives up (`State.timedOut` or
     /// `.cancelled`) unless a completer claimed the call first (which then

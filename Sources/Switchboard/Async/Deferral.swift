@@ -54,13 +54,19 @@ import Synchronization
         @exclusivity(unchecked) var queued: [() -> Void] = []
     }
 
-    private static var taken: Taken {
+    /// This thread's, unretained: it lives as long as the thread (released
+    /// as the thread exits), and only this thread reaches it. The hot paths
+    /// use it through `_withUnsafeGuaranteedRef`: a retain and a release
+    /// per use cost more than the rest of the lookup.
+    private static var takenRef: Unmanaged<Taken> {
         let word = EpochDomain.shared.pins.record().local(.deferral)
-        if let raw = word.pointee { return Unmanaged<Taken>.fromOpaque(raw).takeUnretainedValue() }
-        let fresh = Taken()
-        word.pointee = Unmanaged.passRetained(fresh).toOpaque()
+        if let raw = word.pointee { return Unmanaged<Taken>.fromOpaque(raw) }
+        let fresh = Unmanaged.passRetained(Taken())
+        word.pointee = fresh.toOpaque()
         return fresh
     }
+
+    private static var taken: Taken { takenRef.takeUnretainedValue() }
 
     /// Completions taken on any thread and not yet returned for: while there
     /// are none, an action's return checks one word.
@@ -137,25 +143,27 @@ import Synchronization
         guard level > 0, level < ThreadRecord.levels, record.slots(at: level)[0].load(ordering: .relaxed) != 0 else {
             return 0
         }
-        let taken = self.taken
-        if let last = taken.stack.last {
-            if last.level > level { drop(deeperThan: level, including: false, taken) }
-            if let earlier = taken.stack.last, earlier.level == level { return earlier.id }
+        return takenRef._withUnsafeGuaranteedRef { taken in
+            if let last = taken.stack.last {
+                if last.level > level { drop(deeperThan: level, including: false, taken) }
+                if let earlier = taken.stack.last, earlier.level == level { return earlier.id }
+            }
+            let id = OpenCompletions.open(cancellation: CurrentCall.cancellation, callerWaits: taken.detachLevel != level)
+            taken.stack.append(TakenID(id: id, level: level))
+            outstanding.add(1, ordering: .relaxed)
+            return id
         }
-        let id = OpenCompletions.open(cancellation: CurrentCall.cancellation, callerWaits: taken.detachLevel != level)
-        taken.stack.append(TakenID(id: id, level: level))
-        outstanding.add(1, ordering: .relaxed)
-        return id
     }
 
-    /// A completion for the call running at this thread's current level
-    /// (what it keeps is captured as the action returns "pending"). Nil
-    /// outside any call.
+    /// A completion for the call running at this thread's current level,
+    /// keeping what the call holds now. Nil outside any call.
     private static func make() -> Completion? {
         let record = EpochDomain.shared.pins.record()
         let level = record.depth.pointee
         guard level > 0, level < ThreadRecord.levels else { return nil }
-        return Completion(level: level, cancellation: CurrentCall.cancellation, callerWaits: callerWaits(level: level))
+        let slots = record.slots(at: level)
+        return Completion(level: level, cancellation: CurrentCall.cancellation, callerWaits: callerWaits(level: level),
+                          keeping: (slots[0].load(ordering: .relaxed), slots[1].load(ordering: .relaxed)))
     }
 
     /// For a step that comes before the action (an interceptor that decides
@@ -216,8 +224,12 @@ import Synchronization
     /// comes; a failure when it took none, or the wait ended first; nil
     /// when the call's caller does not wait (`detaching`).
     private static func answerOfTaken(label: String) -> Result<Completion.Answer?, SwitchboardError> {
+        takenRef._withUnsafeGuaranteedRef { answerOfTaken(label: label, $0) }
+    }
+
+    private static func answerOfTaken(label: String, _ taken: Taken) -> Result<Completion.Answer?, SwitchboardError> {
         let record = EpochDomain.shared.pins.record()
-        let level = record.depth.pointee, taken = self.taken
+        let level = record.depth.pointee
         if let last = taken.stack.last, last.level > level { drop(deeperThan: level, including: false, taken) }
         // Only an action's call holds what its work goes on using; a
         // callback (or anything else that is not an action) must answer
@@ -232,7 +244,8 @@ import Synchronization
         }
         taken.stack.removeLast()
         outstanding.subtract(1, ordering: .relaxed)
-        switch OpenCompletions.returnedPending(last.id, level: level) {
+        switch OpenCompletions.returnedPending(last.id, level: level,
+                                               keeping: (owner, slots[1].load(ordering: .relaxed))) {
         case .answer(let answer)?:
             // Completed before its action returned: a caller that waits has
             // its answer; one that does not gets it through a completed
@@ -243,7 +256,6 @@ import Synchronization
             _ = detaches(completion, at: level, taken, label: label)
             return .success(nil)
         case .open(let completion)?:
-            completion.keep(owner: owner, instance: slots[1].load(ordering: .relaxed))
             if detaches(completion, at: level, taken, label: label) { return .success(nil) }
             return wait(for: completion, label: label).map { $0 }
         case nil:
@@ -287,19 +299,25 @@ import Synchronization
     /// `detaching`, also giving this thread's state for `beginDelivery` and
     /// `endDelivery` (one lookup instead of three).
     public static func detachingHere<R>(_ body: () -> R) -> (R, Completion?, Here) {
-        let taken = self.taken
-        let saved = (taken.detachLevel, taken.detached)
-        taken.detachLevel = level + 1
-        taken.detached = nil
+        // The body outside the closures: generic there, it would cost
+        // metadata lookups per call.
+        let ref = takenRef, level = self.level
+        let saved = ref._withUnsafeGuaranteedRef { taken in
+            defer { (taken.detachLevel, taken.detached) = (level + 1, nil) }
+            return (taken.detachLevel, taken.detached)
+        }
         let result = body()
-        let completion = taken.detached
-        (taken.detachLevel, taken.detached) = saved
-        return (result, completion, Here(taken: taken))
+        let completion = ref._withUnsafeGuaranteedRef { taken in
+            defer { (taken.detachLevel, taken.detached) = saved }
+            return taken.detached
+        }
+        return (result, completion, Here(ref: ref))
     }
 
-    /// This thread's deferral state, for a caller that looked it up already.
+    /// This thread's deferral state, for a caller that looked it up already
+    /// (on this thread: unretained, as `takenRef`).
     public struct Here {
-        fileprivate let taken: Taken
+        fileprivate let ref: Unmanaged<Taken>
     }
 
     /// Whether the caller of the call whose action runs at `level` waits
@@ -310,7 +328,7 @@ import Synchronization
     }
 
     /// This thread's, for `beginDelivery` and `endDelivery` to share.
-    static var here: Here { Here(taken: taken) }
+    static var here: Here { Here(ref: takenRef) }
 
     /// Runs `delivery` (a caller's callback getting its answer) now, unless
     /// this thread is running one already — a callback that ends another
@@ -334,25 +352,27 @@ import Synchronization
     /// it must be queued (`runDelivery`).
     @inline(__always)
     public static func beginDelivery(_ here: Here? = nil) -> Bool {
-        let taken = here?.taken ?? self.taken
-        if taken.delivering { return false }
-        taken.delivering = true
-        return true
+        (here?.ref ?? takenRef)._withUnsafeGuaranteedRef { taken in
+            if taken.delivering { return false }
+            taken.delivering = true
+            return true
+        }
     }
 
     /// Runs what was queued meanwhile, in order, then ends the delivery.
     public static func endDelivery(_ here: Here? = nil) {
-        let taken = here?.taken ?? self.taken
-        if !taken.queued.isEmpty {
-            var next = 0
-            while next < taken.queued.count {
-                let queued = taken.queued[next]
-                next += 1
-                queued()
+        (here?.ref ?? takenRef)._withUnsafeGuaranteedRef { taken in
+            if !taken.queued.isEmpty {
+                var next = 0
+                while next < taken.queued.count {
+                    let queued = taken.queued[next]
+                    next += 1
+                    queued()
+                }
+                taken.queued.removeAll()
             }
-            taken.queued.removeAll()
+            taken.delivering = false
         }
-        taken.delivering = false
     }
 
     /// When the caller of the call at `level` does not wait: records
@@ -394,8 +414,6 @@ import Synchronization
         guard let completion = make() else {
             return .failure(.actionFailed("\(label) ran outside a call", underlying: nil))
         }
-        let slots = EpochDomain.shared.pins.record().slots(at: completion.level)
-        completion.keep(owner: slots[0].load(ordering: .relaxed), instance: slots[1].load(ordering: .relaxed))
         let detached = detaches(completion, at: completion.level, taken, label: label)
         let instance = UncheckedBox(object)
         // The call's tags, deadline and token, for the action's CallContext.

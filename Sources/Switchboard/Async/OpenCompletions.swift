@@ -265,10 +265,11 @@
     }
 
     /// As the action of `id`, at call `level`, returns pending: its answer
-    /// if it came, else the object (made now, open under the same id).
+    /// if it came, else the object (made now, open under the same id,
+    /// `keeping` what the call holds).
     /// Nil if the id is not in the table (never for an id this thread's
     /// call took: only that thread removes it otherwise).
-    static func returnedPending(_ id: UInt64, level: Int) -> Pending? {
+    static func returnedPending(_ id: UInt64, level: Int, keeping: (owner: UInt, instance: UInt)) -> Pending? {
         withTable { table -> Pending? in
             let pending = table.with(id) { entry -> Pending in
                 switch entry.phase {
@@ -276,7 +277,7 @@
                     return .answer(entry.answer.take() ?? .value(.null))
                 case .running:
                     let completion = Completion(level: level, cancellation: entry.cancellation,
-                                                callerWaits: entry.callerWaits)
+                                                callerWaits: entry.callerWaits, keeping: keeping)
                     completion.faceID = id
                     // Answering anyway from here on (a layer that turns the
                     // pending call into an answer) closes the id.

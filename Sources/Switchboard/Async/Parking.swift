@@ -44,29 +44,36 @@ enum Parking {
         }
     }
 
-    private static let buckets: [Bucket] = (0..<64).map { _ in Bucket() }
+    private static let bucketCount = 64
+    /// Made once, for the process's life: reached without counting
+    /// references (every completion wakes its bucket).
+    nonisolated(unsafe) private static let buckets: UnsafeMutablePointer<Unmanaged<Bucket>> = {
+        let buckets = UnsafeMutablePointer<Unmanaged<Bucket>>.allocate(capacity: bucketCount)
+        for i in 0..<bucketCount { (buckets + i).initialize(to: .passRetained(Bucket())) }
+        return buckets
+    }()
 
-    private static func bucket(_ object: AnyObject) -> Bucket {
+    private static func bucket(_ object: AnyObject) -> Unmanaged<Bucket> {
         // Objects are 16-byte aligned: the bits above those pick the bucket
         // (the address itself: hashing it would cost more than the wait's
         // bookkeeping).
-        buckets[Int((UInt(bitPattern: ObjectIdentifier(object)) >> 4) % UInt(buckets.count))]
+        buckets[Int((UInt(bitPattern: ObjectIdentifier(object)) >> 4) % UInt(bucketCount))]
     }
 
     /// Makes the buckets now, if they are not yet (`OwnThreads.prepareToStart`).
     @inline(never)
     static func prepare() {
-        precondition(buckets.count == 64)
+        _ = buckets
     }
 
     /// Wakes the calls waiting on `object`, to look at it again.
     static func wake(_ object: AnyObject) {
-        bucket(object).wake()
+        bucket(object)._withUnsafeGuaranteedRef { $0.wake() }
     }
 
     /// Wakes every waiting call (a cancellation: any of them may hold it).
     static func wakeAll() {
-        for bucket in buckets { bucket.wake() }
+        for i in 0..<bucketCount { buckets[i]._withUnsafeGuaranteedRef { $0.wake() } }
     }
 
     /// Waits until `done()` holds or the monotonic clock passes `deadline`
@@ -74,7 +81,7 @@ enum Parking {
     /// changes it announces with `wake(object)` (or `wakeAll()`). Returns
     /// `done()`.
     static func wait(on object: AnyObject, until deadline: UInt64, _ done: () -> Bool) -> Bool {
-        let bucket = bucket(object)
+        let bucket = bucket(object).takeUnretainedValue()
         bucket.waiters.add(1, ordering: .sequentiallyConsistent)
         defer { bucket.waiters.subtract(1, ordering: .sequentiallyConsistent) }
         pthread_mutex_lock(bucket.mutex)

@@ -139,14 +139,14 @@ private func detached(_ done: @escaping sb_done_fn, _ userdata: UnsafeMutableRaw
         // Before a consumer is given: until then the answer cannot reach it.
         sb__delivery_watch(delivery, Unmanaged.passRetained(pending).toOpaque(), letGoOfCall)
         pending.faceContext = UnsafeMutableRawPointer(delivery)
-        pending.deliver { [pending] answer in
+        pending.deliver(to: { [pending] answer in
             let delivery = OpaquePointer(pending.faceContext!)
             switch CBridge.nativeAnswer(answer) {
             case .success(let value): sb__delivery_end(delivery, SB_OK, value, nil)
             case .failure(let error):
                 error.message.withCString { sb__delivery_end(delivery, sb_status(error), nil, $0) }
             }
-        }
+        }, lettingGo: true)
         return SB_PENDING
     }
     let ranHere = pending.deliver { answer in
@@ -158,11 +158,14 @@ private func detached(_ done: @escaping sb_done_fn, _ userdata: UnsafeMutableRaw
     return ranHere ? SB_OK : SB_PENDING
 }
 
-/// A queued call's completion, as its delivery lets go of it: given up
-/// first when the queue was freed before the call ended.
+/// A queued call's completion, as its delivery lets go of it after its
+/// `done` ran (in a dispatch, or in sb_queue_free): given up first when the
+/// queue was freed before the call ended. What the call kept goes with it
+/// if it completed: here, outside any completion, after `done` returned.
 private let letGoOfCall: @convention(c) (UnsafeMutableRawPointer?, CInt) -> Void = { call, giveUp in
     let completion = Unmanaged<Completion>.fromOpaque(call!).takeRetainedValue()
     if giveUp != 0 { completion.giveUp() }
+    completion.letGoAfterDelivery()
 }
 
 /// The caller's userdata, carried to the thread that ends the call (the
