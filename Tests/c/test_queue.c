@@ -152,26 +152,30 @@ static void test_done_on_the_loop(sb_mediator *m) {
 /* What a queued call kept (its action's userdata, here) is let go by the
  * dispatch that runs its done, once done returned: never on the completing
  * thread, never inside done, and with nothing else entering the library. */
-static int kept_freed, kept_freed_in_done, in_done;
+static int kept_freed_in_done, in_done;
 
+/* Counts into the test's own counter (a call's userdata may be let go in a
+ * later test: the counters stay apart). */
 static void free_kept(void *ud) {
-    (void)ud;
-    kept_freed++;
+    (*(int *)ud)++;
     if (in_done) kept_freed_in_done++;
 }
+
+static int *kept_freed_now; /* the counter record_inside checks */
 
 static void record_inside(void *ud, sb_status status, sb_value *result) {
     in_done = 1;
     record(ud, status, result);
-    CHECK(kept_freed == 0);
+    CHECK(*kept_freed_now == 0);
     in_done = 0;
 }
 
 static void test_let_go_after_done(sb_mediator *m) {
     reset();
-    kept_freed = kept_freed_in_done = 0;
-    int userdata = 0;
-    CHECK_STATUS(sb_action_register(m, "Kept", "later", later, &userdata, free_kept), SB_OK);
+    kept_freed_in_done = 0;
+    static int kept_freed;
+    kept_freed_now = &kept_freed;
+    CHECK_STATUS(sb_action_register(m, "Kept", "later", later, &kept_freed, free_kept), SB_OK);
     sb_queue *q = NULL;
     CHECK_STATUS(sb_queue_new(&q), SB_OK);
     sb_call_options o = through(q);
@@ -187,6 +191,37 @@ static void test_let_go_after_done(sb_mediator *m) {
     CHECK(kept_freed == 1 && kept_freed_in_done == 0);
     sb_queue_free(q);
     CHECK(kept_freed == 1);
+}
+
+/* A queue freed while the call's action still runs (by the action, or by
+ * another thread) cancels the call before it is pending: its done gets
+ * SB_ECANCELED, the late completion is refused, and what the call kept is
+ * still let go once the action completes it (nothing keeps the call). */
+static sb_queue *queue_to_free;
+
+static sb_status frees_its_queue(void *ud, const sb_value *params, sb_value **out) {
+    sb_queue_free(queue_to_free);
+    return later(ud, params, out);
+}
+
+static void test_queue_freed_while_the_action_runs(sb_mediator *m) {
+    reset();
+    kept_freed_in_done = 0;
+    static int kept_freed;
+    CHECK_STATUS(sb_action_register(m, "Kept", "frees", frees_its_queue, &kept_freed, free_kept), SB_OK);
+    CHECK_STATUS(sb_queue_new(&queue_to_free), SB_OK);
+    sb_call_options o = through(queue_to_free);
+    CHECK_STATUS(sb_action_perform_async(m, "Kept", "frees", NULL, &o, record, NULL), SB_PENDING);
+    CHECK(seen_count == 1 && seen[0].status == SB_ECANCELED);
+    CHECK_STATUS(sb_action_unregister(m, "Kept", "frees"), SB_OK);
+    CHECK(open_count == 1 && kept_freed == 0);
+    struct completer c;
+    complete_from_thread(0, 1, 0, &c);
+    CHECK(c.statuses[0] == SB_ECANCELED);
+    sb_value *out = NULL;
+    CHECK_STATUS(sb_action_perform(m, "Q", "now", NULL, 0, &out), SB_OK); /* an entry: it collects */
+    sb_value_release(out);
+    CHECK(kept_freed == 1 && kept_freed_in_done == 0 && seen_count == 1);
 }
 
 /* Ending at once on the queue's thread answers before the call returns;
@@ -574,6 +609,7 @@ int main(void) {
     test_loop_thread_gone(m);
     test_descriptor_closed_by_the_host(m);
     test_let_go_after_done(m);
+    test_queue_freed_while_the_action_runs(m);
     test_posts();
     test_arguments(m);
     sb_mediator_free(m);

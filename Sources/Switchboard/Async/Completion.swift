@@ -355,6 +355,11 @@ import Synchronization
             return claim(&detached)
         }
         if let ready { return ready.runWhenFree(taken()) }
+        // Given up before it had a consumer (C: its queue freed while the
+        // action ran): the failure now, or nothing would ever claim it, and
+        // the consumer, which holds this completion, would keep it forever.
+        let now = state.load(ordering: .sequentiallyConsistent)
+        if now == State.timedOut || now == State.cancelled { return deliverGivenUp(now) }
         if let cancellation, !cancellation.watch(self) { return giveUp(State.cancelled) }
         if deadline != .max, deadline <= Clock.now { return giveUp(State.timedOut) }
         if deadline != .max, let failure = DetachedWatch.shared.watch(self) {
@@ -447,6 +452,13 @@ import Synchronization
                 }
             for tell in told { tell(reason) }
         }
+        return deliverGivenUp(reason, because: failure)
+    }
+
+    /// The consumer's failure for a call given up for `reason` (`because`,
+    /// or the reason's), unless its delivery was claimed already. Returns
+    /// whether it ran here.
+    private func deliverGivenUp(_ reason: Int, because failure: SwitchboardError? = nil) -> Bool {
         guard let delivery = claimDelivery() else { return false }
         let failure: SwitchboardError = failure ?? (reason == State.cancelled
             ? .canceled("the call to \(label) was cancelled while it waited for its answer")

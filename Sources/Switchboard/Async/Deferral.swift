@@ -56,17 +56,17 @@ import Synchronization
 
     /// This thread's, unretained: it lives as long as the thread (released
     /// as the thread exits), and only this thread reaches it. The hot paths
-    /// use it through `_withUnsafeGuaranteedRef`: a retain and a release
-    /// per use cost more than the rest of the lookup.
-    private static var takenRef: Unmanaged<Taken> {
+    /// read it borrowed: a retain and a release per use cost more than the
+    /// rest of the lookup.
+    private static var takenRef: Borrowed<Taken> {
         let word = EpochDomain.shared.pins.record().local(.deferral)
-        if let raw = word.pointee { return Unmanaged<Taken>.fromOpaque(raw) }
+        if let raw = word.pointee { return Borrowed(Unmanaged<Taken>.fromOpaque(raw)) }
         let fresh = Unmanaged.passRetained(Taken())
         word.pointee = fresh.toOpaque()
-        return fresh
+        return Borrowed(fresh)
     }
 
-    private static var taken: Taken { takenRef.takeUnretainedValue() }
+    private static var taken: Taken { takenRef.unmanaged.takeUnretainedValue() }
 
     /// Completions taken on any thread and not yet returned for: while there
     /// are none, an action's return checks one word.
@@ -143,7 +143,7 @@ import Synchronization
         guard level > 0, level < ThreadRecord.levels, record.slots(at: level)[0].load(ordering: .relaxed) != 0 else {
             return 0
         }
-        return takenRef._withUnsafeGuaranteedRef { taken in
+        return takenRef.read { taken in
             if let last = taken.stack.last {
                 if last.level > level { drop(deeperThan: level, including: false, taken) }
                 if let earlier = taken.stack.last, earlier.level == level { return earlier.id }
@@ -224,7 +224,7 @@ import Synchronization
     /// comes; a failure when it took none, or the wait ended first; nil
     /// when the call's caller does not wait (`detaching`).
     private static func answerOfTaken(label: String) -> Result<Completion.Answer?, SwitchboardError> {
-        takenRef._withUnsafeGuaranteedRef { answerOfTaken(label: label, $0) }
+        takenRef.read { answerOfTaken(label: label, $0) }
     }
 
     private static func answerOfTaken(label: String, _ taken: Taken) -> Result<Completion.Answer?, SwitchboardError> {
@@ -302,12 +302,12 @@ import Synchronization
         // The body outside the closures: generic there, it would cost
         // metadata lookups per call.
         let ref = takenRef, level = self.level
-        let saved = ref._withUnsafeGuaranteedRef { taken in
+        let saved = ref.read { taken in
             defer { (taken.detachLevel, taken.detached) = (level + 1, nil) }
             return (taken.detachLevel, taken.detached)
         }
         let result = body()
-        let completion = ref._withUnsafeGuaranteedRef { taken in
+        let completion = ref.read { taken in
             defer { (taken.detachLevel, taken.detached) = saved }
             return taken.detached
         }
@@ -317,7 +317,7 @@ import Synchronization
     /// This thread's deferral state, for a caller that looked it up already
     /// (on this thread: unretained, as `takenRef`).
     public struct Here {
-        fileprivate let ref: Unmanaged<Taken>
+        fileprivate let ref: Borrowed<Taken>
     }
 
     /// Whether the caller of the call whose action runs at `level` waits
@@ -352,7 +352,7 @@ import Synchronization
     /// it must be queued (`runDelivery`).
     @inline(__always)
     public static func beginDelivery(_ here: Here? = nil) -> Bool {
-        (here?.ref ?? takenRef)._withUnsafeGuaranteedRef { taken in
+        (here?.ref ?? takenRef).read { taken in
             if taken.delivering { return false }
             taken.delivering = true
             return true
@@ -361,7 +361,7 @@ import Synchronization
 
     /// Runs what was queued meanwhile, in order, then ends the delivery.
     public static func endDelivery(_ here: Here? = nil) {
-        (here?.ref ?? takenRef)._withUnsafeGuaranteedRef { taken in
+        (here?.ref ?? takenRef).read { taken in
             if !taken.queued.isEmpty {
                 var next = 0
                 while next < taken.queued.count {

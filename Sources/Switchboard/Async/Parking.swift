@@ -47,13 +47,13 @@ enum Parking {
     private static let bucketCount = 64
     /// Made once, for the process's life: reached without counting
     /// references (every completion wakes its bucket).
-    nonisolated(unsafe) private static let buckets: UnsafeMutablePointer<Unmanaged<Bucket>> = {
-        let buckets = UnsafeMutablePointer<Unmanaged<Bucket>>.allocate(capacity: bucketCount)
-        for i in 0..<bucketCount { (buckets + i).initialize(to: .passRetained(Bucket())) }
+    nonisolated(unsafe) private static let buckets: UnsafeMutablePointer<Borrowed<Bucket>> = {
+        let buckets = UnsafeMutablePointer<Borrowed<Bucket>>.allocate(capacity: bucketCount)
+        for i in 0..<bucketCount { (buckets + i).initialize(to: Borrowed(.passRetained(Bucket()))) }
         return buckets
     }()
 
-    private static func bucket(_ object: AnyObject) -> Unmanaged<Bucket> {
+    private static func bucket(_ object: AnyObject) -> Borrowed<Bucket> {
         // Objects are 16-byte aligned: the bits above those pick the bucket
         // (the address itself: hashing it would cost more than the wait's
         // bookkeeping).
@@ -68,12 +68,12 @@ enum Parking {
 
     /// Wakes the calls waiting on `object`, to look at it again.
     static func wake(_ object: AnyObject) {
-        bucket(object)._withUnsafeGuaranteedRef { $0.wake() }
+        bucket(object).read { $0.wake() }
     }
 
     /// Wakes every waiting call (a cancellation: any of them may hold it).
     static func wakeAll() {
-        for i in 0..<bucketCount { buckets[i]._withUnsafeGuaranteedRef { $0.wake() } }
+        for i in 0..<bucketCount { buckets[i].read { $0.wake() } }
     }
 
     /// Waits until `done()` holds or the monotonic clock passes `deadline`
@@ -81,7 +81,7 @@ enum Parking {
     /// changes it announces with `wake(object)` (or `wakeAll()`). Returns
     /// `done()`.
     static func wait(on object: AnyObject, until deadline: UInt64, _ done: () -> Bool) -> Bool {
-        let bucket = bucket(object).takeUnretainedValue()
+        let bucket = bucket(object).unmanaged.takeUnretainedValue()
         bucket.waiters.add(1, ordering: .sequentiallyConsistent)
         defer { bucket.waiters.subtract(1, ordering: .sequentiallyConsistent) }
         pthread_mutex_lock(bucket.mutex)

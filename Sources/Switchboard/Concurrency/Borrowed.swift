@@ -5,7 +5,9 @@
 /// alive: the thread is pinned (EpochDomain) and the object was reachable
 /// from the registry, a plan or a hook snapshot when it read it; or the
 /// call holds it (`ThreadRecord.hold`); or a face's handle owns it for the
-/// duration of the function (a C `sb_mediator *` argument). A `Borrowed`
+/// duration of the function (a C `sb_mediator *` argument); or it lives as
+/// long as the thread that alone reads it (Deferral's per-thread state), or
+/// as long as the process (Parking's buckets). A `Borrowed`
 /// says "this is such a reference"; its `read` is the only access. Swift's
 /// own advice is that the underscored method is not public API: keeping it
 /// here keeps every use of it reviewable in one file.
