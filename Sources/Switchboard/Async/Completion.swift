@@ -46,6 +46,11 @@ import Synchronization
     }
 
     private let state = Atomic<Int>(State.pending)
+    /// A caller parks on it (`wait`, `abandon`): only then does completing
+    /// it wake the parking bucket. Set before the parked caller looks at
+    /// `state`, read after the completer sets it (both sequentially
+    /// consistent): one of the two sees the other's write.
+    private let parked = Atomic<Bool>(false)
     private var answer: Answer = .value(.null)
     let cancellation: Cancellation?
     /// The call level of the action that took it, on the taking thread.
@@ -145,7 +150,7 @@ import Synchronization
         }
         self.answer = answer
         state.store(State.completed, ordering: .sequentiallyConsistent)
-        Parking.wake(self)
+        if parked.load(ordering: .sequentiallyConsistent) { Parking.wake(self) }
         // What the call kept is let go after its delivery: a `done` that
         // enters the library (whose collections let go of what waits) or
         // frees the mediator finds the call's target still kept, so it is
@@ -209,6 +214,7 @@ import Synchronization
     func wait(until deadline: UInt64) -> Answer? {
         // Completed before its action returned (often): no need to park.
         if state.load(ordering: .sequentiallyConsistent) == State.completed { return taken() }
+        parked.store(true, ordering: .sequentiallyConsistent)
         _ = Parking.wait(on: self, until: deadline) { settled }
         return state.load(ordering: .sequentiallyConsistent) == State.completed ? taken() : nil
     }
@@ -226,6 +232,7 @@ import Synchronization
         }
         guard current == State.claimed || current == State.completed else { return nil }
         // A completer is writing its answer: it takes no time.
+        parked.store(true, ordering: .sequentiallyConsistent)
         _ = Parking.wait(on: self, until: .max) { state.load(ordering: .sequentiallyConsistent) == State.completed }
         return taken()
     }

@@ -58,8 +58,12 @@ import Synchronization
     /// as the thread exits), and only this thread reaches it. The hot paths
     /// read it borrowed: a retain and a release per use cost more than the
     /// rest of the lookup.
-    private static var takenRef: Borrowed<Taken> {
-        let word = EpochDomain.shared.pins.record().local(.deferral)
+    private static var takenRef: Borrowed<Taken> { takenRef(EpochDomain.shared.pins.record()) }
+
+    /// `takenRef` of a record the caller looked up already (one lookup less).
+    @inline(__always)
+    private static func takenRef(_ record: ThreadRecord) -> Borrowed<Taken> {
+        let word = record.local(.deferral)
         if let raw = word.pointee { return Borrowed(Unmanaged<Taken>.fromOpaque(raw)) }
         let fresh = Unmanaged.passRetained(Taken())
         word.pointee = fresh.toOpaque()
@@ -143,7 +147,7 @@ import Synchronization
         guard level > 0, level < ThreadRecord.levels, record.slots(at: level)[0].load(ordering: .relaxed) != 0 else {
             return 0
         }
-        return takenRef.read { taken in
+        return takenRef(record).read { taken in
             if let last = taken.stack.last {
                 if last.level > level { drop(deeperThan: level, including: false, taken) }
                 if let earlier = taken.stack.last, earlier.level == level { return earlier.id }
@@ -224,11 +228,12 @@ import Synchronization
     /// comes; a failure when it took none, or the wait ended first; nil
     /// when the call's caller does not wait (`detaching`).
     private static func answerOfTaken(label: String) -> Result<Completion.Answer?, SwitchboardError> {
-        takenRef.read { answerOfTaken(label: label, $0) }
+        let record = EpochDomain.shared.pins.record()
+        return takenRef(record).read { answerOfTaken(label: label, record, $0) }
     }
 
-    private static func answerOfTaken(label: String, _ taken: Taken) -> Result<Completion.Answer?, SwitchboardError> {
-        let record = EpochDomain.shared.pins.record()
+    private static func answerOfTaken(label: String, _ record: ThreadRecord, _ taken: Taken)
+        -> Result<Completion.Answer?, SwitchboardError> {
         let level = record.depth.pointee
         if let last = taken.stack.last, last.level > level { drop(deeperThan: level, including: false, taken) }
         // Only an action's call holds what its work goes on using; a
@@ -301,7 +306,8 @@ import Synchronization
     public static func detachingHere<R>(_ body: () -> R) -> (R, Completion?, Here) {
         // The body outside the closures: generic there, it would cost
         // metadata lookups per call.
-        let ref = takenRef, level = self.level
+        let record = EpochDomain.shared.pins.record()
+        let ref = takenRef(record), level = record.depth.pointee
         let saved = ref.read { taken in
             defer { (taken.detachLevel, taken.detached) = (level + 1, nil) }
             return (taken.detachLevel, taken.detached)
