@@ -1371,8 +1371,14 @@ SB_API sb_status sb_service_perform_async(sb_mediator *m, const char *name, cons
  * after it returns: the deliveries waiting, with their answers; then the
  * calls not yet ended, whose `done` gets SB_ECANCELED ("the call's queue
  * was freed"), their calls being cancelled (sb_completion_cancelled says
- * so; a later sb_completion_succeed gets SB_ECANCELED). Each `done` runs
- * exactly once, whatever the order. A call started through the queue once
+ * so; a later sb_completion_succeed gets SB_ECANCELED, whether it comes
+ * from another thread, from the action before it returns, or from a `done`
+ * that sb_queue_free runs). Each `done` runs exactly once, whatever the
+ * order. One race is left: a completion made on another thread just as
+ * the action returns SB_PENDING, while a third thread frees the queue, or
+ * one made inside a `done` that the library runs on the completing thread
+ * (a call without a queue), may be told SB_OK although the freed queue
+ * drops its answer; the call's `done` got SB_ECANCELED all the same. A call started through the queue once
  * sb_queue_free began (by one of those `done`, say) fails at once with
  * SB_EINVAL, its `done` never run, as for any call whose options are wrong.
  *

@@ -468,7 +468,7 @@ void sb__delivery_watch(sb__delivery *d, void *call, void (*let_go)(void *call, 
     if (cancelled) let_go(call, 1); /* freed meanwhile, by another thread */
 }
 
-void sb__delivery_end(sb__delivery *d, sb_status status, sb_value *result, const char *message) {
+int sb__delivery_end(sb__delivery *d, sb_status status, sb_value *result, const char *message) {
     sb_queue *q = d->queue;
     char *copy = NULL;
     if (status != SB_OK) {
@@ -487,7 +487,7 @@ void sb__delivery_end(sb__delivery *d, sb_status status, sb_value *result, const
         sb_value_release(result);
         free(copy);
         if (free_now) delivery_free(d);
-        return;
+        return 0;
     }
     unlink_delivery(d);
     q->in_flight--;
@@ -496,4 +496,14 @@ void sb__delivery_end(sb__delivery *d, sb_status status, sb_value *result, const
     d->message = copy;
     push_waiting(q, d); /* its call, if watched, is let go after its done runs */
     pthread_mutex_unlock(&q->lock);
+    return 1;
+}
+
+int sb__delivery_cancelled(void *delivery) {
+    sb__delivery *d = delivery;
+    sb_queue *q = d->queue;
+    pthread_mutex_lock(&q->lock);
+    int cancelled = d->state != FLYING && d->state != WAITING;
+    pthread_mutex_unlock(&q->lock);
+    return cancelled;
 }

@@ -224,6 +224,66 @@ static void test_queue_freed_while_the_action_runs(sb_mediator *m) {
     CHECK(kept_freed == 1 && kept_freed_in_done == 0 && seen_count == 1);
 }
 
+/* A completion that comes once the call's queue is being freed is refused
+ * with SB_ECANCELED, as the call's done was told, never "given" and then
+ * dropped: completed from a done that sb_queue_free runs (the call's
+ * delivery cancelled already), or while the action still runs. */
+static sb_completion second_call;
+static sb_status second_call_completed;
+
+static void done_completes_second(void *ud, sb_status status, sb_value *result) {
+    record(ud, status, result);
+    second_call_completed = sb_completion_succeed(second_call, sb_int(5));
+}
+
+static int cancelled_seen;
+static sb_status early_completed;
+
+static sb_status frees_queue_then_completes(void *ud, const sb_value *params, sb_value **out) {
+    (void)ud;
+    (void)params;
+    (void)out;
+    sb_queue_free(queue_to_free);
+    sb_completion c = sb_completion_take();
+    cancelled_seen = sb_completion_cancelled(c);
+    early_completed = sb_completion_succeed(c, sb_int(1));
+    return SB_PENDING;
+}
+
+static void test_completed_after_queue_freed(sb_mediator *m) {
+    reset();
+    sb_queue *q = NULL;
+    CHECK_STATUS(sb_queue_new(&q), SB_OK);
+    sb_call_options o = through(q);
+    CHECK_STATUS(sb_action_perform_async(m, "Q", "later", NULL, &o, done_completes_second, NULL), SB_PENDING);
+    CHECK_STATUS(sb_action_perform_async(m, "Q", "later", NULL, &o, record, NULL), SB_PENDING);
+    CHECK(open_count == 2);
+    second_call = open_ids[1];
+    second_call_completed = SB_OK;
+    struct completer c;
+    complete_from_thread(0, 1, 0, &c); /* the first call's answer waits */
+    sb_queue_free(q);                  /* runs it; its done completes the second */
+    CHECK(second_call_completed == SB_ECANCELED);
+    CHECK(seen_count == 2 && seen[0].status == SB_OK && seen[1].status == SB_ECANCELED);
+
+    reset();
+    static int freed;
+    CHECK_STATUS(sb_action_register(m, "Kept", "early", frees_queue_then_completes, &freed, free_kept), SB_OK);
+    CHECK_STATUS(sb_queue_new(&queue_to_free), SB_OK);
+    o = through(queue_to_free);
+    early_completed = SB_OK;
+    cancelled_seen = 0;
+    sb_status started = sb_action_perform_async(m, "Kept", "early", NULL, &o, record, NULL);
+    CHECK(started == SB_PENDING || started == SB_OK);
+    CHECK(cancelled_seen == 1 && early_completed == SB_ECANCELED);
+    CHECK(seen_count == 1 && seen[0].status == SB_ECANCELED);
+    CHECK_STATUS(sb_action_unregister(m, "Kept", "early"), SB_OK);
+    sb_value *out = NULL;
+    CHECK_STATUS(sb_action_perform(m, "Q", "now", NULL, 0, &out), SB_OK); /* an entry: it collects */
+    sb_value_release(out);
+    CHECK(freed == 1);
+}
+
 /* Ending at once on the queue's thread answers before the call returns;
  * a failure at once (no target) reaches done too, with its message. */
 static void test_at_once(sb_mediator *m) {
@@ -610,6 +670,7 @@ int main(void) {
     test_descriptor_closed_by_the_host(m);
     test_let_go_after_done(m);
     test_queue_freed_while_the_action_runs(m);
+    test_completed_after_queue_freed(m);
     test_posts();
     test_arguments(m);
     sb_mediator_free(m);

@@ -109,7 +109,11 @@ int sb__delivery_claim(sb__delivery *d);
  * can come. */
 void sb__delivery_watch(sb__delivery *d, void *call, void (*let_go)(void *call, int give_up));
 /* The call's answer (`result` stolen; `message` copied for a failure):
- * queued for the next dispatch, or dropped if the queue was freed. */
-void sb__delivery_end(sb__delivery *d, sb_status status, sb_value *result, const char *message);
+ * queued for the next dispatch (1), or dropped if the queue was freed (0). */
+int sb__delivery_end(sb__delivery *d, sb_status status, sb_value *result, const char *message);
+/* Nonzero once the queue was freed before the call ended (its `done` ran,
+ * or runs, with SB_ECANCELED). `delivery` is an sb__delivery whose call has
+ * not ended (it is not freed before). */
+int sb__delivery_cancelled(void *delivery);
 
 #endif

@@ -161,6 +161,10 @@ import Synchronization
             // A consumer that hands the answer on (a C queue) lets go itself,
             // once its caller's callback ran (`letGoAfterDelivery`).
             let ran = delivery.runWhenFree(taken(), then: delivery.consumerLetsGo ? nil : self)
+            // Run here, and its caller had ended the call: the answer was
+            // dropped, and the completer hears so (a consumer queued behind
+            // another delivery on this thread runs after this returns).
+            if ran && consumerRefused { return Self.endedByCaller }
             if !ran || delivery.consumerLetsGo { return nil }
         }
         letGo()
@@ -179,6 +183,17 @@ import Synchronization
         if let object = UnsafeRawPointer(bitPattern: keptOwner) { Unmanaged<AnyObject>.fromOpaque(object).release() }
         if let object = UnsafeRawPointer(bitPattern: keptInstance) { Unmanaged<AnyObject>.fromOpaque(object).release() }
     }
+
+    /// What a completer gets when the caller ended the call before its
+    /// answer could reach it (C: the call's delivery queue was freed).
+    @_spi(Faces) public static let endedByCaller = SwitchboardError.canceled(
+        "the call was completed after its caller ended it (its delivery queue was freed)")
+
+    /// Set by a consumer that could not hand the answer on, as it runs
+    /// (`consumerRefused`), on the thread running it; read by `complete`
+    /// on that thread once the consumer ran there.
+    @_spi(Faces) public func refuseAsConsumer() { consumerRefused = true }
+    @exclusivity(unchecked) private var consumerRefused = false
 
     private func refusal(_ state: Int) -> SwitchboardError {
         switch state {

@@ -47,6 +47,8 @@ import Synchronization
         @exclusivity(unchecked) var stack: [TakenID] = []
         /// The call level whose caller does not wait (`detaching`); 0: none.
         @exclusivity(unchecked) var detachLevel = 0
+        /// That caller's refuser, for the completion taken at that level.
+        @exclusivity(unchecked) var detachRefuser: Refuser?
         /// The completion that call is pending on, once its action deferred.
         @exclusivity(unchecked) var detached: Completion?
         /// A delivery runs on this thread now; `queued` run after it.
@@ -152,7 +154,9 @@ import Synchronization
                 if last.level > level { drop(deeperThan: level, including: false, taken) }
                 if let earlier = taken.stack.last, earlier.level == level { return earlier.id }
             }
-            let id = OpenCompletions.open(cancellation: CurrentCall.cancellation, callerWaits: taken.detachLevel != level)
+            let detached = taken.detachLevel == level
+            let id = OpenCompletions.open(cancellation: CurrentCall.cancellation, callerWaits: !detached,
+                                          refuser: detached ? taken.detachRefuser : nil)
             taken.stack.append(TakenID(id: id, level: level))
             outstanding.add(1, ordering: .relaxed)
             return id
@@ -303,21 +307,43 @@ import Synchronization
 
     /// `detaching`, also giving this thread's state for `beginDelivery` and
     /// `endDelivery` (one lookup instead of three).
-    public static func detachingHere<R>(_ body: () -> R) -> (R, Completion?, Here) {
+    public static func detachingHere<R>(refuser: Refuser? = nil, _ body: () -> R) -> (R, Completion?, Here) {
         // The body outside the closures: generic there, it would cost
         // metadata lookups per call.
         let record = EpochDomain.shared.pins.record()
         let ref = takenRef(record), level = record.depth.pointee
         let saved = ref.read { taken in
-            defer { (taken.detachLevel, taken.detached) = (level + 1, nil) }
-            return (taken.detachLevel, taken.detached)
+            defer { (taken.detachLevel, taken.detached, taken.detachRefuser) = (level + 1, nil, refuser) }
+            return (taken.detachLevel, taken.detached, taken.detachRefuser)
         }
         let result = body()
         let completion = ref.read { taken in
-            defer { (taken.detachLevel, taken.detached) = saved }
+            defer { (taken.detachLevel, taken.detached, taken.detachRefuser) = saved }
             return taken.detached
         }
         return (result, completion, Here(ref: ref))
+    }
+
+    /// How a caller that does not wait tells that it ended the call already,
+    /// while the action still runs (C: its delivery queue was freed), so
+    /// that a completion given then is refused (`Completion.endedByCaller`)
+    /// as it would be later, instead of being told its answer is the
+    /// caller's and then dropped. `check` returns nonzero once the caller
+    /// ended it. Asked only while the completion's entry runs (under the
+    /// table's lock), when `context` is alive: the caller's record of the
+    /// call (C: the delivery) outlives its action. Two words, no references:
+    /// every such call carries one.
+    public struct Refuser: @unchecked Sendable {
+        // @unchecked: a C function and the context it is given, read under a lock.
+        public let check: @convention(c) (UnsafeMutableRawPointer?) -> CInt
+        public let context: UnsafeMutableRawPointer?
+
+        public init(check: @convention(c) (UnsafeMutableRawPointer?) -> CInt, context: UnsafeMutableRawPointer?) {
+            self.check = check
+            self.context = context
+        }
+
+        var refuses: Bool { check(context) != 0 }
     }
 
     /// This thread's deferral state, for a caller that looked it up already

@@ -33,6 +33,9 @@
         var phase = Phase.running
         var callerWaits = false
         var cancellation: Cancellation?
+        /// What its caller ended already, while its action runs (a C queue
+        /// freed: `Deferral.Refuser`).
+        var refuser: Deferral.Refuser?
         var answer: Completion.Answer?
         var completion: Completion?
     }
@@ -57,15 +60,18 @@
 
         /// Adds a running entry. A free slot's other fields are nil already
         /// (`remove`): only these are written.
-        mutating func insertRunning(_ id: UInt64, cancellation: Cancellation?, callerWaits: Bool) {
+        mutating func insertRunning(_ id: UInt64, cancellation: Cancellation?, callerWaits: Bool,
+                                    refuser: Deferral.Refuser?) {
             let slot = slots + Self.slot(id)
             if slot.pointee.id == 0 {
                 slot.pointee.id = id
                 slot.pointee.phase = .running
                 slot.pointee.callerWaits = callerWaits
                 if let cancellation { slot.pointee.cancellation = cancellation }
+                if let refuser { slot.pointee.refuser = refuser }
             } else {
-                overflow[id] = Entry(id: id, phase: .running, callerWaits: callerWaits, cancellation: cancellation)
+                overflow[id] = Entry(id: id, phase: .running, callerWaits: callerWaits, cancellation: cancellation,
+                                     refuser: refuser)
             }
         }
 
@@ -86,6 +92,7 @@
                 // Field by field, leaving a free slot's fields nil.
                 slot.pointee.id = 0
                 if slot.pointee.cancellation != nil { slot.pointee.cancellation = nil }
+                if slot.pointee.refuser != nil { slot.pointee.refuser = nil }
                 if slot.pointee.answer != nil { slot.pointee.answer = nil }
                 if slot.pointee.completion != nil { slot.pointee.completion = nil }
             } else {
@@ -107,11 +114,11 @@
     }
 
     /// A new id for the action running on this thread (`Deferral.takeID`).
-    static func open(cancellation: Cancellation?, callerWaits: Bool) -> UInt64 {
+    static func open(cancellation: Cancellation?, callerWaits: Bool, refuser: Deferral.Refuser?) -> UInt64 {
         withTable { table in
             let id = table.next
             table.next += 1
-            table.insertRunning(id, cancellation: cancellation, callerWaits: callerWaits)
+            table.insertRunning(id, cancellation: cancellation, callerWaits: callerWaits, refuser: refuser)
             return id
         }
     }
@@ -148,20 +155,30 @@
             let found = table.with(id) { entry -> Found in
                 switch entry.phase {
                 case .running:
+                    // Asked under the lock: while the entry runs, what the
+                    // refuser reads is alive (Deferral.Refuser).
+                    if let refuser = entry.refuser, refuser.refuses { return .endedByCaller }
                     entry.answer = answer.make()
                     entry.phase = .early
                     if entry.cancellation != nil { entry.cancellation = nil }
+                    if entry.refuser != nil { entry.refuser = nil }
                     return .answered
                 case .object: return entry.completion.map(Found.object) ?? .notOpen
                 case .early: return .notOpen
                 }
             } ?? .notOpen
-            if case .object = found { table.remove(id) }
+            switch found {
+            case .object, .endedByCaller: table.remove(id) // closed: the call will find it gone
+            case .notOpen, .answered: break
+            }
             return found
         }
         switch found {
         case .notOpen:
             return .notOpen
+        case .endedByCaller:
+            Completion.drop(answer.make())
+            return .refused(Completion.endedByCaller)
         case .answered:
             return .given
         case .object(let completion):
@@ -175,6 +192,10 @@
         case notOpen
         /// The answer is in the entry now.
         case answered
+        /// Its caller ended the call already while its action ran: refused
+        /// (`Completion.endedByCaller`), the answer (made outside the lock)
+        /// dropped, the id closed (the action's return finds it gone).
+        case endedByCaller
         /// The object to complete, out of the table.
         case object(Completion)
     }
@@ -183,15 +204,16 @@
     /// false for an id that is not open.
     public static func isAbandoned(_ id: UInt64) -> Bool {
         let found = withTable { table in
-            table.with(id) { entry -> (Cancellation?, Completion?)? in
+            table.with(id) { entry -> (refused: Bool, Cancellation?, Completion?)? in
                 switch entry.phase {
-                case .running: (entry.cancellation, nil)
-                case .object: (nil, entry.completion)
+                case .running: (entry.refuser?.refuses == true, entry.cancellation, nil)
+                case .object: (false, nil, entry.completion)
                 case .early: nil
                 }
             } ?? nil
         }
-        guard let (cancellation, completion) = found else { return false }
+        guard let (refused, cancellation, completion) = found else { return false }
+        if refused { return true }
         if let completion { return completion.isAbandoned }
         return cancellation?.isCancelled ?? false
     }
@@ -285,6 +307,8 @@
                     entry.phase = .object
                     entry.completion = completion
                     entry.cancellation = nil
+                    // From here on the face's consumer tells (Completion.complete).
+                    if entry.refuser != nil { entry.refuser = nil }
                     return .open(completion)
                 case .object:
                     return .open(entry.completion!)

@@ -102,7 +102,9 @@ private func detached(_ done: @escaping sb_done_fn, _ userdata: UnsafeMutableRaw
         if made != SB_OK { return made }
     }
     var result: OpaquePointer?
-    let (status, pending, here) = Deferral.detachingHere { call(&result) }
+    // A queue freed while the action runs refuses its completion from then on.
+    let refuser = delivery.map { Deferral.Refuser(check: sb__delivery_cancelled, context: UnsafeMutableRawPointer($0)) }
+    let (status, pending, here) = Deferral.detachingHere(refuser: refuser) { call(&result) }
     let context = UnsafeUserdata(userdata)
     guard let pending, status == SB_PENDING else {
         // A layer turned a pending call into an answer (none does today):
@@ -141,11 +143,13 @@ private func detached(_ done: @escaping sb_done_fn, _ userdata: UnsafeMutableRaw
         pending.faceContext = UnsafeMutableRawPointer(delivery)
         pending.deliver(to: { [pending] answer in
             let delivery = OpaquePointer(pending.faceContext!)
-            switch CBridge.nativeAnswer(answer) {
+            let queued = switch CBridge.nativeAnswer(answer) {
             case .success(let value): sb__delivery_end(delivery, SB_OK, value, nil)
             case .failure(let error):
                 error.message.withCString { sb__delivery_end(delivery, sb_status(error), nil, $0) }
             }
+            // The queue was freed first: its done got SB_ECANCELED; so does the completer.
+            if queued == 0 { pending.refuseAsConsumer() }
         }, lettingGo: true)
         return SB_PENDING
     }
