@@ -1372,13 +1372,16 @@ SB_API sb_status sb_service_perform_async(sb_mediator *m, const char *name, cons
  * calls not yet ended, whose `done` gets SB_ECANCELED ("the call's queue
  * was freed"), their calls being cancelled (sb_completion_cancelled says
  * so; a later sb_completion_succeed gets SB_ECANCELED, whether it comes
- * from another thread, from the action before it returns, or from a `done`
- * that sb_queue_free runs). Each `done` runs exactly once, whatever the
- * order. One race is left: a completion made on another thread just as
- * the action returns SB_PENDING, while a third thread frees the queue, or
- * one made inside a `done` that the library runs on the completing thread
- * (a call without a queue), may be told SB_OK although the freed queue
- * drops its answer; the call's `done` got SB_ECANCELED all the same. A call started through the queue once
+ * from another thread, from the action before it returns, or from inside a
+ * `done`). Each `done` runs exactly once, whatever the order. A completion
+ * given before sb_queue_free began was told SB_OK, and its answer is
+ * dropped all the same if the call had not ended then (its action still
+ * ran): the call's `done` gets SB_ECANCELED. Two cases are left where a
+ * completion is told SB_OK and its answer dropped: one given on another
+ * thread as the action returns SB_PENDING while a third thread frees the
+ * queue (a race), and one given inside a `done` that the library runs on
+ * the completing thread, for a call whose answer an observer or a
+ * contract's result check takes first. A call started through the queue once
  * sb_queue_free began (by one of those `done`, say) fails at once with
  * SB_EINVAL, its `done` never run, as for any call whose options are wrong.
  *

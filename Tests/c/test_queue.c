@@ -250,6 +250,26 @@ static sb_status frees_queue_then_completes(void *ud, const sb_value *params, sb
     return SB_PENDING;
 }
 
+/* A call through a queue whose done completes `second_call`, made from a
+ * thread that is not the queue's: its answer waits for a dispatch. */
+struct second_args {
+    sb_mediator *m;
+    sb_queue *q;
+    sb_status status;
+};
+
+static void *call_completing_second(void *arg) {
+    struct second_args *a = arg;
+    sb_call_options o = through(a->q);
+    a->status = sb_action_perform_async(a->m, "Q", "now", NULL, &o, done_completes_second, NULL);
+    return NULL;
+}
+
+static void done_frees_queue(void *ud, sb_status status, sb_value *result) {
+    record(ud, status, result);
+    sb_queue_free(queue_to_free);
+}
+
 static void test_completed_after_queue_freed(sb_mediator *m) {
     reset();
     sb_queue *q = NULL;
@@ -282,6 +302,23 @@ static void test_completed_after_queue_freed(sb_mediator *m) {
     CHECK_STATUS(sb_action_perform(m, "Q", "now", NULL, 0, &out), SB_OK); /* an entry: it collects */
     sb_value_release(out);
     CHECK(freed == 1);
+
+    /* The same from inside a done that the library runs at once on this
+     * thread (a call without a queue): the refusal is not left behind it. */
+    reset();
+    CHECK_STATUS(sb_queue_new(&queue_to_free), SB_OK);
+    o = through(queue_to_free);
+    CHECK_STATUS(sb_action_perform_async(m, "Q", "later", NULL, &o, record, NULL), SB_PENDING);
+    second_call = open_ids[0];
+    struct second_args a = {m, queue_to_free, SB_OK};
+    pthread_t t;
+    pthread_create(&t, NULL, call_completing_second, &a);
+    pthread_join(t, NULL);
+    CHECK(a.status == SB_PENDING);
+    second_call_completed = SB_OK;
+    CHECK_STATUS(sb_action_perform_async(m, "Q", "now", NULL, NULL, done_frees_queue, NULL), SB_OK);
+    CHECK(second_call_completed == SB_ECANCELED);
+    CHECK(seen_count == 3 && seen[1].status == SB_OK && seen[2].status == SB_ECANCELED);
 }
 
 /* Ending at once on the queue's thread answers before the call returns;

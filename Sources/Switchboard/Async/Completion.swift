@@ -98,6 +98,11 @@ import Synchronization
     /// For a caller that does not wait (``Deferral/detaching(_:)``): what
     /// the layers around the action do with the answer, and who gets it.
     private let detached = Guarded<Detached>(Detached())
+    /// Until the caller gives its consumer: how it tells that it ended the
+    /// call already (`Deferral.Refuser`). Read and cleared only under
+    /// `detached`'s mutex, which `deliver` takes to give the consumer:
+    /// until then the caller's record of the call is alive.
+    @exclusivity(unchecked) private var refuser: Deferral.Refuser?
     /// The action, for messages; set as its call stops waiting.
     var label = ""
     /// When a caller that does not wait gives up (monotonic ns; `.max`: never).
@@ -109,12 +114,14 @@ import Synchronization
 
     /// `keeping` is what the call holds now (`keptOwner`, `keptInstance`),
     /// retained here: made before anyone else can complete it.
-    init(level: Int, cancellation: Cancellation?, callerWaits: Bool, keeping: (owner: UInt, instance: UInt) = (0, 0)) {
+    init(level: Int, cancellation: Cancellation?, callerWaits: Bool, keeping: (owner: UInt, instance: UInt) = (0, 0),
+         refuser: Deferral.Refuser? = nil) {
         self.level = level
         self.cancellation = cancellation
         self.callerWaits = callerWaits
         keptOwner = Self.retain(keeping.owner)
         keptInstance = Self.retain(keeping.instance)
+        self.refuser = refuser
     }
 
     deinit {
@@ -157,21 +164,24 @@ import Synchronization
         // never let go inside the completion that ends its call, nor in
         // its `done` (switchboard.h). A delivery queued behind another one
         // running on this thread lets go after it runs.
-        if let delivery = claimDelivery() {
+        let (delivery, endedByItsCaller) = claimDeliveryAskingCaller()
+        if let delivery {
             // A consumer that hands the answer on (a C queue) lets go itself,
             // once its caller's callback ran (`letGoAfterDelivery`).
-            let ran = delivery.runWhenFree(taken(), then: delivery.consumerLetsGo ? nil : self)
+            let ran = delivery.runWhenFree(taken(), then: delivery.consumerQueues ? nil : self)
             // Run here, and its caller had ended the call: the answer was
             // dropped, and the completer hears so (a consumer queued behind
             // another delivery on this thread runs after this returns).
             if ran && consumerRefused { return Self.endedByCaller }
-            if !ran || delivery.consumerLetsGo { return nil }
+            if !ran || delivery.consumerQueues { return nil }
         }
         letGo()
-        return nil
+        // No consumer yet, and its caller ended the call already: the one it
+        // gives will drop the answer (C: the call's queue was freed).
+        return endedByItsCaller ? Self.endedByCaller : nil
     }
 
-    /// For a consumer that said it lets go (`deliver(to:lettingGo:)`), once
+    /// For a queued consumer (`deliver(to:queued:)`), once
     /// its caller's callback ran, outside any completion (C: the queue's
     /// dispatch, after `done` returned): lets go of what the call kept, now,
     /// if it completed. A call given up is still the action's to complete:
@@ -292,8 +302,8 @@ import Synchronization
         // run once by the thread that claims the delivery, under the mutex.
         var finishers: [(Answer) -> Answer] = []
         var consumer: ((Answer) -> Void)?
-        /// The consumer's face lets go of what the call kept (`letGoAfterDelivery`).
-        var consumerLetsGo = false
+        /// The consumer hands the answer to a queue (`deliver(to:queued:)`).
+        var consumerQueues = false
         var delivered = false
 
         /// Runs now unless this thread runs a delivery already, then after
@@ -301,6 +311,12 @@ import Synchronization
         /// `completion` kept once it ran. Returns whether it ran now.
         @discardableResult
         func runWhenFree(_ answer: Answer, then completion: Completion? = nil) -> Bool {
+            // A consumer that only hands the answer to a queue runs no host
+            // code: at once, even inside another delivery on this thread.
+            if consumerQueues && finishers.isEmpty {
+                run(answer)
+                return true
+            }
             // Directly when it may: a closure for `runDelivery` would be an
             // allocation and a copy of this delivery per answer.
             let here = Deferral.here
@@ -364,15 +380,18 @@ import Synchronization
     /// cancels it (`Cancellation.cancel`), or the watch thread at its
     /// deadline (`DetachedWatch`). Deliveries never nest on a thread (see
     /// `Deferral.runDelivery`). Returns whether it ran here, before returning.
-    /// With `lettingGo`, the consumer's face lets go of what the call kept
+    /// A `queued` consumer only hands the answer to a queue (C's delivery
+    /// queues) and runs no host code: it runs at once even inside another
+    /// delivery on the thread, and its face lets go of what the call kept
     /// (`letGoAfterDelivery`) once the callback it hands the answer to ran;
     /// the completer then does not.
     @discardableResult
-    public func deliver(to consumer: @escaping (Answer) -> Void, lettingGo: Bool = false) -> Bool {
+    public func deliver(to consumer: @escaping (Answer) -> Void, queued: Bool = false) -> Bool {
         let ready = detached.withLock { detached -> Detached? in
             guard !detached.delivered else { return nil }
             detached.consumer = consumer
-            detached.consumerLetsGo = lettingGo
+            detached.consumerQueues = queued
+            refuser = nil // from here on the consumer tells
             guard state.load(ordering: .sequentiallyConsistent) == State.completed else { return nil }
             return claim(&detached)
         }
@@ -393,6 +412,26 @@ import Synchronization
     /// The delivery to run, once: after the answer came, or after the
     /// caller gave up. What it holds (the layers' work, which may hold a
     /// mediator's hooks) leaves with it.
+    /// `claimDelivery` for a completer: with no consumer yet, whether the
+    /// caller ended the call already (its refuser, asked under the mutex).
+    @inline(__always)
+    private func claimDeliveryAskingCaller() -> (Detached?, endedByItsCaller: Bool) {
+        detached.withLock { detached -> (Detached?, Bool) in
+            guard detached.consumer != nil, !detached.delivered else {
+                return (nil, !detached.delivered && refuser?.refuses == true)
+            }
+            return (claim(&detached), false)
+        }
+    }
+
+    /// The caller will not give a consumer and ends the call itself (C: a
+    /// layer answered a pending call): its record of the call goes, so the
+    /// refuser must not be asked any more.
+    @_spi(Faces) public func forgetRefuser() {
+        detached.withLock { _ in refuser = nil }
+    }
+
+    @inline(__always)
     private func claimDelivery() -> Detached? {
         detached.withLock { detached -> Detached? in
             guard detached.consumer != nil, !detached.delivered else { return nil }

@@ -114,6 +114,7 @@
     }
 
     /// A new id for the action running on this thread (`Deferral.takeID`).
+    @inline(__always)
     static func open(cancellation: Cancellation?, callerWaits: Bool, refuser: Deferral.Refuser?) -> UInt64 {
         withTable { table in
             let id = table.next
@@ -149,6 +150,7 @@
     }
 
     /// `complete`, with the completer's answer made (once) by its thread.
+    @inline(__always)
     private static func complete(_ id: UInt64, _ answer: UncheckedAnswer) -> Outcome {
         // Moved out of the lock: `Completion.complete` runs the delivery.
         let found = withTable { table -> Found in
@@ -299,7 +301,8 @@
                     return .answer(entry.answer.take() ?? .value(.null))
                 case .running:
                     let completion = Completion(level: level, cancellation: entry.cancellation,
-                                                callerWaits: entry.callerWaits, keeping: keeping)
+                                                callerWaits: entry.callerWaits, keeping: keeping,
+                                                refuser: entry.refuser)
                     completion.faceID = id
                     // Answering anyway from here on (a layer that turns the
                     // pending call into an answer) closes the id.
@@ -307,7 +310,7 @@
                     entry.phase = .object
                     entry.completion = completion
                     entry.cancellation = nil
-                    // From here on the face's consumer tells (Completion.complete).
+                    // From here on the completion asks it, then its consumer tells.
                     if entry.refuser != nil { entry.refuser = nil }
                     return .open(completion)
                 case .object:

@@ -109,6 +109,8 @@ private func detached(_ done: @escaping sb_done_fn, _ userdata: UnsafeMutableRaw
     guard let pending, status == SB_PENDING else {
         // A layer turned a pending call into an answer (none does today):
         // that answer stands, and the completion is refused from now on.
+        // (Its refuser asks the delivery, which goes below.)
+        pending?.forgetRefuser()
         pending?.giveUp()
         let ended = status == SB_PENDING ? failure(SB_EACTION, "the call returned pending") : status
         if let delivery {
@@ -150,7 +152,7 @@ private func detached(_ done: @escaping sb_done_fn, _ userdata: UnsafeMutableRaw
             }
             // The queue was freed first: its done got SB_ECANCELED; so does the completer.
             if queued == 0 { pending.refuseAsConsumer() }
-        }, lettingGo: true)
+        }, queued: true)
         return SB_PENDING
     }
     let ranHere = pending.deliver { answer in
