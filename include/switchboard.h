@@ -1379,9 +1379,11 @@ SB_API sb_status sb_service_perform_async(sb_mediator *m, const char *name, cons
  * ran): the call's `done` gets SB_ECANCELED. Two cases are left where a
  * completion is told SB_OK and its answer dropped: one given on another
  * thread as the action returns SB_PENDING while a third thread frees the
- * queue (a race), and one given inside a `done` that the library runs on
- * the completing thread, for a call whose answer an observer or a
- * contract's result check takes first. A call started through the queue once
+ * queue (a race), and one given inside a `done` that the library runs
+ * directly on a thread of its own or of the host (not through a queue: on
+ * a completing, cancelling or deciding thread, or the timeout watcher),
+ * for a call whose answer an observer or a contract's result check takes
+ * first (they run host code, so they wait for that `done` to return). A call started through the queue once
  * sb_queue_free began (by one of those `done`, say) fails at once with
  * SB_EINVAL, its `done` never run, as for any call whose options are wrong.
  *

@@ -305,6 +305,10 @@ import Synchronization
         /// The consumer hands the answer to a queue (`deliver(to:queued:)`).
         var consumerQueues = false
         var delivered = false
+        /// The completer looked for a consumer (`claimDeliveryAskingCaller`):
+        /// until then, one given to a completed call is left to it, so that
+        /// what it tells its completer is what the consumer made of it.
+        var completerLooked = false
 
         /// Runs now unless this thread runs a delivery already, then after
         /// it (`Deferral.runDelivery`); a queued one lets go of what
@@ -392,7 +396,12 @@ import Synchronization
             detached.consumer = consumer
             detached.consumerQueues = queued
             refuser = nil // from here on the consumer tells
-            guard state.load(ordering: .sequentiallyConsistent) == State.completed else { return nil }
+            // Completed, and its completer found no consumer: the answer
+            // waits for this one. A completer still on its way to look (it
+            // writes the state, then takes this lock) runs it itself.
+            guard detached.completerLooked, state.load(ordering: .sequentiallyConsistent) == State.completed else {
+                return nil
+            }
             return claim(&detached)
         }
         if let ready { return ready.runWhenFree(taken()) }
@@ -417,6 +426,7 @@ import Synchronization
     @inline(__always)
     private func claimDeliveryAskingCaller() -> (Detached?, endedByItsCaller: Bool) {
         detached.withLock { detached -> (Detached?, Bool) in
+            detached.completerLooked = true
             guard detached.consumer != nil, !detached.delivered else {
                 return (nil, !detached.delivered && refuser?.refuses == true)
             }
