@@ -1343,10 +1343,12 @@ SB_API sb_status sb_service_perform_async(sb_mediator *m, const char *name, cons
  * Threads. A queue belongs to the thread that makes it: only that thread
  * dispatches it (elsewhere sb_queue_dispatch runs nothing: SB_EREJECTED),
  * and the `done` of a call made with it runs on that thread only. If the
- * call ends before sb_action_perform_async returns and was made on that
- * thread (outside any `done` a dispatch runs), `done` runs at once, before
- * it returns (SB_OK); otherwise the thread that ends the call (any thread)
- * queues it and the next dispatch runs it (SB_PENDING). `done` gets its
+ * call ends at once (its action answers without SB_PENDING, or the call
+ * fails) and was made on that thread (outside any `done` a dispatch runs),
+ * `done` runs before sb_action_perform_async returns (SB_OK); otherwise
+ * the thread that ends the call (any thread) queues it and the next
+ * dispatch runs it (SB_PENDING), even for an action that completed its
+ * call before returning SB_PENDING. `done` gets its
  * status, its result and its message (sb_error_message()) as the call
  * ended. Calls made on other threads may use the queue too: their `done`
  * still runs in its dispatch.

@@ -99,6 +99,10 @@ public final class Cancellation: @unchecked Sendable {
             if list.count >= 64 && list.count.nonzeroBitCount == 1 { list.removeAll { $0.isDelivered } }
             list.append(completion)
         }
+        // Delivered meanwhile (its completer claims, then forgets it here,
+        // and may have done so before the append): it leaves again, or the
+        // token and the call would keep each other alive.
+        if completion.isDelivered { forget(completion) }
         // After the append: a cancel that came before it took the list already.
         return !isCancelled
     }
