@@ -118,6 +118,12 @@ static sb_call_options through(sb_queue *q) {
     return o;
 }
 
+static sb_queue *new_queue(void) {
+    sb_queue *q = NULL;
+    CHECK_STATUS(sb_queue_new(&q), SB_OK);
+    return q;
+}
+
 /* ------------------------------------------------------------- the tests */
 
 /* A call completed on another thread: its done runs in the dispatch, on
@@ -176,8 +182,7 @@ static void test_let_go_after_done(sb_mediator *m) {
     static int kept_freed;
     kept_freed_now = &kept_freed;
     CHECK_STATUS(sb_action_register(m, "Kept", "later", later, &kept_freed, free_kept), SB_OK);
-    sb_queue *q = NULL;
-    CHECK_STATUS(sb_queue_new(&q), SB_OK);
+    sb_queue *q = new_queue();
     sb_call_options o = through(q);
     CHECK_STATUS(sb_action_perform_async(m, "Kept", "later", NULL, &o, record_inside, NULL), SB_PENDING);
     CHECK_STATUS(sb_action_unregister(m, "Kept", "later"), SB_OK);
@@ -209,7 +214,7 @@ static void test_queue_freed_while_the_action_runs(sb_mediator *m) {
     kept_freed_in_done = 0;
     static int kept_freed;
     CHECK_STATUS(sb_action_register(m, "Kept", "frees", frees_its_queue, &kept_freed, free_kept), SB_OK);
-    CHECK_STATUS(sb_queue_new(&queue_to_free), SB_OK);
+    queue_to_free = new_queue();
     sb_call_options o = through(queue_to_free);
     CHECK_STATUS(sb_action_perform_async(m, "Kept", "frees", NULL, &o, record, NULL), SB_PENDING);
     CHECK(seen_count == 1 && seen[0].status == SB_ECANCELED);
@@ -250,18 +255,19 @@ static sb_status frees_queue_then_completes(void *ud, const sb_value *params, sb
     return SB_PENDING;
 }
 
-/* A call through a queue whose done completes `second_call`, made from a
- * thread that is not the queue's: its answer waits for a dispatch. */
-struct second_args {
+/* A call of Q.now through a queue, made on a thread that is not the
+ * queue's: it ends at once there, and its done waits for a dispatch. */
+struct caller_args {
     sb_mediator *m;
     sb_queue *q;
+    sb_done_fn done;
     sb_status status;
 };
 
-static void *call_completing_second(void *arg) {
-    struct second_args *a = arg;
+static void *call_from_thread(void *arg) {
+    struct caller_args *a = arg;
     sb_call_options o = through(a->q);
-    a->status = sb_action_perform_async(a->m, "Q", "now", NULL, &o, done_completes_second, NULL);
+    a->status = sb_action_perform_async(a->m, "Q", "now", NULL, &o, a->done, NULL);
     return NULL;
 }
 
@@ -272,8 +278,7 @@ static void done_frees_queue(void *ud, sb_status status, sb_value *result) {
 
 static void test_completed_after_queue_freed(sb_mediator *m) {
     reset();
-    sb_queue *q = NULL;
-    CHECK_STATUS(sb_queue_new(&q), SB_OK);
+    sb_queue *q = new_queue();
     sb_call_options o = through(q);
     CHECK_STATUS(sb_action_perform_async(m, "Q", "later", NULL, &o, done_completes_second, NULL), SB_PENDING);
     CHECK_STATUS(sb_action_perform_async(m, "Q", "later", NULL, &o, record, NULL), SB_PENDING);
@@ -289,7 +294,7 @@ static void test_completed_after_queue_freed(sb_mediator *m) {
     reset();
     static int freed;
     CHECK_STATUS(sb_action_register(m, "Kept", "early", frees_queue_then_completes, &freed, free_kept), SB_OK);
-    CHECK_STATUS(sb_queue_new(&queue_to_free), SB_OK);
+    queue_to_free = new_queue();
     o = through(queue_to_free);
     early_completed = SB_OK;
     cancelled_seen = 0;
@@ -306,13 +311,13 @@ static void test_completed_after_queue_freed(sb_mediator *m) {
     /* The same from inside a done that the library runs at once on this
      * thread (a call without a queue): the refusal is not left behind it. */
     reset();
-    CHECK_STATUS(sb_queue_new(&queue_to_free), SB_OK);
+    queue_to_free = new_queue();
     o = through(queue_to_free);
     CHECK_STATUS(sb_action_perform_async(m, "Q", "later", NULL, &o, record, NULL), SB_PENDING);
     second_call = open_ids[0];
-    struct second_args a = {m, queue_to_free, SB_OK};
+    struct caller_args a = {m, queue_to_free, done_completes_second, SB_OK};
     pthread_t t;
-    pthread_create(&t, NULL, call_completing_second, &a);
+    pthread_create(&t, NULL, call_from_thread, &a);
     pthread_join(t, NULL);
     CHECK(a.status == SB_PENDING);
     second_call_completed = SB_OK;
@@ -340,24 +345,11 @@ static void test_at_once(sb_mediator *m) {
 
 /* A call made on another thread that ends at once there: its done still
  * runs in the loop's dispatch. */
-struct caller_args {
-    sb_mediator *m;
-    sb_queue *q;
-    sb_status status;
-};
-
-static void *call_from_thread(void *arg) {
-    struct caller_args *a = arg;
-    sb_call_options o = through(a->q);
-    a->status = sb_action_perform_async(a->m, "Q", "now", NULL, &o, record, NULL);
-    return NULL;
-}
-
 static void test_other_caller_thread(sb_mediator *m) {
     reset();
     sb_queue *q = NULL;
     CHECK_STATUS(sb_queue_new(&q), SB_OK);
-    struct caller_args a = {m, q, SB_OK};
+    struct caller_args a = {m, q, record, SB_OK};
     pthread_t t;
     pthread_create(&t, NULL, call_from_thread, &a);
     pthread_join(t, NULL);
