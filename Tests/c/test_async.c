@@ -272,6 +272,40 @@ static void test_cancellation(void) {
     sb_mediator_free(m);
 }
 
+/* A caller that does not wait gives up (its token cancelled) before the
+ * action completes: what the call kept goes once the action completes it,
+ * not at the call's deadline, until which the timeout watcher holds it. */
+static int given_up_dones;
+static sb_status given_up_status;
+static void given_up(void *ud, sb_status status, sb_value *result) {
+    (void)ud;
+    given_up_dones++;
+    given_up_status = status;
+    sb_value_release(result);
+}
+
+static void test_given_up_lets_go_at_completion(void) {
+    sb_mediator *m = sb_mediator_new();
+    struct deferring d = {50, SB_OK, 0, {0}, 0, 0};
+    CHECK_STATUS(sb_action_register(m, "Net", "held", deferred, &d, free_deferring), SB_OK);
+    sb_call_options o = SB_CALL_OPTIONS_INIT;
+    o.timeout_ms = 60000;
+    o.cancel = sb_cancellation_new();
+    sb_value *params = n_params(1);
+    CHECK_STATUS(sb_action_perform_async(m, "Net", "held", params, &o, given_up, NULL), SB_PENDING);
+    sb_cancellation_request(o.cancel);
+    CHECK(given_up_dones == 1 && given_up_status == SB_ECANCELED);
+    CHECK_STATUS(sb_action_unregister(m, "Net", "held"), SB_OK);
+    finish(&d);
+    CHECK_STATUS(d.later.returned, SB_ECANCELED);
+    CHECK(d.freed == 0); /* never inside the completion */
+    enter_until(&d.freed);
+    CHECK(d.freed == 1);
+    sb_value_release(params);
+    sb_cancellation_free(o.cancel);
+    sb_mediator_free(m);
+}
+
 /* ------------------------------ contracts and observers see the completion */
 
 static uint64_t end_duration;
@@ -1023,6 +1057,7 @@ int main(void) {
     test_rules_of_use();
     test_timeout();
     test_cancellation();
+    test_given_up_lets_go_at_completion();
     test_around_the_action();
     test_exactly_once();
     test_many_callers();

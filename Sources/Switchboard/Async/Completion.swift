@@ -153,6 +153,10 @@ import Synchronization
                                                     ordering: .sequentiallyConsistent)
         guard claimed else {
             Self.drop(answer)
+            // Given up earlier, completed now: the action's work is done
+            // with what the call kept (the timeout watcher may hold this
+            // completion until the call's deadline; what it kept need not).
+            if seen == State.timedOut || seen == State.cancelled { letGo() }
             return refusal(seen)
         }
         self.answer = answer
