@@ -192,10 +192,9 @@ import Synchronization
     /// what it kept goes when that ends it (or when it is freed).
     public func letGoAfterDelivery() {
         guard state.load(ordering: .acquiring) == State.completed,
-              keptOwner != 0 || keptInstance != 0,
-              !keptLetGo.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        if let object = UnsafeRawPointer(bitPattern: keptOwner) { Unmanaged<AnyObject>.fromOpaque(object).release() }
-        if let object = UnsafeRawPointer(bitPattern: keptInstance) { Unmanaged<AnyObject>.fromOpaque(object).release() }
+              claimKept() else { return }
+        Self.release(keptOwner)
+        Self.release(keptInstance)
     }
 
     /// What a completer gets when the caller ended the call before its
@@ -225,10 +224,14 @@ import Synchronization
     /// the library (no epoch to wait for: these are references of the
     /// completion's own, `releaseLater`).
     fileprivate func letGo() {
-        guard keptOwner != 0 || keptInstance != 0, !keptLetGo.exchange(true, ordering: .acquiringAndReleasing) else {
-            return
-        }
+        guard claimKept() else { return }
         EpochDomain.shared.releaseLater(keptOwner, keptInstance)
+    }
+
+    /// Whether the caller is the one to let go of what the call kept: true
+    /// once, if it kept anything.
+    private func claimKept() -> Bool {
+        (keptOwner != 0 || keptInstance != 0) && !keptLetGo.exchange(true, ordering: .acquiringAndReleasing)
     }
 
     static func drop(_ answer: Answer) {
@@ -555,5 +558,9 @@ import Synchronization
     private static func retain(_ bits: UInt) -> UInt {
         if let object = UnsafeRawPointer(bitPattern: bits) { _ = Unmanaged<AnyObject>.fromOpaque(object).retain() }
         return bits
+    }
+
+    private static func release(_ bits: UInt) {
+        if let object = UnsafeRawPointer(bitPattern: bits) { Unmanaged<AnyObject>.fromOpaque(object).release() }
     }
 }
