@@ -39,6 +39,9 @@ final class DetachedWatch: @unchecked Sendable {
         var startedIn: pid_t = 0
         /// `reapAtExit` is registered with atexit (once per process image).
         var reaperRegistered = false
+        /// `reapAtExit` ran: the process is exiting, and nobody joins a
+        /// thread started or still running from here on.
+        var exiting = false
         /// The deadline the thread sleeps until.
         var sleepsUntil = UInt64.max
         /// Heap size at which delivered calls are dropped next.
@@ -88,7 +91,13 @@ final class DetachedWatch: @unchecked Sendable {
                     return .failure(.outOfMemory("cannot start the thread that times out asynchronous calls: "
                                                  + String(cString: strerror(status))))
                 }
-                (state.running, state.thread, state.startedIn) = (true, thread, getpid())
+                if state.exiting {
+                    // Started by another exit handler: nobody will join it.
+                    pthread_detach(thread)
+                    (state.running, state.thread, state.startedIn) = (true, nil, getpid())
+                } else {
+                    (state.running, state.thread, state.startedIn) = (true, thread, getpid())
+                }
                 if !state.reaperRegistered {
                     state.reaperRegistered = true
                     atexit { DetachedWatch.shared.reapAtExit() }
@@ -135,16 +144,29 @@ final class DetachedWatch: @unchecked Sendable {
     }
 
     /// At exit, joins a thread that exited idle and that nobody joined
-    /// since: a finished thread left unjoined keeps its stack until the
-    /// process ends, and thread checkers report it as leaked. One still
-    /// watching is left alone, and a lock held elsewhere is not waited for:
-    /// exit never blocks here.
+    /// since, and detaches one still watching: a finished thread left
+    /// unjoined keeps its stack until the process ends, and thread checkers
+    /// report it as leaked — one still watching may finish during exit (its
+    /// deadline passes while later exit handlers, or a checker's own exit
+    /// wait, run). Exit never blocks here: the lock is tried for a moment
+    /// only (it is held for a few instructions at a time, but a forked
+    /// child may have inherited it held).
     private func reapAtExit() {
-        guard lock.tryLock() else { return }
+        guard Self.tryLock(lock, forNanoseconds: 10_000_000) else { return }
         defer { lock.unlock() }
-        guard !watched.running, watched.startedIn == getpid(), let old = watched.thread else { return }
-        pthread_join(old, nil)
+        watched.exiting = true
+        guard watched.startedIn == getpid(), let old = watched.thread else { return }
+        if watched.running { pthread_detach(old) } else { pthread_join(old, nil) }
         watched.thread = nil
+    }
+
+    private static func tryLock(_ lock: Lock, forNanoseconds budget: UInt64) -> Bool {
+        let giveUpAt = Clock.now + budget
+        while !lock.tryLock() {
+            guard Clock.now < giveUpAt else { return false }
+            sched_yield()
+        }
+        return true
     }
 
     private func wakeThread() {
