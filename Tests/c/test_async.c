@@ -306,6 +306,74 @@ static void test_given_up_lets_go_at_completion(void) {
     sb_mediator_free(m);
 }
 
+/* Many calls that nobody waits for share one token and time out while this
+ * thread makes more: the timeout thread ends them (each leaves the token's
+ * list) while a new call's watch drops the ended ones from that list (at
+ * 64, 128, ... entries). The two took the token's lock and a call's in
+ * opposite orders, and the process died ("Recursive call to lock Mutex",
+ * the kernel's deadlock check) within a second or two. */
+#define SHARED_TOKEN_CALLS 20000
+static sb_completion shared_token_ids[SHARED_TOKEN_CALLS];
+static int shared_token_taken;
+static long shared_token_dones, shared_token_timeouts;
+
+static sb_status takes_and_keeps(void *ud, const sb_value *params, sb_value **out) {
+    (void)ud, (void)params, (void)out;
+    shared_token_ids[shared_token_taken++] = sb_completion_take();
+    return SB_PENDING;
+}
+
+static void shared_token_done(void *ud, sb_status status, sb_value *result) {
+    (void)ud;
+    sb_value_release(result);
+    pthread_mutex_lock(&done_mu);
+    shared_token_dones++;
+    if (status == SB_ETIMEOUT) shared_token_timeouts++;
+    pthread_mutex_unlock(&done_mu);
+}
+
+static long shared_token_count(long *counter) {
+    pthread_mutex_lock(&done_mu);
+    long n = *counter;
+    pthread_mutex_unlock(&done_mu);
+    return n;
+}
+
+static void test_one_token_many_timeouts(void) {
+    sb_mediator *m = sb_mediator_new();
+    CHECK_STATUS(sb_action_register(m, "Net", "slow", takes_and_keeps, NULL, NULL), SB_OK);
+    sb_call_options o = SB_CALL_OPTIONS_INIT;
+    o.cancel = sb_cancellation_new();
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    int made = 0;
+    while (made < SHARED_TOKEN_CALLS) {
+        o.timeout_ms = 1 + (unsigned)made % 10;
+        /* SB_OK when its deadline had passed already: its done ran here. */
+        sb_status started = sb_action_perform_async(m, "Net", "slow", NULL, &o, shared_token_done, NULL);
+        CHECK(started == SB_PENDING || started == SB_OK);
+        made++;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (now.tv_sec - start.tv_sec >= 2) break; /* slow machines (valgrind) make fewer */
+    }
+    /* A deadlocked timeout thread never ends the rest. */
+    for (int i = 0; i < 2000 && shared_token_count(&shared_token_dones) < made; i++) sleep_ms(1);
+    CHECK(made >= 64); /* past the first time the token's list is pruned */
+    CHECK(shared_token_count(&shared_token_dones) == made);
+    CHECK(shared_token_count(&shared_token_timeouts) == made);
+    CHECK(shared_token_taken == made);
+    /* Given up: each completion is refused now, and lets go of its call. */
+    for (int i = 0; i < shared_token_taken; i++) {
+        CHECK_STATUS(sb_completion_succeed(shared_token_ids[i], sb_int(1)), SB_ETIMEOUT);
+    }
+    robustness_row("Asynchronous calls nobody waits for share one cancellation token and time out (1-10 ms) while "
+                   "one thread makes 20,000 more (fewer under valgrind: 2 s)", 1,
+                   "every done runs once with SB_ETIMEOUT; no deadlock between the token and its calls (it died in "
+                   "1-2 s: \"Recursive call to lock Mutex\"); a token's watched calls leave it in constant time");
+    sb_cancellation_free(o.cancel);
+    sb_mediator_free(m);
+}
+
 /* ------------------------------ contracts and observers see the completion */
 
 static uint64_t end_duration;
@@ -1058,6 +1126,7 @@ int main(void) {
     test_timeout();
     test_cancellation();
     test_given_up_lets_go_at_completion();
+    test_one_token_many_timeouts();
     test_around_the_action();
     test_exactly_once();
     test_many_callers();

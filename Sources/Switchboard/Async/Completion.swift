@@ -411,6 +411,7 @@ import Synchronization
             }
             return claim(&detached)
         }
+        leaveToken(after: ready)
         if let ready { return ready.runWhenFree(taken()) }
         // Given up before it had a consumer (C: its queue freed while the
         // action ran): the failure now, or nothing would ever claim it, and
@@ -432,13 +433,15 @@ import Synchronization
     /// caller ended the call already (its refuser, asked under the mutex).
     @inline(__always)
     private func claimDeliveryAskingCaller() -> (Detached?, endedByItsCaller: Bool) {
-        detached.withLock { detached -> (Detached?, Bool) in
+        let claimed = detached.withLock { detached -> (Detached?, Bool) in
             detached.completerLooked = true
             guard detached.consumer != nil, !detached.delivered else {
                 return (nil, !detached.delivered && refuser?.refuses == true)
             }
             return (claim(&detached), false)
         }
+        leaveToken(after: claimed.0)
+        return claimed
     }
 
     /// The caller will not give a consumer and ends the call itself (C: a
@@ -450,21 +453,31 @@ import Synchronization
 
     @inline(__always)
     private func claimDelivery() -> Detached? {
-        detached.withLock { detached -> Detached? in
+        let claimed = detached.withLock { detached -> Detached? in
             guard detached.consumer != nil, !detached.delivered else { return nil }
             return claim(&detached)
         }
+        leaveToken(after: claimed)
+        return claimed
     }
 
     private func claim(_ detached: inout Detached) -> Detached {
         // Moved out, not copied: no references counted.
         var current = Detached(delivered: true)
         swap(&current, &detached)
-        // The token holds the calls watched on it, and each call its token:
-        // a call that ended leaves the token's list, or the two would keep
-        // each other alive once the caller frees the token.
-        if let cancellation { cancellation.forget(self) }
         return current
+    }
+
+    /// After a claim, outside the mutex: the token holds the calls watched
+    /// on it, and each call its token, so a call that ended leaves the
+    /// token's list, or the two would keep each other alive once the caller
+    /// frees the token. Never under the mutex: the token's own lock is held
+    /// while it reads its calls' (`Cancellation.watch` drops the delivered
+    /// ones), and the two orders together deadlocked a host whose many
+    /// calls on one token timed out while it made more.
+    @inline(__always)
+    private func leaveToken(after claimed: Detached?) {
+        if claimed != nil, let cancellation { cancellation.forget(self) }
     }
 
     /// Refuses the call from now on, its answer going to nobody (a caller

@@ -59,7 +59,7 @@ public struct CallOptions: Sendable {
 /// reached its target, and a running target can ask ``Mediator/isCancelled``
 /// to stop early. Cancelling is thread-safe and cannot be undone.
 public final class Cancellation: @unchecked Sendable {
-    // @unchecked: the flag is atomic, the list behind a mutex.
+    // @unchecked: the flag is atomic, the watched calls behind a mutex.
     private let flag = Atomic<Bool>(false)
 
     /// A token not yet cancelled; pass it in the `cancellation` of the
@@ -76,34 +76,44 @@ public final class Cancellation: @unchecked Sendable {
     public func cancel() {
         guard !flag.exchange(true, ordering: .acquiringAndReleasing) else { return }
         Parking.wakeAll() // calls waiting for an interceptor look again
-        // Calls nobody waits for end here, on the cancelling thread.
-        for completion in detached.withLock({ list in defer { list = [] }; return list }) {
-            completion.giveUp(Completion.State.cancelled)
+        // Calls nobody waits for end here, on the cancelling thread, in the
+        // order they were watched.
+        let watched = detached.withLock { watched in
+            defer { watched = Watched() }
+            return watched.calls.values.sorted { $0.order < $1.order }
         }
+        for call in watched { call.completion.giveUp(Completion.State.cancelled) }
     }
 
-    /// Pending calls with this token that nobody waits for (`sb_action_perform_async`,
-    /// `await`): `cancel` gives them up. Delivered ones are dropped as the
-    /// list grows.
-    private let detached = Guarded<[Completion]>([])
+    /// Pending calls with this token that nobody waits for
+    /// (`sb_action_perform_async`, `await`): `cancel` gives them up. Each
+    /// leaves as it is delivered (`forget`), in constant time: a token may
+    /// serve thousands of calls at once. No other lock is taken under this
+    /// one, and a completion forgets itself outside its own lock: the two
+    /// taken in both orders deadlocked once.
+    private struct Watched {
+        var calls: [ObjectIdentifier: (order: UInt64, completion: Completion)] = [:]
+        var next: UInt64 = 0
+    }
+    private let detached = Guarded<Watched>(Watched())
 
     /// Stops watching `completion` (delivered).
     func forget(_ completion: Completion) {
-        detached.withLock { list in list.removeAll { $0 === completion } }
+        detached.withLock { _ = $0.calls.removeValue(forKey: ObjectIdentifier(completion)) }
     }
 
     /// Watches `completion` until it is delivered (`forget`); false if the
     /// token is cancelled already (the caller gives it up).
     func watch(_ completion: Completion) -> Bool {
-        detached.withLock { list in
-            if list.count >= 64 && list.count.nonzeroBitCount == 1 { list.removeAll { $0.isDelivered } }
-            list.append(completion)
+        detached.withLock { watched in
+            watched.calls[ObjectIdentifier(completion)] = (watched.next, completion)
+            watched.next += 1
         }
         // Delivered meanwhile (its completer claims, then forgets it here,
-        // and may have done so before the append): it leaves again, or the
-        // token and the call would keep each other alive.
+        // and may have done so before the insertion): it leaves again, or
+        // the token and the call would keep each other alive.
         if completion.isDelivered { forget(completion) }
-        // After the append: a cancel that came before it took the list already.
+        // After the insertion: a cancel that came before it took the calls already.
         return !isCancelled
     }
 }
