@@ -106,9 +106,11 @@
  * per-thread records are found by thread, and error messages are cut at
  * 511 bytes).
  * The library's own threads are named in /proc: "sb-watch" (it exits once
- * the deadlines of the calls it watched have passed, answered or not; at
- * process exit it is joined, or detached if it still watches, so thread
- * checkers see no leak) and "sb-intercept" (async interceptors; they stay). Memory is the exception:
+ * the deadlines of the calls it watched have passed, answered or not; one
+ * that ended is joined before a fork and at exit, and one still watching
+ * is detached at exit, so thread checkers see no leak, except after _exit,
+ * which runs no exit handler) and "sb-intercept" (async interceptors; they
+ * stay). Memory is the exception:
  * the Swift runtime inside ends the process when malloc fails, as a Swift
  * program does.
  *

@@ -35,13 +35,13 @@ final class DetachedWatch: @unchecked Sendable {
         /// The thread that ran last, to be joined: one that exited, or
         /// the one running.
         var thread: pthread_t?
-        /// The process that started the thread: a forked child has none.
+        /// The process that started the thread: a forked child has none,
+        /// and never joins the parent's (its handle may name a thread of
+        /// the child's by now: glibc reuses a dead thread's descriptor).
         var startedIn: pid_t = 0
-        /// `reapAtExit` is registered with atexit (once per process image).
-        var reaperRegistered = false
-        /// `reapAtExit` ran: the process is exiting, and nobody joins a
-        /// thread started or still running from here on.
-        var exiting = false
+        /// The exit and fork handlers are registered (once per process
+        /// image: a forked child inherits them, and this).
+        var handlersRegistered = false
         /// The deadline the thread sleeps until.
         var sleepsUntil = UInt64.max
         /// Heap size at which delivered calls are dropped next.
@@ -65,17 +65,25 @@ final class DetachedWatch: @unchecked Sendable {
     /// `Watched.running`, for `settle` to wait on without the mutex (a
     /// waiter holds its parking bucket's lock while it looks).
     private let threadRuns = Atomic<Bool>(false)
+    /// `reapAtExit` began: the process is exiting, and nobody will join a
+    /// thread started or ending from here on, so each detaches (read
+    /// without the lock, which exit may not get).
+    private let exiting = Atomic<Bool>(false)
+
+    /// In a forked child, forgets the parent's calls and thread: they are
+    /// not this process's.
+    private func forgetParent(_ state: inout Watched) {
+        guard state.startedIn != 0, state.startedIn != getpid() else { return }
+        state = Watched(handlersRegistered: state.handlersRegistered)
+        threadRuns.store(false, ordering: .sequentiallyConsistent)
+    }
 
     /// Gives `completion` up at its deadline unless it is delivered first.
     /// Returns why it cannot be watched (no thread could be started), or nil.
     func watch(_ completion: Completion) -> SwitchboardError? {
         let deadline = completion.deadline
         let outcome = locked { state -> Result<Bool, SwitchboardError> in
-            if state.running && state.startedIn != getpid() {
-                // Forked: the parent's calls and thread are not this process's.
-                state = Watched()
-                threadRuns.store(false, ordering: .sequentiallyConsistent)
-            }
+            forgetParent(&state)
             if !state.running {
                 // Joined here, not by the thread that exits: it has left
                 // the lock, and takes no time to finish.
@@ -91,16 +99,17 @@ final class DetachedWatch: @unchecked Sendable {
                     return .failure(.outOfMemory("cannot start the thread that times out asynchronous calls: "
                                                  + String(cString: strerror(status))))
                 }
-                if state.exiting {
+                if exiting.load(ordering: .sequentiallyConsistent) {
                     // Started by another exit handler: nobody will join it.
                     pthread_detach(thread)
                     (state.running, state.thread, state.startedIn) = (true, nil, getpid())
                 } else {
                     (state.running, state.thread, state.startedIn) = (true, thread, getpid())
                 }
-                if !state.reaperRegistered {
-                    state.reaperRegistered = true
+                if !state.handlersRegistered {
+                    state.handlersRegistered = true
                     atexit { DetachedWatch.shared.reapAtExit() }
+                    pthread_atfork({ DetachedWatch.shared.reapBeforeFork() }, nil, nil)
                 }
                 threadRuns.store(true, ordering: .sequentiallyConsistent)
                 state.sleepsUntil = .max
@@ -124,10 +133,7 @@ final class DetachedWatch: @unchecked Sendable {
     func settle(waitingUpTo milliseconds: UInt32) -> Bool {
         let deadline = Clock.now + UInt64(milliseconds) * 1_000_000
         let ask = locked { state -> Bool in
-            if state.running && state.startedIn != getpid() {
-                state = Watched()
-                threadRuns.store(false, ordering: .sequentiallyConsistent)
-            }
+            forgetParent(&state)
             if state.running { state.settling = true }
             return state.running
         }
@@ -149,14 +155,27 @@ final class DetachedWatch: @unchecked Sendable {
     /// report it as leaked — one still watching may finish during exit (its
     /// deadline passes while later exit handlers, or a checker's own exit
     /// wait, run). Exit never blocks here: the lock is tried for a moment
-    /// only (it is held for a few instructions at a time, but a forked
-    /// child may have inherited it held).
+    /// only (a call pruning a large heap holds it for milliseconds, and a
+    /// forked child may have inherited it held). Without it, `exiting` has
+    /// the thread detach itself as it ends, and whoever holds the lock now
+    /// joins one that ended already (`watch`, `settle`).
     private func reapAtExit() {
+        exiting.store(true, ordering: .sequentiallyConsistent)
         guard Self.tryLock(lock, forNanoseconds: 10_000_000) else { return }
         defer { lock.unlock() }
-        watched.exiting = true
         guard watched.startedIn == getpid(), let old = watched.thread else { return }
         if watched.running { pthread_detach(old) } else { pthread_join(old, nil) }
+        watched.thread = nil
+    }
+
+    /// Before a fork (pthread_atfork), joins a thread that exited idle, so
+    /// that the child inherits no finished thread that nobody can join
+    /// (a checker reports it at the child's exit). Never waits for the lock.
+    private func reapBeforeFork() {
+        guard lock.tryLock() else { return }
+        defer { lock.unlock() }
+        guard !watched.running, watched.startedIn == getpid(), let old = watched.thread else { return }
+        pthread_join(old, nil)
         watched.thread = nil
     }
 
@@ -192,7 +211,13 @@ final class DetachedWatch: @unchecked Sendable {
                     // Nothing left: exit (`watch` starts another thread).
                     // No user code runs on this thread from here on, so
                     // whoever joins it next (`watch`, `settle`) waits for
-                    // nothing but its exit.
+                    // nothing but its exit. During the process's exit
+                    // nobody may: it detaches itself (unless `reapAtExit`
+                    // detached it already, and forgot its handle).
+                    if exiting.load(ordering: .sequentiallyConsistent), state.thread != nil {
+                        pthread_detach(pthread_self())
+                        state.thread = nil
+                    }
                     state.running = false
                     threadRuns.store(false, ordering: .sequentiallyConsistent)
                     return nil
