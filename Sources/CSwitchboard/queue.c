@@ -50,6 +50,7 @@ struct sb__delivery {
     char *message;             /* a failure's message (malloc), or NULL */
     void *call;                /* the call: given up if the queue is freed first; let go after its done */
     void (*let_go)(void *call, int give_up);
+    sb__kept kept;             /* what a call without one kept: let go after its done */
 };
 
 struct sb_queue {
@@ -202,6 +203,7 @@ static void run(sb__delivery *d) {
         /* After done: the call's completion, and what the call kept, go
          * here, outside any completion. */
         if (d->call != NULL) d->let_go(d->call, 0);
+        if (d->kept.let_go != NULL) d->kept.let_go(d->kept.owner, d->kept.instance);
     }
     delivery_free_memory(d);
 }
@@ -468,7 +470,8 @@ void sb__delivery_watch(sb__delivery *d, void *call, void (*let_go)(void *call, 
     if (cancelled) let_go(call, 1); /* freed meanwhile, by another thread */
 }
 
-int sb__delivery_end(sb__delivery *d, sb_status status, sb_value *result, const char *message) {
+int sb__delivery_end(sb__delivery *d, sb_status status, sb_value *result, const char *message,
+                     const sb__kept *kept) {
     sb_queue *q = d->queue;
     char *copy = NULL;
     if (status != SB_OK) {
@@ -494,6 +497,7 @@ int sb__delivery_end(sb__delivery *d, sb_status status, sb_value *result, const 
     d->status = status;
     d->result = result;
     d->message = copy;
+    if (kept != NULL) d->kept = *kept;
     push_waiting(q, d); /* its call, if watched, is let go after its done runs */
     pthread_mutex_unlock(&q->lock);
     return 1;

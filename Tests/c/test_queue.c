@@ -680,6 +680,140 @@ static void test_arguments(sb_mediator *m) {
     sb_queue_free(q);
 }
 
+/* A call whose completion has no object until a layer works on its answer
+ * (Async/OpenCompletions.swift): a contract's declared result and an
+ * observer's end event still see the answer when it comes, and done gets
+ * what the contract made of it, on the loop. */
+static int end_events;
+static sb_status end_status;
+
+static void observe_end(void *ud, const sb_call_event *ev) {
+    (void)ud;
+    if (ev->phase == SB_CALL_END) {
+        end_events++;
+        end_status = ev->status;
+    }
+}
+
+static void test_layers_on_a_queued_call(sb_mediator *m) {
+    CHECK_STATUS(sb_action_register_contract(m, "Typed", "later", "-> string", later, NULL, NULL), SB_OK);
+    sb_queue *q = new_queue();
+    sb_call_options o = through(q);
+    for (int observed = 0; observed < 2; observed++) {
+        uint64_t observer = 0;
+        if (observed) CHECK_STATUS(sb_observer_add(m, observe_end, NULL, NULL, &observer), SB_OK);
+        reset();
+        end_events = 0;
+        CHECK_STATUS(sb_action_perform_async(m, "Typed", "later", NULL, &o, record, NULL), SB_PENDING);
+        CHECK_STATUS(sb_action_perform_async(m, "Typed", "later", NULL, &o, record, NULL), SB_PENDING);
+        CHECK(open_count == 2 && end_events == 0);
+        CHECK_STATUS(sb_completion_succeed(open_ids[0], sb_int(3)), SB_OK);          /* not a string */
+        CHECK_STATUS(sb_completion_succeed(open_ids[1], sb_string("three")), SB_OK);
+        size_t ran = 0;
+        CHECK_STATUS(sb_queue_dispatch(q, SIZE_MAX, &ran), SB_OK);
+        CHECK(ran == 2 && seen_count == 2);
+        CHECK(seen[0].status == SB_ETYPE && strstr(seen[0].message, "string") != NULL && seen[0].on_loop);
+        CHECK(seen[1].status == SB_OK && seen[1].on_loop);
+        if (observed) {
+            CHECK(end_events == 2 && end_status == SB_OK);
+            CHECK_STATUS(sb_observer_remove(m, observer), SB_OK);
+        }
+    }
+    sb_queue_free(q);
+    CHECK_STATUS(sb_action_unregister(m, "Typed", "later"), SB_OK);
+}
+
+/* An action that completes its own completion, then returns SB_PENDING:
+ * the answer waits for the queue, as any later one does. */
+static sb_status completes_then_pends(void *ud, const sb_value *params, sb_value **out) {
+    (void)ud;
+    (void)params;
+    (void)out;
+    sb_completion c = sb_completion_take();
+    if (sb_completion_succeed(c, sb_int(11)) != SB_OK) return SB_EACTION;
+    if (sb_completion_succeed(c, sb_int(12)) != SB_ENOTFOUND) return SB_EACTION; /* once */
+    return SB_PENDING;
+}
+
+static void test_answered_before_pending(sb_mediator *m) {
+    reset();
+    CHECK_STATUS(sb_action_register(m, "Q", "early", completes_then_pends, NULL, NULL), SB_OK);
+    sb_queue *q = new_queue();
+    sb_call_options o = through(q);
+    CHECK_STATUS(sb_action_perform_async(m, "Q", "early", NULL, &o, record, NULL), SB_PENDING);
+    CHECK(seen_count == 0 && sb_queue_pending(q) == 1);
+    size_t ran = 0;
+    CHECK_STATUS(sb_queue_dispatch(q, SIZE_MAX, &ran), SB_OK);
+    CHECK(ran == 1 && seen_count == 1 && seen[0].status == SB_OK && seen[0].value == 11 && seen[0].on_loop);
+    sb_queue_free(q);
+}
+
+/* A completer racing the call's return: the action hands its completion to
+ * a thread that completes it at once, so the answer comes before, while or
+ * after the queue takes the call. Each done runs once, with its answer;
+ * each completer hears SB_OK. */
+#define RACES 2000
+static sb_completion race_ids[RACES];
+static int race_next;
+static sb_status race_statuses[RACES];
+static int race_taken; /* __atomic: C99 has no atomics */
+static int race_done_count;
+
+static sb_status hands_to_racer(void *ud, const sb_value *params, sb_value **out) {
+    (void)ud;
+    (void)params;
+    (void)out;
+    int i = __atomic_load_n(&race_taken, __ATOMIC_ACQUIRE);
+    race_ids[i] = sb_completion_take();
+    __atomic_store_n(&race_taken, i + 1, __ATOMIC_RELEASE);
+    return SB_PENDING;
+}
+
+/* Spins for each completion, then waits a little longer each round (0 to
+ * 63 turns), so that the answers land all along the call's way back. */
+static void *racer(void *arg) {
+    (void)arg;
+    for (int i = 0; i < RACES; i++) {
+        while (__atomic_load_n(&race_taken, __ATOMIC_ACQUIRE) <= i) {
+        }
+        for (volatile int spin = 0; spin < (i * 7) % 64; spin++) {
+        }
+        race_statuses[i] = sb_completion_succeed(race_ids[i], sb_int(i));
+    }
+    return NULL;
+}
+
+static void count_race_done(void *ud, sb_status status, sb_value *result) {
+    intptr_t i = (intptr_t)ud;
+    if (status == SB_OK && check_int(result) == i) race_done_count++;
+    sb_value_release(result);
+}
+
+static void test_completer_racing_the_return(sb_mediator *m) {
+    CHECK_STATUS(sb_action_register(m, "Q", "race", hands_to_racer, NULL, NULL), SB_OK);
+    sb_queue *q = new_queue();
+    sb_call_options o = through(q);
+    __atomic_store_n(&race_taken, 0, __ATOMIC_RELEASE);
+    race_done_count = 0;
+    pthread_t t;
+    pthread_create(&t, NULL, racer, NULL);
+    int pending = 1;
+    for (race_next = 0; race_next < RACES; race_next++) {
+        if (sb_action_perform_async(m, "Q", "race", NULL, &o, count_race_done, (void *)(intptr_t)race_next) != SB_PENDING)
+            pending = 0;
+        if (race_next % 64 == 0) sb_queue_dispatch(q, SIZE_MAX, NULL);
+    }
+    pthread_join(t, NULL);
+    sb_queue_dispatch(q, SIZE_MAX, NULL);
+    int accepted = 1;
+    for (int i = 0; i < RACES; i++) accepted &= race_statuses[i] == SB_OK;
+    CHECK(pending && accepted);
+    CHECK(race_done_count == RACES && sb_queue_pending(q) == 0);
+    sb_queue_free(q);
+    robustness_row("a queued call completed from another thread while it returns pending", RACES,
+                   "each done ran once on the loop with its answer; each completer heard SB_OK");
+}
+
 int main(void) {
     loop_thread = pthread_self();
     sb_mediator *m = sb_mediator_new();
@@ -700,6 +834,9 @@ int main(void) {
     test_let_go_after_done(m);
     test_queue_freed_while_the_action_runs(m);
     test_completed_after_queue_freed(m);
+    test_layers_on_a_queued_call(m);
+    test_answered_before_pending(m);
+    test_completer_racing_the_return(m);
     test_posts();
     test_arguments(m);
     sb_mediator_free(m);

@@ -108,9 +108,18 @@ int sb__delivery_claim(sb__delivery *d);
  * the queue is freed first (the call is to be given up). Before the answer
  * can come. */
 void sb__delivery_watch(sb__delivery *d, void *call, void (*let_go)(void *call, int give_up));
+/* What a call kept for its work (references of the library's, NULL for
+ * none): `let_go(owner, instance)` lets go of them. */
+typedef struct sb__kept {
+    void *owner, *instance;
+    void (*let_go)(void *owner, void *instance);
+} sb__kept;
 /* The call's answer (`result` stolen; `message` copied for a failure):
- * queued for the next dispatch (1), or dropped if the queue was freed (0). */
-int sb__delivery_end(sb__delivery *d, sb_status status, sb_value *result, const char *message);
+ * queued for the next dispatch (1), or dropped if the queue was freed (0).
+ * `kept` (NULL for none: a watched call lets go itself) is let go once,
+ * after the call's `done` returned, when queued; the caller's otherwise. */
+int sb__delivery_end(sb__delivery *d, sb_status status, sb_value *result, const char *message,
+                     const sb__kept *kept);
 /* Nonzero once the queue was freed before the call ended (its `done` ran,
  * or runs, with SB_ECANCELED). `delivery` is an sb__delivery whose call has
  * not ended (it is not freed before). */

@@ -99,10 +99,10 @@ import Synchronization
     /// the layers around the action do with the answer, and who gets it.
     private let detached = Guarded<Detached>(Detached())
     /// Until the caller gives its consumer: how it tells that it ended the
-    /// call already (`Deferral.Refuser`). Read and cleared only under
+    /// call already (`Deferral.QueuedCaller`). Read and cleared only under
     /// `detached`'s mutex, which `deliver` takes to give the consumer:
     /// until then the caller's record of the call is alive.
-    @exclusivity(unchecked) private var refuser: Deferral.Refuser?
+    @exclusivity(unchecked) private var queuedCaller: Deferral.QueuedCaller?
     /// The action, for messages; set as its call stops waiting.
     var label = ""
     /// When a caller that does not wait gives up (monotonic ns; `.max`: never).
@@ -114,14 +114,22 @@ import Synchronization
 
     /// `keeping` is what the call holds now (`keptOwner`, `keptInstance`),
     /// retained here: made before anyone else can complete it.
-    init(level: Int, cancellation: Cancellation?, callerWaits: Bool, keeping: (owner: UInt, instance: UInt) = (0, 0),
-         refuser: Deferral.Refuser? = nil) {
+    convenience init(level: Int, cancellation: Cancellation?, callerWaits: Bool,
+                     keeping: (owner: UInt, instance: UInt) = (0, 0), queuedCaller: Deferral.QueuedCaller? = nil) {
+        self.init(level: level, cancellation: cancellation, callerWaits: callerWaits,
+                  adopting: (Self.keep(keeping.owner), Self.keep(keeping.instance)), queuedCaller: queuedCaller)
+    }
+
+    /// `adopting` is what the call kept, one reference each, now this
+    /// completion's (an entry's that had none, `OpenCompletions`).
+    init(level: Int, cancellation: Cancellation?, callerWaits: Bool, adopting kept: (owner: UInt, instance: UInt),
+         queuedCaller: Deferral.QueuedCaller?) {
         self.level = level
         self.cancellation = cancellation
         self.callerWaits = callerWaits
-        keptOwner = Self.retain(keeping.owner)
-        keptInstance = Self.retain(keeping.instance)
-        self.refuser = refuser
+        keptOwner = kept.owner
+        keptInstance = kept.instance
+        self.queuedCaller = queuedCaller
     }
 
     deinit {
@@ -226,6 +234,11 @@ import Synchronization
     fileprivate func letGo() {
         guard claimKept() else { return }
         EpochDomain.shared.releaseLater(keptOwner, keptInstance)
+    }
+
+    /// `letGo` for what a call kept without an object (`OpenCompletions`).
+    static func letGoLater(_ kept: (owner: UInt, instance: UInt)) {
+        if kept.owner != 0 || kept.instance != 0 { EpochDomain.shared.releaseLater(kept.owner, kept.instance) }
     }
 
     /// Whether the caller is the one to let go of what the call kept: true
@@ -402,7 +415,7 @@ import Synchronization
             guard !detached.delivered else { return nil }
             detached.consumer = consumer
             detached.consumerQueues = queued
-            refuser = nil // from here on the consumer tells
+            queuedCaller = nil // from here on the consumer tells
             // Completed, and its completer found no consumer: the answer
             // waits for this one. A completer still on its way to look (it
             // writes the state, then takes this lock) runs it itself.
@@ -430,13 +443,13 @@ import Synchronization
     /// caller gave up. What it holds (the layers' work, which may hold a
     /// mediator's hooks) leaves with it.
     /// `claimDelivery` for a completer: with no consumer yet, whether the
-    /// caller ended the call already (its refuser, asked under the mutex).
+    /// caller ended the call already (its queuedCaller, asked under the mutex).
     @inline(__always)
     private func claimDeliveryAskingCaller() -> (Detached?, endedByItsCaller: Bool) {
         let claimed = detached.withLock { detached -> (Detached?, Bool) in
             detached.completerLooked = true
             guard detached.consumer != nil, !detached.delivered else {
-                return (nil, !detached.delivered && refuser?.refuses == true)
+                return (nil, !detached.delivered && queuedCaller?.refuses == true)
             }
             return (claim(&detached), false)
         }
@@ -446,9 +459,9 @@ import Synchronization
 
     /// The caller will not give a consumer and ends the call itself (C: a
     /// layer answered a pending call): its record of the call goes, so the
-    /// refuser must not be asked any more.
-    @_spi(Faces) public func forgetRefuser() {
-        detached.withLock { _ in refuser = nil }
+    /// queuedCaller must not be asked any more.
+    @_spi(Faces) public func forgetQueuedCaller() {
+        detached.withLock { _ in queuedCaller = nil }
     }
 
     @inline(__always)
@@ -568,7 +581,9 @@ import Synchronization
         return given
     }
 
-    private static func retain(_ bits: UInt) -> UInt {
+    /// One more reference to the object of `bits` (0: none), for a call's
+    /// work to keep.
+    static func keep(_ bits: UInt) -> UInt {
         if let object = UnsafeRawPointer(bitPattern: bits) { _ = Unmanaged<AnyObject>.fromOpaque(object).retain() }
         return bits
     }

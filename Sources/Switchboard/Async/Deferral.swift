@@ -45,15 +45,32 @@ import Synchronization
     /// dynamic exclusivity checks (about 30 instructions each).
     fileprivate final class Taken {
         @exclusivity(unchecked) var stack: [TakenID] = []
-        /// The call level whose caller does not wait (`detaching`); 0: none.
-        @exclusivity(unchecked) var detachLevel = 0
-        /// That caller's refuser, for the completion taken at that level.
-        @exclusivity(unchecked) var detachRefuser: Refuser?
-        /// The completion that call is pending on, once its action deferred.
-        @exclusivity(unchecked) var detached: Completion?
+        /// The call whose caller does not wait (`detaching`), and those it
+        /// is nested in.
+        @exclusivity(unchecked) var detach = Detach()
+        @exclusivity(unchecked) var outerDetaches: [Detach] = []
         /// A delivery runs on this thread now; `queued` run after it.
         @exclusivity(unchecked) var delivering = false
         @exclusivity(unchecked) var queued: [() -> Void] = []
+    }
+
+    /// The call on a thread whose caller does not wait (`detaching`): kept
+    /// aside whole while a nested one runs.
+    fileprivate struct Detach {
+        /// Its call level; 0: none.
+        var level = 0
+        /// That caller's queue, for the completion taken at that level.
+        var queuedCaller: QueuedCaller?
+        /// The completion that call is pending on, once its action deferred.
+        var completion: Completion?
+        /// Or the id it is pending on, while it has no object (a caller
+        /// that hands its answer to a queue: `OpenCompletions`, `detached`),
+        /// with its action's label, for the object a layer may ask for.
+        var id: UInt64 = 0
+        var label = ""
+
+        /// No such call: nothing to save around one.
+        var isIdle: Bool { level == 0 && queuedCaller == nil && completion == nil && id == 0 }
     }
 
     /// This thread's, unretained: it lives as long as the thread (released
@@ -154,9 +171,9 @@ import Synchronization
                 if last.level > level { drop(deeperThan: level, including: false, taken) }
                 if let earlier = taken.stack.last, earlier.level == level { return earlier.id }
             }
-            let detached = taken.detachLevel == level
+            let detached = taken.detach.level == level
             let id = OpenCompletions.open(cancellation: CurrentCall.cancellation, callerWaits: !detached,
-                                          refuser: detached ? taken.detachRefuser : nil)
+                                          queuedCaller: detached ? taken.detach.queuedCaller : nil)
             taken.stack.append(TakenID(id: id, level: level))
             outstanding.add(1, ordering: .relaxed)
             return id
@@ -253,13 +270,26 @@ import Synchronization
         }
         taken.stack.removeLast()
         outstanding.subtract(1, ordering: .relaxed)
+        // A caller that hands the answer to a queue, with no deadline to
+        // watch: no object unless a layer asks for one.
+        let detaching = taken.detach.queuedCaller != nil && taken.detach.level == level && taken.detach.completion == nil
+            && taken.detach.id == 0 && CurrentCall.deadline == .max
         switch OpenCompletions.returnedPending(last.id, level: level,
-                                               keeping: (owner, slots[1].load(ordering: .relaxed))) {
+                                               keeping: (owner, slots[1].load(ordering: .relaxed)),
+                                               detaching: detaching) {
+        case .detached?:
+            taken.detach.id = last.id
+            taken.detach.label = label
+            // Only this call (as `detaches`).
+            taken.detach.level = 0
+            return .success(nil)
         case .answer(let answer)?:
             // Completed before its action returned: a caller that waits has
             // its answer; one that does not gets it through a completed
             // object, as any pending call's (its layers add their work).
-            guard taken.detachLevel == level, taken.detached == nil else { return .success(answer) }
+            guard taken.detach.level == level, taken.detach.completion == nil, taken.detach.id == 0 else {
+                return .success(answer)
+            }
             let completion = Completion(level: level, cancellation: nil, callerWaits: false)
             completion.complete(answer)
             _ = detaches(completion, at: level, taken, label: label)
@@ -284,14 +314,35 @@ import Synchronization
     /// Whether `error` is `pending` (the call deferred and its caller does
     /// not wait), rather than a failure.
     public static func isPending(_ error: SwitchboardError) -> Bool {
-        error.code == .wouldBlock && detachedHere != nil
+        error.code == .wouldBlock && isDetachedHere
+    }
+
+    /// Whether a call detached on this thread is pending, while that call
+    /// returns through its layers.
+    public static var isDetachedHere: Bool {
+        guard let raw = ThreadLocal.deferral.value else { return false }
+        let taken = Unmanaged<Taken>.fromOpaque(raw).takeUnretainedValue()
+        return taken.detach.completion != nil || taken.detach.id != 0
     }
 
     /// The completion the call detached on this thread is pending on, while
-    /// that call returns through its layers.
+    /// that call returns through its layers: made now if the call had none
+    /// (a layer works on its answer: `OpenCompletions.objectOfDetached`).
     public static var detachedHere: Completion? {
         guard let raw = ThreadLocal.deferral.value else { return nil }
-        return Unmanaged<Taken>.fromOpaque(raw).takeUnretainedValue().detached
+        let taken = Unmanaged<Taken>.fromOpaque(raw).takeUnretainedValue()
+        return taken.detach.completion ?? objectOfDetached(taken)
+    }
+
+    /// The object for the id the detached call is pending on, if any.
+    private static func objectOfDetached(_ taken: Taken) -> Completion? {
+        let id = taken.detach.id
+        guard id != 0 else { return nil }
+        let completion = OpenCompletions.objectOfDetached(id)
+        completion.label = taken.detach.label
+        taken.detach.completion = completion
+        taken.detach.id = 0
+        return completion
     }
 
     /// Runs `body`, a call, so that it does not wait for an action that
@@ -301,49 +352,117 @@ import Synchronization
     /// which the caller gives its consumer (`Completion.deliver`). Calls
     /// the action makes wait as usual.
     public static func detaching<R>(_ body: () -> R) -> (R, Completion?) {
-        let (result, completion, _) = detachingHere(body)
-        return (result, completion)
+        let (result, pending, _) = detachingHere(body)
+        switch pending {
+        case .none: return (result, nil)
+        case .object(let completion): return (result, completion)
+        case .entry: preconditionFailure("a call without a queue left its completion without an object")
+        }
+    }
+
+    /// What a call that does not wait is pending on, as it returns.
+    public enum Pending {
+        /// Nothing: it answered.
+        case none
+        /// A completion, to give a consumer to (`Completion.deliver`).
+        case object(Completion)
+        /// The completion of this id, which has no object (its caller hands
+        /// the answer to a queue): `OpenCompletions.hold` it, or ask for its
+        /// object (`objectOfDetached`).
+        case entry(UInt64)
     }
 
     /// `detaching`, also giving this thread's state for `beginDelivery` and
-    /// `endDelivery` (one lookup instead of three).
-    public static func detachingHere<R>(refuser: Refuser? = nil, _ body: () -> R) -> (R, Completion?, Here) {
+    /// `endDelivery` (one lookup instead of three). With a `queuedCaller`,
+    /// the call may be pending on an entry without an object.
+    public static func detachingHere<R>(queuedCaller: QueuedCaller? = nil, _ body: () -> R) -> (R, Pending, Here) {
         // The body outside the closures: generic there, it would cost
         // metadata lookups per call.
         let record = EpochDomain.shared.pins.record()
-        let ref = takenRef(record), level = record.depth.pointee
-        let saved = ref.read { taken in
-            defer { (taken.detachLevel, taken.detached, taken.detachRefuser) = (level + 1, nil, refuser) }
-            return (taken.detachLevel, taken.detached, taken.detachRefuser)
-        }
+        let ref = takenRef(record)
+        let nested = enterDetaching(ref.unmanaged.takeUnretainedValue(), level: record.depth.pointee, queuedCaller)
         let result = body()
-        let completion = ref.read { taken in
-            defer { (taken.detachLevel, taken.detached, taken.detachRefuser) = saved }
-            return taken.detached
-        }
-        return (result, completion, Here(ref: ref))
+        return (result, leaveDetaching(ref.unmanaged.takeUnretainedValue(), nested: nested), Here(ref: ref))
     }
 
-    /// How a caller that does not wait tells that it ended the call already,
-    /// while the action still runs (C: its delivery queue was freed), so
-    /// that a completion given then is refused (`Completion.endedByCaller`)
-    /// as it would be later, instead of being told its answer is the
-    /// caller's and then dropped. `check` returns nonzero once the caller
-    /// ended it. Asked only while the completion's entry runs (under the
-    /// table's lock), when `context` is alive: the caller's record of the
-    /// call (C: the delivery) outlives its action. Two words, no references:
-    /// every such call carries one.
-    public struct Refuser: @unchecked Sendable {
-        // @unchecked: a C function and the context it is given, read under a lock.
+    /// `detachingHere` before its body (not generic: one copy for every
+    /// caller). Returns whether this call is nested in another one's (rare:
+    /// a layer of a detached call making calls of its own), whose state is
+    /// kept aside meanwhile.
+    private static func enterDetaching(_ taken: Taken, level: Int, _ queuedCaller: QueuedCaller?) -> Bool {
+        let nested = !taken.detach.isIdle
+        if nested {
+            taken.outerDetaches.append(taken.detach)
+            taken.detach = Detach()
+        }
+        taken.detach.level = level + 1
+        taken.detach.queuedCaller = queuedCaller
+        return nested
+    }
+
+    /// `detachingHere` after its body: what the call is pending on.
+    private static func leaveDetaching(_ taken: Taken, nested: Bool) -> Pending {
+        let pending: Pending = if let completion = taken.detach.completion.take() {
+            .object(completion)
+        } else {
+            taken.detach.id != 0 ? .entry(taken.detach.id) : .none
+        }
+        if nested {
+            taken.detach = taken.outerDetaches.removeLast()
+        } else {
+            (taken.detach.level, taken.detach.queuedCaller, taken.detach.id) = (0, nil, 0)
+        }
+        return pending
+    }
+
+    /// The object of a pending call's entry (`Pending.entry`), for a
+    /// caller that will not hold it after all.
+    public static func objectOfDetached(_ id: UInt64) -> Completion {
+        OpenCompletions.objectOfDetached(id)
+    }
+
+    /// A caller that does not wait and hands its answer to a queue (C: a
+    /// call's delivery, switchboard.h "Event loops"). It tells that it ended
+    /// the call already, while the action still runs (C: the queue was
+    /// freed), so that a completion given then is refused
+    /// (`Completion.endedByCaller`) as it would be later, instead of being
+    /// told its answer is the caller's and then dropped: `check` returns
+    /// nonzero once the caller ended it. Asked only while the completion's
+    /// entry is open (under the table's lock), when `context` is alive: the
+    /// caller's record of the call (C: the delivery) outlives its action.
+    ///
+    /// A call it makes that answers later needs no `Completion` unless a
+    /// layer works on the answer, or the call has a deadline or a
+    /// cancellation token: its completer hands the answer to the queue
+    /// directly (`OpenCompletions`, the `queued` phase). `hand` gets
+    /// `context`, the answer (a `Completion.Answer` it reads, and whose
+    /// native reference it owns from then on), and what the call kept
+    /// (object bits, 0 for none: one reference each, to let go once the
+    /// caller's callback ran); it returns zero when the caller ended the
+    /// call first, the references then being the library's again. Plain
+    /// words, no references: every such call carries one.
+    public struct QueuedCaller: @unchecked Sendable {
+        // @unchecked: C functions and the context they are given, read under a lock.
         public let check: @convention(c) (UnsafeMutableRawPointer?) -> CInt
+        public let hand: @convention(c) (UnsafeMutableRawPointer?, UnsafeRawPointer, UInt, UInt) -> CInt
         public let context: UnsafeMutableRawPointer?
 
-        public init(check: @convention(c) (UnsafeMutableRawPointer?) -> CInt, context: UnsafeMutableRawPointer?) {
+        public init(check: @convention(c) (UnsafeMutableRawPointer?) -> CInt,
+                    hand: @convention(c) (UnsafeMutableRawPointer?, UnsafeRawPointer, UInt, UInt) -> CInt,
+                    context: UnsafeMutableRawPointer?) {
             self.check = check
+            self.hand = hand
             self.context = context
         }
 
         var refuses: Bool { check(context) != 0 }
+
+        /// Hands `answer` and what the call kept to the queue: false when
+        /// the caller ended the call first (the answer dropped; `kept` is
+        /// the caller's to let go).
+        func hand(_ answer: Completion.Answer, kept: (owner: UInt, instance: UInt)) -> Bool {
+            withUnsafePointer(to: answer) { hand(context, UnsafeRawPointer($0), kept.owner, kept.instance) != 0 }
+        }
     }
 
     /// This thread's deferral state, for a caller that looked it up already
@@ -356,7 +475,7 @@ import Synchronization
     /// for it on this thread.
     public static func callerWaits(level: Int) -> Bool {
         guard let raw = ThreadLocal.deferral.value else { return true }
-        return Unmanaged<Taken>.fromOpaque(raw).takeUnretainedValue().detachLevel != level
+        return Unmanaged<Taken>.fromOpaque(raw).takeUnretainedValue().detach.level != level
     }
 
     /// This thread's, for `beginDelivery` and `endDelivery` to share.
@@ -410,13 +529,13 @@ import Synchronization
     /// When the caller of the call at `level` does not wait: records
     /// `completion` as what the call is pending on, with its deadline.
     private static func detaches(_ completion: Completion, at level: Int, _ taken: Taken, label: String) -> Bool {
-        guard taken.detachLevel == level, taken.detached == nil else { return false }
+        guard taken.detach.level == level, taken.detach.completion == nil, taken.detach.id == 0 else { return false }
         completion.label = label
         completion.deadline = CurrentCall.deadline
-        taken.detached = completion
+        taken.detach.completion = completion
         // Only this call: one that a destructor makes at this level while
         // the call unwinds has a caller that waits.
-        taken.detachLevel = 0
+        taken.detach.level = 0
         return true
     }
 

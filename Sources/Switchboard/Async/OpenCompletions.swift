@@ -8,22 +8,35 @@
 /// turned out to be quick): such a completion never needs a `Completion`
 /// object. Its id's entry holds what the action's thread knew when it took
 /// it, then the answer, until the action returns pending and its call takes
-/// the answer (`returnedPending`). The object is made only for a completion
-/// still open when its action returns — a caller then waits for it, gives it
-/// a consumer or a deadline, and completers find it here. Every change of an
-/// entry happens under the one lock, so a completer racing the action's
-/// return either leaves its answer in the entry, or finds the object.
+/// the answer (`returnedPending`). Nor does a call whose caller hands the
+/// answer to a queue (`Deferral.QueuedCaller`, C's delivery queues), with
+/// no deadline, token or layer working on the answer: its entry waits for
+/// that caller (`detached`), then holds it (`queued`), and its completer
+/// hands the answer over. The object is made for any other completion
+/// still open when its action returns — a caller then waits for it, gives
+/// it a consumer or a deadline, and completers find it here. Every change
+/// of an entry happens under the one lock, so a completer racing the
+/// action's return either leaves its answer in the entry, or finds the
+/// object or the queue.
 @_spi(Faces) public enum OpenCompletions {
     /// What an id's entry holds.
     enum Phase: UInt8 {
         /// Taken by an action that still runs; nobody completed it yet
         /// (`cancellation` and `callerWaits` are what its thread knew).
         case running
-        /// Completed while its action still ran: `answer`, for the call.
-        /// The id is no longer open.
+        /// Completed while its action still ran, or while `detached`:
+        /// `answer`, for the call. The id is no longer open.
         case early
         /// Still open when its action returned pending: `completion`.
         case object
+        /// Still open when its action returned pending, its caller handing
+        /// the answer to a queue (`queuedCaller`) but not yet holding the
+        /// entry: the call returns through its layers (`detachedEntry`).
+        /// `kept` holds what the call held.
+        case detached
+        /// Held by its caller's queue: a completer hands it the answer and
+        /// `kept` (`QueuedCaller.hand`).
+        case queued
     }
 
     /// One id's entry. Plain fields rather than an enum with payloads: the
@@ -34,10 +47,15 @@
         var callerWaits = false
         var cancellation: Cancellation?
         /// What its caller ended already, while its action runs (a C queue
-        /// freed: `Deferral.Refuser`).
-        var refuser: Deferral.Refuser?
+        /// freed: `Deferral.QueuedCaller`).
+        var queuedCaller: Deferral.QueuedCaller?
         var answer: Completion.Answer?
         var completion: Completion?
+        /// What the call held (`Completion`'s `keptOwner`, `keptInstance`),
+        /// one reference each, once `detached`; moved out by whoever ends
+        /// the entry (`remove` leaves them alone).
+        var keptOwner: UInt = 0
+        var keptInstance: UInt = 0
     }
 
     /// Entries by id. An id's slot (the id modulo the slot count) is nearly
@@ -61,17 +79,17 @@
         /// Adds a running entry. A free slot's other fields are nil already
         /// (`remove`): only these are written.
         mutating func insertRunning(_ id: UInt64, cancellation: Cancellation?, callerWaits: Bool,
-                                    refuser: Deferral.Refuser?) {
+                                    queuedCaller: Deferral.QueuedCaller?) {
             let slot = slots + Self.slot(id)
             if slot.pointee.id == 0 {
                 slot.pointee.id = id
                 slot.pointee.phase = .running
                 slot.pointee.callerWaits = callerWaits
                 if let cancellation { slot.pointee.cancellation = cancellation }
-                if let refuser { slot.pointee.refuser = refuser }
+                if let queuedCaller { slot.pointee.queuedCaller = queuedCaller }
             } else {
                 overflow[id] = Entry(id: id, phase: .running, callerWaits: callerWaits, cancellation: cancellation,
-                                     refuser: refuser)
+                                     queuedCaller: queuedCaller)
             }
         }
 
@@ -92,9 +110,11 @@
                 // Field by field, leaving a free slot's fields nil.
                 slot.pointee.id = 0
                 if slot.pointee.cancellation != nil { slot.pointee.cancellation = nil }
-                if slot.pointee.refuser != nil { slot.pointee.refuser = nil }
+                if slot.pointee.queuedCaller != nil { slot.pointee.queuedCaller = nil }
                 if slot.pointee.answer != nil { slot.pointee.answer = nil }
                 if slot.pointee.completion != nil { slot.pointee.completion = nil }
+                slot.pointee.keptOwner = 0
+                slot.pointee.keptInstance = 0
             } else {
                 overflow[id] = nil
             }
@@ -115,11 +135,11 @@
 
     /// A new id for the action running on this thread (`Deferral.takeID`).
     @inline(__always)
-    static func open(cancellation: Cancellation?, callerWaits: Bool, refuser: Deferral.Refuser?) -> UInt64 {
+    static func open(cancellation: Cancellation?, callerWaits: Bool, queuedCaller: Deferral.QueuedCaller?) -> UInt64 {
         withTable { table in
             let id = table.next
             table.next += 1
-            table.insertRunning(id, cancellation: cancellation, callerWaits: callerWaits, refuser: refuser)
+            table.insertRunning(id, cancellation: cancellation, callerWaits: callerWaits, queuedCaller: queuedCaller)
             return id
         }
     }
@@ -156,21 +176,24 @@
         let found = withTable { table -> Found in
             let found = table.with(id) { entry -> Found in
                 switch entry.phase {
-                case .running:
-                    // Asked under the lock: while the entry runs, what the
-                    // refuser reads is alive (Deferral.Refuser).
-                    if let refuser = entry.refuser, refuser.refuses { return .endedByCaller }
+                case .running, .detached:
+                    // Asked under the lock: while the entry is open, what the
+                    // caller's queue reads is alive (Deferral.QueuedCaller).
+                    if let queuedCaller = entry.queuedCaller, queuedCaller.refuses {
+                        return .endedByCaller((entry.keptOwner, entry.keptInstance))
+                    }
                     entry.answer = answer.make()
                     entry.phase = .early
                     if entry.cancellation != nil { entry.cancellation = nil }
-                    if entry.refuser != nil { entry.refuser = nil }
+                    if entry.queuedCaller != nil { entry.queuedCaller = nil }
                     return .answered
+                case .queued: return .queued(entry.queuedCaller!, (entry.keptOwner, entry.keptInstance))
                 case .object: return entry.completion.map(Found.object) ?? .notOpen
                 case .early: return .notOpen
                 }
             } ?? .notOpen
             switch found {
-            case .object, .endedByCaller: table.remove(id) // closed: the call will find it gone
+            case .object, .endedByCaller, .queued: table.remove(id) // closed: the call will find it gone
             case .notOpen, .answered: break
             }
             return found
@@ -178,15 +201,28 @@
         switch found {
         case .notOpen:
             return .notOpen
-        case .endedByCaller:
+        case .endedByCaller(let kept):
             Completion.drop(answer.make())
+            Completion.letGoLater(kept)
             return .refused(Completion.endedByCaller)
         case .answered:
             return .given
+        case .queued(let queuedCaller, let kept):
+            return handOver(answer.make(), to: queuedCaller, kept: kept)
         case .object(let completion):
             guard let refusal = completion.complete(answer.make()) else { return .given }
             return .refused(refusal)
         }
+    }
+
+    /// Outside the lock (the queue takes its own): hands a queued call's
+    /// answer to its caller's queue.
+    @inline(never)
+    private static func handOver(_ answer: Completion.Answer, to queuedCaller: Deferral.QueuedCaller,
+                                 kept: (owner: UInt, instance: UInt)) -> Outcome {
+        if queuedCaller.hand(answer, kept: kept) { return .given }
+        Completion.letGoLater(kept)
+        return .refused(Completion.endedByCaller)
     }
 
     /// What completing found under the lock.
@@ -194,12 +230,16 @@
         case notOpen
         /// The answer is in the entry now.
         case answered
-        /// Its caller ended the call already while its action ran: refused
-        /// (`Completion.endedByCaller`), the answer (made outside the lock)
-        /// dropped, the id closed (the action's return finds it gone).
-        case endedByCaller
+        /// Its caller ended the call already while its entry was open:
+        /// refused (`Completion.endedByCaller`), the answer (made outside
+        /// the lock) dropped, what the call kept let go, the id closed (the
+        /// action's return finds it gone).
+        case endedByCaller((owner: UInt, instance: UInt))
         /// The object to complete, out of the table.
         case object(Completion)
+        /// The caller's queue to hand the answer to, with what the call
+        /// kept, out of the table.
+        case queued(Deferral.QueuedCaller, (owner: UInt, instance: UInt))
     }
 
     /// Whether the work of open `id` may stop (`Completion.isAbandoned`);
@@ -208,7 +248,7 @@
         let found = withTable { table in
             table.with(id) { entry -> (refused: Bool, Cancellation?, Completion?)? in
                 switch entry.phase {
-                case .running: (entry.refuser?.refuses == true, entry.cancellation, nil)
+                case .running, .detached, .queued: (entry.queuedCaller?.refuses == true, entry.cancellation, nil)
                 case .object: (false, nil, entry.completion)
                 case .early: nil
                 }
@@ -232,10 +272,7 @@
             table.remove(id)
             return (false, entry)
         }
-        if let removed {
-            if let answer = removed.answer { Completion.drop(answer) }
-            removed.completion?.answered()
-        }
+        if let removed { closed(removed) }
         return early
     }
 
@@ -247,7 +284,7 @@
                 switch entry.phase {
                 case .running: entry.callerWaits
                 case .object: entry.completion?.callerWaits ?? false
-                case .early: false
+                case .early, .detached, .queued: false
                 }
             } ?? false
         }
@@ -261,9 +298,15 @@
             table.remove(id)
             return entry
         }
-        guard let removed else { return }
+        if let removed { closed(removed) }
+    }
+
+    /// An entry removed as its action answered without "pending": refused
+    /// from now on, what it held let go.
+    private static func closed(_ removed: Entry) {
         if let answer = removed.answer { Completion.drop(answer) }
         removed.completion?.answered()
+        Completion.letGoLater((removed.keptOwner, removed.keptInstance))
     }
 
     /// Makes a completer's answer (called once, by the completer's thread).
@@ -286,23 +329,37 @@
         /// It is still open: the object the caller waits on or gives a
         /// consumer to, and completers complete.
         case open(Completion)
+        /// Its caller hands the answer to a queue: the entry waits for it,
+        /// open (`detached`) or answered (`early`), with no object.
+        case detached
     }
 
     /// As the action of `id`, at call `level`, returns pending: its answer
     /// if it came, else the object (made now, open under the same id,
-    /// `keeping` what the call holds).
+    /// `keeping` what the call holds). With `detaching` (a caller that
+    /// hands the answer to a queue, the call with no deadline), an entry
+    /// opened with that caller and no token stays an entry (`detached`),
+    /// keeping what the call holds, and one answered already keeps its
+    /// answer, for that caller (`hold`) or a layer (`objectOfDetached`).
     /// Nil if the id is not in the table (never for an id this thread's
     /// call took: only that thread removes it otherwise).
-    static func returnedPending(_ id: UInt64, level: Int, keeping: (owner: UInt, instance: UInt)) -> Pending? {
+    static func returnedPending(_ id: UInt64, level: Int, keeping: (owner: UInt, instance: UInt),
+                                detaching: Bool) -> Pending? {
         withTable { table -> Pending? in
             let pending = table.with(id) { entry -> Pending in
                 switch entry.phase {
                 case .early:
+                    if detaching { return .detached }
                     return .answer(entry.answer.take() ?? .value(.null))
+                case .running where detaching && entry.cancellation == nil && entry.queuedCaller != nil:
+                    entry.phase = .detached
+                    entry.keptOwner = Completion.keep(keeping.owner)
+                    entry.keptInstance = Completion.keep(keeping.instance)
+                    return .detached
                 case .running:
                     let completion = Completion(level: level, cancellation: entry.cancellation,
                                                 callerWaits: entry.callerWaits, keeping: keeping,
-                                                refuser: entry.refuser)
+                                                queuedCaller: entry.queuedCaller)
                     completion.faceID = id
                     // Answering anyway from here on (a layer that turns the
                     // pending call into an answer) closes the id.
@@ -311,15 +368,81 @@
                     entry.completion = completion
                     entry.cancellation = nil
                     // From here on the completion asks it, then its consumer tells.
-                    if entry.refuser != nil { entry.refuser = nil }
+                    if entry.queuedCaller != nil { entry.queuedCaller = nil }
                     return .open(completion)
                 case .object:
                     return .open(entry.completion!)
+                case .detached, .queued:
+                    preconditionFailure("an action returned for a call that returned already")
                 }
             }
             if case .answer? = pending { table.remove(id) }
             return pending
         }
+    }
+
+    /// The caller whose call left `id` `detached` holds it with its queue
+    /// (the call returned through its layers, and none worked on the
+    /// answer): from now on a completer hands the answer to `queuedCaller`;
+    /// one that came meanwhile is handed over now.
+    public static func hold(_ id: UInt64, by queuedCaller: Deferral.QueuedCaller) {
+        typealias Answered = (answer: Completion.Answer?, kept: (owner: UInt, instance: UInt))
+        let answered = withTable { table -> Answered? in
+            // Gone: a completer found that the caller had ended the call
+            // (C: its queue freed, which ran its `done`), and was refused.
+            let answered = table.with(id) { entry -> Answered? in
+                guard entry.phase == .detached else {
+                    precondition(entry.phase == .early, "a call's queue held an entry its call did not leave detached")
+                    return (entry.answer.take(), (entry.keptOwner, entry.keptInstance))
+                }
+                entry.phase = .queued
+                return nil
+            }
+            // Answered meanwhile: the caller hands it over, below.
+            guard let answered = answered ?? nil else { return nil }
+            table.remove(id)
+            return answered
+        }
+        guard let answered else { return }
+        _ = handOver(answered.answer ?? .value(.null), to: queuedCaller, kept: answered.kept)
+    }
+
+    /// The object for a `detached` entry (or one answered meanwhile), as
+    /// a layer the call returns through works on its answer
+    /// (`Deferral.detachedHere`): from then on the call goes on as one
+    /// made with an object.
+    @inline(never)
+    static func objectOfDetached(_ id: UInt64) -> Completion {
+        // Its level is not asked any more: its action returned.
+        typealias Made = (Completion?, answer: Completion.Answer?, kept: (owner: UInt, instance: UInt))
+        let made = withTable { table -> Made in
+            let made = table.with(id) { entry -> Made in
+                let kept = (owner: entry.keptOwner, instance: entry.keptInstance)
+                (entry.keptOwner, entry.keptInstance) = (0, 0)
+                guard entry.phase == .detached else {
+                    precondition(entry.phase == .early, "a layer worked on a call its action did not leave detached")
+                    return (nil, entry.answer.take(), kept)
+                }
+                let completion = Completion(level: 0, cancellation: nil, callerWaits: false, adopting: kept,
+                                            queuedCaller: entry.queuedCaller)
+                completion.faceID = id
+                completion.onAnswered = forget
+                entry.phase = .object
+                entry.completion = completion
+                entry.queuedCaller = nil
+                return (completion, nil, (0, 0))
+            } ?? Made(nil, nil, (0, 0)) // ended by its caller meanwhile (as in `hold`)
+            if made.0 == nil { table.remove(id) }
+            return made
+        }
+        if let completion = made.0 { return completion }
+        // Answered meanwhile: as an answer that came before its action
+        // returned (`Deferral.answerOfTaken`), a completed object keeping
+        // nothing. Ended by its caller: one given up, as it would be.
+        Completion.letGoLater(made.kept)
+        let completion = Completion(level: 0, cancellation: nil, callerWaits: false)
+        if let answer = made.answer { completion.complete(answer) } else { completion.giveUp() }
+        return completion
     }
 
     @Sendable private static func forget(_ completion: Completion) {

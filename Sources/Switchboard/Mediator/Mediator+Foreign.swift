@@ -348,7 +348,7 @@ struct ForeignConvention: CallConvention {
     }
 
     func isPending(_ outcome: Int32) -> Bool {
-        outcome == Deferral.pendingStatus && Deferral.detachedHere != nil
+        outcome == Deferral.pendingStatus && Deferral.isDetachedHere
     }
 
     func result(of outcome: Int32) -> CallResult? {

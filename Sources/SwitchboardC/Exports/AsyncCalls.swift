@@ -102,15 +102,31 @@ private func detached(_ done: @escaping sb_done_fn, _ userdata: UnsafeMutableRaw
         if made != SB_OK { return made }
     }
     var result: OpaquePointer?
-    // A queue freed while the action runs refuses its completion from then on.
-    let refuser = delivery.map { Deferral.Refuser(check: sb__delivery_cancelled, context: UnsafeMutableRawPointer($0)) }
-    let (status, pending, here) = Deferral.detachingHere(refuser: refuser) { call(&result) }
+    // A queue freed while the action runs refuses its completion from then
+    // on; a call that answers later may need no completion object.
+    let queuedCaller = delivery.map {
+        Deferral.QueuedCaller(check: sb__delivery_cancelled, hand: handToDelivery, context: UnsafeMutableRawPointer($0))
+    }
+    let (status, detached, here) = Deferral.detachingHere(queuedCaller: queuedCaller) { call(&result) }
+    let pending: Completion?
+    switch detached {
+    case .none: pending = nil
+    case .object(let completion): pending = completion
+    case .entry(let id):
+        // No layer worked on the answer: the queue holds the call, and its
+        // completer hands the answer over (OpenCompletions, `queued`).
+        if status == SB_PENDING, let queuedCaller {
+            OpenCompletions.hold(id, by: queuedCaller)
+            return SB_PENDING
+        }
+        pending = Deferral.objectOfDetached(id)
+    }
     let context = UnsafeUserdata(userdata)
     guard let pending, status == SB_PENDING else {
         // A layer turned a pending call into an answer (none does today):
         // that answer stands, and the completion is refused from now on.
-        // (Its refuser asks the delivery, which goes below.)
-        pending?.forgetRefuser()
+        // (What it asks of the caller's queue reads the delivery, which goes below.)
+        pending?.forgetQueuedCaller()
         pending?.giveUp()
         let ended = status == SB_PENDING ? failure(SB_EACTION, "the call returned pending") : status
         if let delivery {
@@ -120,7 +136,7 @@ private func detached(_ done: @escaping sb_done_fn, _ userdata: UnsafeMutableRaw
                 CBridge.release(result)
                 return SB_PENDING
             default:
-                sb__delivery_end(delivery, ended, result, ended == SB_OK ? nil : sb_error_message())
+                sb__delivery_end(delivery, ended, result, ended == SB_OK ? nil : sb_error_message(), nil)
                 return SB_PENDING
             }
         }
@@ -146,9 +162,9 @@ private func detached(_ done: @escaping sb_done_fn, _ userdata: UnsafeMutableRaw
         pending.deliver(to: { [pending] answer in
             let delivery = OpaquePointer(pending.faceContext!)
             let queued = switch CBridge.nativeAnswer(answer) {
-            case .success(let value): sb__delivery_end(delivery, SB_OK, value, nil)
+            case .success(let value): sb__delivery_end(delivery, SB_OK, value, nil, nil)
             case .failure(let error):
-                error.message.withCString { sb__delivery_end(delivery, sb_status(error), nil, $0) }
+                error.message.withCString { sb__delivery_end(delivery, sb_status(error), nil, $0, nil) }
             }
             // The queue was freed first: its done got SB_ECANCELED; so does the completer.
             if queued == 0 { pending.refuseAsConsumer() }
@@ -162,6 +178,30 @@ private func detached(_ done: @escaping sb_done_fn, _ userdata: UnsafeMutableRaw
         }
     }
     return ranHere ? SB_OK : SB_PENDING
+}
+
+/// A call's answer handed to its delivery without a completion object
+/// (Deferral.QueuedCaller): as the consumer of a watched call does, with
+/// what the call kept, let go after its `done` ran.
+private let handToDelivery: @convention(c) (UnsafeMutableRawPointer?, UnsafeRawPointer, UInt, UInt) -> CInt = {
+    delivery, answer, owner, instance in
+    let delivery = OpaquePointer(delivery!)
+    var kept = sb__kept(owner: UnsafeMutableRawPointer(bitPattern: owner),
+                        instance: UnsafeMutableRawPointer(bitPattern: instance), let_go: letGoOfKept)
+    return withUnsafePointer(to: &kept) { kept in
+        let kept = owner == 0 && instance == 0 ? nil : kept
+        switch CBridge.nativeAnswer(answer.assumingMemoryBound(to: Completion.Answer.self).pointee) {
+        case .success(let value): return sb__delivery_end(delivery, SB_OK, value, nil, kept)
+        case .failure(let error):
+            return error.message.withCString { sb__delivery_end(delivery, sb_status(error), nil, $0, kept) }
+        }
+    }
+}
+
+/// What a call handed over without an object kept, after its `done` ran.
+private let letGoOfKept: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { owner, instance in
+    if let owner { Unmanaged<AnyObject>.fromOpaque(owner).release() }
+    if let instance { Unmanaged<AnyObject>.fromOpaque(instance).release() }
 }
 
 /// A queued call's completion, as its delivery lets go of it after its
