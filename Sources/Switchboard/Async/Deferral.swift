@@ -172,7 +172,7 @@ import Synchronization
                 if let earlier = taken.stack.last, earlier.level == level { return earlier.id }
             }
             let detached = taken.detach.level == level
-            let id = OpenCompletions.open(cancellation: CurrentCall.cancellation, callerWaits: !detached,
+            let id = OpenCompletions.open(cancellation: CurrentCall.cancellation(record), callerWaits: !detached,
                                           queuedCaller: detached ? taken.detach.queuedCaller : nil)
             taken.stack.append(TakenID(id: id, level: level))
             outstanding.add(1, ordering: .relaxed)
@@ -273,7 +273,7 @@ import Synchronization
         // A caller that hands the answer to a queue, with no deadline to
         // watch: no object unless a layer asks for one.
         let detaching = taken.detach.queuedCaller != nil && taken.detach.level == level && taken.detach.completion == nil
-            && taken.detach.id == 0 && CurrentCall.deadline == .max
+            && taken.detach.id == 0 && CurrentCall.deadline(record) == .max
         switch OpenCompletions.returnedPending(last.id, level: level,
                                                keeping: (owner, slots[1].load(ordering: .relaxed)),
                                                detaching: detaching) {
@@ -380,9 +380,11 @@ import Synchronization
         // metadata lookups per call.
         let record = EpochDomain.shared.pins.record()
         let ref = takenRef(record)
-        let nested = enterDetaching(ref.unmanaged.takeUnretainedValue(), level: record.depth.pointee, queuedCaller)
+        // Borrowed: a retain and a release per use cost more than the rest.
+        let level = record.depth.pointee
+        let nested = ref.read { enterDetaching($0, level: level, queuedCaller) }
         let result = body()
-        return (result, leaveDetaching(ref.unmanaged.takeUnretainedValue(), nested: nested), Here(ref: ref))
+        return (result, ref.read { leaveDetaching($0, nested: nested) }, Here(ref: ref))
     }
 
     /// `detachingHere` before its body (not generic: one copy for every

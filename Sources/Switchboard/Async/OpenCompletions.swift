@@ -386,20 +386,27 @@
     /// answer): from now on a completer hands the answer to `queuedCaller`;
     /// one that came meanwhile is handed over now.
     public static func hold(_ id: UInt64, by queuedCaller: Deferral.QueuedCaller) {
-        typealias Answered = (answer: Completion.Answer?, kept: (owner: UInt, instance: UInt))
-        let answered = withTable { table -> Answered? in
-            // Gone: a completer found that the caller had ended the call
-            // (C: its queue freed, which ran its `done`), and was refused.
-            let answered = table.with(id) { entry -> Answered? in
-                guard entry.phase == .detached else {
-                    precondition(entry.phase == .early, "a call's queue held an entry its call did not leave detached")
-                    return (entry.answer.take(), (entry.keptOwner, entry.keptInstance))
-                }
+        let held = withTable { table in
+            table.with(id) { entry -> Bool in
+                guard entry.phase == .detached else { return false }
                 entry.phase = .queued
-                return nil
+                return true
             }
-            // Answered meanwhile: the caller hands it over, below.
-            guard let answered = answered ?? nil else { return nil }
+        }
+        // Gone (nil): a completer found that the caller had ended the call
+        // (C: its queue freed, which ran its `done`), and was refused.
+        if held == false { handOverAnswered(id, to: queuedCaller) }
+    }
+
+    /// `hold` of an entry answered meanwhile (`early`: only its caller takes
+    /// it from there): out of the table, handed over by its caller.
+    @inline(never)
+    private static func handOverAnswered(_ id: UInt64, to queuedCaller: Deferral.QueuedCaller) {
+        let answered = withTable { table -> (answer: Completion.Answer?, kept: (owner: UInt, instance: UInt))? in
+            let answered = table.with(id) { entry in
+                precondition(entry.phase == .early, "a call's queue held an entry its call did not leave detached")
+                return (entry.answer.take(), (entry.keptOwner, entry.keptInstance))
+            }
             table.remove(id)
             return answered
         }

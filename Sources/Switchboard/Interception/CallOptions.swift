@@ -149,10 +149,21 @@ enum CurrentCall {
         ThreadLocal.callFrame.value.map { Unmanaged<Frame>.fromOpaque($0).takeUnretainedValue() }
     }
 
+    /// `frame` from this thread's record, looked up already.
+    private static func frame(_ record: ThreadRecord) -> Frame? {
+        record.local(.callFrame).pointee.map { Unmanaged<Frame>.fromOpaque($0).takeUnretainedValue() }
+    }
+
     static var cancellation: Cancellation? { frame?.cancellation }
+
+    /// `cancellation`, from this thread's record.
+    static func cancellation(_ record: ThreadRecord) -> Cancellation? { frame(record)?.cancellation }
 
     /// When a call running here stops waiting for a deferred answer.
     static var deadline: UInt64 { frame?.deadline ?? .max }
+
+    /// `deadline`, from this thread's record.
+    static func deadline(_ record: ThreadRecord) -> UInt64 { frame(record)?.deadline ?? .max }
 
     /// Runs `body` with the cancellation and deadline of `options` as the
     /// current ones. A call inside keeps its caller's cancellation unless it
