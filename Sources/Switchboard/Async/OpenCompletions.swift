@@ -360,16 +360,7 @@
                     let completion = Completion(level: level, cancellation: entry.cancellation,
                                                 callerWaits: entry.callerWaits, keeping: keeping,
                                                 queuedCaller: entry.queuedCaller)
-                    completion.faceID = id
-                    // Answering anyway from here on (a layer that turns the
-                    // pending call into an answer) closes the id.
-                    completion.onAnswered = forget
-                    entry.phase = .object
-                    entry.completion = completion
-                    entry.cancellation = nil
-                    // From here on the completion asks it, then its consumer tells.
-                    if entry.queuedCaller != nil { entry.queuedCaller = nil }
-                    return .open(completion)
+                    return .open(attach(completion, to: &entry, id: id))
                 case .object:
                     return .open(entry.completion!)
                 case .detached, .queued:
@@ -432,12 +423,7 @@
                 }
                 let completion = Completion(level: 0, cancellation: nil, callerWaits: false, adopting: kept,
                                             queuedCaller: entry.queuedCaller)
-                completion.faceID = id
-                completion.onAnswered = forget
-                entry.phase = .object
-                entry.completion = completion
-                entry.queuedCaller = nil
-                return (completion, nil, (0, 0))
+                return (attach(completion, to: &entry, id: id), nil, (0, 0))
             } ?? Made(nil, nil, (0, 0)) // ended by its caller meanwhile (as in `hold`)
             if made.0 == nil { table.remove(id) }
             return made
@@ -449,6 +435,21 @@
         Completion.letGoLater(made.kept)
         let completion = Completion(level: 0, cancellation: nil, callerWaits: false)
         if let answer = made.answer { completion.complete(answer) } else { completion.giveUp() }
+        return completion
+    }
+
+    /// The entry of `id` holds `completion` from now on (`object`), made
+    /// with what the entry knew: completers find the object.
+    private static func attach(_ completion: Completion, to entry: inout Entry, id: UInt64) -> Completion {
+        completion.faceID = id
+        // Answering anyway from here on (a layer that turns the pending call
+        // into an answer) closes the id.
+        completion.onAnswered = forget
+        entry.phase = .object
+        entry.completion = completion
+        if entry.cancellation != nil { entry.cancellation = nil }
+        // From here on the completion asks the caller's queue, then its consumer tells.
+        if entry.queuedCaller != nil { entry.queuedCaller = nil }
         return completion
     }
 
