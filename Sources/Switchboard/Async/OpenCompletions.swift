@@ -348,8 +348,13 @@
         withTable { table -> Pending? in
             let pending = table.with(id) { entry -> Pending in
                 switch entry.phase {
+                case .early where detaching:
+                    // Kept until the answer's callback ran, as for one that
+                    // comes later.
+                    entry.keptOwner = Completion.keep(keeping.owner)
+                    entry.keptInstance = Completion.keep(keeping.instance)
+                    return .detached
                 case .early:
-                    if detaching { return .detached }
                     return .answer(entry.answer.take() ?? .value(.null))
                 case .running where detaching && entry.cancellation == nil && entry.queuedCaller != nil:
                     entry.phase = .detached
@@ -384,9 +389,16 @@
                 return true
             }
         }
-        // Gone (nil): a completer found that the caller had ended the call
-        // (C: its queue freed, which ran its `done`), and was refused.
-        if held == false { handOverAnswered(id, to: queuedCaller) }
+        switch held {
+        case true?: return
+        case false?: handOverAnswered(id, to: queuedCaller)
+        case nil:
+            // Gone: a completer found that the caller had ended the call (C:
+            // its queue freed, which ran its `done`), was refused and let go
+            // of what the call kept. The caller's record of the call (C: the
+            // delivery) still waits for its end: the refusal, which it drops.
+            _ = queuedCaller.hand(.failure(Completion.endedByCaller), kept: (0, 0))
+        }
     }
 
     /// `hold` of an entry answered meanwhile (`early`: only its caller takes
