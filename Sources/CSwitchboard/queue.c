@@ -396,7 +396,11 @@ void sb_queue_free(sb_queue *q) {
         int ended = d->state == ENDED;
         d->state = CANCEL_RAN;
         pthread_mutex_unlock(&q->lock);
-        if (ended) delivery_free(d);
+        if (ended) {
+            /* What the call kept, given with its answer: after its done. */
+            if (d->kept.let_go != NULL) d->kept.let_go(d->kept.owner, d->kept.instance);
+            delivery_free(d);
+        }
         if (call != NULL) let_go(call, 1);
     }
     queue_release(q); /* the deliveries' */
@@ -486,11 +490,14 @@ int sb__delivery_end(sb__delivery *d, sb_status status, sb_value *result, const 
     pthread_mutex_lock(&q->lock);
     if (d->state != FLYING) { /* cancelled: its done runs (or ran) in sb_queue_free */
         int free_now = ended_cancelled(d);
+        /* Its done still to run there: what the call kept waits for it. */
+        int keeps = !free_now && kept != NULL;
+        if (keeps) d->kept = *kept;
         pthread_mutex_unlock(&q->lock);
         sb_value_release(result);
         free(copy);
         if (free_now) delivery_free(d);
-        return 0;
+        return keeps ? -1 : 0;
     }
     unlink_delivery(d);
     q->in_flight--;

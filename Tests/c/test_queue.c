@@ -8,6 +8,7 @@
 
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <sys/epoll.h>
 #include <time.h>
@@ -784,8 +785,7 @@ static sb_status hands_to_racer(void *ud, const sb_value *params, sb_value **out
 static void *racer(void *arg) {
     (void)arg;
     for (int i = 0; i < RACES; i++) {
-        while (__atomic_load_n(&race_taken, __ATOMIC_ACQUIRE) <= i) {
-        }
+        while (__atomic_load_n(&race_taken, __ATOMIC_ACQUIRE) <= i) sched_yield();
         for (volatile int spin = 0; spin < (i * 7) % 64; spin++) {
         }
         race_statuses[i] = sb_completion_succeed(race_ids[i], sb_int(i));
@@ -843,16 +843,14 @@ static sb_status waits_for_its_queue_freed(void *ud, const sb_value *params, sb_
     (void)out;
     freed_call = sb_completion_take();
     __atomic_store_n(&free_phase, 1, __ATOMIC_RELEASE);
-    while (__atomic_load_n(&free_phase, __ATOMIC_ACQUIRE) < 2) {
-    }
+    while (__atomic_load_n(&free_phase, __ATOMIC_ACQUIRE) < 2) sched_yield();
     return SB_PENDING;
 }
 
 static void *frees_then_completes(void *arg) {
     (void)arg;
     for (int i = 0; i < FREE_RACES; i++) {
-        while (__atomic_load_n(&free_phase, __ATOMIC_ACQUIRE) != 1) {
-        }
+        while (__atomic_load_n(&free_phase, __ATOMIC_ACQUIRE) != 1) sched_yield();
         sb_queue_free(freed_queue);
         __atomic_store_n(&free_phase, 2, __ATOMIC_RELEASE);
         for (volatile unsigned spin = 0; spin < free_delay; spin++) {
@@ -877,8 +875,7 @@ static void test_queue_freed_around_the_return(sb_mediator *m) {
         freed_queue = new_queue();
         sb_call_options o = through(freed_queue);
         sb_status started = sb_action_perform_async(m, "Q", "waits_for_free", NULL, &o, record, NULL);
-        while (__atomic_load_n(&free_phase, __ATOMIC_ACQUIRE) != 3) {
-        }
+        while (__atomic_load_n(&free_phase, __ATOMIC_ACQUIRE) != 3) sched_yield();
         if (started != SB_PENDING || seen_count != 1 || seen[0].status != SB_ECANCELED) once = 0;
         if (freed_call_status != SB_ECANCELED) refused = 0;
         __atomic_store_n(&free_phase, 0, __ATOMIC_RELEASE);
@@ -887,6 +884,73 @@ static void test_queue_freed_around_the_return(sb_mediator *m) {
     CHECK(once && refused);
     robustness_row("a queue freed while its call returns pending, the answer coming around the return", FREE_RACES,
                    "done ran once with SB_ECANCELED; the completer heard SB_ECANCELED; nothing left (ASan, valgrind)");
+}
+
+/* A call refused because its queue is being freed keeps what it kept
+ * until sb_queue_free ran its done: the first cancelled done has the other
+ * call completed on another thread (refused) and enters the library, which
+ * lets go of what was released before (a hostile helper found the other
+ * call's userdata freed there, before its done). */
+static sb_mediator *pair_mediator;
+static int pair_freed[2], pair_done_ran[2], pair_freed_early, pair_completer_status;
+static sb_completion pair_ids[2];
+
+static void pair_free(void *ud) {
+    int i = (int)(intptr_t)ud;
+    pair_freed[i]++;
+    if (!pair_done_ran[i]) pair_freed_early++;
+}
+
+static sb_status pair_action(void *ud, const sb_value *params, sb_value **out) {
+    (void)params;
+    (void)out;
+    int i = (int)(intptr_t)ud;
+    pair_ids[i] = sb_completion_take();
+    /* Unregistered: only the call keeps its userdata now. */
+    sb_action_unregister(pair_mediator, "Pair", i == 0 ? "a" : "b");
+    return SB_PENDING;
+}
+
+static void *complete_pair(void *arg) {
+    pair_completer_status = sb_completion_succeed(pair_ids[(intptr_t)arg], sb_int(2));
+    return NULL;
+}
+
+static void pair_done(void *ud, sb_status status, sb_value *result) {
+    (void)status;
+    sb_value_release(result);
+    int self = (int)(intptr_t)ud, other = 1 - self;
+    pair_done_ran[self] = 1;
+    if (pair_done_ran[other]) return;
+    pthread_t t;
+    pthread_create(&t, NULL, complete_pair, (void *)(intptr_t)other);
+    pthread_join(t, NULL);
+    for (int i = 0; i < 3; i++) { /* entries into the library: they collect */
+        sb_value *out = NULL;
+        sb_action_perform(pair_mediator, "Q", "now", NULL, 0, &out);
+        sb_value_release(out);
+    }
+}
+
+static void test_refused_keeps_until_its_done(sb_mediator *m) {
+    pair_mediator = m;
+    CHECK_STATUS(sb_action_register(m, "Pair", "a", pair_action, (void *)0, pair_free), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "Pair", "b", pair_action, (void *)1, pair_free), SB_OK);
+    sb_queue *q = new_queue();
+    sb_call_options o = through(q);
+    CHECK_STATUS(sb_action_perform_async(m, "Pair", "a", NULL, &o, pair_done, (void *)0), SB_PENDING);
+    CHECK_STATUS(sb_action_perform_async(m, "Pair", "b", NULL, &o, pair_done, (void *)1), SB_PENDING);
+    sb_queue_free(q);
+    CHECK(pair_done_ran[0] && pair_done_ran[1] && pair_completer_status == SB_ECANCELED);
+    CHECK(pair_freed_early == 0);
+    /* The call never completed keeps its userdata; the refused one let go. */
+    CHECK(pair_freed[0] + pair_freed[1] == 1);
+    int first = pair_freed[0] == 0 ? 0 : 1;
+    CHECK_STATUS(sb_completion_succeed(pair_ids[first], sb_int(1)), SB_ECANCELED);
+    sb_value *out = NULL;
+    CHECK_STATUS(sb_action_perform(m, "Q", "now", NULL, 0, &out), SB_OK); /* an entry: it collects */
+    sb_value_release(out);
+    CHECK(pair_freed[0] == 1 && pair_freed[1] == 1);
 }
 
 int main(void) {
@@ -913,6 +977,7 @@ int main(void) {
     test_answered_before_pending(m);
     test_completer_racing_the_return(m);
     test_queue_freed_around_the_return(m);
+    test_refused_keeps_until_its_done(m);
     test_posts();
     test_arguments(m);
     sb_mediator_free(m);

@@ -115,9 +115,11 @@ typedef struct sb__kept {
     void (*let_go)(void *owner, void *instance);
 } sb__kept;
 /* The call's answer (`result` stolen; `message` copied for a failure):
- * queued for the next dispatch (1), or dropped if the queue was freed (0).
- * `kept` (NULL for none: a watched call lets go itself) is let go once,
- * after the call's `done` returned, when queued; the caller's otherwise. */
+ * queued for the next dispatch (1), or dropped if the queue was freed (0,
+ * or -1 when `kept` was taken). `kept` (NULL for none: a watched call lets
+ * go itself) is let go once, after the call's `done` returned: when queued,
+ * and when sb_queue_free has yet to run that `done` (-1); the caller's when
+ * 0 is returned. */
 int sb__delivery_end(sb__delivery *d, sb_status status, sb_value *result, const char *message,
                      const sb__kept *kept);
 /* Nonzero once the queue was freed before the call ended (its `done` ran,

@@ -440,9 +440,11 @@ import Synchronization
     /// `context`, the answer (a `Completion.Answer` it reads, and whose
     /// native reference it owns from then on), and what the call kept
     /// (object bits, 0 for none: one reference each, to let go once the
-    /// caller's callback ran); it returns zero when the caller ended the
-    /// call first, the references then being the library's again. Plain
-    /// words, no references: every such call carries one.
+    /// caller's callback ran); it returns 1 when the caller gets the answer,
+    /// else the caller ended the call first: -1 when it took the references
+    /// all the same (its callback, telling of the end, is still to run), 0
+    /// when they are the library's again. Plain words, no references: every
+    /// such call carries one.
     public struct QueuedCaller: @unchecked Sendable {
         // @unchecked: C functions and the context they are given, read under a lock.
         public let check: @convention(c) (UnsafeMutableRawPointer?) -> CInt
@@ -460,10 +462,12 @@ import Synchronization
         var refuses: Bool { check(context) != 0 }
 
         /// Hands `answer` and what the call kept to the queue: false when
-        /// the caller ended the call first (the answer dropped; `kept` is
-        /// the caller's to let go).
+        /// the caller ended the call first (the answer dropped), what the
+        /// call kept then let go after the caller's callback ran, or later.
         func hand(_ answer: Completion.Answer, kept: (owner: UInt, instance: UInt)) -> Bool {
-            withUnsafePointer(to: answer) { hand(context, UnsafeRawPointer($0), kept.owner, kept.instance) != 0 }
+            let handed = withUnsafePointer(to: answer) { hand(context, UnsafeRawPointer($0), kept.owner, kept.instance) }
+            if handed == 0 { Completion.letGoLater(kept) }
+            return handed == 1
         }
     }
 

@@ -180,7 +180,13 @@
                     // Asked under the lock: while the entry is open, what the
                     // caller's queue reads is alive (Deferral.QueuedCaller).
                     if let queuedCaller = entry.queuedCaller, queuedCaller.refuses {
-                        return .endedByCaller((entry.keptOwner, entry.keptInstance))
+                        guard entry.phase == .detached else { return .endedByCaller }
+                        // Its caller's queue still waits for the call's end
+                        // (`hold` ends it), and what the call kept for it.
+                        entry.answer = .failure(Completion.endedByCaller)
+                        entry.phase = .early
+                        entry.queuedCaller = nil
+                        return .refusedForCaller
                     }
                     entry.answer = answer.make()
                     entry.phase = .early
@@ -194,16 +200,15 @@
             } ?? .notOpen
             switch found {
             case .object, .endedByCaller, .queued: table.remove(id) // closed: the call will find it gone
-            case .notOpen, .answered: break
+            case .notOpen, .answered, .refusedForCaller: break
             }
             return found
         }
         switch found {
         case .notOpen:
             return .notOpen
-        case .endedByCaller(let kept):
+        case .endedByCaller, .refusedForCaller:
             Completion.drop(answer.make())
-            Completion.letGoLater(kept)
             return .refused(Completion.endedByCaller)
         case .answered:
             return .given
@@ -220,9 +225,7 @@
     @inline(never)
     private static func handOver(_ answer: Completion.Answer, to queuedCaller: Deferral.QueuedCaller,
                                  kept: (owner: UInt, instance: UInt)) -> Outcome {
-        if queuedCaller.hand(answer, kept: kept) { return .given }
-        Completion.letGoLater(kept)
-        return .refused(Completion.endedByCaller)
+        queuedCaller.hand(answer, kept: kept) ? .given : .refused(Completion.endedByCaller)
     }
 
     /// What completing found under the lock.
@@ -230,11 +233,13 @@
         case notOpen
         /// The answer is in the entry now.
         case answered
-        /// Its caller ended the call already while its entry was open:
-        /// refused (`Completion.endedByCaller`), the answer (made outside
-        /// the lock) dropped, what the call kept let go, the id closed (the
-        /// action's return finds it gone).
-        case endedByCaller((owner: UInt, instance: UInt))
+        /// Its caller ended the call already while its action ran: refused
+        /// (`Completion.endedByCaller`), the answer (made outside the lock)
+        /// dropped, the id closed (the action's return finds it gone).
+        case endedByCaller
+        /// The same once its action returned (`detached`): the entry keeps
+        /// the refusal for its caller, who ends the call (`hold`).
+        case refusedForCaller
         /// The object to complete, out of the table.
         case object(Completion)
         /// The caller's queue to hand the answer to, with what the call
@@ -393,10 +398,10 @@
         case true?: return
         case false?: handOverAnswered(id, to: queuedCaller)
         case nil:
-            // Gone: a completer found that the caller had ended the call (C:
-            // its queue freed, which ran its `done`), was refused and let go
-            // of what the call kept. The caller's record of the call (C: the
-            // delivery) still waits for its end: the refusal, which it drops.
+            // Gone (nothing removes a detached entry: a completer refused
+            // leaves the refusal in it). The caller's record of the call (C:
+            // the delivery) still waits for its end, whatever happened: a
+            // record never ended leaked it, and its queue with it.
             _ = queuedCaller.hand(.failure(Completion.endedByCaller), kept: (0, 0))
         }
     }

@@ -167,7 +167,7 @@ private func detached(_ done: @escaping sb_done_fn, _ userdata: UnsafeMutableRaw
                 error.message.withCString { sb__delivery_end(delivery, sb_status(error), nil, $0, nil) }
             }
             // The queue was freed first: its done got SB_ECANCELED; so does the completer.
-            if queued == 0 { pending.refuseAsConsumer() }
+            if queued != 1 { pending.refuseAsConsumer() }
         }, queued: true)
         return SB_PENDING
     }
