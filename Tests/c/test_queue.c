@@ -177,16 +177,24 @@ static void record_inside(void *ud, sb_status status, sb_value *result) {
     in_done = 0;
 }
 
-static void test_let_go_after_done(sb_mediator *m) {
+/* Registers Kept.<action> with `counter` as its userdata, calls it through
+ * a new queue (its done: record_inside) and unregisters it: only the
+ * pending call keeps the userdata now. */
+static sb_queue *call_kept(sb_mediator *m, const char *action, sb_fn fn, int *counter) {
     reset();
     kept_freed_in_done = 0;
-    static int kept_freed;
-    kept_freed_now = &kept_freed;
-    CHECK_STATUS(sb_action_register(m, "Kept", "later", later, &kept_freed, free_kept), SB_OK);
+    kept_freed_now = counter;
+    CHECK_STATUS(sb_action_register(m, "Kept", action, fn, counter, free_kept), SB_OK);
     sb_queue *q = new_queue();
     sb_call_options o = through(q);
-    CHECK_STATUS(sb_action_perform_async(m, "Kept", "later", NULL, &o, record_inside, NULL), SB_PENDING);
-    CHECK_STATUS(sb_action_unregister(m, "Kept", "later"), SB_OK);
+    CHECK_STATUS(sb_action_perform_async(m, "Kept", action, NULL, &o, record_inside, NULL), SB_PENDING);
+    CHECK_STATUS(sb_action_unregister(m, "Kept", action), SB_OK);
+    return q;
+}
+
+static void test_let_go_after_done(sb_mediator *m) {
+    static int kept_freed;
+    sb_queue *q = call_kept(m, "later", later, &kept_freed);
     CHECK(kept_freed == 0); /* the pending call keeps it */
     struct completer c;
     complete_from_thread(0, 1, 0, &c);
@@ -737,17 +745,10 @@ static sb_status completes_then_pends(void *ud, const sb_value *params, sb_value
 }
 
 static void test_answered_before_pending(sb_mediator *m) {
-    reset();
-    kept_freed_in_done = 0;
     static int kept_freed;
-    kept_freed_now = &kept_freed;
-    CHECK_STATUS(sb_action_register(m, "Kept", "early", completes_then_pends, &kept_freed, free_kept), SB_OK);
-    sb_queue *q = new_queue();
-    sb_call_options o = through(q);
-    CHECK_STATUS(sb_action_perform_async(m, "Kept", "early", NULL, &o, record_inside, NULL), SB_PENDING);
+    sb_queue *q = call_kept(m, "early", completes_then_pends, &kept_freed);
     CHECK(seen_count == 0 && sb_queue_pending(q) == 1);
     /* What the call kept waits for its done, as a later answer's does. */
-    CHECK_STATUS(sb_action_unregister(m, "Kept", "early"), SB_OK);
     sb_value *out = NULL;
     CHECK_STATUS(sb_action_perform(m, "Q", "now", NULL, 0, &out), SB_OK); /* an entry: it collects */
     sb_value_release(out);
