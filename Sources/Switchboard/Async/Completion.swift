@@ -443,7 +443,7 @@ import Synchronization
     /// caller gave up. What it holds (the layers' work, which may hold a
     /// mediator's hooks) leaves with it.
     /// `claimDelivery` for a completer: with no consumer yet, whether the
-    /// caller ended the call already (its queuedCaller, asked under the mutex).
+    /// caller ended the call already (its queue asked, under the mutex).
     @inline(__always)
     private func claimDeliveryAskingCaller() -> (Detached?, endedByItsCaller: Bool) {
         let claimed = detached.withLock { detached -> (Detached?, Bool) in
@@ -458,8 +458,8 @@ import Synchronization
     }
 
     /// The caller will not give a consumer and ends the call itself (C: a
-    /// layer answered a pending call): its record of the call goes, so the
-    /// queuedCaller must not be asked any more.
+    /// layer answered a pending call): its record of the call goes, so its
+    /// queue must not be asked any more.
     @_spi(Faces) public func forgetQueuedCaller() {
         detached.withLock { _ in queuedCaller = nil }
     }
