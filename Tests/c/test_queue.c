@@ -954,6 +954,82 @@ static void test_refused_keeps_until_its_done(sb_mediator *m) {
     CHECK(pair_freed[0] == 1 && pair_freed[1] == 1);
 }
 
+/* A completer refused while the action still runs (its queue being freed
+ * by another thread, whose sb_queue_free runs another call's done first):
+ * what the call kept waits for its own cancelled done, after the call
+ * returned pending (a hostile helper saw its userdata freed as the call
+ * returned, before that done; older than the queued path without objects). */
+static sb_queue *running_queue;
+static sb_completion running_first, running_second;
+static int running_free_go, running_call_returned, running_second_done, running_freed_early, running_freed;
+static sb_status running_refused_status;
+
+static void running_free(void *ud) {
+    (void)ud;
+    running_freed++;
+    if (!__atomic_load_n(&running_second_done, __ATOMIC_ACQUIRE)) running_freed_early++;
+}
+
+static sb_status first_of_two(void *ud, const sb_value *params, sb_value **out) {
+    (void)ud;
+    (void)params;
+    (void)out;
+    running_first = sb_completion_take();
+    return SB_PENDING;
+}
+
+static sb_status refused_while_running(void *ud, const sb_value *params, sb_value **out) {
+    (void)ud;
+    (void)params;
+    (void)out;
+    running_second = sb_completion_take();
+    sb_action_unregister(pair_mediator, "Running", "second");
+    __atomic_store_n(&running_free_go, 1, __ATOMIC_RELEASE);
+    while (!sb_completion_cancelled(running_second)) sched_yield();
+    running_refused_status = sb_completion_succeed(running_second, sb_int(2));
+    return SB_PENDING;
+}
+
+static void running_done(void *ud, sb_status status, sb_value *result) {
+    (void)status;
+    sb_value_release(result);
+    if (ud == NULL) { /* the first call's: holds the free until the second call returned */
+        while (!__atomic_load_n(&running_call_returned, __ATOMIC_ACQUIRE)) sched_yield();
+    } else {
+        __atomic_store_n(&running_second_done, 1, __ATOMIC_RELEASE);
+    }
+}
+
+static void *free_running_queue(void *arg) {
+    (void)arg;
+    while (!__atomic_load_n(&running_free_go, __ATOMIC_ACQUIRE)) sched_yield();
+    sb_queue_free(running_queue);
+    return NULL;
+}
+
+static void test_refused_while_running(sb_mediator *m) {
+    pair_mediator = m;
+    CHECK_STATUS(sb_action_register(m, "Running", "first", first_of_two, NULL, NULL), SB_OK);
+    CHECK_STATUS(sb_action_register(m, "Running", "second", refused_while_running, NULL, running_free), SB_OK);
+    running_queue = new_queue();
+    sb_call_options o = through(running_queue);
+    CHECK_STATUS(sb_action_perform_async(m, "Running", "first", NULL, &o, running_done, NULL), SB_PENDING);
+    CHECK_STATUS(sb_completion_succeed(running_first, sb_int(1)), SB_OK); /* its done waits in the queue */
+    pthread_t t;
+    pthread_create(&t, NULL, free_running_queue, NULL);
+    CHECK_STATUS(sb_action_perform_async(m, "Running", "second", NULL, &o, running_done, (void *)1), SB_PENDING);
+    for (int i = 0; i < 3; i++) { /* entries into the library: they collect */
+        sb_value *out = NULL;
+        sb_action_perform(m, "Q", "now", NULL, 0, &out);
+        sb_value_release(out);
+    }
+    __atomic_store_n(&running_call_returned, 1, __ATOMIC_RELEASE);
+    pthread_join(t, NULL);
+    CHECK(running_refused_status == SB_ECANCELED && running_second_done == 1);
+    CHECK(running_freed_early == 0 && running_freed == 1);
+    CHECK_STATUS(sb_action_unregister(m, "Running", "first"), SB_OK);
+}
+
 int main(void) {
     loop_thread = pthread_self();
     sb_mediator *m = sb_mediator_new();
@@ -979,6 +1055,7 @@ int main(void) {
     test_completer_racing_the_return(m);
     test_queue_freed_around_the_return(m);
     test_refused_keeps_until_its_done(m);
+    test_refused_while_running(m);
     test_posts();
     test_arguments(m);
     sb_mediator_free(m);

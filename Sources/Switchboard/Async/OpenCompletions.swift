@@ -180,12 +180,14 @@
                     // Asked under the lock: while the entry is open, what the
                     // caller's queue reads is alive (Deferral.QueuedCaller).
                     if let queuedCaller = entry.queuedCaller, queuedCaller.refuses {
-                        guard entry.phase == .detached else { return .endedByCaller }
-                        // Its caller's queue still waits for the call's end
-                        // (`hold` ends it), and what the call kept for it.
+                        // The refusal stays in the entry, for the call: its
+                        // caller's queue still waits for the call's end
+                        // (`hold` ends it), and lets go of what the call
+                        // kept only after the `done` telling of that end.
                         entry.answer = .failure(Completion.endedByCaller)
                         entry.phase = .early
                         entry.queuedCaller = nil
+                        if entry.cancellation != nil { entry.cancellation = nil }
                         return .refusedForCaller
                     }
                     entry.answer = answer.make()
@@ -199,7 +201,7 @@
                 }
             } ?? .notOpen
             switch found {
-            case .object, .endedByCaller, .queued: table.remove(id) // closed: the call will find it gone
+            case .object, .queued: table.remove(id) // closed: the call will find it gone
             case .notOpen, .answered, .refusedForCaller: break
             }
             return found
@@ -207,7 +209,7 @@
         switch found {
         case .notOpen:
             return .notOpen
-        case .endedByCaller, .refusedForCaller:
+        case .refusedForCaller:
             Completion.drop(answer.make())
             return .refused(Completion.endedByCaller)
         case .answered:
@@ -233,12 +235,10 @@
         case notOpen
         /// The answer is in the entry now.
         case answered
-        /// Its caller ended the call already while its action ran: refused
-        /// (`Completion.endedByCaller`), the answer (made outside the lock)
-        /// dropped, the id closed (the action's return finds it gone).
-        case endedByCaller
-        /// The same once its action returned (`detached`): the entry keeps
-        /// the refusal for its caller, who ends the call (`hold`).
+        /// Its caller ended the call already while its entry was open:
+        /// refused (`Completion.endedByCaller`), the answer (made outside
+        /// the lock) dropped, the id closed; the entry keeps the refusal
+        /// for the call (its return, then `hold`, end its caller's record).
         case refusedForCaller
         /// The object to complete, out of the table.
         case object(Completion)
