@@ -67,13 +67,14 @@ rm -f "$tmp"
 # Issue 41's URL router (converters, lookups, the URL builder, fallbacks)
 # fits beside it: 8,555 KiB stripped with both.
 # Issue 40 item 8's path for a queued call without a completion object
-# (Async/OpenCompletions.swift, `detached` and `queued`) adds 12 KiB of
-# text, and the file grows in 16 KiB steps: 8,720 KiB since (main was
-# 8,703.9, 144 bytes under the old budget).
+# (Async/OpenCompletions.swift, `detached` and `queued`) and its fixes add
+# 15 KiB of text (5,725,868 -> 5,740,988 bytes); main was 8,703.9 KiB, 144
+# bytes under the old budget, and the file grows in 4 KiB pages: 8,736 KiB
+# since, 16 KiB above (8,720 measured 8,723 in a CI-like run).
 # Sizes repeat exactly for one toolchain, so this is a check, not a
 # measurement. What it buys: no swift-crypto, no Foundation, no
 # string-processing library in the C library.
-budget=$((8 * 1024 * 1024 + 528 * 1024))
+budget=$((8 * 1024 * 1024 + 544 * 1024))
 [ "$stripped" -le "$budget" ] || sb_die "libswitchboard.so.$abi is $((stripped / 1024)) KiB stripped, over its budget of" \
   "$((budget / 1024)) KiB: check what the last change linked in (nm --size-sort -S)"
 
