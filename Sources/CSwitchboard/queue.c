@@ -187,6 +187,12 @@ static int ended_cancelled(sb__delivery *d) {
     return 0;
 }
 
+/* Lets go of what a call handed over without its completion kept (its
+ * delivery's `kept`), once its done ran. */
+static void let_go_kept(sb__delivery *d) {
+    if (d->kept.let_go != NULL) d->kept.let_go(d->kept.owner, d->kept.instance);
+}
+
 /* Runs one delivery on this thread and frees its memory; the caller drops
  * its reference to the queue. */
 static void run(sb__delivery *d) {
@@ -203,7 +209,7 @@ static void run(sb__delivery *d) {
         /* After done: the call's completion, and what the call kept, go
          * here, outside any completion. */
         if (d->call != NULL) d->let_go(d->call, 0);
-        if (d->kept.let_go != NULL) d->kept.let_go(d->kept.owner, d->kept.instance);
+        let_go_kept(d);
     }
     delivery_free_memory(d);
 }
@@ -397,8 +403,7 @@ void sb_queue_free(sb_queue *q) {
         d->state = CANCEL_RAN;
         pthread_mutex_unlock(&q->lock);
         if (ended) {
-            /* What the call kept, given with its answer: after its done. */
-            if (d->kept.let_go != NULL) d->kept.let_go(d->kept.owner, d->kept.instance);
+            let_go_kept(d); /* given with its answer: after its done */
             delivery_free(d);
         }
         if (call != NULL) let_go(call, 1);

@@ -704,6 +704,8 @@ static void observe_end(void *ud, const sb_call_event *ev) {
     }
 }
 
+static sb_status completes_then_pends(void *ud, const sb_value *params, sb_value **out);
+
 static void test_layers_on_a_queued_call(sb_mediator *m) {
     CHECK_STATUS(sb_action_register_contract(m, "Typed", "later", "-> string", later, NULL, NULL), SB_OK);
     sb_queue *q = new_queue();
@@ -728,8 +730,18 @@ static void test_layers_on_a_queued_call(sb_mediator *m) {
             CHECK_STATUS(sb_observer_remove(m, observer), SB_OK);
         }
     }
+    /* Answered before its action returned pending: the layer's object is
+     * made completed, and the contract still sees the answer. */
+    CHECK_STATUS(sb_action_register_contract(m, "Typed", "early", "-> string", completes_then_pends, NULL, NULL),
+                 SB_OK);
+    reset();
+    CHECK_STATUS(sb_action_perform_async(m, "Typed", "early", NULL, &o, record, NULL), SB_PENDING);
+    size_t ran = 0;
+    CHECK_STATUS(sb_queue_dispatch(q, SIZE_MAX, &ran), SB_OK);
+    CHECK(ran == 1 && seen_count == 1 && seen[0].status == SB_ETYPE && seen[0].on_loop);
     sb_queue_free(q);
     CHECK_STATUS(sb_action_unregister(m, "Typed", "later"), SB_OK);
+    CHECK_STATUS(sb_action_unregister(m, "Typed", "early"), SB_OK);
 }
 
 /* An action that completes its own completion, then returns SB_PENDING:

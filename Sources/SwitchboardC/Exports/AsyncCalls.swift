@@ -160,12 +160,7 @@ private func detached(_ done: @escaping sb_done_fn, _ userdata: UnsafeMutableRaw
         sb__delivery_watch(delivery, Unmanaged.passRetained(pending).toOpaque(), letGoOfCall)
         pending.faceContext = UnsafeMutableRawPointer(delivery)
         pending.deliver(to: { [pending] answer in
-            let delivery = OpaquePointer(pending.faceContext!)
-            let queued = switch CBridge.nativeAnswer(answer) {
-            case .success(let value): sb__delivery_end(delivery, SB_OK, value, nil, nil)
-            case .failure(let error):
-                error.message.withCString { sb__delivery_end(delivery, sb_status(error), nil, $0, nil) }
-            }
+            let queued = end(OpaquePointer(pending.faceContext!), with: answer, kept: nil)
             // The queue was freed first: its done got SB_ECANCELED; so does the completer.
             if queued != 1 { pending.refuseAsConsumer() }
         }, queued: true)
@@ -189,12 +184,17 @@ private let handToDelivery: @convention(c) (UnsafeMutableRawPointer?, UnsafeRawP
     var kept = sb__kept(owner: UnsafeMutableRawPointer(bitPattern: owner),
                         instance: UnsafeMutableRawPointer(bitPattern: instance), let_go: letGoOfKept)
     return withUnsafePointer(to: &kept) { kept in
-        let kept = owner == 0 && instance == 0 ? nil : kept
-        switch CBridge.nativeAnswer(answer.assumingMemoryBound(to: Completion.Answer.self).pointee) {
-        case .success(let value): return sb__delivery_end(delivery, SB_OK, value, nil, kept)
-        case .failure(let error):
-            return error.message.withCString { sb__delivery_end(delivery, sb_status(error), nil, $0, kept) }
-        }
+        end(delivery, with: answer.assumingMemoryBound(to: Completion.Answer.self).pointee,
+            kept: owner == 0 && instance == 0 ? nil : kept)
+    }
+}
+
+/// Ends a call's delivery with its answer (sb__delivery_end's result).
+@inline(__always)
+private func end(_ delivery: OpaquePointer, with answer: Completion.Answer, kept: UnsafePointer<sb__kept>?) -> CInt {
+    switch CBridge.nativeAnswer(answer) {
+    case .success(let value): return sb__delivery_end(delivery, SB_OK, value, nil, kept)
+    case .failure(let error): return error.message.withCString { sb__delivery_end(delivery, sb_status(error), nil, $0, kept) }
     }
 }
 
