@@ -69,7 +69,14 @@ struct sb_queue {
     ino_t fd_ino;              /* and reused for a file of its own is left alone */
     int armed;                 /* (lock) written since it was last emptied */
     int lent;                  /* (lock) a face's (a Lua state's): sb_queue_free leaves it */
+    sb__delivery *spare;       /* (lock) run deliveries kept for the next calls, through `next` */
+    size_t spares;             /* (lock) how many: at most SPARES */
 };
+
+/* Deliveries a queue keeps after they ran, so that a loop's steady traffic
+ * allocates none: each call takes one as it starts, and its dispatch gives
+ * it back under the lock it takes anyway. A burst beyond this is freed. */
+enum { SPARES = 32 };
 
 /* Dispatches running on this thread: a call that ends at once inside a
  * `done` is queued rather than run there, so callbacks never nest. */
@@ -156,6 +163,11 @@ static void queue_release_unlock(sb_queue *q) {
     long refs = --q->refs;
     pthread_mutex_unlock(&q->lock);
     if (refs > 0) return;
+    while (q->spare != NULL) {
+        sb__delivery *d = q->spare;
+        q->spare = d->next;
+        free(d);
+    }
     pthread_mutex_destroy(&q->lock);
     free(q);
 }
@@ -166,16 +178,11 @@ static void queue_release(sb_queue *q) {
     queue_release_unlock(q);
 }
 
-/* Frees a delivery's memory; its reference to the queue is the caller's
- * to drop. */
-static void delivery_free_memory(sb__delivery *d) {
-    free(d->message);
-    free(d);
-}
-
+/* Frees a delivery outside a dispatch, and drops its reference to the queue. */
 static void delivery_free(sb__delivery *d) {
     sb_queue *q = d->queue;
-    delivery_free_memory(d);
+    free(d->message);
+    free(d);
     queue_release(q);
 }
 
@@ -193,8 +200,8 @@ static void let_go_kept(sb__delivery *d) {
     if (d->kept.let_go != NULL) d->kept.let_go(d->kept.owner, d->kept.instance);
 }
 
-/* Runs one delivery on this thread and frees its memory; the caller drops
- * its reference to the queue. */
+/* Runs one delivery on this thread and frees its message; the caller frees
+ * or keeps the delivery, and drops its reference to the queue. */
 static void run(sb__delivery *d) {
     if (d->done == NULL) {
         d->fn(d->userdata);
@@ -211,7 +218,19 @@ static void run(sb__delivery *d) {
         if (d->call != NULL) d->let_go(d->call, 0);
         let_go_kept(d);
     }
-    delivery_free_memory(d);
+    free(d->message);
+    d->message = NULL;
+}
+
+/* (lock) Keeps a delivery that ran for a later call, if the queue is open
+ * and keeps fewer than SPARES; else returns it, for the caller to free
+ * outside the lock. */
+static sb__delivery *keep_spare(sb_queue *q, sb__delivery *d) {
+    if (q->closed || q->spares >= SPARES) return d;
+    d->next = q->spare;
+    q->spare = d;
+    q->spares++;
+    return NULL;
 }
 
 /* ---------------------------------------------------- the public functions */
@@ -297,6 +316,12 @@ sb_status sb_queue_dispatch(sb_queue *q, size_t max, size_t *out) {
         ran++;
         pthread_mutex_lock(&q->lock);
         q->refs--; /* the delivery's: never the last, this dispatch holds one */
+        d = keep_spare(q, d);
+        if (d != NULL) {
+            pthread_mutex_unlock(&q->lock);
+            free(d);
+            pthread_mutex_lock(&q->lock);
+        }
     }
     dispatching--;
     if (!q->closed) rearm(q);
@@ -384,6 +409,7 @@ void sb_queue_free(sb_queue *q) {
         dispatching++;
         run(d);
         dispatching--;
+        free(d);
         queue_release(q); /* the delivery's */
     }
     /* What has not ended fails now; its call is given up, and the answer
@@ -423,21 +449,30 @@ void sb__queue_lend(sb_queue *q, int lent) {
 
 sb_status sb__delivery_new(sb_queue *q, sb_done_fn done, void *userdata, sb__delivery **out) {
     *out = NULL;
-    /* Every field set here or below: a call's delivery is made per call,
-     * and calloc's clearing costs more than these stores. */
-    sb__delivery *d = malloc(sizeof *d);
-    if (d == NULL) {
-        sb_error_set("out of memory making the delivery of a call's done");
-        return SB_ENOMEM;
-    }
-    *d = (sb__delivery){.queue = q, .done = done, .userdata = userdata};
     pthread_mutex_lock(&q->lock);
+    sb__delivery *d = q->spare;
+    if (d != NULL) {
+        q->spare = d->next;
+        q->spares--;
+    } else {
+        /* None kept: made outside the lock. */
+        pthread_mutex_unlock(&q->lock);
+        d = malloc(sizeof *d);
+        if (d == NULL) {
+            sb_error_set("out of memory making the delivery of a call's done");
+            return SB_ENOMEM;
+        }
+        pthread_mutex_lock(&q->lock);
+    }
     if (q->closed) {
         pthread_mutex_unlock(&q->lock);
         free(d);
         sb_error_set("sb_call_options.queue is a queue that was freed");
         return SB_EINVAL;
     }
+    /* Every field set here or below (a kept one holds the last call's):
+     * calloc's clearing costs more than these stores. */
+    *d = (sb__delivery){.queue = q, .done = done, .userdata = userdata};
     q->refs++;
     q->in_flight++;
     d->state = FLYING;
