@@ -18,6 +18,15 @@ public func sb_action_perform_async(_ m: sb_mediator_ptr?, _ target: UnsafePoint
         }
     }
     let read = readCallOptions(options) // once: its queue, then the rest
+    // Options that ask for a queue and no more (SB_CACHE_TARGET and
+    // SB_NO_FALLBACK aside): the call is a plain one, and builds no CallOptions.
+    if let o = read, o.flags & ~(SB_CACHE_TARGET | SB_NO_FALLBACK) == 0, o.tag_count == 0, o.cancel == nil,
+       o.timeout_ms == 0 {
+        return detached(done, userdata, queue: o.queue) { out in
+            perform(m, target, action, params, cache: o.flags & SB_CACHE_TARGET != 0,
+                    fallback: o.flags & SB_NO_FALLBACK == 0, nil, out, "sb_action_perform_async")
+        }
+    }
     return detached(done, userdata, queue: read?.queue) { out in
         switch callOptions(options, read: read, "sb_action_perform_async", more: SB_NO_FALLBACK, queue: true) {
         case .failure(let error): return failure(error)
