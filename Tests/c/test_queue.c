@@ -352,6 +352,32 @@ static void test_at_once(sb_mediator *m) {
     sb_queue_free(q);
 }
 
+/* Flags beside the queue, on the path that builds no CallOptions:
+ * SB_NO_FALLBACK still turns the fallback off, SB_CACHE_TARGET is taken,
+ * and a flag the library does not know still fails the call. */
+static void test_flags_beside_the_queue(void) {
+    reset();
+    sb_mediator *m = sb_mediator_new();
+    CHECK_STATUS(sb_action_register(m, "NoTargetAction", "response", now, NULL, NULL), SB_OK);
+    sb_queue *q = NULL;
+    CHECK_STATUS(sb_queue_new(&q), SB_OK);
+    sb_call_options o = through(q);
+    CHECK_STATUS(sb_action_perform_async(m, "Nobody", "x", NULL, &o, record, NULL), SB_OK);
+    CHECK(seen_count == 1 && seen[0].status == SB_OK && seen[0].value == 7);
+    o.flags = SB_NO_FALLBACK;
+    CHECK_STATUS(sb_action_perform_async(m, "Nobody", "x", NULL, &o, record, NULL), SB_OK);
+    CHECK(seen_count == 2 && seen[1].status == SB_ENOTARGET);
+    o.flags = SB_CACHE_TARGET | SB_NO_FALLBACK;
+    CHECK_STATUS(sb_action_perform_async(m, "NoTargetAction", "response", NULL, &o, record, NULL), SB_OK);
+    CHECK(seen_count == 3 && seen[2].status == SB_OK && seen[2].value == 7);
+    o.flags = 1u << 20;
+    CHECK_STATUS(sb_action_perform_async(m, "NoTargetAction", "response", NULL, &o, record, NULL), SB_OK);
+    CHECK(seen_count == 4 && seen[3].status == SB_EINVAL && strstr(seen[3].message, "unknown flags") != NULL);
+    CHECK(sb_queue_pending(q) == 0);
+    sb_queue_free(q);
+    sb_mediator_free(m);
+}
+
 /* A call made on another thread that ends at once there: its done still
  * runs in the loop's dispatch. */
 static void test_other_caller_thread(sb_mediator *m) {
@@ -1050,6 +1076,7 @@ int main(void) {
     CHECK_STATUS(sb_action_register(m, "Q", "broken", broken, NULL, NULL), SB_OK);
     test_done_on_the_loop(m);
     test_at_once(m);
+    test_flags_beside_the_queue();
     test_other_caller_thread(m);
     test_owner_only(m);
     test_bounded_dispatch(m);
