@@ -7,7 +7,8 @@
  * the call never allocates and is never refused; while the call runs it is
  * "flying" (on the queue's list of flying deliveries, which sb_queue_free
  * cancels), then "waiting" (on the FIFO list that sb_queue_dispatch runs).
- * Every change of a delivery's state happens under the queue's lock, so
+ * Every change of a delivery's state happens under the queue's lock (the
+ * futex lock of lock.h: a round trip takes it four times), so
  * each `done` runs exactly once: in a dispatch, in sb_queue_free, or at
  * once on the owner thread (sb__delivery_claim).
  *
@@ -22,6 +23,7 @@
  */
 #include "switchboard_internal.h"
 #include "switchboard_sys.h"
+#include "lock.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -54,7 +56,7 @@ struct sb__delivery {
 };
 
 struct sb_queue {
-    pthread_mutex_t lock;
+    sb__lock lock;
     pthread_t owner;           /* the thread that made it: the only one that dispatches */
     sb__delivery *head, *tail; /* (lock) waiting, first in first out */
     size_t waiting;            /* (lock) */
@@ -161,20 +163,20 @@ static sb__delivery *pop_waiting(sb_queue *q) {
  * by then). */
 static void queue_release_unlock(sb_queue *q) {
     long refs = --q->refs;
-    pthread_mutex_unlock(&q->lock);
+    sb__lock_give(&q->lock);
     if (refs > 0) return;
     while (q->spare != NULL) {
         sb__delivery *d = q->spare;
         q->spare = d->next;
         free(d);
     }
-    pthread_mutex_destroy(&q->lock);
+    sb__lock_destroy(&q->lock);
     free(q);
 }
 
 /* Drops one reference; the last frees the queue (closed by then). */
 static void queue_release(sb_queue *q) {
-    pthread_mutex_lock(&q->lock);
+    sb__lock_take(&q->lock);
     queue_release_unlock(q);
 }
 
@@ -242,11 +244,11 @@ sb_status sb_queue_new(sb_queue **out) {
     }
     *out = NULL;
     sb_queue *q = calloc(1, sizeof *q);
-    if (q == NULL || pthread_mutex_init(&q->lock, NULL) != 0) {
-        free(q);
+    if (q == NULL) {
         sb_error_set("sb_queue_new: out of memory");
         return SB_ENOMEM;
     }
+    sb__lock_init(&q->lock);
     q->owner = pthread_self();
     q->flying.next = q->flying.prev = &q->flying;
     q->refs = 1;
@@ -261,7 +263,7 @@ sb_status sb_queue_fd(sb_queue *q, int *out) {
         sb_error_set("sb_queue_fd: NULL queue or out");
         return SB_EINVAL;
     }
-    pthread_mutex_lock(&q->lock);
+    sb__lock_take(&q->lock);
     if (!fd_usable(q)) {
         /* A fork's child: the inherited number is left alone (the parent's
          * eventfd, or by now another file); this process gets its own. So
@@ -274,7 +276,7 @@ sb_status sb_queue_fd(sb_queue *q, int *out) {
         }
         if (fd < 0) {
             int error = errno;
-            pthread_mutex_unlock(&q->lock);
+            sb__lock_give(&q->lock);
             sb_error_set("sb_queue_fd: no descriptor could be made (eventfd: %s)", strerror(error));
             return SB_ENOMEM;
         }
@@ -286,7 +288,7 @@ sb_status sb_queue_fd(sb_queue *q, int *out) {
         if (q->head != NULL) signal_fd(q);
     }
     *out = q->fd;
-    pthread_mutex_unlock(&q->lock);
+    sb__lock_give(&q->lock);
     return SB_OK;
 }
 
@@ -300,7 +302,7 @@ sb_status sb_queue_dispatch(sb_queue *q, size_t max, size_t *out) {
         sb_error_set("sb_queue_dispatch: the queue belongs to the thread that made it; it ran nothing here");
         return SB_EREJECTED;
     }
-    pthread_mutex_lock(&q->lock);
+    sb__lock_take(&q->lock);
     /* Only what waits now: work that queues more work cannot keep this
      * dispatch going, and the loop gets back to its other sources. */
     size_t left = q->waiting < max ? q->waiting : max;
@@ -311,16 +313,16 @@ sb_status sb_queue_dispatch(sb_queue *q, size_t max, size_t *out) {
         sb__delivery *d = pop_waiting(q);
         if (d == NULL) break; /* taken by a dispatch a `done` made */
         left--;
-        pthread_mutex_unlock(&q->lock);
+        sb__lock_give(&q->lock);
         run(d);
         ran++;
-        pthread_mutex_lock(&q->lock);
+        sb__lock_take(&q->lock);
         q->refs--; /* the delivery's: never the last, this dispatch holds one */
         d = keep_spare(q, d);
         if (d != NULL) {
-            pthread_mutex_unlock(&q->lock);
+            sb__lock_give(&q->lock);
             free(d);
-            pthread_mutex_lock(&q->lock);
+            sb__lock_take(&q->lock);
         }
     }
     dispatching--;
@@ -343,10 +345,10 @@ sb_status sb_queue_post(sb_queue *q, void (*fn)(void *userdata), void *userdata)
     d->fn = fn;
     d->userdata = userdata;
     d->queue = q;
-    pthread_mutex_lock(&q->lock);
+    sb__lock_take(&q->lock);
     if (q->closed || q->posted >= SB_QUEUE_MAX_POSTED) {
         int closed = q->closed;
-        pthread_mutex_unlock(&q->lock);
+        sb__lock_give(&q->lock);
         free(d);
         if (closed) {
             sb_error_set("sb_queue_post: the queue is freed");
@@ -358,29 +360,29 @@ sb_status sb_queue_post(sb_queue *q, void (*fn)(void *userdata), void *userdata)
     }
     q->refs++;
     push_waiting(q, d);
-    pthread_mutex_unlock(&q->lock);
+    sb__lock_give(&q->lock);
     return SB_OK;
 }
 
 size_t sb_queue_pending(const sb_queue *q) {
     if (q == NULL) return 0;
     sb_queue *queue = (sb_queue *)q; /* the lock; nothing visible changes */
-    pthread_mutex_lock(&queue->lock);
+    sb__lock_take(&queue->lock);
     size_t pending = queue->waiting + queue->in_flight;
-    pthread_mutex_unlock(&queue->lock);
+    sb__lock_give(&queue->lock);
     return pending;
 }
 
 void sb_queue_free(sb_queue *q) {
     if (q == NULL) return;
-    pthread_mutex_lock(&q->lock);
+    sb__lock_take(&q->lock);
     if (q->lent) { /* sb_lua_queue's: lua_close frees it, and uses it till then */
-        pthread_mutex_unlock(&q->lock);
+        sb__lock_give(&q->lock);
         sb_error_set("sb_queue_free: the queue belongs to a Lua state (sb_lua_queue); lua_close frees it");
         return;
     }
     if (q->closed) { /* freed twice: the host's reference went already */
-        pthread_mutex_unlock(&q->lock);
+        sb__lock_give(&q->lock);
         return;
     }
     q->closed = 1;
@@ -399,12 +401,12 @@ void sb_queue_free(sb_queue *q) {
         cancelled = d;
     }
     q->refs++; /* kept while the deliveries run */
-    pthread_mutex_unlock(&q->lock);
+    sb__lock_give(&q->lock);
     /* What waited runs now, in order, as a dispatch would have run it. */
     for (;;) {
-        pthread_mutex_lock(&q->lock);
+        sb__lock_take(&q->lock);
         sb__delivery *d = pop_waiting(q);
-        pthread_mutex_unlock(&q->lock);
+        sb__lock_give(&q->lock);
         if (d == NULL) break;
         dispatching++;
         run(d);
@@ -424,10 +426,10 @@ void sb_queue_free(sb_queue *q) {
         dispatching++;
         d->done(d->userdata, SB_ECANCELED, NULL);
         dispatching--;
-        pthread_mutex_lock(&q->lock);
+        sb__lock_take(&q->lock);
         int ended = d->state == ENDED;
         d->state = CANCEL_RAN;
-        pthread_mutex_unlock(&q->lock);
+        sb__lock_give(&q->lock);
         if (ended) {
             let_go_kept(d); /* given with its answer: after its done */
             delivery_free(d);
@@ -442,30 +444,30 @@ void sb_queue_free(sb_queue *q) {
 
 void sb__queue_lend(sb_queue *q, int lent) {
     if (q == NULL) return;
-    pthread_mutex_lock(&q->lock);
+    sb__lock_take(&q->lock);
     q->lent = lent != 0;
-    pthread_mutex_unlock(&q->lock);
+    sb__lock_give(&q->lock);
 }
 
 sb_status sb__delivery_new(sb_queue *q, sb_done_fn done, void *userdata, sb__delivery **out) {
     *out = NULL;
-    pthread_mutex_lock(&q->lock);
+    sb__lock_take(&q->lock);
     sb__delivery *d = q->spare;
     if (d != NULL) {
         q->spare = d->next;
         q->spares--;
     } else {
         /* None kept: made outside the lock. */
-        pthread_mutex_unlock(&q->lock);
+        sb__lock_give(&q->lock);
         d = malloc(sizeof *d);
         if (d == NULL) {
             sb_error_set("out of memory making the delivery of a call's done");
             return SB_ENOMEM;
         }
-        pthread_mutex_lock(&q->lock);
+        sb__lock_take(&q->lock);
     }
     if (q->closed) {
-        pthread_mutex_unlock(&q->lock);
+        sb__lock_give(&q->lock);
         free(d);
         sb_error_set("sb_call_options.queue is a queue that was freed");
         return SB_EINVAL;
@@ -480,7 +482,7 @@ sb_status sb__delivery_new(sb_queue *q, sb_done_fn done, void *userdata, sb__del
     d->prev = q->flying.prev;
     q->flying.prev->next = d;
     q->flying.prev = d;
-    pthread_mutex_unlock(&q->lock);
+    sb__lock_give(&q->lock);
     *out = d;
     return SB_OK;
 }
@@ -489,7 +491,7 @@ int sb__delivery_claim(sb__delivery *d) {
     sb_queue *q = d->queue;
     /* Only on the owner, outside any `done` it runs. */
     if (dispatching || !pthread_equal(pthread_self(), q->owner)) return -1;
-    pthread_mutex_lock(&q->lock);
+    sb__lock_take(&q->lock);
     int flying = d->state == FLYING, free_now = 1;
     if (flying) {
         unlink_delivery(d);
@@ -497,20 +499,20 @@ int sb__delivery_claim(sb__delivery *d) {
     } else {
         free_now = ended_cancelled(d); /* sb_queue_free runs (or ran) its done */
     }
-    pthread_mutex_unlock(&q->lock);
+    sb__lock_give(&q->lock);
     if (free_now) delivery_free(d);
     return flying;
 }
 
 void sb__delivery_watch(sb__delivery *d, void *call, void (*let_go)(void *call, int give_up)) {
     sb_queue *q = d->queue;
-    pthread_mutex_lock(&q->lock);
+    sb__lock_take(&q->lock);
     int cancelled = d->state != FLYING;
     if (!cancelled) {
         d->call = call;
         d->let_go = let_go;
     }
-    pthread_mutex_unlock(&q->lock);
+    sb__lock_give(&q->lock);
     if (cancelled) let_go(call, 1); /* freed meanwhile, by another thread */
 }
 
@@ -527,13 +529,13 @@ int sb__delivery_end(sb__delivery *d, sb_status status, sb_value *result, const 
             copy[length] = '\0';
         }
     }
-    pthread_mutex_lock(&q->lock);
+    sb__lock_take(&q->lock);
     if (d->state != FLYING) { /* cancelled: its done runs (or ran) in sb_queue_free */
         int free_now = ended_cancelled(d);
         /* Its done still to run there: what the call kept waits for it. */
         int keeps = !free_now && kept != NULL;
         if (keeps) d->kept = *kept;
-        pthread_mutex_unlock(&q->lock);
+        sb__lock_give(&q->lock);
         sb_value_release(result);
         free(copy);
         if (free_now) delivery_free(d);
@@ -546,15 +548,15 @@ int sb__delivery_end(sb__delivery *d, sb_status status, sb_value *result, const 
     d->message = copy;
     if (kept != NULL) d->kept = *kept;
     push_waiting(q, d); /* its call, if watched, is let go after its done runs */
-    pthread_mutex_unlock(&q->lock);
+    sb__lock_give(&q->lock);
     return 1;
 }
 
 int sb__delivery_cancelled(void *delivery) {
     sb__delivery *d = delivery;
     sb_queue *q = d->queue;
-    pthread_mutex_lock(&q->lock);
+    sb__lock_take(&q->lock);
     int cancelled = d->state != FLYING && d->state != WAITING;
-    pthread_mutex_unlock(&q->lock);
+    sb__lock_give(&q->lock);
     return cancelled;
 }
