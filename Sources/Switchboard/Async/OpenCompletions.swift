@@ -121,16 +121,12 @@
         }
     }
 
-    /// Every change of an entry happens under `lock`: a pthread mutex, which
-    /// ThreadSanitizer sees (Concurrency/Lock.swift).
-    private static let lock = Lock()
-    @exclusivity(unchecked) nonisolated(unsafe) private static var entries = Table()
+    /// Every change of an entry happens under this one lock.
+    private static let entries = QuickLocked(Table())
 
     @inline(__always)
     private static func withTable<R>(_ body: (inout Table) -> R) -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&entries)
+        entries.withLock(body)
     }
 
     /// A new id for the action running on this thread (`Deferral.takeID`).
