@@ -24,7 +24,7 @@ import Synchronization
     /// were never returned for.
     static func threadExiting(_ raw: UnsafeMutableRawPointer) {
         let taken = Unmanaged<Taken>.fromOpaque(raw).takeRetainedValue()
-        for completion in taken.stack {
+        taken.stack.forEach { completion in
             outstanding.subtract(1, ordering: .relaxed)
             OpenCompletions.answered(completion.id)
         }
@@ -37,6 +37,46 @@ import Synchronization
         let level: Int
     }
 
+    /// `Taken.stack`: memory this thread alone touches, grown by doubling
+    /// (an Array's uniqueness checks cost more than the rest of a push).
+    fileprivate struct TakenStack {
+        private var base: UnsafeMutablePointer<TakenID>?
+        private var count = 0
+        private var capacity = 0
+
+        var isEmpty: Bool { count == 0 }
+        var last: TakenID? { count == 0 ? nil : base.unsafelyUnwrapped[count &- 1] }
+
+        mutating func append(_ taken: TakenID) {
+            if count == capacity { grow() }
+            (base.unsafelyUnwrapped + count).initialize(to: taken)
+            count &+= 1
+        }
+
+        /// Of a stack that is not empty.
+        mutating func removeLast() {
+            precondition(count > 0, "removeLast of an empty stack of taken completions")
+            count &-= 1
+        }
+
+        func forEach(_ body: (TakenID) -> Void) {
+            for index in 0..<count { body(base.unsafelyUnwrapped[index]) }
+        }
+
+        @inline(never)
+        private mutating func grow() {
+            let bigger = Swift.max(8, capacity * 2)
+            let fresh = UnsafeMutablePointer<TakenID>.allocate(capacity: bigger)
+            if let base {
+                fresh.moveInitialize(from: base, count: count)
+                base.deallocate()
+            }
+            (base, capacity) = (fresh, bigger)
+        }
+
+        func deallocate() { base?.deallocate() }
+    }
+
     /// Completions actions on this thread took and have not yet returned
     /// "pending" for, innermost call last: an action that took one may make
     /// calls whose actions take theirs.
@@ -44,14 +84,22 @@ import Synchronization
     /// One per thread, reached only by that thread: accesses skip the
     /// dynamic exclusivity checks (about 30 instructions each).
     fileprivate final class Taken {
-        @exclusivity(unchecked) var stack: [TakenID] = []
+        @exclusivity(unchecked) var stack = TakenStack()
         /// The call whose caller does not wait (`detaching`), and those it
         /// is nested in.
         @exclusivity(unchecked) var detach = Detach()
         @exclusivity(unchecked) var outerDetaches: [Detach] = []
+        /// What the call that returned last with `Pending.entry` kept, for
+        /// its caller, which holds it or asks for its object next (nothing
+        /// runs on this thread in between): kept out of `detach`, which a
+        /// nested call's end restores, and out of `Pending`, which every
+        /// call returns.
+        @exclusivity(unchecked) var handedKept: (owner: UInt, instance: UInt) = (0, 0)
         /// A delivery runs on this thread now; `queued` run after it.
         @exclusivity(unchecked) var delivering = false
         @exclusivity(unchecked) var queued: [() -> Void] = []
+
+        deinit { stack.deallocate() }
     }
 
     /// The call on a thread whose caller does not wait (`detaching`): kept
@@ -64,9 +112,11 @@ import Synchronization
         /// The completion that call is pending on, once its action deferred.
         var completion: Completion?
         /// Or the id it is pending on, while it has no object (a caller
-        /// that hands its answer to a queue: `OpenCompletions`, `detached`),
-        /// with its action's label, for the object a layer may ask for.
+        /// that hands its answer to a queue: `OpenCompletions.DetachedCall`),
+        /// with what the call kept (one reference each) and its action's
+        /// label, for the object a layer may ask for.
         var id: UInt64 = 0
+        var kept: (owner: UInt, instance: UInt) = (0, 0)
         var label = ""
 
         /// No such call: nothing to save around one.
@@ -270,19 +320,21 @@ import Synchronization
         }
         taken.stack.removeLast()
         outstanding.subtract(1, ordering: .relaxed)
-        // A caller that hands the answer to a queue, with no deadline to
-        // watch: no object unless a layer asks for one.
-        let detaching = taken.detach.queuedCaller != nil && taken.detach.level == level && taken.detach.completion == nil
-            && taken.detach.id == 0 && CurrentCall.deadline(record) == .max
-        switch OpenCompletions.returnedPending(last.id, level: level,
-                                               keeping: (owner, slots[1].load(ordering: .relaxed)),
-                                               detaching: detaching) {
-        case .detached?:
+        // A caller that hands the answer to a queue, with no deadline or
+        // token to watch: no object unless a layer asks for one, and no step
+        // in the table (its entry stays `running` until that caller holds it).
+        let owned = (owner: owner, instance: slots[1].load(ordering: .relaxed))
+        if taken.detach.queuedCaller != nil && taken.detach.level == level && taken.detach.completion == nil
+            && taken.detach.id == 0 && CurrentCall.deadline(record) == .max && CurrentCall.cancellation(record) == nil {
             taken.detach.id = last.id
+            // Kept until the answer's callback ran (the call lets go of its own as it returns).
+            taken.detach.kept = (Completion.keep(owned.owner), Completion.keep(owned.instance))
             taken.detach.label = label
             // Only this call (as `detaches`).
             taken.detach.level = 0
             return .success(nil)
+        }
+        switch OpenCompletions.returnedPending(last.id, level: level, keeping: owned) {
         case .answer(let answer)?:
             // Completed before its action returned: a caller that waits has
             // its answer; one that does not gets it through a completed
@@ -334,14 +386,15 @@ import Synchronization
         return taken.detach.completion ?? objectOfDetached(taken)
     }
 
-    /// The object for the id the detached call is pending on, if any.
+    /// The object for the id the detached call is pending on, if any
+    /// (adopting what the call kept).
     private static func objectOfDetached(_ taken: Taken) -> Completion? {
         let id = taken.detach.id
         guard id != 0 else { return nil }
-        let completion = OpenCompletions.objectOfDetached(id)
+        let completion = OpenCompletions.objectOfDetached(.init(id: id, kept: taken.detach.kept))
         completion.label = taken.detach.label
         taken.detach.completion = completion
-        taken.detach.id = 0
+        (taken.detach.id, taken.detach.kept) = (0, (0, 0))
         return completion
     }
 
@@ -366,9 +419,9 @@ import Synchronization
         case none
         /// A completion, to give a consumer to (`Completion.deliver`).
         case object(Completion)
-        /// The completion of this id, which has no object (its caller hands
-        /// the answer to a queue): `OpenCompletions.hold` it, or ask for its
-        /// object (`objectOfDetached`).
+        /// The completion of this id, with no object (its caller hands the
+        /// answer to a queue): `hold` it, or ask for its object
+        /// (`objectOfDetached`), next.
         case entry(UInt64)
     }
 
@@ -404,23 +457,41 @@ import Synchronization
 
     /// `detachingHere` after its body: what the call is pending on.
     private static func leaveDetaching(_ taken: Taken, nested: Bool) -> Pending {
-        let pending: Pending = if let completion = taken.detach.completion.take() {
-            .object(completion)
+        let pending: Pending
+        if let completion = taken.detach.completion.take() {
+            pending = .object(completion)
+        } else if taken.detach.id != 0 {
+            pending = .entry(taken.detach.id)
+            taken.handedKept = taken.detach.kept
+            (taken.detach.id, taken.detach.kept) = (0, (0, 0))
         } else {
-            taken.detach.id != 0 ? .entry(taken.detach.id) : .none
+            pending = .none
         }
         if nested {
             taken.detach = taken.outerDetaches.removeLast()
         } else {
-            (taken.detach.level, taken.detach.queuedCaller, taken.detach.id) = (0, nil, 0)
+            (taken.detach.level, taken.detach.queuedCaller) = (0, nil)
         }
         return pending
     }
 
+    /// A pending call's entry (`Pending.entry`) held by its caller's queue
+    /// (`OpenCompletions.hold`), with what the call kept.
+    public static func hold(_ id: UInt64, by queuedCaller: QueuedCaller, _ here: Here) {
+        OpenCompletions.hold(.init(id: id, kept: handedKept(here)), by: queuedCaller)
+    }
+
     /// The object of a pending call's entry (`Pending.entry`), for a
     /// caller that will not hold it after all.
-    public static func objectOfDetached(_ id: UInt64) -> Completion {
-        OpenCompletions.objectOfDetached(id)
+    public static func objectOfDetached(_ id: UInt64, _ here: Here) -> Completion {
+        OpenCompletions.objectOfDetached(.init(id: id, kept: handedKept(here)))
+    }
+
+    private static func handedKept(_ here: Here) -> (owner: UInt, instance: UInt) {
+        here.ref.read { taken in
+            defer { taken.handedKept = (0, 0) }
+            return taken.handedKept
+        }
     }
 
     /// A caller that does not wait and hands its answer to a queue (C: a

@@ -10,9 +10,10 @@
 /// it, then the answer, until the action returns pending and its call takes
 /// the answer (`returnedPending`). Nor does a call whose caller hands the
 /// answer to a queue (`Deferral.QueuedCaller`, C's delivery queues), with
-/// no deadline, token or layer working on the answer: its entry waits for
-/// that caller (`detached`), then holds it (`queued`), and its completer
-/// hands the answer over. The object is made for any other completion
+/// no deadline, token or layer working on the answer: its entry stays
+/// `running` while the call returns through its layers (`DetachedCall`),
+/// then that caller holds it (`queued`), and its completer hands the answer
+/// over. The object is made for any other completion
 /// still open when its action returns — a caller then waits for it, gives
 /// it a consumer or a deadline, and completers find it here. Every change
 /// of an entry happens under the one lock, so a completer racing the
@@ -21,19 +22,16 @@
 @_spi(Faces) public enum OpenCompletions {
     /// What an id's entry holds.
     enum Phase: UInt8 {
-        /// Taken by an action that still runs; nobody completed it yet
+        /// Taken by an action that still runs, or whose call returned pending
+        /// to a caller that hands the answer to a queue and has not yet held
+        /// the entry (`DetachedCall`); nobody completed it yet
         /// (`cancellation` and `callerWaits` are what its thread knew).
         case running
-        /// Completed while its action still ran, or while `detached`:
-        /// `answer`, for the call. The id is no longer open.
+        /// Completed while `running`: `answer`, for the call. The id is no
+        /// longer open.
         case early
         /// Still open when its action returned pending: `completion`.
         case object
-        /// Still open when its action returned pending, its caller handing
-        /// the answer to a queue (`queuedCaller`) but not yet holding the
-        /// entry: the call returns through its layers (`detachedEntry`).
-        /// `kept` holds what the call held.
-        case detached
         /// Held by its caller's queue: a completer hands it the answer and
         /// `kept` (`QueuedCaller.hand`).
         case queued
@@ -52,8 +50,8 @@
         var answer: Completion.Answer?
         var completion: Completion?
         /// What the call held (`Completion`'s `keptOwner`, `keptInstance`),
-        /// one reference each, once `detached`; moved out by whoever ends
-        /// the entry (`remove` leaves them alone).
+        /// one reference each, once `queued`; moved out by whoever ends the
+        /// entry (`remove` leaves them alone).
         var keptOwner: UInt = 0
         var keptInstance: UInt = 0
     }
@@ -172,7 +170,7 @@
         let found = withTable { table -> Found in
             let found = table.with(id) { entry -> Found in
                 switch entry.phase {
-                case .running, .detached:
+                case .running:
                     // Asked under the lock: while the entry is open, what the
                     // caller's queue reads is alive (Deferral.QueuedCaller).
                     if let queuedCaller = entry.queuedCaller, queuedCaller.refuses {
@@ -249,7 +247,7 @@
         let found = withTable { table in
             table.with(id) { entry -> (refused: Bool, Cancellation?, Completion?)? in
                 switch entry.phase {
-                case .running, .detached, .queued: (entry.queuedCaller?.refuses == true, entry.cancellation, nil)
+                case .running, .queued: (entry.queuedCaller?.refuses == true, entry.cancellation, nil)
                 case .object: (false, nil, entry.completion)
                 case .early: nil
                 }
@@ -285,7 +283,7 @@
                 switch entry.phase {
                 case .running: entry.callerWaits
                 case .object: entry.completion?.callerWaits ?? false
-                case .early, .detached, .queued: false
+                case .early, .queued: false
                 }
             } ?? false
         }
@@ -330,38 +328,21 @@
         /// It is still open: the object the caller waits on or gives a
         /// consumer to, and completers complete.
         case open(Completion)
-        /// Its caller hands the answer to a queue: the entry waits for it,
-        /// open (`detached`) or answered (`early`), with no object.
-        case detached
     }
 
     /// As the action of `id`, at call `level`, returns pending: its answer
     /// if it came, else the object (made now, open under the same id,
-    /// `keeping` what the call holds). With `detaching` (a caller that
-    /// hands the answer to a queue, the call with no deadline), an entry
-    /// opened with that caller and no token stays an entry (`detached`),
-    /// keeping what the call holds, and one answered already keeps its
-    /// answer, for that caller (`hold`) or a layer (`objectOfDetached`).
-    /// Nil if the id is not in the table (never for an id this thread's
-    /// call took: only that thread removes it otherwise).
-    static func returnedPending(_ id: UInt64, level: Int, keeping: (owner: UInt, instance: UInt),
-                                detaching: Bool) -> Pending? {
+    /// `keeping` what the call holds). Nil if the id is not in the table
+    /// (never for an id this thread's call took: only that thread removes
+    /// it otherwise). A call whose caller hands the answer to a queue comes
+    /// here only for a deadline or a token: otherwise its entry stays
+    /// `running` (`DetachedCall`).
+    static func returnedPending(_ id: UInt64, level: Int, keeping: (owner: UInt, instance: UInt)) -> Pending? {
         withTable { table -> Pending? in
             let pending = table.with(id) { entry -> Pending in
                 switch entry.phase {
-                case .early where detaching:
-                    // Kept until the answer's callback ran, as for one that
-                    // comes later.
-                    entry.keptOwner = Completion.keep(keeping.owner)
-                    entry.keptInstance = Completion.keep(keeping.instance)
-                    return .detached
                 case .early:
                     return .answer(entry.answer.take() ?? .value(.null))
-                case .running where detaching && entry.cancellation == nil && entry.queuedCaller != nil:
-                    entry.phase = .detached
-                    entry.keptOwner = Completion.keep(keeping.owner)
-                    entry.keptInstance = Completion.keep(keeping.instance)
-                    return .detached
                 case .running:
                     let completion = Completion(level: level, cancellation: entry.cancellation,
                                                 callerWaits: entry.callerWaits, keeping: keeping,
@@ -369,7 +350,7 @@
                     return .open(attach(completion, to: &entry, id: id))
                 case .object:
                     return .open(entry.completion!)
-                case .detached, .queued:
+                case .queued:
                     preconditionFailure("an action returned for a call that returned already")
                 }
             }
@@ -378,74 +359,79 @@
         }
     }
 
-    /// The caller whose call left `id` `detached` holds it with its queue
-    /// (the call returned through its layers, and none worked on the
-    /// answer): from now on a completer hands the answer to `queuedCaller`;
-    /// one that came meanwhile is handed over now.
-    public static func hold(_ id: UInt64, by queuedCaller: Deferral.QueuedCaller) {
-        let held = withTable { table in
-            table.with(id) { entry -> Bool in
-                guard entry.phase == .detached else { return false }
-                entry.phase = .queued
-                return true
-            }
-        }
-        switch held {
-        case true?: return
-        case false?: handOverAnswered(id, to: queuedCaller)
-        case nil:
-            // Gone (nothing removes a detached entry: a completer refused
-            // leaves the refusal in it). The caller's record of the call (C:
-            // the delivery) still waits for its end, whatever happened: a
-            // record never ended leaked it, and its queue with it.
-            _ = queuedCaller.hand(.failure(Completion.endedByCaller), kept: (0, 0))
-        }
+    /// A call that returned pending to a caller handing the answer to a
+    /// queue, with no object (`Deferral.Pending.entry`): its completion's
+    /// id, still `running` (or `early`, answered meanwhile) until the caller
+    /// holds it (`hold`) or a layer asks for its object (`objectOfDetached`),
+    /// and what the call held, one reference each (object bits, 0 for
+    /// none), which goes with the answer to the caller's queue.
+    struct DetachedCall {
+        let id: UInt64
+        let kept: (owner: UInt, instance: UInt)
     }
 
-    /// `hold` of an entry answered meanwhile (`early`: only its caller takes
-    /// it from there): out of the table, handed over by its caller.
-    @inline(never)
-    private static func handOverAnswered(_ id: UInt64, to queuedCaller: Deferral.QueuedCaller) {
-        let answered = withTable { table -> (answer: Completion.Answer?, kept: (owner: UInt, instance: UInt))? in
-            let answered = table.with(id) { entry in
-                precondition(entry.phase == .early, "a call's queue held an entry its call did not leave detached")
-                return (entry.answer.take(), (entry.keptOwner, entry.keptInstance))
-            }
-            table.remove(id)
-            return answered
-        }
-        guard let answered else { return }
-        _ = handOver(answered.answer ?? .value(.null), to: queuedCaller, kept: answered.kept)
-    }
-
-    /// The object for a `detached` entry (or one answered meanwhile), as
-    /// a layer the call returns through works on its answer
-    /// (`Deferral.detachedHere`): from then on the call goes on as one
-    /// made with an object.
-    @inline(never)
-    static func objectOfDetached(_ id: UInt64) -> Completion {
-        // Its level is not asked any more: its action returned.
-        typealias Made = (Completion?, answer: Completion.Answer?, kept: (owner: UInt, instance: UInt))
-        let made = withTable { table -> Made in
-            let made = table.with(id) { entry -> Made in
-                let kept = (owner: entry.keptOwner, instance: entry.keptInstance)
-                (entry.keptOwner, entry.keptInstance) = (0, 0)
-                guard entry.phase == .detached else {
-                    precondition(entry.phase == .early, "a layer worked on a call its action did not leave detached")
-                    return (nil, entry.answer.take(), kept)
+    /// The caller of `call` holds it with its queue (the call returned
+    /// through its layers, and none worked on the answer): from now on a
+    /// completer hands the answer, with what the call kept, to
+    /// `queuedCaller`; one that came meanwhile is handed over now.
+    static func hold(_ call: DetachedCall, by queuedCaller: Deferral.QueuedCaller) {
+        let answered = withTable { table -> Completion.Answer?? in
+            let found = table.with(call.id) { entry -> Completion.Answer? in
+                switch entry.phase {
+                case .running:
+                    entry.phase = .queued
+                    (entry.keptOwner, entry.keptInstance) = call.kept
+                    return nil
+                case .early:
+                    return entry.answer.take() ?? .value(.null)
+                case .object, .queued:
+                    preconditionFailure("a call's queue held a completion its call did not leave without an object")
                 }
-                let completion = Completion(level: 0, cancellation: nil, callerWaits: false, adopting: kept,
-                                            queuedCaller: entry.queuedCaller)
-                return (attach(completion, to: &entry, id: id), nil, (0, 0))
-            } ?? Made(nil, nil, (0, 0)) // ended by its caller meanwhile (as in `hold`)
-            if made.0 == nil { table.remove(id) }
+            }
+            if case .some(.some) = found { table.remove(call.id) }
+            return found
+        }
+        switch answered {
+        case .some(nil): return
+        case .some(let answer?): _ = handOver(answer, to: queuedCaller, kept: call.kept)
+        case nil:
+            // Gone (nothing but its caller removes such an entry: a completer
+            // refused leaves the refusal in it). The caller's record of the
+            // call (C: the delivery) still waits for its end, whatever
+            // happened: a record never ended leaked it, and its queue with it.
+            _ = queuedCaller.hand(.failure(Completion.endedByCaller), kept: call.kept)
+        }
+    }
+
+    /// The object for `call` (or one completed, answered meanwhile), as a
+    /// layer the call returns through works on its answer
+    /// (`Deferral.detachedHere`): from then on the call goes on as one
+    /// made with an object, which adopts what the call kept.
+    @inline(never)
+    static func objectOfDetached(_ call: DetachedCall) -> Completion {
+        // Its level is not asked any more: its action returned.
+        typealias Made = (Completion?, answer: Completion.Answer?)
+        let made = withTable { table -> Made in
+            let made = table.with(call.id) { entry -> Made in
+                switch entry.phase {
+                case .running:
+                    let completion = Completion(level: 0, cancellation: nil, callerWaits: false, adopting: call.kept,
+                                                queuedCaller: entry.queuedCaller)
+                    return (attach(completion, to: &entry, id: call.id), nil)
+                case .early:
+                    return (nil, entry.answer.take())
+                case .object, .queued:
+                    preconditionFailure("a layer worked on a call its action did not leave without an object")
+                }
+            } ?? Made(nil, nil) // ended by its caller meanwhile (as in `hold`)
+            if made.0 == nil { table.remove(call.id) }
             return made
         }
         if let completion = made.0 { return completion }
         // Answered meanwhile: as an answer that came before its action
         // returned (`Deferral.answerOfTaken`), a completed object keeping
         // nothing. Ended by its caller: one given up, as it would be.
-        Completion.letGoLater(made.kept)
+        Completion.letGoLater(call.kept)
         let completion = Completion(level: 0, cancellation: nil, callerWaits: false)
         if let answer = made.answer { completion.complete(answer) } else { completion.giveUp() }
         return completion

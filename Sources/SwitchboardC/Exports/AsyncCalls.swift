@@ -22,9 +22,9 @@ public func sb_action_perform_async(_ m: sb_mediator_ptr?, _ target: UnsafePoint
     // SB_NO_FALLBACK aside): the call is a plain one, and builds no CallOptions.
     if let o = read, o.flags & ~(SB_CACHE_TARGET | SB_NO_FALLBACK) == 0, o.tag_count == 0, o.cancel == nil,
        o.timeout_ms == 0 {
+        let cache = o.flags & SB_CACHE_TARGET != 0, fallback = o.flags & SB_NO_FALLBACK == 0
         return detached(done, userdata, queue: o.queue) { out in
-            perform(m, target, action, params, cache: o.flags & SB_CACHE_TARGET != 0,
-                    fallback: o.flags & SB_NO_FALLBACK == 0, nil, out, "sb_action_perform_async")
+            perform(m, target, action, params, cache: cache, fallback: fallback, nil, out, "sb_action_perform_async")
         }
     }
     return detached(done, userdata, queue: read?.queue) { out in
@@ -125,10 +125,10 @@ private func detached(_ done: @escaping sb_done_fn, _ userdata: UnsafeMutableRaw
         // No layer worked on the answer: the queue holds the call, and its
         // completer hands the answer over (OpenCompletions, `queued`).
         if status == SB_PENDING, let queuedCaller {
-            OpenCompletions.hold(id, by: queuedCaller)
+            Deferral.hold(id, by: queuedCaller, here)
             return SB_PENDING
         }
-        pending = Deferral.objectOfDetached(id)
+        pending = Deferral.objectOfDetached(id, here)
     }
     let context = UnsafeUserdata(userdata)
     guard let pending, status == SB_PENDING else {
