@@ -34,10 +34,22 @@ enum Parking {
             pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
             pthread_cond_init(condition, &attributes)
             pthread_condattr_destroy(&attributes)
+            // Made by whichever thread first needs the buckets, and reached
+            // by others through a lazy global's check, which
+            // ThreadSanitizer cannot follow: it is told (`published`).
+            SanitizerAnnotations.present?.release(place)
         }
+
+        /// Before the mutex is used on a thread that may not have made it.
+        func published() {
+            SanitizerAnnotations.present?.acquire(place)
+        }
+
+        private var place: UnsafeRawPointer { UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque()) }
 
         func wake() {
             guard waiters.load(ordering: .sequentiallyConsistent) > 0 else { return }
+            published()
             pthread_mutex_lock(mutex)
             pthread_cond_broadcast(condition)
             pthread_mutex_unlock(mutex)
@@ -84,6 +96,7 @@ enum Parking {
         let bucket = bucket(object).unmanaged.takeUnretainedValue()
         bucket.waiters.add(1, ordering: .sequentiallyConsistent)
         defer { bucket.waiters.subtract(1, ordering: .sequentiallyConsistent) }
+        bucket.published()
         pthread_mutex_lock(bucket.mutex)
         defer { pthread_mutex_unlock(bucket.mutex) }
         while !done() {
