@@ -375,25 +375,17 @@
     /// completer hands the answer, with what the call kept, to
     /// `queuedCaller`; one that came meanwhile is handed over now.
     static func hold(_ call: DetachedCall, by queuedCaller: Deferral.QueuedCaller) {
-        let answered = withTable { table -> Completion.Answer?? in
-            let found = table.with(call.id) { entry -> Completion.Answer? in
-                switch entry.phase {
-                case .running:
-                    entry.phase = .queued
-                    (entry.keptOwner, entry.keptInstance) = call.kept
-                    return nil
-                case .early:
-                    return entry.answer.take() ?? .value(.null)
-                case .object, .queued:
-                    preconditionFailure("a call's queue held a completion its call did not leave without an object")
-                }
+        let held = withTable { table in
+            table.with(call.id) { entry -> Bool in
+                guard entry.phase == .running else { return false }
+                entry.phase = .queued
+                (entry.keptOwner, entry.keptInstance) = call.kept
+                return true
             }
-            if case .some(.some) = found { table.remove(call.id) }
-            return found
         }
-        switch answered {
-        case .some(nil): return
-        case .some(let answer?): _ = handOver(answer, to: queuedCaller, kept: call.kept)
+        switch held {
+        case true?: return
+        case false?: handOverAnswered(call, to: queuedCaller)
         case nil:
             // Gone (nothing but its caller removes such an entry: a completer
             // refused leaves the refusal in it). The caller's record of the
@@ -401,6 +393,21 @@
             // happened: a record never ended leaked it, and its queue with it.
             _ = queuedCaller.hand(.failure(Completion.endedByCaller), kept: call.kept)
         }
+    }
+
+    /// `hold` of an entry answered meanwhile (`early`: only its caller takes
+    /// it from there): out of the table, handed over by its caller.
+    @inline(never)
+    private static func handOverAnswered(_ call: DetachedCall, to queuedCaller: Deferral.QueuedCaller) {
+        let answer = withTable { table -> Completion.Answer? in
+            let answer = table.with(call.id) { entry -> Completion.Answer? in
+                precondition(entry.phase == .early, "a call's queue held a completion its call did not leave without an object")
+                return entry.answer.take()
+            }
+            table.remove(call.id)
+            return answer ?? nil
+        }
+        _ = handOver(answer ?? .value(.null), to: queuedCaller, kept: call.kept)
     }
 
     /// The object for `call` (or one completed, answered meanwhile), as a

@@ -59,6 +59,9 @@ final class CFunction: ForeignFunction, @unchecked Sendable {
             if Deferral.returned() { return answeredEarly(out: out, label: label) }
             return 0
         }
+        // It answers later: wait for it here, so that whatever called it
+        // sees an answer like any other (Async/Deferral.swift).
+        if status == SB_PENDING && out.pointee == nil { return Deferral.settle(out: out, bridge: CBridge.self, label: label) }
         return normalizeFailure(status, out: out, messagesBefore: messagesBefore, label: label)
     }
 
