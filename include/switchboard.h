@@ -1374,7 +1374,12 @@ SB_API sb_status sb_service_perform_async(sb_mediator *m, const char *name, cons
  * dispatch runs at most `max` deliveries and never one queued during it, so
  * a `done` that makes calls ending at once cannot keep the loop from its
  * other sources. Ending a call and dispatching cost the same whatever else
- * waits: one lock, and a system call only when the descriptor changes.
+ * waits: one lock, and a system call only when the descriptor changes. A
+ * queue keeps up to 32 deliveries that ran (128 bytes each) for the
+ * calls after them, so a loop's steady traffic allocates nothing per call;
+ * sb_queue_free frees them. Its lock is a futex word, not a pthread mutex:
+ * a host built with ThreadSanitizer is told of each taking and giving, so
+ * what it hands to a `done` through the queue is not reported as a race.
  *
  * Teardown. sb_queue_free runs on the thread that frees it what still has
  * to come through the queue, so that no `done` of the queue ever runs
