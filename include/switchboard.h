@@ -1233,8 +1233,9 @@ SB_API int sb_action_cancelled(void);
  * returned. A known gap: such a call with a timeout or a cancellation
  * token, or whose answer a contract's result type or an observer sees, may
  * let go of them at a later entry into the library (on any thread) that
- * comes before its `done` runs: when it is completed before it returned,
- * or after it timed out or was cancelled. A plugin's code stays mapped
+ * comes before its `done` runs, or while it runs (that `done` entering the
+ * library itself): when it is completed before it returned, or after it
+ * timed out or was cancelled. A plugin's code stays mapped
  * whatever happens (sb_plugin_load), so its thread may go on after
  * completing.
  */
