@@ -1230,12 +1230,13 @@ SB_API int sb_action_cancelled(void);
  * before kept, as any entry may.) A call whose `done` goes through a
  * delivery queue (sb_call_options.queue) lets go of them in the
  * sb_queue_dispatch (or sb_queue_free) that runs its `done`, once `done`
- * returned. A known gap: such a call with a timeout or a cancellation
- * token, or whose answer a contract's result type or an observer sees, may
+ * returned, whether it was completed before or after its action returned
+ * and whatever layer (a contract's result type, an observer) saw its
+ * answer. A known gap: such a call with a timeout or a cancellation token
+ * that its action completes only after it timed out or was cancelled may
  * let go of them at a later entry into the library (on any thread) that
  * comes before its `done` runs, or while it runs (that `done` entering the
- * library itself): when it is completed before it returned, or after it
- * timed out or was cancelled. A plugin's code stays mapped
+ * library itself). A plugin's code stays mapped
  * whatever happens (sb_plugin_load), so its thread may go on after
  * completing.
  */

@@ -1068,6 +1068,99 @@ static void test_refused_while_running(sb_mediator *m) {
     CHECK_STATUS(sb_action_unregister(m, "Running", "first"), SB_OK);
 }
 
+/* A class whose action answers later through a queue, with a contract
+ * that declares its result: the answer a layer works on comes through a
+ * completion object. Whether the action completes its call before it
+ * returns SB_PENDING or a thread completes it after, the instance the call
+ * ran on (uncached: destroyed when the call lets go of it) is destroyed
+ * only after the call's done returned, even when that done enters the
+ * library (which lets go of what waits to be let go). */
+static int early_destroyed;  /* instances destroyed before their call's done ran, or inside it */
+static int in_own_done;      /* the done of the call whose instance this is runs now */
+static int own_done_ran;
+
+static sb_status later_class_create(void *ud, void **state) {
+    (void)ud;
+    *state = NULL;
+    return SB_OK;
+}
+
+static sb_status later_class_call(void *ud, void *state, const char *action, const sb_value *args, sb_value **out) {
+    (void)ud, (void)state, (void)action, (void)out;
+    int64_t early = 0;
+    sb_value_get_int(sb_dict_get(args, "early"), &early);
+    sb_completion c = sb_completion_take();
+    if (c == 0 || open_count == MAX_OPEN) return SB_EACTION;
+    if (early) CHECK_STATUS(sb_completion_succeed(c, sb_string("early")), SB_OK);
+    else open_ids[open_count++] = c;
+    return SB_PENDING;
+}
+
+static void later_class_destroy(void *ud, void *state) {
+    (void)ud, (void)state;
+    if (in_own_done || !own_done_ran) early_destroyed++;
+}
+
+static void done_entering_the_library(void *ud, sb_status status, sb_value *result) {
+    sb_mediator *m = ud;
+    in_own_done = 1;
+    record(NULL, status, result);
+    /* Any entry lets go of what waits to be let go. */
+    sb_value *out = NULL;
+    CHECK_STATUS(sb_action_perform(m, "Q", "now", NULL, 0, &out), SB_OK);
+    sb_value_release(out);
+    in_own_done = 0;
+    own_done_ran = 1;
+}
+
+static void test_instance_kept_past_done(void) {
+    static const char *const actions[] = {"fetch", NULL};
+    static const char *const contracts[] = {"early: int -> string", NULL};
+    sb_mediator *m = sb_mediator_new();
+    CHECK_STATUS(sb_action_register(m, "Q", "now", now, NULL, NULL), SB_OK);
+    sb_class_def def = SB_CLASS_DEF_INIT;
+    def.actions = actions;
+    def.contracts = contracts;
+    def.create = later_class_create;
+    def.call = later_class_call;
+    def.destroy = later_class_destroy;
+    CHECK_STATUS(sb_class_register(m, "Later", &def, NULL, NULL), SB_OK);
+    sb_queue *q = NULL;
+    CHECK_STATUS(sb_queue_new(&q), SB_OK);
+    sb_call_options o = through(q);
+    int cases = 0;
+    for (int early = 0; early <= 1; early++) {
+        for (int round = 0; round < 20; round++, cases++) {
+            reset();
+            early_destroyed = 0;
+            own_done_ran = 0;
+            sb_value *params = sb_dict_new();
+            sb_dict_set_new(params, "early", sb_int(early));
+            CHECK_STATUS(sb_action_perform_async(m, "Later", "fetch", params, &o, done_entering_the_library, m),
+                         SB_PENDING);
+            sb_value_release(params);
+            /* A string answer: the contract's result type passes it. */
+            if (!early) CHECK_STATUS(sb_completion_succeed(open_ids[0], sb_string("later")), SB_OK);
+            /* Entries before the dispatch must not let the instance go. */
+            sb_value *out = NULL;
+            CHECK_STATUS(sb_action_perform(m, "Q", "now", NULL, 0, &out), SB_OK);
+            sb_value_release(out);
+            size_t ran = 0;
+            CHECK_STATUS(sb_queue_dispatch(q, SIZE_MAX, &ran), SB_OK);
+            CHECK(ran == 1 && seen_count == 1 && seen[0].status == SB_OK);
+            /* After the dispatch, the next entry lets go of what is left. */
+            CHECK_STATUS(sb_action_perform(m, "Q", "now", NULL, 0, &out), SB_OK);
+            sb_value_release(out);
+            CHECK(early_destroyed == 0);
+        }
+    }
+    sb_queue_free(q);
+    sb_mediator_free(m);
+    robustness_row("A queued call of an uncached class instance whose answer a contract's result type checks, completed "
+                   "before or after its action returned SB_PENDING; its done enters the library",
+                   cases, "the instance is destroyed only after the call's done returned, never before or inside it");
+}
+
 int main(void) {
     loop_thread = pthread_self();
     sb_mediator *m = sb_mediator_new();
@@ -1095,6 +1188,7 @@ int main(void) {
     test_queue_freed_around_the_return(m);
     test_refused_keeps_until_its_done(m);
     test_refused_while_running(m);
+    test_instance_kept_past_done();
     test_posts();
     test_arguments(m);
     sb_mediator_free(m);

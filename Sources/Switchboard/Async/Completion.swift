@@ -176,7 +176,7 @@ import Synchronization
         // never let go inside the completion that ends its call, nor in
         // its `done` (switchboard.h). A delivery queued behind another one
         // running on this thread lets go after it runs.
-        let (delivery, endedByItsCaller) = claimDeliveryAskingCaller()
+        let (delivery, endedByItsCaller, consumerWillQueue) = claimDeliveryAskingCaller()
         if let delivery {
             // A consumer that hands the answer on (a C queue) lets go itself,
             // once its caller's callback ran (`letGoAfterDelivery`).
@@ -187,6 +187,12 @@ import Synchronization
             if ran && consumerRefused { return Self.endedByCaller }
             if !ran || delivery.consumerQueues { return nil }
         }
+        // No consumer yet, and the one its caller gives will hand the answer
+        // to a queue (C): that face lets go once the call's `done` ran
+        // (`letGoAfterDelivery`), or, if it gives none, as it forgets its
+        // queue (`forgetQueuedCaller`). Let go now, through the collector,
+        // they could go at any entry before or during that `done`.
+        if consumerWillQueue { return endedByItsCaller ? Self.endedByCaller : nil }
         letGo()
         // No consumer yet, and its caller ended the call already: the one it
         // gives will drop the answer (C: the call's queue was freed).
@@ -445,13 +451,14 @@ import Synchronization
     /// `claimDelivery` for a completer: with no consumer yet, whether the
     /// caller ended the call already (its queue asked, under the mutex).
     @inline(__always)
-    private func claimDeliveryAskingCaller() -> (Detached?, endedByItsCaller: Bool) {
-        let claimed = detached.withLock { detached -> (Detached?, Bool) in
+    private func claimDeliveryAskingCaller() -> (Detached?, endedByItsCaller: Bool, consumerWillQueue: Bool) {
+        let claimed = detached.withLock { detached -> (Detached?, Bool, Bool) in
             detached.completerLooked = true
             guard detached.consumer != nil, !detached.delivered else {
-                return (nil, !detached.delivered && queuedCaller?.refuses == true)
+                let waiting = !detached.delivered && queuedCaller != nil
+                return (nil, waiting && queuedCaller?.refuses == true, waiting)
             }
-            return (claim(&detached), false)
+            return (claim(&detached), false, false)
         }
         leaveToken(after: claimed.0)
         return claimed
@@ -462,6 +469,9 @@ import Synchronization
     /// queue must not be asked any more.
     @_spi(Faces) public func forgetQueuedCaller() {
         detached.withLock { _ in queuedCaller = nil }
+        // Completed already, what the call kept waited for a queued
+        // consumer that will not come (`complete`).
+        if state.load(ordering: .acquiring) == State.completed { letGo() }
     }
 
     @inline(__always)

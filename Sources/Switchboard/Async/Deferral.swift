@@ -342,7 +342,14 @@ import Synchronization
             guard taken.detach.level == level, taken.detach.completion == nil, taken.detach.id == 0 else {
                 return .success(answer)
             }
-            let completion = Completion(level: level, cancellation: nil, callerWaits: false)
+            // A caller that hands it to a queue lets go of what the call
+            // kept after its callback ran (Completion.complete), as for a
+            // later answer; any other lets go as the call returns.
+            let completion = if let queuedCaller = taken.detach.queuedCaller {
+                Completion(level: level, cancellation: nil, callerWaits: false, keeping: owned, queuedCaller: queuedCaller)
+            } else {
+                Completion(level: level, cancellation: nil, callerWaits: false)
+            }
             completion.complete(answer)
             _ = detaches(completion, at: level, taken, label: label)
             return .success(nil)
@@ -391,7 +398,8 @@ import Synchronization
     private static func objectOfDetached(_ taken: Taken) -> Completion? {
         let id = taken.detach.id
         guard id != 0 else { return nil }
-        let completion = OpenCompletions.objectOfDetached(.init(id: id, kept: taken.detach.kept))
+        let completion = OpenCompletions.objectOfDetached(.init(id: id, kept: taken.detach.kept),
+                                                          queuedCaller: taken.detach.queuedCaller)
         completion.label = taken.detach.label
         taken.detach.completion = completion
         (taken.detach.id, taken.detach.kept) = (0, (0, 0))
@@ -484,7 +492,7 @@ import Synchronization
     /// The object of a pending call's entry (`Pending.entry`), for a
     /// caller that will not hold it after all.
     public static func objectOfDetached(_ id: UInt64, _ here: Here) -> Completion {
-        OpenCompletions.objectOfDetached(.init(id: id, kept: handedKept(here)))
+        OpenCompletions.objectOfDetached(.init(id: id, kept: handedKept(here)), queuedCaller: nil)
     }
 
     private static func handedKept(_ here: Here) -> (owner: UInt, instance: UInt) {

@@ -415,7 +415,7 @@
     /// (`Deferral.detachedHere`): from then on the call goes on as one
     /// made with an object, which adopts what the call kept.
     @inline(never)
-    static func objectOfDetached(_ call: DetachedCall) -> Completion {
+    static func objectOfDetached(_ call: DetachedCall, queuedCaller: Deferral.QueuedCaller?) -> Completion {
         // Its level is not asked any more: its action returned.
         typealias Made = (Completion?, answer: Completion.Answer?)
         let made = withTable { table -> Made in
@@ -436,11 +436,19 @@
         }
         if let completion = made.0 { return completion }
         // Answered meanwhile: as an answer that came before its action
-        // returned (`Deferral.answerOfTaken`), a completed object keeping
-        // nothing. Ended by its caller: one given up, as it would be.
-        Completion.letGoLater(call.kept)
-        let completion = Completion(level: 0, cancellation: nil, callerWaits: false)
-        if let answer = made.answer { completion.complete(answer) } else { completion.giveUp() }
+        // returned (`Deferral.answerOfTaken`), a completed object, which
+        // keeps what the call kept until the queue's callback ran
+        // (Completion.complete). Ended by its caller: one given up, as it
+        // would be, keeping nothing.
+        guard let answer = made.answer, let queuedCaller else {
+            Completion.letGoLater(call.kept)
+            let completion = Completion(level: 0, cancellation: nil, callerWaits: false)
+            if let answer = made.answer { completion.complete(answer) } else { completion.giveUp() }
+            return completion
+        }
+        let completion = Completion(level: 0, cancellation: nil, callerWaits: false, adopting: call.kept,
+                                    queuedCaller: queuedCaller)
+        completion.complete(answer)
         return completion
     }
 
