@@ -1096,9 +1096,12 @@ static sb_status later_class_call(void *ud, void *state, const char *action, con
     return SB_PENDING;
 }
 
+static int later_destroyed;   /* instances destroyed in all */
+
 static void later_class_destroy(void *ud, void *state) {
     (void)ud, (void)state;
     if (in_own_done || !own_done_ran) early_destroyed++;
+    later_destroyed++;
 }
 
 static void done_entering_the_library(void *ud, sb_status status, sb_value *result) {
@@ -1151,11 +1154,13 @@ static void test_instance_kept_past_done(void) {
             /* After the dispatch, the next entry lets go of what is left. */
             CHECK_STATUS(sb_action_perform(m, "Q", "now", NULL, 0, &out), SB_OK);
             sb_value_release(out);
-            CHECK(early_destroyed == 0);
+            CHECK(early_destroyed == 0 && later_destroyed == cases + 1);
         }
     }
     sb_queue_free(q);
     sb_mediator_free(m);
+    /* Each call's instance was let go, none kept for ever. */
+    CHECK(later_destroyed == cases);
     robustness_row("A queued call of an uncached class instance whose answer a contract's result type checks, completed "
                    "before or after its action returned SB_PENDING; its done enters the library",
                    cases, "the instance is destroyed only after the call's done returned, never before or inside it");

@@ -191,7 +191,8 @@ import Synchronization
         // to a queue (C): that face lets go once the call's `done` ran
         // (`letGoAfterDelivery`), or, if it gives none, as it forgets its
         // queue (`forgetQueuedCaller`). Let go now, through the collector,
-        // they could go at any entry before or during that `done`.
+        // they would go at whatever entry came next: before that `done`, or
+        // inside it.
         if consumerWillQueue { return endedByItsCaller ? Self.endedByCaller : nil }
         letGo()
         // No consumer yet, and its caller ended the call already: the one it

@@ -85,8 +85,7 @@ final class CFunction: ForeignFunction, @unchecked Sendable {
             Handle(leftover).release()
             out.pointee = nil
         }
-        // It answers later: wait for it here, so that whatever called it
-        // sees an answer like any other (Async/Deferral.swift).
+        // Pending with a result left in `out` (released above): as in `normalize`.
         if status == SB_PENDING { return Deferral.settle(out: out, bridge: CBridge.self, label: label) }
         if Deferral.returned() { return answeredEarly(out: out, label: label) }
         guard status.rawValue <= sb_status.highest.rawValue else {
