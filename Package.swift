@@ -76,7 +76,9 @@ let package = Package(
     ],
     targets: [
         // No Foundation: URLs are parsed by the module's own single-pass parser.
-        .target(name: "Switchboard"),
+        .target(name: "Switchboard", dependencies: ["CThreadRecord"]),
+        // The calling thread's record in a thread-local variable (C: Swift has none).
+        .target(name: "CThreadRecord"),
         .target(name: "SwitchboardSigning",
                 dependencies: ["Switchboard", .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Signing"]))]),
         .target(name: "CSwitchboard", linkerSettings: [.linkedLibrary("dl")]),

@@ -127,7 +127,7 @@ import Synchronization
     /// as the thread exits), and only this thread reaches it. The hot paths
     /// read it borrowed: a retain and a release per use cost more than the
     /// rest of the lookup.
-    private static var takenRef: Borrowed<Taken> { takenRef(EpochDomain.shared.pins.record()) }
+    private static var takenRef: Borrowed<Taken> { takenRef(ThreadRecord.current) }
 
     /// `takenRef` of a record the caller looked up already (one lookup less).
     @inline(__always)
@@ -145,7 +145,7 @@ import Synchronization
     /// are none, an action's return checks one word.
     private static let outstanding = Atomic<Int>(0)
 
-    private static var level: Int { EpochDomain.shared.pins.record().depth.pointee }
+    private static var level: Int { ThreadRecord.current.depth.pointee }
 
     /// Drops the completions taken by calls deeper than `level` (they have
     /// returned) and, with `including`, the one taken at `level`: their
@@ -211,7 +211,7 @@ import Synchronization
         // action, an observer's end event or a URL call's completion after
         // it, and must not take the completion the action will take (or an
         // id nobody would get).
-        let record = EpochDomain.shared.pins.record()
+        let record = ThreadRecord.current
         let level = record.depth.pointee
         guard level > 0, level < ThreadRecord.levels, record.slots(at: level)[0].load(ordering: .relaxed) != 0 else {
             return 0
@@ -233,7 +233,7 @@ import Synchronization
     /// A completion for the call running at this thread's current level,
     /// keeping what the call holds now. Nil outside any call.
     private static func make() -> Completion? {
-        let record = EpochDomain.shared.pins.record()
+        let record = ThreadRecord.current
         let level = record.depth.pointee
         guard level > 0, level < ThreadRecord.levels else { return nil }
         let slots = record.slots(at: level)
@@ -299,7 +299,7 @@ import Synchronization
     /// comes; a failure when it took none, or the wait ended first; nil
     /// when the call's caller does not wait (`detaching`).
     private static func answerOfTaken(label: String) -> Result<Completion.Answer?, SwitchboardError> {
-        let record = EpochDomain.shared.pins.record()
+        let record = ThreadRecord.current
         return takenRef(record).read { answerOfTaken(label: label, record, $0) }
     }
 
@@ -439,7 +439,7 @@ import Synchronization
     public static func detachingHere<R>(queuedCaller: QueuedCaller? = nil, _ body: () -> R) -> (R, Pending, Here) {
         // The body outside the closures: generic there, it would cost
         // metadata lookups per call.
-        let record = EpochDomain.shared.pins.record()
+        let record = ThreadRecord.current
         let ref = takenRef(record)
         // Borrowed: a retain and a release per use cost more than the rest.
         let level = record.depth.pointee

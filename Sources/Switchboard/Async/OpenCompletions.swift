@@ -120,11 +120,11 @@
     }
 
     /// Every change of an entry happens under this one lock.
-    private static let entries = QuickLocked(Table())
+    private static let entries = MadeOnce<QuickLocked<Table>>()
 
     @inline(__always)
     private static func withTable<R>(_ body: (inout Table) -> R) -> R {
-        entries.withLock(body)
+        entries.get { QuickLocked(Table()) }.read { $0.withLock(body) }
     }
 
     /// A new id for the action running on this thread (`Deferral.takeID`).

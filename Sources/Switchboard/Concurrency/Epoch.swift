@@ -1,3 +1,4 @@
+import CThreadRecord
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -59,9 +60,9 @@ final class EpochDomain: @unchecked Sendable {
             // Back under the key while the thread's words are let go: what
             // that runs (completions answered, objects retired) may look
             // the record up.
-            pthread_setspecific(EpochDomain.shared.pins.key, raw)
+            ThreadRecord.setCurrent(raw, key: EpochDomain.shared.pins.key)
             EpochDomain.threadExited(ThreadRecord(raw))
-            pthread_setspecific(EpochDomain.shared.pins.key, nil)
+            ThreadRecord.setCurrent(nil, key: EpochDomain.shared.pins.key)
         }
         // With no key left (the host used them all), records are found by
         // their owner instead (`adoptRecord`): slower, never a trap.
@@ -293,7 +294,7 @@ final class EpochDomain: @unchecked Sendable {
 
     /// First use on this thread: reuse a record left by an exited thread, or
     /// make one. Records are never freed; there is one per live thread at most.
-    fileprivate func adoptRecord() -> ThreadRecord {
+    func adoptRecord() -> ThreadRecord {
         if pins.key == EpochPins.noKey { return adoptRecordWithoutKey() }
         let record: ThreadRecord = lock.withLock {
             var next = records
@@ -309,7 +310,7 @@ final class EpochDomain: @unchecked Sendable {
             return fresh
         }
         (record.stackLow.pointee, record.stackFloor.pointee) = CallDepth.stackReserveOfCallingThread()
-        pthread_setspecific(pins.key, record.base)
+        ThreadRecord.setCurrent(record.base, key: pins.key)
         return record
     }
 
@@ -431,9 +432,7 @@ struct EpochPins: @unchecked Sendable {
 
     /// The calling thread's record.
     @inline(__always)
-    func record() -> ThreadRecord {
-        pthread_getspecific(key).map(ThreadRecord.init) ?? EpochDomain.shared.adoptRecord()
-    }
+    func record() -> ThreadRecord { ThreadRecord.current }
 
     /// Starts one more call in progress on this thread; check
     /// `CallDepth.exceeded` next.

@@ -1,3 +1,4 @@
+import CThreadRecord
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -209,6 +210,30 @@ struct ThreadRecord {
     }
 }
 
+extension ThreadRecord {
+    /// The calling thread's record: from its thread-local variable
+    /// (thread_record.h), or adopted at its first use on this thread.
+    @inline(__always)
+    static var current: ThreadRecord {
+        if let raw = sb__thread_record_get() { return ThreadRecord(raw) }
+        return adopted()
+    }
+
+    // Apart, so that the optimizer does not hoist the domain's lazy
+    // initialization (a swift_once) above the test.
+    @inline(never)
+    private static func adopted() -> ThreadRecord { EpochDomain.shared.adoptRecord() }
+
+    /// Makes `raw` the calling thread's record, under the domain's key too
+    /// (whose destructor reports the thread's exit). Without a key, the
+    /// thread-local variable stays NULL: every lookup then goes by owner.
+    static func setCurrent(_ raw: UnsafeMutableRawPointer?, key: pthread_key_t) {
+        guard key != EpochPins.noKey else { return }
+        pthread_setspecific(key, raw)
+        sb__thread_record_set(raw)
+    }
+}
+
 /// Per-thread words kept in the thread's record instead of under a pthread
 /// key each: the library needs one key (the record's), and can work without
 /// any when the host has used them all (`EpochDomain.adoptRecord`).
@@ -225,7 +250,7 @@ enum ThreadLocal: Int, CaseIterable {
     /// The calling thread's word.
     @inline(__always)
     var value: UnsafeMutableRawPointer? {
-        get { EpochDomain.shared.pins.record().local(self).pointee }
-        nonmutating set { EpochDomain.shared.pins.record().local(self).pointee = newValue }
+        get { ThreadRecord.current.local(self).pointee }
+        nonmutating set { ThreadRecord.current.local(self).pointee = newValue }
     }
 }

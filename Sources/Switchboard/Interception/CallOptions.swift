@@ -171,7 +171,7 @@ enum CurrentCall {
     static func with<R>(_ options: CallOptions, _ body: () -> R) -> R {
         guard options.cancellation != nil || options.timeout != nil || !options.tags.isEmpty else { return body() }
         let outer = frame
-        let record = EpochDomain.shared.pins.record()
+        let record = ThreadRecord.current
         let current = Frame(cancellation: options.cancellation ?? outer?.cancellation,
                             deadline: min(options.deadline, outer?.deadline ?? .max), tags: options.tags,
                             level: record.depth.pointee)
@@ -187,7 +187,7 @@ enum CurrentCall {
     /// thread (Interception/Steering.swift) is not one of the calls running
     /// where it is taken up, which only happen to end its wait.
     static func restoring<R>(_ saved: Snapshot?, _ body: () -> R) -> R {
-        let record = EpochDomain.shared.pins.record()
+        let record = ThreadRecord.current
         let current = saved.map {
             Frame(cancellation: $0.cancellation, deadline: $0.deadline, tags: $0.tags, level: record.depth.pointee)
         }
@@ -213,7 +213,7 @@ enum CurrentCall {
     /// runs here (no tags, no deadline, no token).
     static func snapshot() -> Snapshot? {
         guard let frame else { return nil }
-        let level = EpochDomain.shared.pins.record().depth.pointee
+        let level = ThreadRecord.current.depth.pointee
         return Snapshot(cancellation: frame.cancellation, deadline: frame.deadline,
                         tags: frame.level == level ? frame.tags : [])
     }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A name being looked up: borrowed UTF-8 bytes and their hash.
 ///
 /// Lookups work on bytes so that a C caller's `const char *` and a Swift
@@ -220,7 +222,22 @@ private enum FNV1a {
     /// craft keys that fill one chain of a table (hash flooding) in advance.
     /// `SWIFT_DETERMINISTIC_HASHING`, which fixes Swift's own hash seed for
     /// repeatable runs (the benchmarks' instruction counts), fixes it too.
-    static let offset: UInt64 = basis ^ (deterministic ? 0 : UInt64.random(in: .min ... .max))
+    /// Read from an atomic word, 0 until drawn (an offset is never 0): a
+    /// lazy global would cost a `swift_once` on every call.
+    @inline(__always)
+    static var offset: UInt64 {
+        let drawn = offsetWord.load(ordering: .relaxed)
+        return drawn != 0 ? drawn : drawOffset()
+    }
+
+    private static let offsetWord = Atomic<UInt64>(0)
+
+    @inline(never)
+    private static func drawOffset() -> UInt64 {
+        let drawn = basis ^ (deterministic ? 0 : UInt64.random(in: .min ... .max) & ~1)
+        let (exchanged, earlier) = offsetWord.compareExchange(expected: 0, desired: drawn, ordering: .relaxed)
+        return exchanged ? drawn : earlier
+    }
 
     /// Whether `SWIFT_DETERMINISTIC_HASHING` is on, read as the Swift
     /// runtime reads a flag: by its first letter, 1, t or y (any case).

@@ -75,7 +75,7 @@ enum MainActorCode {
     }
 
     /// The level of the call whose action runs on this thread now.
-    private static var level: Int { EpochDomain.shared.pins.record().depth.pointee }
+    private static var level: Int { ThreadRecord.current.depth.pointee }
 
     /// Runs a main-actor action for the call at this thread's level: at
     /// once on the main actor; deferred to the main actor when the caller
