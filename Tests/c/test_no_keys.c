@@ -5,6 +5,8 @@
  * thread's (cut at 511 bytes): calls work, on any number of threads, and
  * failures keep their status and message. It trapped (SIGILL) before. */
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <semaphore.h>
@@ -25,6 +27,9 @@ static struct {
     void (*error_set)(const char *, ...);
     sb_value *(*make_int)(int64_t);
     sb_status (*get_int)(const sb_value *, int64_t *);
+    sb_value *(*dict_new)(void);
+    sb_status (*dict_set)(sb_value *, const char *, sb_value *);
+    sb_value *(*dict_get)(const sb_value *, const char *);
     void (*release)(sb_value *);
 } lib;
 
@@ -169,6 +174,22 @@ static int share_round(void) {
     return pthread_equal(share_first, share_second);
 }
 
+/* A host without /proc (a chroot, a container that does not mount it).
+ * Without a key the library tells an exited thread's record by its kernel
+ * id, which it looked up under /proc/self/task: every other thread seemed to
+ * have exited, its record was emptied under it and handed to another
+ * thread (wrong answers, then SIGSEGV). This program's access() is the one
+ * the library calls (built with -rdynamic): while hide_proc is set, /proc
+ * is not there. */
+static int hide_proc;
+int access(const char *path, int mode) {
+    if (__atomic_load_n(&hide_proc, __ATOMIC_RELAXED) && strncmp(path, "/proc/", 6) == 0) {
+        errno = ENOENT;
+        return -1;
+    }
+    return faccessat(AT_FDCWD, path, mode, 0);
+}
+
 /* Each thread: calls that work, a failure with its message, then exits
  * (its record must be found again by a later thread). */
 #define WORKER_CALLS 200
@@ -189,6 +210,49 @@ static void *worker(void *arg) {
     return NULL;
 }
 
+/* K.nest: calls itself params.n levels deep, yielding at the bottom, and
+ * answers the depth it reached: a thread stays inside calls while new
+ * threads make their first ones. */
+static sb_status nest(void *ud, const sb_value *params, sb_value **out) {
+    (void)ud;
+    int64_t left = 0;
+    (void)lib.get_int(lib.dict_get(params, "n"), &left);
+    if (left <= 1) {
+        sched_yield();
+        *out = lib.make_int(1);
+        return SB_OK;
+    }
+    sb_value *inner_params = lib.dict_new();
+    (void)lib.dict_set(inner_params, "n", lib.make_int(left - 1));
+    sb_value *inner = NULL;
+    int64_t reached = 0;
+    sb_status status = lib.action_perform(shared_m, "K", "nest", inner_params, 0, &inner);
+    if (status == SB_OK) (void)lib.get_int(inner, &reached);
+    lib.release(inner);
+    lib.release(inner_params);
+    *out = lib.make_int(reached + 1);
+    return status;
+}
+
+#define NEST_DEPTH 40
+static void *nesting_worker(void *arg) {
+    int *good = arg;
+    sb_value *params = lib.dict_new();
+    (void)lib.dict_set(params, "n", lib.make_int(NEST_DEPTH));
+    for (int i = 0; i < WORKER_CALLS / 10; i++) {
+        sb_value *out = NULL;
+        int64_t n = 0;
+        if (lib.action_perform(shared_m, "K", "nest", params, 0, &out) == SB_OK && lib.get_int(out, &n) == SB_OK
+            && n == NEST_DEPTH)
+            *good += 10;
+        lib.release(out);
+    }
+    lib.release(params);
+    sb_value *out = NULL;
+    if (lib.action_perform(shared_m, "Nowhere", "x", NULL, 0, &out) == SB_ENOTARGET) (*good)++;
+    return NULL;
+}
+
 /* ASan's own free() crashes inside glibc's dlopen once every pthread key is
  * taken (its per-thread state is read as garbage in _dlerror_run), before
  * the library runs any code: the program cannot run under it. valgrind
@@ -200,6 +264,34 @@ static void *worker(void *arg) {
 #define NO_KEYS_UNDER_ASAN 1
 #endif
 #endif
+
+enum { ROUNDS = 40, AT_ONCE = 8 };
+
+/* ROUNDS rounds of AT_ONCE threads that call and exit, while another thread
+ * changes the target; how many threads' calls all worked. */
+static int threads_in_rounds(int rounds, void *(*work)(void *)) {
+    static int good[ROUNDS * AT_ONCE];
+    memset(good, 0, sizeof good);
+    pthread_t churner;
+    churning = 1;
+    pthread_create(&churner, NULL, churn, NULL);
+    for (int round = 0; round < rounds; round++) {
+        pthread_t t[AT_ONCE];
+        for (int i = 0; i < AT_ONCE; i++) {
+            pthread_attr_t attr;
+            pthread_attr_init(&attr);
+            if (i % 2) pthread_attr_setstacksize(&attr, (size_t)(256 + 16 * (round * AT_ONCE + i)) * 1024);
+            pthread_create(&t[i], &attr, work, &good[round * AT_ONCE + i]);
+            pthread_attr_destroy(&attr);
+        }
+        for (int i = 0; i < AT_ONCE; i++) pthread_join(t[i], NULL);
+    }
+    __atomic_store_n(&churning, 0, __ATOMIC_RELEASE);
+    pthread_join(churner, NULL);
+    int all = 0;
+    for (int i = 0; i < rounds * AT_ONCE; i++) all += good[i] == WORKER_CALLS + 1;
+    return all;
+}
 
 int main(int argc, char **argv) {
     if (argc < 3) {
@@ -228,6 +320,8 @@ int main(int argc, char **argv) {
         && LOAD(handle, completion_succeed, "sb_completion_succeed")
         && LOAD(handle, error_message, "sb_error_message") && LOAD(handle, error_set, "sb_error_set")
         && LOAD(handle, make_int, "sb_int") && LOAD(handle, get_int, "sb_value_get_int")
+        && LOAD(handle, dict_new, "sb_dict_new") && LOAD(handle, dict_set, "sb_dict_set_new")
+        && LOAD(handle, dict_get, "sb_dict_get")
         && LOAD(handle, release, "sb_value_release");
     CHECK(loaded);
     if (!loaded) return check_report("no_keys");
@@ -248,27 +342,13 @@ int main(int argc, char **argv) {
      * before): a thread must not take an exited one's record for its own
      * by pthread_t while another, new one, seeing the old thread id dead,
      * empties that record under it. */
-    enum { ROUNDS = 40, AT_ONCE = 8 };
-    static int good[ROUNDS * AT_ONCE];
-    pthread_t churner;
-    churning = 1;
-    pthread_create(&churner, NULL, churn, NULL);
-    for (int round = 0; round < ROUNDS; round++) {
-        pthread_t t[AT_ONCE];
-        for (int i = 0; i < AT_ONCE; i++) {
-            pthread_attr_t attr;
-            pthread_attr_init(&attr);
-            if (i % 2) pthread_attr_setstacksize(&attr, (size_t)(256 + 16 * (round * AT_ONCE + i)) * 1024);
-            pthread_create(&t[i], &attr, worker, &good[round * AT_ONCE + i]);
-            pthread_attr_destroy(&attr);
-        }
-        for (int i = 0; i < AT_ONCE; i++) pthread_join(t[i], NULL);
-    }
-    __atomic_store_n(&churning, 0, __ATOMIC_RELEASE);
-    pthread_join(churner, NULL);
-    int all = 0;
-    for (int i = 0; i < ROUNDS * AT_ONCE; i++) all += good[i] == WORKER_CALLS + 1;
-    CHECK(all == ROUNDS * AT_ONCE);
+    CHECK(threads_in_rounds(ROUNDS, worker) == ROUNDS * AT_ONCE);
+    /* Without /proc, threads deep in calls while new ones start: each
+     * keeps its record. */
+    CHECK(lib.action_register(shared_m, "K", "nest", nest, NULL, NULL) == SB_OK);
+    __atomic_store_n(&hide_proc, 1, __ATOMIC_RELAXED);
+    CHECK(threads_in_rounds(ROUNDS / 4, nesting_worker) == ROUNDS / 4 * AT_ONCE);
+    __atomic_store_n(&hide_proc, 0, __ATOMIC_RELAXED);
 
     sem_init(&share_entered, 0, 0);
     sem_init(&share_go, 0, 0);
@@ -283,6 +363,8 @@ int main(int argc, char **argv) {
     robustness_row("No pthread key left: a thread that gets an exited thread's pthread_t runs an action while a "
                    "new thread makes its first call", 5, "each thread has a record of its own: the running "
                    "action's entry stays held, its userdata is freed after it returns");
+    robustness_row("No pthread key left and no /proc: threads 40 calls deep while new threads make their first calls (80 threads, 8 at a time)", ROUNDS / 4 * AT_ONCE,
+                   "threads are told live or exited by tgkill(2): each keeps its record, calls work");
     robustness_row("No pthread key left: a child forked inside an action goes on with that call, then calls an "
                    "action that answers early", 1, "the child's thread keeps its record: its calls work");
     robustness_row("Every pthread key used before the library is loaded; then calls on 320 threads that exit, 8 at a time, half on reused pthread_ts",

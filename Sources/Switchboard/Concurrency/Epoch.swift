@@ -391,10 +391,24 @@ final class EpochDomain: @unchecked Sendable {
         return unsafeBitCast(symbol, to: (@convention(c) () -> pid_t).self)
     }()
 
-    /// Whether thread `tid` of this process still runs.
+    /// Whether thread `tid` of this process still runs: tgkill(2) with no
+    /// signal, which fails with ESRCH once it exited. Where the C library
+    /// has no tgkill, its entry under /proc; where neither can tell (no
+    /// /proc: a chroot, a container), it is taken to run, so that a live
+    /// thread's record is never emptied under it (an exited one's is then
+    /// kept: memory, not a wrong answer).
     private static func threadLives(_ tid: Int) -> Bool {
-        access("/proc/self/task/\(tid)", F_OK) == 0
+        if let tgkill = tgkillFunction {
+            return tgkill(getpid(), pid_t(truncatingIfNeeded: tid), 0) == 0 || errno != ESRCH
+        }
+        guard access("/proc/self/task", F_OK) == 0 else { return true }
+        return access("/proc/self/task/\(tid)", F_OK) == 0
     }
+
+    private static let tgkillFunction: (@convention(c) (pid_t, pid_t, CInt) -> CInt)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "tgkill") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (pid_t, pid_t, CInt) -> CInt).self)
+    }()
 }
 
 /// The reader side of the domain: the thread key and two atomics in memory
