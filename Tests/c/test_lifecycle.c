@@ -95,7 +95,8 @@ static void test_watch_thread_exits_when_idle(void) {
         CHECK_STATUS(sb_action_perform_async(m, "W", "hold", NULL, &timed, done, NULL), SB_PENDING);
         struct timespec pause = {0, 10 * 1000 * 1000};
         /* The thread names itself as it starts. */
-        for (int i = 0; i < 100 && threads_named("sb-watch") == 0; i++) nanosleep(&pause, NULL);
+        /* (Up to 10 s: under valgrind on a loaded machine it took more than 1 s.) */
+        for (int i = 0; i < 1000 && threads_named("sb-watch") == 0; i++) nanosleep(&pause, NULL);
         CHECK(threads_named("sb-watch") == 1);
         if (round == 1) CHECK_STATUS(sb_completion_succeed(held, sb_int(1)), SB_OK); /* answered, not timed out */
         for (int i = 0; i < 1000 && (done_calls == 0 || threads_named("sb-watch") != 0); i++) nanosleep(&pause, NULL);
