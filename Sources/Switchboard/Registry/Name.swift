@@ -222,8 +222,9 @@ private enum FNV1a {
     /// craft keys that fill one chain of a table (hash flooding) in advance.
     /// `SWIFT_DETERMINISTIC_HASHING`, which fixes Swift's own hash seed for
     /// repeatable runs (the benchmarks' instruction counts), fixes it too.
-    /// Read from an atomic word, 0 until drawn (an offset is never 0): a
-    /// lazy global would cost a `swift_once` on every call.
+    /// Read from an atomic word, 0 until drawn (an offset is never 0: the
+    /// basis is odd and the random part even): a lazy global would cost a
+    /// `swift_once` on every call.
     @inline(__always)
     static var offset: UInt64 {
         let drawn = offsetWord.load(ordering: .relaxed)
